@@ -1,0 +1,50 @@
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { randomUUID } from 'node:crypto';
+import type { Container } from './container.js';
+import { VERSION } from './version.js';
+import { authPlugin } from './plugins/auth.js';
+import { baseAuthPlugin } from './plugins/base-auth.js';
+import { bodyParsersPlugin } from './plugins/body-parsers.js';
+import { errorHandlerPlugin } from './plugins/error-handler.js';
+import { loggerOptions } from './plugins/logging.js';
+import { openApiPlugin } from './plugins/openapi.js';
+import { accountsRoutes } from './modules/accounts/index.js';
+import { rowsRoutes } from './modules/rows/index.js';
+import { systemRoutes } from './modules/system/index.js';
+import { tokensRoutes } from './modules/tokens/index.js';
+import { workspacesRoutes } from './modules/workspaces/index.js';
+
+export interface BuildAppOptions {
+  /** false silences request logs (tests); default: pino at LOG_LEVEL. */
+  logger?: boolean;
+}
+
+/** Registers infrastructure plugins, then every module's routes. No logic lives here. */
+export async function buildApp(c: Container, options: BuildAppOptions = {}): Promise<FastifyInstance> {
+  const serverOptions: FastifyServerOptions = {
+    logger: options.logger === false ? false : loggerOptions(c.config.logLevel),
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2048 },
+    bodyLimit: c.config.bodyLimitBytes,
+    trustProxy: c.config.trustProxy,
+    requestIdHeader: 'x-request-id',
+    genReqId: () => randomUUID(),
+    ajv: { customOptions: { coerceTypes: 'array', removeAdditional: true, useDefaults: true, allErrors: false } },
+  };
+  const app = Fastify(serverOptions).withTypeProvider<TypeBoxTypeProvider>();
+
+  await app.register(errorHandlerPlugin);
+  await app.register(bodyParsersPlugin, { bodyLimit: c.config.bodyLimitBytes });
+  await app.register(openApiPlugin, { version: VERSION, publicUrl: c.config.publicUrl });
+  await app.register(authPlugin, { accounts: c.accounts });
+  await app.register(baseAuthPlugin, { verifier: c.baseTokens });
+
+  await app.register(systemRoutes({ version: VERSION, edition: c.config.edition }));
+  await app.register(accountsRoutes(c.accounts));
+  await app.register(
+    workspacesRoutes({ bases: c.bases, shares: c.shares, links: c.links, clock: c.clock, publicUrl: c.config.publicUrl }),
+  );
+  await app.register(tokensRoutes(c.accessTokens));
+  await app.register(rowsRoutes(c.db));
+  return app;
+}

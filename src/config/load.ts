@@ -1,0 +1,148 @@
+import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+
+export type Edition = 'self-hosted' | 'cloud';
+export type Role = 'api' | 'worker' | 'scheduler';
+
+/** The validated, frozen configuration. Each field names the environment variable it comes from. */
+export interface Config {
+  /** PORT — TCP port to listen on. */
+  port: number;
+  /** HOST — interface to bind. */
+  host: string;
+  /** PUBLIC_URL — how clients reach this server; used in responses that carry server URLs. No trailing slash. */
+  publicUrl: string;
+  /** DATA_DIR — SQLite file, generated secret key, mail spool. */
+  dataDir: string;
+  /** DATABASE_URL — `postgres://…` for PostgreSQL; `sqlite:<path>` or unset for the embedded SQLite file. */
+  databaseUrl: string | null;
+  /** REDIS_URL — shared rate-limit counters and cross-instance invalidation. */
+  redisUrl: string | null;
+  /** ADMIN_EMAIL / ADMIN_PASSWORD — the admin created on first start when there are no users. */
+  adminEmail: string;
+  adminPassword: string | null;
+  /** SECRET_KEY — signs Base-Tokens and temporary API-Tokens. */
+  secretKey: string;
+  /** LOG_LEVEL — pino level. */
+  logLevel: string;
+  /** EDITION — `self-hosted` (default) or `cloud`; selects rate-limit defaults. */
+  edition: Edition;
+  /** BODY_LIMIT_BYTES — request body limit for account operations. */
+  bodyLimitBytes: number;
+  /** BASE_BODY_LIMIT_BYTES — request body limit for base operations (row batches are large). */
+  baseBodyLimitBytes: number;
+  /** TRUST_PROXY — honour X-Forwarded-For for the client IP. */
+  trustProxy: boolean;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly variable: string, message: string) {
+    super(`Invalid configuration: ${variable} ${message}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+/**
+ * Read and validate the environment. A bad value throws ConfigError naming the variable.
+ * `options.persistSecret` (default true) writes a generated SECRET_KEY under DATA_DIR so restarts
+ * keep issued tokens valid.
+ */
+export function loadConfig(env: Env = process.env, options: { persistSecret?: boolean } = {}): Config {
+  const port = int(env, 'PORT', 8000, 0, 65535);
+  const host = str(env, 'HOST', '127.0.0.1');
+  const dataDir = path.resolve(str(env, 'DATA_DIR', './data'));
+  const publicUrl = url(env, 'PUBLIC_URL', `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, '');
+  const databaseUrl = optional(env, 'DATABASE_URL');
+  if (databaseUrl && !/^(postgres(ql)?:\/\/|sqlite:)/.test(databaseUrl)) {
+    throw new ConfigError('DATABASE_URL', 'must start with postgres://, postgresql:// or sqlite:');
+  }
+  const redisUrl = optional(env, 'REDIS_URL');
+  if (redisUrl && !/^rediss?:\/\//.test(redisUrl)) {
+    throw new ConfigError('REDIS_URL', 'must start with redis:// or rediss://');
+  }
+  const adminEmail = str(env, 'ADMIN_EMAIL', 'admin@example.com');
+  if (!/^[^\s@]+@[^\s@]+$/.test(adminEmail)) throw new ConfigError('ADMIN_EMAIL', 'must be an e-mail address');
+  const adminPassword = optional(env, 'ADMIN_PASSWORD');
+  if (adminPassword !== null && adminPassword.length < 8) {
+    throw new ConfigError('ADMIN_PASSWORD', 'must be at least 8 characters');
+  }
+  const logLevel = str(env, 'LOG_LEVEL', 'info');
+  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
+  const edition = str(env, 'EDITION', 'self-hosted');
+  if (edition !== 'self-hosted' && edition !== 'cloud') {
+    throw new ConfigError('EDITION', 'must be self-hosted or cloud');
+  }
+  const secretKey = optional(env, 'SECRET_KEY') ?? secretFromDataDir(dataDir, options.persistSecret ?? true);
+  if (secretKey.length < 32) throw new ConfigError('SECRET_KEY', 'must be at least 32 characters');
+
+  return Object.freeze({
+    port,
+    host,
+    publicUrl,
+    dataDir,
+    databaseUrl,
+    redisUrl,
+    adminEmail,
+    adminPassword,
+    secretKey,
+    logLevel,
+    edition,
+    bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    baseBodyLimitBytes: int(env, 'BASE_BODY_LIMIT_BYTES', 32 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    trustProxy: bool(env, 'TRUST_PROXY', false),
+  });
+}
+
+function secretFromDataDir(dataDir: string, persist: boolean): string {
+  const file = path.join(dataDir, 'secret_key');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  const generated = randomBytes(32).toString('hex');
+  if (persist) {
+    mkdirSync(dataDir, { recursive: true });
+    writeFileSync(file, generated + '\n', { mode: 0o600, flag: 'wx' });
+  }
+  return generated;
+}
+
+function optional(env: Env, name: string): string | null {
+  const value = env[name];
+  return value === undefined || value.trim() === '' ? null : value.trim();
+}
+
+function str(env: Env, name: string, fallback: string): string {
+  return optional(env, name) ?? fallback;
+}
+
+export function int(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = optional(env, name);
+  if (raw === null) return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(name, `must be a whole number, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+export function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = optional(env, name);
+  if (raw === null) return fallback;
+  if (/^(1|true|yes|on)$/i.test(raw)) return true;
+  if (/^(0|false|no|off)$/i.test(raw)) return false;
+  throw new ConfigError(name, `must be true or false, got "${raw}"`);
+}
+
+function url(env: Env, name: string, fallback: string): string {
+  const raw = optional(env, name);
+  if (raw === null) return fallback;
+  try {
+    const parsed = new URL(raw);
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error('scheme');
+  } catch {
+    throw new ConfigError(name, `must be an http(s) URL, got "${raw}"`);
+  }
+  return raw;
+}

@@ -1,0 +1,167 @@
+import { createHmac } from 'node:crypto';
+import type { Db } from '../../db/index.js';
+import { isUniqueViolation } from '../../db/index.js';
+import { AppError, badRequest, notFound } from '../../shared/errors.js';
+import type { Clock } from '../../shared/clock.js';
+import { hashPassword, randomHex, sha256Hex, verifyPassword } from '../../shared/crypto.js';
+import { newUserVirtualId } from '../../shared/ids.js';
+import * as repo from './accounts.repository.js';
+import type { UserRow } from './accounts.repository.js';
+
+/** The authenticated caller of an account operation. */
+export interface AccountUser {
+  id: number;
+  virtualId: string;
+  email: string;
+  name: string;
+  isStaff: boolean;
+  emailNotification: boolean;
+}
+
+export function toAccountUser(row: UserRow): AccountUser {
+  return {
+    id: row.id,
+    virtualId: row.virtual_id,
+    email: row.email,
+    name: row.name,
+    isStaff: row.is_staff === 1,
+    emailNotification: row.email_notification === 1,
+  };
+}
+
+export interface NewUser {
+  email: string;
+  password: string;
+  name?: string | undefined;
+  isStaff?: boolean | undefined;
+}
+
+const EMAIL = /^[^\s@]{1,128}@[^\s@]{1,126}$/;
+const LOGIN_FAILED = 'Unable to login with provided credentials.';
+
+/** A password hash to verify against when the user does not exist, so timing does not reveal it. */
+let dummyHash: Promise<string> | null = null;
+
+export class AccountsService {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly secretKey: string,
+  ) {}
+
+  /**
+   * Exchange credentials for the user's one Account-Token. The token is derived from a per-user
+   * salt with HMAC(SECRET_KEY), so we can hand out the same token on every login while storing
+   * only its SHA-256 hash.
+   */
+  async login(username: string, password: string): Promise<string> {
+    const row = await repo.findUserByLogin(this.db, username);
+    if (!row) {
+      dummyHash ??= hashPassword('not-a-real-password');
+      await verifyPassword(password, await dummyHash);
+      throw loginError(LOGIN_FAILED);
+    }
+    if (!(await verifyPassword(password, row.password_hash))) throw loginError(LOGIN_FAILED);
+    if (row.is_active !== 1) throw loginError('User account is disabled.');
+    return this.tokenFor(row.id);
+  }
+
+  private async tokenFor(userId: number): Promise<string> {
+    let salt = (await repo.findTokenSalt(this.db, userId))?.token_salt;
+    if (!salt) {
+      const fresh = randomHex(16);
+      await repo.insertAccountToken(this.db, {
+        user_id: userId,
+        token_salt: fresh,
+        token_hash: sha256Hex(this.derive(userId, fresh)),
+        created_at: this.clock.now(),
+      });
+      // A concurrent login may have won the insert; use whichever salt is stored.
+      salt = (await repo.findTokenSalt(this.db, userId))!.token_salt;
+    }
+    return this.derive(userId, salt);
+  }
+
+  private derive(userId: number, salt: string): string {
+    return createHmac('sha256', this.secretKey).update(`account-token:${userId}:${salt}`).digest('hex').slice(0, 40);
+  }
+
+  /** The active user owning `token`, or null. */
+  async authenticate(token: string): Promise<AccountUser | null> {
+    if (!/^[0-9a-f]{40}$/.test(token)) return null;
+    const row = await repo.findUserByTokenHash(this.db, sha256Hex(token));
+    if (!row || row.is_active !== 1) return null;
+    return toAccountUser(row);
+  }
+
+  async createUser(input: NewUser): Promise<AccountUser> {
+    const email = input.email.trim().toLowerCase();
+    if (!EMAIL.test(email)) throw badRequest('email invalid.');
+    if (typeof input.password !== 'string' || input.password.length < 8 || input.password.length > 256) {
+      throw badRequest('password invalid: 8 to 256 characters.');
+    }
+    const name = (input.name ?? email.split('@')[0] ?? email).trim().slice(0, 255);
+    try {
+      const row = await repo.insertUser(this.db, {
+        virtual_id: newUserVirtualId(),
+        email,
+        name,
+        password_hash: await hashPassword(input.password),
+        is_staff: input.isStaff ? 1 : 0,
+        is_active: 1,
+        email_notification: 1,
+        created_at: this.clock.now(),
+      });
+      return toAccountUser(row);
+    } catch (error) {
+      if (isUniqueViolation(error)) throw badRequest(`User ${email} already exists.`);
+      throw error;
+    }
+  }
+
+  async updateProfile(user: AccountUser, changes: { name?: string; emailNotification?: boolean }): Promise<AccountUser> {
+    const patch: Parameters<typeof repo.updateUser>[2] = {};
+    if (changes.name !== undefined) {
+      const name = changes.name.trim();
+      if (name === '' || name.length > 255) throw badRequest('name invalid.');
+      patch.name = name;
+    }
+    if (changes.emailNotification !== undefined) patch.email_notification = changes.emailNotification ? 1 : 0;
+    if (Object.keys(patch).length > 0) await repo.updateUser(this.db, user.id, patch);
+    return toAccountUser((await repo.findUserById(this.db, user.id))!);
+  }
+
+  async listUsers(offset: number, limit: number): Promise<{ users: UserRow[]; total: number }> {
+    const [users, total] = await Promise.all([repo.listUsers(this.db, offset, limit), repo.countUsers(this.db)]);
+    return { users, total };
+  }
+
+  async deleteUser(actor: AccountUser, login: string): Promise<void> {
+    const row = await repo.findUserByLogin(this.db, login);
+    if (!row) throw notFound(`User ${login} not found.`);
+    if (row.id === actor.id) throw badRequest('You cannot delete yourself.');
+    await repo.deleteUser(this.db, row.id);
+  }
+
+  countUsers(): Promise<number> {
+    return repo.countUsers(this.db);
+  }
+
+  findUser(login: string): Promise<UserRow | undefined> {
+    return repo.findUserByLogin(this.db, login);
+  }
+
+  findUsersByVirtualIds(ids: readonly string[]): Promise<UserRow[]> {
+    return repo.findUsersByVirtualIds(this.db, ids);
+  }
+
+  findUserById(id: number): Promise<UserRow | undefined> {
+    return repo.findUserById(this.db, id);
+  }
+}
+
+/** DRF serializer shape: `{"non_field_errors": ["…"]}`. */
+export function loginError(message: string): AppError {
+  return new AppError(400, { non_field_errors: [message] });
+}
+

@@ -1,0 +1,101 @@
+import { SignJWT, errors as joseErrors, jwtVerify } from 'jose';
+import type { Clock } from '../../shared/clock.js';
+import type { TokenPermission } from '../workspaces/index.js';
+
+export const BASE_TOKEN_TTL_SECONDS = 3 * 24 * 3600;
+
+/** Where a Base-Token came from; revocation is checked per source. */
+export type BaseTokenSource = 'account' | 'api-token' | 'temp-api-token' | 'external-link';
+
+export interface BaseTokenGrant {
+  baseUuid: string;
+  permission: TokenPermission;
+  /** The user's virtual id for Account-Token grants, `""` for API-Tokens, `dtable-web` for links. */
+  username: string;
+  /** The workspace owner's virtual id (the original's `owner_id`). */
+  ownerId: string;
+  appName: string | null;
+  source: BaseTokenSource;
+  /** Id of the credential it was issued from (user id, API-Token id, link id). */
+  sourceId: number;
+  /** The credential's revocation version at issue time. */
+  version: number;
+}
+
+export interface BaseTokenClaims extends BaseTokenGrant {
+  expiresAt: number; // seconds since the epoch
+}
+
+export type VerifyResult = { ok: true; claims: BaseTokenClaims } | { ok: false; reason: 'expired' | 'invalid' };
+
+/**
+ * Base-Tokens: HS256 JWTs signed with SECRET_KEY, valid three days, carrying the original's
+ * claims (`dtable_uuid`, `permission`, `username`, `app_name`, `owner_id`, …) plus our own
+ * source and version claims for revocation. The algorithm is pinned on verification.
+ */
+export class BaseTokenSigner {
+  private readonly key: Uint8Array;
+
+  constructor(
+    secretKey: string,
+    private readonly clock: Clock,
+  ) {
+    this.key = new TextEncoder().encode(`base-token:${secretKey}`);
+  }
+
+  async sign(grant: BaseTokenGrant): Promise<{ token: string; expiresAt: number }> {
+    const now = Math.floor(this.clock.now() / 1000);
+    const expiresAt = now + BASE_TOKEN_TTL_SECONDS;
+    const token = await new SignJWT({
+      dtable_uuid: grant.baseUuid,
+      permission: grant.permission,
+      username: grant.username,
+      app_name: grant.appName ?? '',
+      owner_id: grant.ownerId,
+      org_id: -1,
+      id_in_org: '',
+      user_department_ids_map: { current_user_department_ids: [], current_user_department_and_sub_ids: [] },
+      src: grant.source,
+      sid: grant.sourceId,
+      ver: grant.version,
+    })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setIssuedAt(now)
+      .setExpirationTime(expiresAt)
+      .sign(this.key);
+    return { token, expiresAt };
+  }
+
+  async verify(token: string): Promise<VerifyResult> {
+    try {
+      const { payload } = await jwtVerify(token, this.key, {
+        algorithms: ['HS256'],
+        currentDate: new Date(this.clock.now()),
+      });
+      const claims = toClaims(payload);
+      return claims ? { ok: true, claims } : { ok: false, reason: 'invalid' };
+    } catch (error) {
+      if (error instanceof joseErrors.JWTExpired) return { ok: false, reason: 'expired' };
+      return { ok: false, reason: 'invalid' };
+    }
+  }
+}
+
+const SOURCES: readonly string[] = ['account', 'api-token', 'temp-api-token', 'external-link'];
+
+function toClaims(p: Record<string, unknown>): BaseTokenClaims | null {
+  if (typeof p.dtable_uuid !== 'string' || (p.permission !== 'r' && p.permission !== 'rw')) return null;
+  if (typeof p.src !== 'string' || !SOURCES.includes(p.src) || typeof p.sid !== 'number' || typeof p.ver !== 'number') return null;
+  if (typeof p.exp !== 'number') return null;
+  return {
+    baseUuid: p.dtable_uuid,
+    permission: p.permission,
+    username: typeof p.username === 'string' ? p.username : '',
+    ownerId: typeof p.owner_id === 'string' ? p.owner_id : '',
+    appName: typeof p.app_name === 'string' && p.app_name !== '' ? p.app_name : null,
+    source: p.src as BaseTokenSource,
+    sourceId: p.sid,
+    version: p.ver,
+    expiresAt: p.exp,
+  };
+}

@@ -1,0 +1,121 @@
+import type { Db } from '../../db/index.js';
+import { isUniqueViolation } from '../../db/index.js';
+import type { Clock } from '../../shared/clock.js';
+import { badRequest, conflict, notFound, permissionDenied } from '../../shared/errors.js';
+import { newBaseUuid } from '../../shared/ids.js';
+import type { AccountsService, AccountUser } from '../accounts/index.js';
+import { defaultMetadataJson } from '../rows/index.js';
+import type { BaseAccess } from './base-access.js';
+import { REQUIRED } from './base-policy.js';
+import * as repo from './workspaces.repository.js';
+import type { BaseListing, WorkspaceRow } from './workspaces.repository.js';
+
+export const MAX_BASE_NAME_LENGTH = 255;
+
+/** Trimmed base name, or 400: 1–255 characters, no slash, backslash or control character. */
+export function checkBaseName(value: unknown, field = 'name'): string {
+  if (typeof value !== 'string') throw badRequest(`${field} invalid.`);
+  const name = value.trim();
+  // eslint-disable-next-line no-control-regex
+  if (name === '' || [...name].length > MAX_BASE_NAME_LENGTH || /[/\\\u0000-\u001f\u007f]/.test(name)) {
+    throw badRequest(`${field} invalid.`);
+  }
+  return name;
+}
+
+export class BasesService {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly access: BaseAccess,
+    private readonly accounts: AccountsService,
+  ) {}
+
+  /** The user's personal workspace, created on first use. */
+  async personalWorkspace(userId: number): Promise<WorkspaceRow> {
+    const existing = await repo.findPersonalWorkspace(this.db, userId);
+    if (existing) return existing;
+    return this.db.transaction().execute(async (trx) => {
+      return (await repo.findPersonalWorkspace(trx, userId)) ?? repo.insertWorkspace(trx, userId, this.clock.now());
+    });
+  }
+
+  async listForUser(user: AccountUser) {
+    const workspace = await this.personalWorkspace(user.id);
+    const [own, shared] = await Promise.all([
+      repo.listWorkspaceBases(this.db, workspace.id),
+      repo.listBasesSharedWith(this.db, user.id),
+    ]);
+    return { workspace, own, shared };
+  }
+
+  async create(user: AccountUser, input: { name: unknown; owner?: unknown; workspaceId?: unknown }): Promise<BaseListing> {
+    const name = checkBaseName(input.name);
+    const workspace = await this.targetWorkspace(user, input.owner, input.workspaceId);
+    const now = this.clock.now();
+    try {
+      const id = await this.db.transaction().execute(async (trx) => {
+        const base = await repo.insertBase(trx, {
+          uuid: newBaseUuid(),
+          workspace_id: workspace.id,
+          name,
+          creator_id: user.id,
+          modifier_id: user.id,
+          created_at: now,
+          updated_at: now,
+        });
+        await repo.insertMetadata(trx, base.id, defaultMetadataJson());
+        return base.id;
+      });
+      return (await repo.findBase(this.db, workspace.id, name)) ?? missing(id);
+    } catch (error) {
+      if (isUniqueViolation(error)) throw conflict(`Table ${name} already exists.`);
+      throw error;
+    }
+  }
+
+  /** Where a new base goes: `workspace_id` if given, else `owner`'s (the caller's) personal workspace. */
+  private async targetWorkspace(user: AccountUser, owner: unknown, workspaceId: unknown): Promise<WorkspaceRow> {
+    if (workspaceId !== undefined && workspaceId !== null && workspaceId !== '') {
+      const text = String(workspaceId);
+      if (!/^\d{1,15}$/.test(text)) throw badRequest('workspace_id invalid.');
+      const workspace = await repo.findWorkspace(this.db, Number(text));
+      if (!workspace) throw notFound(`Workspace ${text} not found.`);
+      if (workspace.owner_id !== user.id) throw permissionDenied();
+      return workspace;
+    }
+    if (owner !== undefined && owner !== null && owner !== '') {
+      if (typeof owner !== 'string') throw badRequest('owner invalid.');
+      const ownerRow = await this.accounts.findUser(owner);
+      if (!ownerRow) throw badRequest('owner invalid.');
+      if (ownerRow.id !== user.id) throw permissionDenied();
+    }
+    return this.personalWorkspace(user.id);
+  }
+
+  async rename(user: AccountUser, workspaceId: string, input: { name: unknown; newName: unknown }): Promise<BaseListing> {
+    const oldName = typeof input.name === 'string' ? input.name : '';
+    if (oldName === '') throw badRequest('name invalid.');
+    const newName = checkBaseName(input.newName, 'new_name');
+    const { base } = await this.access.resolve(user, workspaceId, oldName, REQUIRED.rename);
+    if (newName !== base.name) {
+      try {
+        await repo.renameBase(this.db, base.id, newName, user.id, this.clock.now());
+      } catch (error) {
+        if (isUniqueViolation(error)) throw conflict(`Table ${newName} already exists.`);
+        throw error;
+      }
+    }
+    return (await repo.findBase(this.db, base.workspace_id, newName)) ?? missing(base.id);
+  }
+
+  async delete(user: AccountUser, workspaceId: string, name: unknown): Promise<void> {
+    if (typeof name !== 'string' || name === '') throw badRequest('name invalid.');
+    const { base } = await this.access.resolve(user, workspaceId, name, REQUIRED.delete);
+    await repo.deleteBase(this.db, base.id);
+  }
+}
+
+function missing(id: number): never {
+  throw new Error(`base ${id} vanished after write`);
+}

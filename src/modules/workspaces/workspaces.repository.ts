@@ -1,0 +1,144 @@
+import type { Selectable } from 'kysely';
+import type { Executor } from '../../db/index.js';
+import type { BasesTable, ExternalLinksTable, WorkspacesTable } from './workspaces.table.js';
+
+export type WorkspaceRow = Selectable<WorkspacesTable>;
+export type BaseRow = Selectable<BasesTable>;
+export type ExternalLinkRow = Selectable<ExternalLinksTable>;
+
+/** A base with the names the API shows next to it. */
+export interface BaseListing extends BaseRow {
+  owner_id: number;
+  creator_name: string;
+  modifier_name: string;
+}
+
+export function findWorkspace(db: Executor, id: number): Promise<WorkspaceRow | undefined> {
+  return db.selectFrom('workspaces').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export function findPersonalWorkspace(db: Executor, ownerId: number): Promise<WorkspaceRow | undefined> {
+  return db
+    .selectFrom('workspaces')
+    .selectAll()
+    .where('owner_id', '=', ownerId)
+    .where('type', '=', 'personal')
+    .orderBy('id')
+    .executeTakeFirst();
+}
+
+export async function insertWorkspace(db: Executor, ownerId: number, now: number): Promise<WorkspaceRow> {
+  const row = { owner_id: ownerId, type: 'personal', created_at: now };
+  const { id } = await db.insertInto('workspaces').values(row).returning('id').executeTakeFirstOrThrow();
+  return { ...row, id: Number(id) };
+}
+
+function baseListingQuery(db: Executor) {
+  return db
+    .selectFrom('bases')
+    .innerJoin('workspaces', 'workspaces.id', 'bases.workspace_id')
+    .innerJoin('users as creator', 'creator.id', 'bases.creator_id')
+    .innerJoin('users as modifier', 'modifier.id', 'bases.modifier_id')
+    .selectAll('bases')
+    .select(['workspaces.owner_id', 'creator.name as creator_name', 'modifier.name as modifier_name']);
+}
+
+export function findBase(db: Executor, workspaceId: number, name: string): Promise<BaseListing | undefined> {
+  return baseListingQuery(db).where('bases.workspace_id', '=', workspaceId).where('bases.name', '=', name).executeTakeFirst();
+}
+
+export function findBaseByUuid(db: Executor, uuid: string): Promise<BaseListing | undefined> {
+  return baseListingQuery(db).where('bases.uuid', '=', uuid).executeTakeFirst();
+}
+
+export function listWorkspaceBases(db: Executor, workspaceId: number): Promise<BaseListing[]> {
+  return baseListingQuery(db).where('bases.workspace_id', '=', workspaceId).orderBy('bases.id').execute();
+}
+
+export function listBasesSharedWith(db: Executor, userId: number) {
+  return baseListingQuery(db)
+    .innerJoin('base_shares', 'base_shares.base_id', 'bases.id')
+    .innerJoin('users as sharer', 'sharer.id', 'workspaces.owner_id')
+    .select(['base_shares.permission', 'sharer.virtual_id as from_user', 'sharer.name as from_user_name'])
+    .where('base_shares.user_id', '=', userId)
+    .orderBy('bases.id')
+    .execute();
+}
+
+export async function insertBase(db: Executor, row: Omit<BaseRow, 'id'>): Promise<BaseRow> {
+  const { id } = await db.insertInto('bases').values(row).returning('id').executeTakeFirstOrThrow();
+  return { ...row, id: Number(id) };
+}
+
+export async function renameBase(db: Executor, id: number, name: string, modifierId: number, now: number): Promise<void> {
+  await db.updateTable('bases').set({ name, modifier_id: modifierId, updated_at: now }).where('id', '=', id).execute();
+}
+
+export async function deleteBase(db: Executor, id: number): Promise<void> {
+  await db.deleteFrom('bases').where('id', '=', id).execute();
+}
+
+export async function findShare(db: Executor, baseId: number, userId: number): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('base_shares')
+    .select('permission')
+    .where('base_id', '=', baseId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  return row?.permission;
+}
+
+export function listShares(db: Executor, baseId: number) {
+  return db
+    .selectFrom('base_shares')
+    .innerJoin('users', 'users.id', 'base_shares.user_id')
+    .select(['users.virtual_id', 'users.name', 'users.email', 'base_shares.permission'])
+    .where('base_shares.base_id', '=', baseId)
+    .orderBy('base_shares.created_at')
+    .execute();
+}
+
+export async function insertShare(db: Executor, baseId: number, userId: number, permission: string, now: number) {
+  await db.insertInto('base_shares').values({ base_id: baseId, user_id: userId, permission, created_at: now }).execute();
+}
+
+export async function updateShare(db: Executor, baseId: number, userId: number, permission: string): Promise<boolean> {
+  const result = await db
+    .updateTable('base_shares')
+    .set({ permission })
+    .where('base_id', '=', baseId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+export async function deleteShare(db: Executor, baseId: number, userId: number): Promise<boolean> {
+  const result = await db.deleteFrom('base_shares').where('base_id', '=', baseId).where('user_id', '=', userId).executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
+}
+
+export function listExternalLinks(db: Executor, baseId: number): Promise<ExternalLinkRow[]> {
+  return db.selectFrom('external_links').selectAll().where('base_id', '=', baseId).orderBy('id').execute();
+}
+
+export function findExternalLink(db: Executor, token: string): Promise<ExternalLinkRow | undefined> {
+  return db.selectFrom('external_links').selectAll().where('token', '=', token).executeTakeFirst();
+}
+
+export async function insertExternalLink(db: Executor, row: Omit<ExternalLinkRow, 'id'>): Promise<ExternalLinkRow> {
+  const { id } = await db.insertInto('external_links').values(row).returning('id').executeTakeFirstOrThrow();
+  return { ...row, id: Number(id) };
+}
+
+export async function deleteExternalLink(db: Executor, baseId: number, token: string): Promise<boolean> {
+  const result = await db.deleteFrom('external_links').where('base_id', '=', baseId).where('token', '=', token).executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
+}
+
+export async function insertMetadata(db: Executor, baseId: number, data: string): Promise<void> {
+  await db.insertInto('base_metadata').values({ base_id: baseId, version: 1, data }).execute();
+}
+
+export function findBaseById(db: Executor, id: number): Promise<BaseListing | undefined> {
+  return baseListingQuery(db).where('bases.id', '=', id).executeTakeFirst();
+}

@@ -1,0 +1,46 @@
+import type { Generated } from 'kysely';
+
+export interface WorkspacesTable {
+  id: Generated<number>;
+  owner_id: number;
+  type: string;
+  created_at: number;
+}
+
+export interface BasesTable {
+  id: Generated<number>;
+  uuid: string;
+  workspace_id: number;
+  name: string;
+  creator_id: number;
+  modifier_id: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface BaseSharesTable {
+  base_id: number;
+  user_id: number;
+  /** `r`, `rw` or `admin`. */
+  permission: string;
+  created_at: number;
+}
+
+export interface ExternalLinksTable {
+  id: Generated<number>;
+  base_id: number;
+  token: string;
+  is_custom: number;
+  password_hash: string | null;
+  expire_at: number | null;
+  creator_id: number;
+  created_at: number;
+}
+
+export interface BaseMetadataTable {
+  base_id: number;
+  /** Bumped on every structural change (tables, columns, views). */
+  version: number;
+  /** JSON document of the base's tables, columns and views (see modules/rows). */
+  data: string;
+}

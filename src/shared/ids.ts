@@ -1,0 +1,33 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+
+const UUID_DASHED = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const UUID_HEX = /^[0-9a-f]{32}$/;
+
+export function newBaseUuid(): string {
+  return randomUUID();
+}
+
+/** Accept a dashed or 32-hex uuid (any case) and return the dashed lowercase form, or null. */
+export function normalizeUuid(input: string): string | null {
+  const value = input.trim().toLowerCase();
+  if (UUID_DASHED.test(value)) return value;
+  if (UUID_HEX.test(value)) {
+    return `${value.slice(0, 8)}-${value.slice(8, 12)}-${value.slice(12, 16)}-${value.slice(16, 20)}-${value.slice(20)}`;
+  }
+  return null;
+}
+
+/** A user's public id, `<32 hex>@auth.local`, as the original's virtual ids. */
+export function newUserVirtualId(): string {
+  return `${randomBytes(16).toString('hex')}@auth.local`;
+}
+
+const URL_SAFE = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+
+/** Random id of `length` characters from the URL-safe alphabet (row ids are 22). */
+export function randomUrlSafeId(length: number): string {
+  const bytes = randomBytes(length);
+  let out = '';
+  for (let i = 0; i < length; i++) out += URL_SAFE[bytes[i]! & 63];
+  return out;
+}

@@ -1,0 +1,57 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import { buildApp } from '../../src/app.js';
+import { loadConfig, type Config } from '../../src/config/index.js';
+import { createContainer, type Container } from '../../src/container.js';
+import { migrateToLatest, type DialectName } from '../../src/db/index.js';
+import { ManualClock } from '../../src/shared/clock.js';
+import { createTestDatabase } from './db.js';
+
+export interface TestApp {
+  app: FastifyInstance;
+  container: Container;
+  config: Config;
+  clock: ManualClock;
+  dialect: DialectName;
+  /** `inject` with an optional `token` sent as `Authorization: Token <token>`. */
+  request(options: InjectOptions & { token?: string }): Promise<LightMyRequestResponse>;
+  close(): Promise<void>;
+}
+
+export const TEST_PUBLIC_URL = 'http://basegate.test';
+
+/** A fully wired app on a fresh database with a manual clock; `env` overrides configuration. */
+export async function createTestApp(dialect: DialectName, env: Record<string, string> = {}): Promise<TestApp> {
+  const config = loadConfig(
+    {
+      SECRET_KEY: 'test-secret-key-test-secret-key-0123456789',
+      DATA_DIR: mkdtempSync(path.join(tmpdir(), 'basegate-test-')),
+      PUBLIC_URL: TEST_PUBLIC_URL,
+      LOG_LEVEL: 'silent',
+      ...env,
+    },
+    { persistSecret: false },
+  );
+  const database = await createTestDatabase(dialect);
+  const clock = new ManualClock();
+  const container = createContainer(config, { clock, database });
+  await migrateToLatest(container.db);
+  const app = await buildApp(container, { logger: false });
+  await app.ready();
+  return {
+    app,
+    container,
+    config,
+    clock,
+    dialect,
+    request({ token, headers, ...rest }) {
+      return app.inject({ ...rest, headers: { ...(token ? { authorization: `Token ${token}` } : {}), ...headers } });
+    },
+    async close() {
+      await app.close();
+      await container.close();
+    },
+  };
+}
