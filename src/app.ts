@@ -33,6 +33,10 @@ export async function buildApp(c: Container, options: BuildAppOptions = {}): Pro
   };
   const app = Fastify(serverOptions).withTypeProvider<TypeBoxTypeProvider>();
 
+  // Echo the request id so a client can quote it when reporting a problem.
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
   await app.register(errorHandlerPlugin);
   await app.register(bodyParsersPlugin, { bodyLimit: c.config.bodyLimitBytes });
   await app.register(openApiPlugin, { version: VERSION, publicUrl: c.config.publicUrl });

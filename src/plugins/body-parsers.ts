@@ -13,6 +13,10 @@ export const bodyParsersPlugin = fp<{ bodyLimit: number }>(
       attachFieldsToBody: 'keyValues',
       limits: { fieldSize: bodyLimit, fields: 100, files: 0, parts: 100 },
     });
+    // Clients send POST/PUT/DELETE without a body when every field is optional; validate that as `{}`.
+    app.addHook('preValidation', async (request) => {
+      if (request.body === undefined && request.method !== 'GET' && request.method !== 'HEAD') request.body = {};
+    });
   },
   { name: 'body-parsers' },
 );

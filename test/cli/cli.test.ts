@@ -1,0 +1,122 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const TSX = path.join(ROOT, 'node_modules/.bin/tsx');
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function baseEnv(dataDir: string): NodeJS.ProcessEnv {
+  const { DATABASE_URL: _db, REDIS_URL: _redis, ADMIN_PASSWORD: _pw, SECRET_KEY: _key, ...rest } = process.env;
+  return { ...rest, DATA_DIR: dataDir, LOG_LEVEL: 'info' };
+}
+
+function run(args: string[], env: NodeJS.ProcessEnv): Promise<Run> {
+  return new Promise((resolve) => {
+    const child = spawn(TSX, ['src/cli.ts', ...args], { cwd: ROOT, env });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** Start `serve` on a free port, wait for the listening line, return the URL and a stopper. */
+function serve(env: NodeJS.ProcessEnv): Promise<{ url: string; output: () => string; stop: (signal: NodeJS.Signals) => Promise<number | null> }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(TSX, ['src/cli.ts', 'serve'], { cwd: ROOT, env: { ...env, PORT: '0' } });
+    let output = '';
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 20_000);
+    const onData = (d: Buffer) => {
+      output += d;
+      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve({
+          url: match[1]!,
+          output: () => output,
+          stop: (signal) =>
+            new Promise((done) => {
+              child.on('close', (code) => done(code));
+              child.kill(signal);
+            }),
+        });
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+  });
+}
+
+async function login(url: string, username: string, password: string): Promise<Response> {
+  return fetch(`${url}/api2/auth-token/`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username, password }),
+  });
+}
+
+describe('basegate CLI', () => {
+  it('migrates, creates a user, serves with a first-start admin, and stops gracefully', async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'basegate-cli-'));
+    const env = baseEnv(dataDir);
+
+    const migrate = await run(['migrate'], env);
+    expect(migrate.code).toBe(0);
+    expect(migrate.stdout).toMatch(/Applied: 0001_foundation/);
+    expect((await run(['migrate'], env)).stdout).toMatch(/Nothing to migrate/);
+
+    const server = await serve(env);
+    const printed = /Created admin admin@example\.com with password: (\S+)/.exec(server.output());
+    expect(printed).not.toBeNull();
+    const res = await login(server.url, 'admin@example.com', printed![1]!);
+    expect(res.status).toBe(200);
+    const { token } = (await res.json()) as { token: string };
+    expect(server.output()).not.toContain(token);
+    expect(await server.stop('SIGTERM')).toBe(0);
+
+    const created = await run(['create-user', 'bob@example.com', '--password', 'bob-password', '--name', 'Bob'], env);
+    expect(created.code).toBe(0);
+    expect(created.stdout).toMatch(/Created user bob@example\.com/);
+
+    // A restart keeps the generated SECRET_KEY, so the admin's token stays valid, and creates no second admin.
+    const again = await serve(env);
+    expect(again.output()).not.toMatch(/Created admin/);
+    const user = await fetch(`${again.url}/api/v2.1/user/`, { headers: { authorization: `Token ${token}` } });
+    expect(user.status).toBe(200);
+    expect((await login(again.url, 'bob@example.com', 'bob-password')).status).toBe(200);
+    expect(await again.stop('SIGINT')).toBe(0);
+  }, 60_000);
+
+  it('uses ADMIN_EMAIL and ADMIN_PASSWORD on first start without printing the password', async () => {
+    const env = { ...baseEnv(mkdtempSync(path.join(tmpdir(), 'basegate-cli-'))), ADMIN_EMAIL: 'root@example.org', ADMIN_PASSWORD: 'configured-pass' };
+    const server = await serve(env);
+    expect(server.output()).toMatch(/Created admin root@example\.org with the password from ADMIN_PASSWORD/);
+    expect(server.output()).not.toContain('configured-pass');
+    expect((await login(server.url, 'root@example.org', 'configured-pass')).status).toBe(200);
+    expect(await server.stop('SIGTERM')).toBe(0);
+  }, 30_000);
+
+  it('stops with a message naming a bad variable', async () => {
+    const bad = await run(['serve'], { ...baseEnv(mkdtempSync(path.join(tmpdir(), 'basegate-cli-'))), PORT: 'eighty' });
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/Invalid configuration: PORT must be a whole number/);
+  });
+
+  it('refuses unknown commands, incomplete create-user, and role splitting on SQLite', async () => {
+    const env = baseEnv(mkdtempSync(path.join(tmpdir(), 'basegate-cli-')));
+    expect((await run(['frobnicate'], env)).code).toBe(2);
+    expect((await run(['create-user', 'x@example.com'], env)).code).toBe(2);
+    const role = await run(['serve', '--role', 'worker'], env);
+    expect(role.code).toBe(2);
+    expect(role.stderr).toMatch(/--role needs PostgreSQL/);
+  });
+});
