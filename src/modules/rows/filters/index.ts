@@ -1,0 +1,10 @@
+/**
+ * The filter engine (contract §8.6): one parse, then the same answer in memory (`matchesRow`) and in
+ * SQL (`filterToSql`) on SQLite and PostgreSQL. Used by row listing, views, notification rules and
+ * deadline scans. Semantics and their sources are described in README.md next to this file.
+ */
+export { parseFilters, usedColumnKeys, usesCurrentUser, MAX_DEPTH, MAX_ITEMS } from './parse.js';
+export { matchesRow } from './evaluate.js';
+export { filterToSql } from './to-sql.js';
+export { isValidTimeZone } from './dates.js';
+export type { CompiledFilter, FilterColumn, FilterContext, FilterSpec, ParseResult, StoredRow } from './types.js';
