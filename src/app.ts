@@ -9,21 +9,28 @@ import { bodyParsersPlugin } from './plugins/body-parsers.js';
 import { errorHandlerPlugin } from './plugins/error-handler.js';
 import { loggerOptions } from './plugins/logging.js';
 import { openApiPlugin } from './plugins/openapi.js';
+import { metricsRoutes } from './plugins/metrics.js';
+import { rateLimitPlugin } from './plugins/rate-limit.js';
+import { limitsRoutes } from './modules/limits/index.js';
 import { accountsRoutes } from './modules/accounts/index.js';
 import { rowsRoutes } from './modules/rows/index.js';
+import { sqlRoutes } from './modules/sql/index.js';
 import { systemRoutes } from './modules/system/index.js';
 import { tokensRoutes } from './modules/tokens/index.js';
 import { workspacesRoutes } from './modules/workspaces/index.js';
+import { webhooksRoutes } from './modules/webhooks/index.js';
 
 export interface BuildAppOptions {
   /** false silences request logs (tests); default: pino at LOG_LEVEL. */
   logger?: boolean;
+  /** Where log lines go (default stdout); tests capture them to prove secrets stay out. */
+  logStream?: { write(line: string): void };
 }
 
 /** Registers infrastructure plugins, then every module's routes. No logic lives here. */
 export async function buildApp(c: Container, options: BuildAppOptions = {}): Promise<FastifyInstance> {
   const serverOptions: FastifyServerOptions = {
-    logger: options.logger === false ? false : loggerOptions(c.config.logLevel),
+    logger: options.logger === false ? false : loggerOptions(c.config.logLevel, options.logStream),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2048 },
     bodyLimit: c.config.bodyLimitBytes,
     trustProxy: c.config.trustProxy,
@@ -38,17 +45,24 @@ export async function buildApp(c: Container, options: BuildAppOptions = {}): Pro
     reply.header('x-request-id', request.id);
   });
   await app.register(errorHandlerPlugin);
+  // Before the auth plugins, so the limiter is the first onRequest hook and runs before any token check.
+  await app.register(rateLimitPlugin, { limits: c.limits });
   await app.register(bodyParsersPlugin, { bodyLimit: c.config.bodyLimitBytes });
   await app.register(openApiPlugin, { version: VERSION, publicUrl: c.config.publicUrl });
   await app.register(authPlugin, { accounts: c.accounts });
   await app.register(baseAuthPlugin, { verifier: c.baseTokens });
 
   await app.register(systemRoutes({ version: VERSION, edition: c.config.edition }));
+  await app.register(metricsRoutes(c.metrics));
+  await app.register(limitsRoutes(c.limits, c.config.edition));
   await app.register(accountsRoutes(c.accounts));
   await app.register(
     workspacesRoutes({ bases: c.bases, shares: c.shares, links: c.links, clock: c.clock, publicUrl: c.config.publicUrl }),
   );
-  await app.register(tokensRoutes(c.accessTokens));
-  await app.register(rowsRoutes(c.db));
+  await app.register(tokensRoutes({ accessTokens: c.accessTokens, apiTokens: c.tokens.apiTokens }));
+  await app.register(rowsRoutes(c.baseData, c.config.baseBodyLimitBytes));
+  await app.register(sqlRoutes(c.sql, c.config.baseBodyLimitBytes));
+  await app.register(webhooksRoutes(c.webhooks.service));
+  await app.register(c.notifications.routes);
   return app;
 }

@@ -3,7 +3,16 @@ import { connect, type Db, type DbHandle, type DialectName } from './db/index.js
 import { systemClock, type Clock } from './shared/clock.js';
 import { AccountsService } from './modules/accounts/index.js';
 import { BaseAccess, BasesService, ExternalLinksService, SharesService } from './modules/workspaces/index.js';
-import { AccessTokenService, BaseTokenSigner, BaseTokenVerifier } from './modules/tokens/index.js';
+import { createTokensModule, type AccessTokenService, type BaseTokenVerifier, type TokensModule } from './modules/tokens/index.js';
+import { Dispatcher } from './workers/dispatcher.js';
+import { createBaseData, ROW_LIMITS, type BaseData } from './modules/rows/index.js';
+import { SqlService } from './modules/sql/index.js';
+import { createLimits, type Limits } from './modules/limits/index.js';
+import { createMetrics, type Metrics } from './plugins/metrics.js';
+import { createRedis, type Redis } from './platform/redis.js';
+import { createWebhooksModule, type WebhooksModule } from './modules/webhooks/index.js';
+import { createNotifications, type NotificationsModule } from './modules/notifications/index.js';
+import { Scheduler } from './workers/scheduler.js';
 
 /** Everything the app and the workers share, built once. Tests pass their own clock or database. */
 export interface Container {
@@ -18,6 +27,26 @@ export interface Container {
   links: ExternalLinksService;
   accessTokens: AccessTokenService;
   baseTokens: BaseTokenVerifier;
+  /** API-Tokens, temporary API-Tokens, Base-Tokens and their revocation. */
+  tokens: TokensModule;
+  /** Hands committed change events to registered consumers (webhooks, notification rules). */
+  dispatcher: Dispatcher;
+  /** The base data API: tables, columns, views, rows, links; writes append change events. */
+  baseData: BaseData;
+  /** SQL over a base (POST …/sql/); writes go through `baseData.rows`. */
+  sql: SqlService;
+  /** Prometheus registry behind GET /metrics; modules add their counters to `metrics.registry`. */
+  metrics: Metrics;
+  /** The shared Redis connection when REDIS_URL is set (fails fast while Redis is away). */
+  redis: Redis | null;
+  /** Rate limiter, per-base overrides and the base-key cache. */
+  limits: Limits;
+  /** Webhook CRUD, the delivery log, the event consumer and the delivery worker (`webhooks.deliverer`). */
+  webhooks: WebhooksModule;
+  /** Notification rules, the engine (an event consumer), deadline reminders, the inbox, the e-mail digest. */
+  notifications: NotificationsModule;
+  /** Scheduled ticks (deadline reminders, e-mail digest) under database leases; `runOnce(name)` in tests. */
+  scheduler: Scheduler;
   close(): Promise<void>;
 }
 
@@ -32,7 +61,30 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   const clock = options.clock ?? systemClock;
   const accounts = new AccountsService(db, clock, config.secretKey);
   const access = new BaseAccess(db);
-  const signer = new BaseTokenSigner(config.secretKey, clock);
+  const bases = new BasesService(db, clock, access, accounts);
+  const shares = new SharesService(db, clock, access, accounts);
+  const links = new ExternalLinksService(db, clock, access);
+  const tokens = createTokensModule({ db, clock, config, access, accounts, bases, shares, links });
+  const dispatcher = new Dispatcher(db, handle.dialect, clock);
+  const metrics = createMetrics();
+  const webhooks = createWebhooksModule({
+    db,
+    dialect: handle.dialect,
+    clock,
+    config,
+    access,
+    registry: metrics.registry,
+    // Called only when a delivery disables a webhook, long after `notifications` below exists.
+    notify: (trx, notice) => notifications.notifyUser(trx, notice),
+  });
+  dispatcher.register(webhooks.consumer);
+  const redis = config.redisUrl ? createRedis(config.redisUrl, { name: 'shared', clock }) : null;
+  const baseData = createBaseData(db, handle.dialect, clock, () => dispatcher.wake());
+  const notifications = createNotifications({ config, db, dialect: handle.dialect, clock, access, shares });
+  dispatcher.register(notifications.consumer);
+  const scheduler = new Scheduler(db, clock, { timeZone: config.timeZone });
+  for (const tick of notifications.ticks) scheduler.register(tick);
+  for (const tick of webhooks.ticks) scheduler.register(tick);
   return {
     config,
     db,
@@ -40,11 +92,29 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     clock,
     accounts,
     access,
-    bases: new BasesService(db, clock, access, accounts),
-    shares: new SharesService(db, clock, access, accounts),
-    links: new ExternalLinksService(db, clock, access),
-    accessTokens: new AccessTokenService(signer, access, config.publicUrl),
-    baseTokens: new BaseTokenVerifier(signer, access),
-    close: () => handle.close(),
+    bases,
+    shares,
+    links,
+    accessTokens: tokens.accessTokens,
+    baseTokens: tokens.verifier,
+    tokens,
+    dispatcher,
+    baseData,
+    sql: new SqlService({ db, dialect: handle.dialect, writer: baseData.rows, limits: ROW_LIMITS, links: baseData.links }),
+    metrics,
+    redis,
+    limits: createLimits({ config, db, clock, access, metrics, redis }),
+    webhooks,
+    notifications,
+    scheduler,
+    close: async () => {
+      await scheduler.stop();
+      await dispatcher.stop();
+      notifications.close();
+      await webhooks.close();
+      await tokens.close();
+      redis?.disconnect();
+      await handle.close();
+    },
   };
 }

@@ -22,9 +22,19 @@ export async function startServer(config: Config, roles: readonly Role[]): Promi
   } else {
     await app.ready();
   }
+  container.dispatcher.useLogger(app.log);
+  if (roles.includes('worker')) container.dispatcher.start();
+  container.webhooks.deliverer.useLogger(app.log);
+  if (roles.includes('worker')) container.webhooks.deliverer.start();
+  container.notifications.useLogger(app.log);
+  container.scheduler.useLogger(app.log);
+  if (roles.includes('scheduler')) container.scheduler.start();
   let stopping: Promise<void> | null = null;
   const stop = () =>
     (stopping ??= (async () => {
+      await container.scheduler.stop();
+      await container.dispatcher.stop();
+      await container.webhooks.deliverer.stop();
       await app.close();
       await container.close();
     })());

@@ -34,6 +34,32 @@ export interface Config {
   baseBodyLimitBytes: number;
   /** TRUST_PROXY — honour X-Forwarded-For for the client IP. */
   trustProxy: boolean;
+  /** RATE_LIMIT_ACCOUNT_PER_MINUTE — `/api/v2.1/*`, `/api2/*`; 0 = unlimited; default 3000 (cloud 1000). */
+  rateLimitAccountPerMinute: number;
+  /** RATE_LIMIT_BASE_PER_MINUTE — `/api-gateway/*`, per base; 0 = unlimited; default 500 (cloud 200). */
+  rateLimitBasePerMinute: number;
+  /** RATE_LIMIT_AUTH_TOKEN_PER_MINUTE — `/api2/auth-token/`; 0 = unlimited; default unlimited (cloud 60). */
+  rateLimitAuthTokenPerMinute: number;
+  /** TIME_ZONE — IANA zone of deadline reminders (`notify_hour`, "today"); default UTC. */
+  timeZone: string;
+  /** NOTIFICATION_EMAIL_DELAY_MINUTES — an unread notification is e-mailed after this long; default 120. */
+  notificationEmailDelayMinutes: number;
+  /** NOTIFICATION_DEDUP_MINUTES — one notification per rule and row within this window; default 5, 0 = off. */
+  notificationDedupMinutes: number;
+  /** SMTP_URL — `smtp://user:pass@host:port` or `smtps://…`; without it mails are written under DATA_DIR/mail/. */
+  smtpUrl: string | null;
+  /** MAIL_FROM — sender address of notification e-mails. */
+  mailFrom: string;
+  /** WEBHOOK_TIMEOUT_MS — one delivery attempt (connect + response) must finish within this; default 15000. */
+  webhookTimeoutMs: number;
+  /** WEBHOOK_ALLOW_PRIVATE — allow deliveries to loopback/private/link-local/metadata addresses; default false. */
+  webhookAllowPrivate: boolean;
+  /** WEBHOOK_RETRY_SCHEDULE — delays before each retry, e.g. `5s,5m,30m,2h,5h,10h,10h` (the default). */
+  webhookRetrySchedule: readonly number[];
+  /** WEBHOOK_RETENTION_DAYS — finished deliveries are kept this long in the delivery log; default 30. */
+  webhookRetentionDays: number;
+  /** WEBHOOK_CONCURRENCY — deliveries (to different webhooks) one worker sends at once; default 16. */
+  webhookConcurrency: number;
 }
 
 export class ConfigError extends Error {
@@ -44,6 +70,9 @@ export class ConfigError extends Error {
 }
 
 type Env = Record<string, string | undefined>;
+
+/** Upper bound of the RATE_LIMIT_* variables (per minute). */
+const MAX_RATE = 10_000_000;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
@@ -95,6 +124,19 @@ export function loadConfig(env: Env = process.env, options: { persistSecret?: bo
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 1024 * 1024 * 1024),
     baseBodyLimitBytes: int(env, 'BASE_BODY_LIMIT_BYTES', 32 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     trustProxy: bool(env, 'TRUST_PROXY', false),
+    rateLimitAccountPerMinute: int(env, 'RATE_LIMIT_ACCOUNT_PER_MINUTE', edition === 'cloud' ? 1000 : 3000, 0, MAX_RATE),
+    rateLimitBasePerMinute: int(env, 'RATE_LIMIT_BASE_PER_MINUTE', edition === 'cloud' ? 200 : 500, 0, MAX_RATE),
+    rateLimitAuthTokenPerMinute: int(env, 'RATE_LIMIT_AUTH_TOKEN_PER_MINUTE', edition === 'cloud' ? 60 : 0, 0, MAX_RATE),
+    timeZone: timeZone(env, 'TIME_ZONE'),
+    notificationEmailDelayMinutes: int(env, 'NOTIFICATION_EMAIL_DELAY_MINUTES', 120, 0, 525_600),
+    notificationDedupMinutes: int(env, 'NOTIFICATION_DEDUP_MINUTES', 5, 0, 10_080),
+    smtpUrl: smtpUrl(env, 'SMTP_URL'),
+    mailFrom: mailFrom(env, 'MAIL_FROM'),
+    webhookTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 15_000, 100, 300_000),
+    webhookAllowPrivate: bool(env, 'WEBHOOK_ALLOW_PRIVATE', false),
+    webhookRetrySchedule: Object.freeze(durations(env, 'WEBHOOK_RETRY_SCHEDULE', '5s,5m,30m,2h,5h,10h,10h')),
+    webhookRetentionDays: int(env, 'WEBHOOK_RETENTION_DAYS', 30, 1, 3650),
+    webhookConcurrency: int(env, 'WEBHOOK_CONCURRENCY', 16, 1, 256),
   });
 }
 
@@ -133,6 +175,44 @@ export function bool(env: Env, name: string, fallback: boolean): boolean {
   if (/^(1|true|yes|on)$/i.test(raw)) return true;
   if (/^(0|false|no|off)$/i.test(raw)) return false;
   throw new ConfigError(name, `must be true or false, got "${raw}"`);
+}
+
+const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** A comma-separated list of durations (`500ms`, `5s`, `5m`, `2h`, `1d`; empty list allowed) in ms. */
+function durations(env: Env, name: string, fallback: string): number[] {
+  const raw = env[name] === undefined ? fallback : env[name]!.trim();
+  if (raw === '') return [];
+  return raw.split(',').map((part) => {
+    const match = /^(\d{1,7})(ms|s|m|h|d)$/.exec(part.trim());
+    const value = match ? Number(match[1]) * DURATION_UNITS[match[2]!]! : NaN;
+    if (!match || value > 7 * 86_400_000) {
+      throw new ConfigError(name, `must be durations like 5s,5m,2h (each at most 7d), got "${raw}"`);
+    }
+    return value;
+  });
+}
+
+function timeZone(env: Env, name: string): string {
+  const raw = optional(env, name) ?? 'UTC';
+  try {
+    return new Intl.DateTimeFormat('en-US', { timeZone: raw }).resolvedOptions().timeZone;
+  } catch {
+    throw new ConfigError(name, `must be an IANA time zone such as Europe/Berlin, got "${raw}"`);
+  }
+}
+
+function smtpUrl(env: Env, name: string): string | null {
+  const raw = optional(env, name);
+  if (raw === null) return null;
+  if (!/^smtps?:\/\/[^/\s]+/.test(raw)) throw new ConfigError(name, 'must start with smtp:// or smtps://');
+  return raw;
+}
+
+function mailFrom(env: Env, name: string): string {
+  const raw = optional(env, name) ?? 'basegate <no-reply@localhost>';
+  if (!/[^\s@<]+@[^\s@>]+/.test(raw)) throw new ConfigError(name, `must contain an e-mail address, got "${raw}"`);
+  return raw;
 }
 
 function url(env: Env, name: string, fallback: string): string {

@@ -7,6 +7,22 @@ import type {
   ExternalLinksTable,
   WorkspacesTable,
 } from '../modules/workspaces/workspaces.table.js';
+import type { BaseLinksTable, BaseRowsTable } from '../modules/rows/rows.table.js';
+import type { EventConsumersTable, EventsTable } from '../modules/events/events.table.js';
+import type { RateLimitOverridesTable } from '../modules/limits/limits.table.js';
+import type { ApiTokensTable, CredentialVersionsTable } from '../modules/tokens/tokens.table.js';
+import type {
+  WebhookAlertsTable,
+  WebhookAttemptsTable,
+  WebhookDeliveriesTable,
+  WebhooksTable,
+} from '../modules/webhooks/webhooks.table.js';
+import type {
+  NotificationRuleMarksTable,
+  NotificationRulesTable,
+  NotificationsTable,
+  SchedulerLeasesTable,
+} from '../modules/notifications/notifications.table.js';
 
 /** Every table, assembled from the modules' `*.table.ts` files. */
 export interface Database {
@@ -17,6 +33,21 @@ export interface Database {
   base_shares: BaseSharesTable;
   external_links: ExternalLinksTable;
   base_metadata: BaseMetadataTable;
+  base_rows: BaseRowsTable;
+  base_links: BaseLinksTable;
+  events: EventsTable;
+  event_consumers: EventConsumersTable;
+  rate_limit_overrides: RateLimitOverridesTable;
+  api_tokens: ApiTokensTable;
+  credential_versions: CredentialVersionsTable;
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
+  webhook_alerts: WebhookAlertsTable;
+  notification_rules: NotificationRulesTable;
+  notifications: NotificationsTable;
+  notification_rule_marks: NotificationRuleMarksTable;
+  scheduler_leases: SchedulerLeasesTable;
 }
 
 export type Db = Kysely<Database>;

@@ -23,31 +23,35 @@ declare module 'fastify' {
 }
 
 const denied = () => apiError(403, 'Permission denied.');
+const GATEWAY_BASES = '/api-gateway/api/v2/dtables/';
 
 /**
  * Base-Token enforcement for `/api-gateway/api/v2/dtables/{base_uuid}/…`: signature (HS256 only),
- * expiry (`Token expired.`, which the official Python client matches), revocation, base match,
- * and read-only tokens refused on writes.
+ * expiry (`Token expired.`, which the official Python client matches), base match, revocation,
+ * and read-only tokens refused on writes. A route under that prefix that forgot `config.baseAuth`
+ * fails closed: it is treated as a write.
  */
 export const baseAuthPlugin = fp<{ verifier: BaseTokenVerifier }>(
   async (app, { verifier }) => {
     app.decorateRequest('gateway', null);
     app.addHook('onRequest', async (request) => {
-      const mode = request.routeOptions.config.baseAuth;
+      const mode = request.routeOptions.config.baseAuth ?? (request.routeOptions.url?.startsWith(GATEWAY_BASES) ? 'write' : undefined);
       if (!mode) return;
       const parsed = parseAuthorization(request.headers.authorization);
       if (parsed.kind !== 'token') throw denied();
-      const result = await verifier.verify(parsed.token);
-      if (!result.ok) throw result.reason === 'expired' ? apiError(403, 'Token expired.') : denied();
-      const claims = result.claims;
       const pathUuid = (request.params as { base_uuid?: string }).base_uuid;
-      if (pathUuid !== undefined && normalizeUuid(pathUuid) !== claims.baseUuid) throw denied();
-      const base = await verifier.baseOf(claims);
-      if (!base) throw apiError(404, 'dtable not found.');
-      if (mode === 'write' && claims.permission !== 'rw') {
+      const wanted = pathUuid === undefined ? null : normalizeUuid(pathUuid);
+      if (wanted === null && pathUuid !== undefined) throw denied();
+      const result = await verifier.check(parsed.token, wanted);
+      if (!result.ok) {
+        if (result.reason === 'expired') throw apiError(403, 'Token expired.');
+        if (result.reason === 'base-gone') throw apiError(404, 'dtable not found.');
+        throw denied();
+      }
+      if (mode === 'write' && result.claims.permission !== 'rw') {
         throw apiError(403, "You don't have permission to perform this operation on this base.");
       }
-      request.gateway = { claims, base };
+      request.gateway = { claims: result.claims, base: result.base };
     });
   },
   { name: 'base-auth' },

@@ -12,9 +12,10 @@ export function redactUrl(url: string): string {
  * pino options for Fastify: structured JSON with the request id; the Authorization header,
  * cookies and any field named like a secret are redacted, and URLs are logged redacted.
  */
-export function loggerOptions(level: string): FastifyServerOptions['logger'] {
+export function loggerOptions(level: string, stream?: { write(line: string): void }): FastifyServerOptions['logger'] {
   return {
     level,
+    ...(stream ? { stream } : {}),
     redact: {
       paths: [
         'req.headers.authorization',

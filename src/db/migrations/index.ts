@@ -1,5 +1,10 @@
 import type { Migration } from 'kysely';
 import * as m0001 from './0001_foundation.js';
+import * as m0002 from './0002_tokens.js';
+import * as m0003 from './0003_rows_and_events.js';
+import * as m0004 from './0004_rate_limit_overrides.js';
+import * as m0005 from './0005_webhooks.js';
+import * as m0006 from './0006_notifications.js';
 
 /**
  * Every migration, in order. Listed statically (not read from disk) so the same list works under
@@ -7,4 +12,9 @@ import * as m0001 from './0001_foundation.js';
  */
 export const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
+  '0002_tokens': m0002,
+  '0003_rows_and_events': m0003,
+  '0004_rate_limit_overrides': m0004,
+  '0005_webhooks': m0005,
+  '0006_notifications': m0006,
 };

@@ -42,7 +42,12 @@ const LOGIN_FAILED = 'Unable to login with provided credentials.';
 /** A password hash to verify against when the user does not exist, so timing does not reveal it. */
 let dummyHash: Promise<string> | null = null;
 
+/** Called before a user is deleted, so credentials derived from the user can be revoked. */
+export type UserDeletingListener = (userId: number) => Promise<void> | void;
+
 export class AccountsService {
+  private readonly deletingListeners: UserDeletingListener[] = [];
+
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
@@ -140,7 +145,12 @@ export class AccountsService {
     const row = await repo.findUserByLogin(this.db, login);
     if (!row) throw notFound(`User ${login} not found.`);
     if (row.id === actor.id) throw badRequest('You cannot delete yourself.');
+    for (const listener of this.deletingListeners) await listener(row.id);
     await repo.deleteUser(this.db, row.id);
+  }
+
+  onUserDeleting(listener: UserDeletingListener): void {
+    this.deletingListeners.push(listener);
   }
 
   countUsers(): Promise<number> {

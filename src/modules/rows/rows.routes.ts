@@ -1,29 +1,100 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
-import type { Db } from '../../db/index.js';
-import { currentGateway } from '../../plugins/base-auth.js';
+import { actorOf, baseOf, GATEWAY, readGetBody, viewerOf } from './gateway-request.js';
+import type { LinksService } from './links.service.js';
+import {
+  AnyBody,
+  AnyObject,
+  AppendResponse,
+  BaseUuidParams,
+  DeleteLinksResponse,
+  DeleteRowsResponse,
+  GetRowQuery,
+  ListRowsQuery,
+  QueryLinksResponse,
+  RowParams,
+  RowsResponse,
+  Success,
+} from './rows.schemas.js';
+import type { RowsService } from './rows.service.js';
 
-const BaseUuidParams = Type.Object({ base_uuid: Type.String({ maxLength: 64 }) });
-const AnyObject = Type.Object({}, { additionalProperties: true });
+export interface RowRoutesDeps {
+  rows: RowsService;
+  links: LinksService;
+  bodyLimit: number;
+}
 
-/** Base data routes under `/api-gateway/api/v2/`. */
-export function rowsRoutes(db: Db): FastifyPluginAsyncTypebox {
+const read = { baseAuth: 'read' } as const;
+const write = { baseAuth: 'write' } as const;
+const tags = ['base rows'];
+
+/** Rows, filtered rows and links under `/api-gateway/api/v2/dtables/{base_uuid}/`. */
+export function rowRoutes({ rows, links, bodyLimit }: RowRoutesDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
-      '/api-gateway/api/v2/ping/',
-      { schema: { tags: ['base'], response: { 200: Type.String() } } },
-      async (_request, reply) => reply.type('application/json').send(JSON.stringify('pong')),
+      `${GATEWAY}/rows/`,
+      { config: read, schema: { tags, params: BaseUuidParams, querystring: ListRowsQuery, response: { 200: RowsResponse } } },
+      async (request) => ({ rows: await rows.list(baseOf(request), request.query, viewerOf(request)) }),
+    );
+    app.get(
+      `${GATEWAY}/rows/:row_id/`,
+      { config: read, schema: { tags, params: RowParams, querystring: GetRowQuery, response: { 200: AnyObject } } },
+      async (request) => rows.get(baseOf(request), request.params.row_id, request.query),
+    );
+    app.post(
+      `${GATEWAY}/rows/`,
+      { config: write, bodyLimit, schema: { tags, params: BaseUuidParams, body: AnyBody, response: { 200: AppendResponse } } },
+      async (request) => rows.append(baseOf(request), actorOf(request), request.body),
+    );
+    app.put(
+      `${GATEWAY}/rows/`,
+      { config: write, bodyLimit, schema: { tags, params: BaseUuidParams, body: AnyBody, response: { 200: Success } } },
+      async (request) => rows.update(baseOf(request), actorOf(request), request.body),
+    );
+    app.delete(
+      `${GATEWAY}/rows/`,
+      { config: write, bodyLimit, schema: { tags, params: BaseUuidParams, body: AnyBody, response: { 200: DeleteRowsResponse } } },
+      async (request) => rows.remove(baseOf(request), actorOf(request), request.body),
     );
 
+    // Filters travel in a JSON body of a GET (the Python client); POST is accepted too.
     app.get(
-      '/api-gateway/api/v2/dtables/:base_uuid/',
-      { config: { baseAuth: 'read' }, schema: { tags: ['base'], params: BaseUuidParams, response: { 200: AnyObject } } },
+      `${GATEWAY}/filtered-rows/`,
+      { config: read, schema: { tags, params: BaseUuidParams, querystring: ListRowsQuery, response: { 200: RowsResponse } } },
       async (request) => {
-        const { base } = currentGateway(request);
-        const row = await db.selectFrom('base_metadata').select('data').where('base_id', '=', base.id).executeTakeFirst();
-        const metadata = row ? (JSON.parse(row.data) as { tables: Array<Record<string, unknown>> }) : { tables: [] };
-        return { ...metadata, tables: metadata.tables.map((t) => ({ ...t, rows: [] })) };
+        const body = await readGetBody(request, bodyLimit);
+        return { rows: await rows.list(baseOf(request), request.query, viewerOf(request), filterSpec(body)) };
       },
     );
+    app.post(
+      `${GATEWAY}/filtered-rows/`,
+      { config: read, bodyLimit, schema: { tags, params: BaseUuidParams, querystring: ListRowsQuery, body: AnyBody, response: { 200: RowsResponse } } },
+      async (request) => ({ rows: await rows.list(baseOf(request), request.query, viewerOf(request), filterSpec(request.body)) }),
+    );
+
+    app.post(
+      `${GATEWAY}/links/`,
+      { config: write, bodyLimit, schema: { tags, params: BaseUuidParams, body: AnyBody, response: { 200: Success } } },
+      async (request) => links.change(baseOf(request), actorOf(request), request.body, 'add'),
+    );
+    app.put(
+      `${GATEWAY}/links/`,
+      { config: write, bodyLimit, schema: { tags, params: BaseUuidParams, body: AnyBody, response: { 200: Success } } },
+      async (request) => links.change(baseOf(request), actorOf(request), request.body, 'replace'),
+    );
+    app.delete(
+      `${GATEWAY}/links/`,
+      { config: write, bodyLimit, schema: { tags, params: BaseUuidParams, body: AnyBody, response: { 200: DeleteLinksResponse } } },
+      async (request) => links.change(baseOf(request), actorOf(request), request.body, 'remove'),
+    );
+    app.post(
+      `${GATEWAY}/query-links/`,
+      { config: read, bodyLimit, schema: { tags, params: BaseUuidParams, body: AnyBody, response: { 200: QueryLinksResponse } } },
+      async (request) => links.query(baseOf(request), request.body),
+    );
   };
+}
+
+/** `{filters, filter_conjunction}` of a filtered-rows body; a missing `filters` means no filter. */
+function filterSpec(body: Record<string, unknown>): Record<string, unknown> {
+  return { filters: body.filters ?? [], filter_conjunction: body.filter_conjunction };
 }

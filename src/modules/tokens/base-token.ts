@@ -1,6 +1,7 @@
-import { SignJWT, errors as joseErrors, jwtVerify } from 'jose';
+import { errors as joseErrors, jwtVerify } from 'jose';
 import type { Clock } from '../../shared/clock.js';
 import type { TokenPermission } from '../workspaces/index.js';
+import { signHs256 } from './jws.js';
 
 export const BASE_TOKEN_TTL_SECONDS = 3 * 24 * 3600;
 
@@ -43,26 +44,28 @@ export class BaseTokenSigner {
     this.key = new TextEncoder().encode(`base-token:${secretKey}`);
   }
 
-  async sign(grant: BaseTokenGrant): Promise<{ token: string; expiresAt: number }> {
+  /** `notAfter` (seconds) shortens the lifetime, e.g. to an external link's own expiry. */
+  async sign(grant: BaseTokenGrant, notAfter?: number): Promise<{ token: string; expiresAt: number }> {
     const now = Math.floor(this.clock.now() / 1000);
-    const expiresAt = now + BASE_TOKEN_TTL_SECONDS;
-    const token = await new SignJWT({
-      dtable_uuid: grant.baseUuid,
-      permission: grant.permission,
-      username: grant.username,
-      app_name: grant.appName ?? '',
-      owner_id: grant.ownerId,
-      org_id: -1,
-      id_in_org: '',
-      user_department_ids_map: { current_user_department_ids: [], current_user_department_and_sub_ids: [] },
-      src: grant.source,
-      sid: grant.sourceId,
-      ver: grant.version,
-    })
-      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
-      .setIssuedAt(now)
-      .setExpirationTime(expiresAt)
-      .sign(this.key);
+    const expiresAt = Math.min(now + BASE_TOKEN_TTL_SECONDS, notAfter ?? Infinity);
+    const token = signHs256(
+      {
+        dtable_uuid: grant.baseUuid,
+        permission: grant.permission,
+        username: grant.username,
+        app_name: grant.appName ?? '',
+        owner_id: grant.ownerId,
+        org_id: -1,
+        id_in_org: '',
+        user_department_ids_map: { current_user_department_ids: [], current_user_department_and_sub_ids: [] },
+        src: grant.source,
+        sid: grant.sourceId,
+        ver: grant.version,
+        iat: now,
+        exp: expiresAt,
+      },
+      this.key,
+    );
     return { token, expiresAt };
   }
 

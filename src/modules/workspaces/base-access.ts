@@ -40,6 +40,11 @@ export class BaseAccess {
     return permissionOn(base.owner_id, userId, isSharePermission(share) ? share : null);
   }
 
+  /** What a user can reach: shared base ids and owned base uuids (for revocation on deletion). */
+  basesOfUser(userId: number): Promise<{ sharedBaseIds: number[]; ownedBaseUuids: string[] }> {
+    return repo.basesOfUser(this.db, userId);
+  }
+
   findByUuid(uuid: string): Promise<BaseListing | undefined> {
     return repo.findBaseByUuid(this.db, uuid);
   }

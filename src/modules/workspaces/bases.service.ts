@@ -23,13 +23,22 @@ export function checkBaseName(value: unknown, field = 'name'): string {
   return name;
 }
 
+/** Called after a base is renamed or deleted, so caches holding it (the gateway's) can drop it. */
+export type BaseChangeListener = (base: BaseListing) => Promise<void> | void;
+
 export class BasesService {
+  private readonly listeners: BaseChangeListener[] = [];
+
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly access: BaseAccess,
     private readonly accounts: AccountsService,
   ) {}
+
+  onBaseChanged(listener: BaseChangeListener): void {
+    this.listeners.push(listener);
+  }
 
   /** The user's personal workspace, created on first use. */
   async personalWorkspace(userId: number): Promise<WorkspaceRow> {
@@ -101,6 +110,7 @@ export class BasesService {
     if (newName !== base.name) {
       try {
         await repo.renameBase(this.db, base.id, newName, user.id, this.clock.now());
+        for (const listener of this.listeners) await listener(base);
       } catch (error) {
         if (isUniqueViolation(error)) throw conflict(`Table ${newName} already exists.`);
         throw error;
@@ -113,6 +123,7 @@ export class BasesService {
     if (typeof name !== 'string' || name === '') throw badRequest('name invalid.');
     const { base } = await this.access.resolve(user, workspaceId, name, REQUIRED.delete);
     await repo.deleteBase(this.db, base.id);
+    for (const listener of this.listeners) await listener(base);
   }
 }
 

@@ -98,6 +98,11 @@ export class ExternalLinksService {
     return { ok: true, link, base };
   }
 
+  /** Whether `link` still exists: a cheap re-check after a slower step (tokens read a revocation version in between). */
+  async exists(link: ExternalLinkRow): Promise<boolean> {
+    return (await repo.findExternalLink(this.db, link.token))?.id === link.id;
+  }
+
   isExpired(link: ExternalLinkRow): boolean {
     return link.expire_at !== null && link.expire_at <= this.clock.now();
   }

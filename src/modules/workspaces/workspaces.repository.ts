@@ -142,3 +142,15 @@ export async function insertMetadata(db: Executor, baseId: number, data: string)
 export function findBaseById(db: Executor, id: number): Promise<BaseListing | undefined> {
   return baseListingQuery(db).where('bases.id', '=', id).executeTakeFirst();
 }
+
+/** Ids of the bases shared with a user, and uuids of the bases in the user's own workspaces. */
+export async function basesOfUser(db: Executor, userId: number): Promise<{ sharedBaseIds: number[]; ownedBaseUuids: string[] }> {
+  const shared = await db.selectFrom('base_shares').select('base_id').where('user_id', '=', userId).execute();
+  const owned = await db
+    .selectFrom('bases')
+    .innerJoin('workspaces', 'workspaces.id', 'bases.workspace_id')
+    .select('bases.uuid')
+    .where('workspaces.owner_id', '=', userId)
+    .execute();
+  return { sharedBaseIds: shared.map((r) => Number(r.base_id)), ownedBaseUuids: owned.map((r) => r.uuid) };
+}

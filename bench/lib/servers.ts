@@ -1,0 +1,100 @@
+/** Servers for benchmarks: a bare Fastify route, and basegate seeded with a user, a base and tokens. */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config/index.js';
+import { createContainer, type Container } from '../../src/container.js';
+import { migrateToLatest } from '../../src/db/index.js';
+
+export interface Running {
+  origin: string;
+  close(): Promise<void>;
+}
+
+/** The yardstick: Fastify with one route answering a constant, no logger, no plugins. */
+export async function startBare(): Promise<Running & { url: string }> {
+  const app = Fastify();
+  app.get('/bare', async () => ({ hello: 'world' }));
+  const origin = await app.listen({ port: 0, host: '127.0.0.1' });
+  return { origin, url: `${origin}/bare`, close: () => app.close() };
+}
+
+export interface Seeded {
+  accountToken: string;
+  base: { uuid: string; workspace_id: number; name: string };
+  /** An `rw` API-Token of the base. */
+  apiToken: string;
+  /** A Base-Token issued from the API-Token. */
+  baseToken: string;
+}
+
+export interface RunningBasegate extends Running {
+  app: FastifyInstance;
+  container: Container;
+  seeded: Seeded;
+}
+
+/**
+ * basegate as `npm start` runs it (SQLite file under a fresh DATA_DIR, or BENCH_DATABASE_URL), with
+ * `env` on top and `options.routes` added. Logging is off, as for the bare route, so both measure
+ * request handling only.
+ */
+export async function startBasegate(
+  env: Record<string, string> = {},
+  options: { routes?: (app: FastifyInstance) => void } = {},
+): Promise<RunningBasegate> {
+  const config = loadConfig(
+    {
+      SECRET_KEY: 'bench-secret-key-bench-secret-key-0123456789',
+      DATA_DIR: mkdtempSync(path.join(tmpdir(), 'basegate-bench-')),
+      ...(process.env.BENCH_DATABASE_URL ? { DATABASE_URL: process.env.BENCH_DATABASE_URL } : {}),
+      ...env,
+    },
+    { persistSecret: false },
+  );
+  const container = createContainer(config);
+  await migrateToLatest(container.db);
+  const app = await buildApp(container, { logger: false });
+  options.routes?.(app); // extra routes for a benchmark, registered before the app is ready
+  const seeded = await seed(app, container);
+  const origin = await app.listen({ port: 0, host: '127.0.0.1' });
+  return {
+    origin,
+    app,
+    container,
+    seeded,
+    async close() {
+      await app.close();
+      await container.close();
+    },
+  };
+}
+
+async function seed(app: FastifyInstance, container: Container): Promise<Seeded> {
+  const email = `bench-${Date.now()}@example.com`;
+  await container.accounts.createUser({ email, password: 'password-123' });
+  const ok = <T>(res: { statusCode: number; body: string; json(): unknown }, what: string): T => {
+    if (res.statusCode >= 300) throw new Error(`${what}: ${res.statusCode} ${res.body}`);
+    return res.json() as T;
+  };
+  const { token: accountToken } = ok<{ token: string }>(
+    await app.inject({ method: 'POST', url: '/api2/auth-token/', payload: { username: email, password: 'password-123' } }),
+    'login',
+  );
+  const headers = { authorization: `Token ${accountToken}` };
+  const { table: base } = ok<{ table: Seeded['base'] }>(
+    await app.inject({ method: 'POST', url: '/api/v2.1/dtables/', headers, payload: { name: 'bench' } }),
+    'create base',
+  );
+  const { api_token: apiToken } = ok<{ api_token: string }>(
+    await app.inject({ method: 'POST', url: `/api/v2.1/workspace/${base.workspace_id}/dtable/bench/api-tokens/`, headers, payload: { app_name: 'bench', permission: 'rw' } }),
+    'create API-Token',
+  );
+  const { access_token: baseToken } = ok<{ access_token: string }>(
+    await app.inject({ method: 'GET', url: '/api/v2.1/dtable/app-access-token/', headers: { authorization: `Token ${apiToken}` } }),
+    'exchange API-Token',
+  );
+  return { accountToken, base, apiToken, baseToken };
+}

@@ -1,0 +1,210 @@
+/**
+ * Webhook delivery throughput and latency: append rows through the API to a base that has 1 or 10
+ * webhooks pointing at a local receiver. Measured: the time until every delivery has arrived,
+ * deliveries per second, and p50/p99 from the append's commit (its 200 response) to receipt.
+ * The dispatcher and the delivery worker run as in production (started loops, real clock), on a
+ * SQLite file and, when a PostgreSQL URL is given, on PostgreSQL. The receiver runs in a child
+ * process so it does not share the server's event loop.
+ *
+ *   npx tsx bench/webhooks.bench.ts                                  # BENCH_ROWS=1000 BENCH_WEBHOOKS=1,10
+ *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npx tsx bench/webhooks.bench.ts
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config/index.js';
+import { createContainer } from '../src/container.js';
+import { connect, migrateToLatest, type DbHandle, type DialectName } from '../src/db/index.js';
+
+const ROWS = Number(process.env.BENCH_ROWS ?? 1000);
+const WEBHOOK_COUNTS = (process.env.BENCH_WEBHOOKS ?? '1,10').split(',').map(Number);
+const PG_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? null;
+const TIMEOUT_MS = 120_000;
+
+// ---- receiver (child process): records the wall-clock receipt time of every POST ----
+if (process.argv[2] === 'receiver') {
+  const times: number[] = [];
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      times.push(Date.now());
+      res.writeHead(204).end();
+    });
+  });
+  server.keepAliveTimeout = 30_000;
+  server.listen(0, '127.0.0.1', () => process.send!({ port: (server.address() as { port: number }).port }));
+  process.on('message', (message: { cmd: string }) => {
+    if (message.cmd === 'reset') {
+      times.length = 0;
+      process.send!({ ok: true });
+    }
+    if (message.cmd === 'count') process.send!({ count: times.length });
+    if (message.cmd === 'times') process.send!({ times });
+  });
+} else {
+  await main();
+}
+
+interface Receiver {
+  port: number;
+  ask<T>(cmd: string): Promise<T>;
+  child: ChildProcess;
+}
+
+async function startReceiver(): Promise<Receiver> {
+  const child = fork(fileURLToPath(import.meta.url), ['receiver'], { execArgv: process.execArgv, stdio: 'inherit' });
+  const port = await new Promise<number>((resolve) => child.once('message', (m: { port: number }) => resolve(m.port)));
+  const ask = <T>(cmd: string) =>
+    new Promise<T>((resolve) => {
+      child.once('message', (m) => resolve(m as T));
+      child.send({ cmd });
+    });
+  return { port, ask, child };
+}
+
+async function database(dialect: DialectName, dir: string): Promise<{ handle: DbHandle; dispose(): Promise<void> }> {
+  if (dialect === 'sqlite') {
+    const handle = connect({ databaseUrl: `sqlite:${path.join(dir, `bench-${randomBytes(3).toString('hex')}.sqlite3`)}`, dataDir: dir });
+    return { handle, dispose: async () => {} };
+  }
+  // A database of its own (not a schema): migrations then never see tables of concurrent test runs.
+  const name = `basegate_bench_${randomBytes(5).toString('hex')}`;
+  const admin = async (statement: string) => {
+    const client = new pg.Client({ connectionString: PG_URL! });
+    await client.connect();
+    await client.query(statement).finally(() => client.end());
+  };
+  await admin(`CREATE DATABASE ${name}`);
+  const url = new URL(PG_URL!);
+  url.pathname = `/${name}`;
+  const handle = connect({ databaseUrl: url.toString(), dataDir: dir, poolSize: 10 });
+  return { handle, dispose: () => admin(`DROP DATABASE ${name}`) };
+}
+
+interface Result {
+  dialect: DialectName;
+  webhooks: number;
+  deliveries: number;
+  appendMs: number;
+  allArrivedMs: number;
+  perSecond: number;
+  p50: number;
+  p99: number;
+}
+
+async function runCase(dialect: DialectName, webhooks: number, receiver: Receiver, dir: string): Promise<Result> {
+  const config = loadConfig(
+    {
+      SECRET_KEY: 'bench-secret-key-bench-secret-key-0123456789',
+      DATA_DIR: dir,
+      LOG_LEVEL: 'silent',
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+      RATE_LIMIT_BASE_PER_MINUTE: '0',
+      RATE_LIMIT_ACCOUNT_PER_MINUTE: '0',
+    },
+    { persistSecret: false },
+  );
+  const db = await database(dialect, dir);
+  const container = createContainer(config, { database: db.handle });
+  try {
+    await migrateToLatest(container.db);
+    const app = await buildApp(container, { logger: false });
+    await container.accounts.createUser({ email: 'bench@example.com', password: 'password-123' });
+    const login = await app.inject({ method: 'POST', url: '/api2/auth-token/', payload: { username: 'bench@example.com', password: 'password-123' } });
+    const auth = { authorization: `Token ${login.json<{ token: string }>().token}` };
+    const created = await app.inject({ method: 'POST', url: '/api/v2.1/dtables/', headers: auth, payload: { name: 'bench' } });
+    const base = created.json<{ table: { workspace_id: number; uuid: string } }>().table;
+    const hooks = `/api/v2.1/workspace/${base.workspace_id}/dtable/bench/webhooks/`;
+    for (let i = 0; i < webhooks; i++) {
+      const res = await app.inject({ method: 'POST', url: hooks, headers: auth, payload: { url: `http://127.0.0.1:${receiver.port}/hook/${i}`, secret: `secret-${i}` } });
+      if (res.statusCode !== 200) throw new Error(`webhook: ${res.body}`);
+    }
+    const access = await app.inject({ method: 'GET', url: `/api/v2.1/workspace/${base.workspace_id}/dtable/bench/access-token/`, headers: auth });
+    const token = access.json<{ access_token: string }>().access_token;
+    const rows = Array.from({ length: ROWS }, (_, i) => ({ Name: `row ${i}` }));
+    await receiver.ask('reset');
+    container.dispatcher.start();
+    container.webhooks.deliverer.start();
+
+    const started = Date.now();
+    const appended = await app.inject({
+      method: 'POST',
+      url: `/api-gateway/api/v2/dtables/${base.uuid}/rows/`,
+      headers: { authorization: `Token ${token}` },
+      payload: { table_name: 'Table1', rows },
+    });
+    const committed = Date.now();
+    if (appended.statusCode !== 200) throw new Error(`append: ${appended.statusCode} ${appended.body.slice(0, 300)}`);
+    const expected = ROWS * webhooks;
+    for (;;) {
+      const { count } = await receiver.ask<{ count: number }>('count');
+      if (count >= expected) break;
+      if (Date.now() - committed > TIMEOUT_MS) throw new Error(`only ${count}/${expected} deliveries after ${TIMEOUT_MS} ms`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const { times } = await receiver.ask<{ times: number[] }>('times');
+    await container.dispatcher.stop();
+    await container.webhooks.deliverer.stop();
+    await app.close();
+    const latencies = times.map((time) => time - committed).sort((a, b) => a - b);
+    const last = latencies[latencies.length - 1]!;
+    return {
+      dialect,
+      webhooks,
+      deliveries: times.length,
+      appendMs: committed - started,
+      allArrivedMs: last,
+      perSecond: Math.round((times.length / Math.max(1, last)) * 1000),
+      p50: percentile(latencies, 0.5),
+      p99: percentile(latencies, 0.99),
+    };
+  } finally {
+    await container.close();
+    await db.dispose();
+  }
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)]!;
+}
+
+async function main(): Promise<void> {
+  const dialects: DialectName[] = PG_URL ? ['sqlite', 'postgres'] : ['sqlite'];
+  const receiver = await startReceiver();
+  const dir = mkdtempSync(path.join(tmpdir(), 'basegate-bench-webhooks-'));
+  const results: Result[] = [];
+  try {
+    for (const dialect of dialects) {
+      for (const webhooks of WEBHOOK_COUNTS) {
+        const result = await runCase(dialect, webhooks, receiver, dir);
+        results.push(result);
+        process.stderr.write(`${dialect} ×${webhooks}: done\n`);
+      }
+    }
+  } finally {
+    receiver.child.kill();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  console.log(`\nWebhook delivery: append ${ROWS} rows in one request, wait for every delivery (Node ${process.version})\n`);
+  console.log('dialect   webhooks  deliveries  append ms  all arrived ms  deliveries/s  p50 ms  p99 ms');
+  for (const r of results) {
+    console.log(
+      [
+        r.dialect.padEnd(9),
+        String(r.webhooks).padStart(8),
+        String(r.deliveries).padStart(11),
+        String(r.appendMs).padStart(10),
+        String(r.allArrivedMs).padStart(15),
+        String(r.perSecond).padStart(13),
+        String(r.p50).padStart(7),
+        String(r.p99).padStart(7),
+      ].join(' '),
+    );
+  }
+}

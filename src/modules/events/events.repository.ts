@@ -1,0 +1,102 @@
+import { sql } from 'kysely';
+import type { DialectName, Executor } from '../../db/index.js';
+import type { ChangeEvent, NewChangeEvent, OpType } from './events.types.js';
+
+/** Arbitrary constant naming the PostgreSQL advisory lock that orders event commits. */
+const EVENTS_COMMIT_LOCK = 4_471_002;
+const INSERT_CHUNK = 500;
+
+/**
+ * Append events inside the caller's transaction; call it as the LAST statement before commit.
+ *
+ * Consumers read events by increasing id and remember the highest id they acknowledged, so an event
+ * must never become visible after one with a higher id. On PostgreSQL two transactions could take ids
+ * 10 and 11 and commit 11 first; the transaction-scoped advisory lock taken here serializes the short
+ * "insert events → commit" tail, so ids are handed out in commit order. SQLite has a single writer.
+ */
+export async function appendEvents(trx: Executor, dialect: DialectName, events: NewChangeEvent[], now: number): Promise<void> {
+  if (events.length === 0) return;
+  if (dialect === 'postgres') await sql`select pg_advisory_xact_lock(${EVENTS_COMMIT_LOCK})`.execute(trx);
+  for (let i = 0; i < events.length; i += INSERT_CHUNK) {
+    const values = events.slice(i, i + INSERT_CHUNK).map((e) => ({
+      base_id: e.baseId,
+      base_uuid: e.baseUuid,
+      table_id: e.tableId,
+      table_name: e.tableName,
+      row_id: e.rowId,
+      row_name: e.rowName,
+      op_type: e.opType,
+      op_user: e.opUser,
+      op_app: e.opApp,
+      op_time: e.opTime,
+      row_data: JSON.stringify(e.rowData),
+      row: e.row === null ? null : JSON.stringify(e.row),
+      created_at: now,
+    }));
+    await trx.insertInto('events').values(values).execute();
+  }
+}
+
+export async function eventsAfter(db: Executor, afterId: number, limit: number): Promise<ChangeEvent[]> {
+  const rows = await db.selectFrom('events').selectAll().where('id', '>', afterId).orderBy('id').limit(limit).execute();
+  return rows.map((r) => ({
+    id: Number(r.id),
+    baseId: Number(r.base_id),
+    baseUuid: r.base_uuid,
+    tableId: r.table_id,
+    tableName: r.table_name,
+    rowId: r.row_id,
+    rowName: r.row_name,
+    opType: r.op_type as OpType,
+    opUser: r.op_user,
+    opApp: r.op_app,
+    opTime: Number(r.op_time),
+    rowData: JSON.parse(r.row_data) as ChangeEvent['rowData'],
+    row: r.row === null ? null : (JSON.parse(r.row) as Record<string, unknown>),
+  }));
+}
+
+export async function ensureConsumer(db: Executor, name: string, now: number): Promise<void> {
+  await db
+    .insertInto('event_consumers')
+    .values({ name, last_event_id: 0, updated_at: now })
+    .onConflict((oc) => oc.column('name').doNothing())
+    .execute();
+}
+
+/**
+ * The consumer's acknowledged position, locked for this transaction. On PostgreSQL a consumer already
+ * being run by another instance is skipped (null) rather than waited for.
+ */
+export async function lockConsumer(trx: Executor, dialect: DialectName, name: string): Promise<number | null> {
+  let query = trx.selectFrom('event_consumers').select('last_event_id').where('name', '=', name);
+  if (dialect === 'postgres') query = query.forUpdate().skipLocked();
+  const row = await query.executeTakeFirst();
+  return row ? Number(row.last_event_id) : null;
+}
+
+export async function advanceConsumer(trx: Executor, name: string, lastEventId: number, now: number): Promise<void> {
+  await trx.updateTable('event_consumers').set({ last_event_id: lastEventId, updated_at: now }).where('name', '=', name).execute();
+}
+
+export async function consumerPosition(db: Executor, name: string): Promise<number | null> {
+  const row = await db.selectFrom('event_consumers').select('last_event_id').where('name', '=', name).executeTakeFirst();
+  return row ? Number(row.last_event_id) : null;
+}
+
+/**
+ * Delete events older than `before` (ms) that every registered consumer has acknowledged.
+ * Returns how many were deleted.
+ */
+export async function pruneEvents(db: Executor, consumerNames: string[], before: number): Promise<number> {
+  if (consumerNames.length === 0) return 0;
+  const positions = await db
+    .selectFrom('event_consumers')
+    .select('last_event_id')
+    .where('name', 'in', consumerNames)
+    .execute();
+  if (positions.length < consumerNames.length) return 0; // a consumer has not started yet: keep everything
+  const safe = Math.min(...positions.map((p) => Number(p.last_event_id)));
+  const result = await db.deleteFrom('events').where('id', '<=', safe).where('created_at', '<', before).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

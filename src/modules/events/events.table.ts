@@ -1,0 +1,27 @@
+import type { Generated } from 'kysely';
+
+export interface EventsTable {
+  /** Monotonic: ids become visible in id order (see events.repository.ts). */
+  id: Generated<number>;
+  base_id: number;
+  base_uuid: string;
+  table_id: string;
+  table_name: string;
+  row_id: string;
+  row_name: string;
+  op_type: string;
+  op_user: string;
+  op_app: string | null;
+  op_time: number;
+  /** JSON array of RowDataItem. */
+  row_data: string;
+  /** JSON object of the row after the change, or null after a delete. */
+  row: string | null;
+  created_at: number;
+}
+
+export interface EventConsumersTable {
+  name: string;
+  last_event_id: number;
+  updated_at: number;
+}

@@ -1,0 +1,48 @@
+import type { Executor } from '../../db/index.js';
+
+export type OpType = 'insert_row' | 'modify_row' | 'delete_row' | 'add_link' | 'remove_link';
+
+/** One cell of a change: for modify_row each changed cell; for insert/delete every cell of the row. */
+export interface RowDataItem {
+  column_key: string;
+  column_name: string;
+  column_type: string;
+  column_data: unknown;
+  value: unknown;
+  old_value: unknown;
+}
+
+/** A committed change to one row, as consumers (webhooks, notification rules) receive it. */
+export interface ChangeEvent {
+  id: number;
+  baseId: number;
+  baseUuid: string;
+  tableId: string;
+  tableName: string;
+  rowId: string;
+  /** Display value of the row's first column ("" when empty). */
+  rowName: string;
+  opType: OpType;
+  /** User virtual id, or the API-Token's app_name. */
+  opUser: string;
+  opApp: string | null;
+  /** Milliseconds since the epoch. */
+  opTime: number;
+  rowData: RowDataItem[];
+  /** The row after the change keyed by column key (with `_id`), or null after a delete. */
+  row: Record<string, unknown> | null;
+}
+
+/** A change about to be written; the id is assigned by the database. */
+export type NewChangeEvent = Omit<ChangeEvent, 'id'>;
+
+/**
+ * Something that reacts to committed changes. `handle` runs inside the transaction that also records
+ * the consumer's progress: throw to have the same events handed over again later (at-least-once);
+ * return normally and they are never handed to this consumer again.
+ */
+export interface EventConsumer {
+  /** Stable name: progress is stored under it, so renaming replays every retained event. */
+  name: string;
+  handle(trx: Executor, events: ChangeEvent[]): Promise<void>;
+}

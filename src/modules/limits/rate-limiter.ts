@@ -1,0 +1,111 @@
+import { Counter } from 'prom-client';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { Redis } from '../../platform/redis.js';
+import type { Metrics } from '../../plugins/metrics.js';
+import type { Clock } from '../../shared/clock.js';
+import { LIMIT_CLASSES, WINDOW_SECONDS, decide, storageKey, type ClassLimits, type LimitClass, type RateDecision, type RateKey } from './limit-policy.js';
+import type { RateLimitOverrides } from './overrides.service.js';
+
+/** Store errors are logged at most this often (each one still counts in /metrics). */
+export const STORE_WARNING_INTERVAL_MS = 30_000;
+
+/**
+ * The counters never refuse by themselves: the limit of a key can change at runtime (per-base
+ * overrides), so the store only counts and the decision compares against the current limit.
+ */
+const NEVER_REFUSE = Number.MAX_SAFE_INTEGER;
+
+export type CheckResult =
+  | { kind: 'unlimited' }
+  | { kind: 'counted'; decision: RateDecision }
+  /** The store (Redis) failed: the request is allowed uncounted. `warn` is true when this one should be logged. */
+  | { kind: 'failed-open'; error: unknown; warn: boolean; suppressed: number };
+
+export interface RateLimitServiceOptions {
+  limits: ClassLimits;
+  overrides: RateLimitOverrides;
+  clock: Clock;
+  metrics: Metrics;
+  /** Shared counters in Redis; null = in this process's memory. */
+  redis: Redis | null;
+  keyPrefix?: string;
+}
+
+/**
+ * Fixed 60-second windows per class and key, counted by rate-limiter-flexible in memory or in
+ * Redis (so every instance shares one budget). A Redis failure allows the request (fail open).
+ */
+export class RateLimitService {
+  readonly store: 'memory' | 'redis';
+  private readonly limiters: Record<LimitClass, RateLimiterAbstract>;
+  private readonly storeErrors: Counter;
+  private readonly rejected: Counter<'class'>;
+  private lastWarning = -Infinity;
+  private suppressedWarnings = 0;
+
+  constructor(private readonly options: RateLimitServiceOptions) {
+    const prefix = options.keyPrefix ?? 'basegate:rl';
+    this.store = options.redis ? 'redis' : 'memory';
+    const make = (cls: LimitClass): RateLimiterAbstract => {
+      const common = { points: NEVER_REFUSE, duration: WINDOW_SECONDS, keyPrefix: `${prefix}:${cls}` };
+      return options.redis
+        ? new RateLimiterRedis({ ...common, storeClient: options.redis, rejectIfRedisNotReady: true })
+        : new RateLimiterMemory(common);
+    };
+    this.limiters = Object.fromEntries(LIMIT_CLASSES.map((cls) => [cls, make(cls)])) as Record<LimitClass, RateLimiterAbstract>;
+    this.storeErrors = new Counter({
+      name: 'basegate_rate_limit_store_errors_total',
+      help: 'Requests allowed without counting because the rate-limit store (Redis) failed',
+      registers: [options.metrics.registry],
+    });
+    this.rejected = new Counter({
+      name: 'basegate_rate_limited_requests_total',
+      help: 'Requests refused with 429, by limit class',
+      labelNames: ['class'],
+      registers: [options.metrics.registry],
+    });
+  }
+
+  /** The configured limits per class (0 = unlimited), before per-base overrides. */
+  get defaults(): Readonly<ClassLimits> {
+    return this.options.limits;
+  }
+
+  /** The limit that applies to `key` in `cls`: a base's override applies to base operations only. */
+  limitFor(cls: LimitClass, key: RateKey): number | Promise<number> {
+    const fallback = this.options.limits[cls];
+    if (cls !== 'base' || key.kind !== 'base') return fallback;
+    const override = this.options.overrides.limitFor(key.uuid);
+    if (override instanceof Promise) return override.then((value) => value ?? fallback);
+    return override ?? fallback;
+  }
+
+  /** Count one request of `key` in `cls` and say whether it may proceed. */
+  async check(cls: LimitClass, key: RateKey): Promise<CheckResult> {
+    const limit = await this.limitFor(cls, key);
+    if (limit === 0) return { kind: 'unlimited' };
+    let res: RateLimiterRes;
+    try {
+      res = await this.limiters[cls].consume(storageKey(key));
+    } catch (error) {
+      if (!(error instanceof RateLimiterRes)) return this.failOpen(error);
+      res = error;
+    }
+    const decision = decide(limit, res.consumedPoints, res.msBeforeNext, this.options.clock.now());
+    if (!decision.allowed) this.rejected.inc({ class: cls });
+    return { kind: 'counted', decision };
+  }
+
+  private failOpen(error: unknown): CheckResult {
+    this.storeErrors.inc();
+    const now = this.options.clock.now();
+    if (now - this.lastWarning < STORE_WARNING_INTERVAL_MS) {
+      this.suppressedWarnings += 1;
+      return { kind: 'failed-open', error, warn: false, suppressed: 0 };
+    }
+    const suppressed = this.suppressedWarnings;
+    this.lastWarning = now;
+    this.suppressedWarnings = 0;
+    return { kind: 'failed-open', error, warn: true, suppressed };
+  }
+}

@@ -1,0 +1,39 @@
+import type { Expression, SqlBool } from 'kysely';
+import type { Executor } from '../../db/index.js';
+import type { StoredRow } from '../rows/filters/index.js';
+
+/**
+ * One page of a table's rows that satisfy `where` (SQL compiled by the filter engine), in id order
+ * after `afterId`. Deadline scans walk the matches page by page and never hold the table in memory.
+ */
+export async function matchingRowsPage(
+  db: Executor,
+  baseId: number,
+  tableId: string,
+  where: Expression<SqlBool>,
+  afterId: number,
+  limit: number,
+): Promise<Array<{ id: number; row: StoredRow }>> {
+  const rows = await db
+    .selectFrom('base_rows')
+    .select(['id', 'row_id', 'data', 'ctime', 'mtime', 'creator', 'last_modifier'])
+    .where('base_id', '=', baseId)
+    .where('table_id', '=', tableId)
+    .where('id', '>', afterId)
+    .where(where)
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => ({
+    id: Number(r.id),
+    row: {
+      _id: r.row_id,
+      _ctime: Number(r.ctime),
+      _mtime: Number(r.mtime),
+      _creator: r.creator,
+      _last_modifier: r.last_modifier,
+      // TEXT on SQLite, parsed JSONB on PostgreSQL.
+      data: (typeof r.data === 'string' ? JSON.parse(r.data) : r.data) as Record<string, unknown>,
+    },
+  }));
+}

@@ -1,0 +1,169 @@
+import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { DialectName, Executor } from '../../db/index.js';
+import type { NotificationRulesTable } from './notifications.table.js';
+import type { Rule, RuleAction, RuleTrigger, RunCondition } from './rules.model.js';
+
+export type RuleRow = Selectable<NotificationRulesTable>;
+/** A rule row with its creator's nickname, as the API shows it. */
+export type RuleListing = RuleRow & { creator_name: string };
+
+export function toRule(row: RuleRow): Rule {
+  return {
+    id: Number(row.id),
+    baseId: Number(row.base_id),
+    dtableUuid: row.dtable_uuid,
+    runCondition: row.run_condition as RunCondition,
+    trigger: JSON.parse(row.trigger) as RuleTrigger,
+    action: JSON.parse(row.action) as RuleAction,
+    creatorId: Number(row.creator_id),
+    ctime: Number(row.ctime),
+    lastTriggerTime: row.last_trigger_time === null ? null : Number(row.last_trigger_time),
+    isValid: Number(row.is_valid) === 1,
+    invalidReason: row.invalid_reason,
+    nextRunAt: row.next_run_at === null ? null : Number(row.next_run_at),
+  };
+}
+
+function listing(db: Executor) {
+  return db
+    .selectFrom('notification_rules')
+    .innerJoin('users', 'users.id', 'notification_rules.creator_id')
+    .selectAll('notification_rules')
+    .select('users.name as creator_name');
+}
+
+export type NewRuleRow = Insertable<NotificationRulesTable>;
+
+export async function insertRule(db: Executor, row: NewRuleRow): Promise<number> {
+  const { id } = await db.insertInto('notification_rules').values(row).returning('id').executeTakeFirstOrThrow();
+  return Number(id);
+}
+
+export async function updateRule(db: Executor, id: number, patch: Updateable<NotificationRulesTable>): Promise<void> {
+  await db.updateTable('notification_rules').set(patch).where('id', '=', id).execute();
+}
+
+export async function deleteRule(db: Executor, id: number): Promise<boolean> {
+  const result = await db.deleteFrom('notification_rules').where('id', '=', id).executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
+}
+
+export function findRule(db: Executor, id: number): Promise<RuleListing | undefined> {
+  return listing(db).where('notification_rules.id', '=', id).executeTakeFirst();
+}
+
+export function listBaseRules(db: Executor, baseId: number): Promise<RuleListing[]> {
+  return listing(db).where('notification_rules.base_id', '=', baseId).orderBy('notification_rules.id').execute();
+}
+
+/** Every rule (or only invalid ones), newest first, for the system admin. */
+export function listAllRules(db: Executor, onlyInvalid: boolean, offset: number, limit: number): Promise<RuleListing[]> {
+  let query = listing(db);
+  if (onlyInvalid) query = query.where('notification_rules.is_valid', '=', 0);
+  return query.orderBy('notification_rules.ctime', 'desc').orderBy('notification_rules.id', 'desc').offset(offset).limit(limit).execute();
+}
+
+export async function countRules(db: Executor, onlyInvalid: boolean): Promise<number> {
+  let query = db.selectFrom('notification_rules').select((eb) => eb.fn.countAll<number>().as('n'));
+  if (onlyInvalid) query = query.where('is_valid', '=', 0);
+  const row = await query.executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export async function deleteInvalidRules(db: Executor): Promise<number> {
+  const result = await db.deleteFrom('notification_rules').where('is_valid', '=', 0).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+/** Valid per_update rules of the given tables (the engine's only lookup per batch of changes). */
+export async function updateRulesOfTables(db: Executor, tables: Array<{ baseId: number; tableId: string }>): Promise<RuleRow[]> {
+  if (tables.length === 0) return [];
+  const baseIds = [...new Set(tables.map((t) => t.baseId))];
+  const tableIds = [...new Set(tables.map((t) => t.tableId))];
+  const wanted = new Set(tables.map((t) => `${t.baseId}:${t.tableId}`));
+  const rows = await db
+    .selectFrom('notification_rules')
+    .selectAll()
+    .where('base_id', 'in', baseIds)
+    .where('table_id', 'in', tableIds)
+    .where('run_condition', '=', 'per_update')
+    .where('is_valid', '=', 1)
+    .orderBy('id')
+    .execute();
+  return rows.filter((r) => wanted.has(`${Number(r.base_id)}:${r.table_id}`));
+}
+
+/** Valid rules of a base, e.g. to re-check them after a share was removed. */
+export function validRulesOfBase(db: Executor, baseId: number): Promise<RuleRow[]> {
+  return db.selectFrom('notification_rules').selectAll().where('base_id', '=', baseId).where('is_valid', '=', 1).orderBy('id').execute();
+}
+
+/** Ids of valid deadline rules whose daily run is due. */
+export async function dueDeadlineRuleIds(db: Executor, now: number, limit: number): Promise<number[]> {
+  const rows = await db
+    .selectFrom('notification_rules')
+    .select('id')
+    .where('run_condition', '=', 'per_day')
+    .where('next_run_at', '<=', now)
+    .where('is_valid', '=', 1)
+    .orderBy('next_run_at')
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => Number(r.id));
+}
+
+/**
+ * The rule, locked for this transaction when it is still due. On PostgreSQL another instance running
+ * the same rule makes this return undefined (SKIP LOCKED) instead of waiting.
+ */
+export async function lockDueRule(trx: Executor, dialect: DialectName, id: number, now: number): Promise<RuleRow | undefined> {
+  let query = trx
+    .selectFrom('notification_rules')
+    .selectAll()
+    .where('id', '=', id)
+    .where('is_valid', '=', 1)
+    .where('next_run_at', '<=', now);
+  if (dialect === 'postgres') query = query.forUpdate().skipLocked();
+  return query.executeTakeFirst();
+}
+
+/** Marks the rule invalid; true only for the call that changed it (so its creator is told once). */
+export async function markInvalid(db: Executor, id: number, reason: string): Promise<boolean> {
+  const result = await db
+    .updateTable('notification_rules')
+    .set({ is_valid: 0, invalid_reason: reason })
+    .where('id', '=', id)
+    .where('is_valid', '=', 1)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+export async function setLastTriggerTime(db: Executor, ids: number[], at: number): Promise<void> {
+  if (ids.length === 0) return;
+  await db.updateTable('notification_rules').set({ last_trigger_time: at }).where('id', 'in', ids).execute();
+}
+
+export async function setNextRunAt(db: Executor, id: number, at: number | null): Promise<void> {
+  await db.updateTable('notification_rules').set({ next_run_at: at }).where('id', '=', id).execute();
+}
+
+export async function setMetaVersion(db: Executor, ids: number[], version: number): Promise<void> {
+  if (ids.length === 0) return;
+  await db.updateTable('notification_rules').set({ meta_version: version }).where('id', 'in', ids).execute();
+}
+
+/** Bases having valid rules last checked against an older metadata version (a structure change since). */
+export async function basesWithStaleRules(db: Executor, limit: number): Promise<number[]> {
+  const rows = await db
+    .selectFrom('notification_rules')
+    .innerJoin('base_metadata', 'base_metadata.base_id', 'notification_rules.base_id')
+    .select('notification_rules.base_id')
+    .distinct()
+    .where('notification_rules.is_valid', '=', 1)
+    .whereRef('notification_rules.meta_version', '<>', 'base_metadata.version')
+    .orderBy('notification_rules.base_id')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => Number(r.base_id));
+}

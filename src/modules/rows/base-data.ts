@@ -1,0 +1,31 @@
+import type { DialectName, Db } from '../../db/index.js';
+import type { Clock } from '../../shared/clock.js';
+import { BaseWriter } from './base-writer.js';
+import { ColumnsService } from './columns.service.js';
+import { LinksService } from './links.service.js';
+import { RowsService } from './rows.service.js';
+import { TablesService } from './tables.service.js';
+import { ViewsService } from './views.service.js';
+
+/** The services of the base data API, sharing one writer. */
+export interface BaseData {
+  writer: BaseWriter;
+  rows: RowsService;
+  tables: TablesService;
+  columns: ColumnsService;
+  views: ViewsService;
+  links: LinksService;
+}
+
+/** `onEvents` runs after a commit that wrote change events (the container wakes the dispatcher). */
+export function createBaseData(db: Db, dialect: DialectName, clock: Clock, onEvents: () => void): BaseData {
+  const writer = new BaseWriter(db, dialect, clock, onEvents);
+  return {
+    writer,
+    rows: new RowsService(db, writer),
+    tables: new TablesService(writer),
+    columns: new ColumnsService(writer),
+    views: new ViewsService(writer),
+    links: new LinksService(db, writer),
+  };
+}

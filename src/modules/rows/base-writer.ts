@@ -1,0 +1,83 @@
+import type { Transaction } from 'kysely';
+import type { Database, DialectName, Db } from '../../db/index.js';
+import type { Clock } from '../../shared/clock.js';
+import { appendEvents, type NewChangeEvent } from '../events/index.js';
+import type { BaseMetadata } from './metadata.js';
+import { loadMetadata, lockMetadata, saveMetadata } from './metadata.repository.js';
+
+/** The base a request addresses (from the Base-Token). */
+export interface BaseRef {
+  id: number;
+  uuid: string;
+}
+
+/** Who writes: a user's virtual id, or an API-Token's app_name (then also `app`). */
+export interface Actor {
+  user: string;
+  app: string | null;
+}
+
+export interface WriteScope {
+  trx: Transaction<Database>;
+  dialect: DialectName;
+  base: BaseRef;
+  actor: Actor;
+  now: number;
+  /** The locked metadata; mutate it and call `metadataChanged()` to store it under the next version. */
+  meta: BaseMetadata;
+  metadataChanged(): void;
+  /** Queue change events; they are appended as the transaction's last statement. */
+  emit(events: NewChangeEvent[]): void;
+}
+
+/**
+ * Runs every write to a base in one transaction: lock the metadata (serializing writers of the base),
+ * do the work, store changed metadata, append the change events last, commit, then wake the dispatcher.
+ * Any error rolls everything back, so a batch is written whole or not at all.
+ */
+export class BaseWriter {
+  constructor(
+    private readonly db: Db,
+    readonly dialect: DialectName,
+    private readonly clock: Clock,
+    private readonly onEvents: () => void,
+  ) {}
+
+  now(): number {
+    return this.clock.now();
+  }
+
+  read(base: BaseRef): Promise<BaseMetadata> {
+    return loadMetadata(this.db, base.id);
+  }
+
+  async write<T>(base: BaseRef, actor: Actor, work: (scope: WriteScope) => Promise<T>): Promise<T> {
+    let emitted = 0;
+    const result = await this.db.transaction().execute(async (trx) => {
+      const now = this.clock.now();
+      const meta = await lockMetadata(trx, this.dialect, base.id);
+      let changed = false;
+      const events: NewChangeEvent[] = [];
+      const value = await work({
+        trx,
+        dialect: this.dialect,
+        base,
+        actor,
+        now,
+        meta,
+        metadataChanged: () => {
+          changed = true;
+        },
+        emit: (more) => {
+          for (const e of more) events.push(e);
+        },
+      });
+      if (changed) await saveMetadata(trx, base.id, meta);
+      await appendEvents(trx, this.dialect, events, now);
+      emitted = events.length;
+      return value;
+    });
+    if (emitted > 0) this.onEvents();
+    return result;
+  }
+}

@@ -1,0 +1,57 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { baseOf, GATEWAY } from './gateway-request.js';
+import { presentTable } from './structure.present.js';
+import { AnyObject, BaseUuidParams, GoneResponse, MetadataResponse } from './rows.schemas.js';
+import type { RowsService } from './rows.service.js';
+import type { BaseWriter } from './base-writer.js';
+
+const read = { baseAuth: 'read' } as const;
+
+/** The base as a whole (metadata, everything), the gateway ping, and the removed pre-gateway prefixes. */
+export function baseRoutes({ rows, writer }: { rows: RowsService; writer: BaseWriter }): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.get(
+      '/api-gateway/api/v2/ping/',
+      { schema: { tags: ['base'], response: { 200: Type.String() } } },
+      async (_request, reply) => reply.type('application/json').send(JSON.stringify('pong')),
+    );
+
+    app.get(`${GATEWAY}/`, { config: read, schema: { tags: ['base'], params: BaseUuidParams, response: { 200: AnyObject } } }, async (request) =>
+      rows.dtable(baseOf(request)),
+    );
+
+    app.get(
+      `${GATEWAY}/metadata/`,
+      { config: read, schema: { tags: ['base'], params: BaseUuidParams, response: { 200: MetadataResponse } } },
+      async (request) => {
+        const meta = await writer.read(baseOf(request));
+        return { metadata: { ...meta, tables: meta.tables.map(presentTable) } };
+      },
+    );
+
+    // Removed in the original's 6.0: answer 410 naming the /api-gateway/ path to use instead.
+    for (const prefix of ['/dtable-server', '/dtable-db']) {
+      app.all(`${prefix}/*`, { schema: { tags: ['base'], hide: true, response: { 410: GoneResponse } } }, async (request, reply) => {
+        const target = gatewayPathFor(request.url.split('?')[0] ?? '');
+        reply.code(410);
+        return { error_msg: `${prefix}/ was removed; use ${target} instead.` };
+      });
+    }
+  };
+}
+
+const UUID = '[0-9a-fA-F-]{32,36}';
+const BATCH_ROW_OPS = /^(batch-append-rows|batch-update-rows|batch-delete-rows|insert-row|append-rows)\/?$/;
+
+/** The `/api-gateway/` path that replaces a removed `/dtable-server/` or `/dtable-db/` one. */
+export function gatewayPathFor(path: string): string {
+  const server = new RegExp(`^/dtable-server/api/v1/dtables/(${UUID})/(.*)$`).exec(path);
+  if (server) {
+    const rest = BATCH_ROW_OPS.test(server[2]!) ? 'rows/' : server[2]!;
+    return `/api-gateway/api/v2/dtables/${server[1]}/${rest}`;
+  }
+  const db = new RegExp(`^/dtable-db/api/v1/(?:query|sql)/(${UUID})/?`).exec(path);
+  if (db) return `/api-gateway/api/v2/dtables/${db[1]}/sql/`;
+  return '/api-gateway/api/v2/dtables/{base_uuid}/…';
+}

@@ -1,0 +1,96 @@
+import type { ColumnMeta } from './metadata.js';
+
+/** A row as stored, with its cells keyed by column key (contract: StoredRow). */
+export interface StoredRow {
+  _id: string;
+  _ctime: number;
+  _mtime: number;
+  _creator: string;
+  _last_modifier: string;
+  data: Record<string, unknown>;
+}
+
+export interface LinkCell {
+  row_id: string;
+  display_value: string;
+}
+
+/** Linked rows per link column key, per row id. */
+export type LinkCells = Map<string, Map<string, LinkCell[]>>;
+
+let lastMs = Number.NaN;
+let lastIso = '';
+
+/** `2021-03-10T16:06:48.981+00:00`, the original's row timestamp format. */
+export function isoMillis(ms: number): string {
+  // Rows of one batch share their timestamps: remember the last conversion.
+  if (ms !== lastMs) {
+    lastIso = new Date(ms).toISOString().replace('Z', '+00:00');
+    lastMs = ms;
+  }
+  return lastIso;
+}
+
+/** The value a column shows for a row: computed columns read the row's own fields; empty is null. */
+export function cellValue(column: ColumnMeta, row: StoredRow): unknown {
+  switch (column.type) {
+    case 'ctime':
+      return isoMillis(row._ctime);
+    case 'mtime':
+      return isoMillis(row._mtime);
+    case 'creator':
+      return row._creator;
+    case 'last-modifier':
+      return row._last_modifier;
+    case 'button':
+      return null;
+    default: {
+      const value = row.data[column.key];
+      return value === undefined ? null : value;
+    }
+  }
+}
+
+/**
+ * A row for list/get responses: every given column present (`null` when empty, link cells as arrays of
+ * `{row_id, display_value}`), keyed by column name when `byName`, else by key.
+ */
+export function presentRow(row: StoredRow, columns: ColumnMeta[], byName: boolean, links?: LinkCells): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    _id: row._id,
+    _ctime: isoMillis(row._ctime),
+    _mtime: isoMillis(row._mtime),
+    _creator: row._creator,
+    _last_modifier: row._last_modifier,
+    _archived: false,
+    _locked: null,
+    _locked_by: null,
+  };
+  for (const column of columns) {
+    const key = byName ? column.name : column.key;
+    out[key] = column.type === 'link' ? (links?.get(column.key)?.get(row._id) ?? []) : cellValue(column, row);
+  }
+  return out;
+}
+
+/** The stored cells keyed by column key plus the row fields: `first_row` of an append, and an event's `row`. */
+export function rowByKeys(row: StoredRow): Record<string, unknown> {
+  return {
+    _id: row._id,
+    _ctime: isoMillis(row._ctime),
+    _mtime: isoMillis(row._mtime),
+    _creator: row._creator,
+    _last_modifier: row._last_modifier,
+    ...row.data,
+  };
+}
+
+/** A cell as one line of text: a link's display value, an event's row name. */
+export function displayText(column: ColumnMeta | undefined, row: StoredRow): string {
+  if (!column) return '';
+  const value = cellValue(column, row);
+  if (value === null || value === undefined) return '';
+  if (Array.isArray(value)) return value.map((v) => (typeof v === 'object' && v !== null ? String((v as { name?: unknown }).name ?? '') : String(v))).join(', ');
+  if (typeof value === 'object') return JSON.stringify(value);
+  return String(value);
+}

@@ -1,0 +1,88 @@
+import type { NewChangeEvent, OpType, RowDataItem } from '../events/index.js';
+import type { Actor, BaseRef } from './base-writer.js';
+import { COMPUTED_TYPES } from './column-types.js';
+import type { ColumnMeta, TableMeta } from './metadata.js';
+import { displayText, rowByKeys, type StoredRow } from './present.js';
+
+/** Columns whose values live in a row's `data`. */
+function dataColumns(table: TableMeta): ColumnMeta[] {
+  return table.columns.filter((c) => c.type !== 'link' && !COMPUTED_TYPES.includes(c.type));
+}
+
+function item(column: ColumnMeta, value: unknown, oldValue: unknown): RowDataItem {
+  return {
+    column_key: column.key,
+    column_name: column.name,
+    column_type: column.type,
+    column_data: column.data ?? null,
+    value: value === undefined ? null : value,
+    old_value: oldValue === undefined ? null : oldValue,
+  };
+}
+
+function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (a === undefined || b === undefined || a === null || b === null) return false;
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+function event(base: BaseRef, table: TableMeta, row: StoredRow, op: OpType, actor: Actor, now: number, rowData: RowDataItem[], after: Record<string, unknown> | null): NewChangeEvent {
+  return {
+    baseId: base.id,
+    baseUuid: base.uuid,
+    tableId: table._id,
+    tableName: table.name,
+    rowId: row._id,
+    rowName: displayText(table.columns[0], row),
+    opType: op,
+    opUser: actor.user,
+    opApp: actor.app,
+    opTime: now,
+    rowData,
+    row: after,
+  };
+}
+
+export function insertEvent(base: BaseRef, table: TableMeta, row: StoredRow, actor: Actor, now: number): NewChangeEvent {
+  const cells = dataColumns(table)
+    .filter((c) => row.data[c.key] !== undefined)
+    .map((c) => item(c, row.data[c.key], null));
+  return event(base, table, row, 'insert_row', actor, now, cells, rowByKeys(row));
+}
+
+/** The modify event for the cells that differ, or null when nothing changed. */
+export function modifyEvent(base: BaseRef, table: TableMeta, before: StoredRow, after: StoredRow, actor: Actor, now: number): NewChangeEvent | null {
+  const cells = dataColumns(table)
+    .filter((c) => !sameValue(before.data[c.key], after.data[c.key]))
+    .map((c) => item(c, after.data[c.key], before.data[c.key]));
+  return cells.length === 0 ? null : event(base, table, after, 'modify_row', actor, now, cells, rowByKeys(after));
+}
+
+export function deleteEvent(base: BaseRef, table: TableMeta, row: StoredRow, actor: Actor, now: number): NewChangeEvent {
+  const cells = dataColumns(table)
+    .filter((c) => row.data[c.key] !== undefined)
+    .map((c) => item(c, null, row.data[c.key]));
+  return event(base, table, row, 'delete_row', actor, now, cells, null);
+}
+
+/** A row's link cell changed from `before` to `after` (linked row ids). */
+export function linkEvent(
+  base: BaseRef,
+  table: TableMeta,
+  row: StoredRow,
+  column: ColumnMeta,
+  before: string[],
+  after: string[],
+  actor: Actor,
+  now: number,
+): NewChangeEvent {
+  const op: OpType = after.some((id) => !before.includes(id)) ? 'add_link' : 'remove_link';
+  return event(base, table, row, op, actor, now, [item(column, after, before)], { ...rowByKeys(row), [column.key]: after });
+}
+
+/** Same values, same keys: used to skip no-op updates. */
+export function sameCells(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+  for (const key of keys) if (!sameValue(a[key], b[key])) return false;
+  return true;
+}

@@ -1,0 +1,181 @@
+import { sql, type Expression, type SqlBool } from 'kysely';
+import type { DialectName, Executor } from '../../db/index.js';
+import type { StoredRow } from './present.js';
+
+const CHUNK = 500;
+
+interface RowRecord {
+  row_id: string;
+  data: unknown;
+  ctime: number;
+  mtime: number;
+  creator: string;
+  last_modifier: string;
+}
+
+function toStored(r: RowRecord): StoredRow {
+  return {
+    _id: r.row_id,
+    _ctime: Number(r.ctime),
+    _mtime: Number(r.mtime),
+    _creator: r.creator,
+    _last_modifier: r.last_modifier,
+    // SQLite hands back the JSON text; PostgreSQL parses JSONB itself.
+    data: (typeof r.data === 'string' ? JSON.parse(r.data) : r.data) as Record<string, unknown>,
+  };
+}
+
+const ROW_COLUMNS = ['row_id', 'data', 'ctime', 'mtime', 'creator', 'last_modifier'] as const;
+
+function chunks<T>(items: T[], size = CHUNK): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+export async function insertRows(trx: Executor, baseId: number, tableId: string, rows: StoredRow[]): Promise<void> {
+  for (const part of chunks(rows)) {
+    await trx
+      .insertInto('base_rows')
+      .values(
+        part.map((r) => ({
+          base_id: baseId,
+          table_id: tableId,
+          row_id: r._id,
+          data: JSON.stringify(r.data),
+          ctime: r._ctime,
+          mtime: r._mtime,
+          creator: r._creator,
+          last_modifier: r._last_modifier,
+        })),
+      )
+      .execute();
+  }
+}
+
+/** The rows of `tableId` among `rowIds` (unknown ids are left out). */
+export async function findRows(db: Executor, baseId: number, tableId: string, rowIds: string[]): Promise<Map<string, StoredRow>> {
+  const found = new Map<string, StoredRow>();
+  for (const part of chunks([...new Set(rowIds)])) {
+    const rows = await db
+      .selectFrom('base_rows')
+      .select(ROW_COLUMNS)
+      .where('base_id', '=', baseId)
+      .where('table_id', '=', tableId)
+      .where('row_id', 'in', part)
+      .execute();
+    for (const r of rows) found.set(r.row_id, toStored(r));
+  }
+  return found;
+}
+
+/** Rows of any table of the base among `rowIds`, with their table id. */
+export async function findRowsInBase(db: Executor, baseId: number, rowIds: string[]): Promise<Map<string, StoredRow & { tableId: string }>> {
+  const found = new Map<string, StoredRow & { tableId: string }>();
+  for (const part of chunks([...new Set(rowIds)])) {
+    const rows = await db
+      .selectFrom('base_rows')
+      .select([...ROW_COLUMNS, 'table_id'])
+      .where('base_id', '=', baseId)
+      .where('row_id', 'in', part)
+      .execute();
+    for (const r of rows) found.set(r.row_id, { ...toStored(r), tableId: r.table_id });
+  }
+  return found;
+}
+
+export interface ListQuery {
+  baseId: number;
+  tableId: string;
+  where?: Expression<SqlBool>;
+  /** ORDER BY terms (raw fragments); the insertion order breaks ties. */
+  orderBy: Expression<unknown>[];
+  offset: number;
+  limit: number;
+}
+
+/** One page of a table's rows, filtered and sorted by the database. */
+export async function listRows(db: Executor, q: ListQuery): Promise<StoredRow[]> {
+  let query = db
+    .selectFrom('base_rows')
+    .select(ROW_COLUMNS)
+    .where('base_rows.base_id', '=', q.baseId)
+    .where('base_rows.table_id', '=', q.tableId);
+  if (q.where) query = query.where(q.where);
+  for (const term of q.orderBy) query = query.orderBy(term);
+  const rows = await query.orderBy('base_rows.id').limit(q.limit).offset(q.offset).execute();
+  return rows.map(toStored);
+}
+
+/**
+ * Replace the cells of existing rows in bulk (one statement per chunk). With `stamp` the rows' mtime and
+ * last modifier are set too; structural rewrites (type changes, counter fills) pass null.
+ */
+export async function updateRows(
+  trx: Executor,
+  dialect: DialectName,
+  baseId: number,
+  rows: Array<{ rowId: string; data: Record<string, unknown> }>,
+  stamp: { mtime: number; modifier: string } | null,
+): Promise<void> {
+  for (const part of chunks(rows)) {
+    const values = sql.join(part.map((r) => sql`(${r.rowId}, ${JSON.stringify(r.data)})`));
+    const data = dialect === 'postgres' ? sql`v.data::jsonb` : sql`v.data`;
+    const set = stamp ? sql`data = ${data}, mtime = ${stamp.mtime}, last_modifier = ${stamp.modifier}` : sql`data = ${data}`;
+    await sql`
+      with v(row_id, data) as (values ${values})
+      update base_rows set ${set}
+      from v where base_rows.base_id = ${baseId} and base_rows.row_id = v.row_id`.execute(trx);
+  }
+}
+
+export async function deleteRows(trx: Executor, baseId: number, rowIds: string[]): Promise<void> {
+  for (const part of chunks(rowIds)) {
+    await trx.deleteFrom('base_rows').where('base_id', '=', baseId).where('row_id', 'in', part).execute();
+  }
+}
+
+export async function deleteTableRows(trx: Executor, baseId: number, tableId: string): Promise<void> {
+  await trx.deleteFrom('base_rows').where('base_id', '=', baseId).where('table_id', '=', tableId).execute();
+}
+
+export async function countRows(db: Executor, baseId: number, tableId: string): Promise<number> {
+  const row = await db
+    .selectFrom('base_rows')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('base_id', '=', baseId)
+    .where('table_id', '=', tableId)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** Every row of a table in insertion order, `batch` at a time (structural rewrites, whole-base export). */
+export async function* scanTable(db: Executor, baseId: number, tableId: string, batch = 1000): AsyncGenerator<StoredRow[]> {
+  let after = 0;
+  for (;;) {
+    const rows = await db
+      .selectFrom('base_rows')
+      .select(['id', ...ROW_COLUMNS])
+      .where('base_id', '=', baseId)
+      .where('table_id', '=', tableId)
+      .where('id', '>', after)
+      .orderBy('id')
+      .limit(batch)
+      .execute();
+    if (rows.length === 0) return;
+    yield rows.map(toStored);
+    after = Number(rows[rows.length - 1]!.id);
+    if (rows.length < batch) return;
+  }
+}
+
+/** Remove a deleted column's cells from every row of its table. */
+export async function dropCells(trx: Executor, dialect: DialectName, baseId: number, tableId: string, columnKey: string): Promise<void> {
+  const data = dialect === 'postgres' ? sql`data - ${columnKey}::text` : sql`json_remove(data, ${jsonPath(columnKey)})`;
+  await sql`update base_rows set data = ${data} where base_id = ${baseId} and table_id = ${tableId}`.execute(trx);
+}
+
+/** SQLite JSON path of a column key. Keys are 4 letters/digits; quoted anyway. */
+export function jsonPath(columnKey: string): string {
+  return `$."${columnKey.replace(/["\\]/g, '')}"`;
+}

@@ -1,0 +1,217 @@
+import { sql, type Expression, type SqlBool } from 'kysely';
+import type { Db } from '../../db/index.js';
+import { badRequest, notFound } from '../../shared/errors.js';
+import type { Actor, BaseRef, BaseWriter } from './base-writer.js';
+import { compileFilter, filterWhere } from './filter-adapter.js';
+import type { FilterContext } from './filters/index.js';
+import { newRowId } from './ids.js';
+import { loadLinkCells } from './link-cells.js';
+import { removeLinksOfRows } from './links.repository.js';
+import { findTable, lookupColumn, optionalView, visibleColumns, type BaseMetadata, type TableMeta, type ViewMeta } from './metadata.js';
+import { presentRow, rowByKeys, type StoredRow } from './present.js';
+import { deleteEvent, insertEvent, modifyEvent, sameCells } from './row-events.js';
+import { RowInput } from './row-input.js';
+import * as repo from './rows.repository.js';
+import { orderTerms } from './sort-sql.js';
+
+/** Rows per call (contract §9 / OA limits); above them the call is refused whole. */
+export const ROW_LIMITS = { list: 1000, append: 1000, update: 1000, delete: 10000 } as const;
+
+export interface ListInput {
+  table_name?: string;
+  table_id?: string;
+  view_name?: string;
+  view_id?: string;
+  start?: number;
+  limit?: number;
+  convert_keys?: unknown;
+  order_by?: string;
+  direction?: string;
+}
+
+export interface Viewer {
+  /** The user's virtual id for `include_me` / `is_current_user_ID` filters (none for API-Tokens). */
+  currentUser?: string;
+}
+
+type Body = Record<string, unknown>;
+
+/** `convert_keys` as clients send it: true/True/1 → names, false/False/0 → keys. */
+export function parseConvertKeys(value: unknown, fallback: boolean): boolean {
+  if (value === undefined || value === null || value === '') return fallback;
+  if (typeof value === 'boolean') return value;
+  const text = String(value).trim().toLowerCase();
+  if (text === 'true' || text === '1') return true;
+  if (text === 'false' || text === '0') return false;
+  throw badRequest('convert_keys invalid.');
+}
+
+function isObject(value: unknown): value is Body {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export class RowsService {
+  constructor(
+    private readonly db: Db,
+    private readonly writer: BaseWriter,
+  ) {}
+
+  private filterContext(viewer: Viewer): FilterContext {
+    return { now: this.writer.now(), timeZone: 'UTC', currentUser: viewer.currentUser };
+  }
+
+  async list(base: BaseRef, input: ListInput, viewer: Viewer, extraFilter?: Body): Promise<Record<string, unknown>[]> {
+    const meta = await this.writer.read(base);
+    const table = findTable(meta, input);
+    const view = optionalView(table, input);
+    const byName = parseConvertKeys(input.convert_keys, extraFilter !== undefined);
+    const start = input.start ?? 0;
+    const limit = input.limit ?? ROW_LIMITS.list;
+    if (start < 0) throw badRequest('start invalid.');
+    if (limit < 1) throw badRequest('limit invalid.');
+    if (limit > ROW_LIMITS.list) throw badRequest(`Number of rows to list exceeds ${ROW_LIMITS.list}.`);
+
+    const ctx = this.filterContext(viewer);
+    const conditions = [];
+    if (view && view.filters.length > 0) conditions.push(filterWhere(compileFilter(table, view), ctx, this.writer.dialect));
+    if (extraFilter) conditions.push(filterWhere(compileFilter(table, extraFilter), ctx, this.writer.dialect));
+    const where = conditions.filter((c): c is Expression<SqlBool> => c !== undefined);
+    const rows = await repo.listRows(this.db, {
+      baseId: base.id,
+      tableId: table._id,
+      where: where.length === 0 ? undefined : where.length === 1 ? where[0] : andAll(where),
+      orderBy: orderTerms(this.sorts(table, view, input), this.writer.dialect),
+      offset: start,
+      limit,
+    });
+    return this.present(base, meta, table, visibleColumns(table, view), rows, byName);
+  }
+
+  private sorts(table: TableMeta, view: ViewMeta | undefined, input: ListInput) {
+    if (input.order_by) {
+      const column = lookupColumn(table, input.order_by);
+      if (!column) throw notFound(`column ${input.order_by} not found`);
+      const direction = (input.direction ?? '').toLowerCase();
+      if (direction !== '' && direction !== 'asc' && direction !== 'desc') throw badRequest('direction invalid.');
+      return [{ column, desc: direction === 'desc' }];
+    }
+    return (view?.sorts ?? []).flatMap((s) => {
+      const column = table.columns.find((c) => c.key === s.column_key);
+      return column ? [{ column, desc: s.sort_type === 'down' }] : [];
+    });
+  }
+
+  private async present(base: BaseRef, meta: BaseMetadata, table: TableMeta, columns: TableMeta['columns'], rows: StoredRow[], byName: boolean) {
+    const links = await loadLinkCells(this.db, base.id, meta, table, columns, rows.map((r) => r._id));
+    return rows.map((r) => presentRow(r, columns, byName, links));
+  }
+
+  async get(base: BaseRef, rowId: string, input: ListInput): Promise<Record<string, unknown>> {
+    const meta = await this.writer.read(base);
+    const table = findTable(meta, input);
+    const byName = parseConvertKeys(input.convert_keys, false);
+    const row = (await repo.findRows(this.db, base.id, table._id, [rowId])).get(rowId);
+    if (!row) throw notFound('row _id not exits');
+    const [presented] = await this.present(base, meta, table, table.columns, [row], byName);
+    return presented!;
+  }
+
+  async append(base: BaseRef, actor: Actor, body: Body) {
+    const rows = Array.isArray(body.rows) ? body.rows : isObject(body.row) ? [body.row] : null;
+    if (!rows || !rows.every(isObject)) throw badRequest('rows invalid.');
+    if (rows.length > ROW_LIMITS.append) throw badRequest(`Number of rows to append exceeds ${ROW_LIMITS.append}.`);
+    const applyDefault = body.apply_default === true || body.apply_default === 'true';
+    return this.writer.write(base, actor, async (w) => {
+      const table = findTable(w.meta, body);
+      const input = new RowInput(table);
+      let countersMoved = false;
+      const stored = rows.map((values, index): StoredRow => {
+        const data: Record<string, unknown> = {};
+        const label = `Row ${index + 1}`;
+        input.apply(data, values, label);
+        if (applyDefault) input.applyDefaults(data, label);
+        countersMoved = input.fillAutoNumbers(data, w.now) || countersMoved;
+        return { _id: newRowId(), _ctime: w.now, _mtime: w.now, _creator: actor.user, _last_modifier: actor.user, data };
+      });
+      if (countersMoved || input.optionsAdded()) w.metadataChanged();
+      await repo.insertRows(w.trx, base.id, table._id, stored);
+      w.emit(stored.map((r) => insertEvent(base, table, r, actor, w.now)));
+      return {
+        inserted_row_count: stored.length,
+        row_ids: stored.map((r) => ({ _id: r._id })),
+        first_row: stored[0] ? rowByKeys(stored[0]) : null,
+      };
+    });
+  }
+
+  async update(base: BaseRef, actor: Actor, body: Body) {
+    const updates = Array.isArray(body.updates) ? body.updates : typeof body.row_id === 'string' ? [{ row_id: body.row_id, row: body.row }] : null;
+    if (!updates) throw badRequest('updates invalid.');
+    if (updates.length > ROW_LIMITS.update) throw badRequest(`Number of rows to update exceeds ${ROW_LIMITS.update}.`);
+    updates.forEach((u, i) => {
+      if (!isObject(u) || typeof u.row_id !== 'string' || !isObject(u.row)) throw badRequest(`updates.${i} invalid.`);
+    });
+    const items = updates as Array<{ row_id: string; row: Body }>;
+    await this.writer.write(base, actor, async (w) => {
+      const table = findTable(w.meta, body);
+      const before = await repo.findRows(w.trx, base.id, table._id, items.map((u) => u.row_id));
+      const missing = items.find((u) => !before.has(u.row_id));
+      if (missing) throw notFound(`row ${missing.row_id} not found`);
+      const input = new RowInput(table);
+      const after = new Map<string, StoredRow>();
+      for (const { row_id, row } of items) {
+        const current = after.get(row_id) ?? { ...before.get(row_id)!, data: { ...before.get(row_id)!.data } };
+        input.apply(current.data, row, `Row ${row_id}`);
+        after.set(row_id, current);
+      }
+      if (input.optionsAdded()) w.metadataChanged();
+      const changed = [...after.values()].filter((r) => !sameCells(before.get(r._id)!.data, r.data));
+      for (const r of changed) {
+        r._mtime = w.now;
+        r._last_modifier = actor.user;
+      }
+      await repo.updateRows(w.trx, w.dialect, base.id, changed.map((r) => ({ rowId: r._id, data: r.data })), {
+        mtime: w.now,
+        modifier: actor.user,
+      });
+      w.emit(changed.flatMap((r) => modifyEvent(base, table, before.get(r._id)!, r, actor, w.now) ?? []));
+    });
+    return { success: true as const };
+  }
+
+  async remove(base: BaseRef, actor: Actor, body: Body) {
+    const ids = Array.isArray(body.row_ids) ? body.row_ids : typeof body.row_id === 'string' ? [body.row_id] : null;
+    if (!ids || !ids.every((id) => typeof id === 'string')) throw badRequest('row_ids invalid.');
+    if (ids.length > ROW_LIMITS.delete) throw badRequest(`Number of rows to delete exceeds ${ROW_LIMITS.delete}.`);
+    const deleted = await this.writer.write(base, actor, async (w) => {
+      const table = findTable(w.meta, body);
+      const rows = [...(await repo.findRows(w.trx, base.id, table._id, ids as string[])).values()];
+      const rowIds = rows.map((r) => r._id);
+      await repo.deleteRows(w.trx, base.id, rowIds);
+      await removeLinksOfRows(w.trx, base.id, rowIds);
+      w.emit(rows.map((r) => deleteEvent(base, table, r, actor, w.now)));
+      return rows.length;
+    });
+    return { success: true as const, deleted_rows: deleted };
+  }
+
+  /** The whole base: metadata with each table's rows keyed by column key (at most `perTable` rows each). */
+  async dtable(base: BaseRef, perTable = 10_000) {
+    const meta = await this.writer.read(base);
+    const tables = [];
+    for (const table of meta.tables) {
+      const rows: Record<string, unknown>[] = [];
+      for await (const batch of repo.scanTable(this.db, base.id, table._id)) {
+        for (const row of batch) if (rows.length < perTable) rows.push(rowByKeys(row));
+        if (rows.length >= perTable) break;
+      }
+      tables.push({ ...table, rows });
+    }
+    return { ...meta, tables };
+  }
+}
+
+/** Both filters (a view's and the request's) must hold. */
+function andAll(parts: Expression<SqlBool>[]): Expression<SqlBool> {
+  return parts.reduce((acc, part) => sql<SqlBool>`(${acc} and ${part})`);
+}

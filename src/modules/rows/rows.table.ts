@@ -1,0 +1,26 @@
+import type { ColumnType, Generated } from 'kysely';
+
+export interface BaseRowsTable {
+  id: Generated<number>;
+  base_id: number;
+  table_id: string;
+  /** 22 url-safe characters, unique within the base. */
+  row_id: string;
+  /** Cells keyed by column key: a JSON string on SQLite, a parsed JSONB object on PostgreSQL; written as a JSON string. */
+  data: ColumnType<unknown, string, string>;
+  ctime: number;
+  mtime: number;
+  /** User virtual id, or the app_name of the API-Token that wrote it. */
+  creator: string;
+  last_modifier: string;
+}
+
+/** One link between two records. `row_id` is on the link column's `table_id` side, `other_row_id` on `other_table_id`. */
+export interface BaseLinksTable {
+  id: Generated<number>;
+  base_id: number;
+  link_id: string;
+  row_id: string;
+  other_row_id: string;
+  ctime: number;
+}

@@ -1,0 +1,79 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { ColumnsService } from './columns.service.js';
+import { actorOf, baseOf, GATEWAY } from './gateway-request.js';
+import { AnyBody, AnyObject, BaseUuidParams, ColumnsResponse, Success, TableQuery, ViewParams, ViewsResponse } from './rows.schemas.js';
+import type { TablesService } from './tables.service.js';
+import type { ViewsService } from './views.service.js';
+
+export interface StructureRoutesDeps {
+  tables: TablesService;
+  columns: ColumnsService;
+  views: ViewsService;
+  bodyLimit: number;
+}
+
+const read = { baseAuth: 'read' } as const;
+const write = { baseAuth: 'write' } as const;
+
+/** Tables, columns and views under `/api-gateway/api/v2/dtables/{base_uuid}/`. */
+export function structureRoutes({ tables, columns, views, bodyLimit }: StructureRoutesDeps): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    const tableSchema = (response: object) => ({ tags: ['base tables'], params: BaseUuidParams, body: AnyBody, response: { 200: response } });
+    app.post(`${GATEWAY}/tables/`, { config: write, bodyLimit, schema: tableSchema(AnyObject) }, async (request) =>
+      tables.create(baseOf(request), actorOf(request), request.body),
+    );
+    app.put(`${GATEWAY}/tables/`, { config: write, bodyLimit, schema: tableSchema(Success) }, async (request) =>
+      tables.rename(baseOf(request), actorOf(request), request.body),
+    );
+    app.delete(`${GATEWAY}/tables/`, { config: write, bodyLimit, schema: tableSchema(Success) }, async (request) =>
+      tables.remove(baseOf(request), actorOf(request), request.body),
+    );
+
+    const columnTags = ['base columns'];
+    app.get(
+      `${GATEWAY}/columns/`,
+      { config: read, schema: { tags: columnTags, params: BaseUuidParams, querystring: TableQuery, response: { 200: ColumnsResponse } } },
+      async (request) => columns.list(baseOf(request), request.query),
+    );
+    const columnSchema = (response: object) => ({ tags: columnTags, params: BaseUuidParams, body: AnyBody, response: { 200: response } });
+    app.post(`${GATEWAY}/columns/`, { config: write, bodyLimit, schema: columnSchema(AnyObject) }, async (request) =>
+      columns.insert(baseOf(request), actorOf(request), request.body),
+    );
+    app.put(`${GATEWAY}/columns/`, { config: write, bodyLimit, schema: columnSchema(AnyObject) }, async (request) =>
+      columns.update(baseOf(request), actorOf(request), request.body),
+    );
+    app.delete(`${GATEWAY}/columns/`, { config: write, bodyLimit, schema: columnSchema(Success) }, async (request) =>
+      columns.remove(baseOf(request), actorOf(request), request.body),
+    );
+    app.post(`${GATEWAY}/batch-append-columns/`, { config: write, bodyLimit, schema: columnSchema(ColumnsResponse) }, async (request) =>
+      columns.batchAppend(baseOf(request), actorOf(request), request.body),
+    );
+
+    const viewTags = ['base views'];
+    app.get(
+      `${GATEWAY}/views/`,
+      { config: read, schema: { tags: viewTags, params: BaseUuidParams, querystring: TableQuery, response: { 200: ViewsResponse } } },
+      async (request) => views.list(baseOf(request), request.query),
+    );
+    app.post(
+      `${GATEWAY}/views/`,
+      { config: write, bodyLimit, schema: { tags: viewTags, params: BaseUuidParams, querystring: TableQuery, body: AnyBody, response: { 200: AnyObject } } },
+      async (request) => views.create(baseOf(request), actorOf(request), request.query, request.body),
+    );
+    app.get(
+      `${GATEWAY}/views/:view_name/`,
+      { config: read, schema: { tags: viewTags, params: ViewParams, querystring: TableQuery, response: { 200: AnyObject } } },
+      async (request) => views.get(baseOf(request), request.params.view_name, request.query),
+    );
+    app.put(
+      `${GATEWAY}/views/:view_name/`,
+      { config: write, bodyLimit, schema: { tags: viewTags, params: ViewParams, querystring: TableQuery, body: AnyBody, response: { 200: AnyObject } } },
+      async (request) => views.update(baseOf(request), actorOf(request), request.params.view_name, request.query, request.body),
+    );
+    app.delete(
+      `${GATEWAY}/views/:view_name/`,
+      { config: write, schema: { tags: viewTags, params: ViewParams, querystring: TableQuery, response: { 200: Success } } },
+      async (request) => views.remove(baseOf(request), actorOf(request), request.params.view_name, request.query),
+    );
+  };
+}

@@ -1,0 +1,81 @@
+import { badRequest } from '../../shared/errors.js';
+import type { Actor, BaseRef, BaseWriter } from './base-writer.js';
+import { newColumn, newTable } from './default-metadata.js';
+import { newShortId } from './ids.js';
+import { removeLinkColumn } from './links.repository.js';
+import { findTable, type ColumnMeta, type TableMeta } from './metadata.js';
+import { deleteTableRows } from './rows.repository.js';
+import { presentNewTable } from './structure.present.js';
+import { addLinkColumn, assertFirstColumnType, buildColumn, checkTableName, linkIdOf, removeLinkColumns } from './structure.js';
+import { checkColumnName } from './column-types.js';
+
+type Body = Record<string, unknown>;
+
+/** Tables: create (with columns), rename, delete. Structural changes emit no row events. */
+export class TablesService {
+  constructor(private readonly writer: BaseWriter) {}
+
+  create(base: BaseRef, actor: Actor, body: Body) {
+    const name = checkTableName(body.table_name);
+    const specs = body.columns === undefined || body.columns === null ? [] : body.columns;
+    if (!Array.isArray(specs) || !specs.every((s) => typeof s === 'object' && s !== null && !Array.isArray(s))) {
+      throw badRequest('columns invalid.');
+    }
+    return this.writer.write(base, actor, async (w) => {
+      if (w.meta.tables.some((t) => t.name === name)) throw badRequest(`Table ${name} exists.`);
+      const table = newTable(newShortId(w.meta.tables.map((t) => t._id)), name, []);
+      const links: Array<{ name: string; data: unknown }> = [];
+      (specs as Body[]).forEach((spec, index) => {
+        if (spec.column_type === 'link') {
+          if (index === 0) assertFirstColumnType('link');
+          const linkName = checkColumnName(spec.column_name);
+          if (table.columns.some((c) => c.name === linkName) || links.some((l) => l.name === linkName)) throw badRequest(`Column ${linkName} exists.`);
+          links.push({ name: linkName, data: spec.column_data });
+          return;
+        }
+        const column = buildColumn(table, spec, index === 0 ? '0000' : undefined);
+        if (index === 0) assertFirstColumnType(column.type);
+        table.columns.push(column);
+      });
+      if (table.columns.length === 0) table.columns.push(newColumn('0000', 'Name', 'text', null));
+      w.meta.tables.push(table);
+      for (const link of links) {
+        if (table.columns.some((c) => c.name === link.name)) throw badRequest(`Column ${link.name} exists.`);
+        addLinkColumn(w.meta, table, link.name, link.data);
+      }
+      w.metadataChanged();
+      return presentNewTable(table);
+    });
+  }
+
+  async rename(base: BaseRef, actor: Actor, body: Body) {
+    const newName = checkTableName(body.new_table_name, 'new_table_name');
+    await this.writer.write(base, actor, async (w) => {
+      const table = findTable(w.meta, body);
+      if (table.name === newName) return;
+      if (w.meta.tables.some((t) => t.name === newName)) throw badRequest(`Table ${newName} exists.`);
+      table.name = newName;
+      w.metadataChanged();
+    });
+    return { success: true as const };
+  }
+
+  async remove(base: BaseRef, actor: Actor, body: Body) {
+    await this.writer.write(base, actor, async (w) => {
+      const table = findTable(w.meta, body);
+      if (w.meta.tables.length === 1) throw badRequest('The last table of a base cannot be deleted.');
+      for (const linkId of linkIds(table.columns)) {
+        removeLinkColumns(w.meta, linkId);
+        await removeLinkColumn(w.trx, base.id, linkId);
+      }
+      w.meta.tables = w.meta.tables.filter((t: TableMeta) => t._id !== table._id);
+      await deleteTableRows(w.trx, base.id, table._id);
+      w.metadataChanged();
+    });
+    return { success: true as const };
+  }
+}
+
+function linkIds(columns: ColumnMeta[]): string[] {
+  return columns.map(linkIdOf).filter((id): id is string => id !== null);
+}

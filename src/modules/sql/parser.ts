@@ -1,0 +1,80 @@
+import { createRequire } from 'node:module';
+import { sqlError, SqlError } from './sql-error.js';
+
+/** A node of node-sql-parser's AST. Only the shapes the compiler allow-lists are ever read. */
+export type Node = Record<string, unknown>;
+
+export interface ParsedStatement {
+  ast: Node;
+  /** The `?` placeholders in the order they appear in the text, so `parameters[i]` binds `placeholders[i]`. */
+  placeholders: Node[];
+  /** The statement text, for keys named after expressions (`COUNT(*)`). */
+  text: string;
+}
+
+/** Longer statements are refused before parsing (the parser is linear, but 1 MB is plenty for a query). */
+export const MAX_SQL_LENGTH = 1_000_000;
+
+// node-sql-parser ships CommonJS bundles; the MySQL grammar matches the original's dialect (backticks, LIMIT m, n).
+const require = createRequire(import.meta.url);
+const { Parser } = require('node-sql-parser/build/mysql') as {
+  Parser: new () => { astify(sql: string, options?: Record<string, unknown>): unknown };
+};
+const parser = new Parser();
+
+export function isNode(value: unknown): value is Node {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Parse exactly one statement; syntax errors, stacked statements and oversized input become SqlError. */
+export function parseStatement(text: string): ParsedStatement {
+  if (text.trim() === '') throw sqlError('sql is empty.');
+  if (text.length > MAX_SQL_LENGTH) throw sqlError(`sql is longer than ${MAX_SQL_LENGTH} characters.`);
+  let result: unknown;
+  try {
+    result = parser.astify(text, { database: 'mysql', parseOptions: { includeLocations: true } });
+  } catch (error) {
+    throw syntaxError(error, text);
+  }
+  const statements = (Array.isArray(result) ? result : [result]).filter(isNode);
+  if (statements.length === 0) throw sqlError('sql is empty.');
+  if (statements.length > 1) throw sqlError('Only one statement per request is allowed.');
+  const ast = statements[0]!;
+  return { ast, placeholders: collectPlaceholders(ast), text };
+}
+
+function syntaxError(error: unknown, text: string): SqlError {
+  if (error instanceof RangeError) return sqlError('sql is nested too deeply.');
+  const location = (error as { location?: { start?: { offset?: number; line?: number; column?: number } } }).location?.start;
+  if (location && typeof location.offset === 'number') {
+    const near = text.slice(location.offset, location.offset + 30).split('\n')[0];
+    return sqlError(`SQL syntax error at line ${location.line}, column ${location.column}${near ? ` near "${near}"` : ' (unexpected end of statement)'}.`);
+  }
+  const message = error instanceof Error ? error.message.replace(/^Error:\s*/, '').trim() : '';
+  return sqlError(message && message.length <= 200 ? `SQL syntax error: ${message}.` : 'SQL syntax error.');
+}
+
+/**
+ * Every `?` node in source order. The parser builds each node's properties in the order their text
+ * appears (select list, FROM, WHERE, …, LIMIT; left before right), so a depth-first walk over the
+ * properties in insertion order meets the placeholders in text order.
+ */
+function collectPlaceholders(ast: Node): Node[] {
+  const found: Node[] = [];
+  const stack: unknown[] = [ast];
+  // Iterative (the tree can be deep): push children in reverse so they pop in order.
+  while (stack.length > 0) {
+    const value = stack.pop();
+    if (Array.isArray(value)) {
+      for (let i = value.length - 1; i >= 0; i--) stack.push(value[i]);
+    } else if (isNode(value)) {
+      if (value.type === 'origin' && value.value === '?') {
+        found.push(value);
+        continue;
+      }
+      const children = Object.entries(value).filter(([key]) => key !== 'loc');
+      for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]![1]);
+    }
+  }
+  return found;
+}

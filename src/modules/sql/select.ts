@@ -1,0 +1,306 @@
+/**
+ * SELECT → one parameterized query over `base_rows`, scoped to the base and table by bound ids.
+ * Two shapes:
+ * - rows: no aggregate, GROUP BY or DISTINCT — returns whole stored rows, shaped in memory;
+ * - grouped: the per-row values (group keys, aggregate arguments) are computed in an inner query and
+ *   grouped by the plain inner column names outside, so no expression carrying bound parameters has to
+ *   match between SELECT and GROUP BY (PostgreSQL cannot prove two parameters equal).
+ * Every ORDER BY ends with a deterministic tiebreak, so both engines return rows in the same order.
+ */
+import { sql } from 'kysely';
+import type { DialectName } from '../../db/index.js';
+import { C, fieldSql, optionRank, type FieldSql, type Fragment } from './field-sql.js';
+import { aggregateOf, type Aggregate, type InnerColumns } from './aggregates.js';
+import { selectWindow } from './limits.js';
+import { fieldKey, fieldMetadata, decodeGrouped } from './output.js';
+import { isNode, type Node } from './parser.js';
+import { compilePredicate, type Operand } from './predicates.js';
+import { columnName, identifier, resolveColumnRef, singleTable, type TableScope } from './references.js';
+import { sameField, selectOptions, type Field, type SqlTable } from './schema.js';
+import { sqlError } from './sql-error.js';
+import type { Bindings } from './values.js';
+
+export interface SelectContext {
+  dialect: DialectName;
+  tables: SqlTable[];
+  baseId: number;
+  bindings: Bindings;
+  /** The statement text: aggregates are keyed by the text they were written as. */
+  text: string;
+  convertKeys: boolean;
+}
+
+export interface RowsPlan {
+  kind: 'rows';
+  table: SqlTable;
+  query: Fragment;
+  /** null: `SELECT *` (every column plus the row fields). */
+  outputs: Array<{ key: string; field: Field }> | null;
+  metadata: Record<string, unknown>[];
+}
+
+export interface GroupedPlan {
+  kind: 'grouped';
+  table: SqlTable;
+  query: Fragment;
+  outputs: Array<{ key: string; column: string; decode: (raw: unknown) => unknown }>;
+  metadata: Record<string, unknown>[];
+}
+
+export type SelectPlan = RowsPlan | GroupedPlan;
+
+type Item =
+  | { kind: 'star' }
+  | { kind: 'field'; field: Field; alias: string | null }
+  | { kind: 'aggregate'; node: Node; alias: string | null };
+
+const ROW_COLUMNS = sql`id, row_id, data, ctime, mtime, creator, last_modifier`;
+
+export function planSelect(ast: Node, ctx: SelectContext): SelectPlan {
+  refuseUnsupportedClauses(ast);
+  const scope = singleTable(ast.from, ctx.tables);
+  const where = ast.where ? whereCondition(ast.where, scope, ctx) : sql`(1 = 1)`;
+  const items = selectItems(ast.columns, scope);
+  const groupNodes = groupByNodes(ast.groupby);
+  const distinct = typeof ast.distinct === 'string' && ast.distinct.toUpperCase() === 'DISTINCT';
+  const grouped = distinct || groupNodes.length > 0 || isNode(ast.having) || items.some((i) => i.kind === 'aggregate');
+  const filter = sql`base_id = ${ctx.baseId} and table_id = ${scope.table.id} and ${where}`;
+  const window = selectWindow(ast.limit, ctx.bindings);
+  const page = sql`limit ${window.limit} offset ${window.offset}`;
+  return grouped ? planGrouped(ast, ctx, scope, items, groupNodes, distinct, filter, page) : planRows(ast, ctx, scope, items, filter, page);
+}
+
+function refuseUnsupportedClauses(ast: Node): void {
+  if (ast._next !== undefined || ast.set_op !== undefined) throw sqlError('UNION, INTERSECT and EXCEPT are not supported.');
+  if (ast.with !== null && ast.with !== undefined) throw sqlError('WITH is not supported.');
+  if (ast.options !== null && ast.options !== undefined) throw sqlError('SELECT options are not supported.');
+  if (isNode(ast.into) && ast.into.position !== null && ast.into.position !== undefined) throw sqlError('SELECT … INTO is not supported.');
+  if (ast.locking_read !== null && ast.locking_read !== undefined) throw sqlError('Locking reads are not supported.');
+  if (ast.window !== null && ast.window !== undefined) throw sqlError('Window functions are not supported.');
+  if (ast.collate !== null && ast.collate !== undefined) throw sqlError('COLLATE is not supported.');
+}
+
+function whereCondition(node: unknown, scope: TableScope, ctx: SelectContext): Fragment {
+  if (!isNode(node)) throw sqlError('Unsupported WHERE clause.');
+  return compilePredicate(node, whereScope(scope, ctx.dialect, ctx.bindings));
+}
+
+/** WHERE resolves columns of the table; aggregates are refused there. */
+export function whereScope(scope: TableScope, dialect: DialectName, bindings: Bindings) {
+  return {
+    dialect,
+    bindings,
+    clause: 'WHERE' as const,
+    operand(node: Node): Operand {
+      if (node.type !== 'column_ref') throw sqlError(`Aggregate ${String(node.name)} is not allowed in WHERE.`);
+      const field = resolveColumnRef(node, scope);
+      return { label: field.label, ...fieldSql(field, dialect) };
+    },
+  };
+}
+
+function selectItems(columns: unknown, scope: TableScope): Item[] {
+  if (columns === '*') return [{ kind: 'star' }];
+  if (!Array.isArray(columns) || columns.length === 0) throw sqlError('The select list is empty.');
+  return columns.map((entry): Item => {
+    const expr = isNode(entry) ? entry.expr : undefined;
+    if (!isNode(expr)) throw sqlError('Unsupported select list.');
+    const alias = identifier((entry as Node).as) ?? null;
+    if (expr.type === 'column_ref' && columnName(expr, scope) === '*') {
+      if (alias !== null) throw sqlError('* cannot have an alias.');
+      return { kind: 'star' };
+    }
+    if (expr.type === 'column_ref') return { kind: 'field', field: resolveColumnRef(expr, scope), alias };
+    if (expr.type === 'aggr_func') return { kind: 'aggregate', node: expr, alias };
+    if (expr.type === 'function') throw sqlError('Functions are not supported in the select list; only columns and COUNT, SUM, AVG, MIN, MAX.');
+    if (expr.ast !== undefined) throw sqlError('Subqueries are not supported.');
+    throw sqlError('Only columns and COUNT, SUM, AVG, MIN, MAX can be selected.');
+  });
+}
+
+function groupByNodes(groupby: unknown): Node[] {
+  if (groupby === null || groupby === undefined) return [];
+  const columns = Array.isArray(groupby) ? groupby : (groupby as { columns?: unknown }).columns;
+  if (!Array.isArray(columns)) return [];
+  return columns.filter(isNode);
+}
+
+function orderByEntries(orderby: unknown): Array<{ node: Node; desc: boolean }> {
+  if (orderby === null || orderby === undefined) return [];
+  if (!Array.isArray(orderby)) throw sqlError('Unsupported ORDER BY clause.');
+  return orderby.map((entry) => {
+    if (!isNode(entry) || !isNode(entry.expr)) throw sqlError('Unsupported ORDER BY clause.');
+    return { node: entry.expr, desc: String(entry.type).toUpperCase() === 'DESC' };
+  });
+}
+
+/** A 1-based position in the select list (`ORDER BY 2`), or undefined. */
+function ordinal(node: Node, count: number): number | undefined {
+  if (node.type !== 'number') return undefined;
+  const n = Number(node.value);
+  if (!Number.isInteger(n) || n < 1 || n > count) throw sqlError(`Position ${String(node.value)} is not in the select list.`);
+  return n - 1;
+}
+
+/** An unqualified name that is one of the select list's aliases. */
+function aliasIndex(node: Node, items: Item[]): number | undefined {
+  if (node.type !== 'column_ref' || (node.table !== null && node.table !== undefined)) return undefined;
+  const name = identifier(node.column);
+  const index = items.findIndex((i) => i.kind !== 'star' && i.alias === name);
+  return index >= 0 ? index : undefined;
+}
+
+const direction = (desc: boolean) => (desc ? sql`desc nulls last` : sql`asc nulls first`);
+
+function planRows(ast: Node, ctx: SelectContext, scope: TableScope, items: Item[], filter: Fragment, page: Fragment): RowsPlan {
+  const star = items.some((i) => i.kind === 'star');
+  if (star && items.length > 1) throw sqlError('* cannot be combined with other select items.');
+  const fields = items.filter((i): i is Extract<Item, { kind: 'field' }> => i.kind === 'field');
+  const orders = orderByEntries(ast.orderby).map(({ node, desc }) => {
+    const index = ordinal(node, items.length) ?? aliasIndex(node, items);
+    let field: Field;
+    if (index !== undefined) {
+      const item = items[index]!;
+      if (item.kind !== 'field') throw sqlError('ORDER BY must name a column.');
+      field = item.field;
+    } else if (node.type === 'column_ref') {
+      field = resolveColumnRef(node, scope);
+    } else if (node.type === 'aggr_func') {
+      throw sqlError('Aggregates in ORDER BY need an aggregate or GROUP BY query.');
+    } else {
+      throw sqlError('ORDER BY must name a column.');
+    }
+    if (field.valueType === 'opaque') throw sqlError(`${field.label} cannot be used in ORDER BY.`);
+    return sql`${fieldSql(field, ctx.dialect).sort} ${direction(desc)}`;
+  });
+  const query = sql`select ${ROW_COLUMNS} from base_rows where ${filter} order by ${sql.join([...orders, sql`id asc`])} ${page}`;
+  if (star) {
+    return { kind: 'rows', table: scope.table, query, outputs: null, metadata: scope.table.columns.map((c) => ({ ...c.meta })) };
+  }
+  const outputs = fields.map((i) => ({ key: i.alias ?? fieldKey(i.field, ctx.convertKeys), field: i.field }));
+  return { kind: 'rows', table: scope.table, query, outputs, metadata: fields.map((i) => fieldMetadata(i.field, i.alias)) };
+}
+
+interface GroupKey {
+  field: Field;
+  column: string;
+  sql: FieldSql;
+}
+
+function planGrouped(
+  ast: Node,
+  ctx: SelectContext,
+  scope: TableScope,
+  items: Item[],
+  groupNodes: Node[],
+  distinct: boolean,
+  filter: Fragment,
+  page: Fragment,
+): GroupedPlan {
+  if (items.some((i) => i.kind === 'star')) throw sqlError('* cannot be used with DISTINCT, GROUP BY or aggregates.');
+  const inner: InnerColumns = { fragments: [], names: new Map() };
+  const keys: GroupKey[] = [];
+  const addKey = (field: Field): GroupKey => {
+    const existing = keys.find((k) => sameField(k.field, field));
+    if (existing) return existing;
+    if (field.valueType === 'opaque') throw sqlError(`${field.label} cannot be used in GROUP BY or DISTINCT.`);
+    const key: GroupKey = { field, column: `g${keys.length}`, sql: fieldSql(field, ctx.dialect) };
+    inner.fragments.push(sql`${key.sql.group} as ${sql.ref(key.column)}`);
+    keys.push(key);
+    return key;
+  };
+
+  for (const node of groupNodes) {
+    const index = ordinal(node, items.length) ?? aliasIndex(node, items);
+    if (index !== undefined) {
+      const item = items[index]!;
+      if (item.kind !== 'field') throw sqlError('GROUP BY must name a column.');
+      addKey(item.field);
+    } else if (node.type === 'column_ref') {
+      addKey(resolveColumnRef(node, scope));
+    } else {
+      throw sqlError('GROUP BY must name a column.');
+    }
+  }
+  const hasGroupBy = groupNodes.length > 0;
+  const aggregated = items.some((i) => i.kind === 'aggregate') || isNode(ast.having);
+  // DISTINCT groups by the selected columns; with aggregates and no GROUP BY there is one row anyway,
+  // and with GROUP BY the rows are already distinct when every group key is selected.
+  if (distinct && !hasGroupBy && !aggregated) for (const item of items) if (item.kind === 'field') addKey(item.field);
+  if (distinct && hasGroupBy && !keys.every((k) => items.some((i) => i.kind === 'field' && sameField(i.field, k.field)))) {
+    throw sqlError('DISTINCT with GROUP BY needs every GROUP BY column in the select list.');
+  }
+
+  const aggregate = (node: Node): Aggregate => aggregateOf(node, scope, ctx.dialect, inner, ctx.text);
+  const keyFor = (field: Field): GroupKey => {
+    const key = keys.find((k) => sameField(k.field, field));
+    if (!key) throw sqlError(`${field.label} must appear in GROUP BY or be used in an aggregate.`);
+    return key;
+  };
+  const keyRef = (key: GroupKey) => C(ctx.dialect, sql.ref(key.column));
+  const keySort = (key: GroupKey): Fragment => {
+    const column = key.field.kind === 'cell' && key.field.column.type === 'single-select' ? key.field.column : undefined;
+    const ref = key.field.valueType === 'string' || key.field.valueType === 'date' || key.field.valueType === 'list' ? keyRef(key) : sql.ref(key.column);
+    return optionRank(ctx.dialect, ref, selectOptions(column).map((o) => o.name));
+  };
+
+  const outputs: GroupedPlan['outputs'] = [];
+  const selectList: Fragment[] = [];
+  const metadata: Record<string, unknown>[] = [];
+  const outputSort: Fragment[] = [];
+  items.forEach((item, index) => {
+    const column = `c${index}`;
+    if (item.kind === 'field') {
+      const key = keyFor(item.field);
+      selectList.push(sql`${sql.ref(key.column)} as ${sql.ref(column)}`);
+      outputSort.push(keySort(key));
+      outputs.push({ key: item.alias ?? fieldKey(item.field, ctx.convertKeys), column, decode: (raw) => decodeGrouped(item.field, raw, ctx.convertKeys) });
+      metadata.push(fieldMetadata(item.field, item.alias));
+    } else if (item.kind === 'aggregate') {
+      const agg = aggregate(item.node);
+      selectList.push(sql`${agg.sql} as ${sql.ref(column)}`);
+      outputSort.push(agg.sql);
+      const key = item.alias ?? agg.label;
+      outputs.push({ key, column, decode: agg.decode(ctx.convertKeys) });
+      metadata.push({ key, name: key, type: agg.columnType, data: agg.columnData });
+    }
+  });
+
+  const having = isNode(ast.having)
+    ? compilePredicate(ast.having, {
+        dialect: ctx.dialect,
+        bindings: ctx.bindings,
+        clause: 'HAVING',
+        operand(node: Node): Operand {
+          const index = aliasIndex(node, items);
+          const target = index !== undefined ? items[index]! : undefined;
+          if (target?.kind === 'aggregate' || node.type === 'aggr_func') {
+            const agg = aggregate(target?.kind === 'aggregate' ? target.node : node);
+            return { label: agg.label, type: agg.valueType, value: agg.sql, isEmpty: sql`(${agg.sql} is null)` };
+          }
+          if (node.type !== 'column_ref') throw sqlError('Unsupported expression in HAVING.');
+          const key = keyFor(target?.kind === 'field' ? target.field : resolveColumnRef(node, scope));
+          if (key.sql.type === 'list') throw sqlError(`${key.field.label} cannot be used in HAVING.`);
+          const value = key.sql.type === 'string' || key.sql.type === 'date' ? keyRef(key) : sql.ref(key.column);
+          return { label: key.field.label, type: key.sql.type, value, isEmpty: sql`(${sql.ref(key.column)} is null)` };
+        },
+      })
+    : undefined;
+
+  const orders = orderByEntries(ast.orderby).map(({ node, desc }) => {
+    const index = ordinal(node, items.length) ?? aliasIndex(node, items);
+    if (index !== undefined) return sql`${outputSort[index]!} ${direction(desc)}`;
+    if (node.type === 'aggr_func') return sql`${aggregate(node).sql} ${direction(desc)}`;
+    if (node.type === 'column_ref') return sql`${keySort(keyFor(resolveColumnRef(node, scope)))} ${direction(desc)}`;
+    throw sqlError('ORDER BY must name a selected column, a GROUP BY column or an aggregate.');
+  });
+  for (const key of keys) orders.push(sql`${keySort(key)} asc nulls first`);
+
+  if (inner.fragments.length === 0) inner.fragments.push(sql`1 as one`);
+  const source = sql`(select ${sql.join(inner.fragments)} from base_rows where ${filter}) as s`;
+  const groupBy = keys.length > 0 ? sql`group by ${sql.join(keys.map((k) => sql.ref(k.column)))}` : sql``;
+  const havingSql = having ? sql`having ${having}` : sql``;
+  const orderSql = orders.length > 0 ? sql`order by ${sql.join(orders)}` : sql``;
+  const query = sql`select ${sql.join(selectList)} from ${source} ${groupBy} ${havingSql} ${orderSql} ${page}`;
+  return { kind: 'grouped', table: scope.table, query, outputs, metadata };
+}

@@ -1,0 +1,57 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { currentGateway } from '../../plugins/base-auth.js';
+import { AppError } from '../../shared/errors.js';
+import { GatewayError, SqlBody, SqlErrorResponse, SqlParams, SqlResponse } from './sql.schemas.js';
+import type { Actor, SqlRequest, SqlService } from './sql.service.js';
+import { SqlError } from './sql-error.js';
+
+/**
+ * `POST /api-gateway/api/v2/dtables/{base_uuid}/sql[/]`. Any Base-Token may read; INSERT, UPDATE and
+ * DELETE need an `rw` one (checked by the service once the statement is parsed).
+ */
+export function sqlRoutes(service: SqlService, bodyLimit: number): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.post(
+      '/api-gateway/api/v2/dtables/:base_uuid/sql',
+      {
+        config: { baseAuth: 'read' },
+        bodyLimit,
+        schema: {
+          tags: ['base rows'],
+          summary: 'Query or change rows with SQL',
+          params: SqlParams,
+          body: SqlBody,
+          response: { 200: SqlResponse, 400: SqlErrorResponse, 403: GatewayError },
+        },
+      },
+      async (request) => {
+        const { claims, base } = currentGateway(request);
+        // The original's rule for `_creator` / `_last_modifier`: an API-Token writes as its app.
+        const actor: Actor = {
+          user: claims.source === 'api-token' ? (claims.appName ?? '') : claims.username || claims.appName || '',
+          app: claims.appName,
+        };
+        try {
+          const input = sqlRequest(request.body);
+          return await service.execute({ base: { id: base.id, uuid: base.uuid }, permission: claims.permission, actor }, input);
+        } catch (error) {
+          if (error instanceof SqlError) {
+            if (error.cause) request.log.warn({ err: error.cause }, 'SQL statement failed in the database');
+            throw new AppError(400, { success: false, error_message: error.message });
+          }
+          throw error;
+        }
+      },
+    );
+  };
+}
+
+function sqlRequest(body: Record<string, unknown> | undefined): SqlRequest {
+  const sql = body?.sql;
+  if (typeof sql !== 'string') throw new SqlError('sql is required and must be a string.');
+  const parameters = body?.parameters;
+  if (parameters !== undefined && parameters !== null && !Array.isArray(parameters)) throw new SqlError('parameters must be an array.');
+  const convert = body?.convert_keys;
+  const convertKeys = convert === true || convert === 'true' || convert === 'True' || convert === 1;
+  return { sql, convert_keys: convertKeys, parameters: Array.isArray(parameters) ? parameters : [] };
+}

@@ -1,0 +1,181 @@
+import type { Db, DialectName } from '../../db/index.js';
+import { AppError } from '../../shared/errors.js';
+import { parseStatement } from './parser.js';
+import { shapeGrouped, shapeRows, type LinkCells } from './results.js';
+import { planSelect } from './select.js';
+import { loadTables, matchingRowIds, runQuery, toStoredRow } from './sql.repository.js';
+import { sqlError } from './sql-error.js';
+import { bindParameters } from './values.js';
+import { planWrite, type WritePlan } from './write.js';
+
+export interface SqlRequest {
+  sql: string;
+  convert_keys?: boolean;
+  parameters?: unknown[];
+}
+
+export interface SqlResult {
+  success: true;
+  error_message: '';
+  is_join_stmt: false;
+  metadata: Record<string, unknown>[];
+  results: Record<string, unknown>[];
+  /** Rows an INSERT, UPDATE or DELETE wrote. */
+  affected_rows?: number;
+}
+
+export interface BaseRef {
+  id: number;
+  uuid: string;
+}
+
+/** Who writes: a user's virtual id, or an API-Token's app_name (then also `app`). */
+export interface Actor {
+  user: string;
+  app: string | null;
+}
+
+export interface SqlCaller {
+  base: BaseRef;
+  /** `rw` may write; anything else may only read. */
+  permission: string;
+  actor: Actor;
+}
+
+type Body = Record<string, unknown>;
+
+/**
+ * The rows module's write path (coercion per column type, change events, one transaction per call).
+ * Each call takes at most `limits` rows, so the SQL endpoint hands over bigger statements in chunks.
+ */
+export interface RowWriter {
+  append(base: BaseRef, actor: Actor, body: Body): Promise<unknown>;
+  update(base: BaseRef, actor: Actor, body: Body): Promise<unknown>;
+  remove(base: BaseRef, actor: Actor, body: Body): Promise<unknown>;
+}
+
+export interface RowWriteLimits {
+  append: number;
+  update: number;
+  delete: number;
+}
+
+/** The rows module's link query (`{row_id: [{row_id, display_value}]}` per link column); links are not part of `data`. */
+export interface LinkReader {
+  query(base: BaseRef, body: Body): Promise<Record<string, unknown[]>>;
+}
+
+/** Linked rows a cell shows at most (the original's rule since 5.3), and rows per link query. */
+const LINKS_PER_CELL = 50;
+const LINK_QUERY_ROWS = 1000;
+
+export interface SqlServiceDeps {
+  db: Db;
+  dialect: DialectName;
+  writer: RowWriter;
+  limits: RowWriteLimits;
+  links?: LinkReader;
+}
+
+const READ_ONLY = "You don't have permission to perform this operation on this base.";
+
+export class SqlService {
+  constructor(private readonly deps: SqlServiceDeps) {}
+
+  /** Run one statement. Refusals are SqlError (400); a read-only token writing is a 403 AppError. */
+  async execute(caller: SqlCaller, request: SqlRequest): Promise<SqlResult> {
+    const parsed = parseStatement(request.sql);
+    const bindings = bindParameters(parsed.placeholders, request.parameters ?? []);
+    const convertKeys = request.convert_keys === true;
+    const type = String(parsed.ast.type).toLowerCase();
+    const { db, dialect } = this.deps;
+    if (type !== 'select') {
+      if (!['insert', 'update', 'delete'].includes(type)) throw sqlError('Only SELECT, INSERT, UPDATE and DELETE statements are supported.');
+      if (caller.permission !== 'rw') throw new AppError(403, { error_msg: READ_ONLY });
+      const tables = await loadTables(db, caller.base.id);
+      const affected = await this.write(caller, planWrite(parsed.ast, { dialect, tables, bindings }));
+      return { ...ok([], []), affected_rows: affected };
+    }
+    const tables = await loadTables(db, caller.base.id);
+    const plan = planSelect(parsed.ast, { dialect, tables, baseId: caller.base.id, bindings, text: parsed.text, convertKeys });
+    const rows = await runQuery(db, plan.query);
+    if (plan.kind === 'grouped') return ok(plan.metadata, shapeGrouped(plan, rows));
+    const stored = rows.map(toStoredRow);
+    const columns = plan.outputs ? plan.outputs.flatMap((o) => (o.field.kind === 'cell' ? [o.field.column] : [])) : plan.table.columns;
+    const linkKeys = columns.filter((c) => c.type === 'link').map((c) => c.key);
+    const links = await this.linkCells(caller.base, plan.table.id, linkKeys, stored.map((r) => r._id));
+    return ok(plan.metadata, shapeRows(plan, stored, convertKeys, links));
+  }
+
+  private async linkCells(base: BaseRef, tableId: string, columnKeys: string[], rowIds: string[]): Promise<LinkCells | undefined> {
+    const reader = this.deps.links;
+    if (!reader || columnKeys.length === 0 || rowIds.length === 0) return undefined;
+    const cells: LinkCells = new Map();
+    for (const key of columnKeys) {
+      for (const part of chunks(rowIds, LINK_QUERY_ROWS)) {
+        const linked = await reader.query(base, { table_id: tableId, link_column_key: key, rows: part.map((row_id) => ({ row_id, limit: LINKS_PER_CELL })) });
+        for (const [rowId, list] of Object.entries(linked)) cells.set(`${key}:${rowId}`, list);
+      }
+    }
+    return cells;
+  }
+
+  private async write(caller: SqlCaller, plan: WritePlan): Promise<number> {
+    const { writer, limits } = this.deps;
+    const tableId = plan.table.id;
+    if (plan.kind === 'insert') {
+      for (const part of chunks(plan.rows, limits.append)) {
+        await rowsCall(() => writer.append(caller.base, caller.actor, { table_id: tableId, rows: part }));
+      }
+      return plan.rows.length;
+    }
+    const ids = await matchingRowIds(this.deps.db, caller.base.id, tableId, plan.where);
+    if (plan.kind === 'delete') {
+      for (const part of chunks(ids, limits.delete)) {
+        await rowsCall(() => writer.remove(caller.base, caller.actor, { table_id: tableId, row_ids: part }));
+      }
+      return ids.length;
+    }
+    let affected = 0;
+    for (const part of chunks(ids, limits.update)) {
+      const update = (rowIds: string[]) =>
+        rowsCall(() => writer.update(caller.base, caller.actor, { table_id: tableId, updates: rowIds.map((row_id) => ({ row_id, row: plan.set })) }));
+      try {
+        await update(part);
+        affected += part.length;
+      } catch (error) {
+        // A row deleted since it was matched: update the ones that are still there.
+        if (!(error instanceof AppError) || error.statusCode !== 404) throw error;
+        const still = new Set(await matchingRowIds(this.deps.db, caller.base.id, tableId, plan.where));
+        const remaining = part.filter((id) => still.has(id));
+        if (remaining.length > 0) await update(remaining);
+        affected += remaining.length;
+      }
+    }
+    return affected;
+  }
+}
+
+/** A value the rows module refuses (400 `{"error_msg"}`) becomes the SQL endpoint's own error body. */
+async function rowsCall<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (error instanceof AppError && error.statusCode === 400) {
+      const message = error.body?.error_msg;
+      throw sqlError(typeof message === 'string' ? message : 'The values could not be written.');
+    }
+    throw error;
+  }
+}
+
+function chunks<T>(items: T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+function ok(metadata: Record<string, unknown>[], results: Record<string, unknown>[]): SqlResult {
+  return { success: true, error_message: '', is_join_stmt: false, metadata, results };
+}
+

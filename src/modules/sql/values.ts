@@ -1,0 +1,213 @@
+import { isNode, type Node } from './parser.js';
+import { sqlError } from './sql-error.js';
+
+/** A constant of the statement: a literal or a bound `?` parameter. */
+export type Scalar = string | number | boolean | null;
+
+/** The values `?` placeholders stand for, by placeholder node. */
+export type Bindings = Map<Node, Scalar>;
+
+/** Bind `parameters` to the placeholders in order; the counts must agree and only scalars are accepted. */
+export function bindParameters(placeholders: Node[], parameters: unknown[]): Bindings {
+  if (parameters.length !== placeholders.length) {
+    throw sqlError(`The statement has ${placeholders.length} placeholder(s) but ${parameters.length} parameter(s) were given.`);
+  }
+  const bindings: Bindings = new Map();
+  placeholders.forEach((node, i) => {
+    const value = parameters[i];
+    if (typeof value === 'string' && value.includes('\0')) throw sqlError(`Parameter ${i + 1} contains a NUL character.`);
+    if (value === null || typeof value === 'string' || typeof value === 'boolean') bindings.set(node, value);
+    else if (typeof value === 'number' && Number.isFinite(value)) bindings.set(node, value);
+    else throw sqlError(`Parameter ${i + 1} must be a string, a number, a boolean or null.`);
+  });
+  return bindings;
+}
+
+/** MySQL string-literal escapes: a doubled quote, and backslash sequences (`\%` and `\_` stay for LIKE). */
+export function unescapeString(raw: string, quote: "'" | '"'): string {
+  let out = '';
+  for (let i = 0; i < raw.length; i++) {
+    const ch = raw[i]!;
+    if (ch === quote && raw[i + 1] === quote) {
+      out += quote;
+      i++;
+    } else if (ch === '\\' && i + 1 < raw.length) {
+      const next = raw[++i]!;
+      const mapped: Record<string, string> = { n: '\n', t: '\t', r: '\r', '0': '\0', b: '\b', Z: '\x1a', '%': '\\%', _: '\\_' };
+      out += mapped[next] ?? next;
+    } else {
+      out += ch;
+    }
+  }
+  return out;
+}
+
+/** A backtick identifier may contain a doubled backtick. */
+export function unescapeIdentifier(raw: string): string {
+  return raw.replace(/``/g, '`');
+}
+
+/** The value of a constant node, or undefined when the node is not a constant. */
+export function constantOf(node: Node, bindings: Bindings): Scalar | undefined {
+  switch (node.type) {
+    case 'origin':
+      if (node.value === '?' && bindings.has(node)) return bindings.get(node)!;
+      return undefined;
+    case 'number':
+    case 'bigint': {
+      const n = typeof node.value === 'number' ? node.value : Number(node.value);
+      if (!Number.isFinite(n)) throw sqlError(`Number ${String(node.value)} is out of range.`);
+      return n;
+    }
+    case 'single_quote_string':
+    case 'string':
+      return typeof node.value === 'string' ? text(unescapeString(node.value, "'")) : undefined;
+    case 'double_quote_string':
+      return typeof node.value === 'string' ? text(unescapeString(node.value, '"')) : undefined;
+    case 'bool':
+      return typeof node.value === 'boolean' ? node.value : undefined;
+    case 'null':
+      return null;
+    case 'unary_expr': {
+      if ((node.operator !== '-' && node.operator !== '+') || !isNode(node.expr)) return undefined;
+      const inner = constantOf(node.expr, bindings);
+      if (typeof inner !== 'number') return undefined;
+      return node.operator === '-' ? -inner : inner;
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** PostgreSQL text cannot hold NUL; refused on both engines so they answer alike. */
+function text(value: string): string {
+  if (value.includes('\0')) throw sqlError('Text values cannot contain NUL characters.');
+  return value;
+}
+
+const NUMERIC = /^\s*[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?\s*$/i;
+
+export function describe(value: Scalar): string {
+  return typeof value === 'string' ? `'${value.length > 40 ? `${value.slice(0, 40)}…` : value}'` : String(value);
+}
+
+export function toNumber(value: Scalar, where: string): number {
+  if (typeof value === 'number') return value;
+  if (typeof value === 'string' && NUMERIC.test(value)) {
+    const n = Number(value);
+    if (Number.isFinite(n)) return n;
+  }
+  if (typeof value === 'boolean') return value ? 1 : 0;
+  throw sqlError(`${where} expects a number, got ${describe(value)}.`);
+}
+
+export function toText(value: Scalar, where: string): string {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number') return String(value);
+  if (typeof value === 'boolean') return value ? 'true' : 'false';
+  throw sqlError(`${where} expects text, got NULL.`);
+}
+
+/** Checkbox values are 1/0 in SQL. */
+export function toFlag(value: Scalar, where: string): number {
+  if (value === true || value === 1) return 1;
+  if (value === false || value === 0) return 0;
+  if (typeof value === 'string') {
+    const text = value.trim().toLowerCase();
+    if (text === 'true' || text === '1') return 1;
+    if (text === 'false' || text === '0') return 0;
+  }
+  throw sqlError(`${where} expects true or false, got ${describe(value)}.`);
+}
+
+const DATE_LITERAL =
+  /^\s*(\d{4})-(\d{1,2})-(\d{1,2})(?:[ T](\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?\s*$/i;
+
+const pad = (n: number, width = 2) => String(n).padStart(width, '0');
+
+/** Milliseconds of an ISO-8601 / RFC-3339 date or date-time (UTC, the base's zone, when no offset is given), or null. */
+export function parseInstant(text: string): number | null {
+  const m = DATE_LITERAL.exec(text);
+  if (!m) return null;
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const [hh, mm, ss] = [Number(m[4] ?? 0), Number(m[5] ?? 0), Number(m[6] ?? 0)];
+  const ms = Number((m[7] ?? '0').slice(0, 3).padEnd(3, '0'));
+  if (mo < 1 || mo > 12 || d < 1 || d > 31 || hh > 23 || mm > 59 || ss > 59) return null;
+  // setUTCFullYear, not Date.UTC: the latter maps years 0–99 to 1900–1999.
+  const date = new Date(0);
+  date.setUTCFullYear(y, mo - 1, d);
+  if (date.getUTCMonth() !== mo - 1 || date.getUTCDate() !== d) return null;
+  date.setUTCHours(hh, mm, ss, ms);
+  let t = date.getTime();
+  const zone = m[8];
+  if (zone && zone.toUpperCase() !== 'Z') {
+    const sign = zone.startsWith('-') ? -1 : 1;
+    const digits = zone.slice(1).replace(':', '');
+    const offset = Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2) || 0);
+    if (offset > 14 * 60) return null;
+    t -= sign * offset * 60_000;
+  }
+  return Number.isFinite(t) ? t : null;
+}
+
+/**
+ * The comparable text of an instant: `YYYY-MM-DD HH:mm`, plus `:ss[.mmm]` only when not zero, so it
+ * orders and equals the stored `YYYY-MM-DD[ HH:mm]` cells once those are padded to ` 00:00`.
+ */
+export function canonicalDate(ms: number): string {
+  const t = new Date(ms);
+  let text = `${pad(t.getUTCFullYear(), 4)}-${pad(t.getUTCMonth() + 1)}-${pad(t.getUTCDate())} ${pad(t.getUTCHours())}:${pad(t.getUTCMinutes())}`;
+  if (t.getUTCSeconds() !== 0 || t.getUTCMilliseconds() !== 0) {
+    text += `:${pad(t.getUTCSeconds())}`;
+    if (t.getUTCMilliseconds() !== 0) text += `.${pad(t.getUTCMilliseconds(), 3)}`;
+  }
+  return text;
+}
+
+export function toInstant(value: Scalar, where: string): number {
+  const ms = typeof value === 'string' ? parseInstant(value) : null;
+  if (ms === null) throw sqlError(`${where} expects a date such as '2024-05-31' or '2024-05-31T08:00:00Z', got ${describe(value)}.`);
+  return ms;
+}
+
+/** `2024-05-31` or `2024-05-31 08:00` (a stored date cell, or its canonical form) as RFC 3339 in UTC, as the original answers. */
+export function dateToIso(value: unknown): unknown {
+  if (typeof value !== 'string') return value;
+  const m = /^(\d{4}-\d{2}-\d{2})(?:[ T](\d{2}):(\d{2})(?::(\d{2}))?)?/.exec(value);
+  if (!m) return value;
+  return `${m[1]}T${m[2] ?? '00'}:${m[3] ?? '00'}:${m[4] ?? '00'}+00:00`;
+}
+
+/** `2021-03-10T16:06:48.981+00:00`, the row timestamp format. */
+export function isoMillis(ms: number): string {
+  return new Date(ms).toISOString().replace('Z', '+00:00');
+}
+
+/**
+ * A LIKE pattern (MySQL: `%`, `_`, backslash escapes) as a SQLite GLOB pattern, which is case-sensitive
+ * like the original's LIKE (SQLite's own LIKE folds ASCII case).
+ */
+export function likeToGlob(pattern: string): string {
+  let out = '';
+  for (let i = 0; i < pattern.length; i++) {
+    let ch = pattern[i]!;
+    if (ch === '\\' && i + 1 < pattern.length) {
+      ch = pattern[++i]!;
+      out += globLiteral(ch);
+    } else if (ch === '%') out += '*';
+    else if (ch === '_') out += '?';
+    else out += globLiteral(ch);
+  }
+  return out;
+}
+
+function globLiteral(ch: string): string {
+  return ch === '*' || ch === '?' || ch === '[' ? `[${ch}]` : ch;
+}
+
+/** A LIKE pattern for PostgreSQL's `LIKE … ESCAPE '\'`: a trailing lone backslash would be an error there, so it matches itself. */
+export function likeForPostgres(pattern: string): string {
+  let trailing = 0;
+  for (let i = pattern.length - 1; i >= 0 && pattern[i] === '\\'; i--) trailing++;
+  return trailing % 2 === 1 ? `${pattern}\\` : pattern;
+}

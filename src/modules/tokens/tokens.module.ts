@@ -1,0 +1,99 @@
+import type { Db } from '../../db/index.js';
+import type { Clock } from '../../shared/clock.js';
+import type { AccountsService } from '../accounts/index.js';
+import type { BaseAccess, BasesService, ExternalLinksService, SharesService } from '../workspaces/index.js';
+import { AccessTokenService } from './access-token.service.js';
+import { ApiTokensService } from './api-tokens.service.js';
+import { BaseTokenSigner } from './base-token.js';
+import { BaseTokenVerifier } from './base-token-verifier.js';
+import { API_TOKEN_KEY_PREFIX, CredentialVersions, credentialKey } from './credential-versions.js';
+import { EVERYTHING, LocalBus, RedisBus, type InvalidationBus } from './invalidation-bus.js';
+import { LAST_ACCESS_WRITE_INTERVAL_MS, LastAccessRecorder } from './last-access.js';
+import { TempApiTokens } from './temp-api-token.js';
+import { CACHE_TTL_MS, TtlCache } from './ttl-cache.js';
+
+export interface TokensModuleDeps {
+  db: Db;
+  clock: Clock;
+  config: { secretKey: string; publicUrl: string; redisUrl: string | null };
+  access: BaseAccess;
+  accounts: AccountsService;
+  bases: BasesService;
+  shares: SharesService;
+  links: ExternalLinksService;
+}
+
+export interface TokensModule {
+  accessTokens: AccessTokenService;
+  apiTokens: ApiTokensService;
+  verifier: BaseTokenVerifier;
+  /** Resolves once revocations from other instances can arrive (at once without Redis). */
+  ready(): Promise<void>;
+  /** Writes pending `last_access` values and leaves Redis; call before closing the database. */
+  close(): Promise<void>;
+}
+
+/**
+ * Builds the tokens module and connects revocation to the events that cause it: a share changed
+ * or removed, an external link deleted, a base renamed or deleted; across instances through Redis
+ * pub/sub when REDIS_URL is set.
+ */
+export function createTokensModule(deps: TokensModuleDeps): TokensModule {
+  const { db, clock, config, access } = deps;
+  const bus: InvalidationBus = config.redisUrl ? new RedisBus(config.redisUrl) : new LocalBus();
+  const versions = new CredentialVersions(db, new TtlCache(clock, CACHE_TTL_MS, 50_000), bus);
+  const signer = new BaseTokenSigner(config.secretKey, clock);
+  const verifier = new BaseTokenVerifier(signer, access, versions, clock);
+  const lastAccess = new LastAccessRecorder(db, clock);
+  const apiTokens = new ApiTokensService(db, clock, access, versions, lastAccess);
+  const accessTokens = new AccessTokenService({
+    signer,
+    access,
+    accounts: deps.accounts,
+    apiTokens,
+    tempTokens: new TempApiTokens(config.secretKey, clock),
+    links: deps.links,
+    versions,
+    clock,
+    publicUrl: config.publicUrl,
+  });
+
+  deps.shares.onShareChanged((baseId, userId) => versions.revoke(credentialKey.share(baseId, userId)));
+  // A deleted user's shares vanish by cascade and their own bases with them: revoke and forget both.
+  deps.accounts.onUserDeleting(async (userId) => {
+    const { sharedBaseIds, ownedBaseUuids } = await access.basesOfUser(userId);
+    for (const baseId of sharedBaseIds) await versions.revoke(credentialKey.share(baseId, userId));
+    for (const uuid of ownedBaseUuids) await bus.publish(verifier.forgetBase(uuid));
+    apiTokens.clearCache();
+  });
+  deps.links.onLinkDeleted((link) => versions.revoke(credentialKey.externalLink(link.id)));
+  deps.bases.onBaseChanged((base) => {
+    apiTokens.clearCache();
+    return bus.publish(verifier.forgetBase(base.uuid));
+  });
+  bus.subscribe((topic) => {
+    if (topic === EVERYTHING) {
+      verifier.clear();
+      apiTokens.clearCache();
+      return;
+    }
+    const revoked = versions.onTopic(topic);
+    if (revoked?.startsWith(API_TOKEN_KEY_PREFIX)) apiTokens.forgetCached(Number(revoked.slice(API_TOKEN_KEY_PREFIX.length)));
+    if (revoked === null && verifier.onTopic(topic)) apiTokens.clearCache();
+  });
+
+  const flushLater = setInterval(() => void lastAccess.flush().catch(() => undefined), LAST_ACCESS_WRITE_INTERVAL_MS);
+  flushLater.unref();
+
+  return {
+    accessTokens,
+    apiTokens,
+    verifier,
+    ready: () => bus.ready(),
+    async close() {
+      clearInterval(flushLater);
+      await lastAccess.flush().catch(() => undefined);
+      await bus.close();
+    },
+  };
+}

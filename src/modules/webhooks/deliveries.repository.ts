@@ -1,0 +1,256 @@
+import { sql, type Insertable, type Selectable } from 'kysely';
+import type { DialectName, Executor } from '../../db/index.js';
+import type { DeliveryStatus, WebhookAttemptsTable, WebhookDeliveriesTable } from './webhooks.table.js';
+
+export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
+export type AttemptRow = Selectable<WebhookAttemptsTable>;
+export type NewDelivery = Insertable<WebhookDeliveriesTable>;
+
+const INSERT_CHUNK = 200;
+
+/** Queue deliveries; one whose dedupe_key already exists is skipped (events replayed after a crash). */
+export async function insertDeliveries(db: Executor, rows: NewDelivery[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
+    await db
+      .insertInto('webhook_deliveries')
+      .values(rows.slice(i, i + INSERT_CHUNK))
+      .onConflict((oc) => oc.column('dedupe_key').doNothing())
+      .execute();
+  }
+}
+
+export async function insertDelivery(db: Executor, row: NewDelivery): Promise<number> {
+  const { id } = await db.insertInto('webhook_deliveries').values(row).returning('id').executeTakeFirstOrThrow();
+  return Number(id);
+}
+
+/** A claimed delivery with what sending it needs. */
+export interface ClaimedDelivery {
+  id: number;
+  webhook_id: number;
+  msg_id: string;
+  body: string;
+  attempts: number;
+  url: string;
+  secret: string | null;
+  /** The webhook's failure streak at claim time (a success only writes when it is not 0). */
+  failure_streak: number;
+}
+
+/**
+ * Claim up to `limit` due deliveries, at most one per webhook and always the oldest pending one of
+ * its webhook (per-webhook order; a head waiting for its retry holds the rest back). The claim is a
+ * lease (`locked_until`, `claim_token`): no other worker takes the row until the lease ends.
+ * - PostgreSQL: one statement; the heads are locked `FOR UPDATE SKIP LOCKED`, so concurrent workers
+ *   never wait on or take each other's heads, and the UPDATE re-checks each head under its lock.
+ *   Pass the database (the statement is atomic by itself).
+ * - SQLite (one writer): pass a transaction; the guarded UPDATE is the check.
+ */
+export async function claimDue(
+  db: Executor,
+  dialect: DialectName,
+  input: { now: number; limit: number; leaseUntil: number; token: string },
+): Promise<ClaimedDelivery[]> {
+  const rows = dialect === 'postgres' ? await claimPostgres(db, input) : await claimSqlite(db, input);
+  return rows
+    .map((h) => ({
+      ...h,
+      id: Number(h.id),
+      webhook_id: Number(h.webhook_id),
+      attempts: Number(h.attempts),
+      failure_streak: Number(h.failure_streak),
+    }))
+    .sort((a, b) => a.id - b.id);
+}
+
+type ClaimInput = { now: number; limit: number; leaseUntil: number; token: string };
+
+async function claimPostgres(db: Executor, { now, limit, leaseUntil, token }: ClaimInput): Promise<ClaimedDelivery[]> {
+  const result = await sql<ClaimedDelivery>`
+    UPDATE webhook_deliveries AS d
+       SET locked_until = ${leaseUntil}, claim_token = ${token}
+      FROM webhooks AS w
+     WHERE w.id = d.webhook_id
+       AND d.status = 'pending'
+       AND (d.locked_until IS NULL OR d.locked_until <= ${now})
+       AND d.id IN (
+         SELECT h.id
+           FROM webhooks AS hw
+           JOIN webhook_deliveries AS h
+             ON h.id = (SELECT MIN(x.id) FROM webhook_deliveries AS x WHERE x.webhook_id = hw.id AND x.status = 'pending')
+          WHERE hw.is_valid = 1
+            AND h.next_attempt_at <= ${now}
+            AND (h.locked_until IS NULL OR h.locked_until <= ${now})
+          ORDER BY h.next_attempt_at, h.id
+          LIMIT ${limit}
+          FOR UPDATE OF h SKIP LOCKED)
+    RETURNING d.id, d.webhook_id, d.msg_id, d.body, d.attempts, w.url, w.secret, w.failure_streak`.execute(db);
+  return result.rows;
+}
+
+async function claimSqlite(trx: Executor, { now, limit, leaseUntil, token }: ClaimInput): Promise<ClaimedDelivery[]> {
+  const heads = await trx
+    .selectFrom('webhooks as w')
+    .innerJoin('webhook_deliveries as d', (join) =>
+      join.on((eb) =>
+        eb(
+          'd.id',
+          '=',
+          eb
+            .selectFrom('webhook_deliveries as x')
+            .select((x) => x.fn.min('x.id').as('head'))
+            .whereRef('x.webhook_id', '=', 'w.id')
+            .where('x.status', '=', 'pending'),
+        ),
+      ),
+    )
+    .select(['d.id', 'd.webhook_id', 'd.msg_id', 'd.body', 'd.attempts', 'w.url', 'w.secret', 'w.failure_streak'])
+    .where('w.is_valid', '=', 1)
+    .where('d.next_attempt_at', '<=', now)
+    .where((eb) => eb.or([eb('d.locked_until', 'is', null), eb('d.locked_until', '<=', now)]))
+    .orderBy('d.next_attempt_at')
+    .orderBy('d.id')
+    .limit(limit)
+    .execute();
+  if (heads.length === 0) return [];
+  const claimed = await trx
+    .updateTable('webhook_deliveries')
+    .set({ locked_until: leaseUntil, claim_token: token })
+    .where(
+      'id',
+      'in',
+      heads.map((h) => Number(h.id)),
+    )
+    .where('status', '=', 'pending')
+    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]))
+    .returning('id')
+    .execute();
+  const taken = new Set(claimed.map((r) => Number(r.id)));
+  return heads.filter((h) => taken.has(Number(h.id)));
+}
+
+export interface AttemptRecord {
+  deliveryId: number;
+  claimToken: string;
+  attempt: number;
+  status: DeliveryStatus;
+  nextAttemptAt: number;
+  completedAt: number | null;
+  statusCode: number | null;
+  error: string | null;
+}
+
+/**
+ * Store the outcome of a claimed attempt, release the lease and log the attempt; false (and nothing
+ * written) when the lease was lost. PostgreSQL: one statement. SQLite: two, so pass a transaction.
+ */
+export async function finishAttempt(
+  db: Executor,
+  dialect: DialectName,
+  record: AttemptRecord,
+  attempt: Insertable<WebhookAttemptsTable>,
+): Promise<boolean> {
+  if (dialect === 'postgres') {
+    const result = await sql`
+      WITH done AS (
+        UPDATE webhook_deliveries
+           SET status = ${record.status}, attempts = ${record.attempt}, next_attempt_at = ${record.nextAttemptAt},
+               completed_at = ${record.completedAt}, last_status_code = ${record.statusCode}, last_error = ${record.error},
+               locked_until = NULL, claim_token = NULL
+         WHERE id = ${record.deliveryId} AND claim_token = ${record.claimToken}
+        RETURNING id)
+      INSERT INTO webhook_attempts
+        (delivery_id, attempt, started_at, duration_ms, url, status_code, error, response_excerpt, outcome, next_attempt_at)
+      SELECT id, CAST(${attempt.attempt} AS integer), CAST(${attempt.started_at} AS bigint), CAST(${attempt.duration_ms} AS integer),
+             CAST(${attempt.url} AS varchar), CAST(${attempt.status_code ?? null} AS integer), CAST(${attempt.error ?? null} AS text),
+             CAST(${attempt.response_excerpt ?? null} AS text), CAST(${attempt.outcome} AS varchar),
+             CAST(${attempt.next_attempt_at ?? null} AS bigint)
+        FROM done`.execute(db);
+    return Number(result.numAffectedRows ?? 0) > 0;
+  }
+  const result = await db
+    .updateTable('webhook_deliveries')
+    .set({
+      status: record.status,
+      attempts: record.attempt,
+      next_attempt_at: record.nextAttemptAt,
+      completed_at: record.completedAt,
+      last_status_code: record.statusCode,
+      last_error: record.error,
+      locked_until: null,
+      claim_token: null,
+    })
+    .where('id', '=', record.deliveryId)
+    .where('claim_token', '=', record.claimToken)
+    .executeTakeFirst();
+  if (Number(result.numUpdatedRows) === 0) return false;
+  await insertAttempt(db, attempt);
+  return true;
+}
+
+export async function insertAttempt(db: Executor, row: Insertable<WebhookAttemptsTable>): Promise<void> {
+  await db.insertInto('webhook_attempts').values(row).execute();
+}
+
+/** When the earliest claimable head becomes due (null when nothing is queued): the worker's sleep. */
+export async function nextDueAt(db: Executor): Promise<number | null> {
+  const row = await db
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('webhooks as w', 'w.id', 'd.webhook_id')
+    .select((eb) => eb.fn.min(eb.fn.coalesce('d.locked_until', 'd.next_attempt_at')).as('due'))
+    .where('d.status', '=', 'pending')
+    .where('w.is_valid', '=', 1)
+    .executeTakeFirst();
+  return row?.due === null || row?.due === undefined ? null : Number(row.due);
+}
+
+export async function listDeliveries(
+  db: Executor,
+  webhookId: number,
+  offset: number,
+  limit: number,
+): Promise<{ rows: DeliveryRow[]; total: number }> {
+  const rows = await db
+    .selectFrom('webhook_deliveries')
+    .selectAll()
+    .where('webhook_id', '=', webhookId)
+    .orderBy('id', 'desc')
+    .offset(offset)
+    .limit(limit)
+    .execute();
+  const count = await db
+    .selectFrom('webhook_deliveries')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('webhook_id', '=', webhookId)
+    .executeTakeFirstOrThrow();
+  return { rows, total: Number(count.n) };
+}
+
+export function attemptsOf(db: Executor, deliveryIds: number[]): Promise<AttemptRow[]> {
+  if (deliveryIds.length === 0) return Promise.resolve([]);
+  return db.selectFrom('webhook_attempts').selectAll().where('delivery_id', 'in', deliveryIds).orderBy('id').execute();
+}
+
+export function findDelivery(db: Executor, webhookId: number, id: number): Promise<DeliveryRow | undefined> {
+  return db.selectFrom('webhook_deliveries').selectAll().where('webhook_id', '=', webhookId).where('id', '=', id).executeTakeFirst();
+}
+
+/** Delete finished deliveries (and their attempts) completed before `before`, in batches. */
+export async function pruneFinished(db: Executor, before: number, batch = 1000): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const ids = await db
+      .selectFrom('webhook_deliveries')
+      .select('id')
+      .where('status', 'in', ['succeeded', 'failed'])
+      .where('completed_at', '<', before)
+      .limit(batch)
+      .execute();
+    if (ids.length === 0) return total;
+    const list = ids.map((r) => Number(r.id));
+    await db.deleteFrom('webhook_attempts').where('delivery_id', 'in', list).execute();
+    await db.deleteFrom('webhook_deliveries').where('id', 'in', list).execute();
+    total += list.length;
+    if (ids.length < batch) return total;
+  }
+}

@@ -1,0 +1,233 @@
+import { randomBytes } from 'node:crypto';
+import type { Db, DialectName, Executor } from '../../db/index.js';
+import type { OutboundHttp, OutboundResult } from '../../platform/http/index.js';
+import type { Clock } from '../../shared/clock.js';
+import * as deliveries from './deliveries.repository.js';
+import type { ClaimedDelivery } from './deliveries.repository.js';
+import { decideAfterAttempt, type Decision } from './retry-policy.js';
+import type { SecretBox } from './secret-box.js';
+import { deliveryHeaders } from './signing.js';
+import * as webhooks from './webhooks.repository.js';
+
+/** `msg_type` of the inbox notice sent when a webhook is disabled. */
+export const MSG_TYPE_WEBHOOK_INVALID = 'webhook_invalid';
+
+export type WebhookNotifier = (
+  trx: Executor,
+  notice: { userId: number; msgType: string; detail: Record<string, unknown>; baseId: number; dtableUuid: string },
+) => Promise<unknown>;
+
+/** This many deliveries failing for good in a row make a webhook invalid. */
+export const DISABLE_AFTER_FAILURES = 5;
+
+export interface DeliveryServiceDeps {
+  db: Db;
+  dialect: DialectName;
+  clock: Clock;
+  http: OutboundHttp;
+  secrets: SecretBox;
+  retrySchedule: readonly number[];
+  timeoutMs: number;
+  concurrency: number;
+  retentionDays: number;
+  random?: () => number;
+  onError?: (error: unknown, context: string) => void;
+  /** Puts a notice into a user's inbox inside the caller's transaction (the notifications module). */
+  notify?: WebhookNotifier;
+  /** Observes every queued attempt (metrics). */
+  onAttempt?: (outcome: Decision['outcome'], durationMs: number) => void;
+}
+
+/** One attempt's result and the decision taken on it. */
+export interface AttemptReport {
+  startedAt: number;
+  result: OutboundResult;
+  decision: Decision;
+}
+
+/**
+ * Sends queued deliveries: claim due heads (one per webhook), sign, POST, record the attempt, then
+ * succeed, schedule the retry, or fail — and apply the disable policy. The loop lives in
+ * src/workers/webhook-deliverer.ts; this offers one round (`runOnce`) and the refilling pool (`runPool`).
+ */
+export class WebhookDeliveryService {
+  private readonly random: () => number;
+
+  constructor(private readonly deps: DeliveryServiceDeps) {
+    this.random = deps.random ?? Math.random;
+  }
+
+  /**
+   * One round: claim up to WEBHOOK_CONCURRENCY due heads (one per webhook), send them all, record.
+   * Returns how many attempts were made. Tests drive delivery with this.
+   */
+  async runOnce(): Promise<number> {
+    const token = randomBytes(12).toString('hex');
+    const claimed = await this.claim(this.deps.concurrency, token);
+    await Promise.all(claimed.map((delivery) => this.deliver(delivery, token)));
+    return claimed.length;
+  }
+
+  /**
+   * The worker loop's mode: keep up to WEBHOOK_CONCURRENCY attempts in flight, claiming again as
+   * soon as one finishes (so a webhook's next delivery goes out right after the previous one, not
+   * after the slowest of a round). Returns when nothing more is claimable or `keepGoing()` turns
+   * false, once the attempts in flight have finished.
+   */
+  async runPool(keepGoing: () => boolean): Promise<number> {
+    const token = randomBytes(12).toString('hex');
+    const inFlight = new Set<Promise<void>>();
+    let attempts = 0;
+    for (;;) {
+      const free = this.deps.concurrency - inFlight.size;
+      const claimed = free > 0 && keepGoing() ? await this.claim(free, token) : [];
+      for (const delivery of claimed) {
+        const run: Promise<void> = this.deliver(delivery, token).finally(() => inFlight.delete(run));
+        inFlight.add(run);
+      }
+      attempts += claimed.length;
+      if (inFlight.size === 0) return attempts;
+      await Promise.race(inFlight);
+      // Let attempts finishing at the same moment land, so one claim refills several slots.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+
+  private claim(limit: number, token: string): Promise<ClaimedDelivery[]> {
+    const { db, dialect, clock, timeoutMs } = this.deps;
+    const now = clock.now();
+    // The lease outlives the attempt's own timeout, so only a crashed worker's claim expires.
+    const input = { now, limit, leaseUntil: now + timeoutMs + 60_000, token };
+    return dialect === 'postgres'
+      ? deliveries.claimDue(db, dialect, input)
+      : db.transaction().execute((trx) => deliveries.claimDue(trx, dialect, input));
+  }
+
+  /** When the next queued delivery becomes due, or null when nothing is queued. */
+  nextDueAt(): Promise<number | null> {
+    return deliveries.nextDueAt(this.deps.db);
+  }
+
+  /** One POST with every header; `secretSealed` is the stored (encrypted) secret. */
+  async attempt(input: { url: string; secretSealed: string | null; msgId: string; body: string; attempt: number }): Promise<AttemptReport> {
+    const startedAt = this.deps.clock.now();
+    const secret = input.secretSealed === null ? null : this.deps.secrets.open(input.secretSealed);
+    let result: OutboundResult;
+    if (input.secretSealed !== null && secret === null) {
+      // Nothing was sent; recorded like a refused target (a failure that is not retried).
+      result = {
+        ok: false,
+        kind: 'invalid_url',
+        message: 'the secret cannot be decrypted (SECRET_KEY changed?); save the webhook with its secret again',
+        durationMs: 0,
+      };
+    } else {
+      const headers = deliveryHeaders({ msgId: input.msgId, timestampSeconds: Math.floor(startedAt / 1000), body: input.body, secret });
+      result = await this.deps.http.post(input.url, headers, input.body);
+    }
+    const decision = decideAfterAttempt({
+      result,
+      attempt: input.attempt,
+      schedule: this.deps.retrySchedule,
+      now: this.deps.clock.now(),
+      random: this.random,
+    });
+    return { startedAt, result, decision };
+  }
+
+  /** Delete finished deliveries older than the retention period; for the scheduler. */
+  prune(): Promise<number> {
+    const before = this.deps.clock.now() - this.deps.retentionDays * 86_400_000;
+    return deliveries.pruneFinished(this.deps.db, before);
+  }
+
+  private async deliver(delivery: ClaimedDelivery, token: string): Promise<void> {
+    try {
+      const attempt = delivery.attempts + 1;
+      const report = await this.attempt({
+        url: delivery.url,
+        secretSealed: delivery.secret,
+        msgId: delivery.msg_id,
+        body: delivery.body,
+        attempt,
+      });
+      await this.record(delivery, token, attempt, report);
+      this.deps.onAttempt?.(report.decision.outcome, report.result.durationMs);
+    } catch (error) {
+      // The lease stays; the delivery is attempted again once it expires.
+      this.deps.onError?.(error, `webhook delivery ${delivery.id}`);
+    }
+  }
+
+  /**
+   * Log the attempt and move the delivery on. The common case (success of a healthy webhook, or a
+   * retry) is one statement on PostgreSQL; the disable policy joins a transaction with it.
+   */
+  private async record(delivery: ClaimedDelivery, token: string, attempt: number, report: AttemptReport): Promise<void> {
+    const { db, dialect } = this.deps;
+    const { decision, result } = report;
+    const now = this.deps.clock.now();
+    const done = decision.outcome !== 'retry';
+    const state = {
+      deliveryId: delivery.id,
+      claimToken: token,
+      attempt,
+      status: decision.outcome === 'success' ? ('succeeded' as const) : done ? ('failed' as const) : ('pending' as const),
+      nextAttemptAt: decision.outcome === 'retry' ? decision.nextAttemptAt : now,
+      completedAt: done ? now : null,
+      statusCode: result.ok ? result.status : null,
+      error: decision.outcome === 'success' ? null : decision.error,
+    };
+    const row = attemptRow(delivery.id, delivery.url, attempt, report);
+    const policy = decision.outcome === 'failed' || decision.outcome === 'gone' || (decision.outcome === 'success' && delivery.failure_streak !== 0);
+    if (dialect === 'postgres' && !policy) {
+      await deliveries.finishAttempt(db, dialect, state, row);
+      return;
+    }
+    await db.transaction().execute(async (trx) => {
+      // A lost lease (deleted webhook, or another worker took over after expiry) writes nothing.
+      if ((await deliveries.finishAttempt(trx, dialect, state, row)) && policy) await this.applyDisablePolicy(trx, delivery, decision, now);
+    });
+  }
+
+  private async applyDisablePolicy(trx: Executor, delivery: ClaimedDelivery, decision: Decision, now: number): Promise<void> {
+    if (decision.outcome === 'success') return webhooks.resetFailureStreak(trx, delivery.webhook_id);
+    if (decision.outcome === 'retry') return;
+    let reason: string | null = null;
+    if (decision.outcome === 'gone') {
+      reason = 'The receiver answered 410 Gone.';
+    } else {
+      const streak = await webhooks.bumpFailureStreak(trx, delivery.webhook_id);
+      if (streak >= DISABLE_AFTER_FAILURES) reason = `${streak} deliveries in a row failed; the last: ${decision.error}.`;
+    }
+    if (reason === null) return;
+    if (!(await webhooks.disableWebhook(trx, delivery.webhook_id, reason, now))) return;
+    const target = await webhooks.alertTarget(trx, delivery.webhook_id);
+    if (!target) return;
+    const { userIds, baseId, baseUuid } = target;
+    await webhooks.insertAlerts(
+      trx,
+      userIds.map((userId) => ({ user_id: userId, webhook_id: delivery.webhook_id, base_id: baseId, url: delivery.url, reason, created_at: now })),
+    );
+    const detail = { webhook_id: delivery.webhook_id, url: delivery.url, reason, msg: `Webhook ${delivery.url} was disabled: ${reason} Save it again to re-enable it.` };
+    for (const userId of userIds) {
+      await this.deps.notify?.(trx, { userId, msgType: MSG_TYPE_WEBHOOK_INVALID, detail, baseId, dtableUuid: baseUuid });
+    }
+  }
+}
+
+export function attemptRow(deliveryId: number, url: string, attempt: number, report: AttemptReport) {
+  const { result, decision, startedAt } = report;
+  return {
+    delivery_id: deliveryId,
+    attempt,
+    started_at: startedAt,
+    duration_ms: result.durationMs,
+    url,
+    status_code: result.ok ? result.status : null,
+    error: decision.outcome === 'success' ? null : decision.error,
+    response_excerpt: result.ok ? result.body : null,
+    outcome: decision.outcome,
+    next_attempt_at: decision.outcome === 'retry' ? decision.nextAttemptAt : null,
+  };
+}

@@ -1,0 +1,45 @@
+import { randomBytes } from 'node:crypto';
+import type { ChangeEvent } from '../events/index.js';
+import { pythonJsonDumps } from './python-json.js';
+
+/**
+ * The body of a delivery: `{"event": "update", "data": {…}}` with `data` as the original's
+ * table-events message (contract §10), except that insert and delete carry the row's cells and
+ * modify carries `value` and `old_value` of each changed cell (`row_data` as the event holds it).
+ */
+export function eventBody(event: ChangeEvent): string {
+  return pythonJsonDumps({
+    event: 'update',
+    data: {
+      dtable_uuid: event.baseUuid,
+      row_id: event.rowId,
+      op_user: event.opUser,
+      op_type: event.opType,
+      op_time: event.opTime / 1000,
+      table_id: event.tableId,
+      table_name: event.tableName,
+      row_name: event.rowName,
+      row_data: event.rowData,
+      op_app: event.opApp,
+    },
+  });
+}
+
+/** The body of `POST …/ping/`: a test event receivers can tell apart by its `event` field. */
+export function pingBody(input: { baseUuid: string; webhookId: number; opUser: string; now: number }): string {
+  return pythonJsonDumps({
+    event: 'ping',
+    data: {
+      dtable_uuid: input.baseUuid,
+      webhook_id: input.webhookId,
+      op_user: input.opUser,
+      op_type: 'ping',
+      op_time: input.now / 1000,
+    },
+  });
+}
+
+/** A `webhook-id`: `msg_` and 24 random URL-safe characters, fixed for the delivery's lifetime. */
+export function newMessageId(): string {
+  return `msg_${randomBytes(18).toString('base64url')}`;
+}

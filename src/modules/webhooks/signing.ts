@@ -1,0 +1,27 @@
+import { createHmac } from 'node:crypto';
+import { VERSION } from '../../version.js';
+
+/**
+ * Every header of a delivery attempt. The signatures cover the exact bytes of `body`:
+ * - `X-Service-Signature: sha1=<hex HMAC-SHA1>` — the name the specification documents;
+ * - `X-Service-Signature-256` and `X-SeaTable-Signature: sha256=<hex HMAC-SHA256>` — the latter is what
+ *   receivers written for the original API check;
+ * - `webhook-signature: v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">` — Standard Webhooks, whose
+ *   key here is the UTF-8 bytes of the secret.
+ */
+export function deliveryHeaders(input: { msgId: string; timestampSeconds: number; body: string; secret: string | null }): Record<string, string> {
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    'user-agent': `basegate/${VERSION}`,
+    'webhook-id': input.msgId,
+    'webhook-timestamp': String(input.timestampSeconds),
+  };
+  if (input.secret === null || input.secret === '') return headers;
+  const sha256 = createHmac('sha256', input.secret).update(input.body, 'utf8').digest('hex');
+  headers['x-service-signature'] = `sha1=${createHmac('sha1', input.secret).update(input.body, 'utf8').digest('hex')}`;
+  headers['x-service-signature-256'] = `sha256=${sha256}`;
+  headers['x-seatable-signature'] = `sha256=${sha256}`;
+  const signed = `${input.msgId}.${input.timestampSeconds}.${input.body}`;
+  headers['webhook-signature'] = `v1,${createHmac('sha256', input.secret).update(signed, 'utf8').digest('base64')}`;
+  return headers;
+}

@@ -1,0 +1,96 @@
+import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Executor } from '../../db/index.js';
+import type { WebhookAlertsTable, WebhooksTable } from './webhooks.table.js';
+
+export type WebhookRow = Selectable<WebhooksTable>;
+export type WebhookAlertRow = Selectable<WebhookAlertsTable>;
+
+export function listForBase(db: Executor, baseId: number): Promise<WebhookRow[]> {
+  return db.selectFrom('webhooks').selectAll().where('base_id', '=', baseId).orderBy('id').execute();
+}
+
+export function findOnBase(db: Executor, baseId: number, id: number): Promise<WebhookRow | undefined> {
+  return db.selectFrom('webhooks').selectAll().where('base_id', '=', baseId).where('id', '=', id).executeTakeFirst();
+}
+
+export function findById(db: Executor, id: number): Promise<WebhookRow | undefined> {
+  return db.selectFrom('webhooks').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** Throws the driver's unique violation when the base already has this url. */
+export async function insertWebhook(db: Executor, values: Insertable<WebhooksTable>): Promise<number> {
+  const { id } = await db.insertInto('webhooks').values(values).returning('id').executeTakeFirstOrThrow();
+  return Number(id);
+}
+
+export async function updateWebhook(db: Executor, id: number, changes: Updateable<WebhooksTable>): Promise<void> {
+  await db.updateTable('webhooks').set(changes).where('id', '=', id).execute();
+}
+
+export async function deleteWebhook(db: Executor, id: number): Promise<void> {
+  await db.deleteFrom('webhooks').where('id', '=', id).execute();
+}
+
+/** The valid webhooks of these bases: who gets a delivery for their events. */
+export function validForBases(db: Executor, baseIds: number[]): Promise<Array<{ id: number; base_id: number }>> {
+  if (baseIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('webhooks')
+    .select(['id', 'base_id'])
+    .where('base_id', 'in', baseIds)
+    .where('is_valid', '=', 1)
+    .orderBy('id')
+    .execute();
+}
+
+export async function resetFailureStreak(db: Executor, id: number): Promise<void> {
+  await db.updateTable('webhooks').set({ failure_streak: 0 }).where('id', '=', id).where('failure_streak', '<>', 0).execute();
+}
+
+/** Adds one failed delivery to the streak and returns the new streak (0 when the webhook is gone). */
+export async function bumpFailureStreak(db: Executor, id: number): Promise<number> {
+  await db
+    .updateTable('webhooks')
+    .set((eb) => ({ failure_streak: eb('failure_streak', '+', 1) }))
+    .where('id', '=', id)
+    .execute();
+  const row = await db.selectFrom('webhooks').select('failure_streak').where('id', '=', id).executeTakeFirst();
+  return row ? Number(row.failure_streak) : 0;
+}
+
+/** Marks a valid webhook invalid; false when it already was (so alerts are written once). */
+export async function disableWebhook(db: Executor, id: number, reason: string, now: number): Promise<boolean> {
+  const result = await db
+    .updateTable('webhooks')
+    .set({ is_valid: 0, invalid_reason: reason, updated_at: now })
+    .where('id', '=', id)
+    .where('is_valid', '=', 1)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** Who hears about a disabled webhook (the base's owner and the webhook's creator), and its base. */
+export async function alertTarget(
+  db: Executor,
+  webhookId: number,
+): Promise<{ userIds: number[]; baseId: number; baseUuid: string } | null> {
+  const row = await db
+    .selectFrom('webhooks')
+    .innerJoin('bases', 'bases.id', 'webhooks.base_id')
+    .innerJoin('workspaces', 'workspaces.id', 'bases.workspace_id')
+    .select(['workspaces.owner_id', 'webhooks.creator_id', 'bases.id as base_id', 'bases.uuid'])
+    .where('webhooks.id', '=', webhookId)
+    .executeTakeFirst();
+  if (!row) return null;
+  const ids = [Number(row.owner_id), Number(row.creator_id)];
+  const existing = await db.selectFrom('users').select('id').where('id', 'in', ids).execute();
+  return { userIds: [...new Set(existing.map((u) => Number(u.id)))], baseId: Number(row.base_id), baseUuid: row.uuid };
+}
+
+export async function insertAlerts(db: Executor, rows: Insertable<WebhookAlertsTable>[]): Promise<void> {
+  if (rows.length > 0) await db.insertInto('webhook_alerts').values(rows).execute();
+}
+
+export function alertsForUser(db: Executor, userId: number, limit = 100): Promise<WebhookAlertRow[]> {
+  return db.selectFrom('webhook_alerts').selectAll().where('user_id', '=', userId).orderBy('id', 'desc').limit(limit).execute();
+}

@@ -1,0 +1,75 @@
+import { Type } from 'typebox';
+
+export const BaseParams = Type.Object({
+  workspace_id: Type.String({ maxLength: 20 }),
+  base_name: Type.String({ maxLength: 1024 }),
+});
+export const WebhookParams = Type.Object({
+  workspace_id: Type.String({ maxLength: 20 }),
+  base_name: Type.String({ maxLength: 1024 }),
+  webhook_id: Type.String({ maxLength: 20 }),
+});
+export const DeliveryParams = Type.Object({
+  workspace_id: Type.String({ maxLength: 20 }),
+  base_name: Type.String({ maxLength: 1024 }),
+  webhook_id: Type.String({ maxLength: 20 }),
+  delivery_id: Type.String({ maxLength: 20 }),
+});
+
+/** `url` and `secret` arrive as JSON, form or multipart; the service checks them so all three behave alike. */
+export const WebhookBody = Type.Record(Type.String(), Type.Unknown());
+
+export const PageQuery = Type.Object({
+  page: Type.Optional(Type.String({ maxLength: 20 })),
+  per_page: Type.Optional(Type.String({ maxLength: 20 })),
+});
+
+export const WebhookRecord = Type.Object({
+  id: Type.Integer(),
+  dtable_uuid: Type.String(),
+  url: Type.String(),
+  creator: Type.String(),
+  created_at: Type.String(),
+  is_valid: Type.Boolean(),
+  settings: Type.Object({ secret: Type.Optional(Type.String({ description: 'always masked' })) }),
+});
+
+export const WebhookListResponse = Type.Object({ webhook_list: Type.Array(WebhookRecord) });
+export const WebhookResponse = Type.Object({ webhook: WebhookRecord });
+export const Success = Type.Object({ success: Type.Boolean() });
+
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
+
+export const AttemptRecord = Type.Object({
+  attempt: Type.Integer(),
+  time: Type.String(),
+  url: Type.String(),
+  status_code: Nullable(Type.Integer()),
+  latency_ms: Type.Integer(),
+  outcome: Type.String({ description: 'success | retry | failed | gone' }),
+  error: Nullable(Type.String()),
+  response_excerpt: Nullable(Type.String()),
+  next_attempt_at: Type.String(),
+});
+
+export const DeliveryRecord = Type.Object({
+  id: Type.Integer(),
+  webhook_id: Type.Integer(),
+  webhook_msg_id: Type.String(),
+  event_id: Nullable(Type.Integer()),
+  kind: Type.String({ description: 'event | ping | redelivery' }),
+  op_type: Nullable(Type.String()),
+  status: Type.String({ description: 'pending | succeeded | failed' }),
+  attempt_count: Type.Integer(),
+  next_attempt_at: Type.String(),
+  created_at: Type.String(),
+  completed_at: Type.String(),
+  redelivery_of: Nullable(Type.Integer()),
+  last_status_code: Nullable(Type.Integer()),
+  last_error: Nullable(Type.String()),
+  request_body: Type.String(),
+  attempts: Type.Array(AttemptRecord),
+});
+
+export const DeliveryListResponse = Type.Object({ delivery_list: Type.Array(DeliveryRecord), total_count: Type.Integer() });
+export const DeliveryResponse = Type.Object({ delivery: DeliveryRecord });

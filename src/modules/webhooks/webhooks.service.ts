@@ -1,0 +1,211 @@
+import { isUniqueViolation, type Db } from '../../db/index.js';
+import type { Clock } from '../../shared/clock.js';
+import { sha256Hex } from '../../shared/crypto.js';
+import { conflict, notFound } from '../../shared/errors.js';
+import type { Page } from '../../shared/pagination.js';
+import type { AccountUser } from '../accounts/index.js';
+import { REQUIRED, type BaseAccess, type BaseListing } from '../workspaces/index.js';
+import * as deliveries from './deliveries.repository.js';
+import { attemptRow, type WebhookDeliveryService } from './delivery.service.js';
+import { newMessageId, pingBody } from './payload.js';
+import { SECRET_MASK, type SecretBox } from './secret-box.js';
+import { checkSecret, checkWebhookUrl } from './webhook-url.js';
+import * as repo from './webhooks.repository.js';
+import type { WebhookAlertRow, WebhookRow } from './webhooks.repository.js';
+import { deliveryRecord, webhookRecord } from './webhooks.present.js';
+
+export interface BaseTarget {
+  workspaceId: string;
+  baseName: string;
+}
+
+export interface WebhooksServiceDeps {
+  db: Db;
+  clock: Clock;
+  access: BaseAccess;
+  secrets: SecretBox;
+  delivery: WebhookDeliveryService;
+  /** Called after deliveries were queued outside the event consumer (redeliver, re-enable). */
+  onQueued?: () => void;
+}
+
+export type WebhookRecord = ReturnType<typeof webhookRecord>;
+export type DeliveryRecord = ReturnType<typeof deliveryRecord>;
+
+/** Webhook CRUD, the delivery log, redeliver and ping. Managing webhooks needs owner or admin. */
+export class WebhooksService {
+  constructor(private readonly deps: WebhooksServiceDeps) {}
+
+  async list(user: AccountUser, target: BaseTarget): Promise<WebhookRecord[]> {
+    const base = await this.base(user, target);
+    return (await repo.listForBase(this.deps.db, base.id)).map((w) => webhookRecord(w, base.uuid));
+  }
+
+  async create(user: AccountUser, target: BaseTarget, body: Record<string, unknown>): Promise<WebhookRecord> {
+    const base = await this.base(user, target);
+    const url = checkWebhookUrl(body.url);
+    const secret = checkSecret(body.secret);
+    const now = this.deps.clock.now();
+    const id = await this.unique(() =>
+      repo.insertWebhook(this.deps.db, {
+        base_id: base.id,
+        url,
+        url_hash: sha256Hex(url),
+        secret: secret ? this.deps.secrets.seal(secret) : null,
+        creator_id: user.id,
+        creator: user.virtualId,
+        created_at: now,
+        updated_at: now,
+        invalid_reason: null,
+      }),
+    );
+    return webhookRecord(await this.mustFind(base, id), base.uuid);
+  }
+
+  /**
+   * Change url and/or secret. Saving always re-validates the webhook (also with nothing changed), and
+   * its paused queue resumes. A secret equal to the mask the API shows keeps the stored secret, so a
+   * client that sends back what it read changes nothing; '' or null removes the secret.
+   */
+  async update(user: AccountUser, target: BaseTarget, webhookId: string, body: Record<string, unknown>): Promise<WebhookRecord> {
+    const base = await this.base(user, target);
+    const webhook = await this.mustFind(base, webhookId);
+    const url = body.url === undefined || body.url === '' ? undefined : checkWebhookUrl(body.url);
+    const secret = checkSecret(body.secret);
+    const changes = {
+      ...(url !== undefined ? { url, url_hash: sha256Hex(url) } : {}),
+      ...(secret === null ? { secret: null } : secret !== undefined && secret !== SECRET_MASK ? { secret: this.deps.secrets.seal(secret) } : {}),
+      is_valid: 1,
+      failure_streak: 0,
+      invalid_reason: null,
+      updated_at: this.deps.clock.now(),
+    };
+    await this.unique(() => repo.updateWebhook(this.deps.db, webhook.id, changes));
+    if (Number(webhook.is_valid) !== 1) this.deps.onQueued?.();
+    return webhookRecord(await this.mustFind(base, webhook.id), base.uuid);
+  }
+
+  async remove(user: AccountUser, target: BaseTarget, webhookId: string): Promise<void> {
+    const base = await this.base(user, target);
+    const webhook = await this.mustFind(base, webhookId);
+    await repo.deleteWebhook(this.deps.db, webhook.id);
+  }
+
+  async deliveries(user: AccountUser, target: BaseTarget, webhookId: string, page: Page) {
+    const base = await this.base(user, target);
+    const webhook = await this.mustFind(base, webhookId);
+    const { rows, total } = await deliveries.listDeliveries(this.deps.db, webhook.id, page.offset, page.perPage);
+    const attempts = await deliveries.attemptsOf(this.deps.db, rows.map((r) => Number(r.id)));
+    return {
+      delivery_list: rows.map((row) => deliveryRecord(row, attempts.filter((a) => Number(a.delivery_id) === Number(row.id)))),
+      total_count: total,
+    };
+  }
+
+  /** Queue the delivery again (same body, same webhook-id) at the end of the webhook's queue. */
+  async redeliver(user: AccountUser, target: BaseTarget, webhookId: string, deliveryId: string): Promise<DeliveryRecord> {
+    const base = await this.base(user, target);
+    const webhook = await this.mustFind(base, webhookId);
+    const id = parseId(deliveryId);
+    const original = id === null ? undefined : await deliveries.findDelivery(this.deps.db, webhook.id, id);
+    if (!original) throw notFound('Delivery not found.');
+    const now = this.deps.clock.now();
+    const newId = await deliveries.insertDelivery(this.deps.db, {
+      webhook_id: webhook.id,
+      base_id: base.id,
+      event_id: original.event_id,
+      dedupe_key: null,
+      msg_id: original.msg_id,
+      kind: 'redelivery',
+      op_type: original.op_type,
+      body: original.body,
+      status: 'pending',
+      next_attempt_at: now,
+      locked_until: null,
+      claim_token: null,
+      last_status_code: null,
+      last_error: null,
+      redelivery_of: Number(original.id),
+      created_at: now,
+      completed_at: null,
+    });
+    this.deps.onQueued?.();
+    return this.deliveryById(webhook.id, newId);
+  }
+
+  /** Send a test event now, once (no retries, no effect on the disable policy), and log it. */
+  async ping(user: AccountUser, target: BaseTarget, webhookId: string): Promise<DeliveryRecord> {
+    const base = await this.base(user, target);
+    const webhook = await this.mustFind(base, webhookId);
+    const msgId = newMessageId();
+    const created = this.deps.clock.now();
+    const body = pingBody({ baseUuid: base.uuid, webhookId: webhook.id, opUser: user.virtualId, now: created });
+    const report = await this.deps.delivery.attempt({ url: webhook.url, secretSealed: webhook.secret, msgId, body, attempt: 1 });
+    const { decision, result } = report;
+    const now = this.deps.clock.now();
+    const id = await this.deps.db.transaction().execute(async (trx) => {
+      const deliveryId = await deliveries.insertDelivery(trx, {
+        webhook_id: webhook.id,
+        base_id: base.id,
+        event_id: null,
+        dedupe_key: null,
+        msg_id: msgId,
+        kind: 'ping',
+        op_type: 'ping',
+        body,
+        status: decision.outcome === 'success' ? 'succeeded' : 'failed',
+        attempts: 1,
+        next_attempt_at: now,
+        locked_until: null,
+        claim_token: null,
+        last_status_code: result.ok ? result.status : null,
+        last_error: decision.outcome === 'success' ? null : decision.error,
+        redelivery_of: null,
+        created_at: created,
+        completed_at: now,
+      });
+      const onceOnly = decision.outcome === 'retry' ? { ...report, decision: { outcome: 'failed' as const, error: decision.error, exhausted: false } } : report;
+      await deliveries.insertAttempt(trx, attemptRow(deliveryId, webhook.url, 1, onceOnly));
+      return deliveryId;
+    });
+    return this.deliveryById(webhook.id, id);
+  }
+
+  /** "Your webhook was disabled" notices of a user (until the notifications inbox takes them over). */
+  alertsFor(userId: number): Promise<WebhookAlertRow[]> {
+    return repo.alertsForUser(this.deps.db, userId);
+  }
+
+  private async deliveryById(webhookId: number, id: number): Promise<DeliveryRecord> {
+    const row = await deliveries.findDelivery(this.deps.db, webhookId, id);
+    if (!row) throw notFound('Delivery not found.');
+    return deliveryRecord(row, await deliveries.attemptsOf(this.deps.db, [id]));
+  }
+
+  private async base(user: AccountUser, target: BaseTarget): Promise<BaseListing> {
+    return (await this.deps.access.resolve(user, target.workspaceId, target.baseName, REQUIRED.manageWebhooks)).base;
+  }
+
+  private async mustFind(base: BaseListing, webhookId: string | number): Promise<WebhookRow> {
+    const id = parseId(webhookId);
+    const webhook = id === null ? undefined : await repo.findOnBase(this.deps.db, base.id, id);
+    if (!webhook) throw notFound('Webhook not found.');
+    return webhook;
+  }
+
+  private async unique<T>(write: () => Promise<T>): Promise<T> {
+    try {
+      return await write();
+    } catch (error) {
+      if (isUniqueViolation(error)) throw conflict('Webhook exists.');
+      throw error;
+    }
+  }
+}
+
+function parseId(value: string | number): number | null {
+  const text = String(value);
+  if (!/^\d{1,15}$/.test(text)) return null;
+  const id = Number(text);
+  return id > 0 ? id : null;
+}

@@ -1,0 +1,74 @@
+import type { Generated } from 'kysely';
+
+export interface WebhooksTable {
+  id: Generated<number>;
+  base_id: number;
+  url: string;
+  url_hash: string;
+  /** Encrypted with a key derived from SECRET_KEY (see secret-box.ts); null when no secret is set. */
+  secret: string | null;
+  creator_id: number;
+  /** The creator's virtual id, as the record shows it. */
+  creator: string;
+  created_at: number;
+  updated_at: number;
+  is_valid: Generated<number>;
+  /** Deliveries that failed for good in a row; reset by a success or by saving the webhook. */
+  failure_streak: Generated<number>;
+  invalid_reason: string | null;
+}
+
+export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
+export type DeliveryKind = 'event' | 'ping' | 'redelivery';
+
+export interface WebhookDeliveriesTable {
+  id: Generated<number>;
+  webhook_id: number;
+  base_id: number;
+  event_id: number | null;
+  dedupe_key: string | null;
+  /** The `webhook-id` header: the same on every attempt and on redeliveries. */
+  msg_id: string;
+  kind: DeliveryKind;
+  op_type: string | null;
+  /** The exact bytes that are sent and signed. */
+  body: string;
+  status: DeliveryStatus;
+  attempts: Generated<number>;
+  next_attempt_at: number;
+  /** Lease of the worker that claimed it; a crashed worker's lease simply expires. */
+  locked_until: number | null;
+  claim_token: string | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  redelivery_of: number | null;
+  created_at: number;
+  completed_at: number | null;
+}
+
+export type AttemptOutcome = 'success' | 'retry' | 'failed' | 'gone';
+
+export interface WebhookAttemptsTable {
+  id: Generated<number>;
+  delivery_id: number;
+  attempt: number;
+  started_at: number;
+  duration_ms: number;
+  url: string;
+  status_code: number | null;
+  error: string | null;
+  response_excerpt: string | null;
+  outcome: AttemptOutcome;
+  next_attempt_at: number | null;
+}
+
+export interface WebhookAlertsTable {
+  id: Generated<number>;
+  user_id: number;
+  webhook_id: number;
+  base_id: number;
+  url: string;
+  reason: string;
+  seen: Generated<number>;
+  created_at: number;
+}

@@ -1,0 +1,161 @@
+import type { DialectName, Db } from '../db/index.js';
+import type { Clock } from '../shared/clock.js';
+import {
+  advanceConsumer,
+  ensureConsumer,
+  eventsAfter,
+  lockConsumer,
+  pruneEvents,
+  type EventConsumer,
+} from '../modules/events/index.js';
+
+export interface DispatcherOptions {
+  /** Events handed to a consumer per transaction. */
+  batchSize?: number;
+  /** How often a started dispatcher looks for events committed by other instances. */
+  pollIntervalMs?: number;
+  log?: { error(obj: object, msg: string): void };
+}
+
+export interface DispatchReport {
+  /** Events acknowledged by consumers in this run (summed over consumers). */
+  handed: number;
+  /** Consumers whose `handle` threw; their events stay pending and are handed over again. */
+  failed: Array<{ consumer: string; error: unknown }>;
+}
+
+/**
+ * Hands committed change events, in id order and at least once, to every registered consumer.
+ * Each batch runs in one transaction with the consumer's progress row locked (FOR UPDATE SKIP LOCKED on
+ * PostgreSQL, so two instances never run the same consumer at once) and advanced in that same
+ * transaction: a consumer never sees an event again once it returned normally for it.
+ *
+ * Consumers must do their database work through the `trx` they get: on SQLite the single connection
+ * is held by that transaction.
+ */
+export class Dispatcher {
+  private readonly consumers = new Map<string, EventConsumer>();
+  private readonly known = new Set<string>();
+  private readonly batchSize: number;
+  private readonly pollIntervalMs: number;
+  private started = false;
+  private timer: NodeJS.Timeout | null = null;
+  private current: Promise<DispatchReport> | null = null;
+  private rerun = false;
+
+  constructor(
+    private readonly db: Db,
+    private readonly dialect: DialectName,
+    private readonly clock: Clock,
+    private readonly options: DispatcherOptions = {},
+  ) {
+    this.batchSize = options.batchSize ?? 500;
+    this.pollIntervalMs = options.pollIntervalMs ?? 1000;
+  }
+
+  register(consumer: EventConsumer): void {
+    if (this.consumers.has(consumer.name)) throw new Error(`event consumer ${consumer.name} is already registered`);
+    this.consumers.set(consumer.name, consumer);
+  }
+
+  /** Where consumer failures are logged (the server passes its pino logger). */
+  useLogger(log: NonNullable<DispatcherOptions['log']>): void {
+    this.options.log = log;
+  }
+
+  consumerNames(): string[] {
+    return [...this.consumers.keys()];
+  }
+
+  /** Called after a write committed: dispatch soon instead of at the next poll. No-op unless started. */
+  wake(): void {
+    if (!this.started) return;
+    if (this.current) {
+      this.rerun = true;
+      return;
+    }
+    this.schedule(0);
+  }
+
+  start(): void {
+    if (this.started) return;
+    this.started = true;
+    this.schedule(0);
+  }
+
+  /** Stops polling and waits for the batch in flight. */
+  async stop(): Promise<void> {
+    this.started = false;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    if (this.current) await this.current.catch(() => undefined);
+  }
+
+  /** Run every consumer until it has caught up. Concurrent calls share one run. */
+  runOnce(): Promise<DispatchReport> {
+    if (this.current) {
+      // A run is in flight: it may have read before the caller's commit, so run again after it.
+      return this.current.then(() => this.runOnce());
+    }
+    const run = this.runAll().finally(() => {
+      this.current = null;
+    });
+    this.current = run;
+    return run;
+  }
+
+  /** Delete acknowledged events older than `retentionMs`. */
+  prune(retentionMs: number): Promise<number> {
+    return pruneEvents(this.db, this.consumerNames(), this.clock.now() - retentionMs);
+  }
+
+  private schedule(delay: number): void {
+    if (!this.started) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      void this.runOnce()
+        .catch((error: unknown) => this.options.log?.error({ err: error }, 'event dispatch failed'))
+        .finally(() => {
+          const again = this.rerun;
+          this.rerun = false;
+          this.schedule(again ? 0 : this.pollIntervalMs);
+        });
+    }, delay);
+    this.timer.unref();
+  }
+
+  private async runAll(): Promise<DispatchReport> {
+    const report: DispatchReport = { handed: 0, failed: [] };
+    for (const consumer of this.consumers.values()) {
+      try {
+        report.handed += await this.runConsumer(consumer);
+      } catch (error) {
+        report.failed.push({ consumer: consumer.name, error });
+        this.options.log?.error({ err: error, consumer: consumer.name }, 'event consumer failed; its events stay pending');
+      }
+    }
+    return report;
+  }
+
+  private async runConsumer(consumer: EventConsumer): Promise<number> {
+    if (!this.known.has(consumer.name)) {
+      await ensureConsumer(this.db, consumer.name, this.clock.now());
+      this.known.add(consumer.name);
+    }
+    let total = 0;
+    for (;;) {
+      const handed = await this.db.transaction().execute(async (trx) => {
+        const position = await lockConsumer(trx, this.dialect, consumer.name);
+        if (position === null) return 0; // another instance is running this consumer
+        const events = await eventsAfter(trx, position, this.batchSize);
+        if (events.length === 0) return 0;
+        await consumer.handle(trx, events);
+        await advanceConsumer(trx, consumer.name, events[events.length - 1]!.id, this.clock.now());
+        return events.length;
+      });
+      total += handed;
+      if (handed < this.batchSize) return total;
+    }
+  }
+}

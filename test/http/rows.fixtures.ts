@@ -1,0 +1,83 @@
+import type { LightMyRequestResponse } from 'fastify';
+import { basePath, baseToken, createBase, createUser, type TestApp, type TestBase, type TestUser } from '../helpers/index.js';
+
+/** A base with an owner and an `rw` Base-Token, and a caller for its `/api-gateway/` routes. */
+export interface Gateway {
+  t: TestApp;
+  owner: TestUser;
+  base: TestBase;
+  token: string;
+  url(suffix: string): string;
+  call(method: 'GET' | 'POST' | 'PUT' | 'DELETE', suffix: string, payload?: unknown, token?: string): Promise<LightMyRequestResponse>;
+}
+
+export async function gateway(t: TestApp, owner?: TestUser): Promise<Gateway> {
+  const user = owner ?? (await createUser(t));
+  const base = await createBase(t, user);
+  const token = await baseToken(t, user, base);
+  const url = (suffix: string) => `/api-gateway/api/v2/dtables/${base.uuid}/${suffix}`;
+  return {
+    t,
+    owner: user,
+    base,
+    token,
+    url,
+    call: (method, suffix, payload, as) =>
+      t.request({ method, url: url(suffix), token: as ?? token, ...(payload === undefined ? {} : { payload: payload as object }) }),
+  };
+}
+
+/** A Base-Token of another user the base is shared with read-only. */
+export async function readOnlyToken(g: Gateway): Promise<string> {
+  const reader = await createUser(g.t);
+  const res = await g.t.request({ method: 'POST', url: basePath(g.base, 'share/'), token: g.owner.token, payload: { email: reader.email, permission: 'r' } });
+  if (res.statusCode !== 201) throw new Error(`share failed: ${res.body}`);
+  return baseToken(g.t, reader, g.base);
+}
+
+/** A Base-Token issued from a new API-Token named `appName` (rw). */
+export async function apiTokenBaseToken(g: Gateway, appName: string, permission: 'r' | 'rw' = 'rw'): Promise<string> {
+  const created = await g.t.request({ method: 'POST', url: basePath(g.base, 'api-tokens/'), token: g.owner.token, payload: { app_name: appName, permission } });
+  if (created.statusCode !== 201) throw new Error(`api token failed: ${created.body}`);
+  const res = await g.t.request({ method: 'GET', url: '/api/v2.1/dtable/app-access-token/', token: created.json<{ api_token: string }>().api_token });
+  if (res.statusCode !== 200) throw new Error(`app-access-token failed: ${res.body}`);
+  return res.json<{ access_token: string }>().access_token;
+}
+
+/** Add a table with the given columns through the API; returns its metadata object. */
+export async function addTable(g: Gateway, name: string, columns: Array<{ column_name: string; column_type: string; column_data?: unknown }>) {
+  const res = await g.call('POST', 'tables/', { table_name: name, columns });
+  if (res.statusCode !== 200) throw new Error(`create table failed: ${res.body}`);
+  return res.json<{ _id: string; name: string; columns: Array<{ key: string; name: string; type: string; data: Record<string, unknown> | null }> }>();
+}
+
+export async function appendRows(g: Gateway, table: string, rows: Array<Record<string, unknown>>): Promise<string[]> {
+  const res = await g.call('POST', 'rows/', { table_name: table, rows });
+  if (res.statusCode !== 200) throw new Error(`append failed: ${res.body}`);
+  return res.json<{ row_ids: Array<{ _id: string }> }>().row_ids.map((r) => r._id);
+}
+
+export async function listRows(g: Gateway, query: string): Promise<Array<Record<string, unknown>>> {
+  const res = await g.call('GET', `rows/?${query}`);
+  if (res.statusCode !== 200) throw new Error(`list failed: ${res.body}`);
+  return res.json<{ rows: Array<Record<string, unknown>> }>().rows;
+}
+
+/** Count of rows stored for the base, read directly from the database. */
+export async function storedRowCount(g: Gateway): Promise<number> {
+  const row = await g.t.container.db
+    .selectFrom('base_rows')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('base_id', '=', g.base.id)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export async function eventCount(g: Gateway): Promise<number> {
+  const row = await g.t.container.db
+    .selectFrom('events')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('base_id', '=', g.base.id)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}

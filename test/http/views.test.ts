@@ -1,0 +1,127 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DIALECTS, createTestApp, type TestApp } from '../helpers/index.js';
+import { addTable, gateway, readOnlyToken, type Gateway } from './rows.fixtures.js';
+
+describe.each(DIALECTS)('views (%s)', (dialect) => {
+  let t: TestApp;
+  let g: Gateway;
+  let keys: Record<string, string>;
+
+  beforeAll(async () => {
+    t = await createTestApp(dialect);
+    g = await gateway(t);
+    const table = await addTable(g, 'Tasks', [
+      { column_name: 'Title', column_type: 'text' },
+      { column_name: 'Due', column_type: 'date' },
+      { column_name: 'Owner', column_type: 'collaborator' },
+    ]);
+    keys = Object.fromEntries(table.columns.map((c) => [c.name, c.key]));
+  });
+  afterAll(() => t.close());
+
+  const view = (name: string) => `views/${encodeURIComponent(name)}/?table_name=Tasks`;
+
+  it('lists the default view', async () => {
+    const res = await g.call('GET', 'views/?table_name=Tasks');
+    expect(res.statusCode).toBe(200);
+    expect(res.json().views).toMatchObject([{ _id: '0000', name: 'Default View', type: 'table', is_locked: false, filters: [], sorts: [] }]);
+    expect((await g.call('GET', 'views/?table_name=Nope')).statusCode).toBe(404);
+  });
+
+  it('creates a view (table name in the query, as the clients send it)', async () => {
+    const res = await g.call('POST', 'views/?table_name=Tasks', { name: 'My tasks', type: 'table', is_locked: true });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ name: 'My tasks', type: 'table', is_locked: true, filter_conjunction: 'And', rows: [], link_rows: {} });
+    expect(res.json()._id).toMatch(/^[A-Za-z0-9]{4}$/);
+    const cases: Array<[unknown, string]> = [
+      [{ name: 'My tasks' }, 'View My tasks exists.'],
+      [{ name: '' }, 'name invalid.'],
+      [{ name: 'x', type: 'kanban' }, 'type invalid.'],
+      [{ name: 'x', is_locked: 'perhaps' }, 'is_locked invalid.'],
+    ];
+    for (const [body, message] of cases) {
+      const bad = await g.call('POST', 'views/?table_name=Tasks', body);
+      expect(bad.statusCode).toBe(400);
+      expect(bad.json()).toEqual({ error_msg: message });
+    }
+  });
+
+  it('gets a view by name (URL-encoded) or id', async () => {
+    const byName = await g.call('GET', view('My tasks'));
+    expect(byName.json().name).toBe('My tasks');
+    expect((await g.call('GET', `views/${byName.json()._id}/?table_name=Tasks`)).json().name).toBe('My tasks');
+    expect((await g.call('GET', view('Nope'))).json()).toEqual({ error_msg: 'view Nope not found' });
+  });
+
+  it('updates filters, sorts, hidden columns and the name; stores filters by column key', async () => {
+    const res = await g.call('PUT', view('My tasks'), {
+      filters: [
+        { column_name: 'Owner', filter_predicate: 'include_me' },
+        { filters: [{ column_name: 'Due', filter_predicate: 'is_before', filter_term_modifier: 'today' }], filter_conjunction: 'Or' },
+        {},
+      ],
+      filter_conjunction: 'Or',
+      sorts: [{ column_name: 'Due', sort_type: 'down' }],
+      hidden_columns: ['Owner'],
+      name: 'Mine',
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({
+      name: 'Mine',
+      filter_conjunction: 'Or',
+      filters: [
+        { column_key: keys.Owner, filter_predicate: 'include_me' },
+        { filters: [{ column_key: keys.Due, filter_predicate: 'is_before', filter_term_modifier: 'today' }], filter_conjunction: 'Or' },
+      ],
+      sorts: [{ column_key: keys.Due, sort_type: 'down' }],
+      hidden_columns: [keys.Owner],
+    });
+    // renaming a column keeps the view working
+    await g.call('PUT', 'columns/', { table_name: 'Tasks', op_type: 'rename_column', column: 'Due', new_column_name: 'Deadline' });
+    expect((await g.call('GET', 'rows/?table_name=Tasks&view_name=Mine')).statusCode).toBe(200);
+    // sorts: [{}] clears, absent fields stay
+    const cleared = await g.call('PUT', view('Mine'), { sorts: [{}] });
+    expect(cleared.json().sorts).toEqual([]);
+    expect(cleared.json().hidden_columns).toEqual([keys.Owner]);
+  });
+
+  it('refuses invalid view changes with 400 and leaves the view as it was', async () => {
+    const cases: Array<[unknown, string | RegExp]> = [
+      [{ name: 'Default View' }, 'View Default View exists.'],
+      [{ filter_conjunction: 'Xor' }, 'filter_conjunction invalid'],
+      [{ filters: 'x' }, 'filters invalid'],
+      [{ filters: [{ column_name: 'Title', filter_predicate: 'greater', filter_term: 1 }] }, /does not support 'greater'/],
+      [{ sorts: [{ column_key: 'Nope' }] }, 'sorts.0: column Nope not found.'],
+      [{ sorts: [{ column_key: 'Title', sort_type: 'sideways' }] }, 'sorts.0.sort_type invalid.'],
+      [{ hidden_columns: ['Nope'] }, 'hidden_columns: column Nope not found.'],
+      [{ hidden_columns: 'Title' }, 'hidden_columns invalid.'],
+      [{ is_locked: 3 }, 'is_locked invalid.'],
+    ];
+    const before = (await g.call('GET', view('Mine'))).json();
+    for (const [body, message] of cases) {
+      const res = await g.call('PUT', view('Mine'), body);
+      expect(res.statusCode, JSON.stringify(body)).toBe(400);
+      if (typeof message === 'string') expect(res.json()).toEqual({ error_msg: message });
+      else expect(res.json().error_msg).toMatch(message);
+    }
+    const filterOnUnknown = await g.call('PUT', view('Mine'), { filters: [{ column_name: 'Nope', filter_predicate: 'is_empty' }] });
+    expect(filterOnUnknown.statusCode).toBe(404);
+    expect((await g.call('GET', view('Mine'))).json()).toEqual(before);
+  });
+
+  it('deletes a view but never the last one', async () => {
+    expect((await g.call('DELETE', view('Mine'))).json()).toEqual({ success: true });
+    expect((await g.call('GET', view('Mine'))).statusCode).toBe(404);
+    const last = await g.call('DELETE', view('Default View'));
+    expect(last.statusCode).toBe(400);
+    expect(last.json()).toEqual({ error_msg: 'The last view of a table cannot be deleted.' });
+  });
+
+  it('refuses view writes with a read-only token', async () => {
+    const token = await readOnlyToken(g);
+    expect((await g.call('GET', 'views/?table_name=Tasks', undefined, token)).statusCode).toBe(200);
+    expect((await g.call('POST', 'views/?table_name=Tasks', { name: 'Z' }, token)).statusCode).toBe(403);
+    expect((await g.call('PUT', view('Default View'), { name: 'Z' }, token)).statusCode).toBe(403);
+    expect((await g.call('DELETE', view('Default View'), undefined, token)).statusCode).toBe(403);
+  });
+});

@@ -1,0 +1,229 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config/index.js';
+import { createContainer } from '../../src/container.js';
+import { connect, migrateToLatest, type DbHandle, type DialectName } from '../../src/db/index.js';
+import { appendEvents } from '../../src/modules/events/index.js';
+import { claimDue } from '../../src/modules/webhooks/deliveries.repository.js';
+import { ManualClock } from '../../src/shared/clock.js';
+import { DIALECTS, createBase, createUser, type TestApp } from '../helpers/index.js';
+import { Receiver, changeEvent, createWebhook, drain, emit } from './webhooks-support.js';
+
+/** One database several app instances open, as processes sharing a SQLite file or a PostgreSQL schema. */
+class SharedDatabase {
+  private readonly dir = mkdtempSync(path.join(tmpdir(), 'basegate-webhooks-'));
+  private readonly schema = `t_${randomBytes(6).toString('hex')}`;
+  private schemaCreated = false;
+
+  constructor(readonly dialect: DialectName) {}
+
+  async open(): Promise<DbHandle> {
+    if (this.dialect === 'sqlite') return connect({ databaseUrl: `sqlite:${path.join(this.dir, 'shared.sqlite3')}`, dataDir: this.dir });
+    const url = process.env.TEST_DATABASE_URL!;
+    if (!this.schemaCreated) {
+      await this.admin(`CREATE SCHEMA ${this.schema}`);
+      this.schemaCreated = true;
+    }
+    return connect({ databaseUrl: url, dataDir: this.dir, pgSchema: this.schema, poolSize: 5 });
+  }
+
+  async dispose(): Promise<void> {
+    if (this.schemaCreated) await this.admin(`DROP SCHEMA ${this.schema} CASCADE`);
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  private async admin(statement: string): Promise<void> {
+    const client = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+    await client.connect();
+    try {
+      await client.query(statement);
+    } finally {
+      await client.end();
+    }
+  }
+}
+
+/** A full app instance (own container, pool and deliverer) on a shared database. */
+async function instance(shared: SharedDatabase, clock: ManualClock, env: Record<string, string> = {}): Promise<TestApp> {
+  const config = loadConfig(
+    {
+      SECRET_KEY: 'test-secret-key-test-secret-key-0123456789',
+      DATA_DIR: mkdtempSync(path.join(tmpdir(), 'basegate-test-')),
+      LOG_LEVEL: 'silent',
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+      ...env,
+    },
+    { persistSecret: false },
+  );
+  const container = createContainer(config, { clock, database: await shared.open() });
+  await migrateToLatest(container.db);
+  const app = await buildApp(container, { logger: false });
+  await app.ready();
+  return {
+    app,
+    container,
+    config,
+    clock,
+    dialect: shared.dialect,
+    request({ token, headers, ...rest }) {
+      return app.inject({ ...rest, headers: { ...(token ? { authorization: `Token ${token}` } : {}), ...headers } });
+    },
+    async close() {
+      await app.close();
+      await container.close();
+    },
+  };
+}
+
+describe.each(DIALECTS)('webhook durability (%s)', (dialect) => {
+  let shared: SharedDatabase;
+  let receiver: Receiver;
+
+  beforeAll(async () => {
+    shared = new SharedDatabase(dialect);
+    receiver = await new Receiver().start();
+  });
+  afterAll(async () => {
+    await receiver?.close();
+    await shared.dispose();
+  });
+
+  it('sends after a restart what was pending at shutdown: queued, in backoff, claimed by a crashed worker, not yet dispatched', async () => {
+    const clock = new ManualClock();
+    const first = await instance(shared, clock);
+    const owner = await createUser(first);
+    const base = await createBase(first, owner);
+    const queued = await createWebhook(first, owner, base, { url: receiver.url('/queued') });
+    const crashed = await createWebhook(first, owner, base, { url: receiver.url('/crashed') });
+    const backoff = await createWebhook(first, owner, base, { url: receiver.url('/backoff') });
+    const events = [changeEvent(base), changeEvent(base)];
+    await emit(first, events);
+    // /backoff answers 503 once, so its head waits ~5 s for its retry.
+    let backoffSeen = 0;
+    receiver.reply = (request) => (request.path === '/backoff' && backoffSeen++ === 0 ? { status: 503 } : { status: 200 });
+    await first.container.db
+      .updateTable('webhook_deliveries')
+      .set({ next_attempt_at: clock.now() + 3_600_000 })
+      .where('webhook_id', 'in', [queued.id, crashed.id])
+      .execute();
+    await first.container.webhooks.deliverer.runOnce(); // only /backoff is due: it fails once
+    expect(receiver.received.map((r) => r.path)).toEqual(['/backoff']);
+    // A worker claimed /crashed's head and died before sending.
+    await first.container.db.updateTable('webhook_deliveries').set({ next_attempt_at: clock.now() }).where('webhook_id', '=', crashed.id).execute();
+    const claimed = await first.container.db
+      .transaction()
+      .execute((trx) => claimDue(trx, dialect, { now: clock.now(), limit: 10, leaseUntil: clock.now() + 75_000, token: 'dead-worker' }));
+    expect(claimed.map((c) => c.webhook_id)).toEqual([crashed.id]);
+    // A committed change the dispatcher had not handed over yet.
+    const late = changeEvent(base);
+    await first.container.db.transaction().execute((trx) => appendEvents(trx, dialect, [late], clock.now()));
+    await first.close();
+
+    const second = await instance(shared, clock);
+    try {
+      const sent = (p: string) => receiver.received.filter((r) => r.path === p).map((r) => JSON.parse(r.body).data.row_id as string);
+      const expected = [...events, late].map((e) => e.rowId);
+      await second.container.dispatcher.runOnce();
+      expect(await drain(second)).toBe(0); // every head is waiting: backoff, lease, schedule
+      clock.advance(75_000 - 1);
+      await drain(second);
+      expect(sent('/backoff')).toEqual([expected[0], ...expected]);
+      expect(sent('/crashed')).toEqual([]);
+      clock.advance(1); // the dead worker's lease has ended
+      await drain(second);
+      expect(sent('/crashed')).toEqual(expected);
+      expect(sent('/queued')).toEqual([]);
+      clock.advance(3_600_000 - 75_000);
+      await drain(second);
+      expect(sent('/queued')).toEqual(expected);
+      const pending = await second.container.db.selectFrom('webhook_deliveries').select('id').where('status', '=', 'pending').execute();
+      expect(pending).toEqual([]);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('the started worker loop delivers on its own when woken, and stops cleanly', async () => {
+    receiver.received.length = 0;
+    receiver.reply = () => ({ status: 200 });
+    const clock = new ManualClock(Date.now());
+    const t = await instance(shared, clock);
+    try {
+      const owner = await createUser(t);
+      const base = await createBase(t, owner);
+      await createWebhook(t, owner, base, { url: receiver.url('/loop') });
+      t.container.webhooks.deliverer.start();
+      await emit(t, [changeEvent(base), changeEvent(base), changeEvent(base)]);
+      for (let i = 0; i < 200 && receiver.received.length < 3; i++) await new Promise((r) => setTimeout(r, 25));
+      expect(receiver.received.map((r) => r.path)).toEqual(['/loop', '/loop', '/loop']);
+      await t.container.webhooks.deliverer.stop();
+      await emit(t, [changeEvent(base)]);
+      await new Promise((r) => setTimeout(r, 100));
+      expect(receiver.received).toHaveLength(3);
+    } finally {
+      await t?.close();
+    }
+  });
+});
+
+// Concurrent workers on one database is what PostgreSQL mode is for (SQLite is single-process by design).
+describe.each(DIALECTS.filter((d) => d === 'postgres'))('two webhook workers on one database (%s)', (dialect) => {
+  it('never send the same attempt twice and keep per-webhook order', async () => {
+    const shared = new SharedDatabase(dialect);
+    const receiver = await new Receiver().start();
+    const clock = new ManualClock();
+    // Fewer slots than webhooks so both workers always find work.
+    const env = { WEBHOOK_CONCURRENCY: '2' };
+    const a = await instance(shared, clock, env);
+    const b = await instance(shared, clock, env);
+    try {
+      const owner = await createUser(a);
+      const base = await createBase(a, owner);
+      const paths = ['/w1', '/w2', '/w3', '/w4', '/w5', '/w6'];
+      for (const p of paths) await createWebhook(a, owner, base, { url: receiver.url(p) });
+      const events = Array.from({ length: 40 }, () => changeEvent(base));
+      await emit(a, events);
+      const total = paths.length * events.length;
+
+      const pendingCount = async () =>
+        Number(
+          (
+            await a.container.db
+              .selectFrom('webhook_deliveries')
+              .select((eb) => eb.fn.countAll<number>().as('n'))
+              .where('status', '=', 'pending')
+              .executeTakeFirstOrThrow()
+          ).n,
+        );
+      const work = async (t: TestApp) => {
+        let attempts = 0;
+        while ((await pendingCount()) > 0) attempts += await t.container.webhooks.deliverer.runOnce();
+        return attempts;
+      };
+      const [byA, byB] = await Promise.all([work(a), work(b)]);
+
+      expect(byA + byB).toBe(total);
+      expect(byA).toBeGreaterThan(0);
+      expect(byB).toBeGreaterThan(0);
+      expect(receiver.received).toHaveLength(total);
+      expect(new Set(receiver.received.map((r) => r.headers['webhook-id'])).size).toBe(total);
+      const attempts = await a.container.db.selectFrom('webhook_attempts').select('delivery_id').execute();
+      expect(attempts).toHaveLength(total);
+      expect(new Set(attempts.map((x) => Number(x.delivery_id))).size).toBe(total);
+      for (const p of paths) {
+        const order = receiver.received.filter((r) => r.path === p).map((r) => JSON.parse(r.body).data.row_id as string);
+        expect(order, p).toEqual(events.map((e) => e.rowId));
+      }
+    } finally {
+      await a.close();
+      await b.close();
+      await receiver?.close();
+      await shared.dispose();
+    }
+  });
+});
