@@ -82,6 +82,8 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   const baseData = createBaseData(db, handle.dialect, clock, () => dispatcher.wake());
   const notifications = createNotifications({ config, db, dialect: handle.dialect, clock, access, shares });
   dispatcher.register(notifications.consumer);
+  // A deleted or retyped table, view or column invalidates the rules using it at once.
+  baseData.writer.onStructureChanged((base) => notifications.invalidation.recheckBaseSafely(base.id));
   const scheduler = new Scheduler(db, clock, { timeZone: config.timeZone });
   for (const tick of notifications.ticks) scheduler.register(tick);
   for (const tick of webhooks.ticks) scheduler.register(tick);

@@ -50,8 +50,33 @@ export function connect(options: ConnectOptions): DbHandle {
   database.pragma('busy_timeout = 5000');
   database.pragma('foreign_keys = ON');
   database.pragma('synchronous = NORMAL');
+  cachePreparedStatements(database);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
   return { db, dialect: 'sqlite', close: () => db.destroy() };
+}
+
+const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * Kysely's SQLite driver prepares every query anew; preparing costs more than running the small
+ * queries of a hot path. Reuse prepared statements by SQL text (a bounded LRU); a statement still
+ * busy (an open iterator) is never handed out twice.
+ */
+function cachePreparedStatements(database: SQLite.Database): void {
+  const prepare = database.prepare.bind(database);
+  const cache = new Map<string, SQLite.Statement>();
+  database.prepare = ((source: string) => {
+    const cached = cache.get(source);
+    if (cached && !cached.busy) {
+      cache.delete(source);
+      cache.set(source, cached);
+      return cached;
+    }
+    const statement = prepare(source);
+    cache.set(source, statement);
+    if (cache.size > STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+    return statement;
+  }) as typeof database.prepare;
 }
 
 /** True when `error` is a unique-constraint violation on either engine. */

@@ -65,7 +65,7 @@ describe.each(DIALECTS)('notification rules: invalid rules (%s)', (dialect) => {
     expect((await inbox(t, bob)).some((n) => n.type === 'notification_rule_invalid' && n.detail.rule_id === rule.id)).toBe(false);
   }
 
-  it('its table is deleted (found by the structure re-check)', async () => {
+  it('its table is deleted (found at once by the structure-change hook)', async () => {
     const base = await freshBase();
     const created = await structure(base, 'POST', 'tables/', { table_name: 'Extra', columns: [{ column_name: 'Title', column_type: 'text' }] });
     const table = created.json<{ _id: string; views: Array<{ _id: string }> }>();
@@ -73,13 +73,25 @@ describe.each(DIALECTS)('notification rules: invalid rules (%s)', (dialect) => {
     await sweep();
     expect((await listRules(t, alice, base))[0]!.is_valid).toBe(1); // nothing changed yet
     await structure(base, 'DELETE', 'tables/', { table_name: 'Extra' });
-    await sweep();
     await expectInvalid(base, rule, `its table ${table._id} was deleted`);
     await sweep(); // told once only
     await expectInvalid(base, rule, `its table ${table._id} was deleted`);
   });
 
-  it('its view is deleted (found when a change is evaluated)', async () => {
+  it('the scheduled sweep catches a structure change whose hook did not run', async () => {
+    const base = await freshBase();
+    const rule = await createRule(t, alice, base, modifiedRule(base, [bob.virtualId], { watch_all_columns: false, column_keys: [base.keys.Notes] }));
+    // Change the stored structure behind the rows module's back, as a process dying after the commit would leave it.
+    const doc = await t.container.db.selectFrom('base_metadata').selectAll().where('base_id', '=', base.id).executeTakeFirstOrThrow();
+    const meta = JSON.parse(doc.data) as { tables: Array<{ columns: Array<{ key: string }> }> };
+    meta.tables[0]!.columns = meta.tables[0]!.columns.filter((c) => c.key !== base.keys.Notes);
+    await t.container.db.updateTable('base_metadata').set({ data: JSON.stringify(meta), version: doc.version + 1 }).where('base_id', '=', base.id).execute();
+    expect((await listRules(t, alice, base)).find((r) => r.id === rule.id)?.is_valid).toBe(1);
+    await sweep();
+    await expectInvalid(base, rule, `the watched column ${base.keys.Notes} was deleted`);
+  });
+
+  it('its view is deleted (found at once, and never evaluated)', async () => {
     const base = await freshBase();
     const view = await structure(base, 'POST', 'views/?table_name=Table1', { name: 'Doomed' });
     const viewId = view.json<{ _id: string }>()._id;
@@ -106,7 +118,6 @@ describe.each(DIALECTS)('notification rules: invalid rules (%s)', (dialect) => {
     const base = await freshBase();
     const rule = await createRule(t, alice, base, deadlineRule([bob.virtualId]));
     await structure(base, 'PUT', 'columns/', { op_type: 'modify_column_type', table_name: 'Table1', column: 'Deadline', new_column_type: 'text' });
-    await sweep();
     await expectInvalid(base, rule, 'its date column Deadline is no longer a date column');
   });
 
@@ -124,9 +135,6 @@ describe.each(DIALECTS)('notification rules: invalid rules (%s)', (dialect) => {
       action: { users: [bob.virtualId] },
     });
     await structure(base, 'DELETE', 'columns/', { table_name: 'Table1', column: 'Priority' });
-    const [rowId] = await addRows(t, base, [{ Name: 'x' }]);
-    await updateRow(t, base, rowId!, { Notes: 'y' });
-    await dispatch(t);
     await expectInvalid(base, rule, `its filters no longer fit table Table1: column ${base.keys.Priority} not found`);
   });
 
@@ -134,7 +142,6 @@ describe.each(DIALECTS)('notification rules: invalid rules (%s)', (dialect) => {
     const base = await freshBase();
     const rule = await createRule(t, alice, base, modifiedRule(base, [bob.virtualId], { watch_all_columns: false, column_keys: [base.keys.Notes] }));
     await structure(base, 'DELETE', 'columns/', { table_name: 'Table1', column: 'Notes' });
-    await sweep();
     await expectInvalid(base, rule, `the watched column ${base.keys.Notes} was deleted`);
   });
 

@@ -202,6 +202,15 @@ describe.each(DIALECTS)('SQL writes (%s)', (dialect) => {
     expect(events.filter((e) => e.opType === 'delete_row')).toHaveLength(n);
   });
 
+  it('writes a statement larger than one rows-API call whole or not at all', async () => {
+    await newEvents();
+    const n = ROW_LIMITS.append + 5;
+    // Every value is fine but the last, which lands in the second part handed to the rows module.
+    const values = Array.from({ length: n }, (_, i) => (i === n - 1 ? "('x', 'not a number')" : `('atomic ${i}', ${i})`)).join(', ');
+    await refused(`INSERT INTO Contacts (Name, Age) VALUES ${values}`, /Age/);
+    expect(await newEvents()).toEqual([]);
+  });
+
   it('splits writes at the given per-call limits', async () => {
     const calls: Array<[string, number]> = [];
     const rows = t.container.baseData.rows;
@@ -210,9 +219,15 @@ describe.each(DIALECTS)('SQL writes (%s)', (dialect) => {
       dialect,
       limits: { append: 2, update: 2, delete: 3 },
       writer: {
-        append: (base, actor, body) => (calls.push(['append', (body.rows as unknown[]).length]), rows.append(base, actor, body)),
-        update: (base, actor, body) => (calls.push(['update', (body.updates as unknown[]).length]), rows.update(base, actor, body)),
-        remove: (base, actor, body) => (calls.push(['remove', (body.row_ids as unknown[]).length]), rows.remove(base, actor, body)),
+        writeMany: (base, actor, work) =>
+          rows.writeMany(base, actor, (scope) =>
+            work({
+              trx: scope.trx,
+              append: (body) => (calls.push(['append', (body.rows as unknown[]).length]), scope.append(body)),
+              update: (body) => (calls.push(['update', (body.updates as unknown[]).length]), scope.update(body)),
+              remove: (body) => (calls.push(['remove', (body.row_ids as unknown[]).length]), scope.remove(body)),
+            }),
+          ),
       },
     });
     const caller = { base: { id: g.base.id, uuid: g.base.uuid }, permission: 'rw', actor: { user: g.owner.virtualId, app: null } };

@@ -77,7 +77,7 @@ export function createNotifications(deps: NotificationsDeps): NotificationsModul
   const mailer = deps.mailer ?? createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, dataDir: config.dataDir, now: () => clock.now() });
   const rules = new NotificationRulesService(db, clock, deps.access, config.timeZone);
   const inbox = new InboxService(db);
-  const invalidation = new RuleInvalidation(db, clock, emailDelayMs);
+  const invalidation = new RuleInvalidation(db, clock, emailDelayMs, log);
   const consumer = new RuleEventConsumer(clock, invalidation, { timeZone: config.timeZone, dedupWindowMs, emailDelayMs });
   const deadlines = new DeadlineScan(db, dialect, clock, invalidation, {
     timeZone: config.timeZone,
@@ -88,13 +88,7 @@ export function createNotifications(deps: NotificationsDeps): NotificationsModul
   const digest = new EmailDigest(db, clock, mailer, { publicUrl: config.publicUrl, log });
 
   // A user losing access to a base invalidates the rules that list them.
-  deps.shares.onShareChanged(async (baseId) => {
-    try {
-      await invalidation.recheckBase(baseId);
-    } catch (error) {
-      log.error({ err: error, baseId }, 'notification rule re-check failed');
-    }
-  });
+  deps.shares.onShareChanged((baseId) => invalidation.recheckBaseSafely(baseId));
 
   const ticks: NotificationTick[] = [
     { name: 'notification-deadlines', pattern: '0 0 * * * *', leaseMs: 30 * MINUTE, run: (now) => deadlines.run(now) },

@@ -16,6 +16,7 @@ export class RuleInvalidation {
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly emailDelayMs: number,
+    private readonly log?: { error(obj: object, msg: string): void },
   ) {}
 
   /** Returns true when this call invalidated the rule (false if it already was invalid). */
@@ -47,7 +48,7 @@ export class RuleInvalidation {
     return true;
   }
 
-  /** Re-checks every valid rule of a base (after a share changed); returns how many became invalid. */
+  /** Re-checks every valid rule of a base (after a share or the base's structure changed); returns how many became invalid. */
   async recheckBase(baseId: number): Promise<number> {
     return this.db.transaction().execute(async (trx) => {
       const rows = await validRulesOfBase(trx, baseId);
@@ -66,10 +67,20 @@ export class RuleInvalidation {
     });
   }
 
+  /** `recheckBase` for hooks that must not fail: errors go to the log. */
+  async recheckBaseSafely(baseId: number): Promise<void> {
+    try {
+      await this.recheckBase(baseId);
+    } catch (error) {
+      this.log?.error({ err: error, baseId }, 'notification rule re-check failed');
+    }
+  }
+
   /**
    * Re-checks the rules of every base whose structure changed since its rules were last checked
-   * (tables, views or columns deleted or retyped). The rows module has no structure-change hook, so the
-   * scheduler runs this every few minutes; evaluation checks again in any case.
+   * (tables, views or columns deleted or retyped). The rows module's structure-change hook does this
+   * at once after each change; this sweep, run by the scheduler every few minutes, is the safety net
+   * for a process that stopped between the commit and the hook. Evaluation checks again in any case.
    */
   async sweepChangedBases(): Promise<{ bases: number; invalidated: number }> {
     const report = { bases: 0, invalidated: 0 };

@@ -11,6 +11,8 @@ export interface BaseRef {
   uuid: string;
 }
 
+export type StructureChangeListener = (base: BaseRef) => Promise<void>;
+
 /** Who writes: a user's virtual id, or an API-Token's app_name (then also `app`). */
 export interface Actor {
   user: string;
@@ -51,8 +53,16 @@ export class BaseWriter {
     return loadMetadata(this.db, base.id);
   }
 
+  private readonly structureListeners: StructureChangeListener[] = [];
+
+  /** Called after a commit that changed the base's metadata (tables, columns, views, options). */
+  onStructureChanged(listener: StructureChangeListener): void {
+    this.structureListeners.push(listener);
+  }
+
   async write<T>(base: BaseRef, actor: Actor, work: (scope: WriteScope) => Promise<T>): Promise<T> {
     let emitted = 0;
+    let structureChanged = false;
     const result = await this.db.transaction().execute(async (trx) => {
       const now = this.clock.now();
       const meta = await lockMetadata(trx, this.dialect, base.id);
@@ -75,9 +85,12 @@ export class BaseWriter {
       if (changed) await saveMetadata(trx, base.id, meta);
       await appendEvents(trx, this.dialect, events, now);
       emitted = events.length;
+      structureChanged = changed;
       return value;
     });
     if (emitted > 0) this.onEvents();
+    // The write is committed: a listener's failure is its own (it logs), never the caller's.
+    if (structureChanged) for (const listener of this.structureListeners) await listener(base).catch(() => undefined);
     return result;
   }
 }

@@ -1,7 +1,7 @@
 import { sql, type Expression, type SqlBool } from 'kysely';
 import type { Db } from '../../db/index.js';
 import { badRequest, notFound } from '../../shared/errors.js';
-import type { Actor, BaseRef, BaseWriter } from './base-writer.js';
+import type { Actor, BaseRef, BaseWriter, WriteScope } from './base-writer.js';
 import { compileFilter, filterWhere } from './filter-adapter.js';
 import type { FilterContext } from './filters/index.js';
 import { newRowId } from './ids.js';
@@ -48,6 +48,37 @@ export function parseConvertKeys(value: unknown, fallback: boolean): boolean {
 
 function isObject(value: unknown): value is Body {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+type UpdateItem = { row_id: string; row: Body };
+
+/** Row writes inside one `writeMany` transaction; `trx` lets the caller read within it. */
+export interface ScopedRowWriter {
+  trx: WriteScope['trx'];
+  append(body: Body): Promise<{ inserted_row_count: number }>;
+  update(body: Body): Promise<number>;
+  remove(body: Body): Promise<number>;
+}
+
+function appendInput(body: Body): Body[] {
+  const rows = Array.isArray(body.rows) ? body.rows : isObject(body.row) ? [body.row] : null;
+  if (!rows || !rows.every(isObject)) throw badRequest('rows invalid.');
+  return rows;
+}
+
+function updateInput(body: Body): UpdateItem[] {
+  const updates = Array.isArray(body.updates) ? body.updates : typeof body.row_id === 'string' ? [{ row_id: body.row_id, row: body.row }] : null;
+  if (!updates) throw badRequest('updates invalid.');
+  updates.forEach((u, i) => {
+    if (!isObject(u) || typeof u.row_id !== 'string' || !isObject(u.row)) throw badRequest(`updates.${i} invalid.`);
+  });
+  return updates as UpdateItem[];
+}
+
+function removeInput(body: Body): string[] {
+  const ids = Array.isArray(body.row_ids) ? body.row_ids : typeof body.row_id === 'string' ? [body.row_id] : null;
+  if (!ids || !ids.every((id) => typeof id === 'string')) throw badRequest('row_ids invalid.');
+  return ids as string[];
 }
 
 export class RowsService {
@@ -117,82 +148,100 @@ export class RowsService {
   }
 
   async append(base: BaseRef, actor: Actor, body: Body) {
-    const rows = Array.isArray(body.rows) ? body.rows : isObject(body.row) ? [body.row] : null;
-    if (!rows || !rows.every(isObject)) throw badRequest('rows invalid.');
+    const rows = appendInput(body);
     if (rows.length > ROW_LIMITS.append) throw badRequest(`Number of rows to append exceeds ${ROW_LIMITS.append}.`);
-    const applyDefault = body.apply_default === true || body.apply_default === 'true';
-    return this.writer.write(base, actor, async (w) => {
-      const table = findTable(w.meta, body);
-      const input = new RowInput(table);
-      let countersMoved = false;
-      const stored = rows.map((values, index): StoredRow => {
-        const data: Record<string, unknown> = {};
-        const label = `Row ${index + 1}`;
-        input.apply(data, values, label);
-        if (applyDefault) input.applyDefaults(data, label);
-        countersMoved = input.fillAutoNumbers(data, w.now) || countersMoved;
-        return { _id: newRowId(), _ctime: w.now, _mtime: w.now, _creator: actor.user, _last_modifier: actor.user, data };
-      });
-      if (countersMoved || input.optionsAdded()) w.metadataChanged();
-      await repo.insertRows(w.trx, base.id, table._id, stored);
-      w.emit(stored.map((r) => insertEvent(base, table, r, actor, w.now)));
-      return {
-        inserted_row_count: stored.length,
-        row_ids: stored.map((r) => ({ _id: r._id })),
-        first_row: stored[0] ? rowByKeys(stored[0]) : null,
-      };
-    });
+    return this.writer.write(base, actor, (w) => this.appendIn(w, body, rows));
   }
 
   async update(base: BaseRef, actor: Actor, body: Body) {
-    const updates = Array.isArray(body.updates) ? body.updates : typeof body.row_id === 'string' ? [{ row_id: body.row_id, row: body.row }] : null;
-    if (!updates) throw badRequest('updates invalid.');
-    if (updates.length > ROW_LIMITS.update) throw badRequest(`Number of rows to update exceeds ${ROW_LIMITS.update}.`);
-    updates.forEach((u, i) => {
-      if (!isObject(u) || typeof u.row_id !== 'string' || !isObject(u.row)) throw badRequest(`updates.${i} invalid.`);
-    });
-    const items = updates as Array<{ row_id: string; row: Body }>;
-    await this.writer.write(base, actor, async (w) => {
-      const table = findTable(w.meta, body);
-      const before = await repo.findRows(w.trx, base.id, table._id, items.map((u) => u.row_id));
-      const missing = items.find((u) => !before.has(u.row_id));
-      if (missing) throw notFound(`row ${missing.row_id} not found`);
-      const input = new RowInput(table);
-      const after = new Map<string, StoredRow>();
-      for (const { row_id, row } of items) {
-        const current = after.get(row_id) ?? { ...before.get(row_id)!, data: { ...before.get(row_id)!.data } };
-        input.apply(current.data, row, `Row ${row_id}`);
-        after.set(row_id, current);
-      }
-      if (input.optionsAdded()) w.metadataChanged();
-      const changed = [...after.values()].filter((r) => !sameCells(before.get(r._id)!.data, r.data));
-      for (const r of changed) {
-        r._mtime = w.now;
-        r._last_modifier = actor.user;
-      }
-      await repo.updateRows(w.trx, w.dialect, base.id, changed.map((r) => ({ rowId: r._id, data: r.data })), {
-        mtime: w.now,
-        modifier: actor.user,
-      });
-      w.emit(changed.flatMap((r) => modifyEvent(base, table, before.get(r._id)!, r, actor, w.now) ?? []));
-    });
+    const items = updateInput(body);
+    if (items.length > ROW_LIMITS.update) throw badRequest(`Number of rows to update exceeds ${ROW_LIMITS.update}.`);
+    await this.writer.write(base, actor, (w) => this.updateIn(w, body, items));
     return { success: true as const };
   }
 
   async remove(base: BaseRef, actor: Actor, body: Body) {
-    const ids = Array.isArray(body.row_ids) ? body.row_ids : typeof body.row_id === 'string' ? [body.row_id] : null;
-    if (!ids || !ids.every((id) => typeof id === 'string')) throw badRequest('row_ids invalid.');
+    const ids = removeInput(body);
     if (ids.length > ROW_LIMITS.delete) throw badRequest(`Number of rows to delete exceeds ${ROW_LIMITS.delete}.`);
-    const deleted = await this.writer.write(base, actor, async (w) => {
-      const table = findTable(w.meta, body);
-      const rows = [...(await repo.findRows(w.trx, base.id, table._id, ids as string[])).values()];
-      const rowIds = rows.map((r) => r._id);
-      await repo.deleteRows(w.trx, base.id, rowIds);
-      await removeLinksOfRows(w.trx, base.id, rowIds);
-      w.emit(rows.map((r) => deleteEvent(base, table, r, actor, w.now)));
-      return rows.length;
-    });
+    const deleted = await this.writer.write(base, actor, (w) => this.removeIn(w, body, ids));
     return { success: true as const, deleted_rows: deleted };
+  }
+
+  /**
+   * Several row writes in ONE transaction, without the per-call row limits (the SQL endpoint's
+   * unlimited INSERT/UPDATE/DELETE): all of them are written, with their events, or none.
+   */
+  writeMany<T>(base: BaseRef, actor: Actor, work: (rows: ScopedRowWriter) => Promise<T>): Promise<T> {
+    return this.writer.write(base, actor, (w) =>
+      work({
+        trx: w.trx,
+        append: (body) => this.appendIn(w, body, appendInput(body)),
+        update: (body) => this.updateIn(w, body, updateInput(body)),
+        remove: (body) => this.removeIn(w, body, removeInput(body)),
+      }),
+    );
+  }
+
+  private async appendIn(w: WriteScope, body: Body, rows: Body[]) {
+    const applyDefault = body.apply_default === true || body.apply_default === 'true';
+    const { base, actor } = w;
+    const table = findTable(w.meta, body);
+    const input = new RowInput(table);
+    let countersMoved = false;
+    const stored = rows.map((values, index): StoredRow => {
+      const data: Record<string, unknown> = {};
+      const label = `Row ${index + 1}`;
+      input.apply(data, values, label);
+      if (applyDefault) input.applyDefaults(data, label);
+      countersMoved = input.fillAutoNumbers(data, w.now) || countersMoved;
+      return { _id: newRowId(), _ctime: w.now, _mtime: w.now, _creator: actor.user, _last_modifier: actor.user, data };
+    });
+    if (countersMoved || input.optionsAdded()) w.metadataChanged();
+    await repo.insertRows(w.trx, base.id, table._id, stored);
+    w.emit(stored.map((r) => insertEvent(base, table, r, actor, w.now)));
+    return {
+      inserted_row_count: stored.length,
+      row_ids: stored.map((r) => ({ _id: r._id })),
+      first_row: stored[0] ? rowByKeys(stored[0]) : null,
+    };
+  }
+
+  private async updateIn(w: WriteScope, body: Body, items: UpdateItem[]): Promise<number> {
+    const { base, actor } = w;
+    const table = findTable(w.meta, body);
+    const before = await repo.findRows(w.trx, base.id, table._id, items.map((u) => u.row_id));
+    const missing = items.find((u) => !before.has(u.row_id));
+    if (missing) throw notFound(`row ${missing.row_id} not found`);
+    const input = new RowInput(table);
+    const after = new Map<string, StoredRow>();
+    for (const { row_id, row } of items) {
+      const current = after.get(row_id) ?? { ...before.get(row_id)!, data: { ...before.get(row_id)!.data } };
+      input.apply(current.data, row, `Row ${row_id}`);
+      after.set(row_id, current);
+    }
+    if (input.optionsAdded()) w.metadataChanged();
+    const changed = [...after.values()].filter((r) => !sameCells(before.get(r._id)!.data, r.data));
+    for (const r of changed) {
+      r._mtime = w.now;
+      r._last_modifier = actor.user;
+    }
+    await repo.updateRows(w.trx, w.dialect, base.id, changed.map((r) => ({ rowId: r._id, data: r.data })), {
+      mtime: w.now,
+      modifier: actor.user,
+    });
+    w.emit(changed.flatMap((r) => modifyEvent(base, table, before.get(r._id)!, r, actor, w.now) ?? []));
+    return changed.length;
+  }
+
+  private async removeIn(w: WriteScope, body: Body, ids: string[]): Promise<number> {
+    const { base, actor } = w;
+    const table = findTable(w.meta, body);
+    const rows = [...(await repo.findRows(w.trx, base.id, table._id, ids)).values()];
+    const rowIds = rows.map((r) => r._id);
+    await repo.deleteRows(w.trx, base.id, rowIds);
+    await removeLinksOfRows(w.trx, base.id, rowIds);
+    w.emit(rows.map((r) => deleteEvent(base, table, r, actor, w.now)));
+    return rows.length;
   }
 
   /** The whole base: metadata with each table's rows keyed by column key (at most `perTable` rows each). */

@@ -4,7 +4,7 @@
  * PostgreSQL; writes go through the rows module. See docs/sql.md.
  */
 export { SqlService } from './sql.service.js';
-export type { Actor, LinkReader, RowWriteLimits, RowWriter, SqlCaller, SqlRequest, SqlResult, SqlServiceDeps } from './sql.service.js';
+export type { Actor, LinkReader, RowWriteLimits, RowWriteScope, RowWriter, SqlCaller, SqlRequest, SqlResult, SqlServiceDeps } from './sql.service.js';
 export { sqlRoutes } from './sql.routes.js';
 export { SqlError } from './sql-error.js';
 export { DEFAULT_LIMIT, MAX_LIMIT } from './limits.js';

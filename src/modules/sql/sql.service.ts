@@ -1,4 +1,4 @@
-import type { Db, DialectName } from '../../db/index.js';
+import type { Db, DialectName, Executor } from '../../db/index.js';
 import { AppError } from '../../shared/errors.js';
 import { parseStatement } from './parser.js';
 import { shapeGrouped, shapeRows, type LinkCells } from './results.js';
@@ -44,14 +44,21 @@ export interface SqlCaller {
 
 type Body = Record<string, unknown>;
 
+/** One transaction of the rows module's write path, as `RowsService.writeMany` hands it out. */
+export interface RowWriteScope {
+  trx: Executor;
+  append(body: Body): Promise<unknown>;
+  update(body: Body): Promise<unknown>;
+  remove(body: Body): Promise<unknown>;
+}
+
 /**
- * The rows module's write path (coercion per column type, change events, one transaction per call).
- * Each call takes at most `limits` rows, so the SQL endpoint hands over bigger statements in chunks.
+ * The rows module's write path (coercion per column type, change events). A whole statement runs in
+ * one `writeMany` transaction, so an unlimited INSERT/UPDATE/DELETE is written whole or not at all;
+ * it is handed over in parts of at most `limits` rows only to keep each batch's memory bounded.
  */
 export interface RowWriter {
-  append(base: BaseRef, actor: Actor, body: Body): Promise<unknown>;
-  update(base: BaseRef, actor: Actor, body: Body): Promise<unknown>;
-  remove(base: BaseRef, actor: Actor, body: Body): Promise<unknown>;
+  writeMany<T>(base: BaseRef, actor: Actor, work: (rows: RowWriteScope) => Promise<T>): Promise<T>;
 }
 
 export interface RowWriteLimits {
@@ -120,39 +127,27 @@ export class SqlService {
     return cells;
   }
 
-  private async write(caller: SqlCaller, plan: WritePlan): Promise<number> {
+  private write(caller: SqlCaller, plan: WritePlan): Promise<number> {
     const { writer, limits } = this.deps;
     const tableId = plan.table.id;
-    if (plan.kind === 'insert') {
-      for (const part of chunks(plan.rows, limits.append)) {
-        await rowsCall(() => writer.append(caller.base, caller.actor, { table_id: tableId, rows: part }));
-      }
-      return plan.rows.length;
-    }
-    const ids = await matchingRowIds(this.deps.db, caller.base.id, tableId, plan.where);
-    if (plan.kind === 'delete') {
-      for (const part of chunks(ids, limits.delete)) {
-        await rowsCall(() => writer.remove(caller.base, caller.actor, { table_id: tableId, row_ids: part }));
-      }
-      return ids.length;
-    }
-    let affected = 0;
-    for (const part of chunks(ids, limits.update)) {
-      const update = (rowIds: string[]) =>
-        rowsCall(() => writer.update(caller.base, caller.actor, { table_id: tableId, updates: rowIds.map((row_id) => ({ row_id, row: plan.set })) }));
-      try {
-        await update(part);
-        affected += part.length;
-      } catch (error) {
-        // A row deleted since it was matched: update the ones that are still there.
-        if (!(error instanceof AppError) || error.statusCode !== 404) throw error;
-        const still = new Set(await matchingRowIds(this.deps.db, caller.base.id, tableId, plan.where));
-        const remaining = part.filter((id) => still.has(id));
-        if (remaining.length > 0) await update(remaining);
-        affected += remaining.length;
-      }
-    }
-    return affected;
+    return rowsCall(() =>
+      writer.writeMany(caller.base, caller.actor, async (rows) => {
+        if (plan.kind === 'insert') {
+          for (const part of chunks(plan.rows, limits.append)) await rows.append({ table_id: tableId, rows: part });
+          return plan.rows.length;
+        }
+        // Matched inside the transaction, which holds the base's write lock: no row can vanish meanwhile.
+        const ids = await matchingRowIds(rows.trx, caller.base.id, tableId, plan.where);
+        if (plan.kind === 'delete') {
+          for (const part of chunks(ids, limits.delete)) await rows.remove({ table_id: tableId, row_ids: part });
+          return ids.length;
+        }
+        for (const part of chunks(ids, limits.update)) {
+          await rows.update({ table_id: tableId, updates: part.map((row_id) => ({ row_id, row: plan.set })) });
+        }
+        return ids.length;
+      }),
+    );
   }
 }
 
