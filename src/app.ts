@@ -46,7 +46,7 @@ export async function buildApp(c: Container, options: BuildAppOptions = {}): Pro
   });
   await app.register(errorHandlerPlugin);
   // Before the auth plugins, so the limiter is the first onRequest hook and runs before any token check.
-  await app.register(rateLimitPlugin, { limits: c.limits });
+  await app.register(rateLimitPlugin, { limits: c.limits, accounts: c.accounts, verifier: c.baseTokens });
   await app.register(bodyParsersPlugin, { bodyLimit: c.config.bodyLimitBytes });
   await app.register(openApiPlugin, { version: VERSION, publicUrl: c.config.publicUrl });
   await app.register(authPlugin, { accounts: c.accounts });

@@ -52,7 +52,8 @@ export const authPlugin = fp<{ accounts: AccountsService }>(
         case 'spaces':
           throw detailError(401, 'Invalid token header. Token string should not contain spaces.');
       }
-      const user = await accounts.authenticate(parsed.token);
+      // The rate limiter may have looked the token up already (requests naming a base).
+      const user = request.account ?? (await accounts.authenticate(parsed.token));
       if (!user) throw detailError(401, 'Invalid token');
       if (mode === 'admin' && !user.isStaff) {
         throw detailError(403, 'You do not have permission to perform this action.');

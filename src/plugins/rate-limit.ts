@@ -1,7 +1,9 @@
 import fp from 'fastify-plugin';
 import type { FastifyRequest } from 'fastify';
+import type { AccountsService } from '../modules/accounts/index.js';
+import type { BaseTokenVerifier } from '../modules/tokens/index.js';
+import { bearerToken } from './auth.js';
 import {
-  baseUuidFromBaseToken,
   baseUuidFromParams,
   classify,
   usageHeaders,
@@ -18,12 +20,12 @@ import {
  * pattern (so percent-encoded spellings of a path cannot switch class), the raw URL for unknown
  * routes. Over the limit: 429, empty body, `Retry-After` in seconds.
  */
-export const rateLimitPlugin = fp<{ limits: Limits }>(
-  async (app, { limits }) => {
+export const rateLimitPlugin = fp<{ limits: Limits; accounts: AccountsService; verifier: BaseTokenVerifier }>(
+  async (app, { limits, accounts, verifier }) => {
     app.addHook('onRequest', async (request, reply) => {
       const cls = classify(request.routeOptions.url ?? request.url);
       if (cls === null) return;
-      const key = await keyOf(request, cls, limits);
+      const key = await keyOf(request, cls, { limits, accounts, verifier });
       const result = await limits.service.check(cls, key);
       if (result.kind === 'failed-open') {
         if (result.warn) {
@@ -46,13 +48,32 @@ export const rateLimitPlugin = fp<{ limits: Limits }>(
   { name: 'rate-limit' },
 );
 
-/** The base the request addresses (path uuid, Base-Token, or workspace + base name), else the client IP. */
-async function keyOf(request: FastifyRequest, cls: LimitClass, limits: Limits): Promise<RateKey> {
-  let uuid = baseUuidFromParams(request.params);
-  if (uuid === null && cls === 'base') uuid = baseUuidFromBaseToken(request.headers.authorization);
-  if (uuid === null && cls !== 'auth-token') {
-    const ref = workspaceBaseFromParams(request.params);
-    if (ref) uuid = await limits.baseKeys.uuidOf(ref);
+/**
+ * The base the request addresses (path uuid, Base-Token, or workspace + base name), else the client IP.
+ * A base's budget is spent only by requests with a valid credential (a verified Base-Token, or an
+ * Account-Token of an active user): anyone could name a base in a path, and must not be able to
+ * exhaust its budget without logging in. Anonymous or badly authenticated requests count per IP.
+ */
+async function keyOf(
+  request: FastifyRequest,
+  cls: LimitClass,
+  deps: { limits: Limits; accounts: AccountsService; verifier: BaseTokenVerifier },
+): Promise<RateKey> {
+  const ip: RateKey = { kind: 'ip', ip: request.ip };
+  if (cls === 'auth-token') return ip;
+  const token = bearerToken(request);
+  if (token === null) return ip;
+  if (cls === 'base') {
+    const verified = await deps.verifier.verify(token);
+    return verified.ok ? { kind: 'base', uuid: verified.claims.baseUuid } : ip;
   }
-  return uuid === null ? { kind: 'ip', ip: request.ip } : { kind: 'base', uuid };
+  let uuid = baseUuidFromParams(request.params);
+  if (uuid === null) {
+    const ref = workspaceBaseFromParams(request.params);
+    if (ref) uuid = await deps.limits.baseKeys.uuidOf(ref);
+  }
+  if (uuid === null) return ip;
+  // The auth hook reuses this lookup instead of repeating it.
+  request.account = await deps.accounts.authenticate(token);
+  return request.account ? { kind: 'base', uuid } : ip;
 }

@@ -86,6 +86,16 @@ describe.each(DIALECTS)('accounts (%s)', (dialect) => {
       expect(xml.json()).toHaveProperty('error_msg');
       const none = await t.request({ method: 'POST', url: '/api2/auth-token/' });
       expect(none.statusCode).toBe(400);
+      for (const contentType of ['multipart/form-data', 'multipart/form-data; boundary=abc']) {
+        const truncated = await t.request({
+          method: 'POST',
+          url: '/api2/auth-token/',
+          headers: { 'content-type': contentType },
+          payload: '--abc\r\nContent-Disposition: form-data; name="username"\r\n\r\nx',
+        });
+        expect(truncated.statusCode, contentType).toBe(400);
+        expect(truncated.json()).toEqual({ error_msg: 'Request body is not valid multipart/form-data.' });
+      }
     });
 
     it('refuses oversized bodies with 413', async () => {

@@ -32,8 +32,10 @@ describe.each(DIALECTS)('external links (%s)', (dialect) => {
       expire_date: '',
       password_protected: false,
     });
-    const list = await links(reader, 'GET');
+    const list = await links(owner, 'GET');
     expect(list.json().links.map((l: { token: string }) => l.token)).toContain(link.token);
+    // A read-only collaborator may not see the tokens.
+    expect((await links(reader, 'GET')).json()).toEqual({ error_msg: 'Permission denied.' });
   });
 
   it('creates a custom link with password and expiry that expires on time', async () => {

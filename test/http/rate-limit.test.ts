@@ -209,10 +209,15 @@ describe.each(DIALECTS)('rate limits (%s)', (dialect) => {
       const second = await t.request({ method: 'GET', url: gateway(a.uuid), token });
       expect(usage(second)).toEqual({ limit: '3', remaining: '1', reset });
 
-      const denied = await t.request({ method: 'GET', url: gateway(a.uuid) }); // no token: 403, still counted
-      expect(denied.statusCode).toBe(403);
-      expect(denied.json()).toEqual({ error_msg: 'Permission denied.' });
+      // An error answer is counted and carries the headers too.
+      const denied = await t.request({ method: 'GET', url: `${gateway(a.uuid)}rows/?table_name=No%20such%20table`, token });
+      expect(denied.statusCode).toBeGreaterThanOrEqual(400);
+      expect(denied.statusCode).toBeLessThan(500);
       expect(usage(denied)).toEqual({ limit: '3', remaining: '0', reset });
+      // Without a credential the request is counted per IP, and says so in its headers.
+      const anonymous = await t.request({ method: 'GET', url: gateway(a.uuid), remoteAddress: '10.84.0.1' });
+      expect(anonymous.statusCode).toBe(403);
+      expect(usage(anonymous)).toEqual({ limit: '3', remaining: '2', reset: String(Math.ceil((t.clock.now() + 60_000) / 1000)) });
 
       const limited = await t.request({ method: 'GET', url: gateway(a.uuid), token });
       expect(limited.statusCode).toBe(429);
@@ -271,6 +276,23 @@ describe.each(DIALECTS)('rate limits (%s)', (dialect) => {
       expect(usage(other).remaining).toBe('2');
       // From a different IP base A stays blocked: the key is the base, not the client.
       expect((await t.request({ method: 'GET', url: gateway(a.uuid), token: tokenA, remoteAddress: '10.80.0.9' })).statusCode).toBe(429);
+    });
+
+    it('lets nobody spend a base\'s budget without a valid credential', async () => {
+      const tokenA = await baseToken(t, alice, a);
+      const forged = `${tokenA.slice(0, -4)}AAAA`;
+      // Anonymous, forged or unknown credentials naming base A, each from its own IP: counted per IP.
+      for (let i = 0; i < 5; i++) {
+        const ip = `10.83.0.${i + 1}`;
+        expect((await t.request({ method: 'GET', url: gateway(a.uuid), remoteAddress: ip })).statusCode).toBe(403);
+        expect((await t.request({ method: 'GET', url: gateway(a.uuid), token: forged, remoteAddress: ip })).statusCode).toBe(403);
+        expect((await t.request({ method: 'GET', url: basePath(a, 'api-tokens/'), remoteAddress: ip })).statusCode).toBe(403);
+        expect((await t.request({ method: 'GET', url: basePath(a, 'api-tokens/'), token: '0'.repeat(40), remoteAddress: ip })).statusCode).toBe(401);
+      }
+      // The base's budgets are untouched.
+      expect(usage(await t.request({ method: 'GET', url: gateway(a.uuid), token: tokenA })).remaining).toBe('2');
+      const owner = await t.request({ method: 'GET', url: basePath(a, 'api-tokens/'), token: alice.token });
+      expect(owner.statusCode).toBe(200);
     });
 
     it('counts a gateway request without a uuid in its path against the base of its Base-Token', async () => {

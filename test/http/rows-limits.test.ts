@@ -45,7 +45,7 @@ describe.each(DIALECTS)('row-count limits (%s)', (dialect) => {
     const res = await g.call('GET', 'rows/?table_name=Table1&limit=1001');
     expect(res.statusCode).toBe(400);
     expect(res.json()).toEqual({ error_msg: 'Number of rows to list exceeds 1000.' });
-    for (const query of ['limit=0', 'limit=abc', 'start=-1', 'start=x']) {
+    for (const query of ['limit=0', 'limit=abc', 'start=-1', 'start=x', 'start=1e308', 'start=99999999999999999999', 'limit=1e308']) {
       expect((await g.call('GET', `rows/?table_name=Table1&${query}`)).statusCode, query).toBe(400);
     }
   });

@@ -95,3 +95,25 @@ describe.each(DIALECTS)('sharing (%s)', (dialect) => {
     expect(noBase.json()).toEqual({ error_msg: 'dtable Nope not found.' });
   });
 });
+
+describe.each(DIALECTS)('share changes and their revocation commit together (%s)', (dialect) => {
+  it('keeps the share when revoking its tokens fails, and the tokens keep working', async () => {
+    const t = await createTestApp(dialect);
+    try {
+      const owner = await createUser(t);
+      const guest = await createUser(t);
+      const base = await createBase(t, owner);
+      await t.request({ method: 'POST', url: basePath(base, 'share/'), token: owner.token, payload: { email: guest.email, permission: 'rw' } });
+      t.container.shares.onShareChanging(async () => {
+        throw new Error('revocation store down');
+      });
+      const removed = await t.request({ method: 'DELETE', url: basePath(base, 'share/'), token: owner.token, payload: { email: guest.email } });
+      expect(removed.statusCode).toBe(500);
+      expect(removed.json()).toEqual({ error_msg: 'Internal Server Error' });
+      const shares = await t.request({ method: 'GET', url: basePath(base, 'share/'), token: owner.token });
+      expect(shares.json().user_list).toEqual([expect.objectContaining({ email: guest.virtualId, permission: 'rw' })]);
+    } finally {
+      await t.close();
+    }
+  });
+});

@@ -25,9 +25,13 @@ export interface WriteScope {
   base: BaseRef;
   actor: Actor;
   now: number;
-  /** The locked metadata; mutate it and call `metadataChanged()` to store it under the next version. */
+  /**
+   * The locked metadata; mutate it and call `metadataChanged()` to store it under the next version.
+   * `contents` marks changes that leave tables, columns and views as they were (new select options,
+   * auto-number counters), which need no re-check of the rules that depend on the structure.
+   */
   meta: BaseMetadata;
-  metadataChanged(): void;
+  metadataChanged(kind?: 'structure' | 'contents'): void;
   /** Queue change events; they are appended as the transaction's last statement. */
   emit(events: NewChangeEvent[]): void;
 }
@@ -67,6 +71,7 @@ export class BaseWriter {
       const now = this.clock.now();
       const meta = await lockMetadata(trx, this.dialect, base.id);
       let changed = false;
+      let structural = false;
       const events: NewChangeEvent[] = [];
       const value = await work({
         trx,
@@ -75,8 +80,9 @@ export class BaseWriter {
         actor,
         now,
         meta,
-        metadataChanged: () => {
+        metadataChanged: (kind = 'structure') => {
           changed = true;
+          if (kind === 'structure') structural = true;
         },
         emit: (more) => {
           for (const e of more) events.push(e);
@@ -85,7 +91,7 @@ export class BaseWriter {
       if (changed) await saveMetadata(trx, base.id, meta);
       await appendEvents(trx, this.dialect, events, now);
       emitted = events.length;
-      structureChanged = changed;
+      structureChanged = structural;
       return value;
     });
     if (emitted > 0) this.onEvents();

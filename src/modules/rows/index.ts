@@ -6,3 +6,7 @@ export type { BaseMetadata, ColumnMeta, TableMeta, ViewMeta } from './metadata.j
 export type { StoredRow } from './present.js';
 export { loadMetadata } from './metadata.repository.js';
 export { ROW_LIMITS } from './rows.service.js';
+export { actorOf, baseOf } from './gateway-request.js';
+export { parseConvertKeys } from './rows.service.js';
+export type { Actor, BaseRef } from './base-writer.js';
+export type { ScopedRowWriter } from './rows.service.js';

@@ -20,7 +20,7 @@ export const ListRowsQuery = Type.Object({
   table_id: Type.Optional(Name),
   view_name: Type.Optional(Name),
   view_id: Type.Optional(Name),
-  start: Type.Optional(Type.Integer({ minimum: 0 })),
+  start: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000_000_000 })),
   limit: Type.Optional(Type.Integer({ minimum: 1 })),
   convert_keys: Type.Optional(Type.String({ maxLength: 10 })),
   convert_link_id: Type.Optional(Type.String({ maxLength: 10 })),

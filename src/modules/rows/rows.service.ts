@@ -196,7 +196,7 @@ export class RowsService {
       countersMoved = input.fillAutoNumbers(data, w.now) || countersMoved;
       return { _id: newRowId(), _ctime: w.now, _mtime: w.now, _creator: actor.user, _last_modifier: actor.user, data };
     });
-    if (countersMoved || input.optionsAdded()) w.metadataChanged();
+    if (countersMoved || input.optionsAdded()) w.metadataChanged('contents');
     await repo.insertRows(w.trx, base.id, table._id, stored);
     w.emit(stored.map((r) => insertEvent(base, table, r, actor, w.now)));
     return {
@@ -219,7 +219,7 @@ export class RowsService {
       input.apply(current.data, row, `Row ${row_id}`);
       after.set(row_id, current);
     }
-    if (input.optionsAdded()) w.metadataChanged();
+    if (input.optionsAdded()) w.metadataChanged('contents');
     const changed = [...after.values()].filter((r) => !sameCells(before.get(r._id)!.data, r.data));
     for (const r of changed) {
       r._mtime = w.now;

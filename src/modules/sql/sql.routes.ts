@@ -2,7 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { currentGateway } from '../../plugins/base-auth.js';
 import { AppError } from '../../shared/errors.js';
 import { GatewayError, SqlBody, SqlErrorResponse, SqlParams, SqlResponse } from './sql.schemas.js';
-import type { Actor, SqlRequest, SqlService } from './sql.service.js';
+import { actorOf, baseOf, parseConvertKeys } from '../rows/index.js';
+import type { SqlRequest, SqlService } from './sql.service.js';
 import { SqlError } from './sql-error.js';
 
 /**
@@ -25,15 +26,10 @@ export function sqlRoutes(service: SqlService, bodyLimit: number): FastifyPlugin
         },
       },
       async (request) => {
-        const { claims, base } = currentGateway(request);
-        // The original's rule for `_creator` / `_last_modifier`: an API-Token writes as its app.
-        const actor: Actor = {
-          user: claims.source === 'api-token' ? (claims.appName ?? '') : claims.username || claims.appName || '',
-          app: claims.appName,
-        };
+        const { claims } = currentGateway(request);
         try {
           const input = sqlRequest(request.body);
-          return await service.execute({ base: { id: base.id, uuid: base.uuid }, permission: claims.permission, actor }, input);
+          return await service.execute({ base: baseOf(request), permission: claims.permission, actor: actorOf(request) }, input);
         } catch (error) {
           if (error instanceof SqlError) {
             if (error.cause) request.log.warn({ err: error.cause }, 'SQL statement failed in the database');
@@ -51,7 +47,11 @@ function sqlRequest(body: Record<string, unknown> | undefined): SqlRequest {
   if (typeof sql !== 'string') throw new SqlError('sql is required and must be a string.');
   const parameters = body?.parameters;
   if (parameters !== undefined && parameters !== null && !Array.isArray(parameters)) throw new SqlError('parameters must be an array.');
-  const convert = body?.convert_keys;
-  const convertKeys = convert === true || convert === 'true' || convert === 'True' || convert === 1;
+  let convertKeys: boolean;
+  try {
+    convertKeys = parseConvertKeys(body?.convert_keys, false);
+  } catch {
+    throw new SqlError('convert_keys must be true or false.');
+  }
   return { sql, convert_keys: convertKeys, parameters: Array.isArray(parameters) ? parameters : [] };
 }

@@ -1,4 +1,5 @@
 import type { Db, DialectName, Executor } from '../../db/index.js';
+import type { Actor, BaseRef } from '../rows/index.js';
 import { AppError } from '../../shared/errors.js';
 import { parseStatement } from './parser.js';
 import { shapeGrouped, shapeRows, type LinkCells } from './results.js';
@@ -24,16 +25,7 @@ export interface SqlResult {
   affected_rows?: number;
 }
 
-export interface BaseRef {
-  id: number;
-  uuid: string;
-}
-
-/** Who writes: a user's virtual id, or an API-Token's app_name (then also `app`). */
-export interface Actor {
-  user: string;
-  app: string | null;
-}
+export type { Actor, BaseRef };
 
 export interface SqlCaller {
   base: BaseRef;

@@ -58,6 +58,17 @@ export class CredentialVersions {
     await this.bus.publish(TOPIC + key);
   }
 
+  /** Bumps the version inside the caller's transaction; call `announce` after it commits. */
+  async bump(trx: Executor, key: string): Promise<void> {
+    await repo.bumpCredentialVersion(trx, key);
+  }
+
+  /** After a committed `bump`: forget the cached version here and on the other instances. */
+  async announce(key: string): Promise<void> {
+    this.cache.evict(key);
+    await this.bus.publish(TOPIC + key);
+  }
+
   async isRevoked(claims: BaseTokenClaims, baseId: number): Promise<boolean> {
     return (await this.current(keyOfClaims(claims, baseId))) !== claims.version;
   }

@@ -58,7 +58,9 @@ export function createTokensModule(deps: TokensModuleDeps): TokensModule {
     publicUrl: config.publicUrl,
   });
 
-  deps.shares.onShareChanged((baseId, userId) => versions.revoke(credentialKey.share(baseId, userId)));
+  // Revocation commits in the same transaction as the change that causes it, then is announced.
+  deps.shares.onShareChanging((trx, baseId, userId) => versions.bump(trx, credentialKey.share(baseId, userId)));
+  deps.shares.onShareChanged((baseId, userId) => versions.announce(credentialKey.share(baseId, userId)));
   // A deleted user's shares vanish by cascade and their own bases with them: revoke and forget both.
   deps.accounts.onUserDeleting(async (userId) => {
     const { sharedBaseIds, ownedBaseUuids } = await access.basesOfUser(userId);
@@ -66,7 +68,8 @@ export function createTokensModule(deps: TokensModuleDeps): TokensModule {
     for (const uuid of ownedBaseUuids) await bus.publish(verifier.forgetBase(uuid));
     apiTokens.clearCache();
   });
-  deps.links.onLinkDeleted((link) => versions.revoke(credentialKey.externalLink(link.id)));
+  deps.links.onLinkDeleting((trx, link) => versions.bump(trx, credentialKey.externalLink(link.id)));
+  deps.links.onLinkDeleted((link) => versions.announce(credentialKey.externalLink(link.id)));
   deps.bases.onBaseChanged((base) => {
     apiTokens.clearCache();
     return bus.publish(verifier.forgetBase(base.uuid));

@@ -1,4 +1,4 @@
-import type { Db } from '../../db/index.js';
+import type { Db, Executor } from '../../db/index.js';
 import { isUniqueViolation } from '../../db/index.js';
 import type { Clock } from '../../shared/clock.js';
 import { hashPassword, randomHex, verifyPassword } from '../../shared/crypto.js';
@@ -23,6 +23,8 @@ export interface NewExternalLink {
 
 /** Called after a link is deleted so Base-Tokens issued from it stop working. */
 export type LinkDeletedListener = (link: ExternalLinkRow) => Promise<void> | void;
+/** Called inside the transaction that deletes a link (revocation commits with it). */
+export type LinkDeletingListener = (trx: Executor, link: ExternalLinkRow) => Promise<void>;
 
 export type LinkCheck =
   | { ok: true; link: ExternalLinkRow; base: BaseListing }
@@ -31,6 +33,7 @@ export type LinkCheck =
 /** External links: read-only public access to a base, by random token or custom name. */
 export class ExternalLinksService {
   private readonly listeners: LinkDeletedListener[] = [];
+  private readonly deletingListeners: LinkDeletingListener[] = [];
 
   constructor(
     private readonly db: Db,
@@ -42,8 +45,13 @@ export class ExternalLinksService {
     this.listeners.push(listener);
   }
 
+  onLinkDeleting(listener: LinkDeletingListener): void {
+    this.deletingListeners.push(listener);
+  }
+
   async list(user: AccountUser, target: ShareTarget): Promise<ExternalLinkRow[]> {
-    const { base } = await this.access.resolve(user, target.workspaceId, target.baseName, REQUIRED.read);
+    // Managers only: a link's token is a credential, and read-only collaborators need none.
+    const { base } = await this.access.resolve(user, target.workspaceId, target.baseName, REQUIRED.manageExternalLinks);
     return repo.listExternalLinks(this.db, base.id);
   }
 
@@ -79,9 +87,11 @@ export class ExternalLinksService {
   async remove(user: AccountUser, target: ShareTarget, token: string): Promise<void> {
     const { base } = await this.access.resolve(user, target.workspaceId, target.baseName, REQUIRED.manageExternalLinks);
     const link = await repo.findExternalLink(this.db, token);
-    if (!link || link.base_id !== base.id || !(await repo.deleteExternalLink(this.db, base.id, token))) {
-      throw notFound(`Token ${token} not found`);
-    }
+    if (!link || link.base_id !== base.id) throw notFound(`Token ${token} not found`);
+    await this.db.transaction().execute(async (trx) => {
+      if (!(await repo.deleteExternalLink(trx, base.id, token))) throw notFound(`Token ${token} not found`);
+      for (const listener of this.deletingListeners) await listener(trx, link);
+    });
     for (const listener of this.listeners) await listener(link);
   }
 

@@ -1,4 +1,4 @@
-import type { Db } from '../../db/index.js';
+import type { Db, Executor } from '../../db/index.js';
 import { isUniqueViolation } from '../../db/index.js';
 import type { Clock } from '../../shared/clock.js';
 import { badRequest, conflict, notFound } from '../../shared/errors.js';
@@ -14,9 +14,12 @@ export interface ShareTarget {
 
 /** Called after a share is changed or removed, so credentials derived from it can be revoked. */
 export type ShareChangeListener = (baseId: number, userId: number) => Promise<void> | void;
+/** Called inside the transaction that changes or removes a share (revocation commits with it). */
+export type ShareChangingListener = (trx: Executor, baseId: number, userId: number) => Promise<void>;
 
 export class SharesService {
   private readonly listeners: ShareChangeListener[] = [];
+  private readonly changingListeners: ShareChangingListener[] = [];
 
   constructor(
     private readonly db: Db,
@@ -27,6 +30,10 @@ export class SharesService {
 
   onShareChanged(listener: ShareChangeListener): void {
     this.listeners.push(listener);
+  }
+
+  onShareChanging(listener: ShareChangingListener): void {
+    this.changingListeners.push(listener);
   }
 
   async list(user: AccountUser, target: ShareTarget) {
@@ -54,23 +61,23 @@ export class SharesService {
     const login = checkEmail(email);
     const { base } = await this.access.resolve(user, target.workspaceId, target.baseName, REQUIRED.manageShares);
     const recipient = await this.accounts.findUser(login);
-    if (!recipient || !(await repo.updateShare(this.db, base.id, recipient.id, perm))) {
-      throw notFound(`Share to ${login} not found.`);
-    }
-    await this.notify(base.id, recipient.id);
+    await this.change(base.id, recipient?.id, login, (trx, userId) => repo.updateShare(trx, base.id, userId, perm));
   }
 
   async remove(user: AccountUser, target: ShareTarget, email: unknown): Promise<void> {
     const login = checkEmail(email);
     const { base } = await this.access.resolve(user, target.workspaceId, target.baseName, REQUIRED.manageShares);
     const recipient = await this.accounts.findUser(login);
-    if (!recipient || !(await repo.deleteShare(this.db, base.id, recipient.id))) {
-      throw notFound(`Share to ${login} not found.`);
-    }
-    await this.notify(base.id, recipient.id);
+    await this.change(base.id, recipient?.id, login, (trx, userId) => repo.deleteShare(trx, base.id, userId));
   }
 
-  private async notify(baseId: number, userId: number): Promise<void> {
+  /** Change a share and revoke what was issued under it in one transaction, then tell the listeners. */
+  private async change(baseId: number, userId: number | undefined, login: string, write: (trx: Executor, userId: number) => Promise<boolean>) {
+    if (userId === undefined) throw notFound(`Share to ${login} not found.`);
+    await this.db.transaction().execute(async (trx) => {
+      if (!(await write(trx, userId))) throw notFound(`Share to ${login} not found.`);
+      for (const listener of this.changingListeners) await listener(trx, baseId, userId);
+    });
     for (const listener of this.listeners) await listener(baseId, userId);
   }
 }
