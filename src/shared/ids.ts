@@ -31,3 +31,11 @@ export function randomUrlSafeId(length: number): string {
   for (let i = 0; i < length; i++) out += URL_SAFE[bytes[i]! & 63];
   return out;
 }
+
+/** A positive integer id from a path or body value (`"12"` or `12`), or null when it is not one. */
+export function parsePositiveId(value: unknown): number | null {
+  const text = typeof value === 'number' || typeof value === 'string' ? String(value).trim() : '';
+  if (!/^\d{1,15}$/.test(text)) return null;
+  const id = Number(text);
+  return id > 0 ? id : null;
+}

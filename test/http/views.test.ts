@@ -46,6 +46,27 @@ describe.each(DIALECTS)('views (%s)', (dialect) => {
     }
   });
 
+  it('creates a view with its filters, sorts and hidden columns, and refuses bad ones whole', async () => {
+    const res = await g.call('POST', 'views/?table_name=Tasks', {
+      name: 'Filtered',
+      filters: [{ column_name: 'Title', filter_predicate: 'contains', filter_term: 'x' }],
+      filter_conjunction: 'Or',
+      sorts: [{ column_key: 'Due', sort_type: 'down' }],
+      hidden_columns: ['Owner'],
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({
+      name: 'Filtered',
+      filter_conjunction: 'Or',
+      filters: [{ column_key: keys.Title, filter_predicate: 'contains', filter_term: 'x' }],
+      hidden_columns: [keys.Owner],
+    });
+    expect(res.json().sorts).toHaveLength(1);
+    const bad = await g.call('POST', 'views/?table_name=Tasks', { name: 'Broken', filters: [{ column_name: 'Nope', filter_predicate: 'is' }] });
+    expect(bad.statusCode).toBe(404);
+    expect((await g.call('GET', view('Broken'))).statusCode).toBe(404);
+  });
+
   it('gets a view by name (URL-encoded) or id', async () => {
     const byName = await g.call('GET', view('My tasks'));
     expect(byName.json().name).toBe('My tasks');
@@ -110,8 +131,10 @@ describe.each(DIALECTS)('views (%s)', (dialect) => {
   });
 
   it('deletes a view but never the last one', async () => {
-    expect((await g.call('DELETE', view('Mine'))).json()).toEqual({ success: true });
-    expect((await g.call('GET', view('Mine'))).statusCode).toBe(404);
+    for (const name of ['Mine', 'Filtered']) {
+      expect((await g.call('DELETE', view(name))).json()).toEqual({ success: true });
+      expect((await g.call('GET', view(name))).statusCode).toBe(404);
+    }
     const last = await g.call('DELETE', view('Default View'));
     expect(last.statusCode).toBe(400);
     expect(last.json()).toEqual({ error_msg: 'The last view of a table cannot be deleted.' });

@@ -1,6 +1,6 @@
 import type { Expression, SqlBool } from 'kysely';
 import type { Executor } from '../../db/index.js';
-import type { StoredRow } from '../rows/filters/index.js';
+import { storedRowFromRecord, type StoredRow } from '../rows/index.js';
 
 /**
  * One page of a table's rows that satisfy `where` (SQL compiled by the filter engine), in id order
@@ -24,16 +24,5 @@ export async function matchingRowsPage(
     .orderBy('id')
     .limit(limit)
     .execute();
-  return rows.map((r) => ({
-    id: Number(r.id),
-    row: {
-      _id: r.row_id,
-      _ctime: Number(r.ctime),
-      _mtime: Number(r.mtime),
-      _creator: r.creator,
-      _last_modifier: r.last_modifier,
-      // TEXT on SQLite, parsed JSONB on PostgreSQL.
-      data: (typeof r.data === 'string' ? JSON.parse(r.data) : r.data) as Record<string, unknown>,
-    },
-  }));
+  return rows.map((r) => ({ id: Number(r.id), row: storedRowFromRecord(r) }));
 }

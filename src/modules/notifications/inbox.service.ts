@@ -5,6 +5,7 @@ import type { AccountUser } from '../accounts/index.js';
 import { userByVirtualId } from './base-context.repository.js';
 import * as repo from './inbox.repository.js';
 import { accountNotice, baseNotice } from './present.js';
+import { parsePositiveId } from '../../shared/ids.js';
 
 /** Inbox lists: `per_page` is capped at this many notifications. */
 export const INBOX_MAX_PER_PAGE = 100;
@@ -28,12 +29,12 @@ export class InboxService {
   }
 
   async markOneSeen(user: AccountUser, noticeId: unknown): Promise<void> {
-    const text = typeof noticeId === 'number' ? String(noticeId) : typeof noticeId === 'string' ? noticeId.trim() : '';
-    if (!/^\d{1,15}$/.test(text) || Number(text) <= 0) throw badRequest('notice_id invalid.');
-    const row = await repo.findNotification(this.db, Number(text));
-    if (!row) throw notFound(`Notification ${text} not found.`);
+    const id = parsePositiveId(noticeId);
+    if (id === null) throw badRequest('notice_id invalid.');
+    const row = await repo.findNotification(this.db, id);
+    if (!row) throw notFound(`Notification ${id} not found.`);
     if (Number(row.user_id) !== user.id) throw permissionDenied();
-    await repo.setSeen(this.db, user.id, { id: Number(text) }, true);
+    await repo.setSeen(this.db, user.id, { id }, true);
   }
 
   async deleteAll(user: AccountUser): Promise<void> {
@@ -63,7 +64,8 @@ export class InboxService {
   async setOneSeenForBase(username: string, baseId: number, id: string, seen: unknown): Promise<void> {
     const value = parseSeen(seen);
     const user = await this.gatewayUser(username);
-    const row = /^\d{1,15}$/.test(id) ? await repo.findNotification(this.db, Number(id)) : undefined;
+    const noticeId = parsePositiveId(id);
+    const row = noticeId === null ? undefined : await repo.findNotification(this.db, noticeId);
     if (!user || !row || Number(row.user_id) !== user.id || Number(row.base_id) !== baseId) {
       throw notFound(`Notification ${id} not found.`);
     }

@@ -11,6 +11,7 @@ import * as repo from './rules.repository.js';
 import { checkRuleShape, validateRule, type ValidRule } from './rules.validation.js';
 import { DEFAULT_NOTIFY_HOUR } from './rules.model.js';
 import { nextRunAt } from './zoned-time.js';
+import { parsePositiveId } from '../../shared/ids.js';
 
 export interface RuleTarget {
   workspaceId: string;
@@ -95,8 +96,9 @@ export class NotificationRulesService {
   }
 
   async adminDelete(rid: string): Promise<void> {
-    if (!/^\d{1,15}$/.test(rid) || Number(rid) <= 0) throw badRequest('rid invalid.');
-    if (!(await repo.deleteRule(this.db, Number(rid)))) throw notFound(`notification ${rid} not found.`);
+    const id = parsePositiveId(rid);
+    if (id === null) throw badRequest('rid invalid.');
+    if (!(await repo.deleteRule(this.db, id))) throw notFound(`notification ${rid} not found.`);
   }
 
   adminDeleteInvalid(): Promise<number> {
@@ -104,8 +106,9 @@ export class NotificationRulesService {
   }
 
   private async ruleOfBase(baseId: number, ruleId: string) {
-    if (!/^\d{1,15}$/.test(ruleId)) return undefined;
-    const row = await repo.findRule(this.db, Number(ruleId));
+    const id = parsePositiveId(ruleId);
+    if (id === null) return undefined;
+    const row = await repo.findRule(this.db, id);
     return row && Number(row.base_id) === baseId ? row : undefined;
   }
 

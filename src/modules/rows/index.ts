@@ -9,4 +9,6 @@ export { ROW_LIMITS } from './rows.service.js';
 export { actorOf, baseOf } from './gateway-request.js';
 export { parseConvertKeys } from './rows.service.js';
 export type { Actor, BaseRef } from './base-writer.js';
+export type { RowRecord } from './rows.repository.js';
 export type { ScopedRowWriter } from './rows.service.js';
+export { toStored as storedRowFromRecord } from './rows.repository.js';

@@ -1,14 +1,8 @@
+import type { StoredRow } from './filters/index.js';
 import type { ColumnMeta } from './metadata.js';
 
-/** A row as stored, with its cells keyed by column key (contract: StoredRow). */
-export interface StoredRow {
-  _id: string;
-  _ctime: number;
-  _mtime: number;
-  _creator: string;
-  _last_modifier: string;
-  data: Record<string, unknown>;
-}
+/** A row as stored, with its cells keyed by column key (contract: StoredRow), defined by the filter engine. */
+export type { StoredRow };
 
 export interface LinkCell {
   row_id: string;

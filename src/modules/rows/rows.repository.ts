@@ -4,24 +4,26 @@ import type { StoredRow } from './present.js';
 
 const CHUNK = 500;
 
-interface RowRecord {
-  row_id: string;
-  data: unknown;
-  ctime: number;
-  mtime: number;
-  creator: string;
-  last_modifier: string;
+/** A `base_rows` record as either engine returns it (selected columns, raw values). */
+export interface RowRecord {
+  row_id?: unknown;
+  data?: unknown;
+  ctime?: unknown;
+  mtime?: unknown;
+  creator?: unknown;
+  last_modifier?: unknown;
 }
 
-function toStored(r: RowRecord): StoredRow {
+/** A `base_rows` record as the in-memory StoredRow (the one place that knows both engines' shapes). */
+export function toStored(r: RowRecord): StoredRow {
   return {
-    _id: r.row_id,
+    _id: String(r.row_id),
     _ctime: Number(r.ctime),
     _mtime: Number(r.mtime),
-    _creator: r.creator,
-    _last_modifier: r.last_modifier,
+    _creator: String(r.creator ?? ''),
+    _last_modifier: String(r.last_modifier ?? ''),
     // SQLite hands back the JSON text; PostgreSQL parses JSONB itself.
-    data: (typeof r.data === 'string' ? JSON.parse(r.data) : r.data) as Record<string, unknown>,
+    data: (typeof r.data === 'string' ? JSON.parse(r.data) : (r.data ?? {})) as Record<string, unknown>,
   };
 }
 

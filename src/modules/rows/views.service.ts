@@ -40,7 +40,8 @@ export class ViewsService {
       const table = findTable(w.meta, { ...body, ...query });
       if (table.views.some((v) => v.name === name)) throw badRequest(`View ${name} exists.`);
       const view = newView(newShortId(table.views.map((v) => v._id)), name, type);
-      if (body.is_locked !== undefined) view.is_locked = toBool(body.is_locked, 'is_locked');
+      // A new view may come with its filters, sorts, groupings and hidden columns.
+      applyViewChanges(table, view, body);
       table.views.push(view);
       w.metadataChanged();
       return presentView(view);

@@ -6,15 +6,9 @@
 import { selectOptions, type Field, type SqlColumn } from './schema.js';
 import { dateToIso, isoMillis } from './values.js';
 
-/** A stored row (contract: StoredRow). */
-export interface StoredRow {
-  _id: string;
-  _ctime: number;
-  _mtime: number;
-  _creator: string;
-  _last_modifier: string;
-  data: Record<string, unknown>;
-}
+import type { StoredRow } from '../rows/index.js';
+
+export type { StoredRow };
 
 const SYSTEM_TYPES: Record<string, string> = {
   row_id: 'text',

@@ -4,7 +4,6 @@ import type { Executor } from '../../db/index.js';
 import type { Fragment } from './field-sql.js';
 import { tablesOf, type SqlTable } from './schema.js';
 import { SqlError, sqlError } from './sql-error.js';
-import type { StoredRow } from './output.js';
 
 /** Bound values per statement, below both engines' limits (SQLite 32766, PostgreSQL 65535). */
 export const MAX_BOUND_VALUES = 30_000;
@@ -38,17 +37,7 @@ function isStatementError(error: unknown): boolean {
   return /^(22|42|54)/.test(code) || ['SQLITE_ERROR', 'SQLITE_TOOBIG', 'SQLITE_RANGE', 'SQLITE_MISMATCH'].includes(code);
 }
 
-export function toStoredRow(r: Record<string, unknown>): StoredRow {
-  return {
-    _id: String(r.row_id),
-    _ctime: Number(r.ctime),
-    _mtime: Number(r.mtime),
-    _creator: String(r.creator ?? ''),
-    _last_modifier: String(r.last_modifier ?? ''),
-    // SQLite hands back the JSON text; PostgreSQL parses JSONB itself.
-    data: (typeof r.data === 'string' ? JSON.parse(r.data) : (r.data ?? {})) as Record<string, unknown>,
-  };
-}
+export { storedRowFromRecord as toStoredRow } from '../rows/index.js';
 
 /** Ids of the table's rows matching `where`, in insertion order (UPDATE and DELETE act on these). */
 export async function matchingRowIds(db: Executor, baseId: number, tableId: string, where: Fragment): Promise<string[]> {

@@ -13,6 +13,7 @@ import { checkSecret, checkWebhookUrl } from './webhook-url.js';
 import * as repo from './webhooks.repository.js';
 import type { WebhookAlertRow, WebhookRow } from './webhooks.repository.js';
 import { deliveryRecord, webhookRecord } from './webhooks.present.js';
+import { parsePositiveId } from '../../shared/ids.js';
 
 export interface BaseTarget {
   workspaceId: string;
@@ -106,7 +107,7 @@ export class WebhooksService {
   async redeliver(user: AccountUser, target: BaseTarget, webhookId: string, deliveryId: string): Promise<DeliveryRecord> {
     const base = await this.base(user, target);
     const webhook = await this.mustFind(base, webhookId);
-    const id = parseId(deliveryId);
+    const id = parsePositiveId(deliveryId);
     const original = id === null ? undefined : await deliveries.findDelivery(this.deps.db, webhook.id, id);
     if (!original) throw notFound('Delivery not found.');
     const now = this.deps.clock.now();
@@ -187,7 +188,7 @@ export class WebhooksService {
   }
 
   private async mustFind(base: BaseListing, webhookId: string | number): Promise<WebhookRow> {
-    const id = parseId(webhookId);
+    const id = parsePositiveId(webhookId);
     const webhook = id === null ? undefined : await repo.findOnBase(this.deps.db, base.id, id);
     if (!webhook) throw notFound('Webhook not found.');
     return webhook;
@@ -203,9 +204,3 @@ export class WebhooksService {
   }
 }
 
-function parseId(value: string | number): number | null {
-  const text = String(value);
-  if (!/^\d{1,15}$/.test(text)) return null;
-  const id = Number(text);
-  return id > 0 ? id : null;
-}

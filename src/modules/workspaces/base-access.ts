@@ -4,6 +4,7 @@ import type { AccountUser } from '../accounts/index.js';
 import { atLeast, isSharePermission, permissionOn, type BasePermission } from './base-policy.js';
 import * as repo from './workspaces.repository.js';
 import type { BaseListing } from './workspaces.repository.js';
+import { parsePositiveId } from '../../shared/ids.js';
 
 export interface ResolvedBase {
   base: BaseListing;
@@ -26,7 +27,7 @@ export class BaseAccess {
 
   /** The base at `{workspace_id}/dtable/{base_name}`, without a permission check. */
   async find(workspaceId: string | number, baseName: string): Promise<BaseListing> {
-    const id = parseId(workspaceId);
+    const id = parsePositiveId(workspaceId);
     const workspace = id === null ? undefined : await repo.findWorkspace(this.db, id);
     if (!workspace) throw notFound(`Workspace ${String(workspaceId)} not found.`);
     const base = await repo.findBase(this.db, workspace.id, baseName);
@@ -50,9 +51,3 @@ export class BaseAccess {
   }
 }
 
-function parseId(value: string | number): number | null {
-  const text = String(value);
-  if (!/^\d{1,15}$/.test(text)) return null;
-  const id = Number(text);
-  return id > 0 ? id : null;
-}

@@ -2,7 +2,7 @@ import type { Db } from '../../db/index.js';
 import { isUniqueViolation } from '../../db/index.js';
 import type { Clock } from '../../shared/clock.js';
 import { badRequest, conflict, notFound, permissionDenied } from '../../shared/errors.js';
-import { newBaseUuid } from '../../shared/ids.js';
+import { newBaseUuid, parsePositiveId } from '../../shared/ids.js';
 import type { AccountsService, AccountUser } from '../accounts/index.js';
 import { defaultMetadataJson } from '../rows/index.js';
 import type { BaseAccess } from './base-access.js';
@@ -86,10 +86,10 @@ export class BasesService {
   /** Where a new base goes: `workspace_id` if given, else `owner`'s (the caller's) personal workspace. */
   private async targetWorkspace(user: AccountUser, owner: unknown, workspaceId: unknown): Promise<WorkspaceRow> {
     if (workspaceId !== undefined && workspaceId !== null && workspaceId !== '') {
-      const text = String(workspaceId);
-      if (!/^\d{1,15}$/.test(text)) throw badRequest('workspace_id invalid.');
-      const workspace = await repo.findWorkspace(this.db, Number(text));
-      if (!workspace) throw notFound(`Workspace ${text} not found.`);
+      const id = parsePositiveId(workspaceId);
+      if (id === null) throw badRequest('workspace_id invalid.');
+      const workspace = await repo.findWorkspace(this.db, id);
+      if (!workspace) throw notFound(`Workspace ${id} not found.`);
       if (workspace.owner_id !== user.id) throw permissionDenied();
       return workspace;
     }
