@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS, createTestApp, type TestApp } from '../helpers/index.js';
-import { addTable, appendRows, gateway, readOnlyToken, storedRowCount, type Gateway } from './rows.fixtures.js';
+import { addTable, appendRows, gateway, listRows, readOnlyToken, storedRowCount, type Gateway } from './rows.fixtures.js';
 
 describe.each(DIALECTS)('tables and metadata (%s)', (dialect) => {
   let t: TestApp;
@@ -103,6 +103,32 @@ describe.each(DIALECTS)('tables and metadata (%s)', (dialect) => {
     expect(meta.tables.map((x: { name: string }) => x.name)).not.toContain('Renamed');
     expect(meta.tables[0].columns.map((c: { name: string }) => c.name)).not.toContain('Ref');
     expect((await g.call('DELETE', 'tables/', { table_name: 'Renamed' })).statusCode).toBe(404);
+  });
+
+  it('duplicates a table with or without its rows, leaving link columns out', async () => {
+    await addTable(g, 'Source', [
+      { column_name: 'Title', column_type: 'text' },
+      { column_name: 'Score', column_type: 'number' },
+    ]);
+    await appendRows(g, 'Source', [{ Title: 'a', Score: 1 }, { Title: 'b', Score: 2 }]);
+    const link = await g.call('POST', 'columns/', { table_name: 'Source', column_name: 'Ref', column_type: 'link', column_data: { table: 'Source', other_table: 'Table1' } });
+    expect(link.statusCode).toBe(200);
+
+    const empty = await g.call('POST', 'tables/duplicate-table/', { table_name: 'Source' });
+    expect(empty.statusCode, empty.body).toBe(200);
+    expect(empty.json()).toMatchObject({ name: 'Source(copy)', rows: [] });
+    expect(empty.json().columns.map((c: { name: string }) => c.name)).toEqual(['Title', 'Score']);
+    expect(await listRows(g, 'table_name=Source(copy)')).toEqual([]);
+
+    const full = await g.call('POST', 'tables/duplicate-table', { table_name: 'Source', is_duplicate_records: true });
+    expect(full.json().name).toBe('Source(copy 2)');
+    const copied = await listRows(g, `table_name=${encodeURIComponent('Source(copy 2)')}&convert_keys=true`);
+    expect(copied.map((r) => [r.Title, r.Score])).toEqual([['a', 1], ['b', 2]]);
+    const originals = await listRows(g, 'table_name=Source');
+    expect(copied.map((r) => r._id)).not.toContain(originals[0]!._id);
+
+    expect((await g.call('POST', 'tables/duplicate-table/', { table_name: 'Nope' })).statusCode).toBe(404);
+    for (const name of ['Source', 'Source(copy)', 'Source(copy 2)']) await g.call('DELETE', 'tables/', { table_name: name });
   });
 
   it('refuses to delete the last table', async () => {

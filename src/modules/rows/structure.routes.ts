@@ -22,6 +22,9 @@ export function structureRoutes({ tables, columns, views, bodyLimit }: Structure
     app.post(`${GATEWAY}/tables/`, { config: write, bodyLimit, schema: tableSchema(AnyObject) }, async (request) =>
       tables.create(baseOf(request), actorOf(request), request.body),
     );
+    app.post(`${GATEWAY}/tables/duplicate-table/`, { config: write, bodyLimit, schema: tableSchema(AnyObject) }, async (request) =>
+      tables.duplicate(baseOf(request), actorOf(request), request.body),
+    );
     app.put(`${GATEWAY}/tables/`, { config: write, bodyLimit, schema: tableSchema(Success) }, async (request) =>
       tables.rename(baseOf(request), actorOf(request), request.body),
     );

@@ -1,10 +1,11 @@
 import { badRequest } from '../../shared/errors.js';
 import type { Actor, BaseRef, BaseWriter } from './base-writer.js';
 import { newColumn, newTable } from './default-metadata.js';
-import { newShortId } from './ids.js';
+import { newRowId, newShortId } from './ids.js';
 import { removeLinkColumn } from './links.repository.js';
 import { findTable, type ColumnMeta, type TableMeta } from './metadata.js';
-import { deleteTableRows } from './rows.repository.js';
+import { deleteTableRows, insertRows, scanTable } from './rows.repository.js';
+import { insertEvent } from './row-events.js';
 import { presentNewTable } from './structure.present.js';
 import { addLinkColumn, assertFirstColumnType, buildColumn, checkTableName, linkIdOf, removeLinkColumns } from './structure.js';
 import { checkColumnName } from './column-types.js';
@@ -45,6 +46,37 @@ export class TablesService {
       }
       w.metadataChanged();
       return presentNewTable(table);
+    });
+  }
+
+  /**
+   * `POST …/tables/duplicate-table/`: a copy named `<name>(copy)` with the same columns and views
+   * and, with `is_duplicate_records`, copies of the rows (new row ids, one insert event each). Link
+   * columns are left out of the copy: a link belongs to one pair of tables.
+   */
+  duplicate(base: BaseRef, actor: Actor, body: Body) {
+    const withRecords = body.is_duplicate_records === true || body.is_duplicate_records === 'true';
+    return this.writer.write(base, actor, async (w) => {
+      const source = findTable(w.meta, body);
+      const taken = new Set(w.meta.tables.map((t) => t.name));
+      let name = `${source.name}(copy)`;
+      for (let n = 2; taken.has(name); n++) name = `${source.name}(copy ${n})`;
+      const columns = source.columns.filter((c) => linkIdOf(c) === null);
+      const linkKeys = new Set(source.columns.filter((c) => linkIdOf(c) !== null).map((c) => c.key));
+      const copy: TableMeta = structuredClone({ ...source, columns });
+      copy._id = newShortId(w.meta.tables.map((t) => t._id));
+      copy.name = checkTableName(name);
+      for (const view of copy.views) view.hidden_columns = view.hidden_columns.filter((key) => !linkKeys.has(key));
+      w.meta.tables.push(copy);
+      w.metadataChanged();
+      if (withRecords) {
+        for await (const batch of scanTable(w.trx, base.id, source._id)) {
+          const rows = batch.map((r) => ({ ...r, _id: newRowId(), _ctime: w.now, _mtime: w.now, _creator: actor.user, _last_modifier: actor.user }));
+          await insertRows(w.trx, base.id, copy._id, rows);
+          w.emit(rows.map((r) => insertEvent(base, copy, r, actor, w.now)));
+        }
+      }
+      return presentNewTable(copy);
     });
   }
 
