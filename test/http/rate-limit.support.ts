@@ -1,0 +1,43 @@
+import type { LightMyRequestResponse } from 'fastify';
+import { vi } from 'vitest';
+import type { ManualClock } from '../../src/shared/clock.js';
+import { createTestApp, type TestApp } from '../helpers/index.js';
+
+/*
+ * rate-limiter-flexible's memory store reads Date.now(), so test files fake Date
+ * (`vi.useFakeTimers({ toFake: ['Date'] })`) and these helpers keep it equal to the app's ManualClock.
+ */
+
+export async function limitedApp(dialect: 'sqlite' | 'postgres', env: Record<string, string> = {}): Promise<TestApp> {
+  const t = await createTestApp(dialect, env);
+  vi.setSystemTime(t.clock.now());
+  return t;
+}
+
+export function advance(clock: ManualClock, ms: number): void {
+  clock.advance(ms);
+  vi.setSystemTime(clock.now());
+}
+
+export const gateway = (uuid: string, suffix = '') => `/api-gateway/api/v2/dtables/${uuid}/${suffix}`;
+export const usage = (res: LightMyRequestResponse) => ({
+  limit: res.headers['x-ratelimit-limit'],
+  remaining: res.headers['x-ratelimit-remaining'],
+  reset: res.headers['x-ratelimit-reset'],
+});
+export const NO_USAGE = { limit: undefined, remaining: undefined, reset: undefined };
+
+/** `n` sequential requests; returns the status codes. */
+export async function statuses(t: TestApp, n: number, options: Parameters<TestApp['request']>[0]): Promise<number[]> {
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) out.push((await t.request(options)).statusCode);
+  return out;
+}
+
+/** Sends requests until the first 429 (at most `max`) and returns how many were let through. */
+export async function allowedBefore429(t: TestApp, max: number, options: Parameters<TestApp['request']>[0]): Promise<number> {
+  for (let i = 0; i < max; i++) {
+    if ((await t.request(options)).statusCode === 429) return i;
+  }
+  return max;
+}
