@@ -132,6 +132,28 @@ describe.each(DIALECTS)('columns (%s)', (dialect) => {
     expect((await put({ column: 'Count', new_column_type: 'formula' })).statusCode).toBe(400);
   });
 
+  it('keeps a view listable when a filtered column changes type: the filters that no longer fit go', async () => {
+    await addTable(g, 'Retype', [
+      { column_name: 'Title', column_type: 'text' },
+      { column_name: 'Score', column_type: 'number' },
+    ]);
+    await appendRows(g, 'Retype', [{ Title: 'a', Score: 7 }, { Title: 'b', Score: 2 }]);
+    const view = await g.call('POST', 'views/?table_name=Retype', {
+      name: 'High',
+      filters: [
+        { column_name: 'Score', filter_predicate: 'greater', filter_term: 5 },
+        { column_name: 'Title', filter_predicate: 'is_not_empty' },
+      ],
+    });
+    expect(view.statusCode, view.body).toBe(200);
+    expect(await listRows(g, 'table_name=Retype&view_name=High')).toHaveLength(1);
+    const retype = await g.call('PUT', 'columns/', { table_name: 'Retype', op_type: 'modify_column_type', column: 'Score', new_column_type: 'text' });
+    expect(retype.statusCode, retype.body).toBe(200);
+    expect(await listRows(g, 'table_name=Retype&view_name=High')).toHaveLength(2);
+    const filters = (await g.call('GET', 'views/High/?table_name=Retype')).json().filters as Array<{ filter_predicate: string }>;
+    expect(filters.map((f) => f.filter_predicate)).toEqual(['is_not_empty']);
+  });
+
   it('numbers existing rows when a column becomes auto-number', async () => {
     const res = await g.call('POST', 'columns/', { table_name: 'Stock', column_name: 'Seq', column_type: 'auto-number', column_data: { digits: 2 } });
     expect(res.statusCode).toBe(200);

@@ -7,7 +7,7 @@ import { findColumn, findTable, lookupColumn, optionalView, visibleColumns, type
 import { nextAutoNumber } from './row-input.js';
 import { dropCells, scanTable, updateRows } from './rows.repository.js';
 import { presentColumn } from './structure.present.js';
-import { addLinkColumn, assertFirstColumnType, assertNameFree, buildColumn, linkIdOf, placeColumn, removeColumnFromTable, removeLinkColumns } from './structure.js';
+import { addLinkColumn, assertFirstColumnType, assertNameFree, buildColumn, linkIdOf, dropFiltersUnfitForType, placeColumn, removeColumnFromTable, removeLinkColumns } from './structure.js';
 
 type Body = Record<string, unknown>;
 
@@ -88,6 +88,7 @@ export class ColumnsService {
           break;
         case 'modify_column_type':
           await changeType(w, table, column, body.new_column_type, body.column_data);
+          dropFiltersUnfitForType(table, column);
           break;
         default:
           throw badRequest('op_type invalid.');

@@ -3,6 +3,7 @@ import { checkColumnName, checkColumnType, FIRST_COLUMN_TYPES, normalizeColumnDa
 import { newColumn } from './default-metadata.js';
 import { newShortId } from './ids.js';
 import { lookupColumn, lookupTable, type BaseMetadata, type ColumnMeta, type TableMeta, type ViewMeta } from './metadata.js';
+import { compileFilter } from './filter-adapter.js';
 
 /** Pure edits of the metadata document shared by the table, column and view services. */
 
@@ -103,6 +104,20 @@ export function removeColumnFromTable(table: TableMeta, key: string): void {
   const column = table.columns.find((c) => c.key === key);
   table.columns = table.columns.filter((c) => c.key !== key);
   for (const view of table.views) forgetColumn(view, key, column?.name);
+}
+
+/**
+ * After a column changed type, drop the view filters on it that the new type cannot evaluate, so
+ * listing those views keeps working (the other filters, sorts and hidden columns stay).
+ */
+export function dropFiltersUnfitForType(table: TableMeta, column: ColumnMeta): void {
+  for (const view of table.views) {
+    try {
+      compileFilter(table, view);
+    } catch {
+      view.filters = pruneFilters(view.filters, column.key, column.name);
+    }
+  }
 }
 
 function forgetColumn(view: ViewMeta, key: string, name: string | undefined): void {
