@@ -16,13 +16,13 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import { loadConfig } from '../src/config/index.js';
 import { createContainer, type Container } from '../src/container.js';
-import { connect, migrateToLatest, type DbHandle, type DialectName } from '../src/db/index.js';
+import { migrateToLatest, type DialectName } from '../src/db/index.js';
 import { eventsAfter } from '../src/modules/events/index.js';
 import type { AccountUser } from '../src/modules/accounts/index.js';
 import { defaultMetadataJson } from '../src/modules/rows/index.js';
+import { benchDatabase } from './lib/databases.js';
 
 const PG_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? null;
 const RULE_TOTALS = (process.env.BENCH_RULES ?? '100,1000,10000').split(',').map(Number);
@@ -34,22 +34,8 @@ const ROUNDS = 2;
 const gc = (globalThis as { gc?: () => void }).gc;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
-async function database(dialect: DialectName, dir: string): Promise<{ handle: DbHandle; dispose(): Promise<void> }> {
-  if (dialect === 'sqlite') {
-    return { handle: connect({ databaseUrl: `sqlite:${path.join(dir, 'bench.sqlite3')}`, dataDir: dir }), dispose: async () => {} };
-  }
-  // A database of its own (not a schema): migrations then never see tables of concurrent test runs.
-  const name = `basegate_bench_${randomBytes(5).toString('hex')}`;
-  const admin = async (statement: string) => {
-    const client = new pg.Client({ connectionString: PG_URL! });
-    await client.connect();
-    await client.query(statement).finally(() => client.end());
-  };
-  await admin(`CREATE DATABASE ${name}`);
-  const url = new URL(PG_URL!);
-  url.pathname = `/${name}`;
-  const handle = connect({ databaseUrl: url.toString(), dataDir: dir, poolSize: 5 });
-  return { handle, dispose: () => admin(`DROP DATABASE ${name}`) };
+function database(dialect: DialectName, dir: string) {
+  return benchDatabase(dialect, dir, { pgUrl: PG_URL, poolSize: 5 });
 }
 
 function ruleRow(baseId: number, uuid: string, creatorId: number, now: number, i: number) {

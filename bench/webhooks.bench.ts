@@ -10,17 +10,16 @@
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npx tsx bench/webhooks.bench.ts
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config/index.js';
 import { createContainer } from '../src/container.js';
-import { connect, migrateToLatest, type DbHandle, type DialectName } from '../src/db/index.js';
+import { migrateToLatest, type DialectName } from '../src/db/index.js';
+import { benchDatabase } from './lib/databases.js';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 1000);
 const WEBHOOK_COUNTS = (process.env.BENCH_WEBHOOKS ?? '1,10').split(',').map(Number);
@@ -68,23 +67,8 @@ async function startReceiver(): Promise<Receiver> {
   return { port, ask, child };
 }
 
-async function database(dialect: DialectName, dir: string): Promise<{ handle: DbHandle; dispose(): Promise<void> }> {
-  if (dialect === 'sqlite') {
-    const handle = connect({ databaseUrl: `sqlite:${path.join(dir, `bench-${randomBytes(3).toString('hex')}.sqlite3`)}`, dataDir: dir });
-    return { handle, dispose: async () => {} };
-  }
-  // A database of its own (not a schema): migrations then never see tables of concurrent test runs.
-  const name = `basegate_bench_${randomBytes(5).toString('hex')}`;
-  const admin = async (statement: string) => {
-    const client = new pg.Client({ connectionString: PG_URL! });
-    await client.connect();
-    await client.query(statement).finally(() => client.end());
-  };
-  await admin(`CREATE DATABASE ${name}`);
-  const url = new URL(PG_URL!);
-  url.pathname = `/${name}`;
-  const handle = connect({ databaseUrl: url.toString(), dataDir: dir, poolSize: 10 });
-  return { handle, dispose: () => admin(`DROP DATABASE ${name}`) };
+function database(dialect: DialectName, dir: string) {
+  return benchDatabase(dialect, dir, { pgUrl: PG_URL, poolSize: 10 });
 }
 
 interface Result {

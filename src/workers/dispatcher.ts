@@ -8,6 +8,7 @@ import {
   pruneEvents,
   type EventConsumer,
 } from '../modules/events/index.js';
+import { LoopTimer } from './loop-timer.js';
 
 export interface DispatcherOptions {
   /** Events handed to a consumer per transaction. */
@@ -38,8 +39,7 @@ export class Dispatcher {
   private readonly known = new Set<string>();
   private readonly batchSize: number;
   private readonly pollIntervalMs: number;
-  private started = false;
-  private timer: NodeJS.Timeout | null = null;
+  private readonly loop = new LoopTimer(() => this.tick());
   private current: Promise<DispatchReport> | null = null;
   private rerun = false;
 
@@ -69,26 +69,21 @@ export class Dispatcher {
 
   /** Called after a write committed: dispatch soon instead of at the next poll. No-op unless started. */
   wake(): void {
-    if (!this.started) return;
+    if (!this.loop.started) return;
     if (this.current) {
       this.rerun = true;
       return;
     }
-    this.schedule(0);
+    this.loop.schedule(0);
   }
 
   start(): void {
-    if (this.started) return;
-    this.started = true;
-    this.schedule(0);
+    this.loop.start();
   }
 
   /** Stops polling and waits for the batch in flight. */
-  async stop(): Promise<void> {
-    this.started = false;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    if (this.current) await this.current.catch(() => undefined);
+  stop(): Promise<void> {
+    return this.loop.stop(this.current);
   }
 
   /** Run every consumer until it has caught up. Concurrent calls share one run. */
@@ -109,20 +104,14 @@ export class Dispatcher {
     return pruneEvents(this.db, this.consumerNames(), this.clock.now() - retentionMs);
   }
 
-  private schedule(delay: number): void {
-    if (!this.started) return;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      void this.runOnce()
-        .catch((error: unknown) => this.options.log?.error({ err: error }, 'event dispatch failed'))
-        .finally(() => {
-          const again = this.rerun;
-          this.rerun = false;
-          this.schedule(again ? 0 : this.pollIntervalMs);
-        });
-    }, delay);
-    this.timer.unref();
+  private tick(): void {
+    void this.runOnce()
+      .catch((error: unknown) => this.options.log?.error({ err: error }, 'event dispatch failed'))
+      .finally(() => {
+        const again = this.rerun;
+        this.rerun = false;
+        this.loop.schedule(again ? 0 : this.pollIntervalMs);
+      });
   }
 
   private async runAll(): Promise<DispatchReport> {

@@ -1,4 +1,5 @@
 import type { Clock } from '../shared/clock.js';
+import { LoopTimer } from './loop-timer.js';
 
 /** What the loop drives: a round (tests), the continuous pool (the loop), and the next due time. */
 export interface DeliveryRounds {
@@ -23,8 +24,7 @@ const WAKE_ECHO_MS = 25;
  */
 export class WebhookDeliverer {
   private readonly pollIntervalMs: number;
-  private started = false;
-  private timer: NodeJS.Timeout | null = null;
+  private readonly loop = new LoopTimer(() => void this.tick());
   private current: Promise<number> | null = null;
   private woken = false;
   private ticking = false;
@@ -62,41 +62,28 @@ export class WebhookDeliverer {
 
   /** Deliveries were queued: run soon instead of at the next poll. No-op unless started. */
   wake(): void {
-    if (!this.started) return;
+    if (!this.loop.started) return;
     this.woken = true;
-    if (!this.ticking) this.schedule(0); // a running tick sees the flag when it ends
+    if (!this.ticking) this.loop.schedule(0); // a running tick sees the flag when it ends
   }
 
   start(): void {
-    if (this.started) return;
-    this.started = true;
-    this.schedule(0);
+    this.loop.start();
   }
 
   /** Stop the loop and wait for the round in flight (its attempts are bounded by the timeout). */
-  async stop(): Promise<void> {
-    this.started = false;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    if (this.current) await this.current.catch(() => undefined);
-  }
-
-  private schedule(delay: number): void {
-    if (!this.started) return;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => void this.tick(), delay);
-    this.timer.unref();
+  stop(): Promise<void> {
+    return this.loop.stop(this.current);
   }
 
   private async tick(): Promise<void> {
-    this.timer = null;
     this.ticking = true;
     const wasWoken = this.woken;
     this.woken = false;
     let delay = this.pollIntervalMs;
     try {
       // The pool keeps claiming while there is due work, without a timer in between.
-      const attempts = await this.track(() => this.rounds.runPool(() => this.started));
+      const attempts = await this.track(() => this.rounds.runPool(() => this.loop.started));
       if (wasWoken && attempts === 0) {
         delay = WAKE_ECHO_MS;
       } else {
@@ -109,6 +96,6 @@ export class WebhookDeliverer {
     // A wake that came in meanwhile must not be lost to the longer sleep.
     if (this.woken) delay = 0;
     this.ticking = false;
-    this.schedule(delay);
+    this.loop.schedule(delay);
   }
 }

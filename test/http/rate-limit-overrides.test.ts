@@ -11,18 +11,9 @@ import {
   type TestUser,
 } from '../helpers/index.js';
 import { secondInstance } from './rate-limit.helpers.js';
-import { NO_USAGE, advance, gateway, limitedApp, usage } from './rate-limit.support.js';
+import { NO_USAGE, advance, fakeDateForRateLimits, gateway, limitedApp, usage } from './rate-limit.support.js';
 
-/*
- * rate-limiter-flexible's memory store reads Date.now(), so Date is faked and kept equal to the
- * app's ManualClock: windows, Retry-After and x-ratelimit-reset are asserted to the second.
- */
-beforeAll(() => {
-  vi.useFakeTimers({ toFake: ['Date'] });
-});
-afterAll(() => {
-  vi.useRealTimers();
-});
+fakeDateForRateLimits();
 
 describe.each(DIALECTS)('per-base override at runtime (%s)', (dialect) => {
   // Its own app: the admin routes name a base by uuid, so they spend that base's account-class budget.

@@ -1,12 +1,21 @@
 import type { LightMyRequestResponse } from 'fastify';
-import { vi } from 'vitest';
+import { afterAll, beforeAll, vi } from 'vitest';
 import type { ManualClock } from '../../src/shared/clock.js';
 import { createTestApp, type TestApp } from '../helpers/index.js';
 
-/*
- * rate-limiter-flexible's memory store reads Date.now(), so test files fake Date
- * (`vi.useFakeTimers({ toFake: ['Date'] })`) and these helpers keep it equal to the app's ManualClock.
+/**
+ * rate-limiter-flexible's memory store reads Date.now(), so a test file calls this once to fake Date;
+ * `limitedApp` and `advance` keep it equal to the app's ManualClock, so windows, Retry-After and
+ * x-ratelimit-reset can be asserted to the second.
  */
+export function fakeDateForRateLimits(): void {
+  beforeAll(() => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+  });
+  afterAll(() => {
+    vi.useRealTimers();
+  });
+}
 
 export async function limitedApp(dialect: 'sqlite' | 'postgres', env: Record<string, string> = {}): Promise<TestApp> {
   const t = await createTestApp(dialect, env);

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config/index.js';
 import {
   DIALECTS,
@@ -11,18 +11,9 @@ import {
   type TestBase,
   type TestUser,
 } from '../helpers/index.js';
-import { NO_USAGE, advance, allowedBefore429, gateway, limitedApp, statuses, usage } from './rate-limit.support.js';
+import { NO_USAGE, advance, fakeDateForRateLimits, allowedBefore429, gateway, limitedApp, statuses, usage } from './rate-limit.support.js';
 
-/*
- * rate-limiter-flexible's memory store reads Date.now(), so Date is faked and kept equal to the
- * app's ManualClock: windows, Retry-After and x-ratelimit-reset are asserted to the second.
- */
-beforeAll(() => {
-  vi.useFakeTimers({ toFake: ['Date'] });
-});
-afterAll(() => {
-  vi.useRealTimers();
-});
+fakeDateForRateLimits();
 
 describe('configuration of the limits', () => {
   it.each([

@@ -140,6 +140,15 @@ function revocationScenarios(ctx: () => { t: TestApp; observe: Requester; settle
   });
 }
 
+/** A new owner and base, an `r` API-Token named `appName`, and a Base-Token exchanged from it. */
+async function baseTokenFromApiToken(t: TestApp, appName: string): Promise<{ owner: TestUser; base: TestBase; token: string }> {
+  const owner = await createUser(t);
+  const base = await createBase(t, owner);
+  const created = await t.request({ method: 'POST', url: basePath(base, 'api-tokens/'), token: owner.token, payload: { app_name: appName, permission: 'r' } });
+  const exchange = await t.request({ method: 'GET', url: '/api/v2.1/dtable/app-access-token/', headers: { authorization: `Token ${created.json().api_token}` } });
+  return { owner, base, token: exchange.json().access_token };
+}
+
 describe.each(DIALECTS)('revocation (%s)', (dialect) => {
   describe('on one instance: at once', () => {
     let t: TestApp;
@@ -211,11 +220,7 @@ describe.each(DIALECTS)('revocation (%s)', (dialect) => {
     });
 
     it('the other instance accepts a revoked token until its cached version expires', async () => {
-      const owner = await createUser(t);
-      const base = await createBase(t, owner);
-      const created = await t.request({ method: 'POST', url: basePath(base, 'api-tokens/'), token: owner.token, payload: { app_name: 'x', permission: 'r' } });
-      const exchange = await t.request({ method: 'GET', url: '/api/v2.1/dtable/app-access-token/', headers: { authorization: `Token ${created.json().api_token}` } });
-      const token = exchange.json().access_token;
+      const { owner, base, token } = await baseTokenFromApiToken(t, 'x');
       expect((await onInstance(other)(gateway(base), token)).statusCode).toBe(200);
       await t.request({ method: 'DELETE', url: basePath(base, 'api-tokens/x/'), token: owner.token });
       expect((await onApp(t)(gateway(base), token)).statusCode).toBe(403);
@@ -245,11 +250,7 @@ describe.each(DIALECTS)('revocation (%s)', (dialect) => {
     });
 
     it('an instance that may have missed revocations drops its caches when it reconnects', async () => {
-      const owner = await createUser(t);
-      const base = await createBase(t, owner);
-      const created = await t.request({ method: 'POST', url: basePath(base, 'api-tokens/'), token: owner.token, payload: { app_name: 'x', permission: 'r' } });
-      const exchange = await t.request({ method: 'GET', url: '/api/v2.1/dtable/app-access-token/', headers: { authorization: `Token ${created.json().api_token}` } });
-      const token = exchange.json().access_token;
+      const { owner, base, token } = await baseTokenFromApiToken(t, 'x');
       expect((await onInstance(other)(gateway(base), token)).statusCode).toBe(200);
 
       await redis.kill();

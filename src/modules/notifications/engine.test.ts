@@ -3,7 +3,8 @@ import type { ChangeEvent, OpType } from '../events/index.js';
 import { evaluate, recipientsFor, storedRowOf, type EngineContext } from './engine.js';
 import type { MetaDoc } from './metadata-doc.js';
 import { prepareRule, type PreparedRule } from './rule-check.js';
-import type { Member, Rule, RuleAction, RuleTrigger } from './rules.model.js';
+import { ruleBuilder } from './rules.fixture.js';
+import type { Member, Rule, RuleTrigger } from './rules.model.js';
 
 const ALICE = 'a'.repeat(32) + '@auth.local';
 const BOB = 'b'.repeat(32) + '@auth.local';
@@ -40,23 +41,11 @@ const doc: MetaDoc = {
   ],
 };
 
-function rule(trigger: Partial<RuleTrigger> = {}, action: Partial<RuleAction> = {}, extra: Partial<Rule> = {}): Rule {
-  return {
-    id: 7,
-    baseId: 1,
-    dtableUuid: 'uuid',
-    runCondition: trigger.condition === 'near_deadline' ? 'per_day' : 'per_update',
-    trigger: { rule_name: 'R', table_id: 'T1', view_id: 'all', condition: 'rows_modified', ...trigger },
-    action: { type: 'notify', users: [BOB], default_msg: '{Name} is {Status}', ...action },
-    creatorId: 1,
-    ctime: 0,
-    lastTriggerTime: null,
-    isValid: true,
-    invalidReason: null,
-    nextRunAt: null,
-    ...extra,
-  };
-}
+const rule = ruleBuilder({
+  rule: { id: 7, dtableUuid: 'uuid' },
+  trigger: { view_id: 'all' },
+  action: { users: [BOB], default_msg: '{Name} is {Status}' },
+});
 
 function prepared(r: Rule): PreparedRule {
   const p = prepareRule(r, doc, members);

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { MetaDoc } from './metadata-doc.js';
 import { prepareRule } from './rule-check.js';
-import type { Member, Rule, RuleAction, RuleTrigger } from './rules.model.js';
+import { ruleBuilder } from './rules.fixture.js';
+import type { Member, RuleTrigger } from './rules.model.js';
 
 const BOB = 'b'.repeat(32) + '@auth.local';
 const members = new Map<string, Member>([[BOB, { userId: 2, name: 'Bob' }]]);
@@ -16,22 +17,7 @@ const full = docWith([
   { key: 'prio', name: 'Priority', type: 'number' },
 ]);
 
-function rule(trigger: Partial<RuleTrigger>, action: Partial<RuleAction> = {}): Rule {
-  return {
-    id: 1,
-    baseId: 1,
-    dtableUuid: 'u',
-    runCondition: trigger.condition === 'near_deadline' ? 'per_day' : 'per_update',
-    trigger: { rule_name: 'R', table_id: 'T1', view_id: 'v1', condition: 'rows_modified', ...trigger },
-    action: { type: 'notify', users: [BOB], default_msg: '', ...action },
-    creatorId: 1,
-    ctime: 0,
-    lastTriggerTime: null,
-    isValid: true,
-    invalidReason: null,
-    nextRunAt: null,
-  };
-}
+const rule = ruleBuilder({ action: { users: [BOB] } });
 
 describe('prepareRule: invalidation reasons', () => {
   it('accepts a rule that fits its base', () => {
