@@ -5,7 +5,7 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import { buildApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config/index.js';
 import { createContainer, type Container } from '../../src/container.js';
-import { migrateToLatest, type DialectName } from '../../src/db/index.js';
+import { migrateToLatest, type DbHandle, type DialectName } from '../../src/db/index.js';
 import { ManualClock } from '../../src/shared/clock.js';
 import { createTestDatabase } from './db.js';
 
@@ -22,8 +22,14 @@ export interface TestApp {
 
 export const TEST_PUBLIC_URL = 'http://basegate.test';
 
+export interface TestAppOptions {
+  /** An existing database (a restart, or a second instance); default: a fresh one, closed with the app. */
+  database?: DbHandle;
+  clock?: ManualClock;
+}
+
 /** A fully wired app on a fresh database with a manual clock; `env` overrides configuration. */
-export async function createTestApp(dialect: DialectName, env: Record<string, string> = {}): Promise<TestApp> {
+export async function createTestApp(dialect: DialectName, env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
   const config = loadConfig(
     {
       SECRET_KEY: 'test-secret-key-test-secret-key-0123456789',
@@ -34,8 +40,8 @@ export async function createTestApp(dialect: DialectName, env: Record<string, st
     },
     { persistSecret: false },
   );
-  const database = await createTestDatabase(dialect);
-  const clock = new ManualClock();
+  const database = options.database ?? (await createTestDatabase(dialect));
+  const clock = options.clock ?? new ManualClock();
   const container = createContainer(config, { clock, database });
   await migrateToLatest(container.db);
   const app = await buildApp(container, { logger: false });

@@ -4,14 +4,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/app.js';
-import { loadConfig } from '../../src/config/index.js';
-import { createContainer } from '../../src/container.js';
-import { connect, migrateToLatest, type DbHandle, type DialectName } from '../../src/db/index.js';
+import { connect, type DbHandle, type DialectName } from '../../src/db/index.js';
 import { appendEvents } from '../../src/modules/events/index.js';
 import { claimDue } from '../../src/modules/webhooks/deliveries.repository.js';
 import { ManualClock } from '../../src/shared/clock.js';
-import { DIALECTS, createBase, createUser, type TestApp } from '../helpers/index.js';
+import { DIALECTS, createBase, createTestApp, createUser, type TestApp } from '../helpers/index.js';
 import { Receiver, changeEvent, createWebhook, drain, emit } from './webhooks-support.js';
 
 /** One database several app instances open, as processes sharing a SQLite file or a PostgreSQL schema. */
@@ -50,34 +47,7 @@ class SharedDatabase {
 
 /** A full app instance (own container, pool and deliverer) on a shared database. */
 async function instance(shared: SharedDatabase, clock: ManualClock, env: Record<string, string> = {}): Promise<TestApp> {
-  const config = loadConfig(
-    {
-      SECRET_KEY: 'test-secret-key-test-secret-key-0123456789',
-      DATA_DIR: mkdtempSync(path.join(tmpdir(), 'basegate-test-')),
-      LOG_LEVEL: 'silent',
-      WEBHOOK_ALLOW_PRIVATE: 'true',
-      ...env,
-    },
-    { persistSecret: false },
-  );
-  const container = createContainer(config, { clock, database: await shared.open() });
-  await migrateToLatest(container.db);
-  const app = await buildApp(container, { logger: false });
-  await app.ready();
-  return {
-    app,
-    container,
-    config,
-    clock,
-    dialect: shared.dialect,
-    request({ token, headers, ...rest }) {
-      return app.inject({ ...rest, headers: { ...(token ? { authorization: `Token ${token}` } : {}), ...headers } });
-    },
-    async close() {
-      await app.close();
-      await container.close();
-    },
-  };
+  return createTestApp(shared.dialect, { WEBHOOK_ALLOW_PRIVATE: 'true', ...env }, { database: await shared.open(), clock });
 }
 
 describe.each(DIALECTS)('webhook durability (%s)', (dialect) => {
