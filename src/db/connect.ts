@@ -8,6 +8,12 @@ import type { Database, DialectName } from './database.js';
 export interface DbHandle {
   db: Kysely<Database>;
   dialect: DialectName;
+  /**
+   * A number that moves whenever another connection (another process) commits to the database,
+   * read without I/O; absent where the engine cannot tell that cheaply (PostgreSQL). Caches use it
+   * to skip a query per read while nobody else writes (SQLite's `PRAGMA data_version`).
+   */
+  externalChanges?: () => number;
   close(): Promise<void>;
 }
 
@@ -52,7 +58,9 @@ export function connect(options: ConnectOptions): DbHandle {
   database.pragma('synchronous = NORMAL');
   cachePreparedStatements(database);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
-  return { db, dialect: 'sqlite', close: () => db.destroy() };
+  // Synchronous and lock-free, unlike a SELECT, whose read transaction takes the WAL's shared-memory locks.
+  const dataVersion = database.prepare('pragma data_version').pluck();
+  return { db, dialect: 'sqlite', externalChanges: () => dataVersion.get() as number, close: () => db.destroy() };
 }
 
 const STATEMENT_CACHE_SIZE = 500;

@@ -40,29 +40,34 @@ export function bearerToken(request: FastifyRequest): string | null {
 export const authPlugin = fp<{ accounts: AccountsService }>(
   async (app, { accounts }) => {
     app.decorateRequest('account', null);
-    app.addHook('onRequest', async (request) => {
+    // A callback hook, so routes without `config.auth` pass without a promise.
+    app.addHook('onRequest', (request, _reply, done) => {
       const mode = request.routeOptions.config.auth;
-      if (!mode) return;
-      const parsed = parseAuthorization(request.headers.authorization);
-      switch (parsed.kind) {
-        case 'missing':
-          throw detailError(403, 'Authentication credentials were not provided.');
-        case 'empty':
-          throw detailError(401, 'Invalid token header. No credentials provided.');
-        case 'spaces':
-          throw detailError(401, 'Invalid token header. Token string should not contain spaces.');
-      }
-      // The rate limiter may have looked the token up already (requests naming a base).
-      const user = request.account ?? (await accounts.authenticate(parsed.token));
-      if (!user) throw detailError(401, 'Invalid token');
-      if (mode === 'admin' && !user.isStaff) {
-        throw detailError(403, 'You do not have permission to perform this action.');
-      }
-      request.account = user;
+      if (!mode) return done();
+      authenticate(request, mode, accounts).then(() => done(), done);
     });
   },
   { name: 'auth' },
 );
+
+async function authenticate(request: FastifyRequest, mode: 'account' | 'admin', accounts: AccountsService): Promise<void> {
+  const parsed = parseAuthorization(request.headers.authorization);
+  switch (parsed.kind) {
+    case 'missing':
+      throw detailError(403, 'Authentication credentials were not provided.');
+    case 'empty':
+      throw detailError(401, 'Invalid token header. No credentials provided.');
+    case 'spaces':
+      throw detailError(401, 'Invalid token header. Token string should not contain spaces.');
+  }
+  // The rate limiter may have looked the token up already (requests naming a base).
+  const user = request.account ?? (await accounts.authenticate(parsed.token));
+  if (!user) throw detailError(401, 'Invalid token');
+  if (mode === 'admin' && !user.isStaff) {
+    throw detailError(403, 'You do not have permission to perform this action.');
+  }
+  request.account = user;
+}
 
 /** The authenticated account of a route declared with `config.auth`; throws if misused. */
 export function currentAccount(request: FastifyRequest): AccountUser {

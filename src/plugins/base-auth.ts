@@ -1,8 +1,9 @@
 import fp from 'fastify-plugin';
-import { apiError } from '../shared/errors.js';
+import type { FastifyRequest } from 'fastify';
+import { apiError, type AppError } from '../shared/errors.js';
 import { normalizeUuid } from '../shared/ids.js';
 import { parseAuthorization } from './auth.js';
-import type { BaseTokenClaims, BaseTokenVerifier } from '../modules/tokens/index.js';
+import type { BaseTokenClaims, BaseTokenVerifier, GatewayCheck } from '../modules/tokens/index.js';
 import type { BaseListing } from '../modules/workspaces/index.js';
 
 /** What a Base-Token-authenticated request may touch. */
@@ -34,28 +35,37 @@ const GATEWAY_BASES = '/api-gateway/api/v2/dtables/';
 export const baseAuthPlugin = fp<{ verifier: BaseTokenVerifier }>(
   async (app, { verifier }) => {
     app.decorateRequest('gateway', null);
-    app.addHook('onRequest', async (request) => {
+    // A callback hook: routes without Base-Token auth, and repeat callers whose token, base and
+    // credential version are all in memory, pass without a promise.
+    app.addHook('onRequest', (request, _reply, done) => {
       const mode = request.routeOptions.config.baseAuth ?? (request.routeOptions.url?.startsWith(GATEWAY_BASES) ? 'write' : undefined);
-      if (!mode) return;
+      if (!mode) return done();
       const parsed = parseAuthorization(request.headers.authorization);
-      if (parsed.kind !== 'token') throw denied();
+      if (parsed.kind !== 'token') return done(denied());
       const pathUuid = (request.params as { base_uuid?: string }).base_uuid;
       const wanted = pathUuid === undefined ? null : normalizeUuid(pathUuid);
-      if (wanted === null && pathUuid !== undefined) throw denied();
-      const result = await verifier.check(parsed.token, wanted);
-      if (!result.ok) {
-        if (result.reason === 'expired') throw apiError(403, 'Token expired.');
-        if (result.reason === 'base-gone') throw apiError(404, 'dtable not found.');
-        throw denied();
-      }
-      if (mode === 'write' && result.claims.permission !== 'rw') {
-        throw apiError(403, "You don't have permission to perform this operation on this base.");
-      }
-      request.gateway = { claims: result.claims, base: result.base };
+      if (wanted === null && pathUuid !== undefined) return done(denied());
+      const cached = verifier.checkCached(parsed.token, wanted);
+      if (cached) return done(admit(request, mode, cached));
+      verifier.check(parsed.token, wanted).then((result) => done(admit(request, mode, result)), done);
     });
   },
   { name: 'base-auth' },
 );
+
+/** Sets `request.gateway` for a passing check; else the error to answer with. */
+function admit(request: FastifyRequest, mode: 'read' | 'write', result: GatewayCheck): AppError | undefined {
+  if (!result.ok) {
+    if (result.reason === 'expired') return apiError(403, 'Token expired.');
+    if (result.reason === 'base-gone') return apiError(404, 'dtable not found.');
+    return denied();
+  }
+  if (mode === 'write' && result.claims.permission !== 'rw') {
+    return apiError(403, "You don't have permission to perform this operation on this base.");
+  }
+  request.gateway = { claims: result.claims, base: result.base };
+  return undefined;
+}
 
 export function currentGateway(request: { gateway: GatewayAccess | null }): GatewayAccess {
   if (!request.gateway) throw new Error('route is missing config.baseAuth');

@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin';
 import formbody from '@fastify/formbody';
-import multipart from '@fastify/multipart';
+import { multipartParser } from './multipart-parser.js';
 
 /**
  * JSON (built in), urlencoded and multipart bodies all become plain objects on `request.body`:
@@ -9,13 +9,12 @@ import multipart from '@fastify/multipart';
 export const bodyParsersPlugin = fp<{ bodyLimit: number }>(
   async (app, { bodyLimit }) => {
     await app.register(formbody, { bodyLimit });
-    await app.register(multipart, {
-      attachFieldsToBody: 'keyValues',
-      limits: { fieldSize: bodyLimit, fields: 100, files: 0, parts: 100 },
-    });
+    app.addContentTypeParser('multipart/form-data', multipartParser({ maxParts: 100 }));
     // Clients send POST/PUT/DELETE without a body when every field is optional; validate that as `{}`.
-    app.addHook('preValidation', async (request) => {
+    // (A callback hook: no promise per request.)
+    app.addHook('preValidation', (request, _reply, done) => {
       if (request.body === undefined && request.method !== 'GET' && request.method !== 'HEAD') request.body = {};
+      done();
     });
   },
   { name: 'body-parsers' },

@@ -29,12 +29,8 @@ export const errorHandlerPlugin = fp(
   { name: 'error-handler' },
 );
 
-/** What the multipart parser (busboy) throws, without a status code, for a malformed body. */
-const MALFORMED_MULTIPART = /^(Multipart: |Unexpected end of (form|multipart data)|Malformed part header)/;
-
 function clientStatus(error: FastifyError): number | null {
   if (error.validation) return 400;
-  if (error.statusCode === undefined && MALFORMED_MULTIPART.test(error.message ?? '')) return 400;
   const status = error.statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) return status;
   return null;
@@ -59,6 +55,5 @@ function clientMessage(error: FastifyError, status: number): string {
       return 'Request body is not valid JSON.';
   }
   if (error.name === 'SyntaxError') return 'Request body is not valid JSON.';
-  if (MALFORMED_MULTIPART.test(error.message ?? '')) return 'Request body is not valid multipart/form-data.';
   return status === 404 ? 'Not found.' : error.message || 'Bad request.';
 }

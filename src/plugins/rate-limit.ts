@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AccountsService } from '../modules/accounts/index.js';
 import type { BaseTokenVerifier } from '../modules/tokens/index.js';
 import { bearerToken } from './auth.js';
@@ -21,34 +21,62 @@ import {
  * routes. Over the limit: 429, empty body, `Retry-After` in seconds.
  */
 export const rateLimitPlugin = fp<{ limits: Limits; accounts: AccountsService; verifier: BaseTokenVerifier }>(
-  async (app, { limits, accounts, verifier }) => {
-    app.addHook('onRequest', async (request, reply) => {
-      const cls = classify(request.routeOptions.url ?? request.url);
-      if (cls === null) return;
-      // Unlimited by configuration, and only base operations have per-base overrides: nothing to count.
-      if (cls !== 'base' && limits.service.defaults[cls] === 0) return;
-      const key = await keyOf(request, cls, { limits, accounts, verifier });
-      const result = await limits.service.check(cls, key);
-      if (result.kind === 'failed-open') {
-        if (result.warn) {
-          request.log.warn(
-            { err: result.error, suppressed: result.suppressed },
-            'rate-limit store unreachable: allowing requests uncounted',
-          );
-        }
-        return;
-      }
-      if (result.kind === 'unlimited') return;
-      const decision = result.decision;
-      if (cls === 'base') reply.headers(usageHeaders(decision));
-      if (!decision.allowed) {
-        reply.code(429).header('retry-after', String(decision.retryAfter)).send();
-        return reply;
-      }
+  async (app, deps) => {
+    const { limits, verifier } = deps;
+    const classOfRoute = new Map<string, LimitClass | null>();
+    const classOf = (request: FastifyRequest): LimitClass | null => {
+      const route = request.routeOptions.url;
+      if (route === undefined) return classify(request.url); // no route: the raw URL, not memoized
+      let cls = classOfRoute.get(route);
+      if (cls === undefined) classOfRoute.set(route, (cls = classify(route)));
+      return cls;
+    };
+
+    // A callback hook: requests with nothing to count pass without a promise. That is every
+    // class configured unlimited (only base operations have per-base overrides), and a base
+    // operation whose verified Base-Token names a base without a limit (all known in memory).
+    app.addHook('onRequest', (request, reply, done) => {
+      const cls = classOf(request);
+      if (cls === null) return done();
+      if (cls !== 'base' && limits.service.defaults[cls] === 0) return done();
+      if (cls === 'base' && unlimitedBaseCall(request, limits, verifier)) return done();
+      limit(request, reply, cls, deps).then(() => {
+        if (!reply.sent) done();
+      }, done);
     });
   },
   { name: 'rate-limit' },
 );
+
+/** True when the request's Base-Token is verified (from memory) and its base has no limit. */
+function unlimitedBaseCall(request: FastifyRequest, limits: Limits, verifier: BaseTokenVerifier): boolean {
+  const token = bearerToken(request);
+  const verified = token === null ? undefined : verifier.verifyCached(token);
+  if (!verified?.ok) return false;
+  const limit = limits.service.limitFor('base', { kind: 'base', uuid: verified.claims.baseUuid });
+  return limit === 0;
+}
+
+async function limit(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  cls: LimitClass,
+  deps: { limits: Limits; accounts: AccountsService; verifier: BaseTokenVerifier },
+): Promise<void> {
+  const { limits } = deps;
+  const key = await keyOf(request, cls, deps);
+  const result = await limits.service.check(cls, key);
+  if (result.kind === 'failed-open') {
+    if (result.warn) {
+      request.log.warn({ err: result.error, suppressed: result.suppressed }, 'rate-limit store unreachable: allowing requests uncounted');
+    }
+    return;
+  }
+  if (result.kind === 'unlimited') return;
+  const decision = result.decision;
+  if (cls === 'base') reply.headers(usageHeaders(decision));
+  if (!decision.allowed) reply.code(429).header('retry-after', String(decision.retryAfter)).send();
+}
 
 /**
  * The base the request addresses (path uuid, Base-Token, or workspace + base name), else the client IP.

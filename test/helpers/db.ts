@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import pg from 'pg';
 import { connect, type DbHandle, type DialectName } from '../../src/db/index.js';
 
@@ -48,4 +51,41 @@ export async function createTestDatabase(dialect: DialectName): Promise<DbHandle
       }
     },
   };
+}
+
+/**
+ * One database several app instances open, each with connections of its own, as processes
+ * sharing a SQLite file or a PostgreSQL schema do (restart and multi-instance tests).
+ */
+export class SharedDatabase {
+  private readonly dir = mkdtempSync(path.join(tmpdir(), 'basegate-shared-'));
+  private readonly schema = `t_${randomBytes(6).toString('hex')}`;
+  private schemaCreated = false;
+
+  constructor(readonly dialect: DialectName) {}
+
+  async open(): Promise<DbHandle> {
+    if (this.dialect === 'sqlite') return connect({ databaseUrl: `sqlite:${path.join(this.dir, 'shared.sqlite3')}`, dataDir: this.dir });
+    const url = process.env.TEST_DATABASE_URL!;
+    if (!this.schemaCreated) {
+      await this.admin(`CREATE SCHEMA ${this.schema}`);
+      this.schemaCreated = true;
+    }
+    return connect({ databaseUrl: url, dataDir: this.dir, pgSchema: this.schema, poolSize: 5 });
+  }
+
+  async dispose(): Promise<void> {
+    if (this.schemaCreated) await this.admin(`DROP SCHEMA ${this.schema} CASCADE`);
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  private async admin(statement: string): Promise<void> {
+    const client = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+    await client.connect();
+    try {
+      await client.query(statement);
+    } finally {
+      await client.end();
+    }
+  }
 }

@@ -1,15 +1,14 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../src/config/index.js';
 import { createContainer, type Container } from '../../src/container.js';
-import { connect, migrateToLatest, type DbHandle, type DialectName, type Executor } from '../../src/db/index.js';
+import { migrateToLatest, type Executor } from '../../src/db/index.js';
 import { appendEvents, type ChangeEvent, type EventConsumer } from '../../src/modules/events/index.js';
 import { ManualClock } from '../../src/shared/clock.js';
-import { DIALECTS, createTestApp, type TestApp } from '../helpers/index.js';
+import { DIALECTS, SharedDatabase, createTestApp, type TestApp } from '../helpers/index.js';
 import { addTable, apiTokenBaseToken, appendRows, gateway, type Gateway } from './rows.fixtures.js';
 
 /** A consumer that records what it is handed; `failNext` makes the next call throw after writing. */
@@ -167,47 +166,24 @@ describe.each(DIALECTS)('change events (%s)', (dialect) => {
   });
 });
 
-/** Two processes' worth of containers on one database, for restart and multi-instance tests. */
-async function sharedDatabase(dialect: DialectName): Promise<{ open(): DbHandle; drop(): Promise<void> }> {
-  if (dialect === 'sqlite') {
-    const file = path.join(mkdtempSync(path.join(tmpdir(), 'basegate-events-')), 'db.sqlite3');
-    return { open: () => connect({ databaseUrl: `sqlite:${file}`, dataDir: '/nonexistent' }), drop: async () => undefined };
-  }
-  const url = process.env.TEST_DATABASE_URL!;
-  const schema = `t_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  await admin.query(`CREATE SCHEMA ${schema}`);
-  await admin.end();
-  return {
-    open: () => connect({ databaseUrl: url, dataDir: '/nonexistent', pgSchema: schema, poolSize: 4 }),
-    drop: async () => {
-      const c = new pg.Client({ connectionString: url });
-      await c.connect();
-      await c.query(`DROP SCHEMA ${schema} CASCADE`);
-      await c.end();
-    },
-  };
-}
-
 describe.each(DIALECTS)('dispatcher across restarts (%s)', (dialect) => {
-  let shared: Awaited<ReturnType<typeof sharedDatabase>>;
+  let shared: SharedDatabase;
   const clock = new ManualClock();
   const config = loadConfig(
     { SECRET_KEY: 'test-secret-key-test-secret-key-0123456789', DATA_DIR: mkdtempSync(path.join(tmpdir(), 'basegate-ev-')), LOG_LEVEL: 'silent' },
     { persistSecret: false },
   );
   const boot = async (...consumers: EventConsumer[]): Promise<Container> => {
-    const c = createContainer(config, { clock, database: shared.open() });
+    const c = createContainer(config, { clock, database: await shared.open() });
     await migrateToLatest(c.db);
     for (const consumer of consumers) c.dispatcher.register(consumer);
     return c;
   };
 
   beforeAll(async () => {
-    shared = await sharedDatabase(dialect);
+    shared = new SharedDatabase(dialect);
   });
-  afterAll(() => shared.drop());
+  afterAll(() => shared.dispose());
 
   it('loses nothing committed before a restart and re-sends nothing acknowledged', async () => {
     const first = await boot(new Recorder('durable'));

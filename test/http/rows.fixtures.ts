@@ -15,10 +15,15 @@ export async function gateway(t: TestApp, owner?: TestUser): Promise<Gateway> {
   const user = owner ?? (await createUser(t));
   const base = await createBase(t, user);
   const token = await baseToken(t, user, base);
+  return through(t, { owner: user, base, token });
+}
+
+/** The same base and token, called through app instance `t` (e.g. another instance on the same database). */
+export function through(t: TestApp, { owner, base, token }: Pick<Gateway, 'owner' | 'base' | 'token'>): Gateway {
   const url = (suffix: string) => `/api-gateway/api/v2/dtables/${base.uuid}/${suffix}`;
   return {
     t,
-    owner: user,
+    owner,
     base,
     token,
     url,

@@ -1,49 +1,9 @@
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connect, type DbHandle, type DialectName } from '../../src/db/index.js';
 import { appendEvents } from '../../src/modules/events/index.js';
 import { claimDue } from '../../src/modules/webhooks/deliveries.repository.js';
 import { ManualClock } from '../../src/shared/clock.js';
-import { DIALECTS, createBase, createTestApp, createUser, type TestApp } from '../helpers/index.js';
+import { DIALECTS, SharedDatabase, createBase, createTestApp, createUser, type TestApp } from '../helpers/index.js';
 import { Receiver, changeEvent, createWebhook, drain, emit } from './webhooks-support.js';
-
-/** One database several app instances open, as processes sharing a SQLite file or a PostgreSQL schema. */
-class SharedDatabase {
-  private readonly dir = mkdtempSync(path.join(tmpdir(), 'basegate-webhooks-'));
-  private readonly schema = `t_${randomBytes(6).toString('hex')}`;
-  private schemaCreated = false;
-
-  constructor(readonly dialect: DialectName) {}
-
-  async open(): Promise<DbHandle> {
-    if (this.dialect === 'sqlite') return connect({ databaseUrl: `sqlite:${path.join(this.dir, 'shared.sqlite3')}`, dataDir: this.dir });
-    const url = process.env.TEST_DATABASE_URL!;
-    if (!this.schemaCreated) {
-      await this.admin(`CREATE SCHEMA ${this.schema}`);
-      this.schemaCreated = true;
-    }
-    return connect({ databaseUrl: url, dataDir: this.dir, pgSchema: this.schema, poolSize: 5 });
-  }
-
-  async dispose(): Promise<void> {
-    if (this.schemaCreated) await this.admin(`DROP SCHEMA ${this.schema} CASCADE`);
-    rmSync(this.dir, { recursive: true, force: true });
-  }
-
-  private async admin(statement: string): Promise<void> {
-    const client = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
-    await client.connect();
-    try {
-      await client.query(statement);
-    } finally {
-      await client.end();
-    }
-  }
-}
 
 /** A full app instance (own container, pool and deliverer) on a shared database. */
 async function instance(shared: SharedDatabase, clock: ManualClock, env: Record<string, string> = {}): Promise<TestApp> {

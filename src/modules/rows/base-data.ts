@@ -1,5 +1,6 @@
 import type { DialectName, Db } from '../../db/index.js';
 import type { Clock } from '../../shared/clock.js';
+import { BaseSnapshots } from './base-snapshots.js';
 import { BaseWriter } from './base-writer.js';
 import { ColumnsService } from './columns.service.js';
 import { LinksService } from './links.service.js';
@@ -15,14 +16,29 @@ export interface BaseData {
   columns: ColumnsService;
   views: ViewsService;
   links: LinksService;
+  /** The whole base, serialized and cached per revision. */
+  snapshots: BaseSnapshots;
 }
 
-/** `onEvents` runs after a commit that wrote change events (the container wakes the dispatcher). */
-export function createBaseData(db: Db, dialect: DialectName, clock: Clock, onEvents: () => void): BaseData {
+/**
+ * `onEvents` runs after a commit that wrote change events (the container wakes the dispatcher);
+ * `externalChanges` is the database handle's (see DbHandle).
+ */
+export function createBaseData(
+  db: Db,
+  dialect: DialectName,
+  clock: Clock,
+  onEvents: () => void,
+  externalChanges?: () => number,
+): BaseData {
   const writer = new BaseWriter(db, dialect, clock, onEvents);
+  const rows = new RowsService(db, writer);
+  const snapshots = new BaseSnapshots(db, (base) => rows.dtable(base), externalChanges ? { externalChanges } : {});
+  writer.onCommitted((base) => snapshots.evict(base.id));
   return {
     writer,
-    rows: new RowsService(db, writer),
+    rows,
+    snapshots,
     tables: new TablesService(writer),
     columns: new ColumnsService(writer),
     views: new ViewsService(writer),

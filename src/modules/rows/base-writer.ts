@@ -3,7 +3,7 @@ import type { Database, DialectName, Db } from '../../db/index.js';
 import type { Clock } from '../../shared/clock.js';
 import { appendEvents, type NewChangeEvent } from '../events/index.js';
 import type { BaseMetadata } from './metadata.js';
-import { loadMetadata, lockMetadata, saveMetadata } from './metadata.repository.js';
+import { loadMetadata, lockMetadata, saveRevision } from './metadata.repository.js';
 
 /** The base a request addresses (from the Base-Token). */
 export interface BaseRef {
@@ -38,7 +38,8 @@ export interface WriteScope {
 
 /**
  * Runs every write to a base in one transaction: lock the metadata (serializing writers of the base),
- * do the work, store changed metadata, append the change events last, commit, then wake the dispatcher.
+ * do the work, bump the base's revision and store changed metadata, append the change events last,
+ * commit, then wake the dispatcher.
  * Any error rolls everything back, so a batch is written whole or not at all.
  */
 export class BaseWriter {
@@ -58,6 +59,12 @@ export class BaseWriter {
   }
 
   private readonly structureListeners: StructureChangeListener[] = [];
+  private readonly commitListeners: Array<(base: BaseRef) => void> = [];
+
+  /** Called synchronously after every committed write to a base, before the writer returns. */
+  onCommitted(listener: (base: BaseRef) => void): void {
+    this.commitListeners.push(listener);
+  }
 
   /** Called after a commit that changed the base's metadata (tables, columns, views, options). */
   onStructureChanged(listener: StructureChangeListener): void {
@@ -88,12 +95,13 @@ export class BaseWriter {
           for (const e of more) events.push(e);
         },
       });
-      if (changed) await saveMetadata(trx, base.id, meta);
+      await saveRevision(trx, base.id, changed ? meta : null);
       await appendEvents(trx, this.dialect, events, now);
       emitted = events.length;
       structureChanged = structural;
       return value;
     });
+    for (const listener of this.commitListeners) listener(base);
     if (emitted > 0) this.onEvents();
     // The write is committed: a listener's failure is its own (it logs), never the caller's.
     if (structureChanged) for (const listener of this.structureListeners) await listener(base).catch(() => undefined);

@@ -3,13 +3,13 @@ import { Type } from 'typebox';
 import { baseOf, GATEWAY } from './gateway-request.js';
 import { presentTable } from './structure.present.js';
 import { AnyObject, BaseUuidParams, GoneResponse, MetadataResponse } from './rows.schemas.js';
-import type { RowsService } from './rows.service.js';
+import type { BaseSnapshots } from './base-snapshots.js';
 import type { BaseWriter } from './base-writer.js';
 
 const read = { baseAuth: 'read' } as const;
 
 /** The base as a whole (metadata, everything), the gateway ping, and the removed pre-gateway prefixes. */
-export function baseRoutes({ rows, writer }: { rows: RowsService; writer: BaseWriter }): FastifyPluginAsyncTypebox {
+export function baseRoutes({ snapshots, writer }: { snapshots: BaseSnapshots; writer: BaseWriter }): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/api-gateway/api/v2/ping/',
@@ -17,8 +17,18 @@ export function baseRoutes({ rows, writer }: { rows: RowsService; writer: BaseWr
       async (_request, reply) => reply.type('application/json').send(JSON.stringify('pong')),
     );
 
-    app.get(`${GATEWAY}/`, { config: read, schema: { tags: ['base'], params: BaseUuidParams, response: { 200: AnyObject } } }, async (request) =>
-      rows.dtable(baseOf(request)),
+    // Served from the per-revision cache; the revision doubles as an ETag, so a client polling an
+    // unchanged base gets a bodiless 304.
+    app.get(
+      `${GATEWAY}/`,
+      { config: read, schema: { tags: ['base'], params: BaseUuidParams, response: { 200: AnyObject, 304: Type.Null({ description: 'Not modified: the ETag still names the current revision.' }) } } },
+      async (request, reply) => {
+        const snapshot = await snapshots.get(baseOf(request));
+        const etag = `"r${snapshot.revision}"`;
+        reply.header('etag', etag);
+        if (ifNoneMatch(request.headers['if-none-match'], etag)) return reply.code(304).send(null);
+        return reply.type('application/json; charset=utf-8').send(snapshot.body);
+      },
     );
 
     app.get(
@@ -39,6 +49,15 @@ export function baseRoutes({ rows, writer }: { rows: RowsService; writer: BaseWr
       });
     }
   };
+}
+
+/** `If-None-Match` (a list, weak tags, or `*`) names `etag`. */
+export function ifNoneMatch(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  return header.split(',').some((tag) => {
+    const t = tag.trim();
+    return t === '*' || t === etag || t === `W/${etag}`;
+  });
 }
 
 const UUID = '[0-9a-fA-F-]{32,36}';

@@ -25,8 +25,28 @@ export async function lockMetadata(trx: Executor, dialect: DialectName, baseId: 
   return meta;
 }
 
-/** Store a changed document under the next version. */
-export async function saveMetadata(trx: Executor, baseId: number, meta: BaseMetadata): Promise<void> {
-  meta.version += 1;
-  await trx.updateTable('base_metadata').set({ version: meta.version, data: JSON.stringify(meta) }).where('base_id', '=', baseId).execute();
+/**
+ * Ends a write to the base: the next revision (every write bumps it), and a changed document stored
+ * under the next version when given. Runs inside the write's transaction.
+ */
+export async function saveRevision(trx: Executor, baseId: number, changed: BaseMetadata | null): Promise<void> {
+  let update = trx.updateTable('base_metadata').set((eb) => ({ revision: eb('revision', '+', 1) }));
+  if (changed) {
+    changed.version += 1;
+    update = update.set({ version: changed.version, data: JSON.stringify(changed) });
+  }
+  await update.where('base_id', '=', baseId).execute();
+}
+
+/**
+ * Reads a base's current revision (undefined when the base is gone). The query is compiled once:
+ * it runs on every whole-base read, and building it each time would cost more than running it.
+ */
+export function revisionReader(db: Executor): (baseId: number) => Promise<number | undefined> {
+  const compiled = db.selectFrom('base_metadata').select('revision').where('base_id', '=', 0).compile();
+  return async (baseId) => {
+    const query: typeof compiled = { ...compiled, parameters: [baseId] };
+    const [row] = (await db.executeQuery(query)).rows;
+    return row === undefined ? undefined : Number(row.revision);
+  };
 }

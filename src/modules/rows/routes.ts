@@ -7,7 +7,7 @@ import { structureRoutes } from './structure.routes.js';
 /** Every base-data route; `bodyLimit` is the base operations' own (BASE_BODY_LIMIT_BYTES). */
 export function rowsRoutes(data: BaseData, bodyLimit: number): FastifyPluginAsyncTypebox {
   return async (app) => {
-    await app.register(baseRoutes({ rows: data.rows, writer: data.writer }));
+    await app.register(baseRoutes({ snapshots: data.snapshots, writer: data.writer }));
     await app.register(rowRoutes({ rows: data.rows, links: data.links, bodyLimit }));
     await app.register(structureRoutes({ tables: data.tables, columns: data.columns, views: data.views, bodyLimit }));
   };

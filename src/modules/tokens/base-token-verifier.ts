@@ -34,13 +34,19 @@ export class BaseTokenVerifier {
 
   /** Signature and expiry only. */
   async verify(token: string): Promise<VerifyResult> {
-    const result = await this.verified.get(token, () => this.signer.verify(token), (r) => r.ok);
-    if (result.ok && result.claims.expiresAt * 1000 <= this.clock.now()) return { ok: false, reason: 'expired' };
-    return result;
+    return this.verifyCached(token) ?? this.expiry(await this.verified.get(token, () => this.signer.verify(token), (r) => r.ok));
+  }
+
+  /** `verify` for a token verified before, from memory; undefined when it was not. */
+  verifyCached(token: string): VerifyResult | undefined {
+    const result = this.verified.peek(token);
+    return result && this.expiry(result);
   }
 
   /** The whole gateway check for a token presented on `/dtables/{baseUuid}/…`. */
   async check(token: string, baseUuid: string | null): Promise<GatewayCheck> {
+    const cached = this.checkCached(token, baseUuid);
+    if (cached) return cached;
     const result = await this.verify(token);
     if (!result.ok) return result;
     const claims = result.claims;
@@ -49,6 +55,26 @@ export class BaseTokenVerifier {
     if (!base) return { ok: false, reason: 'base-gone' };
     if (await this.versions.isRevoked(claims, base.id)) return { ok: false, reason: 'revoked' };
     return { ok: true, claims, base };
+  }
+
+  /**
+   * `check` without waiting, for the common case of a repeat caller: the answer when everything it
+   * needs (the verified token, its base, the credential's version) is in memory, else undefined.
+   */
+  checkCached(token: string, baseUuid: string | null): GatewayCheck | undefined {
+    const result = this.verifyCached(token);
+    if (!result?.ok) return result;
+    const claims = result.claims;
+    if (baseUuid !== null && baseUuid !== claims.baseUuid) return { ok: false, reason: 'base-mismatch' };
+    const base = this.bases.peek(claims.baseUuid);
+    if (!base) return undefined;
+    const revoked = this.versions.isRevokedCached(claims, base.id);
+    if (revoked === undefined) return undefined;
+    return revoked ? { ok: false, reason: 'revoked' } : { ok: true, claims, base };
+  }
+
+  private expiry(result: VerifyResult): VerifyResult {
+    return result.ok && result.claims.expiresAt * 1000 <= this.clock.now() ? { ok: false, reason: 'expired' } : result;
   }
 
   /** A base was renamed or deleted here: forget it. Returns the topic to tell other instances. */

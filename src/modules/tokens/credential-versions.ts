@@ -73,6 +73,12 @@ export class CredentialVersions {
     return (await this.current(keyOfClaims(claims, baseId))) !== claims.version;
   }
 
+  /** `isRevoked` from memory alone: undefined when the current version is not cached. */
+  isRevokedCached(claims: BaseTokenClaims, baseId: number): boolean | undefined {
+    const version = this.cache.peek(keyOfClaims(claims, baseId));
+    return version === undefined ? undefined : version !== claims.version;
+  }
+
   /** Handles another instance's news: the revoked credential's key, or null when the topic was not ours. */
   onTopic(topic: string): string | null {
     if (!topic.startsWith(TOPIC)) return null;

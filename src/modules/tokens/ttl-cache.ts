@@ -33,6 +33,12 @@ export class TtlCache<K, V> {
     return value;
   }
 
+  /** The cached value if present and fresh; never loads. */
+  peek(key: K): V | undefined {
+    const hit = this.entries.get(key);
+    return hit && hit.until > this.clock.now() ? hit.value : undefined;
+  }
+
   set(key: K, value: V): void {
     this.entries.delete(key);
     if (this.entries.size >= this.maxEntries) {

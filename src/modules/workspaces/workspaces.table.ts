@@ -43,4 +43,6 @@ export interface BaseMetadataTable {
   version: number;
   /** JSON document of the base's tables, columns and views (see modules/rows). */
   data: string;
+  /** Bumped by every committed write to the base: rows, links or structure. */
+  revision: Generated<number>;
 }

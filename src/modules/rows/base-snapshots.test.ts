@@ -1,0 +1,137 @@
+import { describe, expect, it } from 'vitest';
+import { BaseSnapshots } from './base-snapshots.js';
+
+/**
+ * A fake database answering the revision query from `revisions` (and counting the queries), so
+ * the cache's decisions (hit, rebuild, torn build, eviction) can be driven step by step.
+ */
+function fakeDb(revisions: Map<number, number>, counter = { queries: 0 }) {
+  const query = { select: () => query, where: () => query, compile: () => ({ sql: 'revision of', parameters: [0] }) };
+  return {
+    selectFrom: () => query,
+    executeQuery: async ({ parameters: [id] }: { parameters: [number] }) => {
+      counter.queries += 1;
+      return { rows: revisions.has(id) ? [{ revision: revisions.get(id)! }] : [] };
+    },
+  } as never;
+}
+
+const base = (id: number) => ({ id, uuid: `uuid-${id}` });
+
+describe('BaseSnapshots', () => {
+  it('builds once per revision and rebuilds after the revision moves', async () => {
+    const revisions = new Map([[1, 5]]);
+    let builds = 0;
+    const cache = new BaseSnapshots(fakeDb(revisions), async () => ({ build: ++builds }));
+    const first = await cache.get(base(1));
+    expect(JSON.parse(first.body.toString())).toEqual({ build: 1 });
+    expect(first.revision).toBe(5);
+    expect((await cache.get(base(1))).body).toBe(first.body);
+    expect(builds).toBe(1);
+
+    revisions.set(1, 6);
+    const second = await cache.get(base(1));
+    expect(JSON.parse(second.body.toString())).toEqual({ build: 2 });
+    expect(second.revision).toBe(6);
+  });
+
+  it('never keeps a build that a write raced, and builds again', async () => {
+    const revisions = new Map([[1, 1]]);
+    let builds = 0;
+    const cache = new BaseSnapshots(fakeDb(revisions), async () => {
+      builds += 1;
+      if (builds === 1) revisions.set(1, 2); // a write commits while the first build reads
+      return { build: builds };
+    });
+    const snapshot = await cache.get(base(1));
+    expect(snapshot).toMatchObject({ revision: 2 });
+    expect(JSON.parse(snapshot.body.toString())).toEqual({ build: 2 });
+    await cache.get(base(1));
+    expect(builds).toBe(2);
+  });
+
+  it('serves but does not keep a build that keeps racing writes', async () => {
+    const revisions = new Map([[1, 1]]);
+    let builds = 0;
+    const cache = new BaseSnapshots(fakeDb(revisions), async () => {
+      revisions.set(1, revisions.get(1)! + 1);
+      return { build: ++builds };
+    });
+    expect(JSON.parse((await cache.get(base(1))).body.toString())).toEqual({ build: 3 });
+    expect(cache.stats.entries).toBe(0);
+  });
+
+  it('answers 404 for a base that is gone, and forgets it', async () => {
+    const revisions = new Map([[1, 1]]);
+    const cache = new BaseSnapshots(fakeDb(revisions), async () => ({}));
+    await cache.get(base(1));
+    revisions.delete(1);
+    await expect(cache.get(base(1))).rejects.toMatchObject({ statusCode: 404 });
+    expect(cache.stats).toEqual({ entries: 0, bytes: 0 });
+  });
+
+  it('skips the revision query while no other connection has committed, and confirms it once one has', async () => {
+    const revisions = new Map([[1, 1]]);
+    const counter = { queries: 0 };
+    let externalChanges = 7;
+    let builds = 0;
+    const cache = new BaseSnapshots(fakeDb(revisions, counter), async () => ({ build: ++builds }), { externalChanges: () => externalChanges });
+    await cache.get(base(1));
+    const afterBuild = counter.queries;
+    for (let i = 0; i < 5; i++) await cache.get(base(1));
+    expect(counter.queries).toBe(afterBuild);
+
+    externalChanges = 8; // another process committed something, not to this base
+    await cache.get(base(1));
+    expect(counter.queries).toBe(afterBuild + 1);
+    expect(builds).toBe(1);
+    await cache.get(base(1));
+    expect(counter.queries).toBe(afterBuild + 1); // confirmed at 8: no query again
+
+    externalChanges = 9; // another process wrote this base
+    revisions.set(1, 2);
+    expect(JSON.parse((await cache.get(base(1))).body.toString())).toEqual({ build: 2 });
+  });
+
+  it('drops a base evicted by a local write, and never keeps a build that such a write raced', async () => {
+    const revisions = new Map([[1, 1]]);
+    let builds = 0;
+    let duringBuild: (() => void) | null = null;
+    const cache = new BaseSnapshots(fakeDb(revisions), async () => {
+      duringBuild?.();
+      return { build: ++builds };
+    }, { externalChanges: () => 1 });
+    await cache.get(base(1));
+    cache.evict(1);
+    expect(cache.stats.entries).toBe(0);
+
+    // A local write commits and evicts while a build runs; the revision it bumps is read only later.
+    duringBuild = () => {
+      duringBuild = null;
+      cache.evict(1);
+    };
+    // The raced build (2) is not kept: it is built again (3), and that one is.
+    expect(JSON.parse((await cache.get(base(1))).body.toString())).toEqual({ build: 3 });
+    expect(cache.stats.entries).toBe(1);
+    await cache.get(base(1));
+    expect(builds).toBe(3);
+  });
+
+  it('stays within its byte budget, dropping the least recently used base first', async () => {
+    const revisions = new Map([[1, 1], [2, 1], [3, 1]]);
+    const payload = 'x'.repeat(90);
+    const cache = new BaseSnapshots(fakeDb(revisions), async (b) => ({ id: b.id, payload }), { maxBytes: 250, maxEntryBytes: 200 });
+    await cache.get(base(1));
+    await cache.get(base(2));
+    await cache.get(base(1)); // 1 is now the most recently used
+    await cache.get(base(3)); // over budget: 2 goes
+    expect(cache.stats.entries).toBe(2);
+    expect(cache.stats.bytes).toBeLessThanOrEqual(250);
+    let builds = 0;
+    const counting = new BaseSnapshots(fakeDb(revisions), async () => ({ n: ++builds, payload: 'y'.repeat(300) }), { maxBytes: 1000, maxEntryBytes: 200 });
+    await counting.get(base(1));
+    await counting.get(base(1));
+    expect(builds).toBe(2); // above maxEntryBytes: served, never kept
+    expect(counting.stats.entries).toBe(0);
+  });
+});

@@ -1,0 +1,133 @@
+import type { Executor } from '../../db/index.js';
+import { notFound } from '../../shared/errors.js';
+import type { BaseRef } from './base-writer.js';
+import { revisionReader } from './metadata.repository.js';
+
+/** A whole-base read, serialized, as of one revision of the base. */
+export interface BaseSnapshot {
+  revision: number;
+  /** The JSON body. */
+  body: Buffer;
+}
+
+interface Entry extends BaseSnapshot {
+  /** `externalChanges()` when the revision was last confirmed against the database. */
+  confirmedAt: number | undefined;
+}
+
+export interface SnapshotOptions {
+  /** Bytes of all cached bodies together; least recently used ones go first. */
+  maxBytes: number;
+  /** Bodies above this are served but not kept. */
+  maxEntryBytes: number;
+  /** See `DbHandle.externalChanges`; without it every read confirms the revision with a query. */
+  externalChanges?: () => number;
+}
+
+export const DEFAULT_SNAPSHOT_OPTIONS: SnapshotOptions = { maxBytes: 64 * 1024 * 1024, maxEntryBytes: 8 * 1024 * 1024 };
+
+/** Builds consistent again after a write lands mid-build, at most this many times. */
+const BUILD_ATTEMPTS = 3;
+
+/**
+ * The whole base (`GET /dtables/{uuid}/`) as serialized JSON, cached per base under the base's
+ * revision, which every write bumps in its own transaction (BaseWriter).
+ *
+ * Freshness: this instance's writes evict the base's entry as they commit (`evict`). Other
+ * writers are caught by confirming the revision with one single-row query per read; on SQLite
+ * that query is skipped while `externalChanges` says no other connection has committed since the
+ * entry was last confirmed. Either way, a committed write is seen by the very next read.
+ *
+ * A build reads the metadata and the rows in several statements. It is kept only if the revision
+ * is the same after it as before and no write of this instance committed meanwhile, so a cached
+ * body is never torn or stale; a build that raced a write is done again (a few times at most, then
+ * served uncached).
+ */
+export class BaseSnapshots {
+  private readonly entries = new Map<number, Entry>();
+  private bytes = 0;
+  /** Moves on every eviction; a build is kept only if none happened while it ran. */
+  private epoch = 0;
+  private readonly readRevision: (baseId: number) => Promise<number | undefined>;
+  private readonly options: SnapshotOptions;
+
+  constructor(
+    db: Executor,
+    private readonly build: (base: BaseRef) => Promise<unknown>,
+    options: Partial<SnapshotOptions> = {},
+  ) {
+    this.readRevision = revisionReader(db);
+    this.options = { ...DEFAULT_SNAPSHOT_OPTIONS, ...options };
+  }
+
+  async get(base: BaseRef): Promise<BaseSnapshot> {
+    let epoch = this.epoch;
+    const changes = this.options.externalChanges?.();
+    const hit = this.entries.get(base.id);
+    if (hit && changes !== undefined && hit.confirmedAt === changes) return this.touch(base.id, hit);
+    let revision = await this.revisionOf(base);
+    if (hit && hit.revision === revision && this.entries.get(base.id) === hit) {
+      hit.confirmedAt = changes;
+      return this.touch(base.id, hit);
+    }
+    for (let attempt = 1; ; attempt++) {
+      const body = Buffer.from(JSON.stringify(await this.build(base)));
+      const epochBeforeAfter = this.epoch;
+      const after = await this.revisionOf(base);
+      const entry: Entry = { revision, body, confirmedAt: changes };
+      if (after === revision && epoch === this.epoch) {
+        this.keep(base.id, entry);
+        return entry;
+      }
+      if (attempt === BUILD_ATTEMPTS) return entry;
+      revision = after;
+      epoch = epochBeforeAfter;
+    }
+  }
+
+  /** A write to the base committed here: forget its body at once. */
+  evict(baseId: number): void {
+    this.epoch += 1;
+    this.drop(baseId);
+  }
+
+  /** Cached bodies and their total size (for tests and metrics). */
+  get stats(): { entries: number; bytes: number } {
+    return { entries: this.entries.size, bytes: this.bytes };
+  }
+
+  private touch(baseId: number, entry: Entry): Entry {
+    // Most recently used last: Map keeps insertion order.
+    this.entries.delete(baseId);
+    this.entries.set(baseId, entry);
+    return entry;
+  }
+
+  private async revisionOf(base: BaseRef): Promise<number> {
+    const revision = await this.readRevision(base.id);
+    if (revision === undefined) {
+      this.drop(base.id);
+      throw notFound('dtable not found.');
+    }
+    return revision;
+  }
+
+  private keep(baseId: number, entry: Entry): void {
+    this.drop(baseId);
+    if (entry.body.length > this.options.maxEntryBytes) return;
+    this.entries.set(baseId, entry);
+    this.bytes += entry.body.length;
+    for (const [id, old] of this.entries) {
+      if (this.bytes <= this.options.maxBytes) break;
+      this.entries.delete(id);
+      this.bytes -= old.body.length;
+    }
+  }
+
+  private drop(baseId: number): void {
+    const old = this.entries.get(baseId);
+    if (!old) return;
+    this.entries.delete(baseId);
+    this.bytes -= old.body.length;
+  }
+}
