@@ -21,6 +21,8 @@ export interface LoadResult {
   rps: number;
   p50: number;
   p99: number;
+  /** This process's CPU time (user + system) per request, in µs: the servers' cost, without the load generator's. */
+  cpuPerRequest: number;
   /** Non-2xx responses plus connection errors; a benchmark of failures measures nothing. */
   failed: number;
 }
@@ -32,13 +34,26 @@ export interface LoadOptions {
 
 export async function load(target: Target, { seconds, connections }: LoadOptions): Promise<LoadResult> {
   const headerArgs = Object.entries(target.headers ?? {}).flatMap(([k, v]) => ['-H', `${k}=${v}`]);
+  const cpuBefore = process.cpuUsage();
   const { stdout } = await run(
     process.execPath,
     [autocannonBin, '-j', '-c', String(connections), '-d', String(seconds), ...headerArgs, target.url],
     { maxBuffer: 16 * 1024 * 1024 },
   );
-  const out = JSON.parse(stdout) as { requests: { average: number }; latency: { p50: number; p99: number }; non2xx: number; errors: number };
-  return { rps: out.requests.average, p50: out.latency.p50, p99: out.latency.p99, failed: out.non2xx + out.errors };
+  const cpu = process.cpuUsage(cpuBefore);
+  const out = JSON.parse(stdout) as {
+    requests: { average: number; total: number };
+    latency: { p50: number; p99: number };
+    non2xx: number;
+    errors: number;
+  };
+  return {
+    rps: out.requests.average,
+    p50: out.latency.p50,
+    p99: out.latency.p99,
+    failed: out.non2xx + out.errors,
+    cpuPerRequest: (cpu.user + cpu.system) / Math.max(1, out.requests.total),
+  };
 }
 
 export const median = (xs: readonly number[]): number => {
@@ -61,6 +76,9 @@ export interface Comparison {
   failed: number;
   /** Median over rounds of this target's req/s divided by the baseline's in the same round. */
   rpsRatio: number;
+  /** Median server CPU µs per request, and the baseline's divided by it (1 = as cheap as the baseline). */
+  cpuPerRequest: number;
+  cpuRatio: number;
 }
 
 /** Warms every target up, then measures them round-robin; `targets[0]` is the baseline. */
@@ -81,6 +99,8 @@ export async function compare(targets: readonly Target[], options: CompareOption
       p99: median(rs.map((r) => r.p99)),
       failed: rs.reduce((n, r) => n + r.failed, 0),
       rpsRatio: median(rs.map((r, round) => r.rps / baseline[round]!.rps)),
+      cpuPerRequest: median(rs.map((r) => r.cpuPerRequest)),
+      cpuRatio: median(rs.map((r, round) => baseline[round]!.cpuPerRequest / r.cpuPerRequest)),
     };
   });
 }
@@ -88,7 +108,7 @@ export async function compare(targets: readonly Target[], options: CompareOption
 export function printComparison(title: string, results: readonly Comparison[]): void {
   const baseline = results[0]!;
   console.log(title);
-  console.log(`${'target'.padEnd(44)}  req/s  vs ${baseline.target.name}  p50 ms  p99 ms  p99 vs  failed  rounds (req/s)`);
+  console.log(`${'target'.padEnd(44)}  req/s  vs ${baseline.target.name}  p50 ms  p99 ms  p99 vs  CPU µs/req  CPU vs  failed  rounds (req/s)`);
   for (const r of results) {
     console.log(
       [
@@ -97,7 +117,9 @@ export function printComparison(title: string, results: readonly Comparison[]): 
         `${(r.rpsRatio * 100).toFixed(0)}%`.padStart(5 + baseline.target.name.length),
         r.p50.toFixed(1).padStart(6),
         r.p99.toFixed(1).padStart(6),
-        `${(r.p99 / baseline.p99).toFixed(2)}x`.padStart(6),
+        r.p99 === baseline.p99 ? '1.00x'.padStart(6) : baseline.p99 > 0 ? `${(r.p99 / baseline.p99).toFixed(2)}x`.padStart(6) : `+${r.p99.toFixed(0)}ms`.padStart(6),
+        r.cpuPerRequest.toFixed(1).padStart(10),
+        `${(r.cpuRatio * 100).toFixed(0)}%`.padStart(6),
         String(r.failed).padStart(6),
         ' ' + r.rounds.map((x) => x.rps.toFixed(0)).join(' '),
       ].join('  '),

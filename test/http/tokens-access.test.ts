@@ -135,6 +135,26 @@ describe.each(DIALECTS)('Base-Tokens and temporary API-Tokens (%s)', (dialect) =
       }
     });
 
+    it('hands out the same token for the same grant within a second, and a new one after a change or a second', async () => {
+      const token = await newApiToken('bursts', 'rw');
+      const issue = async () => (await appAccess(`Token ${token}`)).json<{ access_token: string }>().access_token;
+      const first = await issue();
+      expect(await issue()).toBe(first); // byte for byte what signing again in this second would give
+      t.clock.advance(1000);
+      const later = await issue();
+      expect(later).not.toBe(first);
+      expect(decodeJwt(later).iat).toBe(nowSeconds());
+
+      // A permission change within the same second revokes the old grant: a new token with the new permission.
+      const put = await t.request({ method: 'PUT', url: basePath(base, 'api-tokens/bursts/'), token: owner.token, payload: { permission: 'r' } });
+      expect(put.statusCode).toBe(200);
+      const changed = await issue();
+      expect(changed).not.toBe(later);
+      expect(decodeJwt(changed).permission).toBe('r');
+      const gateway = await t.request({ method: 'GET', url: `/api-gateway/api/v2/dtables/${base.uuid}/`, headers: { authorization: `Token ${later}` } });
+      expect(gateway.statusCode).toBe(403);
+    });
+
     it('refuses anything else with 403 Permission denied.', async () => {
       const token = await newApiToken('refusals', 'r');
       const accountBaseToken = (await t.request({ method: 'GET', url: basePath(base, 'access-token/'), token: owner.token })).json().access_token;

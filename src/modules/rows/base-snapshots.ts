@@ -60,11 +60,20 @@ export class BaseSnapshots {
     this.options = { ...DEFAULT_SNAPSHOT_OPTIONS, ...options };
   }
 
+  /** The cached body when it is known current without asking the database (SQLite, nobody else wrote); else undefined. */
+  cached(base: BaseRef): BaseSnapshot | undefined {
+    const hit = this.entries.get(base.id);
+    if (!hit) return undefined;
+    const changes = this.options.externalChanges?.();
+    return changes !== undefined && hit.confirmedAt === changes ? this.touch(base.id, hit) : undefined;
+  }
+
   async get(base: BaseRef): Promise<BaseSnapshot> {
+    const known = this.cached(base);
+    if (known) return known;
     let epoch = this.epoch;
     const changes = this.options.externalChanges?.();
     const hit = this.entries.get(base.id);
-    if (hit && changes !== undefined && hit.confirmedAt === changes) return this.touch(base.id, hit);
     let revision = await this.revisionOf(base);
     if (hit && hit.revision === revision && this.entries.get(base.id) === hit) {
       hit.confirmedAt = changes;

@@ -8,6 +8,7 @@ import type { ApiTokensService } from './api-tokens.service.js';
 import type { BaseTokenGrant, BaseTokenSigner } from './base-token.js';
 import { credentialKey, type CredentialVersions } from './credential-versions.js';
 import type { TempApiTokens } from './temp-api-token.js';
+import { SameSecond } from './same-second.js';
 import { TtlCache } from './ttl-cache.js';
 
 export interface AccessTokenResponse {
@@ -49,9 +50,11 @@ export interface AccessTokenDeps {
  */
 export class AccessTokenService {
   private readonly ownerIds: TtlCache<number, string>;
+  private readonly issued: SameSecond<AccessTokenResponse>;
 
   constructor(private readonly deps: AccessTokenDeps) {
     this.ownerIds = new TtlCache(deps.clock, 10 * 60_000);
+    this.issued = new SameSecond(deps.clock);
   }
 
   /** From an Account-Token: the user's permission on the base (owner/admin/rw → rw, r → r, none → 403). */
@@ -72,7 +75,7 @@ export class AccessTokenService {
     // The token and its version come from one statement (see findApiTokenByHash).
     const row = await this.deps.apiTokens.authenticate(token);
     if (!row) throw permissionDenied();
-    const response = await this.issue(
+    const response = this.issue(
       { uuid: row.base_uuid, workspace_id: row.workspace_id, name: row.base_name },
       {
         permission: row.permission === 'rw' ? 'rw' : 'r',
@@ -142,20 +145,25 @@ export class AccessTokenService {
     return this.issue(base, { permission, username, appName, source, sourceId: userId, version }, owner);
   }
 
-  private async issue(base: BaseFacts, grant: Grant, ownerId: string, notAfter?: number): Promise<AccessTokenResponse> {
-    const { token } = await this.deps.signer.sign({ ...grant, baseUuid: base.uuid, ownerId }, notAfter);
-    const { publicUrl } = this.deps;
-    return {
-      access_token: token,
-      dtable_uuid: base.uuid,
-      dtable_server: `${publicUrl}/api-gateway/`,
-      dtable_socket: `${publicUrl}/`,
-      dtable_db: `${publicUrl}/dtable-db/`,
-      workspace_id: base.workspace_id,
-      dtable_name: base.name,
-      ...(grant.appName !== null ? { app_name: grant.appName } : {}),
-      use_api_gateway: true,
-    };
+  /** The response for a grant; the same grant twice in one second gets the same token (see SameSecond). */
+  private issue(base: BaseFacts, grant: Grant, ownerId: string, notAfter?: number): AccessTokenResponse {
+    const g = grant;
+    const key = JSON.stringify([base.uuid, base.workspace_id, base.name, g.permission, g.username, g.appName, g.source, g.sourceId, g.version, ownerId, notAfter]);
+    return this.issued.get(key, () => {
+      const { token } = this.deps.signer.sign({ ...grant, baseUuid: base.uuid, ownerId }, notAfter);
+      const { publicUrl } = this.deps;
+      return {
+        access_token: token,
+        dtable_uuid: base.uuid,
+        dtable_server: `${publicUrl}/api-gateway/`,
+        dtable_socket: `${publicUrl}/`,
+        dtable_db: `${publicUrl}/dtable-db/`,
+        workspace_id: base.workspace_id,
+        dtable_name: base.name,
+        ...(grant.appName !== null ? { app_name: grant.appName } : {}),
+        use_api_gateway: true,
+      };
+    });
   }
 
   private ownerVirtualId(ownerId: number): Promise<string> {

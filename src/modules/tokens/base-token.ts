@@ -45,7 +45,7 @@ export class BaseTokenSigner {
   }
 
   /** `notAfter` (seconds) shortens the lifetime, e.g. to an external link's own expiry. */
-  async sign(grant: BaseTokenGrant, notAfter?: number): Promise<{ token: string; expiresAt: number }> {
+  sign(grant: BaseTokenGrant, notAfter?: number): { token: string; expiresAt: number } {
     const now = Math.floor(this.clock.now() / 1000);
     const expiresAt = Math.min(now + BASE_TOKEN_TTL_SECONDS, notAfter ?? Infinity);
     const token = signHs256(
