@@ -81,6 +81,10 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   const redis = config.redisUrl ? createRedis(config.redisUrl, { name: 'shared', clock }) : null;
   const baseData = createBaseData(db, handle.dialect, clock, () => dispatcher.wake(), handle.externalChanges);
   bases.onBaseChanged((base) => baseData.snapshots.evict(base.id));
+  accounts.onUserDeleting(async (userId) => {
+    const { owned } = await access.basesOfUser(userId);
+    return () => owned.forEach((base) => baseData.snapshots.evict(base.id));
+  });
   const notifications = createNotifications({ config, db, dialect: handle.dialect, clock, access, shares });
   dispatcher.register(notifications.consumer);
   // A deleted or retyped table, view or column invalidates the rules using it at once.

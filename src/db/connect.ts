@@ -58,7 +58,9 @@ export function connect(options: ConnectOptions): DbHandle {
   database.pragma('synchronous = NORMAL');
   cachePreparedStatements(database);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
-  // Synchronous and lock-free, unlike a SELECT, whose read transaction takes the WAL's shared-memory locks.
+  // Synchronous and cheap (no file locks in practice, unlike a SELECT's read transaction). While this
+  // connection has a transaction open (a write in progress), it notices other connections' commits
+  // only when that transaction ends.
   const dataVersion = database.prepare('pragma data_version').pluck();
   return { db, dialect: 'sqlite', externalChanges: () => dataVersion.get() as number, close: () => db.destroy() };
 }

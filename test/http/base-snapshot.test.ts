@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DIALECTS, SharedDatabase, createTestApp, type TestApp } from '../helpers/index.js';
+import { DIALECTS, SharedDatabase, createTestApp, createUser, type TestApp } from '../helpers/index.js';
 import { appendRows, gateway, through, type Gateway } from './rows.fixtures.js';
 
 type WholeBase = { tables: Array<{ name: string; rows: Array<Record<string, unknown>>; columns: Array<{ name: string; key: string }> }> };
@@ -102,6 +102,25 @@ describe.each(DIALECTS)('whole-base read and its revision cache (%s)', (dialect)
       await second.close();
       await shared.dispose();
     }
+  });
+
+  it("forgets a deleted user's bases even when a read cached them again while the user was being deleted", async () => {
+    const doomed = await gateway(t);
+    expect((await read(doomed)).statusCode).toBe(200);
+    const cachedBefore = t.container.baseData.snapshots.stats.entries;
+    const admin = await createUser(t, { admin: true });
+    // Runs after every listener of the app, just before the delete commits: the window a concurrent read has.
+    let raced = 0;
+    t.container.accounts.onUserDeleting(async (userId) => {
+      if (userId === doomed.owner.id) raced = (await read(doomed)).statusCode;
+    });
+    const del = await t.request({ method: 'DELETE', url: `/api/v2.1/admin/users/${doomed.owner.email}/`, token: admin.token });
+    expect(del.statusCode, del.body).toBe(200);
+    expect(raced).toBe(200);
+    expect(t.container.baseData.snapshots.stats.entries).toBe(cachedBefore - 1); // its body is not kept either
+    const gone = await read(doomed);
+    expect(gone.statusCode).toBe(404);
+    expect(gone.json()).toEqual({ error_msg: 'dtable not found.' });
   });
 
   it('answers 404 once the base is deleted, and a bad token never reaches the cache', async () => {

@@ -42,8 +42,12 @@ const LOGIN_FAILED = 'Unable to login with provided credentials.';
 /** A password hash to verify against when the user does not exist, so timing does not reveal it. */
 let dummyHash: Promise<string> | null = null;
 
-/** Called before a user is deleted, so credentials derived from the user can be revoked. */
-export type UserDeletingListener = (userId: number) => Promise<void> | void;
+/**
+ * Called before a user is deleted, so credentials derived from the user can be revoked. It may return
+ * a follow-up, run once the deletion has committed (e.g. to forget cached bases that vanished with the
+ * user: a request served between the listener and the commit could have cached them again).
+ */
+export type UserDeletingListener = (userId: number) => Promise<void | (() => void | Promise<void>)> | void;
 
 export class AccountsService {
   private readonly deletingListeners: UserDeletingListener[] = [];
@@ -145,8 +149,13 @@ export class AccountsService {
     const row = await repo.findUserByLogin(this.db, login);
     if (!row) throw notFound(`User ${login} not found.`);
     if (row.id === actor.id) throw badRequest('You cannot delete yourself.');
-    for (const listener of this.deletingListeners) await listener(row.id);
+    const followUps = [];
+    for (const listener of this.deletingListeners) {
+      const followUp = await listener(row.id);
+      if (followUp) followUps.push(followUp);
+    }
     await repo.deleteUser(this.db, row.id);
+    for (const followUp of followUps) await followUp();
   }
 
   onUserDeleting(listener: UserDeletingListener): void {

@@ -117,6 +117,23 @@ describe('BaseSnapshots', () => {
     expect(builds).toBe(3);
   });
 
+  it("keeps a build while other bases are written, however busy they are", async () => {
+    const revisions = new Map([[1, 1], [2, 1]]);
+    let builds = 0;
+    let cache: BaseSnapshots;
+    cache = new BaseSnapshots(fakeDb(revisions), async (b) => {
+      if (b.id === 1) {
+        revisions.set(2, revisions.get(2)! + 1);
+        cache.evict(2); // a local write to base 2 commits while base 1 is built
+      }
+      return { build: ++builds };
+    }, { externalChanges: () => 1 });
+    await cache.get(base(1));
+    await cache.get(base(1));
+    expect(builds).toBe(1);
+    expect(cache.stats.entries).toBe(1);
+  });
+
   it('stays within its byte budget, dropping the least recently used base first', async () => {
     const revisions = new Map([[1, 1], [2, 1], [3, 1]]);
     const payload = 'x'.repeat(90);

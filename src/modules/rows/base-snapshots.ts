@@ -30,6 +30,12 @@ export const DEFAULT_SNAPSHOT_OPTIONS: SnapshotOptions = { maxBytes: 64 * 1024 *
 const BUILD_ATTEMPTS = 3;
 
 /**
+ * Eviction counters, one per slot of base ids: a build is kept only if its base's slot did not move
+ * while it ran. Slots bound the memory; two bases sharing one only cost an occasional rebuild.
+ */
+const EPOCH_SLOTS = 4096;
+
+/**
  * The whole base (`GET /dtables/{uuid}/`) as serialized JSON, cached per base under the base's
  * revision, which every write bumps in its own transaction (BaseWriter).
  *
@@ -39,15 +45,14 @@ const BUILD_ATTEMPTS = 3;
  * entry was last confirmed. Either way, a committed write is seen by the very next read.
  *
  * A build reads the metadata and the rows in several statements. It is kept only if the revision
- * is the same after it as before and no write of this instance committed meanwhile, so a cached
- * body is never torn or stale; a build that raced a write is done again (a few times at most, then
- * served uncached).
+ * is the same after it as before and no write of this instance to the base committed meanwhile, so a
+ * cached body is never torn or stale; a build that raced a write is done again (a few times at most;
+ * then it is served, as an uncached read always was, but not kept).
  */
 export class BaseSnapshots {
   private readonly entries = new Map<number, Entry>();
   private bytes = 0;
-  /** Moves on every eviction; a build is kept only if none happened while it ran. */
-  private epoch = 0;
+  private readonly epochs = new Uint32Array(EPOCH_SLOTS);
   private readonly readRevision: (baseId: number) => Promise<number | undefined>;
   private readonly options: SnapshotOptions;
 
@@ -71,7 +76,8 @@ export class BaseSnapshots {
   async get(base: BaseRef): Promise<BaseSnapshot> {
     const known = this.cached(base);
     if (known) return known;
-    let epoch = this.epoch;
+    const slot = base.id % EPOCH_SLOTS;
+    let epoch = this.epochs[slot]!;
     const changes = this.options.externalChanges?.();
     const hit = this.entries.get(base.id);
     let revision = await this.revisionOf(base);
@@ -81,10 +87,10 @@ export class BaseSnapshots {
     }
     for (let attempt = 1; ; attempt++) {
       const body = Buffer.from(JSON.stringify(await this.build(base)));
-      const epochBeforeAfter = this.epoch;
+      const epochBeforeAfter = this.epochs[slot]!;
       const after = await this.revisionOf(base);
       const entry: Entry = { revision, body, confirmedAt: changes };
-      if (after === revision && epoch === this.epoch) {
+      if (after === revision && epoch === this.epochs[slot]) {
         this.keep(base.id, entry);
         return entry;
       }
@@ -96,7 +102,7 @@ export class BaseSnapshots {
 
   /** A write to the base committed here: forget its body at once. */
   evict(baseId: number): void {
-    this.epoch += 1;
+    this.epochs[baseId % EPOCH_SLOTS]! += 1;
     this.drop(baseId);
   }
 

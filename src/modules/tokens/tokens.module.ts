@@ -63,10 +63,15 @@ export function createTokensModule(deps: TokensModuleDeps): TokensModule {
   deps.shares.onShareChanged((baseId, userId) => versions.announce(credentialKey.share(baseId, userId)));
   // A deleted user's shares vanish by cascade and their own bases with them: revoke and forget both.
   deps.accounts.onUserDeleting(async (userId) => {
-    const { sharedBaseIds, ownedBaseUuids } = await access.basesOfUser(userId);
+    const { sharedBaseIds, owned } = await access.basesOfUser(userId);
     for (const baseId of sharedBaseIds) await versions.revoke(credentialKey.share(baseId, userId));
-    for (const uuid of ownedBaseUuids) await bus.publish(verifier.forgetBase(uuid));
-    apiTokens.clearCache();
+    const forgetOwned = async () => {
+      for (const { uuid } of owned) await bus.publish(verifier.forgetBase(uuid));
+      apiTokens.clearCache();
+    };
+    await forgetOwned();
+    // Once more after the commit: a request in between may have cached a base again.
+    return forgetOwned;
   });
   deps.links.onLinkDeleting((trx, link) => versions.bump(trx, credentialKey.externalLink(link.id)));
   deps.links.onLinkDeleted((link) => versions.announce(credentialKey.externalLink(link.id)));

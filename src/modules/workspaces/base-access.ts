@@ -42,7 +42,7 @@ export class BaseAccess {
   }
 
   /** What a user can reach: shared base ids and owned base uuids (for revocation on deletion). */
-  basesOfUser(userId: number): Promise<{ sharedBaseIds: number[]; ownedBaseUuids: string[] }> {
+  basesOfUser(userId: number): Promise<repo.UserBases> {
     return repo.basesOfUser(this.db, userId);
   }
 

@@ -144,13 +144,19 @@ export function findBaseById(db: Executor, id: number): Promise<BaseListing | un
 }
 
 /** Ids of the bases shared with a user, and uuids of the bases in the user's own workspaces. */
-export async function basesOfUser(db: Executor, userId: number): Promise<{ sharedBaseIds: number[]; ownedBaseUuids: string[] }> {
+export async function basesOfUser(db: Executor, userId: number): Promise<UserBases> {
   const shared = await db.selectFrom('base_shares').select('base_id').where('user_id', '=', userId).execute();
   const owned = await db
     .selectFrom('bases')
     .innerJoin('workspaces', 'workspaces.id', 'bases.workspace_id')
-    .select('bases.uuid')
+    .select(['bases.id', 'bases.uuid'])
     .where('workspaces.owner_id', '=', userId)
     .execute();
-  return { sharedBaseIds: shared.map((r) => Number(r.base_id)), ownedBaseUuids: owned.map((r) => r.uuid) };
+  return { sharedBaseIds: shared.map((r) => Number(r.base_id)), owned: owned.map((r) => ({ id: Number(r.id), uuid: r.uuid })) };
+}
+
+/** The bases shared with a user, and those in the user's own workspaces. */
+export interface UserBases {
+  sharedBaseIds: number[];
+  owned: Array<{ id: number; uuid: string }>;
 }
