@@ -9,13 +9,13 @@
  * server CPU time per request (autocannon runs in a child process, so it is not counted), which
  * depends far less on the load generator sharing the machine than requests per second do.
  *
- *   npm run bench:tokens        # BENCH_ROUNDS=3 BENCH_SECONDS=4 BENCH_CONNECTIONS=10 (about 60 s)
+ *   npm run bench:tokens        # BENCH_ROUNDS=5 BENCH_SECONDS=4 BENCH_CONNECTIONS=10 (about two minutes)
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npm run bench:tokens
  */
 import { compare, printComparison, type Comparison, type Target } from './lib/harness.js';
 import { startBare, startBasegate } from './lib/servers.js';
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 

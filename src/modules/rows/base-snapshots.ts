@@ -1,4 +1,5 @@
 import type { Executor } from '../../db/index.js';
+import { CoalescedReader } from '../../shared/coalesced-reader.js';
 import { notFound } from '../../shared/errors.js';
 import type { BaseRef } from './base-writer.js';
 import { revisionReader } from './metadata.repository.js';
@@ -40,9 +41,10 @@ const EPOCH_SLOTS = 4096;
  * revision, which every write bumps in its own transaction (BaseWriter).
  *
  * Freshness: this instance's writes evict the base's entry as they commit (`evict`). Other
- * writers are caught by confirming the revision with one single-row query per read; on SQLite
- * that query is skipped while `externalChanges` says no other connection has committed since the
- * entry was last confirmed. Either way, a committed write is seen by the very next read.
+ * writers are caught by confirming the revision with a single-row query sent after the read
+ * arrived (concurrent reads of a base share one, see CoalescedReader); on SQLite that query is
+ * skipped while `externalChanges` says no other connection has committed since the entry was last
+ * confirmed. Either way, a committed write is seen by the very next read.
  *
  * A build reads the metadata and the rows in several statements. It is kept only if the revision
  * is the same after it as before and no write of this instance to the base committed meanwhile, so a
@@ -61,7 +63,9 @@ export class BaseSnapshots {
     private readonly build: (base: BaseRef) => Promise<unknown>,
     options: Partial<SnapshotOptions> = {},
   ) {
-    this.readRevision = revisionReader(db);
+    // Concurrent reads of one base share revision queries (each still answered by one sent after it arrived).
+    const revisions = new CoalescedReader(revisionReader(db));
+    this.readRevision = (baseId) => revisions.get(baseId);
     this.options = { ...DEFAULT_SNAPSHOT_OPTIONS, ...options };
   }
 
