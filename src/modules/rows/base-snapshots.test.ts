@@ -74,23 +74,57 @@ describe('BaseSnapshots', () => {
     const revisions = new Map([[1, 1]]);
     const counter = { queries: 0 };
     let externalChanges = 7;
+    let now = 0;
     let builds = 0;
-    const cache = new BaseSnapshots(fakeDb(revisions, counter), async () => ({ build: ++builds }), { externalChanges: () => externalChanges });
+    const cache = new BaseSnapshots(fakeDb(revisions, counter), async () => ({ build: ++builds }), {
+      externalChanges: () => externalChanges,
+      monotonicNow: () => now,
+    });
     await cache.get(base(1));
     const afterBuild = counter.queries;
-    for (let i = 0; i < 5; i++) await cache.get(base(1));
+    for (let i = 0; i < 5; i++) {
+      now += 5;
+      await cache.get(base(1));
+    }
     expect(counter.queries).toBe(afterBuild);
 
     externalChanges = 8; // another process committed something, not to this base
+    now += 5;
     await cache.get(base(1));
     expect(counter.queries).toBe(afterBuild + 1);
     expect(builds).toBe(1);
+    now += 5;
     await cache.get(base(1));
     expect(counter.queries).toBe(afterBuild + 1); // confirmed at 8: no query again
 
     externalChanges = 9; // another process wrote this base
     revisions.set(1, 2);
+    now += 5;
     expect(JSON.parse((await cache.get(base(1))).body.toString())).toEqual({ build: 2 });
+  });
+
+  it('asks externalChanges at most once per externalChangesEveryMs', async () => {
+    const revisions = new Map([[1, 1]]);
+    let asked = 0;
+    let externalChanges = 1;
+    let now = 100;
+    const cache = new BaseSnapshots(fakeDb(revisions), async () => ({ revision: revisions.get(1) }), {
+      externalChanges: () => (asked++, externalChanges),
+      externalChangesEveryMs: 1,
+      monotonicNow: () => now,
+    });
+    await cache.get(base(1));
+    const first = asked;
+    for (let i = 0; i < 10; i++) expect(cache.cached(base(1))).toBeDefined();
+    expect(asked).toBe(first); // all within the same millisecond
+
+    externalChanges = 2; // another process wrote the base ...
+    revisions.set(1, 2);
+    now += 0.5;
+    expect(cache.cached(base(1))?.revision).toBe(1); // ... unseen for less than the interval
+    now += 0.5;
+    expect(cache.cached(base(1))).toBeUndefined(); // seen once it has passed
+    expect((await cache.get(base(1))).revision).toBe(2);
   });
 
   it('drops a base evicted by a local write, and never keeps a build that such a write raced', async () => {
