@@ -4,14 +4,12 @@ import { OVERRIDES_TTL_MS } from '../../src/modules/limits/index.js';
 import {
   DIALECTS,
   baseToken,
-  createBase,
-  createUser,
   type TestApp,
   type TestBase,
   type TestUser,
 } from '../helpers/index.js';
 import { secondInstance } from './rate-limit.helpers.js';
-import { NO_USAGE, advance, fakeDateForRateLimits, gateway, limitedApp, usage } from './rate-limit.support.js';
+import { NO_USAGE, advance, fakeDateForRateLimits, gateway, limitedApp, limitedFixture, usage } from './rate-limit.support.js';
 
 fakeDateForRateLimits();
 
@@ -23,11 +21,7 @@ describe.each(DIALECTS)('per-base override at runtime (%s)', (dialect) => {
   let a: TestBase;
   let b: TestBase;
   beforeAll(async () => {
-    t = await limitedApp(dialect, { RATE_LIMIT_ACCOUNT_PER_MINUTE: '1000', RATE_LIMIT_BASE_PER_MINUTE: '3' });
-    admin = await createUser(t, { admin: true });
-    alice = await createUser(t);
-    a = await createBase(t, alice);
-    b = await createBase(t, alice);
+    ({ t, admin, alice, a, b } = await limitedFixture(dialect, { RATE_LIMIT_ACCOUNT_PER_MINUTE: '1000', RATE_LIMIT_BASE_PER_MINUTE: '3' }));
   });
   afterAll(() => t.close());
   beforeEach(() => advance(t.clock, 61_000));

@@ -1,7 +1,7 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, vi } from 'vitest';
 import type { ManualClock } from '../../src/shared/clock.js';
-import { createTestApp, type TestApp } from '../helpers/index.js';
+import { createBase, createTestApp, createUser, type TestApp, type TestBase, type TestUser } from '../helpers/index.js';
 
 /**
  * rate-limiter-flexible's memory store reads Date.now(), so a test file calls this once to fake Date;
@@ -21,6 +21,22 @@ export async function limitedApp(dialect: 'sqlite' | 'postgres', env: Record<str
   const t = await createTestApp(dialect, env);
   vi.setSystemTime(t.clock.now());
   return t;
+}
+
+/** A rate-limited app with an admin, a user (alice) and two of her bases. */
+export interface LimitedFixture {
+  t: TestApp;
+  admin: TestUser;
+  alice: TestUser;
+  a: TestBase;
+  b: TestBase;
+}
+
+export async function limitedFixture(dialect: 'sqlite' | 'postgres', env: Record<string, string>): Promise<LimitedFixture> {
+  const t = await limitedApp(dialect, env);
+  const admin = await createUser(t, { admin: true });
+  const alice = await createUser(t);
+  return { t, admin, alice, a: await createBase(t, alice), b: await createBase(t, alice) };
 }
 
 export function advance(clock: ManualClock, ms: number): void {

@@ -5,13 +5,11 @@ import {
   DIALECTS,
   basePath,
   baseToken,
-  createBase,
-  createUser,
   type TestApp,
   type TestBase,
   type TestUser,
 } from '../helpers/index.js';
-import { NO_USAGE, advance, fakeDateForRateLimits, allowedBefore429, gateway, limitedApp, statuses, usage } from './rate-limit.support.js';
+import { NO_USAGE, advance, fakeDateForRateLimits, allowedBefore429, gateway, limitedApp, limitedFixture, statuses, usage } from './rate-limit.support.js';
 
 fakeDateForRateLimits();
 
@@ -137,11 +135,7 @@ describe.each(DIALECTS)('rate limits (%s)', (dialect) => {
   let b: TestBase;
 
   beforeAll(async () => {
-    t = await limitedApp(dialect, { RATE_LIMIT_ACCOUNT_PER_MINUTE: '6', RATE_LIMIT_BASE_PER_MINUTE: '3' });
-    admin = await createUser(t, { admin: true });
-    alice = await createUser(t);
-    a = await createBase(t, alice);
-    b = await createBase(t, alice);
+    ({ t, admin, alice, a, b } = await limitedFixture(dialect, { RATE_LIMIT_ACCOUNT_PER_MINUTE: '6', RATE_LIMIT_BASE_PER_MINUTE: '3' }));
   });
   afterAll(() => t.close());
   // Every test starts in fresh windows (and with the setup's requests forgotten).

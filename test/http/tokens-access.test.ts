@@ -24,6 +24,14 @@ describe.each(DIALECTS)('Base-Tokens and temporary API-Tokens (%s)', (dialect) =
   let base: TestBase;
 
   const nowSeconds = () => Math.floor(t.clock.now() / 1000);
+  /** Each user with access and the Base-Token permission their access gives. */
+  const permissionsByShare = () =>
+    [
+      [owner, 'rw'],
+      [admin, 'rw'],
+      [writer, 'rw'],
+      [reader, 'r'],
+    ] as const;
   /** The contract's access-token answer for `base` (every kind adds `app_name` where it applies). */
   const accessResponse = () => ({
     access_token: expect.any(String),
@@ -85,12 +93,7 @@ describe.each(DIALECTS)('Base-Tokens and temporary API-Tokens (%s)', (dialect) =
     });
 
     it('carries the user permission: owner, admin and rw get rw, r gets r', async () => {
-      for (const [user, permission] of [
-        [owner, 'rw'],
-        [admin, 'rw'],
-        [writer, 'rw'],
-        [reader, 'r'],
-      ] as const) {
+      for (const [user, permission] of permissionsByShare()) {
         const res = await t.request({ method: 'GET', url: basePath(base, 'access-token/'), token: user.token });
         expect(res.statusCode).toBe(200);
         const claims = decodeJwt(res.json().access_token);
@@ -233,12 +236,7 @@ describe.each(DIALECTS)('Base-Tokens and temporary API-Tokens (%s)', (dialect) =
     });
 
     it('exchanges for a Base-Token with the user permission and app_name "scripts"', async () => {
-      for (const [user, permission] of [
-        [owner, 'rw'],
-        [admin, 'rw'],
-        [writer, 'rw'],
-        [reader, 'r'],
-      ] as const) {
+      for (const [user, permission] of permissionsByShare()) {
         const res = await appAccess(`Bearer ${await tempToken(user)}`);
         expect(res.statusCode).toBe(200);
         expect(res.json()).toMatchObject({ app_name: 'scripts', dtable_uuid: base.uuid, workspace_id: base.workspaceId });

@@ -2,6 +2,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CACHE_TTL_MS } from '../../src/modules/tokens/index.js';
+import type { DialectName } from '../../src/db/index.js';
 import {
   DIALECTS,
   basePath,
@@ -169,14 +170,11 @@ describe.each(DIALECTS)('revocation (%s)', (dialect) => {
         own = await RedisProcess.start();
         url = own.url;
       }
-      t = await createTestApp(dialect, { REDIS_URL: url });
-      other = await secondInstance(t);
-      await Promise.all([t.container.tokens.ready(), other.container.tokens.ready()]);
+      ({ t, other } = await instancesOverRedis(dialect, url));
     });
     afterAll(async () => {
       try {
-        await other?.close();
-        await t?.close();
+        await closeBoth(t, other);
       } finally {
         await own?.kill();
       }
@@ -236,14 +234,11 @@ describe.each(DIALECTS)('revocation (%s)', (dialect) => {
     let other: Instance;
     beforeAll(async () => {
       redis = await RedisProcess.start();
-      t = await createTestApp(dialect, { REDIS_URL: redis.url });
-      other = await secondInstance(t);
-      await Promise.all([t.container.tokens.ready(), other.container.tokens.ready()]);
+      ({ t, other } = await instancesOverRedis(dialect, redis.url));
     });
     afterAll(async () => {
       try {
-        await other?.close();
-        await t?.close();
+        await closeBoth(t, other);
       } finally {
         await redis?.kill();
       }
@@ -263,3 +258,16 @@ describe.each(DIALECTS)('revocation (%s)', (dialect) => {
     });
   });
 });
+
+/** Two instances on one database sharing Redis at `redisUrl`, both listening for revocations. */
+async function instancesOverRedis(dialect: DialectName, redisUrl: string): Promise<{ t: TestApp; other: Instance }> {
+  const t = await createTestApp(dialect, { REDIS_URL: redisUrl });
+  const other = await secondInstance(t);
+  await Promise.all([t.container.tokens.ready(), other.container.tokens.ready()]);
+  return { t, other };
+}
+
+async function closeBoth(t: TestApp | undefined, other: Instance | undefined): Promise<void> {
+  await other?.close();
+  await t?.close();
+}

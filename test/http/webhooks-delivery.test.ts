@@ -2,8 +2,8 @@ import { createHmac } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { VERSION } from '../../src/version.js';
-import { DIALECTS, basePath, createBase, createTestApp, createUser, type TestApp, type TestBase, type TestUser } from '../helpers/index.js';
-import { Receiver, changeEvent, createWebhook, deliveryLog, drain, emit } from './webhooks-support.js';
+import { DIALECTS, basePath, createBase, type TestApp, type TestBase, type TestUser } from '../helpers/index.js';
+import { Receiver, changeEvent, createWebhook, deliveryLog, drain, emit, freshTarget, webhookApp } from './webhooks-support.js';
 
 const hmac = (algorithm: string, key: string, data: string, encoding: 'hex' | 'base64' = 'hex') =>
   createHmac(algorithm, key).update(data, 'utf8').digest(encoding);
@@ -15,13 +15,11 @@ describe.each(DIALECTS)('webhook delivery (%s)', (dialect) => {
   let receiver: Receiver;
 
   beforeAll(async () => {
-    t = await createTestApp(dialect, { WEBHOOK_ALLOW_PRIVATE: 'true' });
-    owner = await createUser(t);
+    ({ t, owner } = await webhookApp(dialect));
   });
   afterAll(() => t?.close());
   beforeEach(async () => {
-    base = await createBase(t, owner);
-    receiver = await new Receiver().start();
+    ({ base, receiver } = await freshTarget(t, owner));
   });
   afterEach(() => receiver?.close());
 

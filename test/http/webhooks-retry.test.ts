@@ -2,7 +2,7 @@ import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DIALECTS, basePath, createBase, createTestApp, createUser, type TestApp, type TestBase, type TestUser } from '../helpers/index.js';
-import { Receiver, changeEvent, createWebhook, deliveryLog, drain, emit } from './webhooks-support.js';
+import { Receiver, changeEvent, createWebhook, deliveryLog, drain, emit, freshTarget, webhookApp } from './webhooks-support.js';
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
@@ -29,13 +29,11 @@ describe.each(DIALECTS)('webhook retries and the disable policy (%s)', (dialect)
   let receiver: Receiver;
 
   beforeAll(async () => {
-    t = await createTestApp(dialect, { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_TIMEOUT_MS: '300' });
-    owner = await createUser(t);
+    ({ t, owner } = await webhookApp(dialect, { WEBHOOK_TIMEOUT_MS: '300' }));
   });
   afterAll(() => t?.close());
   beforeEach(async () => {
-    base = await createBase(t, owner);
-    receiver = await new Receiver().start();
+    ({ base, receiver } = await freshTarget(t, owner));
   });
   afterEach(() => receiver?.close());
 

@@ -1,8 +1,9 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { appendEvents, type NewChangeEvent } from '../../src/modules/events/index.js';
+import type { DialectName } from '../../src/db/index.js';
 import type { TestApp, TestBase, TestUser } from '../helpers/index.js';
-import { basePath } from '../helpers/index.js';
+import { basePath, createBase, createTestApp, createUser } from '../helpers/index.js';
 
 /** One request a receiver got, with the raw body bytes as text. */
 export interface Received {
@@ -88,6 +89,17 @@ export class Receiver {
 let counter = 0;
 
 /** A synthetic change event of `base` (as the rows module writes them). */
+/** A webhook suite's app (private receivers allowed, `env` on top) and the owner of its bases. */
+export async function webhookApp(dialect: DialectName, env: Record<string, string> = {}): Promise<{ t: TestApp; owner: TestUser }> {
+  const t = await createTestApp(dialect, { WEBHOOK_ALLOW_PRIVATE: 'true', ...env });
+  return { t, owner: await createUser(t) };
+}
+
+/** A fresh base of `owner` and a listening receiver, for each test of a webhook suite. */
+export async function freshTarget(t: TestApp, owner: TestUser): Promise<{ base: TestBase; receiver: Receiver }> {
+  return { base: await createBase(t, owner), receiver: await new Receiver().start() };
+}
+
 export function changeEvent(base: Pick<TestBase, 'id' | 'uuid'>, overrides: Partial<NewChangeEvent> = {}): NewChangeEvent {
   counter++;
   return {

@@ -57,18 +57,12 @@ export interface UserInfo {
   is_active: number;
 }
 
+const USER_INFO = ['id', 'virtual_id', 'email', 'name', 'email_notification', 'is_active'] as const;
+
 export async function userByVirtualId(db: Executor, virtualId: string): Promise<UserInfo | undefined> {
-  return db
-    .selectFrom('users')
-    .select(['id', 'virtual_id', 'email', 'name', 'email_notification', 'is_active'])
-    .where('virtual_id', '=', virtualId)
-    .executeTakeFirst();
+  return db.selectFrom('users').select(USER_INFO).where('virtual_id', '=', virtualId).executeTakeFirst();
 }
 
 export async function userById(db: Executor, id: number): Promise<UserInfo | undefined> {
-  return db
-    .selectFrom('users')
-    .select(['id', 'virtual_id', 'email', 'name', 'email_notification', 'is_active'])
-    .where('id', '=', id)
-    .executeTakeFirst();
+  return db.selectFrom('users').select(USER_INFO).where('id', '=', id).executeTakeFirst();
 }

@@ -25,24 +25,40 @@ export function isoMillis(ms: number): string {
   return lastIso;
 }
 
-/** The value a column shows for a row: computed columns read the row's own fields; empty is null. */
-export function cellValue(column: ColumnMeta, row: StoredRow): unknown {
-  switch (column.type) {
+/** The row's own fields (the `base_rows` columns beside the cells). */
+export type RowField = 'row_id' | 'ctime' | 'mtime' | 'creator' | 'last_modifier';
+
+/** Column types that show one of the row's own fields rather than a cell. */
+export const ROW_FIELD_OF_COLUMN_TYPE: Readonly<Record<string, RowField>> = {
+  ctime: 'ctime',
+  mtime: 'mtime',
+  creator: 'creator',
+  'last-modifier': 'last_modifier',
+};
+
+/** A row field as clients see it (timestamps as `…+00:00`). */
+export function rowFieldValue(row: StoredRow, field: RowField): unknown {
+  switch (field) {
+    case 'row_id':
+      return row._id;
     case 'ctime':
       return isoMillis(row._ctime);
     case 'mtime':
       return isoMillis(row._mtime);
     case 'creator':
       return row._creator;
-    case 'last-modifier':
+    case 'last_modifier':
       return row._last_modifier;
-    case 'button':
-      return null;
-    default: {
-      const value = row.data[column.key];
-      return value === undefined ? null : value;
-    }
   }
+}
+
+/** The value a column shows for a row: computed columns read the row's own fields; empty is null. */
+export function cellValue(column: ColumnMeta, row: StoredRow): unknown {
+  const field = ROW_FIELD_OF_COLUMN_TYPE[column.type];
+  if (field) return rowFieldValue(row, field);
+  if (column.type === 'button') return null;
+  const value = row.data[column.key];
+  return value === undefined ? null : value;
 }
 
 /**

@@ -35,22 +35,25 @@ function chunks<T>(items: T[], size = CHUNK): T[][] {
   return out;
 }
 
+/** A StoredRow as the `base_rows` record to insert (the inverse of `toStored`). */
+export function toRecord(baseId: number, tableId: string, r: StoredRow) {
+  return {
+    base_id: baseId,
+    table_id: tableId,
+    row_id: r._id,
+    data: JSON.stringify(r.data),
+    ctime: r._ctime,
+    mtime: r._mtime,
+    creator: r._creator,
+    last_modifier: r._last_modifier,
+  };
+}
+
 export async function insertRows(trx: Executor, baseId: number, tableId: string, rows: StoredRow[]): Promise<void> {
   for (const part of chunks(rows)) {
     await trx
       .insertInto('base_rows')
-      .values(
-        part.map((r) => ({
-          base_id: baseId,
-          table_id: tableId,
-          row_id: r._id,
-          data: JSON.stringify(r.data),
-          ctime: r._ctime,
-          mtime: r._mtime,
-          creator: r._creator,
-          last_modifier: r._last_modifier,
-        })),
-      )
+      .values(part.map((r) => toRecord(baseId, tableId, r)))
       .execute();
   }
 }

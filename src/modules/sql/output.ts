@@ -6,7 +6,7 @@
 import { selectOptions, type Field, type SqlColumn } from './schema.js';
 import { dateToIso, isoMillis } from './values.js';
 
-import type { StoredRow } from '../rows/index.js';
+import { rowFieldValue, type StoredRow } from '../rows/index.js';
 
 export type { StoredRow };
 
@@ -69,20 +69,7 @@ export function formatCell(column: SqlColumn, value: unknown, convertKeys: boole
 
 /** The value of `field` for a stored row. Link cells come from `links` (they are not part of `data`). */
 export function readField(field: Field, row: StoredRow, convertKeys: boolean, links?: Map<string, unknown>): unknown {
-  if (field.kind === 'row') {
-    switch (field.field) {
-      case 'row_id':
-        return row._id;
-      case 'ctime':
-        return isoMillis(row._ctime);
-      case 'mtime':
-        return isoMillis(row._mtime);
-      case 'creator':
-        return row._creator;
-      default:
-        return row._last_modifier;
-    }
-  }
+  if (field.kind === 'row') return rowFieldValue(row, field.field);
   const column = field.column;
   if (column.type === 'link') return links?.get(`${column.key}:${row._id}`) ?? [];
   return formatCell(column, row.data[column.key], convertKeys);

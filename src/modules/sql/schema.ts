@@ -1,3 +1,4 @@
+import { ROW_FIELD_OF_COLUMN_TYPE, type RowField } from '../rows/index.js';
 import { sqlError } from './sql-error.js';
 
 /** How a column behaves in SQL expressions. `list` columns compare by their first element (as the original). */
@@ -18,8 +19,8 @@ export interface SqlTable {
   columns: SqlColumn[];
 }
 
-/** The row's own fields (base_rows columns), addressed as `_id`, `_ctime`, … or through typed columns. */
-export type RowField = 'row_id' | 'ctime' | 'mtime' | 'creator' | 'last_modifier';
+// The row's own fields (base_rows columns), addressed as `_id`, `_ctime`, … or through typed columns.
+export type { RowField };
 
 export type Field =
   | { kind: 'row'; field: RowField; valueType: ValueType; label: string; column?: SqlColumn }
@@ -33,12 +34,6 @@ export const SYSTEM_FIELDS: Readonly<Record<string, RowField>> = {
   _last_modifier: 'last_modifier',
 };
 
-const ROW_COLUMN_TYPES: Readonly<Record<string, RowField>> = {
-  ctime: 'ctime',
-  mtime: 'mtime',
-  creator: 'creator',
-  'last-modifier': 'last_modifier',
-};
 
 const VALUE_TYPES: Readonly<Record<string, ValueType>> = {
   text: 'string',
@@ -111,7 +106,7 @@ export function resolveTable(tables: SqlTable[], name: string): SqlTable {
 }
 
 export function fieldOfColumn(column: SqlColumn): Field {
-  const rowField = ROW_COLUMN_TYPES[column.type];
+  const rowField = ROW_FIELD_OF_COLUMN_TYPE[column.type];
   if (rowField) {
     const valueType: ValueType = rowField === 'ctime' || rowField === 'mtime' ? 'time' : 'string';
     return { kind: 'row', field: rowField, valueType, label: column.name, column };

@@ -178,10 +178,8 @@ export function dateToIso(value: unknown): unknown {
   return `${m[1]}T${m[2] ?? '00'}:${m[3] ?? '00'}:${m[4] ?? '00'}+00:00`;
 }
 
-/** `2021-03-10T16:06:48.981+00:00`, the row timestamp format. */
-export function isoMillis(ms: number): string {
-  return new Date(ms).toISOString().replace('Z', '+00:00');
-}
+/** `2021-03-10T16:06:48.981+00:00`, the row timestamp format (the rows module's). */
+export { isoMillis } from '../rows/index.js';
 
 /**
  * A LIKE pattern (MySQL: `%`, `_`, backslash escapes) as a SQLite GLOB pattern, which is case-sensitive

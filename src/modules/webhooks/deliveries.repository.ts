@@ -19,6 +19,27 @@ export async function insertDeliveries(db: Executor, rows: NewDelivery[]): Promi
   }
 }
 
+/** What tells queued deliveries apart; the rest of a new one is the same for all. */
+export type QueuedDeliveryFields = Pick<
+  NewDelivery,
+  'webhook_id' | 'base_id' | 'event_id' | 'dedupe_key' | 'msg_id' | 'kind' | 'op_type' | 'body' | 'redelivery_of'
+>;
+
+/** A delivery queued at `now`, due at once, never tried. */
+export function queuedDelivery(fields: QueuedDeliveryFields, now: number): NewDelivery {
+  return {
+    ...fields,
+    status: 'pending',
+    next_attempt_at: now,
+    locked_until: null,
+    claim_token: null,
+    last_status_code: null,
+    last_error: null,
+    created_at: now,
+    completed_at: null,
+  };
+}
+
 export async function insertDelivery(db: Executor, row: NewDelivery): Promise<number> {
   const { id } = await db.insertInto('webhook_deliveries').values(row).returning('id').executeTakeFirstOrThrow();
   return Number(id);

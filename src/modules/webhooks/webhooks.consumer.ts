@@ -34,25 +34,22 @@ export class WebhookEventConsumer implements EventConsumer {
       if (!targets) continue;
       const body = eventBody(event);
       for (const webhookId of targets) {
-        rows.push({
-          webhook_id: webhookId,
-          base_id: event.baseId,
-          event_id: event.id,
-          dedupe_key: `${webhookId}:${event.id}`,
-          msg_id: newMessageId(),
-          kind: 'event',
-          op_type: event.opType,
-          body,
-          status: 'pending',
-          next_attempt_at: now,
-          locked_until: null,
-          claim_token: null,
-          last_status_code: null,
-          last_error: null,
-          redelivery_of: null,
-          created_at: now,
-          completed_at: null,
-        });
+        rows.push(
+          deliveries.queuedDelivery(
+            {
+              webhook_id: webhookId,
+              base_id: event.baseId,
+              event_id: event.id,
+              dedupe_key: `${webhookId}:${event.id}`,
+              msg_id: newMessageId(),
+              kind: 'event',
+              op_type: event.opType,
+              body,
+              redelivery_of: null,
+            },
+            now,
+          ),
+        );
       }
     }
     await deliveries.insertDeliveries(trx, rows);

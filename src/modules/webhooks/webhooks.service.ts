@@ -111,25 +111,23 @@ export class WebhooksService {
     const original = id === null ? undefined : await deliveries.findDelivery(this.deps.db, webhook.id, id);
     if (!original) throw notFound('Delivery not found.');
     const now = this.deps.clock.now();
-    const newId = await deliveries.insertDelivery(this.deps.db, {
-      webhook_id: webhook.id,
-      base_id: base.id,
-      event_id: original.event_id,
-      dedupe_key: null,
-      msg_id: original.msg_id,
-      kind: 'redelivery',
-      op_type: original.op_type,
-      body: original.body,
-      status: 'pending',
-      next_attempt_at: now,
-      locked_until: null,
-      claim_token: null,
-      last_status_code: null,
-      last_error: null,
-      redelivery_of: Number(original.id),
-      created_at: now,
-      completed_at: null,
-    });
+    const newId = await deliveries.insertDelivery(
+      this.deps.db,
+      deliveries.queuedDelivery(
+        {
+          webhook_id: webhook.id,
+          base_id: base.id,
+          event_id: original.event_id,
+          dedupe_key: null,
+          msg_id: original.msg_id,
+          kind: 'redelivery',
+          op_type: original.op_type,
+          body: original.body,
+          redelivery_of: Number(original.id),
+        },
+        now,
+      ),
+    );
     this.deps.onQueued?.();
     return this.deliveryById(webhook.id, newId);
   }
