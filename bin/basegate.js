@@ -1,5 +1,7 @@
 #!/usr/bin/env node
-// Runs the TypeScript CLI through tsx so `npx basegate …` works without a build step.
-import { register } from 'tsx/esm/api';
-register();
-await import('../src/cli.ts');
+// Runs the compiled CLI (dist/cli.js) with plain node, compiling src/ first when dist/ is
+// missing or older than the sources (see scripts/build.mjs).
+import { ensureBuilt } from '../scripts/build.mjs';
+
+ensureBuilt();
+await import('../dist/cli.js');
