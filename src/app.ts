@@ -16,6 +16,10 @@ import { accountsRoutes } from './modules/accounts/index.js';
 import { rowsRoutes } from './modules/rows/index.js';
 import { sqlRoutes } from './modules/sql/index.js';
 import { systemRoutes } from './modules/system/index.js';
+import { healthRoutes } from './modules/system/index.js';
+import { shutdownPlugin } from './plugins/shutdown.js';
+import { connectionLimits } from './plugins/connection-limits.js';
+import { isDatabaseReady } from './db/index.js';
 import { tokensRoutes } from './modules/tokens/index.js';
 import { workspacesRoutes } from './modules/workspaces/index.js';
 import { webhooksRoutes } from './modules/webhooks/index.js';
@@ -36,6 +40,8 @@ export async function buildApp(c: Container, options: BuildAppOptions = {}): Pro
     trustProxy: c.config.trustProxy,
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
+    return503OnClosing: false, // shutdownPlugin answers with the API's 503 body
+    ...connectionLimits(c.config),
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: true, useDefaults: true, allErrors: false } },
   };
   const app = Fastify(serverOptions).withTypeProvider<TypeBoxTypeProvider>();
@@ -47,6 +53,7 @@ export async function buildApp(c: Container, options: BuildAppOptions = {}): Pro
     done();
   });
   await app.register(errorHandlerPlugin);
+  await app.register(shutdownPlugin);
   // Before the auth plugins, so the limiter is the first onRequest hook and runs before any token check.
   await app.register(rateLimitPlugin, { limits: c.limits, accounts: c.accounts, verifier: c.baseTokens });
   await app.register(bodyParsersPlugin, { bodyLimit: c.config.bodyLimitBytes });
@@ -55,6 +62,7 @@ export async function buildApp(c: Container, options: BuildAppOptions = {}): Pro
   await app.register(baseAuthPlugin, { verifier: c.baseTokens });
 
   await app.register(systemRoutes({ version: VERSION, edition: c.config.edition }));
+  await app.register(healthRoutes({ databaseReady: () => isDatabaseReady(c.db, c.config.databaseConnectTimeoutMs) }));
   await app.register(metricsRoutes(c.metrics));
   await app.register(limitsRoutes(c.limits, c.config.edition));
   await app.register(accountsRoutes(c.accounts));

@@ -19,6 +19,8 @@ export interface Container {
   config: Config;
   db: Db;
   dialect: DialectName;
+  /** The connection handle behind `db` (its logger, health). */
+  database: DbHandle;
   clock: Clock;
   accounts: AccountsService;
   access: BaseAccess;
@@ -56,7 +58,14 @@ export interface ContainerOptions {
 }
 
 export function createContainer(config: Config, options: ContainerOptions = {}): Container {
-  const handle = options.database ?? connect({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const handle =
+    options.database ??
+    connect({
+      databaseUrl: config.databaseUrl,
+      dataDir: config.dataDir,
+      connectTimeoutMs: config.databaseConnectTimeoutMs,
+      statementTimeoutMs: config.databaseStatementTimeoutMs,
+    });
   const db = handle.db;
   const clock = options.clock ?? systemClock;
   const accounts = new AccountsService(db, clock, config.secretKey);
@@ -96,6 +105,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     config,
     db,
     dialect: handle.dialect,
+    database: handle,
     clock,
     accounts,
     access,

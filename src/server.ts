@@ -3,20 +3,28 @@ import type { Config, Role } from './config/index.js';
 import { buildApp } from './app.js';
 import { ensureAdmin } from './bootstrap.js';
 import { createContainer, type Container } from './container.js';
-import { migrateToLatest } from './db/index.js';
+import { migrateToLatest, waitForDatabase } from './db/index.js';
+import { beginProcessStop } from './shared/shutdown.js';
 
 export interface RunningServer {
   app: FastifyInstance;
   container: Container;
   stop(): Promise<void>;
+  /** What the stop in progress waits for now (logged when the stop is forced). */
+  waitingFor(): string;
 }
 
-/** Migrate, make sure an admin exists, and listen. `roles` picks what this process runs. */
+/**
+ * Wait for the database (retrying with backoff), migrate, make sure an admin exists, and listen.
+ * `roles` picks what this process runs.
+ */
 export async function startServer(config: Config, roles: readonly Role[]): Promise<RunningServer> {
   const container = createContainer(config);
+  const app = await buildApp(container);
+  container.database.useLogger?.(app.log);
+  await waitForDatabase(container.db, { log: app.log });
   await migrateToLatest(container.db);
   await ensureAdmin(container, (line) => process.stdout.write(line + '\n'));
-  const app = await buildApp(container);
   if (roles.includes('api')) {
     await app.listen({ port: config.port, host: config.host });
   } else {
@@ -29,28 +37,48 @@ export async function startServer(config: Config, roles: readonly Role[]): Promi
   container.notifications.useLogger(app.log);
   container.scheduler.useLogger(app.log);
   if (roles.includes('scheduler')) container.scheduler.start();
+  let stage = 'nothing';
   let stopping: Promise<void> | null = null;
+  // Stop accepting connections first; in-flight requests get their answers while the workers
+  // stop; then write-behind state is flushed and the database and Redis are closed.
   const stop = () =>
     (stopping ??= (async () => {
-      await container.scheduler.stop();
-      await container.dispatcher.stop();
-      await container.webhooks.deliverer.stop();
-      await app.close();
+      stage = 'in-flight HTTP requests and the workers';
+      const httpClosed = app.close();
+      await Promise.all([container.scheduler.stop(), container.dispatcher.stop(), container.webhooks.deliverer.stop()]);
+      stage = 'in-flight HTTP requests';
+      await httpClosed;
+      stage = 'flushing last_access and closing the database and Redis';
       await container.close();
+      stage = 'nothing';
     })());
-  return { app, container, stop };
+  return { app, container, stop, waitingFor: () => stage };
 }
 
-/** Stop gracefully on SIGINT/SIGTERM: finish in-flight requests, close the database, exit. */
+/**
+ * Stop gracefully on SIGINT/SIGTERM and exit 0; in-flight webhook attempts are aborted (they are
+ * retried). A stop that outlasts SHUTDOWN_TIMEOUT_MS (longer than any bounded database wait) is
+ * forced with exit code 1, logging what it was still waiting for.
+ */
 export function stopOnSignals(server: RunningServer): void {
   const handler = (signal: NodeJS.Signals) => {
     server.app.log.info({ signal }, 'shutting down');
-    const force = setTimeout(() => process.exit(1), 15_000);
+    beginProcessStop();
+    const deadline = server.container.config.shutdownTimeoutMs;
+    const force = setTimeout(() => {
+      server.app.server.getConnections((_error, openConnections) => {
+        server.app.log.error({ waitingFor: server.waitingFor(), openConnections, deadlineMs: deadline }, 'shutdown forced');
+        process.exit(1);
+      });
+    }, deadline);
     force.unref();
     server.stop().then(
-      () => process.exit(0),
+      () => {
+        server.app.log.info('stopped');
+        process.exit(0);
+      },
       (error: unknown) => {
-        server.app.log.error({ err: error }, 'error during shutdown');
+        server.app.log.error({ err: error, waitingFor: server.waitingFor() }, 'error during shutdown');
         process.exit(1);
       },
     );

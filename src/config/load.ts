@@ -60,6 +60,14 @@ export interface Config {
   webhookRetentionDays: number;
   /** WEBHOOK_CONCURRENCY — deliveries (to different webhooks) one worker sends at once; default 16. */
   webhookConcurrency: number;
+  /** DATABASE_CONNECT_TIMEOUT_MS — longest wait for a database connection (PostgreSQL connect or pool slot, SQLite lock); default 5000. */
+  databaseConnectTimeoutMs: number;
+  /** DATABASE_STATEMENT_TIMEOUT_MS — longest a statement may run or wait for an answer; default 30000. */
+  databaseStatementTimeoutMs: number;
+  /** SHUTDOWN_TIMEOUT_MS — a stop that takes longer ends in a forced exit; default connect + statement timeout + 10 s. */
+  shutdownTimeoutMs: number;
+  /** REQUEST_TIMEOUT_MS — a client must send its whole request (headers and body) within this; default 30000. */
+  requestTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -137,7 +145,21 @@ export function loadConfig(env: Env = process.env, options: { persistSecret?: bo
     webhookRetrySchedule: Object.freeze(durations(env, 'WEBHOOK_RETRY_SCHEDULE', '5s,5m,30m,2h,5h,10h,10h')),
     webhookRetentionDays: int(env, 'WEBHOOK_RETENTION_DAYS', 30, 1, 3650),
     webhookConcurrency: int(env, 'WEBHOOK_CONCURRENCY', 16, 1, 256),
+    ...faultLimits(env),
   });
+}
+
+/** Bounded waits for the database, the stop deadline (longer than any of them) and the request timeout. */
+function faultLimits(env: Env) {
+  const databaseConnectTimeoutMs = int(env, 'DATABASE_CONNECT_TIMEOUT_MS', 5_000, 100, 600_000);
+  const databaseStatementTimeoutMs = int(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 30_000, 100, 3_600_000);
+  const longestWait = databaseConnectTimeoutMs + databaseStatementTimeoutMs;
+  const shutdownTimeoutMs = int(env, 'SHUTDOWN_TIMEOUT_MS', longestWait + 10_000, 1_000, 4_000_000);
+  if (shutdownTimeoutMs <= longestWait) {
+    throw new ConfigError('SHUTDOWN_TIMEOUT_MS', `must be longer than DATABASE_CONNECT_TIMEOUT_MS + DATABASE_STATEMENT_TIMEOUT_MS (${longestWait})`);
+  }
+  const requestTimeoutMs = int(env, 'REQUEST_TIMEOUT_MS', 30_000, 1_000, 3_600_000);
+  return { databaseConnectTimeoutMs, databaseStatementTimeoutMs, shutdownTimeoutMs, requestTimeoutMs };
 }
 
 function secretFromDataDir(dataDir: string, persist: boolean): string {

@@ -1,9 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Database, DialectName } from './database.js';
+import { ImmediateSqliteDialect } from './sqlite-dialect.js';
 
 export interface DbHandle {
   db: Kysely<Database>;
@@ -14,7 +15,13 @@ export interface DbHandle {
    * to skip a query per read while nobody else writes (SQLite's `PRAGMA data_version`).
    */
   externalChanges?: () => number;
+  /** Where connection errors of idle or checked-out PostgreSQL connections are logged (default: stderr). */
+  useLogger?(log: ConnectionLog): void;
   close(): Promise<void>;
+}
+
+export interface ConnectionLog {
+  warn(obj: object, msg: string): void;
 }
 
 export interface ConnectOptions {
@@ -24,7 +31,14 @@ export interface ConnectOptions {
   /** PostgreSQL schema to use (tests isolate themselves in a schema of their own). */
   pgSchema?: string;
   poolSize?: number;
+  /** Longest wait for a connection or a pool slot (PostgreSQL) or for the write lock (SQLite); default 5000. */
+  connectTimeoutMs?: number;
+  /** Longest a statement may run (PostgreSQL `statement_timeout`, and a client-side read timeout); default 30000. */
+  statementTimeoutMs?: number;
 }
+
+/** After this long without an answer past the statement timeout the connection is presumed stalled. */
+const READ_TIMEOUT_MARGIN_MS = 2_000;
 
 // int8 (COUNT(*), bigint timestamps) as JS numbers; every value we store fits in 2^53.
 const pgTypes = {
@@ -34,16 +48,8 @@ const pgTypes = {
 
 export function connect(options: ConnectOptions): DbHandle {
   const url = options.databaseUrl;
-  if (url && /^postgres(ql)?:\/\//.test(url)) {
-    const pool = new pg.Pool({
-      connectionString: url,
-      max: options.poolSize ?? 10,
-      types: pgTypes,
-      ...(options.pgSchema ? { options: `-c search_path=${options.pgSchema}` } : {}),
-    });
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    return { db, dialect: 'postgres', close: () => db.destroy() };
-  }
+  const connectTimeoutMs = options.connectTimeoutMs ?? 5_000;
+  if (url && /^postgres(ql)?:\/\//.test(url)) return connectPostgres(url, options, connectTimeoutMs);
   let file: string;
   if (url?.startsWith('sqlite:')) {
     file = url.slice('sqlite:'.length) || ':memory:';
@@ -53,16 +59,65 @@ export function connect(options: ConnectOptions): DbHandle {
   }
   const database = new SQLite(file);
   database.pragma('journal_mode = WAL');
-  database.pragma('busy_timeout = 5000');
+  database.pragma(`busy_timeout = ${Math.trunc(connectTimeoutMs)}`);
   database.pragma('foreign_keys = ON');
   database.pragma('synchronous = NORMAL');
   cachePreparedStatements(database);
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect(database) });
   // Synchronous and cheap (no file locks in practice, unlike a SELECT's read transaction). While this
   // connection has a transaction open (a write in progress), it notices other connections' commits
   // only when that transaction ends.
   const dataVersion = database.prepare('pragma data_version').pluck();
   return { db, dialect: 'sqlite', externalChanges: () => dataVersion.get() as number, close: () => db.destroy() };
+}
+
+/**
+ * A pool whose waits are bounded (connect, pool slot, statement, a stalled socket) and whose lost
+ * connections never end the process: pg emits `error` on the pool (idle clients) and on checked-out
+ * clients, and an unheard `error` event is fatal in Node. A lost client is dropped by the pool, and
+ * the next query connects again, so service resumes by itself when the database returns.
+ */
+function connectPostgres(url: string, options: ConnectOptions, connectTimeoutMs: number): DbHandle {
+  const statementTimeoutMs = options.statementTimeoutMs ?? 30_000;
+  let log: ConnectionLog = {
+    warn: (obj, msg) => process.stderr.write(`${msg}: ${(obj as { err?: Error }).err?.message ?? ''}\n`),
+  };
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize ?? 10,
+    types: pgTypes,
+    connectionTimeoutMillis: connectTimeoutMs,
+    statement_timeout: statementTimeoutMs,
+    query_timeout: statementTimeoutMs + READ_TIMEOUT_MARGIN_MS,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
+    ...(options.pgSchema ? { options: `-c search_path=${options.pgSchema}` } : {}),
+  });
+  pool.on('error', (err) => log.warn({ err }, 'database connection lost (idle)'));
+  pool.on('connect', (client) => {
+    client.on('error', (err) => log.warn({ err }, 'database connection lost'));
+    // A query that timed out on the client may still be running on a stalled socket: drop the
+    // connection rather than hand it out again with the stale query ahead of the next one.
+    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    client.query = ((...args: unknown[]) => {
+      const result = query(...args);
+      if (result && typeof (result as Promise<unknown>).then === 'function') {
+        (result as Promise<unknown>).then(undefined, (err: Error) => {
+          if (err?.message === 'Query read timeout') (client as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
+        });
+      }
+      return result;
+    }) as typeof client.query;
+  });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    db,
+    dialect: 'postgres',
+    useLogger: (next) => {
+      log = next;
+    },
+    close: () => db.destroy(),
+  };
 }
 
 const STATEMENT_CACHE_SIZE = 500;

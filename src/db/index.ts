@@ -1,4 +1,6 @@
 export { connect, isUniqueViolation } from './connect.js';
-export type { DbHandle, ConnectOptions } from './connect.js';
+export type { DbHandle, ConnectOptions, ConnectionLog } from './connect.js';
+export { databaseFault, type DatabaseFault } from './faults.js';
+export { waitForDatabase, isDatabaseReady } from './availability.js';
 export { migrateToLatest } from './migrate.js';
 export type { Database, Db, Executor, DialectName } from './database.js';

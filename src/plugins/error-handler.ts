@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin';
 import type { FastifyError } from 'fastify';
 import { AppError } from '../shared/errors.js';
+import { databaseFault } from '../db/faults.js';
 
 /**
  * One place turns every error into the contract's body: AppError carries its own; framework
@@ -17,6 +18,15 @@ export const errorHandlerPlugin = fp(
       const status = clientStatus(error);
       if (status !== null) {
         return reply.code(status).type('application/json').send({ error_msg: clientMessage(error, status) });
+      }
+      const fault = databaseFault(error);
+      if (fault) {
+        request.log.error({ err: error, cause: fault.cause }, `database unavailable (${fault.status})`);
+        return reply
+          .code(fault.status)
+          .header('retry-after', String(fault.retryAfter))
+          .type('application/json')
+          .send({ error_msg: fault.message });
       }
       request.log.error({ err: error }, 'unhandled error');
       return reply.code(500).type('application/json').send({ error_msg: 'Internal Server Error' });

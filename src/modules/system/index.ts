@@ -1,1 +1,2 @@
 export { systemRoutes } from './system.routes.js';
+export { healthRoutes } from './health.routes.js';

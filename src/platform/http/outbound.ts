@@ -2,6 +2,7 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
+import { processStopping } from '../../shared/shutdown.js';
 import { blockedAddressReason } from './ip-policy.js';
 
 /**
@@ -100,7 +101,9 @@ export function createOutboundHttp(options: OutboundHttpOptions): OutboundHttp {
     const controller = new AbortController();
     const deadline = setTimeout(() => controller.abort(new DOMException('deadline', 'TimeoutError')), options.timeoutMs);
     try {
-      const response = await request(target, { method: 'POST', headers, body, dispatcher: agent, signal: controller.signal });
+      // A stop of the process aborts the attempt too (it is retried after the restart).
+      const signal = AbortSignal.any([controller.signal, processStopping]);
+      const response = await request(target, { method: 'POST', headers, body, dispatcher: agent, signal });
       const { text, truncated } = await readCapped(response.body, maxBytes);
       return {
         ok: true,
