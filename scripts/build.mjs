@@ -39,7 +39,7 @@ export function isStale() {
 /** Compile into dist/; returns tsc's exit code (0 on success). */
 export function build({ log = (line) => process.stderr.write(line + '\n') } = {}) {
   const tmp = path.join(ROOT, `dist.tmp-${process.pid}`);
-  rmSync(tmp, { recursive: true, force: true });
+  removeAbandonedBuilds();
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
   log('basegate: compiling src/ into dist/ …');
   const result = spawnSync(process.execPath, [tsc, '-p', path.join(ROOT, 'tsconfig.build.json'), '--outDir', tmp], {
@@ -62,6 +62,24 @@ export function build({ log = (line) => process.stderr.write(line + '\n') } = {}
     if (!existsSync(STAMP)) throw error;
   }
   return 0;
+}
+
+/** Remove temporary outputs of builds whose process is gone (killed mid-build). */
+function removeAbandonedBuilds() {
+  for (const name of readdirSync(ROOT)) {
+    const match = /^dist\.tmp-(\d+)$/.exec(name);
+    if (match && !isAlive(Number(match[1]))) rmSync(path.join(ROOT, name), { recursive: true, force: true });
+  }
+}
+
+function isAlive(pid) {
+  if (pid === process.pid) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return error.code === 'EPERM';
+  }
 }
 
 /** Build when dist/ is stale; throws when that build fails. */

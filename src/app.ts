@@ -18,7 +18,7 @@ import { sqlRoutes } from './modules/sql/index.js';
 import { systemRoutes } from './modules/system/index.js';
 import { healthRoutes } from './modules/system/index.js';
 import { shutdownPlugin } from './plugins/shutdown.js';
-import { connectionLimits } from './plugins/connection-limits.js';
+import { connectionLimits, unreadBodyPlugin } from './plugins/connection-limits.js';
 import { isDatabaseReady } from './db/index.js';
 import { tokensRoutes } from './modules/tokens/index.js';
 import { workspacesRoutes } from './modules/workspaces/index.js';
@@ -54,6 +54,7 @@ export async function buildApp(c: Container, options: BuildAppOptions = {}): Pro
   });
   await app.register(errorHandlerPlugin);
   await app.register(shutdownPlugin);
+  await app.register(unreadBodyPlugin);
   // Before the auth plugins, so the limiter is the first onRequest hook and runs before any token check.
   await app.register(rateLimitPlugin, { limits: c.limits, accounts: c.accounts, verifier: c.baseTokens });
   await app.register(bodyParsersPlugin, { bodyLimit: c.config.bodyLimitBytes });

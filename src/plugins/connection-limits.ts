@@ -1,3 +1,4 @@
+import fp from 'fastify-plugin';
 import type { FastifyServerOptions } from 'fastify';
 import type { Config } from '../config/index.js';
 
@@ -16,3 +17,19 @@ export function connectionLimits(config: Pick<Config, 'requestTimeoutMs'>): Part
     http: { headersTimeout, connectionsCheckingInterval: Math.min(CHECK_INTERVAL_MS, headersTimeout) },
   } as Partial<FastifyServerOptions>;
 }
+
+/**
+ * A response sent before the request body was read (a 413 on a declared oversized body, a route
+ * that ignores a GET's body, an early 401) closes the connection: otherwise Node keeps it and
+ * waits to discard the rest of the body, which a client that never sends it wedges until the
+ * request timeout, and one that does send it makes the server read megabytes for nothing.
+ */
+export const unreadBodyPlugin = fp(
+  async (app) => {
+    app.addHook('onSend', (request, reply, payload, done) => {
+      if (!request.raw.complete) reply.header('connection', 'close');
+      done(null, payload);
+    });
+  },
+  { name: 'unread-body' },
+);
