@@ -114,6 +114,9 @@ export function createOutboundHttp(options: OutboundHttpOptions): OutboundHttp {
         durationMs: elapsed(),
       };
     } catch (error) {
+      if (processStopping.aborted && !controller.signal.aborted) {
+        return { ok: false, kind: 'network', message: 'aborted: the server is stopping (retried later)', durationMs: elapsed() };
+      }
       const { kind, message } = classify(error, options.timeoutMs);
       return { ok: false, kind, message, durationMs: elapsed() };
     } finally {
