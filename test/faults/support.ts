@@ -17,8 +17,8 @@ export class StallingProxy {
     this.server = net.createServer((client) => this.accept(client));
   }
 
-  async listen(): Promise<number> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+  async listen(port = 0): Promise<number> {
+    await new Promise<void>((resolve) => this.server.listen(port, '127.0.0.1', resolve));
     this.port = (this.server.address() as net.AddressInfo).port;
     return this.port;
   }
