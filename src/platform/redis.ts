@@ -1,4 +1,5 @@
-import { Redis, type RedisOptions } from 'ioredis';
+import { createRequire } from 'node:module';
+import type { Redis, RedisOptions } from 'ioredis';
 import { systemClock, type Clock } from '../shared/clock.js';
 
 export type { Redis } from 'ioredis';
@@ -34,7 +35,7 @@ export function createRedis(url: string, options: RedisConnectionOptions = {}): 
     retryStrategy: (attempt) => Math.min(50 * 2 ** Math.min(attempt, 10), maxDelay),
     connectionName: options.name ? `basegate:${options.name}` : 'basegate',
   };
-  const client = new Redis(url, redisOptions);
+  const client = new (loadIoredis().Redis)(url, redisOptions);
   const interval = options.errorLogIntervalMs ?? 30_000;
   const clock = options.clock ?? systemClock;
   let lastLogged = -Infinity;
@@ -53,4 +54,9 @@ export function createRedis(url: string, options: RedisConnectionOptions = {}): 
   // Connect in the background; failures are reported through 'error' and retried by retryStrategy.
   client.connect().catch(() => undefined);
   return client;
+}
+
+/** ioredis is loaded on first use: a server without REDIS_URL never pays its memory (about 9 MB). */
+function loadIoredis(): typeof import('ioredis') {
+  return createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
 }

@@ -1,6 +1,8 @@
 import { appendFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import nodemailer, { type Transporter } from 'nodemailer';
+import { createRequire } from 'node:module';
+import type { Transporter } from 'nodemailer';
+import type nodemailerModule from 'nodemailer';
 
 export interface MailMessage {
   to: string;
@@ -43,6 +45,8 @@ export class SmtpMailer implements Mailer {
   ) {
     const parsed = new URL(url);
     this.describe = `${parsed.protocol}//${parsed.host}`;
+    // Loaded only with SMTP_URL: without it mails go to files and nodemailer's memory is never paid.
+    const nodemailer = createRequire(import.meta.url)('nodemailer') as typeof nodemailerModule;
     // Timeouts keep a stuck mail server from holding the digest tick (and its lease) for long.
     this.transport = nodemailer.createTransport({
       url,
@@ -51,7 +55,7 @@ export class SmtpMailer implements Mailer {
       connectionTimeout: 10_000,
       greetingTimeout: 10_000,
       socketTimeout: 30_000,
-    } as Parameters<typeof nodemailer.createTransport>[0]);
+    } as Parameters<typeof nodemailerModule.createTransport>[0]);
   }
 
   async send(message: MailMessage): Promise<void> {

@@ -1,0 +1,89 @@
+/**
+ * Start cost of `basegate serve`: time from spawn to the first answered `GET /ping/`, and resident
+ * memory (summed over the process tree) after 5 s idle. The compiled start (`node bin/basegate.js`,
+ * what `npm start` runs) beside the previous `tsx src/cli.ts`, alternating, in one run.
+ *   npx tsx bench/start.bench.ts [rounds=3]
+ * Builds dist/ first when stale (not timed).
+ */
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const rounds = Number(process.argv[2] ?? 3);
+
+const targets: Record<string, string[]> = {
+  'compiled (node bin/basegate.js)': [process.execPath, 'bin/basegate.js', 'serve'],
+  'tsx (tsx src/cli.ts, before)': [path.join(ROOT, 'node_modules/.bin/tsx'), 'src/cli.ts', 'serve'],
+};
+
+async function freePort(): Promise<number> {
+  const s = net.createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const port = (s.address() as net.AddressInfo).port;
+  await new Promise((r) => s.close(r));
+  return port;
+}
+
+/** RSS in MB of `pid` and all its descendants (Linux /proc). */
+function treeRssMb(pid: number): { mb: number; processes: number } {
+  const all = execFileSync('ps', ['-e', '-o', 'pid=,ppid=,rss='], { encoding: 'utf8' })
+    .trim()
+    .split('\n')
+    .map((l) => l.trim().split(/\s+/).map(Number) as [number, number, number]);
+  const tree = new Set([pid]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const [p, pp] of all) if (tree.has(pp) && !tree.has(p)) (tree.add(p), (grew = true));
+  }
+  const kb = all.filter(([p]) => tree.has(p)).reduce((sum, [, , rss]) => sum + rss, 0);
+  return { mb: kb / 1024, processes: tree.size };
+}
+
+async function measure(command: string[]): Promise<{ firstAnswerMs: number; idleRssMb: number; processes: number }> {
+  const port = await freePort();
+  const env = { ...process.env, DATA_DIR: mkdtempSync(path.join(tmpdir(), 'basegate-start-bench-')), PORT: String(port), LOG_LEVEL: 'warn', ADMIN_PASSWORD: 'bench-password-1' };
+  delete (env as NodeJS.ProcessEnv).DATABASE_URL;
+  const started = performance.now();
+  const child: ChildProcess = spawn(command[0]!, command.slice(1), { cwd: ROOT, env, stdio: 'ignore' });
+  let firstAnswerMs = NaN;
+  for (let i = 0; i < 6000; i++) {
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/ping/`);
+      if (res.ok) {
+        firstAnswerMs = performance.now() - started;
+        break;
+      }
+    } catch {
+      /* not yet listening */
+    }
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  await new Promise((r) => setTimeout(r, 5000));
+  const { mb, processes } = treeRssMb(child.pid!);
+  const exited = new Promise((r) => child.on('close', r));
+  child.kill('SIGTERM');
+  await exited;
+  return { firstAnswerMs, idleRssMb: mb, processes };
+}
+
+execFileSync(process.execPath, ['-e', "import('./scripts/build.mjs').then((m) => m.ensureBuilt())"], { cwd: ROOT, stdio: 'inherit' });
+const results: Record<string, Array<Awaited<ReturnType<typeof measure>>>> = {};
+for (let r = 0; r < rounds; r++) {
+  for (const [name, command] of Object.entries(targets)) (results[name] ??= []).push(await measure(command));
+}
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const baseline = results['tsx (tsx src/cli.ts, before)']!;
+console.log(`node ${process.version}, ${rounds} rounds, medians; ${readFileSync('/proc/loadavg', 'utf8').trim()} (loadavg)`);
+for (const [name, runs] of Object.entries(results)) {
+  const first = median(runs.map((x) => x.firstAnswerMs));
+  const rss = median(runs.map((x) => x.idleRssMb));
+  const ratioFirst = first / median(baseline.map((x) => x.firstAnswerMs));
+  const ratioRss = rss / median(baseline.map((x) => x.idleRssMb));
+  console.log(
+    `${name.padEnd(34)} first answer ${first.toFixed(0).padStart(6)} ms (×${ratioFirst.toFixed(2)})   idle RSS ${rss.toFixed(0).padStart(4)} MB (×${ratioRss.toFixed(2)}) in ${runs[0]!.processes} process(es)`,
+  );
+}
