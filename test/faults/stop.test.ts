@@ -152,3 +152,27 @@ describe.each(DIALECTS)('stop on SIGTERM under load (%s)', (dialect) => {
     }
   }, 120_000);
 });
+
+describe('a stop that outlasts SHUTDOWN_TIMEOUT_MS', () => {
+  it('is forced with exit code 1 and logs what it was waiting for', async () => {
+    const { DATABASE_URL: _d, REDIS_URL: _r, SECRET_KEY: _s, ...rest } = process.env;
+    const server = await start({
+      ...rest,
+      DATA_DIR: mkdtempSync(path.join(tmpdir(), 'basegate-stop-')),
+      PORT: '0',
+      LOG_LEVEL: 'info',
+      ADMIN_PASSWORD: ADMIN.password,
+      DATABASE_CONNECT_TIMEOUT_MS: '200',
+      DATABASE_STATEMENT_TIMEOUT_MS: '200',
+      SHUTDOWN_TIMEOUT_MS: '1500',
+      REQUEST_TIMEOUT_MS: '600000',
+    });
+    // A request whose body never completes keeps the stop waiting past its deadline.
+    const stuck = slowLogin(server.port);
+    await stuck.received;
+    await until(() => /"url":"\/api2\/auth-token\/"/.test(server.output()), 'the request to arrive', server.output);
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toBe(1);
+    expect(server.output()).toMatch(/"waitingFor":"in-flight HTTP requests"[^\n]*"openConnections":1[^\n]*shutdown forced/);
+  }, 60_000);
+});
