@@ -76,7 +76,7 @@ const DATE_FORMATS = [
   'DD.MM.YYYY HH:mm',
 ];
 /** `#RRGGBB`, or the short `#RGB` the typed clients also send. */
-const COLOR = /^#([A-Fa-f0-9]{6}|[A-Fa-f0-9]{3})$/;
+export const COLOR = /^#([A-Fa-f0-9]{6}|[A-Fa-f0-9]{3})$/;
 
 /** Option colours handed out to new select options, as the original's palette. */
 export const OPTION_COLORS: ReadonlyArray<{ color: string; textColor: string }> = [
