@@ -60,6 +60,9 @@ describe.each(DIALECTS)('account/info, related-users, app-user-info (%s)', (dial
       const res = await t.request({ method: 'GET', url: `/api/v2.1/dtables/${base.uuid}/related-users/`, token: roles.users[role].token });
       expect(res.statusCode).toBe(200);
       expect(res.json().user_list).toEqual(expectedUsers());
+      const named = await t.request({ method: 'GET', url: basePath(base, 'related-users/'), token: roles.users[role].token });
+      expect(named.statusCode).toBe(200);
+      expect(named.json().user_list).toEqual(expectedUsers());
     });
 
     it('refuses a user without access (403), an unknown base (404), no credential (403), a bad Base-Token', async () => {
@@ -68,6 +71,8 @@ describe.each(DIALECTS)('account/info, related-users, app-user-info (%s)', (dial
       const denied = await t.request({ method: 'GET', url: `/api/v2.1/dtables/${base.uuid}/related-users/`, token: stranger.token });
       expect(denied.statusCode).toBe(403);
       expect(denied.json()).toEqual({ error_msg: 'Permission denied.' });
+      expect((await t.request({ method: 'GET', url: basePath(base, 'related-users/'), token: stranger.token })).statusCode).toBe(403);
+      expect((await t.request({ method: 'GET', url: basePath({ ...base, name: 'nope' }, 'related-users/'), token: stranger.token })).statusCode).toBe(404);
       const unknown = await t.request({ method: 'GET', url: '/api/v2.1/dtables/00000000-0000-0000-0000-000000000000/related-users/', token: stranger.token });
       expect(unknown.statusCode).toBe(404);
       expect((await t.request({ method: 'GET', url: `/api/v2.1/dtables/${base.uuid}/related-users/` })).statusCode).toBe(403);

@@ -86,6 +86,15 @@ export function collaboratorsRoutes({ collaborators, accounts, apiTokens }: Coll
       async (request) => collaborators.forAccount(currentAccount(request), request.params.base_uuid),
     );
 
+    app.get(
+      '/api/v2.1/workspace/:workspace_id/dtable/:base_name/related-users/',
+      {
+        config: { auth: 'account' },
+        schema: { tags, params: Type.Object({ workspace_id: Type.String(), base_name: Type.String() }), response: { 200: RelatedUsers } },
+      },
+      async (request) => collaborators.forNamedBase(currentAccount(request), request.params.workspace_id, request.params.base_name),
+    );
+
     // API-Token in `Authorization: Token …`; anything else is the same 403 as app-access-token.
     app.get(
       '/api/v2.1/dtable/app-user-info/',

@@ -2,7 +2,7 @@ import type { Db } from '../../db/index.js';
 import { apiError, badRequest, notFound, permissionDenied } from '../../shared/errors.js';
 import type { AccountUser } from '../accounts/index.js';
 import type { BaseAccess } from '../workspaces/index.js';
-import { atLeast } from '../workspaces/index.js';
+import { atLeast, REQUIRED } from '../workspaces/index.js';
 import { relatedUsers, type RelatedUserRow } from './collaborators.repository.js';
 
 /** A user as the original's related-users and app-user-info answer it. */
@@ -34,6 +34,12 @@ export class CollaboratorsService {
     const base = await this.access.findByUuid(baseUuid);
     if (!base) throw notFound('dtable not found.');
     if (!atLeast(await this.access.permissionOf(base, user.id), 'r')) throw permissionDenied();
+    return this.forBase(base.id);
+  }
+
+  /** Account-Token, the base by workspace and name (the contract's 404 workspace → 404 base → 403 order). */
+  async forNamedBase(user: AccountUser, workspaceId: string, baseName: string): Promise<{ user_list: RelatedUser[] }> {
+    const { base } = await this.access.resolve(user, workspaceId, baseName, REQUIRED.read);
     return this.forBase(base.id);
   }
 
