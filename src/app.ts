@@ -23,6 +23,7 @@ import { isDatabaseReady } from './db/index.js';
 import { tokensRoutes } from './modules/tokens/index.js';
 import { workspacesRoutes } from './modules/workspaces/index.js';
 import { webhooksRoutes } from './modules/webhooks/index.js';
+import { CollaboratorsService, collaboratorsRoutes } from './modules/collaborators/index.js';
 
 export interface BuildAppOptions {
   /** false silences request logs (tests); default: pino at LOG_LEVEL. */
@@ -75,5 +76,6 @@ export async function buildApp(c: Container, options: BuildAppOptions = {}): Pro
   await app.register(sqlRoutes(c.sql, c.config.baseBodyLimitBytes));
   await app.register(webhooksRoutes(c.webhooks.service));
   await app.register(c.notifications.routes);
+  await app.register(collaboratorsRoutes({ collaborators: new CollaboratorsService(c.db, c.access), accounts: c.accounts, apiTokens: c.tokens.apiTokens }));
   return app;
 }

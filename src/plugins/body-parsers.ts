@@ -1,14 +1,25 @@
+import { parse as parseQueryString } from 'node:querystring';
 import fp from 'fastify-plugin';
 import formbody from '@fastify/formbody';
 import { multipartParser } from './multipart-parser.js';
 
 /**
- * JSON (built in), urlencoded and multipart bodies all become plain objects on `request.body`:
+ * JSON, urlencoded and multipart bodies all become plain objects on `request.body`:
  * the official clients send all three. Multipart fields become strings; files are not accepted.
+ *
+ * The official clients send `Content-Type: application/json` on every request, also a DELETE with an
+ * empty body, so a JSON or form body that is empty or only whitespace means "no body" (never a 400).
  */
 export const bodyParsersPlugin = fp<{ bodyLimit: number }>(
   async (app, { bodyLimit }) => {
-    await app.register(formbody, { bodyLimit });
+    const parseJson = app.getDefaultJsonParser(app.initialConfig.onProtoPoisoning ?? 'error', app.initialConfig.onConstructorPoisoning ?? 'error');
+    app.removeContentTypeParser('application/json');
+    app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+      const text = body as string;
+      if (isBlank(text)) done(null, undefined);
+      else parseJson(request, text, done);
+    });
+    await app.register(formbody, { bodyLimit, parser: (text) => (isBlank(text) ? {} : parseQueryString(text)) });
     app.addContentTypeParser('multipart/form-data', multipartParser({ maxParts: 100 }));
     // Clients send POST/PUT/DELETE without a body when every field is optional; validate that as `{}`.
     // (A callback hook: no promise per request.)
@@ -19,3 +30,7 @@ export const bodyParsersPlugin = fp<{ bodyLimit: number }>(
   },
   { name: 'body-parsers' },
 );
+
+function isBlank(text: string): boolean {
+  return text.trim() === '';
+}

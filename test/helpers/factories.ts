@@ -26,12 +26,27 @@ export interface TestBase {
   workspaceId: number;
 }
 
-/** A base in the owner's personal workspace, created through the HTTP API. */
-export async function createBase(t: TestApp, owner: TestUser, name = `base-${randomBytes(3).toString('hex')}`): Promise<TestBase> {
+/**
+ * A base in the owner's personal workspace, created through the HTTP API. A new base starts with a few
+ * empty rows in `Table1` (as the original's blank base); suites that count rows start from an empty
+ * `Table1`, so they are removed unless `{ blankRows: true }` (before anything reads the base, without events).
+ */
+export async function createBase(
+  t: TestApp,
+  owner: TestUser,
+  name = `base-${randomBytes(3).toString('hex')}`,
+  options: { blankRows?: boolean } = {},
+): Promise<TestBase> {
   const res = await t.request({ method: 'POST', url: '/api/v2.1/dtables/', token: owner.token, payload: { name } });
   if (res.statusCode !== 201) throw new Error(`create base failed: ${res.body}`);
   const table = res.json<{ table: { id: number; uuid: string; name: string; workspace_id: number } }>().table;
+  if (!options.blankRows) await removeBlankRows(t, table.id);
   return { id: table.id, uuid: table.uuid, name: table.name, workspaceId: table.workspace_id };
+}
+
+/** Removes the empty rows a new base starts with (a test's setup for "an empty Table1"). */
+export async function removeBlankRows(t: TestApp, baseId: number): Promise<void> {
+  await t.container.db.deleteFrom('base_rows').where('base_id', '=', baseId).execute();
 }
 
 /** `/api/v2.1/workspace/{id}/dtable/{encoded name}` + suffix. */

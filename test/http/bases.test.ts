@@ -34,8 +34,9 @@ describe.each(DIALECTS)('bases and workspaces (%s)', (dialect) => {
     expect(table.uuid).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
     expect(table.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00$/);
     expect(Object.keys(table).sort()).toEqual(
-      ['color', 'created_at', 'creator', 'icon', 'id', 'modifier', 'name', 'text_color', 'updated_at', 'uuid', 'workspace_id'].sort(),
+      ['color', 'created_at', 'creator', 'icon', 'id', 'in_storage', 'is_encrypted', 'modifier', 'name', 'text_color', 'updated_at', 'uuid', 'workspace_id'].sort(),
     );
+    expect(table).toMatchObject({ in_storage: true, is_encrypted: false });
 
     const form = await t.request({
       method: 'POST',
@@ -53,7 +54,11 @@ describe.each(DIALECTS)('bases and workspaces (%s)', (dialect) => {
     const base = await t.request({ method: 'GET', url: `/api-gateway/api/v2/dtables/${table.uuid}/`, headers: { authorization: `Bearer ${token}` } });
     expect(base.statusCode).toBe(200);
     const [first] = base.json().tables;
-    expect(first).toMatchObject({ _id: '0000', name: 'Table1', columns: [{ key: '0000', name: 'Name', type: 'text' }], views: [{ _id: '0000' }] });
+    expect(first).toMatchObject({ _id: '0000', name: 'Table1', columns: [{ key: '0000', name: 'Name', type: 'text' }], views: [{ _id: '0000', name: 'Default View' }] });
+    // The original's blank base: a few empty rows, so clients can read a first row.
+    expect(first.rows).toHaveLength(3);
+    for (const row of first.rows) expect(Object.keys(row).filter((k) => !k.startsWith('_'))).toEqual([]);
+    expect(base.json().settings).toEqual({ date_settings: { first_day_of_week: 'Monday' } });
   });
 
   it('lists own bases in the personal workspace and shared ones separately', async () => {

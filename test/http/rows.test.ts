@@ -22,7 +22,7 @@ const COLUMNS = [
   { column_name: 'Modified', column_type: 'mtime' },
   { column_name: 'Author', column_type: 'creator' },
   { column_name: 'Editor', column_type: 'last-modifier' },
-  { column_name: 'No', column_type: 'auto-number', column_data: { digits: 3, prefix: 'N-' } },
+  { column_name: 'No', column_type: 'auto-number', column_data: { digits: 3, prefix: 'N' } },
 ];
 
 describe.each(DIALECTS)('rows CRUD (%s)', (dialect) => {

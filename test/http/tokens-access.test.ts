@@ -194,6 +194,7 @@ describe.each(DIALECTS)('Base-Tokens and temporary API-Tokens (%s)', (dialect) =
     });
 
     it('writes last_access on first use, then at most once a minute, while lists show every use', async () => {
+      const createdAt = t.clock.now();
       const token = await newApiToken('usage', 'r');
       const stored = async () =>
         (await t.container.db.selectFrom('api_tokens').select('last_access').where('app_name', '=', 'usage').executeTakeFirstOrThrow()).last_access;
@@ -204,7 +205,7 @@ describe.each(DIALECTS)('Base-Tokens and temporary API-Tokens (%s)', (dialect) =
       const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, '+00:00');
 
       expect(await stored()).toBeNull();
-      expect(await listed()).toBe('');
+      expect(await listed()).toBe(iso(createdAt)); // never used: the creation time, as the original
       const first = t.clock.now();
       await appAccess(`Token ${token}`);
       expect(Number(await stored())).toBe(first);

@@ -53,10 +53,12 @@ describe.each(DIALECTS)('API-Tokens (%s)', (dialect) => {
         api_token: expect.stringMatching(/^[0-9a-f]{40}$/),
         generated_by: owner.virtualId,
         generated_at: expect.stringMatching(ISO),
-        last_access: '',
+        last_access: expect.stringMatching(ISO),
         permission: 'rw',
       });
       expect(record.generated_at).toBe(new Date(t.clock.now()).toISOString().replace(/\.\d{3}Z$/, '+00:00'));
+      // Never used yet: the creation time, as the original (a typed client throws on "").
+      expect(record.last_access).toBe(record.generated_at);
     });
 
     it('accepts form and multipart bodies', async () => {

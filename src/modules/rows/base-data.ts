@@ -7,6 +7,7 @@ import { LinksService } from './links.service.js';
 import { RowsService } from './rows.service.js';
 import { TablesService } from './tables.service.js';
 import { ViewsService } from './views.service.js';
+import { ColumnOptionsService } from './column-options.service.js';
 
 /** The services of the base data API, sharing one writer. */
 export interface BaseData {
@@ -16,6 +17,7 @@ export interface BaseData {
   columns: ColumnsService;
   views: ViewsService;
   links: LinksService;
+  columnOptions: ColumnOptionsService;
   /** The whole base, serialized and cached per revision. */
   snapshots: BaseSnapshots;
 }
@@ -43,5 +45,6 @@ export function createBaseData(
     columns: new ColumnsService(writer),
     views: new ViewsService(writer),
     links: new LinksService(db, writer),
+    columnOptions: new ColumnOptionsService(writer),
   };
 }

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { baseOf, GATEWAY } from './gateway-request.js';
-import { presentTable } from './structure.present.js';
+import { presentMetadata } from './structure.present.js';
 import { AnyObject, BaseUuidParams, GoneResponse, MetadataResponse } from './rows.schemas.js';
 import type { BaseSnapshot, BaseSnapshots } from './base-snapshots.js';
 import type { BaseWriter } from './base-writer.js';
@@ -40,7 +40,7 @@ export function baseRoutes({ snapshots, writer }: { snapshots: BaseSnapshots; wr
       { config: read, schema: { tags: ['base'], params: BaseUuidParams, response: { 200: MetadataResponse } } },
       async (request) => {
         const meta = await writer.read(baseOf(request));
-        return { metadata: { ...meta, tables: meta.tables.map(presentTable) } };
+        return { metadata: presentMetadata(meta) };
       },
     );
 

@@ -67,6 +67,8 @@ export function coerceCell(column: ColumnMeta, value: unknown): Coerced {
       return coerceFiles(value);
     case 'geolocation':
       return typeof value === 'object' && !Array.isArray(value) ? SET(value) : INVALID('a geolocation cell takes an object');
+    case 'digital-sign':
+      return coerceSignature(value);
     default:
       return SET(value);
   }
@@ -206,4 +208,15 @@ function coerceFiles(value: unknown): Coerced {
     if (typeof file.name !== 'string' || typeof file.url !== 'string') return INVALID('a file cell takes a list of {name, url, …} objects');
   }
   return items.length === 0 ? CLEAR : SET(items);
+}
+
+/** A signature: `{username, sign_image_url, sign_time}` (strings), as the original stores it. */
+function coerceSignature(value: unknown): Coerced {
+  const reason = 'a digital-sign cell takes {username, sign_image_url, sign_time}';
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return INVALID(reason);
+  const sign = value as Record<string, unknown>;
+  if (typeof sign.username !== 'string' || typeof sign.sign_image_url !== 'string') return INVALID(reason);
+  if (sign.sign_time !== undefined && typeof sign.sign_time !== 'string') return INVALID(reason);
+  const { username, sign_image_url, sign_time } = sign;
+  return SET(sign_time === undefined ? { username, sign_image_url } : { username, sign_image_url, sign_time });
 }

@@ -26,11 +26,12 @@ export const SUPPORTED_TYPES = [
   'image',
   'geolocation',
   'button',
+  'digital-sign',
 ] as const;
 export type ColumnType = (typeof SUPPORTED_TYPES)[number];
 
-/** Types the original knows but this server does not compute (formulas) or model (departments, signatures). */
-const UNSUPPORTED_TYPES = ['formula', 'link-formula', 'digital-sign', 'department-single-select'];
+/** Types the original knows but this server does not compute (formulas) or model (departments). */
+const UNSUPPORTED_TYPES = ['formula', 'link-formula', 'department-single-select'];
 
 /** The first column names the row, so only these types may be first (the original's rule, minus formula). */
 export const FIRST_COLUMN_TYPES: readonly string[] = ['text', 'number', 'date', 'single-select', 'auto-number'];
@@ -74,7 +75,8 @@ const DATE_FORMATS = [
   'DD.MM.YYYY',
   'DD.MM.YYYY HH:mm',
 ];
-const COLOR = /^#[A-Fa-f0-9]{6}$/;
+/** `#RRGGBB`, or the short `#RGB` the typed clients also send. */
+export const COLOR = /^#([A-Fa-f0-9]{6}|[A-Fa-f0-9]{3})$/;
 
 /** Option colours handed out to new select options, as the original's palette. */
 export const OPTION_COLORS: ReadonlyArray<{ color: string; textColor: string }> = [

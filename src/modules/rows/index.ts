@@ -1,4 +1,5 @@
 export { defaultMetadata, defaultMetadataJson } from './default-metadata.js';
+export { insertBlankBaseRows, BLANK_BASE_ROWS } from './blank-base.js';
 export { rowsRoutes } from './routes.js';
 export { createBaseData } from './base-data.js';
 export type { BaseData } from './base-data.js';

@@ -71,12 +71,13 @@ export class RowInput {
   }
 }
 
-/** The next value of an auto-number column: prefix + zero-padded counter (date prefix `YYYYMMDD-`). */
+/** The next value of an auto-number column: `prefix-` + zero-padded counter (date prefix `YYYYMMDD-`). */
 export function nextAutoNumber(column: ColumnMeta, now: number): string {
   const data = (column.data ?? {}) as { digits?: number; prefix_type?: string; prefix?: string; max_used_auto_number?: number };
   const next = (data.max_used_auto_number ?? 0) + 1;
   column.data = { ...data, max_used_auto_number: next };
   const digits = String(next).padStart(data.digits ?? 4, '0');
   if (data.prefix_type === 'date') return `${new Date(now).toISOString().slice(0, 10).replace(/-/g, '')}-${digits}`;
-  return `${data.prefix ?? ''}${digits}`;
+  // The original joins a prefix with a dash: `row-0001`.
+  return data.prefix ? `${data.prefix}-${digits}` : digits;
 }

@@ -13,6 +13,7 @@ import { deleteEvent, insertEvent, modifyEvent, sameCells } from './row-events.j
 import { RowInput } from './row-input.js';
 import * as repo from './rows.repository.js';
 import { orderTerms } from './sort-sql.js';
+import { presentSettings } from './structure.present.js';
 
 /** Rows per call (contract §9 / OA limits); above them the call is refused whole. */
 export const ROW_LIMITS = { list: 1000, append: 1000, update: 1000, delete: 10000 } as const;
@@ -63,6 +64,7 @@ export interface ScopedRowWriter {
 function appendInput(body: Body): Body[] {
   const rows = Array.isArray(body.rows) ? body.rows : isObject(body.row) ? [body.row] : null;
   if (!rows || !rows.every(isObject)) throw badRequest('rows invalid.');
+  if (rows.length === 0) throw badRequest('rows invalid: the list is empty.');
   return rows;
 }
 
@@ -256,7 +258,7 @@ export class RowsService {
       }
       tables.push({ ...table, rows });
     }
-    return { ...meta, tables };
+    return { ...meta, settings: presentSettings(meta.settings ?? {}), tables };
   }
 }
 

@@ -1,4 +1,4 @@
-import type { ColumnMeta, TableMeta, ViewMeta } from './metadata.js';
+import type { BaseMetadata, ColumnMeta, TableMeta, ViewMeta } from './metadata.js';
 
 /** A column as the API shows it: the stored fields plus the original's permission defaults. */
 export function presentColumn(column: ColumnMeta): Record<string, unknown> {
@@ -20,7 +20,7 @@ export function presentView(view: ViewMeta): Record<string, unknown> {
   return {
     rows: [],
     formula_rows: {},
-    summaries: {},
+    summaries: [],
     groups: [],
     group_rows: [],
     colorbys: {},
@@ -46,4 +46,18 @@ export function presentNewTable(table: TableMeta): Record<string, unknown> {
     id_row_map: {},
     view_structure: { folders: [], view_ids: table.views.map((v) => v._id) },
   };
+}
+
+/** The date settings a base has until someone changes them (the original's default). */
+export const DEFAULT_DATE_SETTINGS = { first_day_of_week: 'Monday' } as const;
+
+/** Base settings as the typed clients read them: `date_settings` is always there. */
+export function presentSettings(settings: Record<string, unknown>): Record<string, unknown> {
+  const date = typeof settings.date_settings === 'object' && settings.date_settings !== null ? settings.date_settings : {};
+  return { ...settings, date_settings: { ...DEFAULT_DATE_SETTINGS, ...date } };
+}
+
+/** The metadata document as `GET …/metadata/` answers it. */
+export function presentMetadata(meta: BaseMetadata): Record<string, unknown> {
+  return { ...meta, settings: presentSettings(meta.settings ?? {}), tables: meta.tables.map(presentTable) };
 }

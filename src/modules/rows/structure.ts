@@ -35,7 +35,8 @@ export function assertNameFree(table: TableMeta, name: string): void {
 /** A new non-link column for `table` (not yet inserted). */
 export function buildColumn(table: TableMeta, spec: ColumnSpec, key?: string): ColumnMeta {
   const name = checkColumnName(spec.column_name);
-  const type = checkColumnType(spec.column_type);
+  // The typed clients leave `column_type` out for a text column, as the original allows.
+  const type = checkColumnType(spec.column_type === undefined || spec.column_type === null ? 'text' : spec.column_type);
   if (type === 'link') throw badRequest('link columns are added one at a time.');
   assertNameFree(table, name);
   return newColumn(key ?? newShortId(table.columns.map((c) => c.key)), name, type, normalizeColumnData(type, spec.column_data));

@@ -141,7 +141,8 @@ export class ApiTokensService {
       api_token: plaintext ?? maskedToken(row.token_hint),
       generated_by: row.generated_by,
       generated_at: isoSeconds(row.created_at),
-      last_access: isoSeconds(this.lastAccess.latest(row.id, row.last_access)),
+      // The creation time until first use, as the original: typed clients reject "".
+      last_access: isoSeconds(this.lastAccess.latest(row.id, row.last_access) ?? row.created_at),
       permission: row.permission,
     };
   }

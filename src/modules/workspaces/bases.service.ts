@@ -4,7 +4,7 @@ import type { Clock } from '../../shared/clock.js';
 import { badRequest, conflict, notFound, permissionDenied } from '../../shared/errors.js';
 import { newBaseUuid, parsePositiveId } from '../../shared/ids.js';
 import type { AccountsService, AccountUser } from '../accounts/index.js';
-import { defaultMetadataJson } from '../rows/index.js';
+import { defaultMetadataJson, insertBlankBaseRows } from '../rows/index.js';
 import type { BaseAccess } from './base-access.js';
 import { REQUIRED } from './base-policy.js';
 import * as repo from './workspaces.repository.js';
@@ -74,6 +74,7 @@ export class BasesService {
           updated_at: now,
         });
         await repo.insertMetadata(trx, base.id, defaultMetadataJson());
+        await insertBlankBaseRows(trx, base.id, user.virtualId, now);
         return base.id;
       });
       return (await repo.findBase(this.db, workspace.id, name)) ?? missing(id);

@@ -15,6 +15,8 @@ export function baseRecord(base: BaseListing) {
     color: null,
     text_color: null,
     icon: null,
+    is_encrypted: false,
+    in_storage: true,
   };
 }
 

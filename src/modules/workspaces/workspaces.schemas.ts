@@ -12,6 +12,8 @@ export const BaseRecord = Type.Object({
   color: Type.Null(),
   text_color: Type.Null(),
   icon: Type.Null(),
+  is_encrypted: Type.Boolean(),
+  in_storage: Type.Boolean(),
 });
 
 export const SharedBaseRecord = Type.Intersect([

@@ -177,7 +177,7 @@ const FAMILY_PARSERS: Record<Family, (ctx: ItemContext) => ParsedCondition | nul
       const empty: ParsedCondition = src.kind === 'cell' ? { op: 'not', item: { op: 'dateValid', key: src.key } } : { op: 'empty', src };
       return predicate === 'is_empty' ? empty : not(empty);
     }
-    const modifier = item.filter_term_modifier;
+    const modifier = modifierAlias(item.filter_term_modifier);
     if (isBlank(modifier)) return null; // the contract: a date filter without a modifier is ignored
     const allowed = predicate === 'is_within' ? WITHIN_MODIFIERS : DAY_MODIFIERS;
     if (typeof modifier !== 'string' || !allowed.includes(modifier)) {
@@ -261,4 +261,14 @@ export function usedColumnKeys(filter: CompiledFilter): string[] {
 /** True when the filter depends on the current user (`include_me`, `is_current_user_ID`). */
 export function usesCurrentUser(filter: CompiledFilter): boolean {
   return filter.usesCurrentUser;
+}
+
+/** The typed clients send `the_past_number_of_days` / `the_next_number_of_days`; both spellings mean the same. */
+const MODIFIER_ALIASES: Record<string, string> = {
+  the_past_number_of_days: 'the_past_numbers_of_days',
+  the_next_number_of_days: 'the_next_numbers_of_days',
+};
+
+function modifierAlias(modifier: unknown): unknown {
+  return typeof modifier === 'string' ? (MODIFIER_ALIASES[modifier] ?? modifier) : modifier;
 }

@@ -1,0 +1,29 @@
+import type { Executor } from '../../db/index.js';
+
+export interface RelatedUserRow {
+  virtual_id: string;
+  name: string;
+  email: string;
+}
+
+/** Everyone with access to the base: its owner, then the users it is shared with (active users only). */
+export async function relatedUsers(db: Executor, baseId: number): Promise<RelatedUserRow[]> {
+  const owner = await db
+    .selectFrom('bases')
+    .innerJoin('workspaces', 'workspaces.id', 'bases.workspace_id')
+    .innerJoin('users', 'users.id', 'workspaces.owner_id')
+    .select(['users.virtual_id', 'users.name', 'users.email'])
+    .where('bases.id', '=', baseId)
+    .where('users.is_active', '=', 1)
+    .execute();
+  const shared = await db
+    .selectFrom('base_shares')
+    .innerJoin('users', 'users.id', 'base_shares.user_id')
+    .select(['users.virtual_id', 'users.name', 'users.email'])
+    .where('base_shares.base_id', '=', baseId)
+    .where('users.is_active', '=', 1)
+    .orderBy('base_shares.created_at')
+    .orderBy('users.id')
+    .execute();
+  return [...owner, ...shared];
+}

@@ -1,0 +1,3 @@
+export { CollaboratorsService, relatedUserRecord } from './collaborators.service.js';
+export type { RelatedUser } from './collaborators.service.js';
+export { collaboratorsRoutes } from './collaborators.routes.js';
