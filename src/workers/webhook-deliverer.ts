@@ -14,9 +14,6 @@ export interface WebhookDelivererOptions {
   log?: { error(obj: object, msg: string): void };
 }
 
-/** After a wake, look again this soon: the waking transaction may not have committed yet. */
-const WAKE_ECHO_MS = 25;
-
 /**
  * The webhook delivery loop of the `worker` role: rounds back to back while there is work, then
  * sleeps until the next delivery is due (at most the poll interval) or until woken. Tests do not
@@ -78,18 +75,14 @@ export class WebhookDeliverer {
 
   private async tick(): Promise<void> {
     this.ticking = true;
-    const wasWoken = this.woken;
+    // Wakes come after the queuing transaction committed, so one round sees their deliveries.
     this.woken = false;
     let delay = this.pollIntervalMs;
     try {
       // The pool keeps claiming while there is due work, without a timer in between.
-      const attempts = await this.track(() => this.rounds.runPool(() => this.loop.started));
-      if (wasWoken && attempts === 0) {
-        delay = WAKE_ECHO_MS;
-      } else {
-        const due = await this.rounds.nextDueAt();
-        if (due !== null) delay = Math.min(this.pollIntervalMs, Math.max(0, due - this.clock.now()));
-      }
+      await this.track(() => this.rounds.runPool(() => this.loop.started));
+      const due = await this.rounds.nextDueAt();
+      if (due !== null) delay = Math.min(this.pollIntervalMs, Math.max(0, due - this.clock.now()));
     } catch (error) {
       this.options.log?.error({ err: error }, 'webhook delivery round failed');
     }

@@ -1,10 +1,12 @@
-import { sql } from 'kysely';
+import { sql, type RawBuilder, type Selectable } from 'kysely';
 import type { DialectName, Executor } from '../../db/index.js';
 import type { ChangeEvent, NewChangeEvent, OpType } from './events.types.js';
+import type { EventsTable } from './events.table.js';
 
 /** Arbitrary constant naming the PostgreSQL advisory lock that orders event commits. */
 const EVENTS_COMMIT_LOCK = 4_471_002;
-const INSERT_CHUNK = 500;
+/** Rows per INSERT: 13 parameters each stays under both engines' limits; a 1,000-row append is one statement. */
+const INSERT_CHUNK = 2000;
 
 /**
  * Append events inside the caller's transaction; call it as the LAST statement before commit.
@@ -37,9 +39,46 @@ export async function appendEvents(trx: Executor, dialect: DialectName, events: 
   }
 }
 
+/**
+ * The outbox position: the highest committed event id (0 when empty), as an expression to use inside
+ * an INSERT of a new subscription, so it is read in the same statement. Ids become visible in commit
+ * order (see appendEvents), so every event committed later has a higher id.
+ */
+export function outboxPosition(): RawBuilder<number> {
+  return sql<number>`(select coalesce(max(id), 0) from events)`;
+}
+
+/** How many events were parsed (read back with their cells) by this process: a test and metrics probe. */
+export const outboxStats = { parsed: 0 };
+
+/** Ids and bases of the next events after `afterId` (no cells: nothing to parse). */
+export async function eventHeadsAfter(db: Executor, afterId: number, limit: number): Promise<Array<{ id: number; baseId: number }>> {
+  const rows = await db.selectFrom('events').select(['id', 'base_id']).where('id', '>', afterId).orderBy('id').limit(limit).execute();
+  return rows.map((r) => ({ id: Number(r.id), baseId: Number(r.base_id) }));
+}
+
+/** Events with `afterId < id <= throughId` of these bases only, in id order, parsed. */
+export async function eventsOfBases(db: Executor, afterId: number, throughId: number, baseIds: number[]): Promise<ChangeEvent[]> {
+  if (baseIds.length === 0) return [];
+  const rows = await db
+    .selectFrom('events')
+    .selectAll()
+    .where('id', '>', afterId)
+    .where('id', '<=', throughId)
+    .where('base_id', 'in', baseIds)
+    .orderBy('id')
+    .execute();
+  return rows.map(parseEvent);
+}
+
 export async function eventsAfter(db: Executor, afterId: number, limit: number): Promise<ChangeEvent[]> {
   const rows = await db.selectFrom('events').selectAll().where('id', '>', afterId).orderBy('id').limit(limit).execute();
-  return rows.map((r) => ({
+  return rows.map(parseEvent);
+}
+
+function parseEvent(r: Selectable<EventsTable>): ChangeEvent {
+  outboxStats.parsed++;
+  return {
     id: Number(r.id),
     baseId: Number(r.base_id),
     baseUuid: r.base_uuid,
@@ -53,7 +92,7 @@ export async function eventsAfter(db: Executor, afterId: number, limit: number):
     opTime: Number(r.op_time),
     rowData: JSON.parse(r.row_data) as ChangeEvent['rowData'],
     row: r.row === null ? null : (JSON.parse(r.row) as Record<string, unknown>),
-  }));
+  };
 }
 
 export async function ensureConsumer(db: Executor, name: string, now: number): Promise<void> {

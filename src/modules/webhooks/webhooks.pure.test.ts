@@ -151,6 +151,7 @@ describe('payload and record', () => {
       is_valid: 0,
       failure_streak: 5,
       invalid_reason: 'r',
+      start_event_id: 0,
     };
     expect(webhookRecord(row, 'uuid')).toEqual({
       id: 4,

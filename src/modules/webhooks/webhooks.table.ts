@@ -16,6 +16,8 @@ export interface WebhooksTable {
   /** Deliveries that failed for good in a row; reset by a success or by saving the webhook. */
   failure_streak: Generated<number>;
   invalid_reason: string | null;
+  /** The outbox position at creation: only events with a higher id are delivered. */
+  start_event_id: Generated<number>;
 }
 
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
