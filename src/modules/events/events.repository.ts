@@ -18,7 +18,7 @@ const INSERT_CHUNK = 2000;
  */
 export async function appendEvents(trx: Executor, dialect: DialectName, events: NewChangeEvent[], now: number): Promise<void> {
   if (events.length === 0) return;
-  if (dialect === 'postgres') await sql`select pg_advisory_xact_lock(${EVENTS_COMMIT_LOCK})`.execute(trx);
+  if (dialect === 'postgres') return appendPostgres(trx, events, now);
   for (let i = 0; i < events.length; i += INSERT_CHUNK) {
     const values = events.slice(i, i + INSERT_CHUNK).map((e) => ({
       base_id: e.baseId,
@@ -37,6 +37,28 @@ export async function appendEvents(trx: Executor, dialect: DialectName, events: 
     }));
     await trx.insertInto('events').values(values).execute();
   }
+}
+
+/**
+ * PostgreSQL: the advisory lock and every event in ONE statement (one round trip while the base's
+ * lock is held), one array parameter per column whatever the number of events. Each inserted row
+ * needs the `commit_order` row, so the lock is taken before the first id is drawn.
+ */
+async function appendPostgres(trx: Executor, events: NewChangeEvent[], now: number): Promise<void> {
+  const col = <T>(pick: (e: NewChangeEvent) => T) => events.map(pick);
+  await sql`
+    WITH commit_order AS (SELECT pg_advisory_xact_lock(${EVENTS_COMMIT_LOCK}) AS locked)
+    INSERT INTO events (base_id, base_uuid, table_id, table_name, row_id, row_name, op_type, op_user, op_app, op_time, row_data, row, created_at)
+    SELECT e.base_id, e.base_uuid, e.table_id, e.table_name, e.row_id, e.row_name, e.op_type, e.op_user, e.op_app, e.op_time, e.row_data, e.row,
+           CAST(${now} AS bigint)
+      FROM commit_order,
+           unnest(CAST(${col((e) => e.baseId)} AS bigint[]), CAST(${col((e) => e.baseUuid)} AS text[]), CAST(${col((e) => e.tableId)} AS text[]),
+                  CAST(${col((e) => e.tableName)} AS text[]), CAST(${col((e) => e.rowId)} AS text[]), CAST(${col((e) => e.rowName)} AS text[]),
+                  CAST(${col((e) => e.opType)} AS text[]), CAST(${col((e) => e.opUser)} AS text[]), CAST(${col((e) => e.opApp)} AS text[]),
+                  CAST(${col((e) => e.opTime)} AS bigint[]), CAST(${col((e) => JSON.stringify(e.rowData))} AS text[]),
+                  CAST(${col((e) => (e.row === null ? null : JSON.stringify(e.row)))} AS text[]))
+             WITH ORDINALITY AS e(base_id, base_uuid, table_id, table_name, row_id, row_name, op_type, op_user, op_app, op_time, row_data, row, n)
+     ORDER BY e.n`.execute(trx);
 }
 
 /**
