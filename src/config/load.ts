@@ -60,6 +60,8 @@ export interface Config {
   webhookRetentionDays: number;
   /** WEBHOOK_CONCURRENCY — deliveries (to different webhooks) one worker sends at once; default 16. */
   webhookConcurrency: number;
+  /** WEBHOOK_LANES — deliveries of ONE webhook in flight at once, for different rows (a row's deliveries stay in order); 1 = strict order; default 8. */
+  webhookLanes: number;
 }
 
 export class ConfigError extends Error {
@@ -137,6 +139,7 @@ export function loadConfig(env: Env = process.env, options: { persistSecret?: bo
     webhookRetrySchedule: Object.freeze(durations(env, 'WEBHOOK_RETRY_SCHEDULE', '5s,5m,30m,2h,5h,10h,10h')),
     webhookRetentionDays: int(env, 'WEBHOOK_RETENTION_DAYS', 30, 1, 3650),
     webhookConcurrency: int(env, 'WEBHOOK_CONCURRENCY', 16, 1, 256),
+    webhookLanes: int(env, 'WEBHOOK_LANES', 8, 1, 64),
   });
 }
 

@@ -53,6 +53,7 @@ export class WebhookEventConsumer implements EventConsumer {
               op_type: event.opType,
               body,
               redelivery_of: null,
+              row_key: event.rowId,
             },
             now,
           ),

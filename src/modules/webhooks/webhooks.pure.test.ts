@@ -152,6 +152,7 @@ describe('payload and record', () => {
       failure_streak: 5,
       invalid_reason: 'r',
       start_event_id: 0,
+      last_claimed_at: null,
     };
     expect(webhookRecord(row, 'uuid')).toEqual({
       id: 4,
