@@ -68,6 +68,8 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** REQUEST_TIMEOUT_MS — a client must send its whole request (headers and body) within this; default 30000. */
   requestTimeoutMs: number;
+  /** WEBHOOK_LANES — deliveries of ONE webhook in flight at once, for different rows (a row's deliveries stay in order); 1 = strict order; default 8. */
+  webhookLanes: number;
 }
 
 export class ConfigError extends Error {
@@ -146,6 +148,7 @@ export function loadConfig(env: Env = process.env, options: { persistSecret?: bo
     webhookRetentionDays: int(env, 'WEBHOOK_RETENTION_DAYS', 30, 1, 3650),
     webhookConcurrency: int(env, 'WEBHOOK_CONCURRENCY', 16, 1, 256),
     ...faultLimits(env),
+    webhookLanes: int(env, 'WEBHOOK_LANES', 8, 1, 64),
   });
 }
 

@@ -13,6 +13,7 @@ import type { RateLimitOverridesTable } from '../modules/limits/limits.table.js'
 import type { ApiTokensTable, CredentialVersionsTable } from '../modules/tokens/tokens.table.js';
 import type {
   WebhookAlertsTable,
+  DeliveryWorkersTable,
   WebhookAttemptsTable,
   WebhookDeliveriesTable,
   WebhooksTable,
@@ -44,6 +45,7 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
   webhook_alerts: WebhookAlertsTable;
+  delivery_workers: DeliveryWorkersTable;
   notification_rules: NotificationRulesTable;
   notifications: NotificationsTable;
   notification_rule_marks: NotificationRuleMarksTable;

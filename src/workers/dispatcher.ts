@@ -1,11 +1,14 @@
-import type { DialectName, Db } from '../db/index.js';
+import type { DialectName, Db, Executor } from '../db/index.js';
 import type { Clock } from '../shared/clock.js';
 import {
   advanceConsumer,
   ensureConsumer,
+  eventHeadsAfter,
   eventsAfter,
+  eventsOfBases,
   lockConsumer,
   pruneEvents,
+  type ChangeEvent,
   type EventConsumer,
 } from '../modules/events/index.js';
 import { LoopTimer } from './loop-timer.js';
@@ -134,17 +137,41 @@ export class Dispatcher {
     }
     let total = 0;
     for (;;) {
+      const committed: Array<() => void> = [];
       const handed = await this.db.transaction().execute(async (trx) => {
         const position = await lockConsumer(trx, this.dialect, consumer.name);
         if (position === null) return 0; // another instance is running this consumer
-        const events = await eventsAfter(trx, position, this.batchSize);
-        if (events.length === 0) return 0;
-        await consumer.handle(trx, events);
-        await advanceConsumer(trx, consumer.name, events[events.length - 1]!.id, this.clock.now());
-        return events.length;
+        const events = await this.batchFor(trx, consumer, position);
+        if (events === null) return 0;
+        if (events.list.length > 0) await consumer.handle(trx, events.list, { afterCommit: (fn) => committed.push(fn) });
+        await advanceConsumer(trx, consumer.name, events.lastId, this.clock.now());
+        return events.count;
       });
+      // Only now are the consumer's writes visible to other connections (issue 19: wake after commit).
+      for (const fn of committed) fn();
       total += handed;
       if (handed < this.batchSize) return total;
     }
+  }
+
+  /**
+   * The consumer's next batch: null when nothing is pending. A consumer that filters by base gets
+   * only the events of bases it listens to; the others are acknowledged without being read.
+   */
+  private async batchFor(
+    trx: Executor,
+    consumer: EventConsumer,
+    position: number,
+  ): Promise<{ list: ChangeEvent[]; lastId: number; count: number } | null> {
+    if (!consumer.basesOfInterest) {
+      const list = await eventsAfter(trx, position, this.batchSize);
+      return list.length === 0 ? null : { list, lastId: list[list.length - 1]!.id, count: list.length };
+    }
+    const heads = await eventHeadsAfter(trx, position, this.batchSize);
+    if (heads.length === 0) return null;
+    const lastId = heads[heads.length - 1]!.id;
+    const bases = await consumer.basesOfInterest(trx, [...new Set(heads.map((h) => h.baseId))]);
+    const list = await eventsOfBases(trx, position, lastId, bases);
+    return { list, lastId, count: heads.length };
   }
 }

@@ -6,16 +6,18 @@ export interface DeliveryRounds {
   runOnce(): Promise<number>;
   runPool(keepGoing: () => boolean): Promise<number>;
   nextDueAt(): Promise<number | null>;
+  /** New work was queued: a pool waiting on its attempts claims again at once. */
+  nudge?(): void;
+  /** Keep this worker's leases its own (PostgreSQL); called every `heartbeatMs` while started. */
+  heartbeat?(): Promise<void>;
 }
 
 export interface WebhookDelivererOptions {
   /** Longest sleep between rounds: deliveries queued by other instances are seen within this. */
   pollIntervalMs?: number;
+  heartbeatMs?: number;
   log?: { error(obj: object, msg: string): void };
 }
-
-/** After a wake, look again this soon: the waking transaction may not have committed yet. */
-const WAKE_ECHO_MS = 25;
 
 /**
  * The webhook delivery loop of the `worker` role: rounds back to back while there is work, then
@@ -28,6 +30,7 @@ export class WebhookDeliverer {
   private current: Promise<number> | null = null;
   private woken = false;
   private ticking = false;
+  private beating: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly rounds: DeliveryRounds,
@@ -64,32 +67,38 @@ export class WebhookDeliverer {
   wake(): void {
     if (!this.loop.started) return;
     this.woken = true;
+    this.rounds.nudge?.();
     if (!this.ticking) this.loop.schedule(0); // a running tick sees the flag when it ends
   }
 
   start(): void {
     this.loop.start();
+    if (this.rounds.heartbeat) {
+      const beat = () =>
+        void this.rounds.heartbeat!().catch((error: unknown) => this.options.log?.error({ err: error }, 'webhook worker heartbeat failed'));
+      beat();
+      this.beating = setInterval(beat, this.options.heartbeatMs ?? 2_000);
+      this.beating.unref();
+    }
   }
 
   /** Stop the loop and wait for the round in flight (its attempts are bounded by the timeout). */
   stop(): Promise<void> {
+    if (this.beating) clearInterval(this.beating);
+    this.beating = null;
     return this.loop.stop(this.current);
   }
 
   private async tick(): Promise<void> {
     this.ticking = true;
-    const wasWoken = this.woken;
+    // Wakes come after the queuing transaction committed, so one round sees their deliveries.
     this.woken = false;
     let delay = this.pollIntervalMs;
     try {
       // The pool keeps claiming while there is due work, without a timer in between.
-      const attempts = await this.track(() => this.rounds.runPool(() => this.loop.started));
-      if (wasWoken && attempts === 0) {
-        delay = WAKE_ECHO_MS;
-      } else {
-        const due = await this.rounds.nextDueAt();
-        if (due !== null) delay = Math.min(this.pollIntervalMs, Math.max(0, due - this.clock.now()));
-      }
+      await this.track(() => this.rounds.runPool(() => this.loop.started));
+      const due = await this.rounds.nextDueAt();
+      if (due !== null) delay = Math.min(this.pollIntervalMs, Math.max(0, due - this.clock.now()));
     } catch (error) {
       this.options.log?.error({ err: error }, 'webhook delivery round failed');
     }

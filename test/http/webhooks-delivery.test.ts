@@ -15,7 +15,8 @@ describe.each(DIALECTS)('webhook delivery (%s)', (dialect) => {
   let receiver: Receiver;
 
   beforeAll(async () => {
-    ({ t, owner } = await webhookApp(dialect));
+    // Strict per-webhook order (the lane-parallel default is covered in webhooks-lanes.test.ts).
+    ({ t, owner } = await webhookApp(dialect, { WEBHOOK_LANES: '1' }));
   });
   afterAll(() => t?.close());
   beforeEach(async () => {

@@ -7,7 +7,7 @@ import { Receiver, changeEvent, createWebhook, drain, emit } from './webhooks-su
 
 /** A full app instance (own container, pool and deliverer) on a shared database. */
 async function instance(shared: SharedDatabase, clock: ManualClock, env: Record<string, string> = {}): Promise<TestApp> {
-  return createTestApp(shared.dialect, { WEBHOOK_ALLOW_PRIVATE: 'true', ...env }, { database: await shared.open(), clock });
+  return createTestApp(shared.dialect, { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_LANES: '1', ...env }, { database: await shared.open(), clock });
 }
 
 describe.each(DIALECTS)('webhook durability (%s)', (dialect) => {
@@ -47,7 +47,9 @@ describe.each(DIALECTS)('webhook durability (%s)', (dialect) => {
     await first.container.db.updateTable('webhook_deliveries').set({ next_attempt_at: clock.now() }).where('webhook_id', '=', crashed.id).execute();
     const claimed = await first.container.db
       .transaction()
-      .execute((trx) => claimDue(trx, dialect, { now: clock.now(), limit: 10, leaseUntil: clock.now() + 75_000, token: 'dead-worker' }));
+      .execute((trx) =>
+        claimDue(trx, dialect, { now: clock.now(), limit: 10, leaseUntil: clock.now() + 75_000, token: 'dead-worker', owner: 'dead-instance' }),
+      );
     expect(claimed.map((c) => c.webhook_id)).toEqual([crashed.id]);
     // A committed change the dispatcher had not handed over yet.
     const late = changeEvent(base);
@@ -59,14 +61,14 @@ describe.each(DIALECTS)('webhook durability (%s)', (dialect) => {
       const sent = (p: string) => receiver.received.filter((r) => r.path === p).map((r) => JSON.parse(r.body).data.row_id as string);
       const expected = [...events, late].map((e) => e.rowId);
       await second.container.dispatcher.runOnce();
-      expect(await drain(second)).toBe(0); // every head is waiting: backoff, lease, schedule
-      clock.advance(75_000 - 1);
+      // The dead worker's lease is not waited for (issue 16): SQLite frees every lease at start, PostgreSQL
+      // takes over leases of an instance without a heartbeat.
+      expect(await drain(second)).toBe(3);
+      expect(sent('/crashed')).toEqual(expected);
+      expect(sent('/backoff')).toEqual([expected[0]]); // waiting for its retry
+      clock.advance(75_000);
       await drain(second);
       expect(sent('/backoff')).toEqual([expected[0], ...expected]);
-      expect(sent('/crashed')).toEqual([]);
-      clock.advance(1); // the dead worker's lease has ended
-      await drain(second);
-      expect(sent('/crashed')).toEqual(expected);
       expect(sent('/queued')).toEqual([]);
       clock.advance(3_600_000 - 75_000);
       await drain(second);

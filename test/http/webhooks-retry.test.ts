@@ -29,7 +29,7 @@ describe.each(DIALECTS)('webhook retries and the disable policy (%s)', (dialect)
   let receiver: Receiver;
 
   beforeAll(async () => {
-    ({ t, owner } = await webhookApp(dialect, { WEBHOOK_TIMEOUT_MS: '300' }));
+    ({ t, owner } = await webhookApp(dialect, { WEBHOOK_TIMEOUT_MS: '300', WEBHOOK_LANES: '1' }));
   });
   afterAll(() => t?.close());
   beforeEach(async () => {
@@ -210,7 +210,7 @@ describe.each(DIALECTS)('webhook disable after repeated failures (%s)', (dialect
 
   beforeAll(async () => {
     // One retry after 1 s: a delivery is exhausted after two attempts.
-    t = await createTestApp(dialect, { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCHEDULE: '1s' });
+    t = await createTestApp(dialect, { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCHEDULE: '1s', WEBHOOK_LANES: '1' });
     owner = await createUser(t);
     admin = await createUser(t);
     base = await createBase(t, owner);

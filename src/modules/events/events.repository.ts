@@ -1,10 +1,12 @@
-import { sql } from 'kysely';
+import { sql, type RawBuilder, type Selectable } from 'kysely';
 import type { DialectName, Executor } from '../../db/index.js';
 import type { ChangeEvent, NewChangeEvent, OpType } from './events.types.js';
+import type { EventsTable } from './events.table.js';
 
 /** Arbitrary constant naming the PostgreSQL advisory lock that orders event commits. */
 const EVENTS_COMMIT_LOCK = 4_471_002;
-const INSERT_CHUNK = 500;
+/** Rows per INSERT: 13 parameters each stays under both engines' limits; a 1,000-row append is one statement. */
+const INSERT_CHUNK = 2000;
 
 /**
  * Append events inside the caller's transaction; call it as the LAST statement before commit.
@@ -16,7 +18,7 @@ const INSERT_CHUNK = 500;
  */
 export async function appendEvents(trx: Executor, dialect: DialectName, events: NewChangeEvent[], now: number): Promise<void> {
   if (events.length === 0) return;
-  if (dialect === 'postgres') await sql`select pg_advisory_xact_lock(${EVENTS_COMMIT_LOCK})`.execute(trx);
+  if (dialect === 'postgres') return appendPostgres(trx, events, now);
   for (let i = 0; i < events.length; i += INSERT_CHUNK) {
     const values = events.slice(i, i + INSERT_CHUNK).map((e) => ({
       base_id: e.baseId,
@@ -37,9 +39,68 @@ export async function appendEvents(trx: Executor, dialect: DialectName, events: 
   }
 }
 
+/**
+ * PostgreSQL: the advisory lock and every event in ONE statement (one round trip while the base's
+ * lock is held), one array parameter per column whatever the number of events. Each inserted row
+ * needs the `commit_order` row, so the lock is taken before the first id is drawn.
+ */
+async function appendPostgres(trx: Executor, events: NewChangeEvent[], now: number): Promise<void> {
+  const col = <T>(pick: (e: NewChangeEvent) => T) => events.map(pick);
+  await sql`
+    WITH commit_order AS (SELECT pg_advisory_xact_lock(${EVENTS_COMMIT_LOCK}) AS locked)
+    INSERT INTO events (base_id, base_uuid, table_id, table_name, row_id, row_name, op_type, op_user, op_app, op_time, row_data, row, created_at)
+    SELECT e.base_id, e.base_uuid, e.table_id, e.table_name, e.row_id, e.row_name, e.op_type, e.op_user, e.op_app, e.op_time, e.row_data, e.row,
+           CAST(${now} AS bigint)
+      FROM commit_order,
+           unnest(CAST(${col((e) => e.baseId)} AS bigint[]), CAST(${col((e) => e.baseUuid)} AS text[]), CAST(${col((e) => e.tableId)} AS text[]),
+                  CAST(${col((e) => e.tableName)} AS text[]), CAST(${col((e) => e.rowId)} AS text[]), CAST(${col((e) => e.rowName)} AS text[]),
+                  CAST(${col((e) => e.opType)} AS text[]), CAST(${col((e) => e.opUser)} AS text[]), CAST(${col((e) => e.opApp)} AS text[]),
+                  CAST(${col((e) => e.opTime)} AS bigint[]), CAST(${col((e) => JSON.stringify(e.rowData))} AS text[]),
+                  CAST(${col((e) => (e.row === null ? null : JSON.stringify(e.row)))} AS text[]))
+             WITH ORDINALITY AS e(base_id, base_uuid, table_id, table_name, row_id, row_name, op_type, op_user, op_app, op_time, row_data, row, n)
+     ORDER BY e.n`.execute(trx);
+}
+
+/**
+ * The outbox position: the highest committed event id (0 when empty), as an expression to use inside
+ * an INSERT of a new subscription, so it is read in the same statement. Ids become visible in commit
+ * order (see appendEvents), so every event committed later has a higher id.
+ */
+export function outboxPosition(): RawBuilder<number> {
+  return sql<number>`(select coalesce(max(id), 0) from events)`;
+}
+
+/** How many events were parsed (read back with their cells) by this process: a test and metrics probe. */
+export const outboxStats = { parsed: 0 };
+
+/** Ids and bases of the next events after `afterId` (no cells: nothing to parse). */
+export async function eventHeadsAfter(db: Executor, afterId: number, limit: number): Promise<Array<{ id: number; baseId: number }>> {
+  const rows = await db.selectFrom('events').select(['id', 'base_id']).where('id', '>', afterId).orderBy('id').limit(limit).execute();
+  return rows.map((r) => ({ id: Number(r.id), baseId: Number(r.base_id) }));
+}
+
+/** Events with `afterId < id <= throughId` of these bases only, in id order, parsed. */
+export async function eventsOfBases(db: Executor, afterId: number, throughId: number, baseIds: number[]): Promise<ChangeEvent[]> {
+  if (baseIds.length === 0) return [];
+  const rows = await db
+    .selectFrom('events')
+    .selectAll()
+    .where('id', '>', afterId)
+    .where('id', '<=', throughId)
+    .where('base_id', 'in', baseIds)
+    .orderBy('id')
+    .execute();
+  return rows.map(parseEvent);
+}
+
 export async function eventsAfter(db: Executor, afterId: number, limit: number): Promise<ChangeEvent[]> {
   const rows = await db.selectFrom('events').selectAll().where('id', '>', afterId).orderBy('id').limit(limit).execute();
-  return rows.map((r) => ({
+  return rows.map(parseEvent);
+}
+
+function parseEvent(r: Selectable<EventsTable>): ChangeEvent {
+  outboxStats.parsed++;
+  return {
     id: Number(r.id),
     baseId: Number(r.base_id),
     baseUuid: r.base_uuid,
@@ -53,7 +114,7 @@ export async function eventsAfter(db: Executor, afterId: number, limit: number):
     opTime: Number(r.op_time),
     rowData: JSON.parse(r.row_data) as ChangeEvent['rowData'],
     row: r.row === null ? null : (JSON.parse(r.row) as Record<string, unknown>),
-  }));
+  };
 }
 
 export async function ensureConsumer(db: Executor, name: string, now: number): Promise<void> {

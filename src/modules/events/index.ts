@@ -1,2 +1,14 @@
-export type { ChangeEvent, EventConsumer, NewChangeEvent, OpType, RowDataItem } from './events.types.js';
-export { appendEvents, eventsAfter, ensureConsumer, lockConsumer, advanceConsumer, consumerPosition, pruneEvents } from './events.repository.js';
+export type { ChangeEvent, ConsumerContext, EventConsumer, NewChangeEvent, OpType, RowDataItem } from './events.types.js';
+export {
+  appendEvents,
+  eventsAfter,
+  eventHeadsAfter,
+  eventsOfBases,
+  ensureConsumer,
+  lockConsumer,
+  advanceConsumer,
+  consumerPosition,
+  pruneEvents,
+  outboxPosition,
+  outboxStats,
+} from './events.repository.js';

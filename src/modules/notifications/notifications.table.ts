@@ -25,6 +25,8 @@ export interface NotificationRulesTable {
   next_run_at: number | null;
   /** `base_metadata.version` the rule was last checked against. */
   meta_version: Generated<number>;
+  /** The outbox position at creation: only events with a higher id can fire a per_update rule. */
+  start_event_id: Generated<number>;
 }
 
 export interface NotificationsTable {

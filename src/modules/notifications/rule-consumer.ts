@@ -8,7 +8,7 @@ import { claimUpdateWindows, type WindowClaim } from './marks.repository.js';
 import { writeNotices, type Notice } from './notify.js';
 import { prepareRule, type PreparedRule } from './rule-check.js';
 import { MSG_TYPE_RULE } from './rules.model.js';
-import { setLastTriggerTime, toRule, updateRulesOfTables } from './rules.repository.js';
+import { basesWithUpdateRules, setLastTriggerTime, toRule, updateRulesOfTables } from './rules.repository.js';
 
 const RELEVANT: ReadonlySet<OpType> = new Set<OpType>(['insert_row', 'modify_row', 'add_link', 'remove_link']);
 
@@ -33,6 +33,10 @@ export class RuleEventConsumer implements EventConsumer {
     private readonly options: RuleConsumerOptions,
   ) {}
 
+  basesOfInterest(trx: Executor, baseIds: number[]): Promise<number[]> {
+    return basesWithUpdateRules(trx, baseIds);
+  }
+
   async handle(trx: Executor, events: ChangeEvent[]): Promise<void> {
     const relevant = events.filter((e) => RELEVANT.has(e.opType));
     if (relevant.length === 0) return;
@@ -43,6 +47,8 @@ export class RuleEventConsumer implements EventConsumer {
 
     const contexts = await loadBaseContexts(trx, rows.map((r) => Number(r.base_id)));
     const byTable = new Map<string, PreparedRule[]>();
+    // A rule sees exactly the changes committed after it was created.
+    const startOf = new Map(rows.map((r) => [Number(r.id), Number(r.start_event_id)]));
     for (const row of rows) {
       const rule = toRule(row);
       const context = contexts.get(rule.baseId)!;
@@ -62,6 +68,7 @@ export class RuleEventConsumer implements EventConsumer {
       const members = contexts.get(event.baseId)!.members;
       const ctx: EngineContext = { members, timeZone: this.options.timeZone, userName: nameLookup(members) };
       for (const p of prepared) {
+        if (event.id <= (startOf.get(p.rule.id) ?? 0)) continue;
         const decision = evaluate(p, event, ctx);
         if (!decision.fire) continue;
         const claim = { ruleId: p.rule.id, rowId: decision.rowId, at: event.opTime };

@@ -1,5 +1,5 @@
-import type { Insertable, Selectable, Updateable } from 'kysely';
-import type { DialectName, Executor } from '../../db/index.js';
+import type { Insertable, InsertObject, Selectable, Updateable } from 'kysely';
+import type { Database, DialectName, Executor } from '../../db/index.js';
 import type { NotificationRulesTable } from './notifications.table.js';
 import type { Rule, RuleAction, RuleTrigger, RunCondition } from './rules.model.js';
 
@@ -34,7 +34,7 @@ function listing(db: Executor) {
 
 export type NewRuleRow = Insertable<NotificationRulesTable>;
 
-export async function insertRule(db: Executor, row: NewRuleRow): Promise<number> {
+export async function insertRule(db: Executor, row: InsertObject<Database, 'notification_rules'>): Promise<number> {
   const { id } = await db.insertInto('notification_rules').values(row).returning('id').executeTakeFirstOrThrow();
   return Number(id);
 }
@@ -91,6 +91,20 @@ export async function updateRulesOfTables(db: Executor, tables: Array<{ baseId: 
     .orderBy('id')
     .execute();
   return rows.filter((r) => wanted.has(`${Number(r.base_id)}:${r.table_id}`));
+}
+
+/** Which of these bases have a valid per_update rule (one indexed lookup; the dispatcher's filter). */
+export async function basesWithUpdateRules(db: Executor, baseIds: number[]): Promise<number[]> {
+  if (baseIds.length === 0) return [];
+  const rows = await db
+    .selectFrom('notification_rules')
+    .select('base_id')
+    .distinct()
+    .where('base_id', 'in', baseIds)
+    .where('run_condition', '=', 'per_update')
+    .where('is_valid', '=', 1)
+    .execute();
+  return rows.map((r) => Number(r.base_id));
 }
 
 /** Valid rules of a base, e.g. to re-check them after a share was removed. */

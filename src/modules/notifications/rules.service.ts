@@ -4,6 +4,7 @@ import { badRequest, notFound } from '../../shared/errors.js';
 import { parsePage } from '../../shared/pagination.js';
 import type { AccountUser } from '../accounts/index.js';
 import { REQUIRED, type BaseAccess } from '../workspaces/index.js';
+import { outboxPosition } from '../events/index.js';
 import { loadBaseContext } from './base-context.js';
 import { ruleRecord } from './present.js';
 import type { NewRuleRow } from './rules.repository.js';
@@ -51,7 +52,8 @@ export class NotificationRulesService {
       last_trigger_time: null,
       invalid_reason: null,
     };
-    const id = await repo.insertRule(this.db, row);
+    // The outbox position is read in the INSERT itself: the rule sees exactly the changes committed after it.
+    const id = await repo.insertRule(this.db, { ...row, start_event_id: outboxPosition() });
     return ruleRecord((await repo.findRule(this.db, id))!);
   }
 

@@ -3,7 +3,9 @@ import type { Database, DialectName, Db } from '../../db/index.js';
 import type { Clock } from '../../shared/clock.js';
 import { appendEvents, type NewChangeEvent } from '../events/index.js';
 import type { BaseMetadata } from './metadata.js';
-import { loadMetadata, lockMetadata, saveRevision } from './metadata.repository.js';
+import { notFound } from '../../shared/errors.js';
+import { POSTGRES_WRITE_SLOTS, Slots } from './write-slots.js';
+import { loadMetadata, lockByRevision, lockMetadata, saveRevision, storeMetadata } from './metadata.repository.js';
 
 /** The base a request addresses (from the Base-Token). */
 export interface BaseRef {
@@ -48,7 +50,9 @@ export class BaseWriter {
     readonly dialect: DialectName,
     private readonly clock: Clock,
     private readonly onEvents: () => void,
-  ) {}
+  ) {
+    this.slots = new Slots(dialect === 'postgres' ? POSTGRES_WRITE_SLOTS : Number.MAX_SAFE_INTEGER);
+  }
 
   now(): number {
     return this.clock.now();
@@ -59,6 +63,8 @@ export class BaseWriter {
   }
 
   private readonly structureListeners: StructureChangeListener[] = [];
+  /** Write transactions in flight (unbounded on SQLite: it has one connection and one writer anyway). */
+  readonly slots: Slots;
   private readonly commitListeners: Array<(base: BaseRef) => void> = [];
 
   /** Called synchronously after every committed write to a base, before the writer returns. */
@@ -71,12 +77,44 @@ export class BaseWriter {
     this.structureListeners.push(listener);
   }
 
-  async write<T>(base: BaseRef, actor: Actor, work: (scope: WriteScope) => Promise<T>): Promise<T> {
-    let emitted = 0;
-    let structureChanged = false;
-    const result = await this.db.transaction().execute(async (trx) => {
+  async write<T>(base: BaseRef, actor: Actor, work: (scope: WriteScope) => Promise<T>, options: WriteOptions = {}): Promise<T> {
+    const release = await this.slots.acquire();
+    let outcome: { value: T; emitted: number; structural: boolean };
+    try {
+      const late = options.lockLate === true && this.dialect === 'postgres';
+      try {
+        outcome = await this.transaction(base, actor, work, late);
+      } catch (error) {
+        // Another writer changed the metadata between the unlocked read and the late lock: redo it locked.
+        if (!(error instanceof StaleMetadata)) throw error;
+        outcome = await this.transaction(base, actor, work, false);
+      }
+    } finally {
+      release();
+    }
+    for (const listener of this.commitListeners) listener(base);
+    if (outcome.emitted > 0) this.onEvents();
+    // The write is committed: a listener's failure is its own (it logs), never the caller's.
+    if (outcome.structural) for (const listener of this.structureListeners) await listener(base).catch(() => undefined);
+    return outcome.value;
+  }
+
+  /**
+   * One write transaction. Early lock: the metadata is locked first (every writer of the base waits
+   * here). Late lock (PostgreSQL appends): the metadata is read unlocked, the rows are written, and the
+   * lock is taken by the revision bump just before the events and the commit, so writers of one base
+   * overlap in everything but the last two round trips; a version moved meanwhile throws StaleMetadata.
+   */
+  private async transaction<T>(
+    base: BaseRef,
+    actor: Actor,
+    work: (scope: WriteScope) => Promise<T>,
+    late: boolean,
+  ): Promise<{ value: T; emitted: number; structural: boolean }> {
+    return this.db.transaction().execute(async (trx) => {
       const now = this.clock.now();
-      const meta = await lockMetadata(trx, this.dialect, base.id);
+      const meta = late ? await loadMetadata(trx, base.id) : await lockMetadata(trx, this.dialect, base.id);
+      const readVersion = meta.version;
       let changed = false;
       let structural = false;
       const events: NewChangeEvent[] = [];
@@ -95,16 +133,27 @@ export class BaseWriter {
           for (const e of more) events.push(e);
         },
       });
-      await saveRevision(trx, base.id, changed ? meta : null);
+      if (late) {
+        const version = await lockByRevision(trx, base.id);
+        if (version === undefined) throw notFound('dtable not found.');
+        if (version !== readVersion) throw new StaleMetadata();
+        if (changed) await storeMetadata(trx, base.id, meta);
+      } else {
+        await saveRevision(trx, base.id, changed ? meta : null);
+      }
       await appendEvents(trx, this.dialect, events, now);
-      emitted = events.length;
-      structureChanged = structural;
-      return value;
+      return { value, emitted: events.length, structural };
     });
-    for (const listener of this.commitListeners) listener(base);
-    if (emitted > 0) this.onEvents();
-    // The write is committed: a listener's failure is its own (it logs), never the caller's.
-    if (structureChanged) for (const listener of this.structureListeners) await listener(base).catch(() => undefined);
-    return result;
   }
 }
+
+export interface WriteOptions {
+  /**
+   * Take the base's lock at the end of the transaction instead of the start (PostgreSQL). For work
+   * whose result does not depend on other writers' uncommitted rows: appends (new rows only).
+   */
+  lockLate?: boolean;
+}
+
+/** The metadata moved between an unlocked read and the late lock. */
+class StaleMetadata extends Error {}

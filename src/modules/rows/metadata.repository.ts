@@ -39,6 +39,26 @@ export async function saveRevision(trx: Executor, baseId: number, changed: BaseM
 }
 
 /**
+ * The late lock of a write (PostgreSQL): bump the revision, which takes the metadata row's lock, and
+ * return the version it is at, in one statement. Undefined when the base is gone.
+ */
+export async function lockByRevision(trx: Executor, baseId: number): Promise<number | undefined> {
+  const row = await trx
+    .updateTable('base_metadata')
+    .set((eb) => ({ revision: eb('revision', '+', 1) }))
+    .where('base_id', '=', baseId)
+    .returning('version')
+    .executeTakeFirst();
+  return row === undefined ? undefined : Number(row.version);
+}
+
+/** Store a changed document under the next version (the row is already locked by this transaction). */
+export async function storeMetadata(trx: Executor, baseId: number, changed: BaseMetadata): Promise<void> {
+  changed.version += 1;
+  await trx.updateTable('base_metadata').set({ version: changed.version, data: JSON.stringify(changed) }).where('base_id', '=', baseId).execute();
+}
+
+/**
  * Reads a base's current revision (undefined when the base is gone). The query is compiled once:
  * it runs on every whole-base read, and building it each time would cost more than running it.
  */

@@ -3,6 +3,8 @@ import type { DialectName, Executor } from '../../db/index.js';
 import type { StoredRow } from './present.js';
 
 const CHUNK = 500;
+/** Rows per INSERT (8 parameters each, under both engines' limits): a 1,000-row append is one statement. */
+const INSERT_CHUNK = 2000;
 
 /** A `base_rows` record as either engine returns it (selected columns, raw values). */
 export interface RowRecord {
@@ -50,7 +52,7 @@ export function toRecord(baseId: number, tableId: string, r: StoredRow) {
 }
 
 export async function insertRows(trx: Executor, baseId: number, tableId: string, rows: StoredRow[]): Promise<void> {
-  for (const part of chunks(rows)) {
+  for (const part of chunks(rows, INSERT_CHUNK)) {
     await trx
       .insertInto('base_rows')
       .values(part.map((r) => toRecord(baseId, tableId, r)))

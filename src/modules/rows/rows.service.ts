@@ -152,7 +152,8 @@ export class RowsService {
   async append(base: BaseRef, actor: Actor, body: Body) {
     const rows = appendInput(body);
     if (rows.length > ROW_LIMITS.append) throw badRequest(`Number of rows to append exceeds ${ROW_LIMITS.append}.`);
-    return this.writer.write(base, actor, (w) => this.appendIn(w, body, rows));
+    // New rows only: the base's lock can wait until the end (PostgreSQL; see BaseWriter).
+    return this.writer.write(base, actor, (w) => this.appendIn(w, body, rows), { lockLate: true });
   }
 
   async update(base: BaseRef, actor: Actor, body: Body) {

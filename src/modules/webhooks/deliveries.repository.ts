@@ -1,6 +1,7 @@
 import { sql, type Insertable, type Selectable } from 'kysely';
 import type { DialectName, Executor } from '../../db/index.js';
 import type { DeliveryStatus, WebhookAttemptsTable, WebhookDeliveriesTable } from './webhooks.table.js';
+import { claimDeliveries, type ClaimedDelivery, type ClaimInput } from './claim.repository.js';
 
 export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
 export type AttemptRow = Selectable<WebhookAttemptsTable>;
@@ -22,7 +23,7 @@ export async function insertDeliveries(db: Executor, rows: NewDelivery[]): Promi
 /** What tells queued deliveries apart; the rest of a new one is the same for all. */
 export type QueuedDeliveryFields = Pick<
   NewDelivery,
-  'webhook_id' | 'base_id' | 'event_id' | 'dedupe_key' | 'msg_id' | 'kind' | 'op_type' | 'body' | 'redelivery_of'
+  'webhook_id' | 'base_id' | 'event_id' | 'dedupe_key' | 'msg_id' | 'kind' | 'op_type' | 'body' | 'redelivery_of' | 'row_key'
 >;
 
 /** A delivery queued at `now`, due at once, never tried. */
@@ -45,109 +46,11 @@ export async function insertDelivery(db: Executor, row: NewDelivery): Promise<nu
   return Number(id);
 }
 
-/** A claimed delivery with what sending it needs. */
-export interface ClaimedDelivery {
-  id: number;
-  webhook_id: number;
-  msg_id: string;
-  body: string;
-  attempts: number;
-  url: string;
-  secret: string | null;
-  /** The webhook's failure streak at claim time (a success only writes when it is not 0). */
-  failure_streak: number;
-}
+export type { ClaimedDelivery } from './claim.repository.js';
 
-/**
- * Claim up to `limit` due deliveries, at most one per webhook and always the oldest pending one of
- * its webhook (per-webhook order; a head waiting for its retry holds the rest back). The claim is a
- * lease (`locked_until`, `claim_token`): no other worker takes the row until the lease ends.
- * - PostgreSQL: one statement; the heads are locked `FOR UPDATE SKIP LOCKED`, so concurrent workers
- *   never wait on or take each other's heads, and the UPDATE re-checks each head under its lock.
- *   Pass the database (the statement is atomic by itself).
- * - SQLite (one writer): pass a transaction; the guarded UPDATE is the check.
- */
-export async function claimDue(
-  db: Executor,
-  dialect: DialectName,
-  input: { now: number; limit: number; leaseUntil: number; token: string },
-): Promise<ClaimedDelivery[]> {
-  const rows = dialect === 'postgres' ? await claimPostgres(db, input) : await claimSqlite(db, input);
-  return rows
-    .map((h) => ({
-      ...h,
-      id: Number(h.id),
-      webhook_id: Number(h.webhook_id),
-      attempts: Number(h.attempts),
-      failure_streak: Number(h.failure_streak),
-    }))
-    .sort((a, b) => a.id - b.id);
-}
-
-type ClaimInput = { now: number; limit: number; leaseUntil: number; token: string };
-
-async function claimPostgres(db: Executor, { now, limit, leaseUntil, token }: ClaimInput): Promise<ClaimedDelivery[]> {
-  const result = await sql<ClaimedDelivery>`
-    UPDATE webhook_deliveries AS d
-       SET locked_until = ${leaseUntil}, claim_token = ${token}
-      FROM webhooks AS w
-     WHERE w.id = d.webhook_id
-       AND d.status = 'pending'
-       AND (d.locked_until IS NULL OR d.locked_until <= ${now})
-       AND d.id IN (
-         SELECT h.id
-           FROM webhooks AS hw
-           JOIN webhook_deliveries AS h
-             ON h.id = (SELECT MIN(x.id) FROM webhook_deliveries AS x WHERE x.webhook_id = hw.id AND x.status = 'pending')
-          WHERE hw.is_valid = 1
-            AND h.next_attempt_at <= ${now}
-            AND (h.locked_until IS NULL OR h.locked_until <= ${now})
-          ORDER BY h.next_attempt_at, h.id
-          LIMIT ${limit}
-          FOR UPDATE OF h SKIP LOCKED)
-    RETURNING d.id, d.webhook_id, d.msg_id, d.body, d.attempts, w.url, w.secret, w.failure_streak`.execute(db);
-  return result.rows;
-}
-
-async function claimSqlite(trx: Executor, { now, limit, leaseUntil, token }: ClaimInput): Promise<ClaimedDelivery[]> {
-  const heads = await trx
-    .selectFrom('webhooks as w')
-    .innerJoin('webhook_deliveries as d', (join) =>
-      join.on((eb) =>
-        eb(
-          'd.id',
-          '=',
-          eb
-            .selectFrom('webhook_deliveries as x')
-            .select((x) => x.fn.min('x.id').as('head'))
-            .whereRef('x.webhook_id', '=', 'w.id')
-            .where('x.status', '=', 'pending'),
-        ),
-      ),
-    )
-    .select(['d.id', 'd.webhook_id', 'd.msg_id', 'd.body', 'd.attempts', 'w.url', 'w.secret', 'w.failure_streak'])
-    .where('w.is_valid', '=', 1)
-    .where('d.next_attempt_at', '<=', now)
-    .where((eb) => eb.or([eb('d.locked_until', 'is', null), eb('d.locked_until', '<=', now)]))
-    .orderBy('d.next_attempt_at')
-    .orderBy('d.id')
-    .limit(limit)
-    .execute();
-  if (heads.length === 0) return [];
-  const claimed = await trx
-    .updateTable('webhook_deliveries')
-    .set({ locked_until: leaseUntil, claim_token: token })
-    .where(
-      'id',
-      'in',
-      heads.map((h) => Number(h.id)),
-    )
-    .where('status', '=', 'pending')
-    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]))
-    .returning('id')
-    .execute();
-  const taken = new Set(claimed.map((r) => Number(r.id)));
-  return heads.filter((h) => taken.has(Number(h.id)));
+/** Claim due deliveries as leases: per-row order, lanes, round-robin fairness (see claim.repository.ts). SQLite: pass a transaction. */
+export function claimDue(db: Executor, _dialect: DialectName, input: ClaimInput): Promise<ClaimedDelivery[]> {
+  return claimDeliveries(db, input);
 }
 
 export interface AttemptRecord {
@@ -177,7 +80,7 @@ export async function finishAttempt(
         UPDATE webhook_deliveries
            SET status = ${record.status}, attempts = ${record.attempt}, next_attempt_at = ${record.nextAttemptAt},
                completed_at = ${record.completedAt}, last_status_code = ${record.statusCode}, last_error = ${record.error},
-               locked_until = NULL, claim_token = NULL
+               locked_until = NULL, claim_token = NULL, lease_owner = NULL
          WHERE id = ${record.deliveryId} AND claim_token = ${record.claimToken}
         RETURNING id)
       INSERT INTO webhook_attempts
@@ -200,6 +103,7 @@ export async function finishAttempt(
       last_error: record.error,
       locked_until: null,
       claim_token: null,
+      lease_owner: null,
     })
     .where('id', '=', record.deliveryId)
     .where('claim_token', '=', record.claimToken)

@@ -8,6 +8,7 @@ import { decideAfterAttempt, type Decision } from './retry-policy.js';
 import type { SecretBox } from './secret-box.js';
 import { deliveryHeaders } from './signing.js';
 import * as webhooks from './webhooks.repository.js';
+import { beat, releaseAllLeases } from './claim.repository.js';
 
 /** `msg_type` of the inbox notice sent when a webhook is disabled. */
 export const MSG_TYPE_WEBHOOK_INVALID = 'webhook_invalid';
@@ -16,6 +17,10 @@ export type WebhookNotifier = (
   trx: Executor,
   notice: { userId: number; msgType: string; detail: Record<string, unknown>; baseId: number; dtableUuid: string },
 ) => Promise<unknown>;
+
+/** How often a running worker proves it is alive (PostgreSQL), and after how long without it its leases are taken over. */
+export const HEARTBEAT_MS = 2_000;
+export const HEARTBEAT_STALE_MS = 10_000;
 
 /** This many deliveries failing for good in a row make a webhook invalid. */
 export const DISABLE_AFTER_FAILURES = 5;
@@ -29,6 +34,8 @@ export interface DeliveryServiceDeps {
   retrySchedule: readonly number[];
   timeoutMs: number;
   concurrency: number;
+  /** Deliveries of one webhook in flight at once (different rows); 1 = strict order. Default 1. */
+  lanes?: number;
   retentionDays: number;
   random?: () => number;
   onError?: (error: unknown, context: string) => void;
@@ -52,9 +59,27 @@ export interface AttemptReport {
  */
 export class WebhookDeliveryService {
   private readonly random: () => number;
+  /** This worker instance: its heartbeat keeps its leases (PostgreSQL); a restart is a new instance. */
+  readonly instanceId = randomBytes(12).toString('hex');
+  private lastBeat = Number.NEGATIVE_INFINITY;
+  private recovered = false;
+  private wakeUp: (() => void) | null = null;
 
   constructor(private readonly deps: DeliveryServiceDeps) {
     this.random = deps.random ?? Math.random;
+  }
+
+  /** New deliveries were queued: a pool waiting for its attempts claims again at once. */
+  nudge(): void {
+    this.wakeUp?.();
+  }
+
+  /** Refresh this instance's heartbeat (the worker loop calls it every HEARTBEAT_MS while running). */
+  async heartbeat(): Promise<void> {
+    if (this.deps.dialect !== 'postgres') return;
+    const now = this.deps.clock.now();
+    this.lastBeat = now;
+    await beat(this.deps.db, this.instanceId, now);
   }
 
   /**
@@ -87,20 +112,42 @@ export class WebhookDeliveryService {
       }
       attempts += claimed.length;
       if (inFlight.size === 0) return attempts;
-      await Promise.race(inFlight);
+      const nudged = new Promise<void>((resolve) => (this.wakeUp = resolve));
+      await Promise.race([...inFlight, nudged]);
+      this.wakeUp = null;
       // Let attempts finishing at the same moment land, so one claim refills several slots.
       await new Promise((resolve) => setImmediate(resolve));
     }
   }
 
-  private claim(limit: number, token: string): Promise<ClaimedDelivery[]> {
+  private async claim(limit: number, token: string): Promise<ClaimedDelivery[]> {
     const { db, dialect, clock, timeoutMs } = this.deps;
+    await this.recover();
     const now = clock.now();
-    // The lease outlives the attempt's own timeout, so only a crashed worker's claim expires.
-    const input = { now, limit, leaseUntil: now + timeoutMs + 60_000, token };
+    if (dialect === 'postgres' && now - this.lastBeat >= HEARTBEAT_MS) await this.heartbeat();
+    // The lease outlives the attempt's own timeout; on PostgreSQL a silent worker's lease is taken over sooner.
+    const input = {
+      now,
+      limit,
+      leaseUntil: now + timeoutMs + 60_000,
+      token,
+      lanes: this.deps.lanes ?? 1,
+      owner: this.instanceId,
+      ...(dialect === 'postgres' ? { staleBefore: now - HEARTBEAT_STALE_MS } : {}),
+    };
     return dialect === 'postgres'
       ? deliveries.claimDue(db, dialect, input)
       : db.transaction().execute((trx) => deliveries.claimDue(trx, dialect, input));
+  }
+
+  /**
+   * Once per process, before the first claim. SQLite runs in one process by design, so every lease
+   * found now was held by a process that died: free them (its in-flight attempts are sent again).
+   */
+  private async recover(): Promise<void> {
+    if (this.recovered) return;
+    this.recovered = true;
+    if (this.deps.dialect === 'sqlite') await releaseAllLeases(this.deps.db);
   }
 
   /** When the next queued delivery becomes due, or null when nothing is queued. */

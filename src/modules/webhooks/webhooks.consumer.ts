@@ -1,5 +1,5 @@
 import type { Executor } from '../../db/index.js';
-import type { ChangeEvent, EventConsumer } from '../events/index.js';
+import type { ChangeEvent, ConsumerContext, EventConsumer } from '../events/index.js';
 import * as deliveries from './deliveries.repository.js';
 import type { NewDelivery } from './deliveries.repository.js';
 import { eventBody, newMessageId } from './payload.js';
@@ -17,23 +17,30 @@ export class WebhookEventConsumer implements EventConsumer {
 
   constructor(
     private readonly now: () => number,
-    /** Wakes the delivery worker; it re-checks shortly after, once this transaction has committed. */
+    /** Wakes the delivery worker; called once the dispatcher's transaction has committed. */
     private readonly onQueued: () => void = () => {},
   ) {}
 
-  async handle(trx: Executor, events: ChangeEvent[]): Promise<void> {
+  basesOfInterest(trx: Executor, baseIds: number[]): Promise<number[]> {
+    return repo.basesWithWebhooks(trx, baseIds);
+  }
+
+  async handle(trx: Executor, events: ChangeEvent[], context?: ConsumerContext): Promise<void> {
     const baseIds = [...new Set(events.map((e) => e.baseId))];
     const hooks = await repo.validForBases(trx, baseIds);
     if (hooks.length === 0) return;
-    const byBase = new Map<number, number[]>();
-    for (const hook of hooks) byBase.set(Number(hook.base_id), [...(byBase.get(Number(hook.base_id)) ?? []), Number(hook.id)]);
+    const byBase = new Map<number, Array<{ id: number; start: number }>>();
+    for (const hook of hooks) byBase.set(hook.base_id, [...(byBase.get(hook.base_id) ?? []), { id: hook.id, start: hook.start_event_id }]);
     const now = this.now();
     const rows: NewDelivery[] = [];
     for (const event of events) {
       const targets = byBase.get(event.baseId);
       if (!targets) continue;
-      const body = eventBody(event);
-      for (const webhookId of targets) {
+      let body: string | null = null;
+      for (const { id: webhookId, start } of targets) {
+        // A webhook receives exactly the changes committed after it was created.
+        if (event.id <= start) continue;
+        body ??= eventBody(event);
         rows.push(
           deliveries.queuedDelivery(
             {
@@ -46,6 +53,7 @@ export class WebhookEventConsumer implements EventConsumer {
               op_type: event.opType,
               body,
               redelivery_of: null,
+              row_key: event.rowId,
             },
             now,
           ),
@@ -53,6 +61,9 @@ export class WebhookEventConsumer implements EventConsumer {
       }
     }
     await deliveries.insertDeliveries(trx, rows);
-    if (rows.length > 0) this.onQueued();
+    if (rows.length === 0) return;
+    // Waking before the commit would let the worker's claim (another connection) find nothing.
+    if (context) context.afterCommit(this.onQueued);
+    else this.onQueued();
   }
 }

@@ -5,7 +5,7 @@ import { createOutboundHttp, type OutboundHttp } from '../../platform/http/index
 import type { Clock } from '../../shared/clock.js';
 import { WebhookDeliverer } from '../../workers/webhook-deliverer.js';
 import type { BaseAccess } from '../workspaces/index.js';
-import { WebhookDeliveryService, type WebhookNotifier } from './delivery.service.js';
+import { HEARTBEAT_MS, WebhookDeliveryService, type WebhookNotifier } from './delivery.service.js';
 import { SecretBox } from './secret-box.js';
 import { WebhookEventConsumer } from './webhooks.consumer.js';
 import { WebhooksService } from './webhooks.service.js';
@@ -53,7 +53,7 @@ export function createWebhooksModule(deps: WebhooksModuleDeps): WebhooksModule {
     createOutboundHttp({
       timeoutMs: config.webhookTimeoutMs,
       allowPrivate: config.webhookAllowPrivate,
-      connectionsPerOrigin: Math.max(4, config.webhookConcurrency),
+      connectionsPerOrigin: Math.max(4, config.webhookConcurrency, config.webhookLanes),
     });
   const secrets = new SecretBox(config.secretKey);
   const delivery = new WebhookDeliveryService({
@@ -65,13 +65,14 @@ export function createWebhooksModule(deps: WebhooksModuleDeps): WebhooksModule {
     retrySchedule: config.webhookRetrySchedule,
     timeoutMs: config.webhookTimeoutMs,
     concurrency: config.webhookConcurrency,
+    lanes: config.webhookLanes,
     retentionDays: config.webhookRetentionDays,
     ...(deps.random ? { random: deps.random } : {}),
     onError: (error, context) => deliverer.log(error, context),
     ...(deps.registry ? { onAttempt: attemptMetrics(deps.registry) } : {}),
     ...(deps.notify ? { notify: deps.notify } : {}),
   });
-  const deliverer = new WebhookDeliverer(delivery, deps.clock);
+  const deliverer = new WebhookDeliverer(delivery, deps.clock, { heartbeatMs: HEARTBEAT_MS });
   const wake = () => deliverer.wake();
   const service = new WebhooksService({ db: deps.db, clock: deps.clock, access: deps.access, secrets, delivery, onQueued: wake });
   return {

@@ -151,6 +151,8 @@ describe('payload and record', () => {
       is_valid: 0,
       failure_streak: 5,
       invalid_reason: 'r',
+      start_event_id: 0,
+      last_claimed_at: null,
     };
     expect(webhookRecord(row, 'uuid')).toEqual({
       id: 4,

@@ -1,5 +1,5 @@
-import type { Insertable, Selectable, Updateable } from 'kysely';
-import type { Executor } from '../../db/index.js';
+import type { Insertable, InsertObject, Selectable, Updateable } from 'kysely';
+import type { Database, Executor } from '../../db/index.js';
 import type { WebhookAlertsTable, WebhooksTable } from './webhooks.table.js';
 
 export type WebhookRow = Selectable<WebhooksTable>;
@@ -18,7 +18,7 @@ export function findById(db: Executor, id: number): Promise<WebhookRow | undefin
 }
 
 /** Throws the driver's unique violation when the base already has this url. */
-export async function insertWebhook(db: Executor, values: Insertable<WebhooksTable>): Promise<number> {
+export async function insertWebhook(db: Executor, values: InsertObject<Database, 'webhooks'>): Promise<number> {
   const { id } = await db.insertInto('webhooks').values(values).returning('id').executeTakeFirstOrThrow();
   return Number(id);
 }
@@ -31,16 +31,24 @@ export async function deleteWebhook(db: Executor, id: number): Promise<void> {
   await db.deleteFrom('webhooks').where('id', '=', id).execute();
 }
 
-/** The valid webhooks of these bases: who gets a delivery for their events. */
-export function validForBases(db: Executor, baseIds: number[]): Promise<Array<{ id: number; base_id: number }>> {
-  if (baseIds.length === 0) return Promise.resolve([]);
-  return db
+/** The valid webhooks of these bases: who gets a delivery for their events (after `start_event_id`). */
+export async function validForBases(db: Executor, baseIds: number[]): Promise<Array<{ id: number; base_id: number; start_event_id: number }>> {
+  if (baseIds.length === 0) return [];
+  const rows = await db
     .selectFrom('webhooks')
-    .select(['id', 'base_id'])
+    .select(['id', 'base_id', 'start_event_id'])
     .where('base_id', 'in', baseIds)
     .where('is_valid', '=', 1)
     .orderBy('id')
     .execute();
+  return rows.map((r) => ({ id: Number(r.id), base_id: Number(r.base_id), start_event_id: Number(r.start_event_id) }));
+}
+
+/** Which of these bases have a valid webhook (one indexed lookup). */
+export async function basesWithWebhooks(db: Executor, baseIds: number[]): Promise<number[]> {
+  if (baseIds.length === 0) return [];
+  const rows = await db.selectFrom('webhooks').select('base_id').distinct().where('base_id', 'in', baseIds).where('is_valid', '=', 1).execute();
+  return rows.map((r) => Number(r.base_id));
 }
 
 export async function resetFailureStreak(db: Executor, id: number): Promise<void> {

@@ -5,6 +5,7 @@ import { conflict, notFound } from '../../shared/errors.js';
 import type { Page } from '../../shared/pagination.js';
 import type { AccountUser } from '../accounts/index.js';
 import { REQUIRED, type BaseAccess, type BaseListing } from '../workspaces/index.js';
+import { outboxPosition } from '../events/index.js';
 import * as deliveries from './deliveries.repository.js';
 import { attemptRow, type WebhookDeliveryService } from './delivery.service.js';
 import { newMessageId, pingBody } from './payload.js';
@@ -58,6 +59,8 @@ export class WebhooksService {
         created_at: now,
         updated_at: now,
         invalid_reason: null,
+        // Read in the INSERT itself: the webhook receives exactly the changes committed after it.
+        start_event_id: outboxPosition(),
       }),
     );
     return webhookRecord(await this.mustFind(base, id), base.uuid);

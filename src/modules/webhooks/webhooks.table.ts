@@ -16,6 +16,10 @@ export interface WebhooksTable {
   /** Deliveries that failed for good in a row; reset by a success or by saving the webhook. */
   failure_streak: Generated<number>;
   invalid_reason: string | null;
+  /** The outbox position at creation: only events with a higher id are delivered. */
+  start_event_id: Generated<number>;
+  /** When the webhook last got a sending slot: the deliverer serves the longest-waiting first. */
+  last_claimed_at: number | null;
 }
 
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
@@ -39,6 +43,10 @@ export interface WebhookDeliveriesTable {
   /** Lease of the worker that claimed it; a crashed worker's lease simply expires. */
   locked_until: number | null;
   claim_token: string | null;
+  /** The worker instance holding the lease (its heartbeat in `delivery_workers` keeps the lease alive). */
+  lease_owner: string | null;
+  /** The changed row: deliveries of one row stay in order; null (pings, redeliveries) is ordered with nothing. */
+  row_key: string | null;
   last_status_code: number | null;
   last_error: string | null;
   redelivery_of: number | null;
@@ -71,4 +79,9 @@ export interface WebhookAlertsTable {
   reason: string;
   seen: Generated<number>;
   created_at: number;
+}
+
+export interface DeliveryWorkersTable {
+  id: string;
+  heartbeat_at: number;
 }

@@ -1,0 +1,205 @@
+import { sql, type ExpressionBuilder } from 'kysely';
+import type { Database, Executor } from '../../db/index.js';
+
+/** A claimed delivery with what sending it needs. */
+export interface ClaimedDelivery {
+  id: number;
+  webhook_id: number;
+  msg_id: string;
+  body: string;
+  attempts: number;
+  url: string;
+  secret: string | null;
+  /** The webhook's failure streak at claim time (a success only writes when it is not 0). */
+  failure_streak: number;
+}
+
+export interface ClaimInput {
+  now: number;
+  limit: number;
+  leaseUntil: number;
+  token: string;
+  /** Deliveries of one webhook in flight at once (different rows only); 1 = strict order. Default 1. */
+  lanes?: number;
+  /** The claiming worker instance (its heartbeat keeps the lease alive). */
+  owner?: string;
+  /**
+   * Leases of workers whose heartbeat is older than this are taken over (PostgreSQL). Undefined:
+   * only the lease's time counts.
+   */
+  staleBefore?: number;
+}
+
+/** Pending deliveries looked at per webhook: enough to fill its lanes behind a few blocked rows. */
+const WINDOW_PER_LANE = 4;
+
+interface QueueItem {
+  id: number;
+  webhook_id: number;
+  row_key: string | null;
+  next_attempt_at: number;
+  locked_until: number | null;
+  lease_owner: string | null;
+}
+
+/**
+ * Claim up to `limit` due deliveries as leases (`locked_until`, `claim_token`, `lease_owner`).
+ *
+ * Order (issue 18): a delivery is eligible only when no earlier pending delivery of its webhook has
+ * the same row (`row_key`); with `lanes` = 1 only the webhook's oldest pending delivery is. At most
+ * `lanes` deliveries of a webhook are in flight.
+ * Fairness (issue 16): webhooks are served round-robin, the one that waited longest for a slot first
+ * (`last_claimed_at`), one delivery each per turn — a queue never holds slots another webhook needs.
+ * Cost: the webhooks with pending deliveries are found by skipping through an index (idle webhooks
+ * and queue lengths cost nothing), then a bounded window of each one's queue is read.
+ *
+ * The claim is a guarded UPDATE (atomic per row on both engines): two workers never hold one delivery,
+ * and a delivery taken by another worker between the read and the UPDATE is simply skipped.
+ * SQLite: pass a transaction.
+ */
+export async function claimDeliveries(db: Executor, input: ClaimInput): Promise<ClaimedDelivery[]> {
+  const lanes = Math.max(1, input.lanes ?? 1);
+  const live = input.staleBefore === undefined ? null : await liveWorkers(db, input.staleBefore);
+  const leased = (d: QueueItem) =>
+    d.locked_until !== null && Number(d.locked_until) > input.now && (live === null || d.lease_owner === null || live.has(d.lease_owner));
+
+  const candidates = await webhooksWithQueues(db);
+  const picked: number[] = [];
+  for (let i = 0; i < candidates.length && picked.length < input.limit; i += input.limit) {
+    const batch = candidates.slice(i, i + input.limit);
+    const windows = await queueWindows(db, batch, lanes === 1 ? 1 : lanes * WINDOW_PER_LANE);
+    const eligible = batch.map((webhookId) => eligibleOf(windows.get(webhookId) ?? [], lanes, input.now, leased));
+    // Round-robin: one delivery of each webhook per turn, longest-waiting webhook first.
+    for (let turn = 0; picked.length < input.limit; turn++) {
+      let any = false;
+      for (const list of eligible) {
+        if (turn < list.length && picked.length < input.limit) {
+          picked.push(list[turn]!);
+          any = true;
+        }
+      }
+      if (!any) break;
+    }
+  }
+  if (picked.length === 0) return [];
+  return takeLeases(db, picked, input, live);
+}
+
+/** The deliveries of one webhook's window that may be sent now, in id order. */
+function eligibleOf(window: QueueItem[], lanes: number, now: number, leased: (d: QueueItem) => boolean): number[] {
+  const inFlight = window.filter(leased).length;
+  const out: number[] = [];
+  const earlierRows = new Set<string>();
+  for (const [index, d] of window.entries()) {
+    if (out.length + inFlight >= lanes) break;
+    const blocked = lanes === 1 ? index > 0 : d.row_key !== null && earlierRows.has(d.row_key);
+    if (!blocked && !leased(d) && Number(d.next_attempt_at) <= now) out.push(Number(d.id));
+    if (d.row_key !== null) earlierRows.add(d.row_key);
+  }
+  return out;
+}
+
+async function liveWorkers(db: Executor, staleBefore: number): Promise<Set<string>> {
+  const rows = await db.selectFrom('delivery_workers').select('id').where('heartbeat_at', '>', staleBefore).execute();
+  return new Set(rows.map((r) => r.id));
+}
+
+/** Valid webhooks with pending deliveries, the one that waited longest for a slot first. */
+async function webhooksWithQueues(db: Executor): Promise<number[]> {
+  const result = await sql<{ id: number }>`
+    WITH RECURSIVE queues(webhook_id) AS (
+      SELECT MIN(webhook_id) FROM webhook_deliveries WHERE status = 'pending'
+      UNION ALL
+      SELECT (SELECT MIN(x.webhook_id) FROM webhook_deliveries AS x WHERE x.status = 'pending' AND x.webhook_id > queues.webhook_id)
+        FROM queues WHERE queues.webhook_id IS NOT NULL)
+    SELECT w.id FROM queues JOIN webhooks AS w ON w.id = queues.webhook_id
+     WHERE w.is_valid = 1
+     ORDER BY COALESCE(w.last_claimed_at, 0), w.id`.execute(db);
+  return result.rows.map((r) => Number(r.id));
+}
+
+/** The first `size` pending deliveries of each webhook, in id order. */
+async function queueWindows(db: Executor, webhookIds: number[], size: number): Promise<Map<number, QueueItem[]>> {
+  const parts = webhookIds.map(
+    (id, i) => sql`SELECT * FROM (SELECT id, webhook_id, row_key, next_attempt_at, locked_until, lease_owner
+                                    FROM webhook_deliveries WHERE webhook_id = ${id} AND status = 'pending'
+                                   ORDER BY id LIMIT ${size}) AS ${sql.raw(`q${i}`)}`,
+  );
+  const result = await sql<QueueItem>`${sql.join(parts, sql` UNION ALL `)}`.execute(db);
+  const byWebhook = new Map<number, QueueItem[]>();
+  for (const row of result.rows) {
+    const id = Number(row.webhook_id);
+    byWebhook.set(id, [...(byWebhook.get(id) ?? []), row]);
+  }
+  for (const list of byWebhook.values()) list.sort((a, b) => Number(a.id) - Number(b.id));
+  return byWebhook;
+}
+
+/** The lease may be taken: none, expired, or its worker stopped beating. */
+function claimable(eb: ExpressionBuilder<Database, 'webhook_deliveries'>, now: number, live: Set<string> | null) {
+  const free = [eb('locked_until', 'is', null), eb('locked_until', '<=', now)];
+  if (live !== null) {
+    free.push(live.size === 0 ? eb('lease_owner', 'is not', null) : eb.and([eb('lease_owner', 'is not', null), eb('lease_owner', 'not in', [...live])]));
+  }
+  return eb.or(free);
+}
+
+async function takeLeases(db: Executor, ids: number[], input: ClaimInput, live: Set<string> | null): Promise<ClaimedDelivery[]> {
+  const taken = await db
+    .updateTable('webhook_deliveries')
+    .set({ locked_until: input.leaseUntil, claim_token: input.token, lease_owner: input.owner ?? null })
+    .where('id', 'in', ids)
+    .where('status', '=', 'pending')
+    .where((eb) => claimable(eb, input.now, live))
+    .returning(['id', 'webhook_id', 'msg_id', 'body', 'attempts'])
+    .execute();
+  if (taken.length === 0) return [];
+  const hooks = await db
+    .updateTable('webhooks')
+    .set({ last_claimed_at: input.now })
+    .where('id', 'in', [...new Set(taken.map((d) => Number(d.webhook_id)))])
+    .returning(['id', 'url', 'secret', 'failure_streak'])
+    .execute();
+  const byId = new Map(hooks.map((h) => [Number(h.id), h]));
+  return taken
+    .filter((d) => byId.has(Number(d.webhook_id)))
+    .map((d) => {
+      const hook = byId.get(Number(d.webhook_id))!;
+      return {
+        id: Number(d.id),
+        webhook_id: Number(d.webhook_id),
+        msg_id: d.msg_id,
+        body: d.body,
+        attempts: Number(d.attempts),
+        url: hook.url,
+        secret: hook.secret,
+        failure_streak: Number(hook.failure_streak),
+      };
+    })
+    .sort((a, b) => a.id - b.id);
+}
+
+/** The worker's heartbeat: its leases stay its own while this is recent. */
+export async function beat(db: Executor, owner: string, now: number): Promise<void> {
+  await db
+    .insertInto('delivery_workers')
+    .values({ id: owner, heartbeat_at: now })
+    .onConflict((oc) => oc.column('id').doUpdateSet({ heartbeat_at: now }))
+    .execute();
+}
+
+/** Forget workers silent since `before` (their leases are free anyway). */
+export async function forgetWorkers(db: Executor, before: number): Promise<void> {
+  await db.deleteFrom('delivery_workers').where('heartbeat_at', '<', before).execute();
+}
+
+/** SQLite (one process by design): every lease found at start belongs to a process that is gone. */
+export async function releaseAllLeases(db: Executor): Promise<number> {
+  const result = await db
+    .updateTable('webhook_deliveries')
+    .set({ locked_until: null, claim_token: null, lease_owner: null })
+    .where('status', '=', 'pending')
+    .where('locked_until', 'is not', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
