@@ -66,5 +66,6 @@ export async function buildApp(c: Container, options: BuildAppOptions = {}): Pro
   await app.register(sqlRoutes(c.sql, c.config.baseBodyLimitBytes));
   await app.register(webhooksRoutes(c.webhooks.service));
   await app.register(c.notifications.routes);
+  await c.realtime.attach(app);
   return app;
 }

@@ -60,6 +60,14 @@ export interface Config {
   webhookRetentionDays: number;
   /** WEBHOOK_CONCURRENCY — deliveries (to different webhooks) one worker sends at once; default 16. */
   webhookConcurrency: number;
+  /** REALTIME_MAX_CONNECTIONS_PER_USER — live (socket.io) connections one credential may hold per instance; default 50. */
+  realtimeMaxConnectionsPerUser: number;
+  /** REALTIME_MAX_CONNECTIONS_PER_IP — live connections from one client address per instance; default 200. */
+  realtimeMaxConnectionsPerIp: number;
+  /** REALTIME_RECOVERY_SECONDS — a client reconnecting within this window resumes where it left off; default 300. */
+  realtimeRecoverySeconds: number;
+  /** REALTIME_MAX_BUFFERED_PACKETS — a client with more packets waiting to be sent is dropped; default 1000. */
+  realtimeMaxBufferedPackets: number;
 }
 
 export class ConfigError extends Error {
@@ -137,6 +145,10 @@ export function loadConfig(env: Env = process.env, options: { persistSecret?: bo
     webhookRetrySchedule: Object.freeze(durations(env, 'WEBHOOK_RETRY_SCHEDULE', '5s,5m,30m,2h,5h,10h,10h')),
     webhookRetentionDays: int(env, 'WEBHOOK_RETENTION_DAYS', 30, 1, 3650),
     webhookConcurrency: int(env, 'WEBHOOK_CONCURRENCY', 16, 1, 256),
+    realtimeMaxConnectionsPerUser: int(env, 'REALTIME_MAX_CONNECTIONS_PER_USER', 50, 1, 100_000),
+    realtimeMaxConnectionsPerIp: int(env, 'REALTIME_MAX_CONNECTIONS_PER_IP', 200, 1, 1_000_000),
+    realtimeRecoverySeconds: int(env, 'REALTIME_RECOVERY_SECONDS', 300, 0, 3600),
+    realtimeMaxBufferedPackets: int(env, 'REALTIME_MAX_BUFFERED_PACKETS', 1000, 10, 1_000_000),
   });
 }
 

@@ -45,4 +45,6 @@ export interface EventConsumer {
   /** Stable name: progress is stored under it, so renaming replays every retained event. */
   name: string;
   handle(trx: Executor, events: ChangeEvent[]): Promise<void>;
+  /** True to also receive structure events (`isStructureEvent`); others get row and link events only. */
+  wantsStructure?: boolean;
 }

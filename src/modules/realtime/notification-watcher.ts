@@ -1,0 +1,107 @@
+import type { Server } from 'socket.io';
+import type { Db } from '../../db/index.js';
+import { baseNotice } from '../notifications/index.js';
+import { userRoom } from './rooms.js';
+
+const BATCH = 500;
+/** A missing id older than this is a rolled-back or skipped one, not a commit still to come. */
+const GAP_TIMEOUT_MS = 10_000;
+
+/**
+ * Pushes every committed notification to its user's sockets on THIS instance (`new-notification`).
+ * Every instance watches the `notifications` table itself and sends only to its own sockets, so a
+ * notification reaches each connected socket once, whichever instance wrote it, and only after its
+ * transaction committed. Ids below the highest seen that are still missing (a PostgreSQL transaction
+ * that took its id earlier but commits later) are looked for again until GAP_TIMEOUT_MS.
+ */
+export class NotificationWatcher {
+  /** Every id up to here was pushed or given up; -1 until the first pass (which starts at the newest). */
+  private low = -1;
+  /** Ids above `low` already pushed. */
+  private readonly pushed = new Set<number>();
+  private gapSince: number | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private again = false;
+
+  constructor(
+    private readonly db: Db,
+    private readonly io: Server,
+    private readonly intervalMs: number,
+    private readonly onError: (error: unknown) => void,
+  ) {}
+
+  start(): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => this.wake(), this.intervalMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.running;
+  }
+
+  /** Look now (e.g. right after the dispatcher committed rule notifications). */
+  wake(): void {
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.pass()
+      .catch(this.onError)
+      .finally(() => {
+        this.running = null;
+        if (this.again && this.timer) {
+          this.again = false;
+          this.wake();
+        }
+      });
+  }
+
+  private async pass(): Promise<void> {
+    if (this.io.of('/').sockets.size === 0) {
+      // Nobody to tell: start from the newest again when someone connects.
+      this.low = -1;
+      this.pushed.clear();
+      return;
+    }
+    if (this.low < 0) {
+      const row = await this.db.selectFrom('notifications').select((eb) => eb.fn.max('id').as('id')).executeTakeFirst();
+      this.low = Number(row?.id ?? 0);
+      return;
+    }
+    const rows = await this.db
+      .selectFrom('notifications')
+      .innerJoin('users', 'users.id', 'notifications.user_id')
+      .selectAll('notifications')
+      .select('users.virtual_id')
+      .where('notifications.id', '>', this.low)
+      .orderBy('notifications.id')
+      .limit(BATCH)
+      .execute();
+    for (const row of rows) {
+      const id = Number(row.id);
+      if (this.pushed.has(id)) continue;
+      this.pushed.add(id);
+      this.io.local.to(userRoom(Number(row.user_id))).emit('new-notification', JSON.stringify(baseNotice(row, row.virtual_id)));
+    }
+    this.advance(rows.length === BATCH);
+  }
+
+  private advance(full: boolean): void {
+    while (this.pushed.delete(this.low + 1)) this.low += 1;
+    if (this.pushed.size === 0) {
+      this.gapSince = null;
+      return;
+    }
+    const now = Date.now();
+    this.gapSince ??= now;
+    if (full || now - this.gapSince >= GAP_TIMEOUT_MS) {
+      this.low = Math.min(...this.pushed) - 1;
+      while (this.pushed.delete(this.low + 1)) this.low += 1;
+      this.gapSince = null;
+    }
+  }
+}
