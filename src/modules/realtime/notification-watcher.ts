@@ -61,15 +61,12 @@ export class NotificationWatcher {
   }
 
   private async pass(): Promise<void> {
-    if (this.io.of('/').sockets.size === 0) {
-      // Nobody to tell: start from the newest again when someone connects.
-      this.low = -1;
-      this.pushed.clear();
-      return;
-    }
-    if (this.low < 0) {
+    if (this.low < 0 || this.io.of('/').sockets.size === 0) {
+      // Nobody to tell yet: only remember where the newest is, so a socket that connects from now on
+      // gets every notification committed after this point.
       const row = await this.db.selectFrom('notifications').select((eb) => eb.fn.max('id').as('id')).executeTakeFirst();
       this.low = Number(row?.id ?? 0);
+      this.pushed.clear();
       return;
     }
     const rows = await this.db
