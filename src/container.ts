@@ -93,8 +93,9 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   // A deleted or retyped table, view or column invalidates the rules using it at once.
   baseData.writer.onStructureChanged((base) => notifications.invalidation.recheckBaseSafely(base.id));
   // After the notification consumer: its batch has committed when this one runs (new-notification).
-  const realtime = createRealtime({ db, clock, verifier: tokens.verifier, config });
+  const realtime = createRealtime({ db, dialect: handle.dialect, clock, verifier: tokens.verifier, config });
   dispatcher.register(realtime.consumer);
+  baseData.writer.onStructureChanged(async () => realtime.wakeStructure());
   const scheduler = new Scheduler(db, clock, { timeZone: config.timeZone });
   for (const tick of notifications.ticks) scheduler.register(tick);
   for (const tick of webhooks.ticks) scheduler.register(tick);

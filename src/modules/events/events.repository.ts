@@ -3,7 +3,7 @@ import type { DialectName, Executor } from '../../db/index.js';
 import type { ChangeEvent, NewChangeEvent, OpType } from './events.types.js';
 
 /** Arbitrary constant naming the PostgreSQL advisory lock that orders event commits. */
-const EVENTS_COMMIT_LOCK = 4_471_002;
+export const EVENTS_COMMIT_LOCK = 4_471_002;
 const INSERT_CHUNK = 500;
 
 /**

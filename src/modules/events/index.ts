@@ -1,2 +1,5 @@
 export type { ChangeEvent, EventConsumer, NewChangeEvent, OpType, RowDataItem } from './events.types.js';
 export { appendEvents, eventsAfter, ensureConsumer, lockConsumer, advanceConsumer, consumerPosition, pruneEvents } from './events.repository.js';
+export { EVENTS_COMMIT_LOCK } from './events.repository.js';
+export { appendStructureEvents, structureEventsAfter, pruneStructureEvents } from './structure-events.js';
+export type { NewStructureEvent, StructureEvent } from './structure-events.js';

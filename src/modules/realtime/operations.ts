@@ -23,7 +23,7 @@ function newCells(event: ChangeEvent): Record<string, unknown> {
 /**
  * The `update-dtable` operation for one committed change event, or null for a kind with none.
  * Rows are keyed by column key, as in the whole-base read, so `dtable-store` applies them as they are.
- * Structure events carry their operation, already in this shape, as `row` (see rows/structure-ops.ts).
+ * (Structure changes come as operations already: rows/structure-ops.ts, events/structure-events.ts.)
  */
 export function toOperation(event: ChangeEvent): Operation | null {
   const base = { table_id: event.tableId };
@@ -47,7 +47,7 @@ export function toOperation(event: ChangeEvent): Operation | null {
     case 'remove_link':
       return linkOperation(event);
     default:
-      return structureOperation(event);
+      return null;
   }
 }
 
@@ -70,10 +70,4 @@ function linkOperation(event: ChangeEvent): Operation | null {
     change: event.opType,
     ...origin(event),
   };
-}
-
-function structureOperation(event: ChangeEvent): Operation | null {
-  const op = event.row;
-  if (!op || typeof op.op_type !== 'string') return null;
-  return { ...(op as Operation), op_user: event.opUser, op_app: event.opApp, op_time: event.opTime };
 }

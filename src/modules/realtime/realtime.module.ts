@@ -2,11 +2,12 @@ import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { Server, type ServerOptions } from 'socket.io';
 import { createAdapter } from '@socket.io/redis-streams-adapter';
-import type { Db } from '../../db/index.js';
+import type { DialectName, Db } from '../../db/index.js';
 import type { Clock } from '../../shared/clock.js';
 import type { BaseTokenVerifier } from '../tokens/index.js';
 import { LiveSockets } from './live-sockets.js';
 import { NotificationWatcher } from './notification-watcher.js';
+import { Poller } from './poller.js';
 import { RealtimeConsumer } from './realtime.consumer.js';
 import { uiToastsRoutes } from './ui-toasts.routes.js';
 
@@ -14,6 +15,7 @@ export const SOCKET_IO_PATH = '/api-gateway/socket.io';
 
 export interface RealtimeDeps {
   db: Db;
+  dialect: DialectName;
   clock: Clock;
   verifier: BaseTokenVerifier;
   config: {
@@ -27,6 +29,8 @@ export interface RealtimeDeps {
   /** Tests shorten these; defaults: credentials re-checked every 2 s, notifications looked for every 250 ms. */
   sweepIntervalMs?: number;
   notificationPollMs?: number;
+  /** How often structure changes of other instances are looked for; default 1 s. */
+  structurePollMs?: number;
 }
 
 type Log = { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
@@ -38,6 +42,8 @@ export interface Realtime {
   consumer: RealtimeConsumer;
   /** Fastify plugin: socket.io on the app's HTTP server at SOCKET_IO_PATH, and POST …/ui-toasts/. */
   attach(app: FastifyInstance): Promise<void>;
+  /** A structure change committed here: send it soon (other instances' are found by polling). */
+  wakeStructure(): void;
   /** Resolves once messages from other instances can arrive (at once without Redis). */
   ready(): Promise<void>;
   useLogger(log: Log): void;
@@ -77,7 +83,10 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
   const watcher = new NotificationWatcher(deps.db, io, deps.notificationPollMs ?? 250, (error) =>
     log?.error({ err: error }, 'pushing notifications failed'),
   );
-  const consumer = new RealtimeConsumer(io, deps.clock, Math.max(recoveryMs, 60_000), () => watcher.wake());
+  const consumer = new RealtimeConsumer(deps.db, deps.dialect, io, deps.clock, Math.max(recoveryMs, 60_000), () => watcher.wake());
+  const structure = new Poller(() => consumer.flushStructure(), deps.structurePollMs ?? 1000, (error) =>
+    log?.error({ err: error }, 'sending structure changes failed'),
+  );
   let attached = false;
 
   return {
@@ -89,6 +98,7 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
       io.attach(app.server);
       sockets.start();
       watcher.start();
+      structure.start();
       // Live connections would hold the HTTP server open: end them before it closes.
       app.addHook('preClose', (done) => {
         sockets.stop();
@@ -97,6 +107,7 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
       });
       await app.register(uiToastsRoutes(io));
     },
+    wakeStructure: () => structure.wake(),
     async ready() {
       if (!redis) return;
       if (redis.status === 'ready') return;
@@ -115,6 +126,7 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
     async close() {
       sockets.stop();
       await watcher.stop();
+      await structure.stop();
       // io.close() also closes the engine it was attached to; without one only the adapter needs closing.
       if (attached) await io.close();
       else await io.of('/').adapter.close();
