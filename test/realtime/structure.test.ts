@@ -49,7 +49,7 @@ describe.each(DIALECTS)('live channel: update-dtable for structure changes (%s)'
     expect(res.statusCode, res.body).toBe(200);
     const key = res.json().key as string;
     const [insert] = await next(1);
-    expect(insert).toMatchObject({ op_type: 'insert_column', table_id: '0000', column_key: key, column_data: { key, name: 'Stage', type: 'single-select' } });
+    expect(insert).toMatchObject({ op_type: 'insert_column', table_id: '0000', column_key: '0000', column_data: { key, name: 'Stage', type: 'single-select' } });
     expect((await g.call('PUT', 'columns/', { table_name: 'Table1', op_type: 'rename_column', column: 'Stage', new_column_name: 'Phase' })).statusCode).toBe(200);
     expect(await next(1)).toEqual([expect.objectContaining({ op_type: 'rename_column', column_key: key, new_column_name: 'Phase', old_column_name: 'Stage' })]);
 

@@ -38,11 +38,12 @@ function columnOps(before: TableMeta, after: TableMeta, ops: StructureOp[]): voi
     if (now.has(column.key)) return;
     ops.push({ op_type: 'delete_column', table_id, column_key: column.key, old_column: column, upper_column_key: before.columns[index - 1]?.key ?? '' });
   });
-  for (const column of after.columns) {
+  after.columns.forEach((column, index) => {
     const previous = old.get(column.key);
     if (!previous) {
-      ops.push({ op_type: 'insert_column', table_id, column_key: column.key, column_data: column, view_id: '', rows_datas: [] });
-      continue;
+      // As in the original, `column_key` names the column it goes after (the new one is `column_data`).
+      ops.push({ op_type: 'insert_column', table_id, column_key: after.columns[index - 1]?.key ?? '', column_data: column, view_id: '', rows_datas: [] });
+      return;
     }
     if (previous.name !== column.name) {
       ops.push({ op_type: 'rename_column', table_id, column_key: column.key, new_column_name: column.name, old_column_name: previous.name });
@@ -52,7 +53,7 @@ function columnOps(before: TableMeta, after: TableMeta, ops: StructureOp[]): voi
     } else if (!same(previous.data, column.data)) {
       ops.push({ op_type: 'modify_column_data', table_id, column_key: column.key, column_data: column.data, old_column_data: previous.data });
     }
-  }
+  });
 }
 
 function viewOps(before: TableMeta, after: TableMeta, ops: StructureOp[]): void {
