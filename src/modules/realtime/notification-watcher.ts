@@ -20,47 +20,14 @@ export class NotificationWatcher {
   /** Ids above `low` already pushed. */
   private readonly pushed = new Set<number>();
   private gapSince: number | null = null;
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
-  private again = false;
 
   constructor(
     private readonly db: Db,
     private readonly io: Server,
-    private readonly intervalMs: number,
-    private readonly onError: (error: unknown) => void,
   ) {}
 
-  start(): void {
-    if (this.timer) return;
-    this.timer = setInterval(() => this.wake(), this.intervalMs);
-    this.timer.unref();
-  }
-
-  async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    await this.running;
-  }
-
-  /** Look now (e.g. right after the dispatcher committed rule notifications). */
-  wake(): void {
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = this.pass()
-      .catch(this.onError)
-      .finally(() => {
-        this.running = null;
-        if (this.again && this.timer) {
-          this.again = false;
-          this.wake();
-        }
-      });
-  }
-
-  private async pass(): Promise<void> {
+  /** One look at the table (run by a Poller: every 250 ms, and when woken). */
+  async pass(): Promise<void> {
     if (this.low < 0 || this.io.of('/').sockets.size === 0) {
       // Nobody to tell yet: only remember where the newest is, so a socket that connects from now on
       // gets every notification committed after this point.

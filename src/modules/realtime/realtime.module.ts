@@ -80,7 +80,8 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
     },
     () => log,
   );
-  const watcher = new NotificationWatcher(deps.db, io, deps.notificationPollMs ?? 250, (error) =>
+  const notifications = new NotificationWatcher(deps.db, io);
+  const watcher = new Poller(() => notifications.pass(), deps.notificationPollMs ?? 250, (error) =>
     log?.error({ err: error }, 'pushing notifications failed'),
   );
   const consumer = new RealtimeConsumer(deps.db, deps.dialect, io, deps.clock, Math.max(recoveryMs, 60_000), () => watcher.wake());
