@@ -13,6 +13,7 @@ import { createRedis, type Redis } from './platform/redis.js';
 import { createWebhooksModule, type WebhooksModule } from './modules/webhooks/index.js';
 import { createNotifications, type NotificationsModule } from './modules/notifications/index.js';
 import { Scheduler } from './workers/scheduler.js';
+import { createRealtime, type Realtime } from './modules/realtime/index.js';
 
 /** Everything the app and the workers share, built once. Tests pass their own clock or database. */
 export interface Container {
@@ -49,6 +50,8 @@ export interface Container {
   notifications: NotificationsModule;
   /** Scheduled ticks (deadline reminders, e-mail digest) under database leases; `runOnce(name)` in tests. */
   scheduler: Scheduler;
+  /** The live channel (socket.io): `update-dtable` from the outbox, `new-notification`, ui-toasts. */
+  realtime: Realtime;
   close(): Promise<void>;
 }
 
@@ -98,6 +101,10 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   dispatcher.register(notifications.consumer);
   // A deleted or retyped table, view or column invalidates the rules using it at once.
   baseData.writer.onStructureChanged((base) => notifications.invalidation.recheckBaseSafely(base.id));
+  // After the notification consumer: its batch has committed when this one runs (new-notification).
+  const realtime = createRealtime({ db, dialect: handle.dialect, clock, verifier: tokens.verifier, config });
+  dispatcher.register(realtime.consumer);
+  baseData.writer.onStructureChanged(async () => realtime.wakeStructure());
   const scheduler = new Scheduler(db, clock, { timeZone: config.timeZone });
   for (const tick of notifications.ticks) scheduler.register(tick);
   for (const tick of webhooks.ticks) scheduler.register(tick);
@@ -124,9 +131,11 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     webhooks,
     notifications,
     scheduler,
+    realtime,
     close: async () => {
       await scheduler.stop();
       await dispatcher.stop();
+      await realtime.close();
       notifications.close();
       await webhooks.close();
       await tokens.close();

@@ -31,6 +31,8 @@ export async function startServer(config: Config, roles: readonly Role[]): Promi
     await app.ready();
   }
   container.dispatcher.useLogger(app.log);
+  container.realtime.useLogger(app.log);
+  await container.realtime.ready();
   if (roles.includes('worker')) container.dispatcher.start();
   container.webhooks.deliverer.useLogger(app.log);
   if (roles.includes('worker')) container.webhooks.deliverer.start();

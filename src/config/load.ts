@@ -70,6 +70,14 @@ export interface Config {
   requestTimeoutMs: number;
   /** WEBHOOK_LANES — deliveries of ONE webhook in flight at once, for different rows (a row's deliveries stay in order); 1 = strict order; default 8. */
   webhookLanes: number;
+  /** REALTIME_MAX_CONNECTIONS_PER_USER — live (socket.io) connections one credential may hold per instance; default 50. */
+  realtimeMaxConnectionsPerUser: number;
+  /** REALTIME_MAX_CONNECTIONS_PER_IP — live connections from one client address per instance; default 200. */
+  realtimeMaxConnectionsPerIp: number;
+  /** REALTIME_RECOVERY_SECONDS — a client reconnecting within this window resumes where it left off; default 300. */
+  realtimeRecoverySeconds: number;
+  /** REALTIME_MAX_BUFFERED_PACKETS — a client with more packets waiting to be sent is dropped; default 1000. */
+  realtimeMaxBufferedPackets: number;
 }
 
 export class ConfigError extends Error {
@@ -149,6 +157,10 @@ export function loadConfig(env: Env = process.env, options: { persistSecret?: bo
     webhookConcurrency: int(env, 'WEBHOOK_CONCURRENCY', 16, 1, 256),
     ...faultLimits(env),
     webhookLanes: int(env, 'WEBHOOK_LANES', 8, 1, 64),
+    realtimeMaxConnectionsPerUser: int(env, 'REALTIME_MAX_CONNECTIONS_PER_USER', 50, 1, 100_000),
+    realtimeMaxConnectionsPerIp: int(env, 'REALTIME_MAX_CONNECTIONS_PER_IP', 200, 1, 1_000_000),
+    realtimeRecoverySeconds: int(env, 'REALTIME_RECOVERY_SECONDS', 300, 0, 3600),
+    realtimeMaxBufferedPackets: int(env, 'REALTIME_MAX_BUFFERED_PACKETS', 1000, 10, 1_000_000),
   });
 }
 

@@ -9,6 +9,7 @@ import type {
 } from '../modules/workspaces/workspaces.table.js';
 import type { BaseLinksTable, BaseRowsTable } from '../modules/rows/rows.table.js';
 import type { EventConsumersTable, EventsTable } from '../modules/events/events.table.js';
+import type { StructureEventsTable } from '../modules/events/structure-events.js';
 import type { RateLimitOverridesTable } from '../modules/limits/limits.table.js';
 import type { ApiTokensTable, CredentialVersionsTable } from '../modules/tokens/tokens.table.js';
 import type {
@@ -38,6 +39,7 @@ export interface Database {
   base_links: BaseLinksTable;
   events: EventsTable;
   event_consumers: EventConsumersTable;
+  structure_events: StructureEventsTable;
   rate_limit_overrides: RateLimitOverridesTable;
   api_tokens: ApiTokensTable;
   credential_versions: CredentialVersionsTable;

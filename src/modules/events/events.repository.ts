@@ -4,7 +4,7 @@ import type { ChangeEvent, NewChangeEvent, OpType } from './events.types.js';
 import type { EventsTable } from './events.table.js';
 
 /** Arbitrary constant naming the PostgreSQL advisory lock that orders event commits. */
-const EVENTS_COMMIT_LOCK = 4_471_002;
+export const EVENTS_COMMIT_LOCK = 4_471_002;
 /** Rows per INSERT: 13 parameters each stays under both engines' limits; a 1,000-row append is one statement. */
 const INSERT_CHUNK = 2000;
 

@@ -56,4 +56,6 @@ export interface EventConsumer {
    * other bases are skipped unread (never parsed) and acknowledged. Without it, every event is handed over.
    */
   basesOfInterest?(trx: Executor, baseIds: number[]): Promise<number[]>;
+  /** True to also receive structure events (`isStructureEvent`); others get row and link events only. */
+  wantsStructure?: boolean;
 }

@@ -12,3 +12,6 @@ export {
   outboxPosition,
   outboxStats,
 } from './events.repository.js';
+export { EVENTS_COMMIT_LOCK } from './events.repository.js';
+export { appendStructureEvents, structureEventsAfter, pruneStructureEvents } from './structure-events.js';
+export type { NewStructureEvent, StructureEvent } from './structure-events.js';

@@ -16,6 +16,7 @@ import { notificationRulesRoutes } from './rules.routes.js';
 import { NotificationRulesService } from './rules.service.js';
 
 export { notifyUser } from './notify.js';
+export { baseNotice } from './present.js';
 export type { NotifyUserInput } from './notify.js';
 export { acquireLease, releaseLease } from './leases.repository.js';
 export { MSG_TYPE_RULE, MSG_TYPE_RULE_INVALID } from './rules.model.js';

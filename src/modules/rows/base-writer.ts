@@ -1,11 +1,12 @@
 import type { Transaction } from 'kysely';
 import type { Database, DialectName, Db } from '../../db/index.js';
 import type { Clock } from '../../shared/clock.js';
-import { appendEvents, type NewChangeEvent } from '../events/index.js';
+import { appendEvents, appendStructureEvents, type NewChangeEvent } from '../events/index.js';
 import type { BaseMetadata } from './metadata.js';
 import { notFound } from '../../shared/errors.js';
 import { POSTGRES_WRITE_SLOTS, Slots } from './write-slots.js';
 import { loadMetadata, lockByRevision, lockMetadata, saveRevision, storeMetadata } from './metadata.repository.js';
+import { structureOps } from './structure-ops.js';
 
 /** The base a request addresses (from the Base-Token). */
 export interface BaseRef {
@@ -115,6 +116,8 @@ export class BaseWriter {
       const now = this.clock.now();
       const meta = late ? await loadMetadata(trx, base.id) : await lockMetadata(trx, this.dialect, base.id);
       const readVersion = meta.version;
+      // What the structure was, to tell live clients what changed (structure_events).
+      const before = structuredClone(meta);
       let changed = false;
       let structural = false;
       const events: NewChangeEvent[] = [];
@@ -140,6 +143,10 @@ export class BaseWriter {
         if (changed) await storeMetadata(trx, base.id, meta);
       } else {
         await saveRevision(trx, base.id, changed ? meta : null);
+      }
+      if (changed) {
+        const ops = structureOps(before, meta).map((op) => ({ baseId: base.id, baseUuid: base.uuid, op, opUser: actor.user, opApp: actor.app, opTime: now }));
+        await appendStructureEvents(trx, this.dialect, ops, now);
       }
       await appendEvents(trx, this.dialect, events, now);
       return { value, emitted: events.length, structural };

@@ -1,0 +1,170 @@
+import type { Server, Socket } from 'socket.io';
+import { normalizeUuid } from '../../shared/ids.js';
+import type { BaseTokenVerifier, GatewayCheck } from '../tokens/index.js';
+import { ConnectionCounter } from './connection-counter.js';
+import { baseRoom, userRoom } from './rooms.js';
+
+export interface LiveSocketsOptions {
+  maxPerUser: number;
+  maxPerIp: number;
+  maxBufferedPackets: number;
+  trustProxy: boolean;
+  /** How often every socket's credential is checked again and its send buffer measured. */
+  sweepIntervalMs: number;
+}
+
+/** What a joined socket keeps (restored with the socket on connection-state recovery). */
+interface JoinedData {
+  token: string;
+  baseUuid: string;
+  userKey: string;
+}
+
+type Log = { warn(obj: object, msg: string): void };
+
+const MAX_TOKEN_LENGTH = 8192;
+
+/** Packets engine.io holds for the client because its transport is still busy with earlier ones. */
+function bufferedPackets(socket: Socket): number {
+  // `writeBuffer` is engine.io's own queue; its typings mark it private.
+  return (socket.conn as unknown as { writeBuffer: unknown[] }).writeBuffer.length;
+}
+
+/** Why a Base-Token was refused, in the gateway's words. */
+function refusal(result: Extract<GatewayCheck, { ok: false }>): string {
+  if (result.reason === 'expired') return 'Token expired.';
+  if (result.reason === 'base-gone') return 'dtable not found.';
+  return 'Permission denied.';
+}
+
+/**
+ * The socket side of the live channel: `join-room (dtable_uuid, base_token, ack)` verified as on the
+ * gateway, per-address and per-credential caps, and a sweep that drops sockets whose credential was
+ * revoked or expired, or that stopped reading (more than `maxBufferedPackets` waiting).
+ */
+export class LiveSockets {
+  private readonly perIp: ConnectionCounter;
+  private readonly perUser: ConnectionCounter;
+  private sweepTimer: NodeJS.Timeout | null = null;
+  private sweeping = false;
+
+  constructor(
+    private readonly io: Server,
+    private readonly verifier: BaseTokenVerifier,
+    private readonly options: LiveSocketsOptions,
+    private readonly log: () => Log | undefined,
+  ) {
+    this.perIp = new ConnectionCounter(options.maxPerIp);
+    this.perUser = new ConnectionCounter(options.maxPerUser);
+    io.on('connection', (socket) => this.onConnection(socket));
+  }
+
+  start(): void {
+    if (this.sweepTimer) return;
+    this.sweepTimer = setInterval(() => void this.sweep(), this.options.sweepIntervalMs);
+    this.sweepTimer.unref();
+  }
+
+  stop(): void {
+    if (this.sweepTimer) clearInterval(this.sweepTimer);
+    this.sweepTimer = null;
+  }
+
+  private onConnection(socket: Socket): void {
+    const ip = this.clientIp(socket);
+    if (!this.perIp.add(ip, socket.id)) {
+      this.refuse(socket, 'Too many connections.');
+      return;
+    }
+    socket.on('disconnect', () => {
+      this.perIp.remove(ip, socket.id);
+      const data = socket.data as Partial<JoinedData>;
+      if (data.userKey) this.perUser.remove(data.userKey, socket.id);
+    });
+    // A recovered socket is back in its rooms with its data: count it under its credential again.
+    const restored = socket.data as Partial<JoinedData>;
+    if (socket.recovered && restored.userKey && !this.perUser.add(restored.userKey, socket.id)) {
+      this.refuse(socket, 'Too many connections.');
+      return;
+    }
+    socket.on('join-room', (uuid: unknown, token: unknown, ack: unknown) => {
+      const reply = typeof ack === 'function' ? (ack as (answer: object) => void) : () => undefined;
+      this.join(socket, uuid, token).then(
+        (error) => {
+          if (error === null) return reply({ status: true });
+          reply({ status: false, error_msg: error });
+          this.refuse(socket, error);
+        },
+        () => {
+          reply({ status: false, error_msg: 'Internal Server Error' });
+          socket.disconnect(true);
+        },
+      );
+    });
+  }
+
+  /** Joins the base's room (and the user's); returns the refusal message, or null. */
+  private async join(socket: Socket, uuidArg: unknown, tokenArg: unknown): Promise<string | null> {
+    if (typeof uuidArg !== 'string' || typeof tokenArg !== 'string' || tokenArg.length > MAX_TOKEN_LENGTH) return 'Permission denied.';
+    const uuid = normalizeUuid(uuidArg);
+    const queried = socket.handshake.query.dtable_uuid;
+    if (uuid === null || (typeof queried === 'string' && queried !== '' && normalizeUuid(queried) !== uuid)) return 'Permission denied.';
+    const result = await this.verifier.check(tokenArg, uuid);
+    if (!result.ok) return refusal(result);
+    if (!socket.connected) return null;
+    const { claims } = result;
+    const userKey = `${claims.source}:${claims.sourceId}`;
+    const previous = socket.data as Partial<JoinedData>;
+    if (previous.userKey !== userKey) {
+      if (!this.perUser.add(userKey, socket.id)) return 'Too many connections.';
+      if (previous.userKey) this.perUser.remove(previous.userKey, socket.id);
+    }
+    for (const room of socket.rooms) if (room !== socket.id) await socket.leave(room);
+    await socket.join(baseRoom(uuid));
+    if (claims.source === 'account') await socket.join(userRoom(claims.sourceId));
+    const data: JoinedData = { token: tokenArg, baseUuid: uuid, userKey };
+    socket.data = data;
+    return null;
+  }
+
+  /** The error event, then the disconnect (sent after it, on the same transport). */
+  private refuse(socket: Socket, message: string): void {
+    socket.emit('error', { error_msg: message });
+    socket.disconnect(true);
+  }
+
+  private clientIp(socket: Socket): string {
+    if (this.options.trustProxy) {
+      const forwarded = socket.handshake.headers['x-forwarded-for'];
+      const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim();
+      if (first) return first;
+    }
+    return socket.handshake.address;
+  }
+
+  /** One pass over this instance's sockets; a pass still running is not overlapped. */
+  async sweep(): Promise<void> {
+    if (this.sweeping) return;
+    this.sweeping = true;
+    try {
+      const checks = new Map<string, Promise<GatewayCheck>>();
+      for (const socket of this.io.of('/').sockets.values()) {
+        const buffered = bufferedPackets(socket);
+        if (buffered > this.options.maxBufferedPackets) {
+          this.log()?.warn({ socket: socket.id, buffered }, 'dropping a live client that stopped reading');
+          socket.disconnect(true);
+          continue;
+        }
+        const data = socket.data as Partial<JoinedData>;
+        if (!data.token || !data.baseUuid) continue;
+        const key = `${data.baseUuid} ${data.token}`;
+        let check = checks.get(key);
+        if (!check) checks.set(key, (check = this.verifier.check(data.token, data.baseUuid)));
+        const result = await check.catch(() => null);
+        if (result && !result.ok && socket.connected) this.refuse(socket, refusal(result));
+      }
+    } finally {
+      this.sweeping = false;
+    }
+  }
+}
