@@ -24,10 +24,10 @@ export function referenceType(columnType: string, resultType?: unknown): ResultT
 const STORED_MINUTE = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2})$/;
 
 /** A stored cell (or row timestamp in ms for ctime/mtime) as a formula value. */
-export function cellToValue(columnType: string, raw: unknown, timeZone: string): Value {
+export function cellToValue(columnType: string, raw: unknown, timeZone: string, type: ResultType = referenceType(columnType)): Value {
   if (raw === undefined || raw === null) return null;
   if (columnType === 'ctime' || columnType === 'mtime') return typeof raw === 'number' ? new FormulaDate(raw) : null;
-  if (columnType === 'date' || (typeof raw === 'string' && referenceType(columnType) === 'date')) {
+  if (type === 'date') {
     if (typeof raw !== 'string') return null;
     const m = STORED_MINUTE.exec(raw);
     if (m) return new FormulaDate(utcMs(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5])));

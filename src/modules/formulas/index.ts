@@ -9,3 +9,4 @@ export { FormulaDate, toCell, toText, toNumber, toBool, toDate, isBlank, type Ev
 export { cellToValue, referenceType } from './cells.js';
 export { CATEGORIES, FUNCTIONS } from './functions/index.js';
 export { rfc3339, partsIn, zonedMs } from './calendar.js';
+export { FormulaColumnError, FormulaPlan, formulaColumnData, renameReference, type PlanColumn, type PlanContext, type PlanRow, type PlanTable } from './table-plan.js';

@@ -5,6 +5,7 @@ import type { Actor, BaseRef, BaseWriter, WriteScope } from './base-writer.js';
 import { compileFilter, filterWhere } from './filter-adapter.js';
 import type { FilterContext } from './filters/index.js';
 import { newRowId } from './ids.js';
+import { computeFormulas } from './formula-columns.js';
 import { loadLinkCells } from './link-cells.js';
 import { removeLinksOfRows } from './links.repository.js';
 import { findTable, lookupColumn, optionalView, visibleColumns, type BaseMetadata, type TableMeta, type ViewMeta } from './metadata.js';
@@ -197,6 +198,7 @@ export class RowsService {
       return { _id: newRowId(), _ctime: w.now, _mtime: w.now, _creator: actor.user, _last_modifier: actor.user, data };
     });
     if (countersMoved || input.optionsAdded()) w.metadataChanged('contents');
+    computeFormulas(w, this.writer.timeZone, table, stored);
     await repo.insertRows(w.trx, base.id, table._id, stored);
     w.emit(stored.map((r) => insertEvent(base, table, r, actor, w.now)));
     return {
@@ -220,6 +222,7 @@ export class RowsService {
       after.set(row_id, current);
     }
     if (input.optionsAdded()) w.metadataChanged('contents');
+    computeFormulas(w, this.writer.timeZone, table, [...after.values()]);
     const changed = [...after.values()].filter((r) => !sameCells(before.get(r._id)!.data, r.data));
     for (const r of changed) {
       r._mtime = w.now;
