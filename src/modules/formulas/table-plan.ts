@@ -33,7 +33,7 @@ export interface PlanRow {
 export class FormulaColumnError extends Error {}
 
 /** Column types a formula cannot read (their values are not in the row). */
-const UNREADABLE = ['link', 'link-formula', 'button'];
+const UNREADABLE = ['link', 'button'];
 
 const ROW_FIELD: Record<string, (row: PlanRow) => unknown> = {
   ctime: (r) => r._ctime,

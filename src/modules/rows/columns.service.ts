@@ -3,6 +3,7 @@ import type { Actor, BaseRef, BaseWriter, WriteScope } from './base-writer.js';
 import { coerceCell } from './cell-coercion.js';
 import { checkColumnName, checkColumnType, COMPUTED_TYPES, NOT_BATCH_APPENDABLE, normalizeColumnData } from './column-types.js';
 import { affectsFormulas, configureFormulaColumn, recomputeTable, renameInFormulas } from './formula-columns.js';
+import { configureLinkFormulaColumn, recomputeAllLinkFormulas } from './link-formula-columns.js';
 import { removeLinkColumn } from './links.repository.js';
 import { findColumn, findTable, lookupColumn, optionalView, visibleColumns, type ColumnMeta, type TableMeta } from './metadata.js';
 import { nextAutoNumber } from './row-input.js';
@@ -39,6 +40,10 @@ export class ColumnsService {
         if (column.type === 'formula') {
           configureFormulaColumn(table, column);
           await recomputeTable(w, this.writer.timeZone, table);
+        }
+        if (column.type === 'link-formula') {
+          configureLinkFormulaColumn(w, table, column);
+          await recomputeAllLinkFormulas(w, this.writer.timeZone, table);
         }
       }
       w.metadataChanged();
@@ -96,6 +101,10 @@ export class ColumnsService {
           await changeType(w, table, column, body.new_column_type, body.column_data);
           dropFiltersUnfitForType(table, column);
           if (column.type === 'formula') configureFormulaColumn(table, column);
+          if (column.type === 'link-formula') {
+            configureLinkFormulaColumn(w, table, column);
+            await recomputeAllLinkFormulas(w, this.writer.timeZone, table);
+          }
           if (affectsFormulas(table, column)) await recomputeTable(w, this.writer.timeZone, table);
           break;
         default:
@@ -115,6 +124,8 @@ export class ColumnsService {
       if (linkId) {
         removeLinkColumns(w.meta, linkId);
         await removeLinkColumn(w.trx, base.id, linkId);
+        // Link formulas over the deleted link compute nothing now.
+        for (const t of w.meta.tables) if (t.columns.some((c) => c.type === 'link-formula')) await recomputeAllLinkFormulas(w, this.writer.timeZone, t);
       } else {
         const readByFormulas = affectsFormulas(table, column.key);
         removeColumnFromTable(table, column.key);

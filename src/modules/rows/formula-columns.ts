@@ -3,6 +3,7 @@ import { badRequest } from '../../shared/errors.js';
 import type { WriteScope } from './base-writer.js';
 import type { ColumnMeta, TableMeta } from './metadata.js';
 import type { StoredRow } from './present.js';
+import { emptyLinkFormulas } from './link-formula-columns.js';
 import { scanTable, updateRows } from './rows.repository.js';
 import { sameCells } from './row-events.js';
 
@@ -27,8 +28,9 @@ export function configureTableFormulas(table: TableMeta): void {
   for (const column of table.columns) if (column.type === 'formula') configureFormulaColumn(table, column);
 }
 
-/** The hook of the row write path: compute the formula cells of rows being written (in place). */
-export function computeFormulas(w: WriteScope, timeZone: string, table: TableMeta, rows: StoredRow[]): void {
+/** The hook of the row write path: compute the formula cells of rows being written (in place); `fresh` rows are new. */
+export function computeFormulas(w: WriteScope, timeZone: string, table: TableMeta, rows: StoredRow[], fresh = false): void {
+  if (fresh) emptyLinkFormulas(w, timeZone, table, rows);
   const plan = FormulaPlan.of(table);
   if (!plan) return;
   const ctx = { timeZone, now: w.now, modifier: w.actor.user };
