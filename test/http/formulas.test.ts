@@ -123,3 +123,53 @@ describe.each(DIALECTS)('formula columns (%s)', (dialect) => {
     expect(batch.statusCode).toBe(400);
   });
 });
+
+describe.each(DIALECTS)('filters and sorts on formula columns (%s)', (dialect) => {
+  let t: TestApp;
+  let g: Gateway;
+
+  beforeAll(async () => {
+    t = await createTestApp(dialect);
+    g = await gateway(t);
+    await addTable(g, 'Tasks', [
+      { column_name: 'Task', column_type: 'text' },
+      { column_name: 'Hours', column_type: 'number' },
+      { column_name: 'Start', column_type: 'date' },
+      { column_name: 'Cost', column_type: 'formula', column_data: { formula: '{Hours} * 10' } },
+      { column_name: 'End', column_type: 'formula', column_data: { formula: 'dateAdd({Start}, {Hours}, "days")' } },
+      { column_name: 'Long', column_type: 'formula', column_data: { formula: '{Hours} >= 5' } },
+      { column_name: 'Code', column_type: 'formula', column_data: { formula: 'upper(left({Task}, 2))' } },
+    ]);
+    await appendRows(g, 'Tasks', [
+      { Task: 'write', Hours: 5, Start: '2024-01-30' },
+      { Task: 'test', Hours: 1, Start: '2024-02-28' },
+      { Task: 'ship', Hours: 12, Start: '2024-01-01' },
+      { Task: 'idle' },
+    ]);
+  });
+  afterAll(() => t.close());
+
+  const view = async (name: string, settings: Record<string, unknown>) => {
+    expect((await g.call('POST', 'views/?table_name=Tasks', { name })).statusCode).toBe(200);
+    const res = await g.call('PUT', `views/${name}/?table_name=Tasks`, settings);
+    expect(res.statusCode, res.body).toBe(200);
+    return (await listRows(g, `table_name=Tasks&view_name=${name}&convert_keys=true`)).map((r) => r.Task);
+  };
+
+  it('filters views by number, date, bool and text formulas', async () => {
+    expect(await view('Pricey', { filters: [{ column_name: 'Cost', filter_predicate: 'greater', filter_term: 20 }] })).toEqual(['write', 'ship']);
+    expect(await view('Late', { filters: [{ column_name: 'End', filter_predicate: 'is_on_or_after', filter_term: '2024-02-04', filter_term_modifier: 'exact_date' }] })).toEqual(['write', 'test']);
+    expect(await view('Long', { filters: [{ column_name: 'Long', filter_predicate: 'is', filter_term: true }] })).toEqual(['write', 'ship']);
+    expect(await view('Codes', { filters: [{ column_name: 'Code', filter_predicate: 'is', filter_term: 'TE' }] })).toEqual(['test']);
+  });
+
+  it('sorts by number, date and text formula columns, empty cells last', async () => {
+    const sorted = async (column: string, direction = 'asc') =>
+      (await listRows(g, `table_name=Tasks&order_by=${column}&direction=${direction}&convert_keys=true`)).map((r) => r.Task);
+    // An empty cell counts as 0 in arithmetic: idle costs 0.
+    expect(await sorted('Cost')).toEqual(['idle', 'test', 'write', 'ship']);
+    expect(await sorted('Cost', 'desc')).toEqual(['ship', 'write', 'test', 'idle']);
+    expect(await sorted('End')).toEqual(['ship', 'write', 'test', 'idle']);
+    expect(await sorted('Code', 'desc')).toEqual(['write', 'test', 'ship', 'idle']);
+  });
+});
