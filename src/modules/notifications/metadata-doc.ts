@@ -9,6 +9,12 @@ export interface MetaColumn {
   data: unknown;
 }
 
+/** A column a deadline can be read from: a date column, or a formula / link-formula whose result is a date. */
+export function isDateColumn(column: MetaColumn): boolean {
+  if (column.type === 'date') return true;
+  return (column.type === 'formula' || column.type === 'link-formula') && (column.data as { result_type?: unknown } | null)?.result_type === 'date';
+}
+
 export interface MetaView {
   _id: string;
   name: string;

@@ -1,5 +1,5 @@
 import { parseFilters, type CompiledFilter } from '../rows/filters/index.js';
-import { columnByKey, columnByName, tableById, viewById, type MetaColumn, type MetaDoc, type MetaTable, type MetaView } from './metadata-doc.js';
+import { columnByKey, columnByName, isDateColumn, tableById, viewById, type MetaColumn, type MetaDoc, type MetaTable, type MetaView } from './metadata-doc.js';
 import type { Members, Rule } from './rules.model.js';
 import { filterColumns } from './rules.validation.js';
 
@@ -37,7 +37,7 @@ export function prepareRule(rule: Rule, doc: MetaDoc, members: Members): Prepara
     const name = t.date_column_name ?? '';
     const column = columnByName(table, name);
     if (!column) return invalid(`its date column ${name} was deleted`);
-    if (column.type !== 'date') return invalid(`its date column ${name} is no longer a date column`);
+    if (!isDateColumn(column)) return invalid(`its date column ${name} is no longer a date column`);
     dateColumn = column;
   } else {
     for (const key of t.column_keys ?? []) {

@@ -1,6 +1,6 @@
 import { badRequest } from '../../shared/errors.js';
 import { parseFilters, type FilterColumn } from '../rows/filters/index.js';
-import { USER_COLUMN_TYPES, columnByKey, columnByName, tableById, viewById, type MetaDoc, type MetaTable } from './metadata-doc.js';
+import { USER_COLUMN_TYPES, columnByKey, isDateColumn, columnByName, tableById, viewById, type MetaDoc, type MetaTable } from './metadata-doc.js';
 import {
   DEFAULT_NOTIFY_HOUR,
   RUN_CONDITION_OF,
@@ -109,11 +109,11 @@ function deadlineFields(t: Obj, table: MetaTable): Partial<RuleTrigger> {
   let dateColumnName: string;
   if (requested === '') {
     // Blank means the table's first date column (the specification).
-    const first = table.columns.find((c) => c.type === 'date') ?? fail('trigger.date_column_name', `table ${table.name} has no date column`);
+    const first = table.columns.find(isDateColumn) ?? fail('trigger.date_column_name', `table ${table.name} has no date column`);
     dateColumnName = first.name;
   } else {
     const column = columnByName(table, requested) ?? fail('trigger.date_column_name', `column ${requested} not found`);
-    if (column.type !== 'date') fail('trigger.date_column_name', `column ${requested} is not a date column`);
+    if (!isDateColumn(column)) fail('trigger.date_column_name', `column ${requested} is not a date column`);
     dateColumnName = column.name;
   }
   const alarmDays = integerField(t.alarm_days, 0);

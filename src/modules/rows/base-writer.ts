@@ -59,6 +59,9 @@ export class BaseWriter {
     return this.clock.now();
   }
 
+  /** IANA zone of formula date functions (TIME_ZONE); the container sets it from the configuration. */
+  timeZone = 'UTC';
+
   read(base: BaseRef): Promise<BaseMetadata> {
     return loadMetadata(this.db, base.id);
   }

@@ -15,7 +15,9 @@ const message = (fn: () => unknown) => {
 describe('column types', () => {
   it('accepts the supported types and names the unsupported ones', () => {
     expect(checkColumnType('single-select')).toBe('single-select');
-    expect(message(() => checkColumnType('formula'))).toBe('column type formula is not supported.');
+    expect(message(() => checkColumnType('digital-sign'))).toBe('column type digital-sign is not supported.');
+    expect(checkColumnType('link-formula')).toBe('link-formula');
+    expect(checkColumnType('formula')).toBe('formula');
     expect(message(() => checkColumnType('wat'))).toBe('column_type wat invalid.');
     expect(message(() => checkColumnType(3))).toBe('column_type invalid.');
   });

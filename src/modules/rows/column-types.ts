@@ -27,20 +27,22 @@ export const SUPPORTED_TYPES = [
   'geolocation',
   'button',
   'digital-sign',
+  'formula',
+  'link-formula',
 ] as const;
 export type ColumnType = (typeof SUPPORTED_TYPES)[number];
 
-/** Types the original knows but this server does not compute (formulas) or model (departments). */
-const UNSUPPORTED_TYPES = ['formula', 'link-formula', 'department-single-select'];
+/** Types the original knows but this server does not model (departments). */
+const UNSUPPORTED_TYPES = ['department-single-select'];
 
-/** The first column names the row, so only these types may be first (the original's rule, minus formula). */
-export const FIRST_COLUMN_TYPES: readonly string[] = ['text', 'number', 'date', 'single-select', 'auto-number'];
+/** The first column names the row, so only these types may be first (the original's rule). */
+export const FIRST_COLUMN_TYPES: readonly string[] = ['text', 'number', 'date', 'single-select', 'formula', 'auto-number'];
 
-/** Values of these come from the row itself (or nowhere): writes to them are ignored, as in the original. */
-export const COMPUTED_TYPES: readonly string[] = ['creator', 'ctime', 'mtime', 'last-modifier', 'button'];
+/** Values of these come from the row itself, its formulas (or nowhere): writes to them are ignored, as in the original. */
+export const COMPUTED_TYPES: readonly string[] = ['creator', 'ctime', 'mtime', 'last-modifier', 'button', 'formula', 'link-formula'];
 
-/** Batch column creation refuses these (they need a second table or a counter fill). */
-export const NOT_BATCH_APPENDABLE: readonly string[] = ['link', 'auto-number'];
+/** Batch column creation refuses these (they need a second table, a counter fill or a table-wide compute). */
+export const NOT_BATCH_APPENDABLE: readonly string[] = ['link', 'auto-number', 'formula', 'link-formula'];
 
 export function checkColumnType(value: unknown): ColumnType {
   if (typeof value !== 'string' || value === '') throw badRequest('column_type invalid.');

@@ -2,6 +2,8 @@ import { badRequest } from '../../shared/errors.js';
 import type { Actor, BaseRef, BaseWriter, WriteScope } from './base-writer.js';
 import { coerceCell } from './cell-coercion.js';
 import { checkColumnName, checkColumnType, COMPUTED_TYPES, NOT_BATCH_APPENDABLE, normalizeColumnData } from './column-types.js';
+import { affectsFormulas, configureFormulaColumn, recomputeTable, renameInFormulas } from './formula-columns.js';
+import { configureLinkFormulaColumn, recomputeAllLinkFormulas } from './link-formula-columns.js';
 import { removeLinkColumn } from './links.repository.js';
 import { findColumn, findTable, lookupColumn, optionalView, visibleColumns, type ColumnMeta, type TableMeta } from './metadata.js';
 import { nextAutoNumber } from './row-input.js';
@@ -35,6 +37,14 @@ export class ColumnsService {
         column = buildColumn(table, body);
         placeColumn(table, column, body.anchor_column);
         if (column.type === 'auto-number') await numberExistingRows(w, table, column);
+        if (column.type === 'formula') {
+          configureFormulaColumn(table, column);
+          await recomputeTable(w, this.writer.timeZone, table);
+        }
+        if (column.type === 'link-formula') {
+          configureLinkFormulaColumn(w, table, column);
+          await recomputeAllLinkFormulas(w, this.writer.timeZone, table);
+        }
       }
       w.metadataChanged();
       return presentColumn(column);
@@ -68,6 +78,7 @@ export class ColumnsService {
         case 'rename_column': {
           const name = checkColumnName(body.new_column_name, 'new_column_name');
           if (name !== column.name) assertNameFree(table, name);
+          renameInFormulas(table, column.name, name);
           column.name = name;
           break;
         }
@@ -89,6 +100,12 @@ export class ColumnsService {
         case 'modify_column_type':
           await changeType(w, table, column, body.new_column_type, body.column_data);
           dropFiltersUnfitForType(table, column);
+          if (column.type === 'formula') configureFormulaColumn(table, column);
+          if (column.type === 'link-formula') {
+            configureLinkFormulaColumn(w, table, column);
+            await recomputeAllLinkFormulas(w, this.writer.timeZone, table);
+          }
+          if (affectsFormulas(table, column)) await recomputeTable(w, this.writer.timeZone, table);
           break;
         default:
           throw badRequest('op_type invalid.');
@@ -107,9 +124,13 @@ export class ColumnsService {
       if (linkId) {
         removeLinkColumns(w.meta, linkId);
         await removeLinkColumn(w.trx, base.id, linkId);
+        // Link formulas over the deleted link compute nothing now.
+        for (const t of w.meta.tables) if (t.columns.some((c) => c.type === 'link-formula')) await recomputeAllLinkFormulas(w, this.writer.timeZone, t);
       } else {
+        const readByFormulas = affectsFormulas(table, column.key);
         removeColumnFromTable(table, column.key);
         await dropCells(w.trx, w.dialect, base.id, table._id, column.key);
+        if (readByFormulas) await recomputeTable(w, this.writer.timeZone, table);
       }
       w.metadataChanged();
     });

@@ -4,6 +4,7 @@ import { displayColumn, linkEnds, type LinkColumnData } from './link-cells.js';
 import { addLinks, linkedIds, removeLinks, type LinkPair, type LinkSide } from './links.repository.js';
 import { findColumn, findTable, lookupTable, type BaseMetadata, type ColumnMeta, type TableMeta } from './metadata.js';
 import { displayText } from './present.js';
+import { recomputeLinkFormulas } from './link-formula-columns.js';
 import { linkEvent } from './row-events.js';
 import { findRows, findRowsInBase } from './rows.repository.js';
 import { linkIdOf } from './structure.js';
@@ -60,6 +61,10 @@ export class LinksService {
       }
       const after = await snapshot(w, link.linkId, affected);
       await this.emitChanges(w, ends, before, after);
+      for (const [side, end] of ends) {
+        const changed = [...(after[side]?.keys() ?? [])].filter((id) => !sameSet(before[side]?.get(id) ?? [], after[side]?.get(id) ?? []));
+        await recomputeLinkFormulas(w, this.writer.timeZone, end.table, changed);
+      }
       return count;
     });
     return mode === 'remove' ? { success: true as const, deleted_links_count: removed } : { success: true as const };

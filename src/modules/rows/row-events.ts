@@ -4,9 +4,9 @@ import { COMPUTED_TYPES } from './column-types.js';
 import type { ColumnMeta, TableMeta } from './metadata.js';
 import { displayText, rowByKeys, type StoredRow } from './present.js';
 
-/** Columns whose values live in a row's `data`. */
+/** Columns whose values live in a row's `data` (formula cells are materialized there too). */
 function dataColumns(table: TableMeta): ColumnMeta[] {
-  return table.columns.filter((c) => c.type !== 'link' && !COMPUTED_TYPES.includes(c.type));
+  return table.columns.filter((c) => c.type !== 'link' && (c.type === 'formula' || c.type === 'link-formula' || !COMPUTED_TYPES.includes(c.type)));
 }
 
 function item(column: ColumnMeta, value: unknown, oldValue: unknown): RowDataItem {

@@ -5,7 +5,9 @@ import type { Actor, BaseRef, BaseWriter, WriteScope } from './base-writer.js';
 import { compileFilter, filterWhere } from './filter-adapter.js';
 import type { FilterContext } from './filters/index.js';
 import { newRowId } from './ids.js';
+import { computeFormulas } from './formula-columns.js';
 import { loadLinkCells } from './link-cells.js';
+import { dependentRows, propagateLinkFormulas, recomputeLinkFormulas } from './link-formula-columns.js';
 import { removeLinksOfRows } from './links.repository.js';
 import { findTable, lookupColumn, optionalView, visibleColumns, type BaseMetadata, type TableMeta, type ViewMeta } from './metadata.js';
 import { presentRow, rowByKeys, type StoredRow } from './present.js';
@@ -200,6 +202,7 @@ export class RowsService {
       return { _id: newRowId(), _ctime: w.now, _mtime: w.now, _creator: actor.user, _last_modifier: actor.user, data };
     });
     if (countersMoved || input.optionsAdded()) w.metadataChanged('contents');
+    computeFormulas(w, this.writer.timeZone, table, stored, true);
     await repo.insertRows(w.trx, base.id, table._id, stored);
     w.emit(stored.map((r) => insertEvent(base, table, r, actor, w.now)));
     return {
@@ -223,6 +226,7 @@ export class RowsService {
       after.set(row_id, current);
     }
     if (input.optionsAdded()) w.metadataChanged('contents');
+    computeFormulas(w, this.writer.timeZone, table, [...after.values()]);
     const changed = [...after.values()].filter((r) => !sameCells(before.get(r._id)!.data, r.data));
     for (const r of changed) {
       r._mtime = w.now;
@@ -233,6 +237,7 @@ export class RowsService {
       modifier: actor.user,
     });
     w.emit(changed.flatMap((r) => modifyEvent(base, table, before.get(r._id)!, r, actor, w.now) ?? []));
+    await propagateLinkFormulas(w, this.writer.timeZone, table, changed.map((r) => r._id));
     return changed.length;
   }
 
@@ -241,8 +246,10 @@ export class RowsService {
     const table = findTable(w.meta, body);
     const rows = [...(await repo.findRows(w.trx, base.id, table._id, ids)).values()];
     const rowIds = rows.map((r) => r._id);
+    const dependents = await dependentRows(w, table, rowIds);
     await repo.deleteRows(w.trx, base.id, rowIds);
     await removeLinksOfRows(w.trx, base.id, rowIds);
+    for (const [dependent, ids] of dependents) await recomputeLinkFormulas(w, this.writer.timeZone, dependent, ids);
     w.emit(rows.map((r) => deleteEvent(base, table, r, actor, w.now)));
     return rows.length;
   }

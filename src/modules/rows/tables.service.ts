@@ -7,6 +7,7 @@ import { findTable, type ColumnMeta, type TableMeta } from './metadata.js';
 import { deleteTableRows, insertRows, scanTable } from './rows.repository.js';
 import { insertEvent } from './row-events.js';
 import { presentNewTable } from './structure.present.js';
+import { configureTableFormulas } from './formula-columns.js';
 import { addLinkColumn, assertFirstColumnType, buildColumn, checkTableName, linkIdOf, removeLinkColumns } from './structure.js';
 import { checkColumnName } from './column-types.js';
 
@@ -39,6 +40,7 @@ export class TablesService {
         table.columns.push(column);
       });
       if (table.columns.length === 0) table.columns.push(newColumn('0000', 'Name', 'text', null));
+      configureTableFormulas(table);
       w.meta.tables.push(table);
       for (const link of links) {
         if (table.columns.some((c) => c.name === link.name)) throw badRequest(`Column ${link.name} exists.`);

@@ -8,6 +8,7 @@ import type { DialectName } from '../../db/index.js';
 import { intParam, numberParam, textParam, type Fragment } from './field-sql.js';
 import { isNode, type Node } from './parser.js';
 import type { ValueType } from './schema.js';
+import { compileExpression } from './expressions.js';
 import { sqlError } from './sql-error.js';
 import {
   canonicalDate,
@@ -172,6 +173,8 @@ function sideOf(node: Node, scope: PredicateScope): { constant: Scalar } | { ope
   const constant = constantOf(node, scope.bindings);
   if (constant !== undefined) return { constant };
   if (node.type === 'column_ref' || node.type === 'aggr_func') return { operand: usable(scope.operand(node), scope) };
+  const expression = compileExpression(node, scope, (n) => sideOf(n, scope));
+  if (expression) return { operand: expression };
   throw unsupported(node, scope.clause);
 }
 

@@ -111,7 +111,15 @@ export function fieldOfColumn(column: SqlColumn): Field {
     const valueType: ValueType = rowField === 'ctime' || rowField === 'mtime' ? 'time' : 'string';
     return { kind: 'row', field: rowField, valueType, label: column.name, column };
   }
-  return { kind: 'cell', column, valueType: VALUE_TYPES[column.type] ?? 'opaque', label: column.name };
+  return { kind: 'cell', column, valueType: VALUE_TYPES[column.type] ?? formulaValueType(column) ?? 'opaque', label: column.name };
+}
+
+/** Formula cells are materialized with their result type; dates as RFC 3339 text (which orders within a zone). */
+const FORMULA_VALUE_TYPES: Readonly<Record<string, ValueType>> = { number: 'number', bool: 'bool', string: 'string', date: 'string', array: 'list' };
+
+function formulaValueType(column: SqlColumn): ValueType | undefined {
+  if (column.type !== 'formula' && column.type !== 'link-formula') return undefined;
+  return FORMULA_VALUE_TYPES[String(column.data?.result_type)];
 }
 
 export function systemField(name: string): Field | undefined {

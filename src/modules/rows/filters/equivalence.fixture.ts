@@ -40,6 +40,12 @@ export const COLUMNS: FilterColumn[] = [
   { key: 'An00', name: 'No', type: 'auto-number', data: null },
   { key: 'Fi00', name: 'Files', type: 'file', data: null },
   { key: 'Im00', name: 'Pics', type: 'image', data: null },
+  // Formula cells, materialized with their result type (dates as RFC 3339 in the zone).
+  { key: 'Fn00', name: 'Total', type: 'formula', data: { formula: '{Amount} * 2', result_type: 'number' } },
+  { key: 'Ft00', name: 'Label', type: 'formula', data: { formula: 'upper({Name})', result_type: 'string' } },
+  { key: 'Fd00', name: 'Deadline', type: 'formula', data: { formula: 'dateAdd({Due}, 1)', result_type: 'date' } },
+  { key: 'Fb00', name: 'Ok', type: 'formula', data: { formula: '{Amount} > 5', result_type: 'bool' } },
+  { key: 'Lf00', name: 'Lookup', type: 'link-formula', data: { formula: 'lookup', result_type: 'array' } },
   // Keys that would break a naively built JSON path.
   { key: 'a.b $[0]', name: 'Odd key', type: 'text', data: null },
 ];
@@ -101,6 +107,10 @@ row('r27', { Dt00: '2024-03-16' });
 row('r28', { Em00: 'Bob@Example.com', Ur00: 'https://example.com/A', An00: '0001', Du00: 59, Rt00: 3, 'a.b $[0]': 'odd' });
 row('r29', { Fi00: [{ name: 'a.pdf', url: 'x' }], Im00: ['http://x/img.png'], Lt00: 'long text', An00: '0002' });
 row('r30', { Fi00: [], Im00: [], Lt00: '', Cb00: false, Dt00: '2024-03-06T08:00' });
+Object.assign(ROWS[0]!.data, { Fn00: 20, Ft00: 'ALPHA', Fd00: '2024-03-07T00:00:00+13:00', Fb00: true, Lf00: ['red', 'blue'] });
+Object.assign(ROWS[1]!.data, { Fn00: 21, Ft00: 'ALPHABET SOUP', Fd00: '2024-03-06T08:00:00+00:00', Fb00: true, Lf00: ['green'] });
+Object.assign(ROWS[2]!.data, { Fn00: -6, Ft00: 'ÄLPHA UNICODE', Fd00: '2024-03-05T00:00:00-05:00', Fb00: false, Lf00: [] });
+Object.assign(ROWS[7]!.data, { Fn00: 0, Fd00: '2024-02-29T00:00:00+00:00', Fb00: false });
 
 // ---- random filters built from the same vocabulary as the data (seeded, so failures reproduce) ----
 
@@ -134,7 +144,7 @@ export function randomFilter(rand: () => number, depth = 0): unknown {
   const column = pick(COLUMNS);
   return {
     column_key: column.key,
-    filter_predicate: pick(predicatesOf(familyOf(column.type))),
+    filter_predicate: pick(predicatesOf(familyOf(column.type, column.data))),
     filter_term: pick(TERMS),
     filter_term_modifier: pick(MODIFIERS),
   };

@@ -38,6 +38,15 @@ const ALL = ROWS.map((r) => r._id);
 const except = (...n: number[]) => ALL.filter((id) => !ids(...n).includes(id));
 
 const CASES: Case[] = [
+  // formula and link-formula columns: the families of their result types
+  { name: 'number formula greater', filters: [f('Total', 'greater', 19)], expect: ids(1, 2) },
+  { name: 'number formula equal zero', filters: [f('Total', 'equal', 0)], expect: ids(8) },
+  { name: 'text formula contains', filters: [f('Label', 'contains', 'soup')], expect: ids(2) },
+  { name: 'text formula is_empty', filters: [f('Label', 'is_empty')], expect: except(1, 2, 3) },
+  { name: 'bool formula is true', filters: [f('Ok', 'is', true)], expect: ids(1, 2) },
+  { name: 'date formula is_before an exact date', filters: [f('Deadline', 'is_before', '2024-03-06', 'exact_date')], expect: ids(3, 8) },
+  { name: 'date formula is today', filters: [f('Deadline', 'is', '', 'today')] },
+  { name: 'array link formula has_any_of', filters: [f('Lookup', 'has_any_of', ['green', 'blue'])], expect: ids(1, 2) },
   // text family
   { name: 'text contains, ASCII case-insensitive, not Unicode', filters: [f('Name', 'contains', 'ALPHA')], expect: ids(1, 2, 15) },
   { name: 'text contains does not fold non-ASCII letters', filters: [f('Name', 'contains', 'älpha')], expect: [] },

@@ -66,11 +66,12 @@ describe('parseFilters errors', () => {
     expect(errorOf({ filters: [item('Amount', 7)] })).toMatch(/does not support '7'/);
   });
 
-  it('refuses link and formula columns, listing no predicates', () => {
+  it('refuses link columns, listing no predicates; formulas take the predicates of their result type', () => {
     expect(errorOf({ filters: [item('Link', 'is_empty')] })).toBe(
       "Filter on Link invalid: link type column 'Link' does not support 'is_empty', available predicates are []",
     );
-    expect(errorOf({ filters: [item('Formula', 'equal', 1)] })).toMatch(/formula type column 'Formula' .* are \[\]$/);
+    expect(parseFilters({ filters: [item('Formula', 'equal', 1)] }, COLUMNS).ok).toBe(true);
+    expect(errorOf({ filters: [item('Formula', 'contains', 'a')] })).toMatch(/formula type column 'Formula' does not support 'contains', available predicates are \['equal'/);
   });
 
   it('refuses a bad conjunction at any level', () => {
@@ -235,7 +236,7 @@ function plausible(rand: () => number, depth: number): unknown {
     return { filter_conjunction: pick(['And', 'Or', 'or']), filters: Array.from({ length: 1 + Math.floor(rand() * 3) }, () => plausible(rand, depth + 1)) };
   }
   const column = COLUMNS.find((c) => c.name === pick(COLUMN_POOL)) ?? COLUMNS[0]!;
-  const predicate = rand() < 0.8 ? pick(predicatesOf(familyOf(column.type))) : pick(PREDICATE_POOL);
+  const predicate = rand() < 0.8 ? pick(predicatesOf(familyOf(column.type, column.data))) : pick(PREDICATE_POOL);
   return { column_name: column.name, filter_predicate: predicate, filter_term: pick(TERM_POOL), filter_term_modifier: pick(MODIFIER_POOL) };
 }
 

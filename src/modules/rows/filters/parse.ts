@@ -94,7 +94,7 @@ function parseItem(item: Item, state: State): ParsedCondition | null {
   state.items += 1;
   if (state.items > MAX_ITEMS) throw new FilterError(`filters invalid: more than ${MAX_ITEMS} filters`);
   const type = typeof column.type === 'string' ? column.type : String(column.type);
-  const family = familyOf(type);
+  const family = familyOf(type, column.data);
   const available = predicatesOf(family);
   const predicate = typeof item.filter_predicate === 'string' ? item.filter_predicate : String(item.filter_predicate ?? '');
   if (!family || !available.includes(predicate)) throw new FilterError(unsupportedPredicate(column.name, type, predicate, available));
@@ -172,7 +172,7 @@ const FAMILY_PARSERS: Record<Family, (ctx: ItemContext) => ParsedCondition | nul
 
   date(ctx) {
     const { predicate, column, item } = ctx;
-    const src: CellSource | TimeSource = column.type === 'date' ? cell(column) : { kind: 'time', field: column.type === 'ctime' ? 'ctime' : 'mtime' };
+    const src: CellSource | TimeSource = column.type === 'ctime' || column.type === 'mtime' ? { kind: 'time', field: column.type } : cell(column);
     if (predicate === 'is_empty' || predicate === 'is_not_empty') {
       const empty: ParsedCondition = src.kind === 'cell' ? { op: 'not', item: { op: 'dateValid', key: src.key } } : { op: 'empty', src };
       return predicate === 'is_empty' ? empty : not(empty);

@@ -41,13 +41,27 @@ const FAMILY_OF_TYPE: Record<string, Family> = {
   'long-text': 'file',
 };
 
+/** Formula and link-formula cells are materialized in the row with their result type (docs/formulas.md). */
+const FAMILY_OF_RESULT: Record<string, Family> = {
+  number: 'number',
+  string: 'text',
+  bool: 'checkbox',
+  date: 'date',
+  array: 'multiple-select',
+};
+
 /**
- * The family of a column type, or null when the engine cannot filter on it. That includes `link`:
- * link cells live in `base_links`, outside the row, so neither a stored row nor a single-table query
- * can see them; filters on link (and formula / link-formula, button, digital-sign) columns are refused
- * with the contract's "does not support" error, listing no predicates.
+ * The family of a column type (for formula and link-formula columns: of their `data.result_type`), or
+ * null when the engine cannot filter on it. That includes `link`: link cells live in `base_links`,
+ * outside the row, so neither a stored row nor a single-table query can see them; filters on link
+ * (and button, digital-sign) columns are refused with the contract's "does not support" error, listing
+ * no predicates.
  */
-export function familyOf(columnType: string): Family | null {
+export function familyOf(columnType: string, data?: unknown): Family | null {
+  if (columnType === 'formula' || columnType === 'link-formula') {
+    const result = (data as { result_type?: unknown } | null | undefined)?.result_type;
+    return typeof result === 'string' && Object.hasOwn(FAMILY_OF_RESULT, result) ? FAMILY_OF_RESULT[result]! : null;
+  }
   return Object.hasOwn(FAMILY_OF_TYPE, columnType) ? (FAMILY_OF_TYPE[columnType] ?? null) : null;
 }
 

@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { FormulaDate } from '../values.js';
+import { run } from '../test-support.js';
+
+const ROW = { T: 'Hello World', E: null, N: 1234.5, B: true, D: new FormulaDate(Date.UTC(2024, 1, 29)), L: ['a', 'b'], U: 'été ünï' };
+
+describe('text functions', () => {
+  it.each([
+    ['concatenate({T}, "!", {N}, {E}, {B})', 'Hello World!1234.5true'],
+    ['concatenate({D}, " ", {L})', '2024-02-29 a, b'],
+    ['left({T}, 5)', 'Hello'],
+    ['left({T})', 'H'],
+    ['left({E}, 3)', null],
+    ['left({T}, -1)', null],
+    ['right({T}, 5)', 'World'],
+    ['right({T}, 0)', null],
+    ['mid({T}, 7, 3)', 'Wor'],
+    ['mid({T}, 0, 3)', null],
+    ['mid({U}, 2, 2)', 'té'],
+    ['len({T})', 11],
+    ['len({E})', 0],
+    ['len({U})', 7],
+    ['len({N})', 6],
+    ['lower({T})', 'hello world'],
+    ['upper({U})', 'ÉTÉ ÜNÏ'],
+    ['proper("hello wORLD o\'neil")', "Hello World O'neil"],
+    ['trim("  a b  ")', 'a b'],
+    ['find("o", {T})', 5],
+    ['find("o", {T}, 6)', 8],
+    ['find("O", {T})', 0],
+    ['find("x", {E})', 0],
+    ['search("O", {T})', 5],
+    ['search("world", {T})', 7],
+    ['substitute({T}, "o", "0")', 'Hell0 W0rld'],
+    ['substitute({T}, "o", "0", 2)', 'Hello W0rld'],
+    ['substitute({T}, "o", "0", 3)', 'Hello World'],
+    ['substitute({T}, "", "x")', 'Hello World'],
+    ['replace({T}, 1, 5, "Bye")', 'Bye World'],
+    ['replace({T}, 0, 5, "Bye")', null],
+    ['rept("ab", 3)', 'ababab'],
+    ['rept("ab", 0)', null],
+    ['rept("ab", 100000)', null],
+    ['exact("a", "a")', true],
+    ['exact("a", "A")', false],
+    ['exact({E}, "")', true],
+    ['T({T})', 'Hello World'],
+    ['T({N})', null],
+    ['text({N}, "dollar")', '$1,234.50'],
+    ['text(0.25, "percent")', '25%'],
+    ['text(-1234.5, "euro")', '-€1,234.50'],
+    ['text({N}, "nope")', null],
+    ['text({D}, "DD.MM.YYYY")', '29.02.2024'],
+    ['text({D})', '2024-02-29'],
+    ['value("12.5")', 12.5],
+    ['value(" 1,000 ")', 1000],
+    ['value({T})', null],
+    ['regexmatch({T}, "W.r")', true],
+    ['regexmatch({T}, "^w")', false],
+    ['regexmatch({T}, "(")', null],
+    ['regexextract("order 42 of 7", "[0-9]+")', '42'],
+    ['regexextract("key=val", "key=(\\\\w+)")', 'val'],
+    ['regexextract({T}, "x+")', null],
+  ])('%s → %j', (formula, expected) => {
+    expect(run(formula, ROW)).toEqual(expected);
+  });
+});

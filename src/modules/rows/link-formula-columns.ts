@@ -1,0 +1,142 @@
+import { FormulaColumnError, FormulaPlan, linkFormulaCell, linkFormulaColumnData, otherTableId, readSpec, type LinkedCells } from '../formulas/index.js';
+import { badRequest } from '../../shared/errors.js';
+import type { WriteScope } from './base-writer.js';
+import { linkEnds } from './link-cells.js';
+import { linkedIds } from './links.repository.js';
+import type { ColumnMeta, TableMeta } from './metadata.js';
+import type { StoredRow } from './present.js';
+import { modifyEvent, sameCells } from './row-events.js';
+import { findRows, scanTable, updateRows } from './rows.repository.js';
+
+/**
+ * Link-formula columns (lookup, rollup, count_links, findmin, findmax): materialized in the row like
+ * formula cells, recomputed inside the write that changes a link or a linked row. See docs/formulas.md.
+ */
+
+/** How far a change travels through link formulas reading link formulas (A ← B ← C …). */
+const MAX_DEPTH = 4;
+const BATCH = 1000;
+
+export function configureLinkFormulaColumn(w: WriteScope, table: TableMeta, column: ColumnMeta): void {
+  try {
+    column.data = linkFormulaColumnData(table._id, table, w.meta.tables, column.data ?? {});
+  } catch (e) {
+    if (e instanceof FormulaColumnError) throw badRequest(e.message);
+    throw e;
+  }
+}
+
+const linkFormulas = (table: TableMeta) => table.columns.filter((c) => c.type === 'link-formula' && readSpec(c.data) !== null);
+
+/** Cells of a linked row as link formulas read them (row timestamps for ctime/mtime columns). */
+function cellsOf(table: TableMeta, row: StoredRow): LinkedCells {
+  const cells: LinkedCells = { ...row.data };
+  for (const c of table.columns) {
+    if (c.type === 'ctime') cells[c.key] = row._ctime;
+    else if (c.type === 'mtime') cells[c.key] = row._mtime;
+    else if (c.type === 'creator') cells[c.key] = row._creator;
+    else if (c.type === 'last-modifier') cells[c.key] = row._last_modifier;
+  }
+  return cells;
+}
+
+/** New rows link to nothing yet: their link formulas start empty (count 0, sums 0). */
+export function emptyLinkFormulas(w: WriteScope, timeZone: string, table: TableMeta, rows: StoredRow[]): void {
+  for (const column of linkFormulas(table)) {
+    const spec = readSpec(column.data)!;
+    const link = table.columns.find((c) => c.key === spec.linkColumnKey);
+    const other = link && w.meta.tables.find((t) => t._id === otherTableId(table._id, link));
+    const value = other ? linkFormulaCell(spec, other, [], timeZone) : null;
+    for (const row of rows) {
+      if (value === null) delete row.data[column.key];
+      else row.data[column.key] = value;
+    }
+  }
+}
+
+/**
+ * Recompute the link formulas (then the formulas) of `rowIds` in `table`, store the rows whose cells
+ * change (with a modify event, mtime kept) and carry the change on to the tables linking to them.
+ */
+export async function recomputeLinkFormulas(w: WriteScope, timeZone: string, table: TableMeta, rowIds: string[], depth = 0): Promise<void> {
+  const columns = linkFormulas(table);
+  if (columns.length === 0 || rowIds.length === 0) return;
+  for (let i = 0; i < rowIds.length; i += BATCH) {
+    const rows = [...(await findRows(w.trx, w.base.id, table._id, rowIds.slice(i, i + BATCH))).values()];
+    const before = new Map(rows.map((r) => [r._id, { ...r, data: { ...r.data } }]));
+    await computeInto(w, timeZone, table, columns, rows);
+    const changed = rows.filter((r) => !sameCells(before.get(r._id)!.data, r.data));
+    await updateRows(w.trx, w.dialect, w.base.id, changed.map((r) => ({ rowId: r._id, data: r.data })), null);
+    w.emit(changed.flatMap((r) => modifyEvent(w.base, table, before.get(r._id)!, r, w.actor, w.now) ?? []));
+    if (depth < MAX_DEPTH) await propagateLinkFormulas(w, timeZone, table, changed.map((r) => r._id), depth + 1);
+  }
+}
+
+/** Set the link-formula cells of `rows` from their linked rows, then the table's formulas. */
+async function computeInto(w: WriteScope, timeZone: string, table: TableMeta, columns: ColumnMeta[], rows: StoredRow[]): Promise<void> {
+  const ids = rows.map((r) => r._id);
+  for (const column of columns) {
+    const spec = readSpec(column.data)!;
+    const link = table.columns.find((c) => c.key === spec.linkColumnKey && c.type === 'link');
+    const other = link && w.meta.tables.find((t) => t._id === otherTableId(table._id, link));
+    if (!link || !other) {
+      for (const row of rows) delete row.data[column.key];
+      continue;
+    }
+    const linked = await linkedIds(w.trx, w.base.id, linkEnds(table, link).linkId, linkEnds(table, link).side, ids);
+    const others = await findRows(w.trx, w.base.id, other._id, [...new Set([...linked.values()].flat())]);
+    for (const row of rows) {
+      const cells = (linked.get(row._id) ?? []).flatMap((id) => (others.has(id) ? [cellsOf(other, others.get(id)!)] : []));
+      const value = linkFormulaCell(spec, other, cells, timeZone);
+      if (value === null) delete row.data[column.key];
+      else row.data[column.key] = value;
+    }
+  }
+  const plan = FormulaPlan.of(table);
+  if (plan) for (const row of rows) plan.apply(row, { timeZone, now: w.now });
+}
+
+/**
+ * Rows of `table` changed (`rowIds`): recompute the link formulas of the rows linking to them, in
+ * every table with a link-formula column over a link to `table`.
+ */
+export async function propagateLinkFormulas(w: WriteScope, timeZone: string, table: TableMeta, rowIds: string[], depth = 0): Promise<void> {
+  if (rowIds.length === 0) return;
+  for (const [dependent, ids] of await dependentRows(w, table, rowIds)) await recomputeLinkFormulas(w, timeZone, dependent, ids, depth);
+}
+
+/** Rows (per table) whose link formulas read rows `rowIds` of `table`. */
+export async function dependentRows(w: WriteScope, table: TableMeta, rowIds: string[]): Promise<Map<TableMeta, string[]>> {
+  const out = new Map<TableMeta, string[]>();
+  for (const dependent of w.meta.tables) {
+    const linkKeys = new Set(linkFormulas(dependent).map((c) => readSpec(c.data)!.linkColumnKey));
+    for (const link of dependent.columns) {
+      if (link.type !== 'link' || !linkKeys.has(link.key) || otherTableId(dependent._id, link) !== table._id) continue;
+      // Seen from `table`, the same link: which of its rows link to which dependent rows.
+      const ends = linkEnds(dependent, link);
+      const fromSide = ends.side === 'row_id' ? 'other_row_id' : 'row_id';
+      const linked = await linkedIds(w.trx, w.base.id, ends.linkId, table._id === dependent._id ? ends.side : fromSide, rowIds);
+      const ids = [...new Set([...(out.get(dependent) ?? []), ...[...linked.values()].flat()])];
+      if (table._id === dependent._id) {
+        // A self-link: rows on either end may read the changed rows.
+        const back = await linkedIds(w.trx, w.base.id, ends.linkId, fromSide, rowIds);
+        ids.push(...[...back.values()].flat().filter((id) => !ids.includes(id)));
+      }
+      out.set(dependent, ids);
+    }
+  }
+  return out;
+}
+
+/** Every row of the table (a link-formula column added or changed, or its link deleted). */
+export async function recomputeAllLinkFormulas(w: WriteScope, timeZone: string, table: TableMeta): Promise<void> {
+  const columns = linkFormulas(table);
+  const stale = table.columns.filter((c) => c.type === 'link-formula' && !columns.includes(c));
+  for await (const batch of scanTable(w.trx, w.base.id, table._id, BATCH)) {
+    const before = new Map(batch.map((r) => [r._id, { ...r.data }]));
+    for (const row of batch) for (const c of stale) delete row.data[c.key];
+    await computeInto(w, timeZone, table, columns, batch);
+    const changed = batch.filter((r) => !sameCells(before.get(r._id)!, r.data));
+    await updateRows(w.trx, w.dialect, w.base.id, changed.map((r) => ({ rowId: r._id, data: r.data })), null);
+  }
+}

@@ -1,0 +1,116 @@
+/**
+ * Expressions in WHERE / HAVING conditions: arithmetic (`+ - * /`) and the formula functions whose SQL
+ * gives the formula library's answer on both engines (docs/formulas.md lists them and what is left out).
+ * Compiled to parameterized SQL; every name is matched against an allow-list, never written as text.
+ * Empty numbers count as 0 and empty text as '' (the formula rules); a division by zero is NULL,
+ * which a condition reads as false (the formula's empty result).
+ */
+import { sql } from 'kysely';
+import { numberParam, textParam, type Fragment } from './field-sql.js';
+import type { Node } from './parser.js';
+import type { Operand, PredicateScope } from './predicates.js';
+import { sqlError } from './sql-error.js';
+import { constantOf, toNumber, toText } from './values.js';
+
+/** Resolves a sub-expression to a constant or an operand (the predicate compiler's `sideOf`). */
+export type Side = (node: Node) => { constant: import('./values.js').Scalar } | { operand: Operand };
+
+const ARITHMETIC: Record<string, Fragment> = { '+': sql`+`, '-': sql`-`, '*': sql`*` };
+const MAX_ARGS = 64;
+
+function operand(label: string, type: 'number' | 'string', value: Fragment): Operand {
+  return { label, type, value, isEmpty: sql`(${value} is null)` };
+}
+
+function args(node: Node): Node[] {
+  const list = (node.args as { value?: unknown } | undefined)?.value;
+  const items = Array.isArray(list) ? (list as Node[]) : [];
+  if (items.length > MAX_ARGS) throw sqlError(`Too many arguments (at most ${MAX_ARGS}).`);
+  return items;
+}
+
+function nameOf(node: Node): string {
+  const parts = (node.name as { name?: Array<{ value?: unknown }> } | undefined)?.name;
+  if (Array.isArray(parts)) return parts.map((p) => String(p?.value ?? '')).join('.').toLowerCase();
+  return typeof node.name === 'string' ? node.name.toLowerCase() : '';
+}
+
+/** The expression as an operand, or undefined when it is not one this compiler knows. */
+export function compileExpression(node: Node, scope: PredicateScope, side: Side): Operand | undefined {
+  const number = (n: Node, what: string): Fragment => {
+    const s = side(n);
+    if ('constant' in s) return numberParam(scope.dialect, s.constant === null ? 0 : toNumber(s.constant, what));
+    if (s.operand.type !== 'number') throw sqlError(`${what} needs numbers; ${s.operand.label} is ${s.operand.type}.`);
+    return sql`coalesce(${s.operand.value}, 0)`;
+  };
+  const text = (n: Node, what: string): Fragment => {
+    const s = side(n);
+    if ('constant' in s) return textParam(scope.dialect, s.constant === null ? '' : toText(s.constant, what));
+    if (s.operand.type !== 'string') throw sqlError(`${what} needs text; ${s.operand.label} is ${s.operand.type}.`);
+    return sql`coalesce(${s.operand.value}, '')`;
+  };
+  const count = (n: Node | undefined, what: string, min: number): number => {
+    const value = n ? constantOf(n, scope.bindings) : undefined;
+    const k = value === undefined || value === null ? Number.NaN : toNumber(value, what);
+    if (!Number.isInteger(k) || k < min || k > 1_000_000) throw sqlError(`${what} needs a whole number of at least ${min} as a constant.`);
+    return k;
+  };
+
+  if (node.type === 'binary_expr') {
+    const op = String(node.operator);
+    if (ARITHMETIC[op]) return operand(`expression ${op}`, 'number', sql`(${number(node.left as Node, op)} ${ARITHMETIC[op]} ${number(node.right as Node, op)})`);
+    if (op === '/') {
+      const divisor = number(node.right as Node, '/');
+      const dividend = number(node.left as Node, '/');
+      // SQLite divides integers as integers; the formula divides as real numbers.
+      const real = scope.dialect === 'sqlite' ? sql`cast(${dividend} as real)` : dividend;
+      return operand('expression /', 'number', sql`(${real} / nullif(${divisor}, 0))`);
+    }
+    return undefined;
+  }
+  if (node.type !== 'function') return undefined;
+  const name = nameOf(node);
+  const a = args(node);
+  const arity = (min: number, max = min) => {
+    if (a.length < min || a.length > max) throw sqlError(`Function ${name} takes ${min === max ? min : `${min} to ${max}`} arguments.`);
+  };
+  switch (name) {
+    case 'abs':
+      arity(1);
+      return operand('abs', 'number', sql`abs(${number(a[0]!, 'abs')})`);
+    case 'sign': {
+      arity(1);
+      const n = number(a[0]!, 'sign');
+      return operand('sign', 'number', sql`(case when ${n} > 0 then 1 when ${n} < 0 then -1 else 0 end)`);
+    }
+    case 'len':
+      arity(1);
+      return operand('len', 'number', sql`length(${text(a[0]!, 'len')})`);
+    case 'concatenate': {
+      arity(1, MAX_ARGS);
+      const parts = a.map((n) => text(n, 'concatenate'));
+      return operand('concatenate', 'string', sql`nullif(${sql.join(parts, sql` || `)}, '')`);
+    }
+    case 'left': {
+      arity(1, 2);
+      const n = a.length > 1 ? count(a[1], 'left', 0) : 1;
+      return operand('left', 'string', sql`nullif(substr(${text(a[0]!, 'left')}, 1, ${n}), '')`);
+    }
+    case 'right': {
+      arity(1, 2);
+      const n = a.length > 1 ? count(a[1], 'right', 0) : 1;
+      if (n === 0) return operand('right', 'string', sql`cast(null as text)`);
+      const s = text(a[0]!, 'right');
+      const value = scope.dialect === 'postgres' ? sql`right(${s}, ${n})` : sql`substr(${s}, ${-n})`;
+      return operand('right', 'string', sql`nullif(${value}, '')`);
+    }
+    case 'mid': {
+      arity(3);
+      const start = count(a[1], 'mid', 1);
+      const n = count(a[2], 'mid', 0);
+      return operand('mid', 'string', sql`nullif(substr(${text(a[0]!, 'mid')}, ${start}, ${n}), '')`);
+    }
+    default:
+      return undefined;
+  }
+}
