@@ -19,6 +19,7 @@ import { systemRoutes } from './modules/system/index.js';
 import { tokensRoutes } from './modules/tokens/index.js';
 import { workspacesRoutes } from './modules/workspaces/index.js';
 import { webhooksRoutes } from './modules/webhooks/index.js';
+import { webConsolePlugin } from './plugins/web-console.js';
 
 export interface BuildAppOptions {
   /** false silences request logs (tests); default: pino at LOG_LEVEL. */
@@ -66,5 +67,6 @@ export async function buildApp(c: Container, options: BuildAppOptions = {}): Pro
   await app.register(sqlRoutes(c.sql, c.config.baseBodyLimitBytes));
   await app.register(webhooksRoutes(c.webhooks.service));
   await app.register(c.notifications.routes);
+  await app.register(webConsolePlugin);
   return app;
 }
