@@ -84,8 +84,6 @@ function NewColumn({ access, table, onAdded }: { access: BaseAccess; table: Tabl
         };
       case 'rate':
         return { rate_max_number: Number(extra) || 5 };
-      case 'formula':
-        return { formula: extra };
       case 'link':
         return { table: table.name, other_table: extra };
       case 'duration':
@@ -100,7 +98,6 @@ function NewColumn({ access, table, onAdded }: { access: BaseAccess; table: Tabl
     'single-select': 'Options, comma-separated',
     'multiple-select': 'Options, comma-separated',
     rate: 'Maximum rating',
-    formula: 'Formula, e.g. {Name}',
     link: 'Other table name',
   };
   const submit = (e: FormEvent) => {

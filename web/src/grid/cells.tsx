@@ -37,7 +37,12 @@ function formatterFor(column: Column) {
             aria-label={`${key} of row`}
             tabIndex={isCellSelected ? 0 : -1}
             checked={row[key] === true}
-            onChange={(e) => onRowChange({ ...row, [key]: e.target.checked })}
+            // Toggled on click (not change): the grid's own cell click handling must not swallow it.
+            onChange={() => undefined}
+            onClick={(e) => {
+              e.stopPropagation();
+              onRowChange({ ...row, [key]: row[key] !== true });
+            }}
           />
         );
       };

@@ -14,7 +14,6 @@ export const ADDABLE_TYPES: Array<[string, string]> = [
   ['url', 'URL'],
   ['email', 'E-mail'],
   ['duration', 'Duration'],
-  ['formula', 'Formula'],
   ['auto-number', 'Auto number'],
   ['ctime', 'Created time'],
   ['mtime', 'Modified time'],
