@@ -147,6 +147,10 @@ describe('web console (headless Chromium)', () => {
       await type(1, 3, '7');
       await type(2, 2, 'Beta');
       await type(2, 3, '3');
+      const saved = page.waitForResponse((r) => r.request().method() === 'PUT' && r.url().includes('/rows/') && (r.request().postData() ?? '').includes('"Done"'));
+      await cell(1, 6).getByRole('checkbox', { name: 'Done of row' }).click();
+      expect((await saved).request().postDataJSON()).toMatchObject({ updates: [{ row: { Done: true } }] });
+      await expect.poll(() => cell(1, 6).getByRole('checkbox', { name: 'Done of row' }).isChecked()).toBe(true);
       await cell(1, 4).dblclick();
       await page.getByLabel('Edit Status').selectOption('done');
       await expect.poll(() => cell(1, 4).innerText()).toBe('done');
@@ -156,7 +160,7 @@ describe('web console (headless Chromium)', () => {
         const rows = await gw<{ rows: Array<Record<string, unknown>> }>('rows/?table_name=Table1&convert_keys=true');
         return rows.data.rows.find((r) => r.Name === 'Alpha');
       })
-      .toMatchObject({ Number: 7, Status: 'done' });
+      .toMatchObject({ Number: 7, Status: 'done', Done: true });
     mkdirSync('docs/screenshots', { recursive: true });
     await page.screenshot({ path: 'docs/screenshots/base-editor.png' });
   });
@@ -214,6 +218,7 @@ describe('web console (headless Chromium)', () => {
       await log.getByRole('button', { name: /^Redeliver/ }).first().click();
       await expect.poll(() => receiver.received.length, { timeout: 15_000 }).toBeGreaterThan(before);
       await log.getByText('redelivery').first().waitFor({ timeout: 15_000 });
+      await expect.poll(() => log.getByText('succeeded', { exact: true }).count(), { timeout: 15_000 }).toBe(2);
       await page.getByRole('listitem', { name: /^Webhook / }).screenshot({ path: 'docs/screenshots/webhook-delivery-log.png' });
     });
   });

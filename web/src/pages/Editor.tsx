@@ -87,7 +87,11 @@ function TableView({ access, table }: { access: BaseAccess; table: Table }) {
 
   const onRowsChange = (next: Row[], data: RowsChangeData<Row>) => {
     const changed = data.indexes.map((i) => next[i]!);
-    const columnName = data.column.key;
+    // Compare rather than trust data.column: for a formatter's change (a checkbox click) the grid
+    // reports the selected cell's column, which may be another one.
+    const diff = [...new Set(data.indexes.flatMap((i) => Object.keys(next[i]!).filter((k) => next[i]![k] !== allRows[i]?.[k])))];
+    const columnNames = diff.length > 0 ? diff : data.column ? [data.column.key] : [];
+    if (columnNames.length === 0) return;
     // Shown at once; the server's answer (or error) follows.
     client.setQueryData<RowPages>(key, (old) =>
       old ? { ...old, pages: old.pages.map((p) => ({ ...p, rows: p.rows.map((r) => changed.find((c) => c._id === r._id) ?? r) })) } : old,
@@ -96,7 +100,7 @@ function TableView({ access, table }: { access: BaseAccess; table: Table }) {
       try {
         await gateway(access, 'rows/', {
           method: 'PUT',
-          body: { table_name: table.name, updates: changed.map((r) => ({ row_id: r._id, row: { [columnName]: r[columnName] ?? null } })) },
+          body: { table_name: table.name, updates: changed.map((r) => ({ row_id: r._id, row: Object.fromEntries(columnNames.map((c) => [c, r[c] ?? null])) })) },
         });
       } finally {
         await client.invalidateQueries(key);

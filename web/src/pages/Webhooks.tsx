@@ -70,7 +70,10 @@ export function Webhooks({ workspaceId, baseName }: { workspaceId: string; baseN
         <ul className="plain">
           {hooks.data?.map((h) => (
             <li key={h.id} className="card wide" aria-label={`Webhook ${h.url}`}>
-              <code>{h.url}</code> {h.is_valid ? <span className="tag good">active</span> : <span className="tag bad">disabled after failures</span>}
+              <div>
+                <code>{h.url}</code> {h.is_valid ? <span className="tag good">active</span> : <span className="tag bad">disabled after failures</span>}
+                {h.settings.secret ? <span className="tag">signed</span> : null}
+              </div>
               <div className="actions">
                 <button type="button" aria-expanded={open === h.id} onClick={() => setOpen(open === h.id ? null : h.id)}>
                   Delivery log
