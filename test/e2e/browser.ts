@@ -25,7 +25,7 @@ async function freePort(): Promise<number> {
 }
 
 /** The real server (API, workers, scheduler, console) on a fresh SQLite file, listening on 127.0.0.1. */
-export async function startConsoleServer(): Promise<{ server: RunningServer; url: string }> {
+export async function startConsoleServer(env: Record<string, string> = {}): Promise<{ server: RunningServer; url: string }> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const config = loadConfig(
@@ -39,6 +39,7 @@ export async function startConsoleServer(): Promise<{ server: RunningServer; url
       ADMIN_EMAIL: ADMIN.email,
       ADMIN_PASSWORD: ADMIN.password,
       WEBHOOK_ALLOW_PRIVATE: 'true',
+      ...env,
     },
     { persistSecret: false },
   );
