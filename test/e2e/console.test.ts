@@ -154,6 +154,13 @@ describe('web console (headless Chromium)', () => {
       await cell(1, 4).dblclick();
       await page.getByLabel('Edit Status').selectOption('done');
       await expect.poll(() => cell(1, 4).innerText()).toBe('done');
+      // Keyboard: move with the arrows, Enter opens the editor, Enter saves.
+      await cell(1, 2).click();
+      await page.keyboard.press('ArrowDown');
+      await page.keyboard.press('Enter');
+      await cell(2, 2).locator('input').fill('Beta two');
+      await page.keyboard.press('Enter');
+      await expect.poll(() => cell(2, 2).innerText()).toBe('Beta two');
     });
     await expect
       .poll(async () => {
@@ -161,6 +168,7 @@ describe('web console (headless Chromium)', () => {
         return rows.data.rows.find((r) => r.Name === 'Alpha');
       })
       .toMatchObject({ Number: 7, Status: 'done', Done: true });
+    expect((await gw<{ rows: Array<Record<string, unknown>> }>('rows/?table_name=Table1&convert_keys=true')).data.rows.map((r) => r.Name)).toContain('Beta two');
     mkdirSync('docs/screenshots', { recursive: true });
     await page.screenshot({ path: 'docs/screenshots/base-editor.png' });
   });
@@ -257,8 +265,12 @@ describe('web console (headless Chromium)', () => {
       await page.getByTestId('unread-count').waitFor({ timeout: 20_000 });
       await page.getByRole('link', { name: /Notifications, [1-9]\d* unread/ }).click();
       await page.getByText('New rows fired').first().waitFor();
+      // The inbox fits a phone-sized screen without sideways scrolling.
+      await page.setViewportSize({ width: 390, height: 844 });
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
       await page.getByRole('button', { name: 'Mark all read' }).click();
       await page.getByRole('link', { name: 'Notifications, 0 unread' }).waitFor();
+      await page.setViewportSize({ width: 1280, height: 800 });
     });
   });
 
