@@ -189,6 +189,32 @@ describe('web console (headless Chromium)', () => {
     expect(view.data.filters).toEqual([expect.objectContaining({ filter_predicate: 'greater', filter_term: 5 })]);
   });
 
+  it('links a row to a row of another table through the link editor', async () => {
+    await gw('tables/', { method: 'POST', body: { table_name: 'Clients' } });
+    await gw('rows/', { method: 'POST', body: { table_name: 'Clients', rows: [{ Name: 'Acme' }, { Name: 'Globex' }] } });
+    await step(page, 'link', async () => {
+      await page.reload();
+      await page.getByRole('link', { name: 'Clients' }).waitFor();
+      await page.getByRole('button', { name: 'Columns' }).click();
+      await page.getByLabel('Column name').fill('Client');
+      await page.getByLabel('Column type').selectOption('link');
+      await page.getByLabel('Other table name').fill('Clients');
+      await page.getByRole('button', { name: 'Add column' }).click();
+      await page.locator('.panel table').getByText('Client', { exact: true }).waitFor();
+      await page.getByRole('button', { name: 'Columns' }).click();
+      await page.locator('.grid').evaluate((el) => (el.scrollLeft = el.scrollWidth));
+      const linkCell = page.locator('.grid [role=row][aria-rowindex="2"] [role=gridcell]').last();
+      await linkCell.dblclick();
+      const dialog = page.getByRole('dialog', { name: 'Linked rows of Client' });
+      await dialog.getByLabel('Acme').check();
+      await dialog.getByRole('button', { name: 'Save links' }).click();
+      await dialog.waitFor({ state: 'detached' });
+      await expect.poll(() => linkCell.innerText()).toBe('Acme');
+    });
+    const rows = await gw<{ rows: Array<Record<string, unknown>> }>('rows/?table_name=Table1&convert_keys=true');
+    expect(rows.data.rows.find((r) => r.Name === 'Alpha')?.Client).toEqual([expect.objectContaining({ display_value: 'Acme' })]);
+  });
+
   it('creates an API-Token shown once, and seatable-api uses it', async () => {
     let token = '';
     await step(page, 'api-token', async () => {

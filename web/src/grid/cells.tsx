@@ -1,6 +1,8 @@
 import { useState, type KeyboardEvent } from 'react';
 import { TextEditor, type Column as GridColumn, type EditorProps, type FormatterProps } from 'react-data-grid';
-import type { Column, Row, SelectOption } from '../types';
+import type { Column, Row, SelectOption, Table } from '../types';
+import type { BaseAccess } from './base';
+import { linkEditor } from './LinkEditor';
 import { formatDuration, isEditable, parseDuration } from './column-types';
 
 type Props = FormatterProps<Row>;
@@ -165,8 +167,18 @@ function editorFor(column: Column) {
 }
 
 /** Grid columns from the table's columns; keys are column names (rows are read with convert_keys). */
-export function gridColumns(columns: Column[]): GridColumn<Row>[] {
+export function gridColumns(columns: Column[], context?: { access: BaseAccess; table: Table; tables: Table[] }): GridColumn<Row>[] {
   return columns.map((column, index) => {
+    if (column.type === 'link' && context) {
+      return {
+        key: column.name,
+        name: column.name,
+        width: column.width ?? 160,
+        resizable: true,
+        formatter: formatterFor(column),
+        editor: linkEditor(context.access, context.table, context.tables, column),
+      };
+    }
     const editable = isEditable(column.type) && column.type !== 'checkbox';
     return {
       key: column.name,

@@ -37,7 +37,7 @@ export function Editor({ workspaceId, baseName, tableId }: { workspaceId: string
         ))}
         <NewTable access={access.data!} />
       </nav>
-      {table ? <TableView key={table._id} access={access.data!} table={table} /> : <Empty>This base has no tables.</Empty>}
+      {table ? <TableView key={table._id} access={access.data!} table={table} tables={tables} /> : <Empty>This base has no tables.</Empty>}
     </section>
   );
 }
@@ -66,7 +66,7 @@ function NewTable({ access }: { access: BaseAccess }) {
   );
 }
 
-function TableView({ access, table }: { access: BaseAccess; table: Table }) {
+function TableView({ access, table, tables }: { access: BaseAccess; table: Table; tables: Table[] }) {
   const client = useQueryClient();
   const [viewName, setViewName] = useState(table.views[0]?.name ?? '');
   const view = table.views.find((v) => v.name === viewName) ?? table.views[0];
@@ -83,7 +83,7 @@ function TableView({ access, table }: { access: BaseAccess; table: Table }) {
     { getNextPageParam: (last) => (last.rows.length === PAGE ? last.start + PAGE : undefined), staleTime: 30_000 },
   );
   const allRows = useMemo(() => rows.data?.pages.flatMap((p) => p.rows) ?? [], [rows.data]);
-  const columns = useMemo(() => [SelectColumn, ...gridColumns(table.columns)], [table.columns]);
+  const columns = useMemo(() => [SelectColumn, ...gridColumns(table.columns, { access, table, tables })], [table.columns, access, tables]);
 
   const onRowsChange = (next: Row[], data: RowsChangeData<Row>) => {
     const changed = data.indexes.map((i) => next[i]!);
