@@ -24,6 +24,7 @@ import { tokensRoutes } from './modules/tokens/index.js';
 import { workspacesRoutes } from './modules/workspaces/index.js';
 import { webhooksRoutes } from './modules/webhooks/index.js';
 import { CollaboratorsService, collaboratorsRoutes } from './modules/collaborators/index.js';
+import { webConsolePlugin } from './plugins/web-console.js';
 
 export interface BuildAppOptions {
   /** false silences request logs (tests); default: pino at LOG_LEVEL. */
@@ -78,5 +79,6 @@ export async function buildApp(c: Container, options: BuildAppOptions = {}): Pro
   await app.register(c.notifications.routes);
   await app.register(collaboratorsRoutes({ collaborators: new CollaboratorsService(c.db, c.access), accounts: c.accounts, apiTokens: c.tokens.apiTokens }));
   await c.realtime.attach(app);
+  await app.register(webConsolePlugin);
   return app;
 }

@@ -1,0 +1,55 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import fastifyStatic from '@fastify/static';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+
+/** `web/dist`, the built console, relative to this file both under `src/` (tsx) and `dist/` (compiled). */
+export const WEB_DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../web/dist');
+
+/**
+ * Scripts only from this origin; styles also inline because the grid injects its stylesheet at
+ * run time; the API is the only thing the console connects to.
+ */
+export const CONSOLE_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "font-src 'self'",
+  "object-src 'none'",
+  "base-uri 'self'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+/**
+ * Serves the web console (`web/dist`) at `/` when it has been built. Only files that exist at start
+ * get a route (no wildcard), so every other path — `/api*` included — still reaches the JSON 404.
+ * Hashed files under `/assets/` are immutable; `index.html` is revalidated on every load.
+ */
+export async function webConsolePlugin(app: FastifyInstance, options: { root?: string } = {}): Promise<void> {
+  const root = options.root ?? WEB_DIST;
+  if (!existsSync(path.join(root, 'index.html'))) {
+    app.log.info({ root }, 'web console not built; serving the API only');
+    return;
+  }
+  await app.register(fastifyStatic, {
+    root,
+    prefix: '/',
+    wildcard: false,
+    index: ['index.html'],
+    cacheControl: false,
+    etag: true,
+    lastModified: true,
+    setHeaders(reply: FastifyReply, filePath: string) {
+      const hashed = filePath.includes(`${path.sep}assets${path.sep}`);
+      reply.header('cache-control', hashed ? 'public, max-age=31536000, immutable' : 'no-cache');
+      reply.header('content-security-policy', CONSOLE_CSP);
+      reply.header('x-content-type-options', 'nosniff');
+      reply.header('referrer-policy', 'no-referrer');
+      reply.header('x-frame-options', 'DENY');
+    },
+  });
+}

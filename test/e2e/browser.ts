@@ -1,0 +1,67 @@
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { loadConfig } from '../../src/config/index.js';
+import { startServer, type RunningServer } from '../../src/server.js';
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+export const ADMIN = { email: 'admin@console.test', password: 'admin-password-1' };
+export const FAILURES_DIR = path.resolve('test-results/e2e');
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 20_000 });
+}
+
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
+}
+
+/** The real server (API, workers, scheduler, console) on a fresh SQLite file, listening on 127.0.0.1. */
+export async function startConsoleServer(env: Record<string, string> = {}): Promise<{ server: RunningServer; url: string }> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const config = loadConfig(
+    {
+      SECRET_KEY: 'e2e-secret-key-e2e-secret-key-0123456789',
+      DATA_DIR: mkdtempSync(path.join(tmpdir(), 'basegate-e2e-')),
+      PUBLIC_URL: url,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'silent',
+      ADMIN_EMAIL: ADMIN.email,
+      ADMIN_PASSWORD: ADMIN.password,
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+      ...env,
+    },
+    { persistSecret: false },
+  );
+  const server = await startServer(config, ['api', 'worker', 'scheduler']);
+  return { server, url };
+}
+
+/** Runs a browser step; on failure saves a full-page screenshot under test-results/e2e before rethrowing. */
+export async function step<T>(page: Page, name: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (error) {
+    mkdirSync(FAILURES_DIR, { recursive: true });
+    await page.screenshot({ path: path.join(FAILURES_DIR, `${name.replace(/\W+/g, '-')}.png`), fullPage: true }).catch(() => undefined);
+    throw error;
+  }
+}
+
+export async function signIn(page: Page, url: string, email: string, password: string): Promise<void> {
+  await page.goto(url);
+  await page.getByLabel('E-mail').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign out' }).waitFor();
+}

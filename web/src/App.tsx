@@ -1,0 +1,71 @@
+import { SessionProvider, useSession } from './session';
+import { useRoute, href } from './router';
+import { Login } from './pages/Login';
+import { Settings } from './pages/Settings';
+import { Bases } from './pages/Bases';
+import { Share } from './pages/Share';
+import { Editor } from './pages/Editor';
+import { Integrations } from './pages/Integrations';
+import { Inbox, Bell } from './pages/Inbox';
+import { Admin } from './pages/Admin';
+import { Loading } from './ui';
+
+export function App() {
+  return (
+    <SessionProvider>
+      <Shell />
+    </SessionProvider>
+  );
+}
+
+function Shell() {
+  const { token, user, signOut } = useSession();
+  const route = useRoute();
+  if (!token) return <Login />;
+  if (!user) return <Loading what="Signing in" />;
+  return (
+    <>
+      <header className="topbar">
+        <a className="brand" href={href()}>
+          basegate
+        </a>
+        <nav aria-label="Main">
+          <a href={href()}>Bases</a>
+          {user.is_staff && <a href={href('admin')}>Admin</a>}
+          <a href={href('settings')}>Settings</a>
+        </nav>
+        <Bell />
+        <span className="who" title={user.email}>
+          {user.name || user.contact_email}
+        </span>
+        <button type="button" onClick={signOut}>
+          Sign out
+        </button>
+      </header>
+      <main>
+        <Page route={route} />
+      </main>
+    </>
+  );
+}
+
+function Page({ route }: { route: string[] }) {
+  const [first, a, b, c, d] = route;
+  switch (first) {
+    case 'settings':
+      return <Settings />;
+    case 'inbox':
+      return <Inbox />;
+    case 'admin':
+      return <Admin />;
+    case 'base':
+      if (a && b) {
+        if (c === 'share') return <Share workspaceId={a} baseName={b} />;
+        if (c === 'integrations') return <Integrations workspaceId={a} baseName={b} />;
+        return <Editor key={`${a}/${b}`} workspaceId={a} baseName={b} tableId={c === 'table' ? d : undefined} />;
+      }
+      return <Bases />;
+    default:
+      return <Bases />;
+  }
+}

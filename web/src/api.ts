@@ -1,0 +1,91 @@
+/** The console's only way to the server: the public API, with the caller's Account- or Base-Token. */
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const TOKEN_KEY = 'basegate.account-token';
+
+/** The Account-Token lives in session storage: gone with the tab, never in a URL. */
+export const tokenStore = {
+  get: (): string | null => sessionStorage.getItem(TOKEN_KEY),
+  set: (token: string) => sessionStorage.setItem(TOKEN_KEY, token),
+  clear: () => sessionStorage.removeItem(TOKEN_KEY),
+};
+
+/** The last rate-limit headers seen on a base request, for the integrations page. */
+export const rateLimitSeen: { limit?: string; remaining?: string; reset?: string } = {};
+
+export interface RequestOptions {
+  method?: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  body?: unknown;
+  /** Defaults to the signed-in user's Account-Token. */
+  token?: string | null;
+  signal?: AbortSignal;
+}
+
+const TIMEOUT_MS = 30_000;
+
+export async function api<T>(path: string, options: RequestOptions = {}): Promise<T> {
+  const token = options.token === undefined ? tokenStore.get() : options.token;
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (token) headers.authorization = `Token ${token}`;
+  if (options.body !== undefined) headers['content-type'] = 'application/json';
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), TIMEOUT_MS);
+  options.signal?.addEventListener('abort', () => controller.abort());
+  let response: Response;
+  try {
+    response = await fetch(path, {
+      method: options.method ?? 'GET',
+      headers,
+      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+      signal: controller.signal,
+    });
+  } catch (err) {
+    throw new ApiError(0, controller.signal.aborted ? 'The server did not answer in time.' : 'The server cannot be reached.');
+  } finally {
+    clearTimeout(timer);
+  }
+  if (path.startsWith('/api-gateway/')) {
+    rateLimitSeen.limit = response.headers.get('x-ratelimit-limit') ?? rateLimitSeen.limit;
+    rateLimitSeen.remaining = response.headers.get('x-ratelimit-remaining') ?? rateLimitSeen.remaining;
+    rateLimitSeen.reset = response.headers.get('x-ratelimit-reset') ?? rateLimitSeen.reset;
+  }
+  const text = await response.text();
+  let data: unknown = null;
+  try {
+    data = text ? JSON.parse(text) : null;
+  } catch {
+    data = text;
+  }
+  if (!response.ok) throw new ApiError(response.status, errorMessage(data, response.status));
+  return data as T;
+}
+
+/** Every error body the API uses: error_msg, detail, error_message, DRF field lists. */
+export function errorMessage(data: unknown, status: number): string {
+  if (data && typeof data === 'object') {
+    const d = data as Record<string, unknown>;
+    for (const key of ['error_msg', 'detail', 'error_message']) {
+      if (typeof d[key] === 'string' && d[key]) return d[key] as string;
+    }
+    for (const value of Object.values(d)) {
+      if (Array.isArray(value) && typeof value[0] === 'string') return value[0];
+    }
+  }
+  if (typeof data === 'string' && data.length > 0 && data.length < 300) return data;
+  return `Request failed (HTTP ${status}).`;
+}
+
+export const enc = encodeURIComponent;
+
+/** Path of a base's dtable-web endpoints. */
+export function basePath(workspaceId: number | string, baseName: string, suffix = ''): string {
+  return `/api/v2.1/workspace/${enc(String(workspaceId))}/dtable/${enc(baseName)}/${suffix}`;
+}

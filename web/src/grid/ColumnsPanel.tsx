@@ -1,0 +1,130 @@
+import { useState, type FormEvent } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
+import { ConfirmButton, ErrorText, useAction } from '../ui';
+import { gateway, type BaseAccess } from './base';
+import { ADDABLE_TYPES, OPTION_COLORS } from './column-types';
+import type { Table } from '../types';
+
+/** Add, rename, reorder and delete the columns of a table. */
+export function ColumnsPanel({ access, table }: { access: BaseAccess; table: Table }) {
+  const client = useQueryClient();
+  const action = useAction();
+  const refresh = () => Promise.all([client.invalidateQueries(['metadata', access.dtable_uuid]), client.invalidateQueries(['rows', access.dtable_uuid, table._id])]);
+  const put = (body: Record<string, unknown>) =>
+    action.run(async () => {
+      await gateway(access, 'columns/', { method: 'PUT', body: { table_name: table.name, ...body } });
+      await refresh();
+    });
+  return (
+    <div className="panel" aria-label="Columns">
+      <NewColumn access={access} table={table} onAdded={refresh} />
+      <ErrorText error={action.error} />
+      <table className="list">
+        <tbody>
+          {table.columns.map((c, i) => (
+            <tr key={c.key}>
+              <td>{c.name}</td>
+              <td className="muted">{c.type}</td>
+              <td>
+                <button type="button" aria-label={`Move ${c.name} left`} disabled={i === 0} onClick={() => void put({ op_type: 'move_column', column: c.key, target_column: table.columns[i - 1]!.key })}>
+                  ←
+                </button>
+                <button
+                  type="button"
+                  aria-label={`Move ${c.name} right`}
+                  disabled={i === table.columns.length - 1}
+                  onClick={() => void put({ op_type: 'move_column', column: table.columns[i + 1]!.key, target_column: c.key })}
+                >
+                  →
+                </button>
+                <button
+                  type="button"
+                  onClick={() => {
+                    const name = window.prompt(`Rename column ${c.name} to`, c.name);
+                    if (name && name !== c.name) void put({ op_type: 'rename_column', column: c.key, new_column_name: name });
+                  }}
+                >
+                  Rename
+                </button>
+                <ConfirmButton
+                  label="Delete"
+                  question={`Delete the column “${c.name}” and its values?`}
+                  disabled={i === 0}
+                  onConfirm={() =>
+                    void action.run(async () => {
+                      await gateway(access, 'columns/', { method: 'DELETE', body: { table_name: table.name, column: c.key } });
+                      await refresh();
+                    })
+                  }
+                />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function NewColumn({ access, table, onAdded }: { access: BaseAccess; table: Table; onAdded: () => Promise<unknown> }) {
+  const [name, setName] = useState('');
+  const [type, setType] = useState('text');
+  const [extra, setExtra] = useState('');
+  const action = useAction();
+  const columnData = (): Record<string, unknown> | undefined => {
+    switch (type) {
+      case 'single-select':
+      case 'multiple-select':
+        return {
+          options: extra
+            .split(',')
+            .map((s) => s.trim())
+            .filter(Boolean)
+            .map((n, i) => ({ name: n, color: OPTION_COLORS[i % OPTION_COLORS.length], textColor: '#202428' })),
+        };
+      case 'rate':
+        return { rate_max_number: Number(extra) || 5 };
+      case 'link':
+        return { table: table.name, other_table: extra };
+      case 'duration':
+        return { format: 'duration', duration_format: 'h:mm' };
+      case 'date':
+        return { format: 'YYYY-MM-DD' };
+      default:
+        return undefined;
+    }
+  };
+  const extraLabel: Record<string, string> = {
+    'single-select': 'Options, comma-separated',
+    'multiple-select': 'Options, comma-separated',
+    rate: 'Maximum rating',
+    link: 'Other table name',
+  };
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    void action.run(async () => {
+      const data = columnData();
+      await gateway(access, 'columns/', { method: 'POST', body: { table_name: table.name, column_name: name, column_type: type, ...(data ? { column_data: data } : {}) } });
+      setName('');
+      setExtra('');
+      await onAdded();
+    });
+  };
+  return (
+    <form className="inline" onSubmit={submit} aria-label="Add column">
+      <input aria-label="Column name" placeholder="Column name" value={name} onChange={(e) => setName(e.target.value)} required maxLength={255} />
+      <select aria-label="Column type" value={type} onChange={(e) => setType(e.target.value)}>
+        {ADDABLE_TYPES.map(([value, label]) => (
+          <option key={value} value={value}>
+            {label}
+          </option>
+        ))}
+      </select>
+      {extraLabel[type] && <input aria-label={extraLabel[type]} placeholder={extraLabel[type]} value={extra} onChange={(e) => setExtra(e.target.value)} required={type !== 'rate'} />}
+      <button type="submit" disabled={action.busy}>
+        Add column
+      </button>
+      <ErrorText error={action.error} />
+    </form>
+  );
+}

@@ -1,0 +1,109 @@
+import { useState } from 'react';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { api } from '../api';
+import { href } from '../router';
+import { ConfirmButton, Empty, ErrorText, InlineForm, Loading, useAction } from '../ui';
+import type { Base, Workspace } from '../types';
+
+export function useWorkspaces() {
+  return useQuery(['workspaces'], () => api<{ workspace_list: Workspace[] }>('/api/v2.1/workspaces/').then((r) => r.workspace_list));
+}
+
+/** Workspaces with their bases: create, rename, delete, and the way into editor, sharing and integrations. */
+export function Bases() {
+  const workspaces = useWorkspaces();
+  const client = useQueryClient();
+  const refresh = () => client.invalidateQueries(['workspaces']);
+  if (workspaces.isLoading) return <Loading what="Loading bases" />;
+  if (workspaces.error) return <ErrorText error={workspaces.error} />;
+  const own = workspaces.data?.find((w) => w.type === 'personal') ?? workspaces.data?.[0];
+  const shared = workspaces.data?.flatMap((w) => w.shared_table_list ?? []) ?? [];
+  return (
+    <section>
+      <h1>Bases</h1>
+      <InlineForm
+        label="New base name"
+        button="Create base"
+        onSubmit={async (name) => {
+          await api('/api/v2.1/dtables/', { method: 'POST', body: { name, ...(own ? { workspace_id: own.id } : {}) } });
+          await refresh();
+        }}
+      />
+      {workspaces.data?.map((w) => (
+        <div key={String(w.id)} className="workspace">
+          <h2>{w.name || 'My bases'}</h2>
+          {(w.table_list ?? []).length === 0 ? (
+            <Empty>No bases yet — create one above.</Empty>
+          ) : (
+            <ul className="cards">
+              {(w.table_list ?? []).map((b) => (
+                <BaseCard key={b.uuid} base={b} onChanged={refresh} owned />
+              ))}
+            </ul>
+          )}
+        </div>
+      ))}
+      <h2>Shared with me</h2>
+      {shared.length === 0 ? (
+        <Empty>Nothing shared with you.</Empty>
+      ) : (
+        <ul className="cards">
+          {shared.map((b) => (
+            <BaseCard key={b.uuid} base={b} onChanged={refresh} owned={false} />
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+function BaseCard({ base, onChanged, owned }: { base: Base; onChanged: () => unknown; owned: boolean }) {
+  const [renaming, setRenaming] = useState(false);
+  const action = useAction();
+  const canAdmin = owned || base.permission === 'admin';
+  return (
+    <li className="card" aria-label={`Base ${base.name}`}>
+      <a className="card-title" href={href('base', base.workspace_id, base.name)}>
+        {base.name}
+      </a>
+      <span className="muted small">
+        {owned ? `updated ${base.updated_at.slice(0, 16).replace('T', ' ')}` : `${base.permission} · from ${base.from_user_name}`}
+      </span>
+      <div className="actions">
+        <a href={href('base', base.workspace_id, base.name)}>Open</a>
+        {canAdmin && <a href={href('base', base.workspace_id, base.name, 'share')}>Share</a>}
+        {canAdmin && <a href={href('base', base.workspace_id, base.name, 'integrations')}>Integrations</a>}
+        {owned && (
+          <button type="button" onClick={() => setRenaming(!renaming)}>
+            Rename
+          </button>
+        )}
+        {owned && (
+          <ConfirmButton
+            label="Delete"
+            question={`Delete the base “${base.name}” and all its rows?`}
+            onConfirm={() =>
+              void action.run(async () => {
+                await api(`/api/v2.1/workspace/${base.workspace_id}/dtable/`, { method: 'DELETE', body: { name: base.name } });
+                await onChanged();
+              })
+            }
+          />
+        )}
+      </div>
+      {renaming && (
+        <InlineForm
+          label="New name"
+          button="Save name"
+          initial={base.name}
+          onSubmit={async (newName) => {
+            await api(`/api/v2.1/workspace/${base.workspace_id}/dtable/`, { method: 'PUT', body: { name: base.name, new_name: newName } });
+            setRenaming(false);
+            await onChanged();
+          }}
+        />
+      )}
+      <ErrorText error={action.error} />
+    </li>
+  );
+}

@@ -1,0 +1,144 @@
+import { useState, type FormEvent } from 'react';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, basePath, rateLimitSeen } from '../api';
+import { href } from '../router';
+import { ConfirmButton, CopyButton, Empty, ErrorText, Loading, useAction } from '../ui';
+import { Webhooks } from './Webhooks';
+import { Rules } from './Rules';
+
+interface ApiToken {
+  app_name: string;
+  api_token: string;
+  generated_by: string;
+  generated_at: string;
+  last_access: string;
+  permission: string;
+}
+
+/** API-Tokens, webhooks and notification rules of one base. */
+export function Integrations({ workspaceId, baseName }: { workspaceId: string; baseName: string }) {
+  return (
+    <section>
+      <p>
+        <a href={href('base', workspaceId, baseName)}>← {baseName}</a>
+      </p>
+      <h1>Integrations of “{baseName}”</h1>
+      <ApiTokens workspaceId={workspaceId} baseName={baseName} />
+      <Webhooks workspaceId={workspaceId} baseName={baseName} />
+      <Rules workspaceId={workspaceId} baseName={baseName} />
+      <h2>Rate limit</h2>
+      <p className="muted">
+        {rateLimitSeen.limit
+          ? `Last base request: ${rateLimitSeen.remaining} of ${rateLimitSeen.limit} requests left in this minute.`
+          : 'Open the base once to see its rate-limit usage (taken from the x-ratelimit headers of its requests).'}
+      </p>
+    </section>
+  );
+}
+
+function ApiTokens({ workspaceId, baseName }: { workspaceId: string; baseName: string }) {
+  const client = useQueryClient();
+  const key = ['api-tokens', workspaceId, baseName];
+  const tokens = useQuery(key, () => api<{ api_tokens: ApiToken[] }>(basePath(workspaceId, baseName, 'api-tokens/')).then((r) => r.api_tokens));
+  const [name, setName] = useState('');
+  const [permission, setPermission] = useState('rw');
+  const [fresh, setFresh] = useState<ApiToken | null>(null);
+  const [temp, setTemp] = useState<string | null>(null);
+  const action = useAction();
+  const create = (e: FormEvent) => {
+    e.preventDefault();
+    void action.run(async () => {
+      const token = await api<ApiToken>(basePath(workspaceId, baseName, 'api-tokens/'), { method: 'POST', body: { app_name: name, permission } });
+      setFresh(token);
+      setName('');
+      await client.invalidateQueries(key);
+    });
+  };
+  return (
+    <>
+      <h2>API-Tokens</h2>
+      <form className="inline" onSubmit={create} aria-label="New API-Token">
+        <input aria-label="App name" placeholder="App name" value={name} onChange={(e) => setName(e.target.value)} required maxLength={255} />
+        <select aria-label="Token permission" value={permission} onChange={(e) => setPermission(e.target.value)}>
+          <option value="rw">read-write</option>
+          <option value="r">read-only</option>
+        </select>
+        <button type="submit" disabled={action.busy}>
+          Create API-Token
+        </button>
+        <button type="button" onClick={() => void action.run(async () => setTemp((await api<{ api_token: string }>(basePath(workspaceId, baseName, 'temp-api-token/'))).api_token))}>
+          Temporary token (1 hour)
+        </button>
+      </form>
+      <ErrorText error={action.error} />
+      {fresh && (
+        <div className="notice" role="status" aria-label="New token">
+          Token for {fresh.app_name} — shown once, copy it now: <code className="secret" data-testid="new-api-token">{fresh.api_token}</code> <CopyButton text={fresh.api_token} />
+          <button type="button" onClick={() => setFresh(null)}>
+            Done
+          </button>
+        </div>
+      )}
+      {temp && (
+        <div className="notice" role="status">
+          Temporary API-Token: <code className="secret">{temp}</code> <CopyButton text={temp} />
+        </div>
+      )}
+      {tokens.isLoading ? (
+        <Loading />
+      ) : tokens.error ? (
+        <ErrorText error={tokens.error} />
+      ) : tokens.data?.length === 0 ? (
+        <Empty>No API-Tokens.</Empty>
+      ) : (
+        <table className="list" aria-label="API-Tokens">
+          <thead>
+            <tr>
+              <th>App</th>
+              <th>Permission</th>
+              <th>Created</th>
+              <th>Last access</th>
+              <th />
+            </tr>
+          </thead>
+          <tbody>
+            {tokens.data?.map((t) => (
+              <tr key={t.app_name}>
+                <td>{t.app_name}</td>
+                <td>
+                  <select
+                    aria-label={`Permission of ${t.app_name}`}
+                    value={t.permission}
+                    onChange={(e) =>
+                      void action.run(async () => {
+                        await api(basePath(workspaceId, baseName, `api-tokens/${encodeURIComponent(t.app_name)}/`), { method: 'PUT', body: { permission: e.target.value } });
+                        await client.invalidateQueries(key);
+                      })
+                    }
+                  >
+                    <option value="rw">read-write</option>
+                    <option value="r">read-only</option>
+                  </select>
+                </td>
+                <td>{t.generated_at.slice(0, 16).replace('T', ' ')}</td>
+                <td>{t.last_access ? t.last_access.slice(0, 16).replace('T', ' ') : 'never'}</td>
+                <td>
+                  <ConfirmButton
+                    label="Delete"
+                    question={`Delete the API-Token of ${t.app_name}? Scripts using it stop working.`}
+                    onConfirm={() =>
+                      void action.run(async () => {
+                        await api(basePath(workspaceId, baseName, `api-tokens/${encodeURIComponent(t.app_name)}/`), { method: 'DELETE' });
+                        await client.invalidateQueries(key);
+                      })
+                    }
+                  />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,33 @@
+import { useState, type FormEvent } from 'react';
+import { useSession } from '../session';
+import { ErrorText, useAction } from '../ui';
+
+export function Login() {
+  const { signIn } = useSession();
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const action = useAction();
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    void action.run(() => signIn(email, password));
+  };
+  return (
+    <main className="login">
+      <h1>basegate</h1>
+      <form onSubmit={submit} aria-label="Sign in">
+        <label>
+          E-mail
+          <input type="email" autoComplete="username" value={email} onChange={(e) => setEmail(e.target.value)} required />
+        </label>
+        <label>
+          Password
+          <input type="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} required />
+        </label>
+        <button type="submit" disabled={action.busy}>
+          Sign in
+        </button>
+        <ErrorText error={action.error} />
+      </form>
+    </main>
+  );
+}

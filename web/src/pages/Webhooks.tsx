@@ -1,0 +1,174 @@
+import { useState, type FormEvent } from 'react';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, basePath } from '../api';
+import { ConfirmButton, Empty, ErrorText, Loading, useAction } from '../ui';
+
+interface Webhook {
+  id: number;
+  url: string;
+  created_at: string;
+  is_valid: boolean;
+  settings: { secret?: string };
+}
+interface Attempt {
+  attempt: number;
+  time: string;
+  status_code: number | null;
+  latency_ms: number;
+  outcome: string;
+  error: string | null;
+  response_excerpt: string | null;
+}
+interface Delivery {
+  id: number;
+  kind: string;
+  op_type: string | null;
+  status: string;
+  attempt_count: number;
+  created_at: string;
+  redelivery_of: number | null;
+  attempts: Attempt[];
+}
+
+export function Webhooks({ workspaceId, baseName }: { workspaceId: string; baseName: string }) {
+  const client = useQueryClient();
+  const key = ['webhooks', workspaceId, baseName];
+  const hooks = useQuery(key, () => api<{ webhook_list: Webhook[] }>(basePath(workspaceId, baseName, 'webhooks/')).then((r) => r.webhook_list));
+  const [url, setUrl] = useState('');
+  const [secret, setSecret] = useState('');
+  const [open, setOpen] = useState<number | null>(null);
+  const action = useAction();
+  const refresh = () => client.invalidateQueries(key);
+  const create = (e: FormEvent) => {
+    e.preventDefault();
+    void action.run(async () => {
+      await api(basePath(workspaceId, baseName, 'webhooks/'), { method: 'POST', body: { url, ...(secret ? { secret } : {}) } });
+      setUrl('');
+      setSecret('');
+      await refresh();
+    });
+  };
+  const hookPath = (id: number, suffix = '') => basePath(workspaceId, baseName, `webhooks/${id}/${suffix}`);
+  return (
+    <>
+      <h2>Webhooks</h2>
+      <form className="inline" onSubmit={create} aria-label="New webhook">
+        <input aria-label="Webhook URL" placeholder="https://example.com/hook" type="url" value={url} onChange={(e) => setUrl(e.target.value)} required />
+        <input aria-label="Webhook secret (optional)" placeholder="secret (optional)" value={secret} onChange={(e) => setSecret(e.target.value)} />
+        <button type="submit" disabled={action.busy}>
+          Add webhook
+        </button>
+      </form>
+      <ErrorText error={action.error} />
+      {hooks.isLoading ? (
+        <Loading />
+      ) : hooks.error ? (
+        <ErrorText error={hooks.error} />
+      ) : hooks.data?.length === 0 ? (
+        <Empty>No webhooks.</Empty>
+      ) : (
+        <ul className="plain">
+          {hooks.data?.map((h) => (
+            <li key={h.id} className="card wide" aria-label={`Webhook ${h.url}`}>
+              <div>
+                <code>{h.url}</code> {h.is_valid ? <span className="tag good">active</span> : <span className="tag bad">disabled after failures</span>}
+                {h.settings.secret ? <span className="tag">signed</span> : null}
+              </div>
+              <div className="actions">
+                <button type="button" aria-expanded={open === h.id} onClick={() => setOpen(open === h.id ? null : h.id)}>
+                  Delivery log
+                </button>
+                <button type="button" onClick={() => void action.run(async () => { await api(hookPath(h.id, 'ping/'), { method: 'POST' }); await client.invalidateQueries(['deliveries', h.id]); })}>
+                  Ping
+                </button>
+                <button
+                  type="button"
+                  onClick={() => {
+                    const next = window.prompt('Webhook URL', h.url);
+                    if (next) void action.run(async () => { await api(hookPath(h.id), { method: 'PUT', body: { url: next } }); await refresh(); });
+                  }}
+                >
+                  Edit URL
+                </button>
+                {!h.is_valid && (
+                  <button type="button" onClick={() => void action.run(async () => { await api(hookPath(h.id), { method: 'PUT', body: {} }); await refresh(); })}>
+                    Re-enable
+                  </button>
+                )}
+                <ConfirmButton label="Delete" question={`Delete the webhook to ${h.url}?`} onConfirm={() => void action.run(async () => { await api(hookPath(h.id), { method: 'DELETE' }); await refresh(); })} />
+              </div>
+              {open === h.id && <DeliveryLog path={hookPath(h.id)} webhookId={h.id} />}
+            </li>
+          ))}
+        </ul>
+      )}
+    </>
+  );
+}
+
+function DeliveryLog({ path, webhookId }: { path: string; webhookId: number }) {
+  const client = useQueryClient();
+  const key = ['deliveries', webhookId];
+  const deliveries = useQuery(key, () => api<{ delivery_list: Delivery[]; total_count: number }>(`${path}deliveries/?page=1&per_page=25`), { refetchInterval: 3000 });
+  const action = useAction();
+  if (deliveries.isLoading) return <Loading what="Loading deliveries" />;
+  if (deliveries.error) return <ErrorText error={deliveries.error} />;
+  const list = deliveries.data?.delivery_list ?? [];
+  return (
+    <div className="deliveries" aria-label="Delivery log">
+      <ErrorText error={action.error} />
+      {list.length === 0 ? (
+        <Empty>No deliveries yet. Change a row, or ping.</Empty>
+      ) : (
+        <table className="list">
+          <thead>
+            <tr>
+              <th>#</th>
+              <th>Event</th>
+              <th>Status</th>
+              <th>Attempts (time · HTTP status · latency · response)</th>
+              <th />
+            </tr>
+          </thead>
+          <tbody>
+            {list.map((d) => (
+              <tr key={d.id}>
+                <td>{d.id}</td>
+                <td>
+                  {d.kind}
+                  {d.op_type ? ` · ${d.op_type}` : ''}
+                  {d.redelivery_of ? ` (of #${d.redelivery_of})` : ''}
+                </td>
+                <td>
+                  <span className={`tag ${d.status === 'succeeded' ? 'good' : d.status === 'failed' ? 'bad' : ''}`}>{d.status}</span>
+                </td>
+                <td>
+                  {d.attempts.map((a) => (
+                    <div key={a.attempt} className="small">
+                      {a.time.replace('T', ' ').slice(0, 19)} · {a.status_code ?? a.error ?? a.outcome} · {a.latency_ms} ms
+                      {a.response_excerpt ? <code className="excerpt"> {a.response_excerpt.slice(0, 120)}</code> : null}
+                    </div>
+                  ))}
+                </td>
+                <td>
+                  <button
+                    type="button"
+                    aria-label={`Redeliver ${d.id}`}
+                    onClick={() =>
+                      void action.run(async () => {
+                        await api(`${path}deliveries/${d.id}/redeliver/`, { method: 'POST' });
+                        await client.invalidateQueries(key);
+                      })
+                    }
+                  >
+                    Redeliver
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </div>
+  );
+}

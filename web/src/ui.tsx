@@ -1,0 +1,107 @@
+import { useState, type ReactNode, type FormEvent } from 'react';
+import { ApiError } from './api';
+
+export function Loading({ what = 'Loading' }: { what?: string }) {
+  return (
+    <p className="muted" role="status" aria-live="polite">
+      {what}…
+    </p>
+  );
+}
+
+export function Empty({ children }: { children: ReactNode }) {
+  return <p className="empty">{children}</p>;
+}
+
+export function ErrorText({ error }: { error: unknown }) {
+  if (!error) return null;
+  const message = error instanceof ApiError || error instanceof Error ? error.message : String(error);
+  return (
+    <p className="error" role="alert">
+      {message}
+    </p>
+  );
+}
+
+/** A delete (or other destructive) button that asks first. */
+export function ConfirmButton(props: { label: string; question: string; onConfirm: () => void; disabled?: boolean; className?: string }) {
+  return (
+    <button
+      type="button"
+      className={props.className ?? 'danger'}
+      disabled={props.disabled}
+      onClick={() => {
+        if (window.confirm(props.question)) props.onConfirm();
+      }}
+    >
+      {props.label}
+    </button>
+  );
+}
+
+/** A one-field form: "New base name" + "Create". */
+export function InlineForm(props: { label: string; button: string; onSubmit: (value: string) => Promise<unknown> | void; initial?: string; type?: string }) {
+  const [value, setValue] = useState(props.initial ?? '');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      await props.onSubmit(value.trim());
+      setValue(props.initial ?? '');
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form className="inline" onSubmit={submit}>
+      <input aria-label={props.label} placeholder={props.label} value={value} type={props.type ?? 'text'} onChange={(e) => setValue(e.target.value)} required />
+      <button type="submit" disabled={busy}>
+        {props.button}
+      </button>
+      <ErrorText error={error} />
+    </form>
+  );
+}
+
+/** Runs an async action, remembering its error and busy state for display. */
+export function useAction() {
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const run = async <T,>(fn: () => Promise<T>): Promise<T | undefined> => {
+    setBusy(true);
+    setError(null);
+    try {
+      return await fn();
+    } catch (err) {
+      setError(err);
+      return undefined;
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { error, busy, run, setError };
+}
+
+export function CopyButton({ text, label = 'Copy' }: { text: string; label?: string }) {
+  const [done, setDone] = useState(false);
+  return (
+    <button
+      type="button"
+      onClick={async () => {
+        try {
+          await navigator.clipboard.writeText(text);
+          setDone(true);
+        } catch {
+          window.prompt('Copy:', text);
+        }
+      }}
+    >
+      {done ? 'Copied' : label}
+    </button>
+  );
+}
