@@ -1,16 +1,17 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { randomUUID } from 'node:crypto';
 import type { Container } from './container.js';
 import { VERSION } from './version.js';
 import { authPlugin } from './plugins/auth.js';
 import { baseAuthPlugin } from './plugins/base-auth.js';
 import { bodyParsersPlugin } from './plugins/body-parsers.js';
 import { errorHandlerPlugin } from './plugins/error-handler.js';
+import { clientErrorHandler, frameworkErrors, requestId } from './plugins/framework-errors.js';
 import { loggerOptions } from './plugins/logging.js';
 import { openApiPlugin } from './plugins/openapi.js';
 import { metricsRoutes } from './plugins/metrics.js';
 import { rateLimitPlugin } from './plugins/rate-limit.js';
+import { textGuardPlugin } from './plugins/text-guard.js';
 import { limitsRoutes } from './modules/limits/index.js';
 import { accountsRoutes } from './modules/accounts/index.js';
 import { rowsRoutes } from './modules/rows/index.js';
@@ -34,8 +35,11 @@ export async function buildApp(c: Container, options: BuildAppOptions = {}): Pro
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2048 },
     bodyLimit: c.config.bodyLimitBytes,
     trustProxy: c.config.trustProxy,
-    requestIdHeader: 'x-request-id',
-    genReqId: () => randomUUID(),
+    // The client's X-Request-Id only when it is a short safe token (plugins/framework-errors.ts).
+    requestIdHeader: false,
+    genReqId: requestId,
+    frameworkErrors,
+    clientErrorHandler,
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: true, useDefaults: true, allErrors: false } },
   };
   const app = Fastify(serverOptions).withTypeProvider<TypeBoxTypeProvider>();
@@ -47,6 +51,8 @@ export async function buildApp(c: Container, options: BuildAppOptions = {}): Pro
     done();
   });
   await app.register(errorHandlerPlugin);
+  // First onRequest hook: text no database can store is refused before any database work.
+  await app.register(textGuardPlugin);
   // Before the auth plugins, so the limiter is the first onRequest hook and runs before any token check.
   await app.register(rateLimitPlugin, { limits: c.limits, accounts: c.accounts, verifier: c.baseTokens });
   await app.register(bodyParsersPlugin, { bodyLimit: c.config.bodyLimitBytes });
