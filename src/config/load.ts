@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
+import { loadSecurityConfig, type SecurityConfig } from './security.js';
 
 export type Edition = 'self-hosted' | 'cloud';
 export type Role = 'api' | 'worker' | 'scheduler';
@@ -60,6 +61,8 @@ export interface Config {
   webhookRetentionDays: number;
   /** WEBHOOK_CONCURRENCY — deliveries (to different webhooks) one worker sends at once; default 16. */
   webhookConcurrency: number;
+  /** Resource bounds and hardening (SQL_*, CELL_MAX_BYTES, LOGIN_*, METRICS_*): see `src/config/security.ts`. */
+  security: SecurityConfig;
 }
 
 export class ConfigError extends Error {
@@ -137,6 +140,7 @@ export function loadConfig(env: Env = process.env, options: { persistSecret?: bo
     webhookRetrySchedule: Object.freeze(durations(env, 'WEBHOOK_RETRY_SCHEDULE', '5s,5m,30m,2h,5h,10h,10h')),
     webhookRetentionDays: int(env, 'WEBHOOK_RETENTION_DAYS', 30, 1, 3650),
     webhookConcurrency: int(env, 'WEBHOOK_CONCURRENCY', 16, 1, 256),
+    security: loadSecurityConfig(env),
   });
 }
 

@@ -39,8 +39,11 @@ export function findUnstorable(value: unknown, where: string, depth = 0): string
   return null;
 }
 
-function refuse(reply: FastifyReply, where: string): void {
-  reply.code(400).type('application/json').send({ error_msg: `${where}: ${STORABLE_TEXT_MESSAGE}` });
+function refuse(request: FastifyRequest, reply: FastifyReply, where: string): void {
+  const message = `${where}: ${STORABLE_TEXT_MESSAGE}`;
+  // The SQL endpoint's errors have a body of their own (contract §8.4).
+  const body = request.routeOptions.url?.endsWith('/sql') ? { success: false, error_message: message } : { error_msg: message };
+  reply.code(400).type('application/json').send(body);
 }
 
 export const textGuardPlugin = fp(
@@ -48,12 +51,12 @@ export const textGuardPlugin = fp(
     // Callback hooks: no promise per request on the hot path.
     app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
       const where = findUnstorable(request.params, 'params') ?? findUnstorable(request.query, 'query');
-      if (where !== null) return refuse(reply, where);
+      if (where !== null) return refuse(request, reply, where);
       done();
     });
     app.addHook('preValidation', (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
       const where = findUnstorable(request.body, 'body');
-      if (where !== null) return refuse(reply, where);
+      if (where !== null) return refuse(request, reply, where);
       done();
     });
   },
