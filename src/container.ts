@@ -5,7 +5,7 @@ import { AccountsService } from './modules/accounts/index.js';
 import { BaseAccess, BasesService, ExternalLinksService, SharesService } from './modules/workspaces/index.js';
 import { createTokensModule, type AccessTokenService, type BaseTokenVerifier, type TokensModule } from './modules/tokens/index.js';
 import { Dispatcher } from './workers/dispatcher.js';
-import { createBaseData, ROW_LIMITS, type BaseData } from './modules/rows/index.js';
+import { configureSizeLimits, createBaseData, ROW_LIMITS, type BaseData } from './modules/rows/index.js';
 import { SqlService, SqlThreads, sqliteFileOf } from './modules/sql/index.js';
 import { createLimits, type Limits } from './modules/limits/index.js';
 import { createMetrics, type Metrics } from './plugins/metrics.js';
@@ -91,6 +91,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   baseData.writer.onStructureChanged((base) => notifications.invalidation.recheckBaseSafely(base.id));
   const scheduler = new Scheduler(db, clock, { timeZone: config.timeZone });
   const sec = config.security;
+  configureSizeLimits(sec);
   const sqlThreads = new SqlThreads({
     threads: sec.sqlReaderThreads,
     timeoutMs: sec.sqlTimeoutMs,
