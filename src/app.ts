@@ -12,6 +12,8 @@ import { openApiPlugin } from './plugins/openapi.js';
 import { metricsRoutes } from './plugins/metrics.js';
 import { rateLimitPlugin } from './plugins/rate-limit.js';
 import { textGuardPlugin } from './plugins/text-guard.js';
+import { passwordThrottlePlugin } from './plugins/password-throttle.js';
+import { PasswordThrottle } from './modules/limits/password-throttle.js';
 import { limitsRoutes } from './modules/limits/index.js';
 import { accountsRoutes } from './modules/accounts/index.js';
 import { rowsRoutes } from './modules/rows/index.js';
@@ -59,6 +61,10 @@ export async function buildApp(c: Container, options: BuildAppOptions = {}): Pro
   await app.register(openApiPlugin, { version: VERSION, publicUrl: c.config.publicUrl });
   await app.register(authPlugin, { accounts: c.accounts });
   await app.register(baseAuthPlugin, { verifier: c.baseTokens });
+  const { loginFailuresBeforeDelay, loginMaxDelaySeconds } = c.config.security;
+  await app.register(passwordThrottlePlugin, {
+    throttle: new PasswordThrottle(c.clock, { failuresBeforeDelay: loginFailuresBeforeDelay, maxDelaySeconds: loginMaxDelaySeconds }),
+  });
 
   await app.register(systemRoutes({ version: VERSION, edition: c.config.edition }));
   await app.register(metricsRoutes(c.metrics));
