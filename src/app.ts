@@ -1,16 +1,19 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { randomUUID } from 'node:crypto';
 import type { Container } from './container.js';
 import { VERSION } from './version.js';
 import { authPlugin } from './plugins/auth.js';
 import { baseAuthPlugin } from './plugins/base-auth.js';
 import { bodyParsersPlugin } from './plugins/body-parsers.js';
 import { errorHandlerPlugin } from './plugins/error-handler.js';
+import { clientErrorHandler, frameworkErrors, requestId } from './plugins/framework-errors.js';
 import { loggerOptions } from './plugins/logging.js';
 import { openApiPlugin } from './plugins/openapi.js';
 import { metricsRoutes } from './plugins/metrics.js';
 import { rateLimitPlugin } from './plugins/rate-limit.js';
+import { textGuardPlugin } from './plugins/text-guard.js';
+import { passwordThrottlePlugin } from './plugins/password-throttle.js';
+import { PasswordThrottle } from './modules/limits/password-throttle.js';
 import { limitsRoutes } from './modules/limits/index.js';
 import { accountsRoutes } from './modules/accounts/index.js';
 import { rowsRoutes } from './modules/rows/index.js';
@@ -40,8 +43,11 @@ export async function buildApp(c: Container, options: BuildAppOptions = {}): Pro
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2048 },
     bodyLimit: c.config.bodyLimitBytes,
     trustProxy: c.config.trustProxy,
-    requestIdHeader: 'x-request-id',
-    genReqId: () => randomUUID(),
+    // The client's X-Request-Id only when it is a short safe token (plugins/framework-errors.ts).
+    requestIdHeader: false,
+    genReqId: requestId,
+    frameworkErrors,
+    clientErrorHandler,
     return503OnClosing: false, // shutdownPlugin answers with the API's 503 body
     ...connectionLimits(c.config),
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: true, useDefaults: true, allErrors: false } },
@@ -57,12 +63,18 @@ export async function buildApp(c: Container, options: BuildAppOptions = {}): Pro
   await app.register(errorHandlerPlugin);
   await app.register(shutdownPlugin);
   await app.register(unreadBodyPlugin);
+  // Text no database can store is refused before any database work.
+  await app.register(textGuardPlugin);
   // Before the auth plugins, so the limiter is the first onRequest hook and runs before any token check.
   await app.register(rateLimitPlugin, { limits: c.limits, accounts: c.accounts, verifier: c.baseTokens });
   await app.register(bodyParsersPlugin, { bodyLimit: c.config.bodyLimitBytes });
   await app.register(openApiPlugin, { version: VERSION, publicUrl: c.config.publicUrl });
   await app.register(authPlugin, { accounts: c.accounts });
   await app.register(baseAuthPlugin, { verifier: c.baseTokens });
+  const { loginFailuresBeforeDelay, loginMaxDelaySeconds } = c.config.security;
+  await app.register(passwordThrottlePlugin, {
+    throttle: new PasswordThrottle(c.clock, { failuresBeforeDelay: loginFailuresBeforeDelay, maxDelaySeconds: loginMaxDelaySeconds }),
+  });
 
   await app.register(systemRoutes({ version: VERSION, edition: c.config.edition }));
   await app.register(healthRoutes({ databaseReady: () => isDatabaseReady(c.db, c.config.databaseConnectTimeoutMs) }));

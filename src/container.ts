@@ -5,8 +5,8 @@ import { AccountsService } from './modules/accounts/index.js';
 import { BaseAccess, BasesService, ExternalLinksService, SharesService } from './modules/workspaces/index.js';
 import { createTokensModule, type AccessTokenService, type BaseTokenVerifier, type TokensModule } from './modules/tokens/index.js';
 import { Dispatcher } from './workers/dispatcher.js';
-import { createBaseData, ROW_LIMITS, type BaseData } from './modules/rows/index.js';
-import { SqlService } from './modules/sql/index.js';
+import { configureSizeLimits, createBaseData, ROW_LIMITS, type BaseData } from './modules/rows/index.js';
+import { SqlService, SqlThreads, sqliteFileOf } from './modules/sql/index.js';
 import { createLimits, type Limits } from './modules/limits/index.js';
 import { createMetrics, type Metrics } from './plugins/metrics.js';
 import { createRedis, type Redis } from './platform/redis.js';
@@ -107,6 +107,14 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   dispatcher.register(realtime.consumer);
   baseData.writer.onStructureChanged(async () => realtime.wakeStructure());
   const scheduler = new Scheduler(db, clock, { timeZone: config.timeZone });
+  const sec = config.security;
+  configureSizeLimits(sec);
+  const sqlThreads = new SqlThreads({
+    threads: sec.sqlReaderThreads,
+    timeoutMs: sec.sqlTimeoutMs,
+    sqliteFile: () => (handle.dialect === 'sqlite' ? sqliteFileOf(db) : Promise.resolve(null)),
+  });
+  const sqlCost = { maxStatementBytes: sec.sqlMaxStatementBytes, maxPredicateTerms: sec.sqlMaxPredicateTerms, maxInValues: sec.sqlMaxInValues, timeoutMs: sec.sqlTimeoutMs };
   for (const tick of notifications.ticks) scheduler.register(tick);
   for (const tick of webhooks.ticks) scheduler.register(tick);
   return {
@@ -125,7 +133,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     tokens,
     dispatcher,
     baseData,
-    sql: new SqlService({ db, dialect: handle.dialect, writer: baseData.rows, limits: ROW_LIMITS, links: baseData.links }),
+    sql: new SqlService({ db, dialect: handle.dialect, writer: baseData.rows, limits: ROW_LIMITS, links: baseData.links, cost: sqlCost, threads: sqlThreads }),
     metrics,
     redis,
     limits: createLimits({ config, db, clock, access, metrics, redis }),
@@ -140,6 +148,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
       notifications.close();
       await webhooks.close();
       await tokens.close();
+      await sqlThreads.close();
       redis?.disconnect();
       await handle.close();
     },

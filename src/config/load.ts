@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
+import { loadSecurityConfig, type SecurityConfig } from './security.js';
 
 export type Edition = 'self-hosted' | 'cloud';
 export type Role = 'api' | 'worker' | 'scheduler';
@@ -78,6 +79,8 @@ export interface Config {
   realtimeRecoverySeconds: number;
   /** REALTIME_MAX_BUFFERED_PACKETS — a client with more packets waiting to be sent is dropped; default 1000. */
   realtimeMaxBufferedPackets: number;
+  /** Resource bounds and hardening (SQL_*, CELL_MAX_BYTES, LOGIN_*, METRICS_*): see `src/config/security.ts`. */
+  security: SecurityConfig;
 }
 
 export class ConfigError extends Error {
@@ -161,6 +164,7 @@ export function loadConfig(env: Env = process.env, options: { persistSecret?: bo
     realtimeMaxConnectionsPerIp: int(env, 'REALTIME_MAX_CONNECTIONS_PER_IP', 200, 1, 1_000_000),
     realtimeRecoverySeconds: int(env, 'REALTIME_RECOVERY_SECONDS', 300, 0, 3600),
     realtimeMaxBufferedPackets: int(env, 'REALTIME_MAX_BUFFERED_PACKETS', 1000, 10, 1_000_000),
+    security: loadSecurityConfig(env),
   });
 }
 

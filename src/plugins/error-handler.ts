@@ -2,6 +2,7 @@ import fp from 'fastify-plugin';
 import type { FastifyError } from 'fastify';
 import { AppError } from '../shared/errors.js';
 import { databaseFault } from '../db/faults.js';
+import { STORABLE_TEXT_MESSAGE } from './text-guard.js';
 
 /**
  * One place turns every error into the contract's body: AppError carries its own; framework
@@ -14,6 +15,9 @@ export const errorHandlerPlugin = fp(
       if (error instanceof AppError) {
         reply.headers(error.headers).code(error.statusCode);
         return error.body === null ? reply.send() : reply.type('application/json').send(error.body);
+      }
+      if (isUnstorableTextError(error)) {
+        return reply.code(400).type('application/json').send({ error_msg: STORABLE_TEXT_MESSAGE });
       }
       const status = clientStatus(error);
       if (status !== null) {
@@ -66,4 +70,13 @@ function clientMessage(error: FastifyError, status: number): string {
   }
   if (error.name === 'SyntaxError') return 'Request body is not valid JSON.';
   return status === 404 ? 'Not found.' : error.message || 'Bad request.';
+}
+
+/**
+ * PostgreSQL's encoding refusals (a NUL or an invalid sequence that slipped past the text guard):
+ * 22021 character_not_in_repertoire, 22P05 untranslatable_character. The client's text, not the server.
+ */
+function isUnstorableTextError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === '22021' || code === '22P05';
 }

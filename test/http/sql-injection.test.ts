@@ -106,10 +106,15 @@ const ATTACKS: Record<string, Attack[]> = {
     // Redundant parentheses leave no trace in the tree: answered.
     { sql: `SELECT * FROM Contacts WHERE ${'('.repeat(100)}Age = 30${')'.repeat(100)}`, status: 200, rows: 1 },
     { sql: `SELECT * FROM Contacts WHERE ${'NOT ('.repeat(70)}Age = 30${')'.repeat(70)}`, status: 400 },
-    { sql: `SELECT * FROM Contacts WHERE ${Array.from({ length: 2000 }, (_, i) => `Age = ${i}`).join(' OR ')}`, status: 200, rows: 4 },
-    { sql: `SELECT * FROM Contacts WHERE ${Array.from({ length: 3000 }, (_, i) => `Age != ${i}`).join(' AND ')}`, status: 200, rows: 2 },
+    // Predicate terms are capped (SQL_MAX_PREDICATE_TERMS, default 1000), so is the statement's size (SQL_MAX_STATEMENT_BYTES, 64 KB).
+    { sql: `SELECT * FROM Contacts WHERE ${Array.from({ length: 900 }, (_, i) => `Age = ${i}`).join(' OR ')}`, status: 200, rows: 4 },
+    { sql: `SELECT * FROM Contacts WHERE ${Array.from({ length: 2000 }, (_, i) => `Age = ${i}`).join(' OR ')}`, status: 400 },
+    { sql: `SELECT * FROM Contacts WHERE ${Array.from({ length: 3000 }, (_, i) => `Age != ${i}`).join(' AND ')}`, status: 400 },
+    { sql: `SELECT * FROM Contacts WHERE Name IN (${Array.from({ length: 1001 }, () => "'x'").join(',')})`, status: 400 },
+    { sql: `SELECT * FROM Contacts WHERE Name IN (${Array.from({ length: 1000 }, () => "'x'").join(',')})`, status: 200, rows: 0 },
     { sql: `SELECT * FROM Contacts WHERE Name IN (${Array.from({ length: 40_000 }, () => "'x'").join(',')})`, status: 400 },
-    { sql: `SELECT * FROM Contacts WHERE Name = '${'x'.repeat(500_000)}'`, status: 200, rows: 0 },
+    { sql: `SELECT * FROM Contacts WHERE Name = '${'x'.repeat(60_000)}'`, status: 200, rows: 0 },
+    { sql: `SELECT * FROM Contacts WHERE Name = '${'x'.repeat(500_000)}'`, status: 400 },
     { sql: `SELECT * FROM Contacts WHERE Name = 'x'${' '.repeat(1_000_000)}`, status: 400 },
   ],
   'hostile parameters': [
@@ -119,7 +124,8 @@ const ATTACKS: Record<string, Attack[]> = {
     { sql: 'SELECT * FROM Contacts WHERE Name LIKE ?', parameters: ['\\'], status: 200, rows: 0 },
     { sql: 'SELECT * FROM Contacts WHERE Name = ?', parameters: ['nul\u0000byte'], status: 400 },
     { sql: "SELECT * FROM Contacts WHERE Name = 'nul\u0000byte'", status: 400 },
-    { sql: 'SELECT * FROM Contacts WHERE Name = ?', parameters: ['\ud800'], status: 200, rows: 0 },
+    // Text no database can store is refused before any database work (issue 17 item 4).
+    { sql: 'SELECT * FROM Contacts WHERE Name = ?', parameters: ['\ud800'], status: 400 },
     { sql: 'SELECT * FROM Contacts WHERE Age = ?', parameters: ['1 OR 1=1'], status: 400 },
     { sql: 'SELECT * FROM Contacts WHERE Age = ?', parameters: ['NaN'], status: 400 },
     { sql: 'SELECT * FROM Contacts WHERE Age = ?', parameters: [{ $gt: 0 }], status: 400 },

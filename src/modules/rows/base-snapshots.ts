@@ -3,6 +3,7 @@ import { CoalescedReader } from '../../shared/coalesced-reader.js';
 import { notFound } from '../../shared/errors.js';
 import type { BaseRef } from './base-writer.js';
 import { revisionReader } from './metadata.repository.js';
+import { wholeBaseBody } from './size-limits.js';
 
 /** A whole-base read, serialized, as of one revision of the base. */
 export interface BaseSnapshot {
@@ -117,7 +118,8 @@ export class BaseSnapshots {
       return this.touch(base.id, hit);
     }
     for (let attempt = 1; ; attempt++) {
-      const body = Buffer.from(JSON.stringify(await this.build(base)));
+      const built = await this.build(base);
+      const body = wholeBaseBody(() => built);
       const epochBeforeAfter = this.epochs[slot]!;
       const after = await this.revisionOf(base);
       const entry: Entry = { revision, body, confirmedAt: changes };

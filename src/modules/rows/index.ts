@@ -14,3 +14,5 @@ export type { Actor, BaseRef } from './base-writer.js';
 export type { RowRecord } from './rows.repository.js';
 export type { ScopedRowWriter } from './rows.service.js';
 export { toStored as storedRowFromRecord } from './rows.repository.js';
+export { configureSizeLimits, DEFAULT_SIZE_LIMITS } from './size-limits.js';
+export type { SizeLimits } from './size-limits.js';

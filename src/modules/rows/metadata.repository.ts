@@ -1,6 +1,7 @@
 import type { DialectName, Executor } from '../../db/index.js';
 import { notFound } from '../../shared/errors.js';
 import { parseMetadata, type BaseMetadata } from './metadata.js';
+import { checkedMetadataJson } from './size-limits.js';
 
 /** The base's metadata document (tables, columns, views). */
 export async function loadMetadata(db: Executor, baseId: number): Promise<BaseMetadata> {
@@ -33,7 +34,7 @@ export async function saveRevision(trx: Executor, baseId: number, changed: BaseM
   let update = trx.updateTable('base_metadata').set((eb) => ({ revision: eb('revision', '+', 1) }));
   if (changed) {
     changed.version += 1;
-    update = update.set({ version: changed.version, data: JSON.stringify(changed) });
+    update = update.set({ version: changed.version, data: checkedMetadataJson(changed) });
   }
   await update.where('base_id', '=', baseId).execute();
 }

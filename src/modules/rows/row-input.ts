@@ -2,6 +2,7 @@ import { badRequest } from '../../shared/errors.js';
 import { coerceCell } from './cell-coercion.js';
 import { selectOptions } from './column-types.js';
 import type { ColumnMeta, TableMeta } from './metadata.js';
+import { checkCell, checkRowKeys } from './size-limits.js';
 
 /**
  * Turns written rows (`{"Column name": value}`) into stored cells for one table. Keys are column names;
@@ -26,12 +27,14 @@ export class RowInput {
 
   /** Apply `input` onto `data` (mutated); `label` names the row in the 400 a bad value gets. */
   apply(data: Record<string, unknown>, input: Record<string, unknown>, label: string): void {
+    checkRowKeys(input, this.table.columns.length, label);
     for (const [name, value] of Object.entries(input)) {
       const column = this.column(name);
       if (!column) continue;
       const result = coerceCell(column, value);
       switch (result.kind) {
         case 'set':
+          checkCell(result.value, column.name, label);
           data[column.key] = result.value;
           break;
         case 'clear':

@@ -9,3 +9,6 @@ export { sqlRoutes } from './sql.routes.js';
 export { SqlError } from './sql-error.js';
 export { DEFAULT_LIMIT, MAX_LIMIT } from './limits.js';
 export { MAX_SQL_LENGTH } from './parser.js';
+export { SqlThreads } from './sql-threads.js';
+export { DEFAULT_COST_LIMITS } from './sql.service.js';
+export { sqliteFileOf } from './sql.repository.js';

@@ -32,10 +32,18 @@ export function parseStatement(text: string): ParsedStatement {
   if (text.length > MAX_SQL_LENGTH) throw sqlError(`sql is longer than ${MAX_SQL_LENGTH} characters.`);
   let result: unknown;
   try {
-    result = parser.astify(text, { database: 'mysql', parseOptions: { includeLocations: true } });
+    result = parser.astify(text, PARSE_OPTIONS);
   } catch (error) {
     throw syntaxError(error, text);
   }
+  return statementOf(result, text);
+}
+
+/** The options parseStatement gives the parser (a SQL thread parses with the same ones). */
+export const PARSE_OPTIONS = { database: 'mysql', parseOptions: { includeLocations: true } };
+
+/** The statement from the parser's output (parsed here or on a SQL thread). */
+export function statementOf(result: unknown, text: string): ParsedStatement {
   const statements = (Array.isArray(result) ? result : [result]).filter(isNode);
   if (statements.length === 0) throw sqlError('sql is empty.');
   if (statements.length > 1) throw sqlError('Only one statement per request is allowed.');
@@ -43,7 +51,7 @@ export function parseStatement(text: string): ParsedStatement {
   return { ast, placeholders: collectPlaceholders(ast), text };
 }
 
-function syntaxError(error: unknown, text: string): SqlError {
+export function syntaxError(error: unknown, text: string): SqlError {
   if (error instanceof RangeError) return sqlError('sql is nested too deeply.');
   const location = (error as { location?: { start?: { offset?: number; line?: number; column?: number } } }).location?.start;
   if (location && typeof location.offset === 'number') {

@@ -31,7 +31,7 @@ export async function runQuery(db: Executor, query: Fragment): Promise<Array<Rec
  * syntax/semantic errors and program limits; SQLite statement errors). The compiler should never
  * produce one; should it, the client gets a 400 and the cause is logged, instead of a 500.
  */
-function isStatementError(error: unknown): boolean {
+export function isStatementError(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code !== 'string') return false;
   return /^(22|42|54)/.test(code) || ['SQLITE_ERROR', 'SQLITE_TOOBIG', 'SQLITE_RANGE', 'SQLITE_MISMATCH'].includes(code);
@@ -43,4 +43,11 @@ export { storedRowFromRecord as toStoredRow } from '../rows/index.js';
 export async function matchingRowIds(db: Executor, baseId: number, tableId: string, where: Fragment): Promise<string[]> {
   const rows = await runQuery(db, sql`select row_id from base_rows where base_id = ${baseId} and table_id = ${tableId} and ${where} order by id`);
   return rows.map((r) => String(r.row_id));
+}
+
+/** The SQLite database's file, or null when it has none (in memory) — SQL threads open it read-only. */
+export async function sqliteFileOf(db: Executor): Promise<string | null> {
+  const { rows } = await sql<{ name: string; file: string }>`pragma database_list`.execute(db);
+  const file = rows.find((r) => r.name === 'main')?.file;
+  return file ? file : null;
 }

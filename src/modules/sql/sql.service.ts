@@ -1,10 +1,11 @@
 import type { Db, DialectName, Executor } from '../../db/index.js';
 import type { Actor, BaseRef } from '../rows/index.js';
 import { AppError } from '../../shared/errors.js';
-import { parseStatement } from './parser.js';
+import { isQueryCanceled, parseLimited, runLimitedQuery, setStatementTimeout, timeoutError, type LimitedSqlDeps, type SqlCostLimits } from './cost-limits.js';
+import type { SqlThreads } from './sql-threads.js';
 import { shapeGrouped, shapeRows, type LinkCells } from './results.js';
 import { planSelect } from './select.js';
-import { loadTables, matchingRowIds, runQuery, toStoredRow } from './sql.repository.js';
+import { loadTables, matchingRowIds, toStoredRow } from './sql.repository.js';
 import { sqlError } from './sql-error.js';
 import { bindParameters } from './values.js';
 import { planWrite, type WritePlan } from './write.js';
@@ -74,16 +75,27 @@ export interface SqlServiceDeps {
   writer: RowWriter;
   limits: RowWriteLimits;
   links?: LinkReader;
+  /** Statement size, predicate terms, IN values and time limit (default: DEFAULT_COST_LIMITS). */
+  cost?: SqlCostLimits;
+  /** Threads that parse statements and run SQLite SELECTs off the main thread. */
+  threads?: SqlThreads;
 }
+
+/** The documented defaults of SQL_MAX_STATEMENT_BYTES, SQL_MAX_PREDICATE_TERMS, SQL_MAX_IN_VALUES and SQL_TIMEOUT_MS. */
+export const DEFAULT_COST_LIMITS: SqlCostLimits = { maxStatementBytes: 65_536, maxPredicateTerms: 1000, maxInValues: 1000, timeoutMs: 10_000 };
 
 const READ_ONLY = "You don't have permission to perform this operation on this base.";
 
 export class SqlService {
-  constructor(private readonly deps: SqlServiceDeps) {}
+  private readonly limited: LimitedSqlDeps;
+
+  constructor(private readonly deps: SqlServiceDeps) {
+    this.limited = { db: deps.db, dialect: deps.dialect, limits: deps.cost ?? DEFAULT_COST_LIMITS, threads: deps.threads };
+  }
 
   /** Run one statement. Refusals are SqlError (400); a read-only token writing is a 403 AppError. */
   async execute(caller: SqlCaller, request: SqlRequest): Promise<SqlResult> {
-    const parsed = parseStatement(request.sql);
+    const parsed = await parseLimited(this.limited, request.sql);
     const bindings = bindParameters(parsed.placeholders, request.parameters ?? []);
     const convertKeys = request.convert_keys === true;
     const type = String(parsed.ast.type).toLowerCase();
@@ -97,7 +109,7 @@ export class SqlService {
     }
     const tables = await loadTables(db, caller.base.id);
     const plan = planSelect(parsed.ast, { dialect, tables, baseId: caller.base.id, bindings, text: parsed.text, convertKeys });
-    const rows = await runQuery(db, plan.query);
+    const rows = await runLimitedQuery(this.limited, plan.query);
     if (plan.kind === 'grouped') return ok(plan.metadata, shapeGrouped(plan, rows));
     const stored = rows.map(toStoredRow);
     const columns = plan.outputs ? plan.outputs.flatMap((o) => (o.field.kind === 'cell' ? [o.field.column] : [])) : plan.table.columns;
@@ -119,7 +131,16 @@ export class SqlService {
     return cells;
   }
 
-  private write(caller: SqlCaller, plan: WritePlan): Promise<number> {
+  private async write(caller: SqlCaller, plan: WritePlan): Promise<number> {
+    try {
+      return await this.writeAll(caller, plan);
+    } catch (error) {
+      if (isQueryCanceled(error)) throw timeoutError(this.limited.limits);
+      throw error;
+    }
+  }
+
+  private writeAll(caller: SqlCaller, plan: WritePlan): Promise<number> {
     const { writer, limits } = this.deps;
     const tableId = plan.table.id;
     return rowsCall(() =>
@@ -129,6 +150,8 @@ export class SqlService {
           return plan.rows.length;
         }
         // Matched inside the transaction, which holds the base's write lock: no row can vanish meanwhile.
+        // On PostgreSQL the matching and the writes run under the time limit.
+        if (this.deps.dialect === 'postgres') await setStatementTimeout(rows.trx, this.limited.limits.timeoutMs);
         const ids = await matchingRowIds(rows.trx, caller.base.id, tableId, plan.where);
         if (plan.kind === 'delete') {
           for (const part of chunks(ids, limits.delete)) await rows.remove({ table_id: tableId, row_ids: part });
