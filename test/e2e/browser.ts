@@ -1,9 +1,11 @@
-import { mkdirSync, mkdtempSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { loadConfig } from '../../src/config/index.js';
+import { WEB_DIST } from '../../src/plugins/web-console.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -25,7 +27,13 @@ async function freePort(): Promise<number> {
 }
 
 /** The real server (API, workers, scheduler, console) on a fresh SQLite file, listening on 127.0.0.1. */
+/** `npm install` builds the console; a tree where it was skipped (--ignore-scripts) builds it here once. */
+export function ensureConsoleBuilt(): void {
+  if (!existsSync(path.join(WEB_DIST, 'index.html'))) execFileSync('npm', ['run', 'build:web'], { stdio: 'inherit', timeout: 120_000 });
+}
+
 export async function startConsoleServer(env: Record<string, string> = {}): Promise<{ server: RunningServer; url: string }> {
+  ensureConsoleBuilt();
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const config = loadConfig(

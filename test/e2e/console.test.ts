@@ -100,6 +100,25 @@ describe('web console (headless Chromium)', () => {
     baseUuid = base.uuid;
   });
 
+  it('changes the user’s own settings, signs out and back in', async () => {
+    await step(page, 'settings', async () => {
+      await page.getByRole('link', { name: 'Settings' }).click();
+      await page.getByLabel('Name').fill('Ada Admin');
+      await page.getByLabel('E-mail me about notifications').uncheck();
+      await page.getByRole('button', { name: 'Save settings' }).click();
+      await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+      await page.locator('header .who').filter({ hasText: 'Ada Admin' }).waitFor();
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await page.getByRole('button', { name: 'Sign in' }).waitFor();
+      expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+      await signIn(page, url, ADMIN.email, ADMIN.password);
+      await page.getByRole('link', { name: BASE, exact: true }).click();
+      await page.getByRole('grid', { name: 'Rows of Table1' }).waitFor();
+    });
+    const me = await call<{ name: string; email_notification: boolean }>('/api/v2.1/user/');
+    expect(me.data).toMatchObject({ name: 'Ada Admin', email_notification: false });
+  });
+
   it('adds columns of each type and edits cells in place', async () => {
     const columns: Array<[string, string, string?]> = [
       ['Number', 'number'],
@@ -316,7 +335,7 @@ describe('web console (headless Chromium)', () => {
     try {
       await step(bob, 'bob-read-only', async () => {
         await signIn(bob, url, other.email, other.password);
-        await bob.getByRole('listitem', { name: `Base ${BASE}` }).getByText('r · from admin').waitFor();
+        await bob.getByRole('listitem', { name: `Base ${BASE}` }).getByText('r · from Ada Admin').waitFor();
         await bob.getByRole('link', { name: BASE, exact: true }).click();
         await bob.getByText(/^\d+ rows$/).waitFor();
         await bob.getByRole('button', { name: '+ Row' }).click();
