@@ -7,7 +7,7 @@
  * transaction, same machine clock); every client counts its messages, a sample of 20 records latency.
  * Ratios are against the 1-client run of the same invocation.
  *
- *   npx tsx bench/realtime.bench.ts            # BENCH_ROWS=1000 BENCH_CLIENTS=1,100,1000
+ *   node --expose-gc --import tsx bench/realtime.bench.ts   # BENCH_ROWS=1000 BENCH_CLIENTS=1,100,1000
  */
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
