@@ -60,6 +60,8 @@ describe('formula syntax', () => {
   it('bounds length and nesting', () => {
     expect(() => parseFormula('1+'.repeat(6000) + '1')).toThrow(/longer than 10000/);
     expect(() => parseFormula('('.repeat(150) + '1' + ')'.repeat(150))).toThrow(/nested deeper than 100/);
+    // The longest flat chain the length limit allows still evaluates.
+    expect(run('1+'.repeat(4999) + '1')).toBe(5000);
   });
 
   it.each([
