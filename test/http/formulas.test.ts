@@ -173,3 +173,26 @@ describe.each(DIALECTS)('filters and sorts on formula columns (%s)', (dialect) =
     expect(await sorted('Code', 'desc')).toEqual(['write', 'test', 'ship', 'idle']);
   });
 });
+
+describe.each(DIALECTS)('formula columns of a duplicated table (%s)', (dialect) => {
+  let t: TestApp;
+  let g: Gateway;
+
+  beforeAll(async () => {
+    t = await createTestApp(dialect);
+    g = await gateway(t);
+  });
+  afterAll(() => t.close());
+
+  it('copies formula columns and computes them for the copied rows', async () => {
+    await addTable(g, 'Src', [
+      { column_name: 'Name', column_type: 'text' },
+      { column_name: 'Shout', column_type: 'formula', column_data: { formula: 'upper({Name}) & "!"' } },
+    ]);
+    await appendRows(g, 'Src', [{ Name: 'hey' }]);
+    const res = await g.call('POST', 'tables/duplicate-table/', { table_name: 'Src', is_duplicate_records: true });
+    expect(res.statusCode, res.body).toBe(200);
+    const copied = await listRows(g, 'table_name=Src(copy)&convert_keys=true');
+    expect(copied.map((r) => r.Shout)).toEqual(['HEY!']);
+  });
+});

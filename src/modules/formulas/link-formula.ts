@@ -101,6 +101,8 @@ export function linkFormulaCell(spec: LinkFormulaSpec, other: PlanTable, linked:
   const columnOf = (key: string | null) => other.columns.find((c) => c.key === key);
   const valuesOf = (column: PlanColumn | undefined): Value[] =>
     column ? linked.map((cells) => cellToValue(column.type, cells[column.key], timeZone, referenceType(column.type, column.data?.result_type))) : [];
+  // A column the link formula reads was deleted: it computes nothing.
+  if (spec.formula !== 'count_links' && (!columnOf(spec.targetKey) || (spec.comparisonKey !== null && !columnOf(spec.comparisonKey)))) return null;
   switch (spec.formula) {
     case 'count_links':
       return linked.length;

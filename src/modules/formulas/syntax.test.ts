@@ -60,6 +60,11 @@ describe('formula syntax', () => {
   it('bounds length and nesting', () => {
     expect(() => parseFormula('1+'.repeat(6000) + '1')).toThrow(/longer than 10000/);
     expect(() => parseFormula('('.repeat(150) + '1' + ')'.repeat(150))).toThrow(/nested deeper than 100/);
+    // Long flat chains build deep trees: 500 operators evaluate, more are refused before they could overflow.
+    expect(run('1+'.repeat(500) + '1')).toBe(501);
+    expect(() => parseFormula('1+'.repeat(501) + '1')).toThrow(/more than 500 operators in a row/);
+    expect(() => parseFormula('2^'.repeat(3000) + '2')).toThrow(/nested deeper than 100/);
+    expect(() => parseFormula('-'.repeat(3000) + '2')).toThrow(/nested deeper than 100/);
   });
 
   it.each([

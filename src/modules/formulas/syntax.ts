@@ -7,6 +7,8 @@
 
 export const MAX_FORMULA_LENGTH = 10_000;
 const MAX_DEPTH = 100;
+/** Operators in one chain (`a + b + …` builds a tree that deep; evaluation recurses through it). */
+const MAX_CHAIN = 500;
 
 export class FormulaSyntaxError extends Error {
   constructor(
@@ -135,9 +137,10 @@ class Parser {
   private level(n: number): Node {
     if (n === LEVELS.length) return this.power();
     let left = this.level(n + 1);
-    for (;;) {
+    for (let chain = 1; ; chain++) {
       const t = this.peek();
       if (t.type !== 'op' || !LEVELS[n]!.includes(t.value)) return left;
+      if (chain > MAX_CHAIN) throw new FormulaSyntaxError(t.pos, `more than ${MAX_CHAIN} operators in a row (use sum or concatenate)`);
       this.index++;
       const right = this.level(n + 1);
       left = { kind: 'binary', op: t.value as BinaryOp, left, right, pos: t.pos };
@@ -149,7 +152,7 @@ class Parser {
     const t = this.peek();
     if (t.type === 'op' && t.value === '^') {
       this.index++;
-      return { kind: 'binary', op: '^', left: base, right: this.power(), pos: t.pos };
+      return this.nested(() => ({ kind: 'binary', op: '^', left: base, right: this.power(), pos: t.pos }), t.pos);
     }
     return base;
   }

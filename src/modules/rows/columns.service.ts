@@ -3,7 +3,7 @@ import type { Actor, BaseRef, BaseWriter, WriteScope } from './base-writer.js';
 import { coerceCell } from './cell-coercion.js';
 import { checkColumnName, checkColumnType, COMPUTED_TYPES, NOT_BATCH_APPENDABLE, normalizeColumnData } from './column-types.js';
 import { affectsFormulas, configureFormulaColumn, recomputeTable, renameInFormulas } from './formula-columns.js';
-import { configureLinkFormulaColumn, recomputeAllLinkFormulas } from './link-formula-columns.js';
+import { configureLinkFormulaColumn, recomputeAllLinkFormulas, recomputeLinkFormulasReading } from './link-formula-columns.js';
 import { removeLinkColumn } from './links.repository.js';
 import { findColumn, findTable, lookupColumn, optionalView, visibleColumns, type ColumnMeta, type TableMeta } from './metadata.js';
 import { nextAutoNumber } from './row-input.js';
@@ -106,6 +106,7 @@ export class ColumnsService {
             await recomputeAllLinkFormulas(w, this.writer.timeZone, table);
           }
           if (affectsFormulas(table, column)) await recomputeTable(w, this.writer.timeZone, table);
+          await recomputeLinkFormulasReading(w, this.writer.timeZone, table);
           break;
         default:
           throw badRequest('op_type invalid.');
@@ -131,6 +132,7 @@ export class ColumnsService {
         removeColumnFromTable(table, column.key);
         await dropCells(w.trx, w.dialect, base.id, table._id, column.key);
         if (readByFormulas) await recomputeTable(w, this.writer.timeZone, table);
+        await recomputeLinkFormulasReading(w, this.writer.timeZone, table);
       }
       w.metadataChanged();
     });

@@ -140,3 +140,14 @@ export async function recomputeAllLinkFormulas(w: WriteScope, timeZone: string, 
     await updateRows(w.trx, w.dialect, w.base.id, changed.map((r) => ({ rowId: r._id, data: r.data })), null);
   }
 }
+
+/** A column of `table` was retyped or deleted: recompute the link formulas of the tables linking to it. */
+export async function recomputeLinkFormulasReading(w: WriteScope, timeZone: string, table: TableMeta): Promise<void> {
+  for (const dependent of w.meta.tables) {
+    const reads = linkFormulas(dependent).some((c) => {
+      const link = dependent.columns.find((l) => l.key === readSpec(c.data)!.linkColumnKey && l.type === 'link');
+      return link !== undefined && otherTableId(dependent._id, link) === table._id;
+    });
+    if (reads) await recomputeAllLinkFormulas(w, timeZone, dependent);
+  }
+}

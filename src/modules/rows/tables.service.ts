@@ -7,7 +7,7 @@ import { findTable, type ColumnMeta, type TableMeta } from './metadata.js';
 import { deleteTableRows, insertRows, scanTable } from './rows.repository.js';
 import { insertEvent } from './row-events.js';
 import { presentNewTable } from './structure.present.js';
-import { configureTableFormulas } from './formula-columns.js';
+import { computeFormulas, configureTableFormulas } from './formula-columns.js';
 import { addLinkColumn, assertFirstColumnType, buildColumn, checkTableName, linkIdOf, removeLinkColumns } from './structure.js';
 import { checkColumnName } from './column-types.js';
 
@@ -74,6 +74,8 @@ export class TablesService {
       if (withRecords) {
         for await (const batch of scanTable(w.trx, base.id, source._id)) {
           const rows = batch.map((r) => ({ ...r, _id: newRowId(), _ctime: w.now, _mtime: w.now, _creator: actor.user, _last_modifier: actor.user }));
+          // The copy has no links: its link formulas start empty, its formulas see the new row fields.
+          computeFormulas(w, this.writer.timeZone, copy, rows, true);
           await insertRows(w.trx, base.id, copy._id, rows);
           w.emit(rows.map((r) => insertEvent(base, copy, r, actor, w.now)));
         }

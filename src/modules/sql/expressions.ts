@@ -17,6 +17,23 @@ export type Side = (node: Node) => { constant: import('./values.js').Scalar } | 
 
 const ARITHMETIC: Record<string, Fragment> = { '+': sql`+`, '-': sql`-`, '*': sql`*` };
 const MAX_ARGS = 64;
+/** Deeper expressions are refused before compiling (SQLite allows 1000 levels; the compiler recurses). */
+export const MAX_EXPRESSION_DEPTH = 64;
+
+/** Nesting depth of an expression tree, measured without recursion (a long `a + b + …` is deep). */
+function depthOf(root: Node): number {
+  let max = 0;
+  const stack: Array<[Node, number]> = [[root, 1]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!;
+    max = Math.max(max, depth);
+    if (max > MAX_EXPRESSION_DEPTH) return max;
+    for (const child of [node.left, node.right, ...((node.args as { value?: unknown } | undefined)?.value as unknown[] | undefined ?? [])]) {
+      if (typeof child === 'object' && child !== null) stack.push([child as Node, depth + 1]);
+    }
+  }
+  return max;
+}
 
 function operand(label: string, type: 'number' | 'string', value: Fragment): Operand {
   return { label, type, value, isEmpty: sql`(${value} is null)` };
@@ -37,6 +54,8 @@ function nameOf(node: Node): string {
 
 /** The expression as an operand, or undefined when it is not one this compiler knows. */
 export function compileExpression(node: Node, scope: PredicateScope, side: Side): Operand | undefined {
+  if (node.type !== 'binary_expr' && node.type !== 'function') return undefined;
+  if (depthOf(node) > MAX_EXPRESSION_DEPTH) throw sqlError(`The expression is nested too deeply (at most ${MAX_EXPRESSION_DEPTH} levels).`);
   const number = (n: Node, what: string): Fragment => {
     const s = side(n);
     if ('constant' in s) return numberParam(scope.dialect, s.constant === null ? 0 : toNumber(s.constant, what));

@@ -60,6 +60,10 @@ describe('text functions', () => {
     ['regexextract("order 42 of 7", "[0-9]+")', '42'],
     ['regexextract("key=val", "key=(\\\\w+)")', 'val'],
     ['regexextract({T}, "x+")', null],
+    ['regexmatch("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!", "(a+)+$")', null],
+    ['regexmatch("ab", "(a|b)*c")', false],
+    ['regexmatch("abab", "(ab){2}")', true],
+    ['regexmatch(rept("a", 20000), "a")', null],
   ])('%s → %j', (formula, expected) => {
     expect(run(formula, ROW)).toEqual(expected);
   });

@@ -21,13 +21,24 @@ function count(a: Value[], i: number, fallback: number): number {
   return n;
 }
 
+/** A quantified group holding a quantifier (`(a+)+`): the shape of catastrophic backtracking. */
+const NESTED_QUANTIFIER = /\((?:[^()\\]|\\.)*[+*}](?:[^()\\]|\\.)*\)\s*[+*{]/;
+/** Text a regular expression runs over (JavaScript regexes backtrack: bounded input, bounded time). */
+const MAX_REGEX_INPUT = 10_000;
+
 function regex(pattern: string, flags = ''): RegExp {
   if (pattern.length > MAX_PATTERN) throw new FormulaValueError(`pattern longer than ${MAX_PATTERN} characters`);
+  if (NESTED_QUANTIFIER.test(pattern)) throw new FormulaValueError('nested quantifiers are not allowed');
   try {
     return new RegExp(pattern, flags);
   } catch {
     throw new FormulaValueError('invalid regular expression');
   }
+}
+
+function regexInput(text: string): string {
+  if (text.length > MAX_REGEX_INPUT) throw new FormulaValueError(`text longer than ${MAX_REGEX_INPUT} characters for a regular expression`);
+  return text;
 }
 
 /** 1-based position of `needle` in `hay` from `start`, 0 when absent. */
@@ -125,13 +136,13 @@ export const TEXT_FUNCTIONS: Record<string, FunctionDef> = {
     },
   },
   value: { min: 1, max: 1, result: 'number', fn: (a) => toNumber(arg(a, 0)) },
-  regexmatch: { min: 2, max: 2, result: 'bool', fn: (a, ctx) => regex(str(a, 1, ctx)).test(str(a, 0, ctx)) },
+  regexmatch: { min: 2, max: 2, result: 'bool', fn: (a, ctx) => regex(str(a, 1, ctx)).test(regexInput(str(a, 0, ctx))) },
   regexextract: {
     min: 2,
     max: 2,
     result: 'string',
     fn: (a, ctx) => {
-      const m = regex(str(a, 1, ctx)).exec(str(a, 0, ctx));
+      const m = regex(str(a, 1, ctx)).exec(regexInput(str(a, 0, ctx)));
       if (!m) return '';
       return m[1] ?? m[0];
     },
