@@ -120,6 +120,27 @@ describe.each(DIALECTS)('shapes the typed clients check (%s)', (dialect) => {
     expect(bad.statusCode).toBe(400);
   });
 
+  it('date cells accept the display formats and ISO date-times with an offset', async () => {
+    await addTable(g, 'Formats', [
+      { column_name: 'Title', column_type: 'text' },
+      { column_name: 'Day', column_type: 'date', column_data: { format: 'DD/MM/YYYY' } },
+      { column_name: 'At', column_type: 'date', column_data: { format: 'M/D/YYYY HH:mm' } },
+    ]);
+    await appendRows(g, 'Formats', [
+      { Title: 'slash', Day: '20/06/2030', At: '6/20/2030 23:55' },
+      { Title: 'dots', Day: '20.06.2030', At: '2030/06/20 23:55' },
+      { Title: 'offset', Day: '2030-06-20T00:00:00+02:00', At: '2030-06-21T01:55:00+02:00' },
+    ]);
+    const rows = await listRows(g, 'table_name=Formats&convert_keys=true');
+    expect(rows.map((r) => [r.Title, r.Day, r.At])).toEqual([
+      ['slash', '2030-06-20', '2030-06-20 23:55'],
+      ['dots', '2030-06-20', '2030-06-20 23:55'],
+      ['offset', '2030-06-20', '2030-06-20 23:55'],
+    ]);
+    const bad = await g.call('POST', 'rows/', { table_name: 'Formats', rows: [{ Title: 'bad', Day: '6/31/2030' }] });
+    expect(bad.statusCode).toBe(400);
+  });
+
   it('POST rows/ with an empty rows list answers 400 naming the problem, and writes nothing', async () => {
     const before = await storedRowCount(g);
     const res = await g.call('POST', 'rows/', { table_name: 'Table1', rows: [] });

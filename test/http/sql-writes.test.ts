@@ -57,7 +57,8 @@ describe.each(DIALECTS)('SQL writes (%s)', (dialect) => {
     );
     expect(res).toMatchObject({ success: true, affected_rows: 2, results: [], metadata: [] });
     const [eve] = await rowsByName("Name = 'Eve'");
-    expect(eve).toMatchObject({ Name: 'Eve', Age: 41, City: 'Paris', Tags: ['red', 'yellow'], Active: true, Birthday: '2000-01-02T08:00:00+00:00', Duration: 5400, Code: '0007' });
+    // Birthday is a date-only column: the day written with the offset is kept (never shifted by the conversion).
+    expect(eve).toMatchObject({ Name: 'Eve', Age: 41, City: 'Paris', Tags: ['red', 'yellow'], Active: true, Birthday: '2000-01-02T00:00:00+00:00', Duration: 5400, Code: '0007' });
     const [frank] = await rowsByName("Name = 'Frank'");
     expect(frank).toMatchObject({ Name: 'Frank', Age: 7, City: null, Tags: null, Active: false });
     // Unknown options were created, as the rows API does.

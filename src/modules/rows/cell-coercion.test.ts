@@ -107,7 +107,28 @@ describe('coerceCell', () => {
     expect(coerceCell(column('date'), '2024-03-01')).toEqual(set('2024-03-01'));
     expect(coerceCell(column('date'), '2024-3-1')).toEqual(set('2024-03-01'));
     expect(coerceCell(column('date'), '2024-03-01 09:05')).toEqual(set('2024-03-01 09:05'));
-    for (const value of [12345, '01.03.2024', '2024-13-01', { d: 1 }]) expect(isInvalid(coerceCell(column('date'), value))).toBe(true);
+    for (const value of [12345, '2024-13-01', '32.01.2024', '2024/02/30', '13/13/2024', '1.3.24', { d: 1 }]) expect(isInvalid(coerceCell(column('date'), value))).toBe(true);
+  });
+
+  it('accepts the display formats, each with an optional HH:mm; slash dates with the year last follow the column format', () => {
+    const withFormat = (format: string) => column('date', { format });
+    expect(coerceCell(column('date'), '2024/03/01')).toEqual(set('2024-03-01'));
+    expect(coerceCell(column('date'), '2024/03/01 09:05')).toEqual(set('2024-03-01 09:05'));
+    expect(coerceCell(column('date'), '01.03.2024')).toEqual(set('2024-03-01'));
+    expect(coerceCell(column('date'), '1.3.2024 18:30')).toEqual(set('2024-03-01 18:30'));
+    expect(coerceCell(withFormat('M/D/YYYY'), '3/1/2024')).toEqual(set('2024-03-01'));
+    expect(coerceCell(withFormat('M/D/YYYY HH:mm'), '3/1/2024 07:15')).toEqual(set('2024-03-01 07:15'));
+    expect(coerceCell(withFormat('DD/MM/YYYY'), '03/01/2024')).toEqual(set('2024-01-03'));
+    expect(coerceCell(withFormat('DD/MM/YYYY HH:mm'), '31/12/2024 23:59')).toEqual(set('2024-12-31 23:59'));
+    expect(isInvalid(coerceCell(withFormat('DD/MM/YYYY'), '12/31/2024'))).toBe(true);
+    expect(isInvalid(coerceCell(withFormat('M/D/YYYY'), '31/12/2024'))).toBe(true);
+  });
+
+  it('a date-only column keeps the day written with an offset; a date-time column converts the offset', () => {
+    expect(coerceCell(column('date', { format: 'YYYY-MM-DD' }), '2030-06-20T00:00:00+02:00')).toEqual(set('2030-06-20'));
+    expect(coerceCell(column('date', { format: 'DD.MM.YYYY' }), '2030-06-20T23:30:00-05:00')).toEqual(set('2030-06-20'));
+    expect(coerceCell(column('date', { format: 'YYYY-MM-DD HH:mm' }), '2030-06-20T00:00:00+02:00')).toEqual(set('2030-06-19 22:00'));
+    expect(coerceCell(column('date', { format: 'YYYY-MM-DD HH:mm' }), '2030-06-20T23:55:00Z')).toEqual(set('2030-06-20 23:55'));
   });
 
   it('single-select: keeps known names, maps ids to names, creates unknown options', () => {

@@ -54,7 +54,7 @@ export function coerceCell(column: ColumnMeta, value: unknown): Coerced {
     case 'duration':
       return coerceDuration(value);
     case 'date':
-      return coerceDate(value);
+      return coerceDate(value, column);
     case 'single-select':
       return coerceSingleSelect(column, value);
     case 'multiple-select':
@@ -155,10 +155,34 @@ export function normalizeDate(input: string): string | null {
   return `${pad(t.getUTCFullYear(), 4)}-${pad(t.getUTCMonth() + 1)}-${pad(t.getUTCDate())} ${pad(t.getUTCHours())}:${pad(t.getUTCMinutes())}`;
 }
 
-function coerceDate(value: unknown): Coerced {
-  if (typeof value !== 'string') return INVALID('expected a date string YYYY-MM-DD[ HH:mm]');
-  const date = normalizeDate(value);
-  return date === null ? INVALID('expected a date string YYYY-MM-DD[ HH:mm]') : SET(date);
+function coerceDate(value: unknown, column: ColumnMeta): Coerced {
+  const reason = 'expected a date such as YYYY-MM-DD[ HH:mm], an ISO date-time, or the column\'s display format';
+  if (typeof value !== 'string') return INVALID(reason);
+  const format = typeof column.data?.format === 'string' ? column.data.format : 'YYYY-MM-DD';
+  const text = fromDisplayFormat(value.trim(), format) ?? value;
+  // A date-only column keeps the calendar day as written: converting an offset must not move it.
+  const writtenDay = !format.includes('HH:mm') ? /^(\d{4}-\d{1,2}-\d{1,2})[ T]\d{1,2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?\s*(?:Z|[+-]\d{2}:?\d{2})$/i.exec(text.trim()) : null;
+  const date = normalizeDate(writtenDay ? writtenDay[1]! : text);
+  return date === null ? INVALID(reason) : SET(date);
+}
+
+/**
+ * A date in one of the display formats (`YYYY/MM/DD`, `M/D/YYYY`, `DD/MM/YYYY`, `DD.MM.YYYY`, each with an
+ * optional ` HH:mm`) as `YYYY-MM-DD[ HH:mm]`; a slash date with the year last is day-first only when the
+ * column's format is. Null when the text is in none of them.
+ */
+export function fromDisplayFormat(text: string, columnFormat: string): string | null {
+  const time = /^(.*?)(?:\s+(\d{1,2}:\d{2}))?$/.exec(text);
+  if (!time) return null;
+  const [datePart, clock] = [time[1]!, time[2]];
+  const withTime = (y: string, m: string, d: string) => `${y}-${m}-${d}${clock ? ` ${clock}` : ''}`;
+  let m = /^(\d{4})\/(\d{1,2})\/(\d{1,2})$/.exec(datePart);
+  if (m) return withTime(m[1]!, m[2]!, m[3]!);
+  m = /^(\d{1,2})\.(\d{1,2})\.(\d{4})$/.exec(datePart);
+  if (m) return withTime(m[3]!, m[2]!, m[1]!);
+  m = /^(\d{1,2})\/(\d{1,2})\/(\d{4})$/.exec(datePart);
+  if (m) return columnFormat.startsWith('DD/MM') ? withTime(m[3]!, m[2]!, m[1]!) : withTime(m[3]!, m[1]!, m[2]!);
+  return null;
 }
 
 /** An option name for `value` (a name, else an option id), creating the option when unknown. */
