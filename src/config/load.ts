@@ -62,6 +62,10 @@ export interface Config {
   webhookConcurrency: number;
   /** WEBHOOK_LANES — deliveries of ONE webhook in flight at once, for different rows (a row's deliveries stay in order); 1 = strict order; default 8. */
   webhookLanes: number;
+  /** WEBHOOK_MAX_PER_BASE — webhooks one base may have; creating one more answers 400; default 20. */
+  webhookMaxPerBase: number;
+  /** WEBHOOK_MAX_BACKLOG — queued deliveries one webhook may have; past it the webhook is paused and its owner told; default 10000. */
+  webhookMaxBacklog: number;
 }
 
 export class ConfigError extends Error {
@@ -140,6 +144,8 @@ export function loadConfig(env: Env = process.env, options: { persistSecret?: bo
     webhookRetentionDays: int(env, 'WEBHOOK_RETENTION_DAYS', 30, 1, 3650),
     webhookConcurrency: int(env, 'WEBHOOK_CONCURRENCY', 16, 1, 256),
     webhookLanes: int(env, 'WEBHOOK_LANES', 8, 1, 64),
+    webhookMaxPerBase: int(env, 'WEBHOOK_MAX_PER_BASE', 20, 1, 1000),
+    webhookMaxBacklog: int(env, 'WEBHOOK_MAX_BACKLOG', 10_000, 10, 10_000_000),
   });
 }
 
