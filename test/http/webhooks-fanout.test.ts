@@ -53,4 +53,31 @@ describe.each(DIALECTS)('webhook fan-out limits (%s)', (dialect) => {
       await receiver.close();
     }
   });
+
+  it('stores the body of each event once, referenced by the deliveries of every webhook', async () => {
+    const { base, receiver } = await freshTarget(t, owner);
+    try {
+      for (const p of ['/a', '/b', '/c']) await createWebhook(t, owner, base, { url: receiver.url(p) });
+      const events = [changeEvent(base), changeEvent(base)];
+      await emit(t, events);
+      const queued = await t.container.db
+        .selectFrom('webhook_deliveries')
+        .select(['body', 'payload_id', 'event_id'])
+        .where('base_id', '=', base.id)
+        .execute();
+      expect(queued).toHaveLength(6);
+      expect(queued.every((d) => d.body === '' && d.payload_id !== null)).toBe(true);
+      const payloadIds = new Set(queued.map((d) => Number(d.payload_id)));
+      expect(payloadIds.size).toBe(2);
+      await drain(t);
+      expect(receiver.received).toHaveLength(6);
+      for (const e of events) {
+        const bodies = receiver.received.filter((r) => JSON.parse(r.body).data.row_id === e.rowId).map((r) => r.body);
+        expect(bodies).toHaveLength(3);
+        expect(new Set(bodies).size).toBe(1); // the same bytes to every webhook
+      }
+    } finally {
+      await receiver.close();
+    }
+  });
 });

@@ -8,6 +8,7 @@ import * as m0006 from './0006_notifications.js';
 import * as m0007 from './0007_base_revision.js';
 import * as m0008 from './0008_subscription_start.js';
 import * as m0009 from './0009_delivery_lanes.js';
+import * as m0010 from './0010_webhook_payloads.js';
 
 /**
  * Every migration, in order. Listed statically (not read from disk) so the same list works under
@@ -23,4 +24,5 @@ export const migrations: Record<string, Migration> = {
   '0007_base_revision': m0007,
   '0008_subscription_start': m0008,
   '0009_delivery_lanes': m0009,
+  '0010_webhook_payloads': m0010,
 };

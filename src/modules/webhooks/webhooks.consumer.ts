@@ -43,15 +43,14 @@ export class WebhookEventConsumer implements EventConsumer {
       if (paused.has(hook.id)) continue;
       byBase.set(hook.base_id, [...(byBase.get(hook.base_id) ?? []), { id: hook.id, start: hook.start_event_id }]);
     }
+    // One stored body per event, referenced by each webhook's delivery (not copied per webhook).
+    const targeted = events.filter((event) => (byBase.get(event.baseId) ?? []).some((target) => event.id > target.start));
+    const payloadIds = await deliveries.insertPayloads(trx, targeted.map((event) => ({ eventId: event.id, body: eventBody(event) })), now);
     const rows: NewDelivery[] = [];
-    for (const event of events) {
-      const targets = byBase.get(event.baseId);
-      if (!targets) continue;
-      let body: string | null = null;
-      for (const { id: webhookId, start } of targets) {
+    for (const event of targeted) {
+      for (const { id: webhookId, start } of byBase.get(event.baseId)!) {
         // A webhook receives exactly the changes committed after it was created.
         if (event.id <= start) continue;
-        body ??= eventBody(event);
         rows.push(
           deliveries.queuedDelivery(
             {
@@ -62,7 +61,8 @@ export class WebhookEventConsumer implements EventConsumer {
               msg_id: newMessageId(),
               kind: 'event',
               op_type: event.opType,
-              body,
+              body: '',
+              payload_id: payloadIds.get(event.id)!,
               redelivery_of: null,
               row_key: event.rowId,
             },
