@@ -20,20 +20,42 @@ import { loadConfig } from '../src/config/index.js';
 import { createContainer } from '../src/container.js';
 import { migrateToLatest, type DialectName } from '../src/db/index.js';
 import { benchDatabase } from './lib/databases.js';
+import { afterKill, appendWithAndWithoutSubscribers, fastBehindSlow, singleInserts } from './lib/webhook-cases.js';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 1000);
 const WEBHOOK_COUNTS = (process.env.BENCH_WEBHOOKS ?? '1,10').split(',').map(Number);
 const PG_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? null;
 const TIMEOUT_MS = 120_000;
+/** Which parts run: `bulk` (the append above), `pipeline` (single inserts, append with/without subscribers), `faults` (kill -9, fairness). */
+const CASES = (process.env.BENCH_CASES ?? 'bulk,pipeline,faults').split(',');
+const SINGLE_INSERTS = Number(process.env.BENCH_SINGLE_INSERTS ?? 1000);
 
 // ---- receiver (child process): records the wall-clock receipt time of every POST ----
 if (process.argv[2] === 'receiver') {
   const times: number[] = [];
+  const received: Array<{ time: number; path: string; rowId: string }> = [];
+  let hung = false;
   const server = createServer((req, res) => {
-    req.resume();
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      times.push(Date.now());
-      res.writeHead(204).end();
+      const time = Date.now();
+      times.push(time);
+      let rowId = '';
+      try {
+        rowId = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { data: { row_id: string } }).data.row_id;
+      } catch {
+        // not an event body
+      }
+      const path = req.url ?? '';
+      received.push({ time, path, rowId });
+      // `/hang-once`: the first request is never answered (a delivery in flight when the worker dies).
+      if (path === '/hang-once' && !hung) {
+        hung = true;
+        return;
+      }
+      if (path.startsWith('/slow')) setTimeout(() => res.writeHead(204).end(), 500);
+      else res.writeHead(204).end();
     });
   });
   server.keepAliveTimeout = 30_000;
@@ -41,10 +63,13 @@ if (process.argv[2] === 'receiver') {
   process.on('message', (message: { cmd: string }) => {
     if (message.cmd === 'reset') {
       times.length = 0;
+      received.length = 0;
+      hung = false;
       process.send!({ ok: true });
     }
     if (message.cmd === 'count') process.send!({ count: times.length });
     if (message.cmd === 'times') process.send!({ times });
+    if (message.cmd === 'received') process.send!({ received });
   });
 } else {
   await main();
@@ -164,17 +189,19 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(path.join(tmpdir(), 'basegate-bench-webhooks-'));
   const results: Result[] = [];
   try {
-    for (const dialect of dialects) {
+    for (const dialect of CASES.includes('bulk') ? dialects : []) {
       for (const webhooks of WEBHOOK_COUNTS) {
         const result = await runCase(dialect, webhooks, receiver, dir);
         results.push(result);
         process.stderr.write(`${dialect} ×${webhooks}: done\n`);
       }
     }
+    for (const dialect of dialects) await pipelineCases(dialect, receiver, dir);
   } finally {
     receiver.child.kill();
     rmSync(dir, { recursive: true, force: true });
   }
+  if (results.length === 0) return;
   console.log(`\nWebhook delivery: append ${ROWS} rows in one request, wait for every delivery (Node ${process.version})\n`);
   console.log('dialect   webhooks  deliveries  append ms  all arrived ms  deliveries/s  p50 ms  p99 ms');
   for (const r of results) {
@@ -192,3 +219,29 @@ async function main(): Promise<void> {
     );
   }
 }
+
+/** Issues 16, 18 and 19: printed as each case finishes. */
+async function pipelineCases(dialect: DialectName, receiver: Receiver, dir: string): Promise<void> {
+  if (CASES.includes('pipeline')) {
+    const single = await singleInserts(dialect, dir, PG_URL, receiver, SINGLE_INSERTS, 10);
+    console.log(
+      `${dialect}: ${SINGLE_INSERTS} single-row inserts at 10 concurrency into one base with one webhook: ` +
+        `${single.insertsPerSecond} inserts/s, insert p99 ${single.insertP99} ms; commit → receipt p50 ${single.p50} ms, p99 ${single.p99} ms`,
+    );
+    const bulk = await appendWithAndWithoutSubscribers(dialect, dir, PG_URL, receiver, ROWS);
+    console.log(
+      `${dialect}: ${ROWS}-row append + dispatch, median of 5: without subscribers ${bulk.quietMs.toFixed(1)} ms (${bulk.quietParsed} events parsed), ` +
+        `with one webhook ${bulk.heardMs.toFixed(1)} ms (${bulk.heardParsed} parsed); ratio ${(bulk.quietMs / bulk.heardMs).toFixed(2)}`,
+    );
+  }
+  if (CASES.includes('faults')) {
+    const fair = await fastBehindSlow(dialect, dir, PG_URL, receiver);
+    console.log(`${dialect}: fast webhook's first delivery while 16 slow webhooks (500 ms) have 20 queued each: ${fair.fastFirstDeliveryMs} ms after its commit`);
+    const kill = await afterKill(dialect, dir, PG_URL, receiver);
+    console.log(
+      `${dialect}: kill -9 of the worker with a delivery in flight → delivered again ${kill.killToFlowingMs} ms after the kill ` +
+        `(new process ready after ${kill.restartMs} ms, then ${kill.readyToFlowingMs} ms)`,
+    );
+  }
+}
+

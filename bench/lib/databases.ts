@@ -6,6 +6,8 @@ import { connect, type DbHandle, type DialectName } from '../../src/db/index.js'
 
 export interface BenchDatabase {
   handle: DbHandle;
+  /** The DATABASE_URL another process can open the same database with. */
+  url: string;
   /** Drops the PostgreSQL database (close `handle` first); nothing to do for SQLite. */
   dispose(): Promise<void>;
 }
@@ -17,7 +19,7 @@ export async function benchDatabase(
 ): Promise<BenchDatabase> {
   if (dialect === 'sqlite') {
     const file = path.join(dir, `bench-${randomBytes(3).toString('hex')}.sqlite3`);
-    return { handle: connect({ databaseUrl: `sqlite:${file}`, dataDir: dir }), dispose: async () => {} };
+    return { handle: connect({ databaseUrl: `sqlite:${file}`, dataDir: dir }), url: `sqlite:${file}`, dispose: async () => {} };
   }
   if (!options.pgUrl) throw new Error('PostgreSQL benchmark needs BENCH_DATABASE_URL');
   // A database of its own (not a schema): migrations then never see tables of concurrent test runs.
@@ -31,5 +33,5 @@ export async function benchDatabase(
   const url = new URL(options.pgUrl);
   url.pathname = `/${name}`;
   const handle = connect({ databaseUrl: url.toString(), dataDir: dir, poolSize: options.poolSize ?? 5 });
-  return { handle, dispose: () => admin(`DROP DATABASE ${name}`) };
+  return { handle, url: url.toString(), dispose: () => admin(`DROP DATABASE ${name}`) };
 }

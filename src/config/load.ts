@@ -81,6 +81,10 @@ export interface Config {
   realtimeMaxBufferedPackets: number;
   /** Resource bounds and hardening (SQL_*, CELL_MAX_BYTES, LOGIN_*, METRICS_*): see `src/config/security.ts`. */
   security: SecurityConfig;
+  /** WEBHOOK_MAX_PER_BASE — webhooks one base may have; creating one more answers 400; default 20. */
+  webhookMaxPerBase: number;
+  /** WEBHOOK_MAX_BACKLOG — queued deliveries one webhook may have; past it the webhook is paused and its owner told; default 10000. */
+  webhookMaxBacklog: number;
 }
 
 export class ConfigError extends Error {
@@ -165,6 +169,8 @@ export function loadConfig(env: Env = process.env, options: { persistSecret?: bo
     realtimeRecoverySeconds: int(env, 'REALTIME_RECOVERY_SECONDS', 300, 0, 3600),
     realtimeMaxBufferedPackets: int(env, 'REALTIME_MAX_BUFFERED_PACKETS', 1000, 10, 1_000_000),
     security: loadSecurityConfig(env),
+    webhookMaxPerBase: int(env, 'WEBHOOK_MAX_PER_BASE', 20, 1, 1000),
+    webhookMaxBacklog: int(env, 'WEBHOOK_MAX_BACKLOG', 10_000, 10, 10_000_000),
   });
 }
 

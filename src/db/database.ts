@@ -15,6 +15,7 @@ import type { ApiTokensTable, CredentialVersionsTable } from '../modules/tokens/
 import type {
   WebhookAlertsTable,
   DeliveryWorkersTable,
+  WebhookPayloadsTable,
   WebhookAttemptsTable,
   WebhookDeliveriesTable,
   WebhooksTable,
@@ -48,6 +49,7 @@ export interface Database {
   webhook_attempts: WebhookAttemptsTable;
   webhook_alerts: WebhookAlertsTable;
   delivery_workers: DeliveryWorkersTable;
+  webhook_payloads: WebhookPayloadsTable;
   notification_rules: NotificationRulesTable;
   notifications: NotificationsTable;
   notification_rule_marks: NotificationRuleMarksTable;

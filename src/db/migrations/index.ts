@@ -8,7 +8,8 @@ import * as m0006 from './0006_notifications.js';
 import * as m0007 from './0007_base_revision.js';
 import * as m0008 from './0008_subscription_start.js';
 import * as m0009 from './0009_delivery_lanes.js';
-import * as m0010 from './0010_structure_events.js';
+import * as m0010 from './0010_webhook_payloads.js';
+import * as m0011 from './0011_structure_events.js';
 
 /**
  * Every migration, in order. Listed statically (not read from disk) so the same list works under
@@ -24,5 +25,6 @@ export const migrations: Record<string, Migration> = {
   '0007_base_revision': m0007,
   '0008_subscription_start': m0008,
   '0009_delivery_lanes': m0009,
-  '0010_structure_events': m0010,
+  '0010_webhook_payloads': m0010,
+  '0011_structure_events': m0011,
 };

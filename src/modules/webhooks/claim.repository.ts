@@ -1,5 +1,6 @@
 import { sql, type ExpressionBuilder } from 'kysely';
 import type { Database, Executor } from '../../db/index.js';
+import { resolveBodies } from './deliveries.repository.js';
 
 /** A claimed delivery with what sending it needs. */
 export interface ClaimedDelivery {
@@ -151,9 +152,10 @@ async function takeLeases(db: Executor, ids: number[], input: ClaimInput, live: 
     .where('id', 'in', ids)
     .where('status', '=', 'pending')
     .where((eb) => claimable(eb, input.now, live))
-    .returning(['id', 'webhook_id', 'msg_id', 'body', 'attempts'])
+    .returning(['id', 'webhook_id', 'msg_id', 'body', 'attempts', 'payload_id'])
     .execute();
   if (taken.length === 0) return [];
+  await resolveBodies(db, taken);
   const hooks = await db
     .updateTable('webhooks')
     .set({ last_claimed_at: input.now })

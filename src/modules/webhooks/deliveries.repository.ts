@@ -20,10 +20,37 @@ export async function insertDeliveries(db: Executor, rows: NewDelivery[]): Promi
   }
 }
 
+/**
+ * Store each event's body once; returns the payload id per event id. A replayed event keeps its row.
+ */
+export async function insertPayloads(db: Executor, payloads: Array<{ eventId: number; body: string }>, now: number): Promise<Map<number, number>> {
+  const ids = new Map<number, number>();
+  for (let i = 0; i < payloads.length; i += INSERT_CHUNK) {
+    const rows = await db
+      .insertInto('webhook_payloads')
+      .values(payloads.slice(i, i + INSERT_CHUNK).map((p) => ({ event_id: p.eventId, body: p.body, created_at: now })))
+      .onConflict((oc) => oc.column('event_id').doUpdateSet((eb) => ({ body: eb.ref('excluded.body') })))
+      .returning(['id', 'event_id'])
+      .execute();
+    for (const r of rows) ids.set(Number(r.event_id), Number(r.id));
+  }
+  return ids;
+}
+
+/** Put the shared body into deliveries that reference one (rows are changed in place). */
+export async function resolveBodies<T extends { body: string; payload_id?: number | null }>(db: Executor, rows: T[]): Promise<T[]> {
+  const ids = [...new Set(rows.flatMap((r) => (r.payload_id == null ? [] : [Number(r.payload_id)])))];
+  if (ids.length === 0) return rows;
+  const payloads = await db.selectFrom('webhook_payloads').select(['id', 'body']).where('id', 'in', ids).execute();
+  const bodies = new Map(payloads.map((p) => [Number(p.id), p.body]));
+  for (const row of rows) if (row.payload_id != null) row.body = bodies.get(Number(row.payload_id)) ?? row.body;
+  return rows;
+}
+
 /** What tells queued deliveries apart; the rest of a new one is the same for all. */
 export type QueuedDeliveryFields = Pick<
   NewDelivery,
-  'webhook_id' | 'base_id' | 'event_id' | 'dedupe_key' | 'msg_id' | 'kind' | 'op_type' | 'body' | 'redelivery_of' | 'row_key'
+  'webhook_id' | 'base_id' | 'event_id' | 'dedupe_key' | 'msg_id' | 'kind' | 'op_type' | 'body' | 'redelivery_of' | 'row_key' | 'payload_id'
 >;
 
 /** A delivery queued at `now`, due at once, never tried. */
@@ -142,7 +169,8 @@ export async function listDeliveries(
     .orderBy('id', 'desc')
     .offset(offset)
     .limit(limit)
-    .execute();
+    .execute()
+    .then((found) => resolveBodies(db, found));
   const count = await db
     .selectFrom('webhook_deliveries')
     .select((eb) => eb.fn.countAll<number>().as('n'))
@@ -156,8 +184,9 @@ export function attemptsOf(db: Executor, deliveryIds: number[]): Promise<Attempt
   return db.selectFrom('webhook_attempts').selectAll().where('delivery_id', 'in', deliveryIds).orderBy('id').execute();
 }
 
-export function findDelivery(db: Executor, webhookId: number, id: number): Promise<DeliveryRow | undefined> {
-  return db.selectFrom('webhook_deliveries').selectAll().where('webhook_id', '=', webhookId).where('id', '=', id).executeTakeFirst();
+export async function findDelivery(db: Executor, webhookId: number, id: number): Promise<DeliveryRow | undefined> {
+  const row = await db.selectFrom('webhook_deliveries').selectAll().where('webhook_id', '=', webhookId).where('id', '=', id).executeTakeFirst();
+  return row ? (await resolveBodies(db, [row]))[0] : undefined;
 }
 
 /** Delete finished deliveries (and their attempts) completed before `before`, in batches. */
@@ -171,11 +200,21 @@ export async function pruneFinished(db: Executor, before: number, batch = 1000):
       .where('completed_at', '<', before)
       .limit(batch)
       .execute();
-    if (ids.length === 0) return total;
+    if (ids.length === 0) return total + (await prunePayloads(db, before));
     const list = ids.map((r) => Number(r.id));
     await db.deleteFrom('webhook_attempts').where('delivery_id', 'in', list).execute();
     await db.deleteFrom('webhook_deliveries').where('id', 'in', list).execute();
     total += list.length;
-    if (ids.length < batch) return total;
+    if (ids.length < batch) return total + (await prunePayloads(db, before));
   }
+}
+
+/** Delete shared bodies older than `before` that no delivery references any more (not counted as deliveries). */
+async function prunePayloads(db: Executor, before: number): Promise<number> {
+  await db
+    .deleteFrom('webhook_payloads')
+    .where('created_at', '<', before)
+    .where((eb) => eb.not(eb.exists(eb.selectFrom('webhook_deliveries as d').select('d.id').whereRef('d.payload_id', '=', 'webhook_payloads.id'))))
+    .execute();
+  return 0;
 }

@@ -248,15 +248,23 @@ export class WebhookDeliveryService {
       if (streak >= DISABLE_AFTER_FAILURES) reason = `${streak} deliveries in a row failed; the last: ${decision.error}.`;
     }
     if (reason === null) return;
-    if (!(await webhooks.disableWebhook(trx, delivery.webhook_id, reason, now))) return;
-    const target = await webhooks.alertTarget(trx, delivery.webhook_id);
+    await this.disableAndTell(trx, delivery.webhook_id, delivery.url, reason, now);
+  }
+
+  /**
+   * Mark the webhook invalid (its queue pauses until it is saved again) and tell the base's owner and
+   * the webhook's creator, once, in the caller's transaction. Used by the disable policy and the backlog cap.
+   */
+  async disableAndTell(trx: Executor, webhookId: number, url: string, reason: string, now: number): Promise<void> {
+    if (!(await webhooks.disableWebhook(trx, webhookId, reason, now))) return;
+    const target = await webhooks.alertTarget(trx, webhookId);
     if (!target) return;
     const { userIds, baseId, baseUuid } = target;
     await webhooks.insertAlerts(
       trx,
-      userIds.map((userId) => ({ user_id: userId, webhook_id: delivery.webhook_id, base_id: baseId, url: delivery.url, reason, created_at: now })),
+      userIds.map((userId) => ({ user_id: userId, webhook_id: webhookId, base_id: baseId, url, reason, created_at: now })),
     );
-    const detail = { webhook_id: delivery.webhook_id, url: delivery.url, reason, msg: `Webhook ${delivery.url} was disabled: ${reason} Save it again to re-enable it.` };
+    const detail = { webhook_id: webhookId, url, reason, msg: `Webhook ${url} was disabled: ${reason} Save it again to re-enable it.` };
     for (const userId of userIds) {
       await this.deps.notify?.(trx, { userId, msgType: MSG_TYPE_WEBHOOK_INVALID, detail, baseId, dtableUuid: baseUuid });
     }

@@ -7,6 +7,12 @@ import * as repo from './webhooks.repository.js';
 
 export const WEBHOOKS_CONSUMER = 'webhooks';
 
+/** WEBHOOK_MAX_BACKLOG: a webhook with more queued deliveries is paused (disabled, its owner told). */
+export interface BacklogCap {
+  max: number;
+  pause(trx: Executor, webhookId: number, url: string, reason: string, now: number): Promise<void>;
+}
+
 /**
  * Turns committed change events into queued deliveries: one per event per valid webhook of the
  * event's base, written in the dispatcher's transaction (so an event is queued exactly when the
@@ -19,6 +25,7 @@ export class WebhookEventConsumer implements EventConsumer {
     private readonly now: () => number,
     /** Wakes the delivery worker; called once the dispatcher's transaction has committed. */
     private readonly onQueued: () => void = () => {},
+    private readonly backlog: BacklogCap | null = null,
   ) {}
 
   basesOfInterest(trx: Executor, baseIds: number[]): Promise<number[]> {
@@ -29,18 +36,21 @@ export class WebhookEventConsumer implements EventConsumer {
     const baseIds = [...new Set(events.map((e) => e.baseId))];
     const hooks = await repo.validForBases(trx, baseIds);
     if (hooks.length === 0) return;
-    const byBase = new Map<number, Array<{ id: number; start: number }>>();
-    for (const hook of hooks) byBase.set(hook.base_id, [...(byBase.get(hook.base_id) ?? []), { id: hook.id, start: hook.start_event_id }]);
     const now = this.now();
+    const paused = await this.pauseOverflowing(trx, hooks, events, now);
+    const byBase = new Map<number, Array<{ id: number; start: number }>>();
+    for (const hook of hooks) {
+      if (paused.has(hook.id)) continue;
+      byBase.set(hook.base_id, [...(byBase.get(hook.base_id) ?? []), { id: hook.id, start: hook.start_event_id }]);
+    }
+    // One stored body per event, referenced by each webhook's delivery (not copied per webhook).
+    const targeted = events.filter((event) => (byBase.get(event.baseId) ?? []).some((target) => event.id > target.start));
+    const payloadIds = await deliveries.insertPayloads(trx, targeted.map((event) => ({ eventId: event.id, body: eventBody(event) })), now);
     const rows: NewDelivery[] = [];
-    for (const event of events) {
-      const targets = byBase.get(event.baseId);
-      if (!targets) continue;
-      let body: string | null = null;
-      for (const { id: webhookId, start } of targets) {
+    for (const event of targeted) {
+      for (const { id: webhookId, start } of byBase.get(event.baseId)!) {
         // A webhook receives exactly the changes committed after it was created.
         if (event.id <= start) continue;
-        body ??= eventBody(event);
         rows.push(
           deliveries.queuedDelivery(
             {
@@ -51,7 +61,8 @@ export class WebhookEventConsumer implements EventConsumer {
               msg_id: newMessageId(),
               kind: 'event',
               op_type: event.opType,
-              body,
+              body: '',
+              payload_id: payloadIds.get(event.id)!,
               redelivery_of: null,
               row_key: event.rowId,
             },
@@ -65,5 +76,24 @@ export class WebhookEventConsumer implements EventConsumer {
     // Waking before the commit would let the worker's claim (another connection) find nothing.
     if (context) context.afterCommit(this.onQueued);
     else this.onQueued();
+  }
+
+  /**
+   * Webhooks whose queue would pass the backlog cap with this batch: paused now (their owner is told
+   * in the same transaction) and given none of these events. Saving the webhook resumes it.
+   */
+  private async pauseOverflowing(trx: Executor, hooks: Array<{ id: number; base_id: number; url: string }>, events: ChangeEvent[], now: number): Promise<Set<number>> {
+    const paused = new Set<number>();
+    if (!this.backlog) return paused;
+    const perBase = new Map<number, number>();
+    for (const e of events) perBase.set(e.baseId, (perBase.get(e.baseId) ?? 0) + 1);
+    const queued = await repo.backlogOf(trx, hooks.map((h) => h.id));
+    for (const hook of hooks) {
+      if ((queued.get(hook.id) ?? 0) + (perBase.get(hook.base_id) ?? 0) <= this.backlog.max) continue;
+      paused.add(hook.id);
+      const reason = `More than ${this.backlog.max} deliveries were queued (the receiver does not keep up); changes after that were not queued.`;
+      await this.backlog.pause(trx, hook.id, hook.url, reason, now);
+    }
+    return paused;
   }
 }

@@ -74,11 +74,14 @@ export function createWebhooksModule(deps: WebhooksModuleDeps): WebhooksModule {
   });
   const deliverer = new WebhookDeliverer(delivery, deps.clock, { heartbeatMs: HEARTBEAT_MS });
   const wake = () => deliverer.wake();
-  const service = new WebhooksService({ db: deps.db, clock: deps.clock, access: deps.access, secrets, delivery, onQueued: wake });
+  const service = new WebhooksService({ db: deps.db, clock: deps.clock, access: deps.access, secrets, delivery, onQueued: wake, maxPerBase: config.webhookMaxPerBase });
   return {
     service,
     delivery,
-    consumer: new WebhookEventConsumer(() => deps.clock.now(), wake),
+    consumer: new WebhookEventConsumer(() => deps.clock.now(), wake, {
+      max: config.webhookMaxBacklog,
+      pause: (trx, webhookId, url, reason, now) => delivery.disableAndTell(trx, webhookId, url, reason, now),
+    }),
     deliverer,
     prune: () => delivery.prune(),
     ticks: [{ name: 'webhook-log-prune', pattern: '0 23 3 * * *', leaseMs: 30 * 60_000, run: () => delivery.prune() }],

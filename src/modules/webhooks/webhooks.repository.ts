@@ -9,6 +9,28 @@ export function listForBase(db: Executor, baseId: number): Promise<WebhookRow[]>
   return db.selectFrom('webhooks').selectAll().where('base_id', '=', baseId).orderBy('id').execute();
 }
 
+export async function countForBase(db: Executor, baseId: number): Promise<number> {
+  const row = await db
+    .selectFrom('webhooks')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('base_id', '=', baseId)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** Queued (pending) deliveries per webhook, for the backlog cap. */
+export async function backlogOf(db: Executor, webhookIds: number[]): Promise<Map<number, number>> {
+  if (webhookIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('webhook_deliveries')
+    .select(['webhook_id', (eb) => eb.fn.countAll<number>().as('n')])
+    .where('webhook_id', 'in', webhookIds)
+    .where('status', '=', 'pending')
+    .groupBy('webhook_id')
+    .execute();
+  return new Map(rows.map((r) => [Number(r.webhook_id), Number(r.n)]));
+}
+
 export function findOnBase(db: Executor, baseId: number, id: number): Promise<WebhookRow | undefined> {
   return db.selectFrom('webhooks').selectAll().where('base_id', '=', baseId).where('id', '=', id).executeTakeFirst();
 }
@@ -32,16 +54,16 @@ export async function deleteWebhook(db: Executor, id: number): Promise<void> {
 }
 
 /** The valid webhooks of these bases: who gets a delivery for their events (after `start_event_id`). */
-export async function validForBases(db: Executor, baseIds: number[]): Promise<Array<{ id: number; base_id: number; start_event_id: number }>> {
+export async function validForBases(db: Executor, baseIds: number[]): Promise<Array<{ id: number; base_id: number; start_event_id: number; url: string }>> {
   if (baseIds.length === 0) return [];
   const rows = await db
     .selectFrom('webhooks')
-    .select(['id', 'base_id', 'start_event_id'])
+    .select(['id', 'base_id', 'start_event_id', 'url'])
     .where('base_id', 'in', baseIds)
     .where('is_valid', '=', 1)
     .orderBy('id')
     .execute();
-  return rows.map((r) => ({ id: Number(r.id), base_id: Number(r.base_id), start_event_id: Number(r.start_event_id) }));
+  return rows.map((r) => ({ id: Number(r.id), base_id: Number(r.base_id), start_event_id: Number(r.start_event_id), url: r.url }));
 }
 
 /** Which of these bases have a valid webhook (one indexed lookup). */

@@ -1,7 +1,7 @@
 import { isUniqueViolation, type Db } from '../../db/index.js';
 import type { Clock } from '../../shared/clock.js';
 import { sha256Hex } from '../../shared/crypto.js';
-import { conflict, notFound } from '../../shared/errors.js';
+import { badRequest, conflict, notFound } from '../../shared/errors.js';
 import type { Page } from '../../shared/pagination.js';
 import type { AccountUser } from '../accounts/index.js';
 import { REQUIRED, type BaseAccess, type BaseListing } from '../workspaces/index.js';
@@ -29,6 +29,8 @@ export interface WebhooksServiceDeps {
   delivery: WebhookDeliveryService;
   /** Called after deliveries were queued outside the event consumer (redeliver, re-enable). */
   onQueued?: () => void;
+  /** WEBHOOK_MAX_PER_BASE (default 20). */
+  maxPerBase?: number;
 }
 
 export type WebhookRecord = ReturnType<typeof webhookRecord>;
@@ -47,6 +49,8 @@ export class WebhooksService {
     const base = await this.base(user, target);
     const url = checkWebhookUrl(body.url);
     const secret = checkSecret(body.secret);
+    const max = this.deps.maxPerBase ?? 20;
+    if ((await repo.countForBase(this.deps.db, base.id)) >= max) throw badRequest(`A base can have at most ${max} webhooks.`);
     const now = this.deps.clock.now();
     const id = await this.unique(() =>
       repo.insertWebhook(this.deps.db, {

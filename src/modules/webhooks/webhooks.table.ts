@@ -47,6 +47,8 @@ export interface WebhookDeliveriesTable {
   lease_owner: string | null;
   /** The changed row: deliveries of one row stay in order; null (pings, redeliveries) is ordered with nothing. */
   row_key: string | null;
+  /** The shared body in `webhook_payloads` (then `body` is ''); null: `body` is the body. */
+  payload_id: number | null;
   last_status_code: number | null;
   last_error: string | null;
   redelivery_of: number | null;
@@ -84,4 +86,12 @@ export interface WebhookAlertsTable {
 export interface DeliveryWorkersTable {
   id: string;
   heartbeat_at: number;
+}
+
+/** An event's webhook body, stored once for all the webhooks it is delivered to. */
+export interface WebhookPayloadsTable {
+  id: Generated<number>;
+  event_id: number;
+  body: string;
+  created_at: number;
 }
