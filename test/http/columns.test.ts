@@ -45,7 +45,7 @@ describe.each(DIALECTS)('columns (%s)', (dialect) => {
       [{ column_name: 'Count', column_type: 'text' }, 400, 'Column Count exists.'],
       [{ column_name: 'X', column_type: 'nope' }, 400, 'column_type nope invalid.'],
       [{ column_name: 'X', column_type: 'link-formula' }, 400, 'column_data.formula invalid: one of lookup, rollup, count_links, findmin, findmax.'],
-      [{ column_name: 'X', column_type: 'digital-sign' }, 400, 'column type digital-sign is not supported.'],
+      [{ column_name: 'X', column_type: 'department-single-select' }, 400, 'column type department-single-select is not supported.'],
       [{ column_name: '', column_type: 'text' }, 400, 'column_name invalid.'],
       [{ column_name: 'X', column_type: 'text', anchor_column: 'Nope' }, 404, 'column Nope not found'],
       [{ column_name: 'X', column_type: 'single-select', column_data: { options: [{ name: 'a' }, { name: 'a' }] } }, 400, 'option a exists.'],

@@ -15,7 +15,7 @@ const message = (fn: () => unknown) => {
 describe('column types', () => {
   it('accepts the supported types and names the unsupported ones', () => {
     expect(checkColumnType('single-select')).toBe('single-select');
-    expect(message(() => checkColumnType('digital-sign'))).toBe('column type digital-sign is not supported.');
+    expect(message(() => checkColumnType('department-single-select'))).toBe('column type department-single-select is not supported.');
     expect(checkColumnType('link-formula')).toBe('link-formula');
     expect(checkColumnType('formula')).toBe('formula');
     expect(message(() => checkColumnType('wat'))).toBe('column_type wat invalid.');
