@@ -25,11 +25,7 @@ export async function startServer(config: Config, roles: readonly Role[]): Promi
   await waitForDatabase(container.db, { log: app.log });
   await migrateToLatest(container.db);
   await ensureAdmin(container, (line) => process.stdout.write(line + '\n'));
-  if (roles.includes('api')) {
-    await app.listen({ port: config.port, host: config.host });
-  } else {
-    await app.ready();
-  }
+  await app.ready();
   container.dispatcher.useLogger(app.log);
   container.realtime.useLogger(app.log);
   await container.realtime.ready();
@@ -39,6 +35,9 @@ export async function startServer(config: Config, roles: readonly Role[]): Promi
   container.notifications.useLogger(app.log);
   container.scheduler.useLogger(app.log);
   if (roles.includes('scheduler')) container.scheduler.start();
+  // Listen last: once "Server listening" is logged the caller can install its signal handlers
+  // in the same turn, so a SIGTERM right after it is always a graceful stop.
+  if (roles.includes('api')) await app.listen({ port: config.port, host: config.host });
   let stage = 'nothing';
   let stopping: Promise<void> | null = null;
   // Stop accepting connections first; in-flight requests get their answers while the workers
