@@ -62,7 +62,7 @@ describe.each(DIALECTS)('fuzz over the OpenAPI routes (%s)', (dialect) => {
         return pick(PARAM_VALUES);
       });
       const query = random() < 0.4 ? `?${pick(['table_name', 'view_name', 'start', 'limit', 'page', 'per_page', 'password', 'q'])}=${pick(PARAM_VALUES)}` : '';
-      const auth = pick([{}, { authorization: `Token ${user.token}` }, { authorization: `Bearer ${bt}` }, { authorization: `Bearer ${pick(PARAM_VALUES)}` }]);
+      const auth = pick<Record<string, string>>([{}, { authorization: `Token ${user.token}` }, { authorization: `Bearer ${bt}` }, { authorization: `Bearer ${pick(PARAM_VALUES)}` }]);
       const kind = random();
       let headers: Record<string, string> = { ...auth };
       let payload: string | undefined;

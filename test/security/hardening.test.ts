@@ -66,3 +66,20 @@ describe.each(DIALECTS)('hardening (%s)', (dialect) => {
     }
   });
 });
+
+describe('METRICS_TOKEN', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp('sqlite', { METRICS_TOKEN: 'metrics-token-0123456789' });
+  });
+  afterAll(() => t.close());
+
+  it('requires the token on /metrics only', async () => {
+    expect((await t.request({ method: 'GET', url: '/metrics' })).statusCode).toBe(401);
+    expect((await t.request({ method: 'GET', url: '/metrics', headers: { authorization: 'Bearer wrong-token-0123456789' } })).statusCode).toBe(401);
+    const ok = await t.request({ method: 'GET', url: '/metrics', headers: { authorization: 'Bearer metrics-token-0123456789' } });
+    expect(ok.statusCode).toBe(200);
+    expect(ok.body).toContain('# HELP');
+    expect((await t.request({ method: 'GET', url: '/ping/' })).statusCode).toBe(200);
+  });
+});
