@@ -83,3 +83,16 @@ describe('METRICS_TOKEN', () => {
     expect((await t.request({ method: 'GET', url: '/ping/' })).statusCode).toBe(200);
   });
 });
+
+describe('DATA_DIR permissions', () => {
+  it('creates DATA_DIR 0700 and the generated secret key 0600', async () => {
+    const { mkdtempSync, statSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const path = await import('node:path');
+    const { loadConfig } = await import('../../src/config/index.js');
+    const dir = path.join(mkdtempSync(path.join(tmpdir(), 'basegate-perm-')), 'data');
+    loadConfig({ DATA_DIR: dir });
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    expect(statSync(path.join(dir, 'secret_key')).mode & 0o777).toBe(0o600);
+  });
+});
