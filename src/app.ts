@@ -12,6 +12,8 @@ import { openApiPlugin } from './plugins/openapi.js';
 import { metricsRoutes } from './plugins/metrics.js';
 import { rateLimitPlugin } from './plugins/rate-limit.js';
 import { textGuardPlugin } from './plugins/text-guard.js';
+import { securityHeadersPlugin } from './plugins/security-headers.js';
+import { metricsGuardPlugin } from './plugins/metrics-guard.js';
 import { passwordThrottlePlugin } from './plugins/password-throttle.js';
 import { PasswordThrottle } from './modules/limits/password-throttle.js';
 import { limitsRoutes } from './modules/limits/index.js';
@@ -65,6 +67,8 @@ export async function buildApp(c: Container, options: BuildAppOptions = {}): Pro
   await app.register(unreadBodyPlugin);
   // Text no database can store is refused before any database work.
   await app.register(textGuardPlugin);
+  await app.register(securityHeadersPlugin);
+  if (c.config.security.metricsToken) await app.register(metricsGuardPlugin, { token: c.config.security.metricsToken });
   // Before the auth plugins, so the limiter is the first onRequest hook and runs before any token check.
   await app.register(rateLimitPlugin, { limits: c.limits, accounts: c.accounts, verifier: c.baseTokens });
   await app.register(bodyParsersPlugin, { bodyLimit: c.config.bodyLimitBytes });

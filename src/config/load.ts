@@ -192,7 +192,8 @@ function secretFromDataDir(dataDir: string, persist: boolean): string {
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
   const generated = randomBytes(32).toString('hex');
   if (persist) {
-    mkdirSync(dataDir, { recursive: true });
+    // Only its owner may read DATA_DIR (the secret key, the SQLite file, the mail spool).
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     writeFileSync(file, generated + '\n', { mode: 0o600, flag: 'wx' });
   }
   return generated;

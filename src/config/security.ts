@@ -26,8 +26,6 @@ export interface SecurityConfig {
   loginFailuresBeforeDelay: number;
   /** LOGIN_MAX_DELAY_SECONDS — the back-off doubles from 1 s up to this; default 900. */
   loginMaxDelaySeconds: number;
-  /** METRICS_PORT — serve /metrics on this port only (0 = on the API port); default 0. */
-  metricsPort: number;
   /** METRICS_TOKEN — when set, /metrics requires `Authorization: Bearer <token>`. */
   metricsToken: string | null;
 }
@@ -47,7 +45,6 @@ export function loadSecurityConfig(env: Env): SecurityConfig {
     baseReadMaxBytes: int(env, 'BASE_READ_MAX_BYTES', 256 * 1024 * 1024, 1024 * 1024, 1024 * 1024 * 1024),
     loginFailuresBeforeDelay: int(env, 'LOGIN_FAILURES_BEFORE_DELAY', 5, 1, 1000),
     loginMaxDelaySeconds: int(env, 'LOGIN_MAX_DELAY_SECONDS', 900, 1, 86_400),
-    metricsPort: int(env, 'METRICS_PORT', 0, 0, 65535),
     metricsToken,
   });
 }

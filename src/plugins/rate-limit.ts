@@ -105,5 +105,8 @@ async function keyOf(
   if (uuid === null) return ip;
   // The auth hook reuses this lookup instead of repeating it.
   request.account = await deps.accounts.authenticate(token);
-  return request.account ? { kind: 'base', uuid } : ip;
+  if (!request.account) return ip;
+  // Only a caller with access to the base (or an admin) spends its budget; anyone else counts per IP.
+  if (request.account.isStaff) return { kind: 'base', uuid };
+  return (await deps.limits.baseKeys.canUse(uuid, request.account.id)) ? { kind: 'base', uuid } : ip;
 }

@@ -119,20 +119,22 @@ describe('SQL threads on a SQLite file (time limit, recovery)', () => {
     db.pragma('journal_mode = WAL');
     db.exec('create table t (n integer); insert into t values (1), (2), (3);');
     db.close();
-    threads = new SqlThreads({ threads: 2, timeoutMs: 300, sqliteFile: async () => file });
+    threads = new SqlThreads({ threads: 2, timeoutMs: 1500, sqliteFile: async () => file });
   });
   afterAll(() => threads.close());
 
   it('runs SELECTs on its read-only connection', async () => {
     expect(await threads.canQuery()).toBe(true);
+    // Both threads started (and warm) before the time-limit test below.
+    await Promise.all([threads.query('select 1 as one', []), threads.query('select 2 as two', [])]);
     expect(await threads.query('select n from t where n > ? order by n', [1])).toEqual([{ n: 2 }, { n: 3 }]);
     await expect(threads.query('insert into t values (4)', [])).rejects.toThrow(/readonly|read-only|does not return data/i);
   });
 
   it('answers a query over its limit with a timeout at once, and the next query is still served', async () => {
     // Finite but long (tens of millions of steps): the terminated thread exits when SQLite returns.
-    const slow = 'with recursive c(x) as (select 1 union all select x + 1 from c where x < 5000000) select count(*) from c';
-    await expect(threads.query(slow, [])).rejects.toMatchObject({ name: 'SqlTimeoutError', limitMs: 300 });
+    const slow = 'with recursive c(x) as (select 1 union all select x + 1 from c where x < 30000000) select count(*) from c';
+    await expect(threads.query(slow, [])).rejects.toMatchObject({ name: 'SqlTimeoutError', limitMs: 1500 });
     expect(await threads.query('select count(*) as c from t', [])).toEqual([{ c: 3 }]);
   });
 });

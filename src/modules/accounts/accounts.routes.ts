@@ -7,7 +7,9 @@ import { currentAccount } from '../../plugins/auth.js';
 import type { AccountsService } from './accounts.service.js';
 import type { UserRow } from './accounts.repository.js';
 import {
+  AdminUpdateUserBody,
   AuthTokenBody,
+  ChangePasswordBody,
   AuthTokenResponse,
   CreateUserBody,
   PageQuery,
@@ -49,6 +51,26 @@ export function accountsRoutes(accounts: AccountsService): FastifyPluginAsyncTyp
       },
     );
 
+    // Not in the original's API (its web UI changes passwords): rotates the Account-Token.
+    app.put(
+      '/api/v2.1/user/password/',
+      { config: { auth: 'account' }, schema: { tags, body: ChangePasswordBody, response: { 200: Success } } },
+      async (request) => {
+        await accounts.changePassword(currentAccount(request), request.body.old_password, request.body.new_password);
+        return { success: true };
+      },
+    );
+
+    // Revokes the caller's Account-Token (the original's clients just forget theirs).
+    app.post(
+      '/api2/logout/',
+      { config: { auth: 'account' }, schema: { tags, response: { 200: Success } } },
+      async (request) => {
+        await accounts.revokeAccountToken(currentAccount(request).id);
+        return { success: true };
+      },
+    );
+
     app.get(
       '/api/v2.1/admin/users/',
       { config: { auth: 'admin' }, schema: { tags, querystring: PageQuery, response: { 200: UserListResponse } } },
@@ -70,6 +92,24 @@ export function accountsRoutes(accounts: AccountsService): FastifyPluginAsyncTyp
           isStaff: request.body.is_staff,
         });
         return userRecord(await mustFind(accounts, user.id));
+      },
+    );
+
+    app.put(
+      '/api/v2.1/admin/users/:email/',
+      {
+        config: { auth: 'admin' },
+        schema: { tags, params: Type.Object({ email: Type.String({ maxLength: 255 }) }), body: AdminUpdateUserBody, response: { 200: UserRecord } },
+      },
+      async (request) => {
+        const body = request.body;
+        const row = await accounts.adminUpdateUser(currentAccount(request), request.params.email, {
+          ...(body.password !== undefined ? { password: body.password } : {}),
+          ...(body.name !== undefined ? { name: body.name } : {}),
+          ...(body.is_staff !== undefined ? { isStaff: body.is_staff } : {}),
+          ...(body.is_active !== undefined ? { isActive: body.is_active } : {}),
+        });
+        return userRecord(row);
       },
     );
 

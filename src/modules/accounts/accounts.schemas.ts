@@ -39,3 +39,19 @@ export const CreateUserBody = Type.Object({
 export const UserListResponse = Type.Object({ data: Type.Array(UserRecord), total_count: Type.Integer() });
 export const PageQuery = Type.Object({ page: Type.Optional(Type.String()), per_page: Type.Optional(Type.String()) });
 export const Success = Type.Object({ success: Type.Boolean() });
+
+export const ChangePasswordBody = Type.Object({
+  old_password: Type.String({ maxLength: 256 }),
+  new_password: Type.String({ maxLength: 256 }),
+});
+
+/** The subset of the original's admin "Update User" this server keeps; other fields are ignored. */
+export const AdminUpdateUserBody = Type.Object(
+  {
+    password: Type.Optional(Type.String({ maxLength: 256 })),
+    name: Type.Optional(Type.String({ maxLength: 255 })),
+    is_staff: Type.Optional(Type.Boolean()),
+    is_active: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: true },
+);

@@ -106,9 +106,7 @@ export class AccountsService {
   async createUser(input: NewUser): Promise<AccountUser> {
     const email = input.email.trim().toLowerCase();
     if (!EMAIL.test(email)) throw badRequest('email invalid.');
-    if (typeof input.password !== 'string' || input.password.length < 8 || input.password.length > 256) {
-      throw badRequest('password invalid: 8 to 256 characters.');
-    }
+    checkPassword(input.password);
     const name = (input.name ?? email.split('@')[0] ?? email).trim().slice(0, 255);
     try {
       const row = await repo.insertUser(this.db, {
@@ -126,6 +124,67 @@ export class AccountsService {
       if (isUniqueViolation(error)) throw badRequest(`User ${email} already exists.`);
       throw error;
     }
+  }
+
+  /**
+   * The user's own password change. The old password must match; the Account-Token is rotated, so
+   * the token in use stops working at once (the next login hands out a new one).
+   */
+  async changePassword(user: AccountUser, oldPassword: string, newPassword: string): Promise<void> {
+    const row = await repo.findUserById(this.db, user.id);
+    if (!row || !(await verifyPassword(oldPassword, row.password_hash))) throw badRequest('Old password is wrong.');
+    await this.storePassword(row.id, newPassword);
+  }
+
+  /**
+   * An admin changes a user (the original's "Update User"). A new password rotates the user's
+   * Account-Token. Everything is validated before anything is written.
+   */
+  async adminUpdateUser(
+    actor: AccountUser,
+    login: string,
+    changes: { password?: string; name?: string; isStaff?: boolean; isActive?: boolean },
+  ): Promise<UserRow> {
+    const row = await repo.findUserByLogin(this.db, login);
+    if (!row) throw notFound(`User ${login} not found.`);
+    const patch: Parameters<typeof repo.updateUser>[2] = {};
+    if (changes.name !== undefined) {
+      const name = changes.name.trim();
+      if (name === '' || name.length > 255) throw badRequest('name invalid.');
+      patch.name = name;
+    }
+    if (changes.isStaff !== undefined) patch.is_staff = changes.isStaff ? 1 : 0;
+    if (changes.isActive !== undefined) patch.is_active = changes.isActive ? 1 : 0;
+    if (row.id === actor.id && (changes.isStaff === false || changes.isActive === false)) {
+      throw badRequest('You cannot demote or deactivate yourself.');
+    }
+    if (changes.password !== undefined) {
+      checkPassword(changes.password);
+      patch.password_hash = await hashPassword(changes.password);
+    }
+    await this.db.transaction().execute(async (trx) => {
+      if (Object.keys(patch).length > 0) await repo.updateUser(trx, row.id, patch);
+      if (patch.password_hash !== undefined) await repo.deleteAccountToken(trx, row.id);
+    });
+    return (await repo.findUserById(this.db, row.id))!;
+  }
+
+  /**
+   * Revokes the user's Account-Token: its salt is forgotten, so the next login derives a new one.
+   * Account-Tokens are looked up in the database on every request (no cache), so this holds at once
+   * on every instance.
+   */
+  async revokeAccountToken(userId: number): Promise<void> {
+    await repo.deleteAccountToken(this.db, userId);
+  }
+
+  private async storePassword(userId: number, password: string): Promise<void> {
+    checkPassword(password);
+    const hash = await hashPassword(password);
+    await this.db.transaction().execute(async (trx) => {
+      await repo.updateUser(trx, userId, { password_hash: hash });
+      await repo.deleteAccountToken(trx, userId);
+    });
   }
 
   async updateProfile(user: AccountUser, changes: { name?: string; emailNotification?: boolean }): Promise<AccountUser> {
@@ -176,6 +235,12 @@ export class AccountsService {
 
   findUserById(id: number): Promise<UserRow | undefined> {
     return repo.findUserById(this.db, id);
+  }
+}
+
+function checkPassword(password: unknown): void {
+  if (typeof password !== 'string' || password.length < 8 || password.length > 256) {
+    throw badRequest('password invalid: 8 to 256 characters.');
   }
 }
 

@@ -44,6 +44,19 @@ export class BaseKeyCache {
     return lookup;
   }
 
+  /**
+   * Whether the user has any access to the base (owner or a share). A caller without access must not
+   * spend the base's budget (issue 17): such requests count per IP. Lookup errors count as no access.
+   */
+  async canUse(uuid: string, userId: number): Promise<boolean> {
+    try {
+      const base = await this.access.findByUuid(uuid);
+      return base !== undefined && (await this.access.permissionOf(base, userId)) !== 'none';
+    } catch {
+      return false;
+    }
+  }
+
   private async lookup(ref: WorkspaceBaseRef): Promise<string | null> {
     try {
       return (await this.access.find(ref.workspaceId, ref.baseName)).uuid;

@@ -42,6 +42,10 @@ describe('blockedAddressReason', () => {
     // IPv4 inside IPv6 is judged by the IPv4 address.
     ['::ffff:127.0.0.1', 'loopback address'],
     ['::ffff:7f00:1', 'loopback address'],
+    // IPv4-translated (::ffff:0:0/96) is judged by its IPv4 address too.
+    ['::ffff:0:127.0.0.1', 'loopback address'],
+    ['::ffff:0:a9fe:a9fe', 'cloud metadata address'],
+    ['::ffff:0:10.1.2.3', 'private address'],
     ['::FFFF:10.0.0.1', 'private address'],
     ['::ffff:169.254.169.254', 'cloud metadata address'],
     ['64:ff9b::10.0.0.1', 'private address'],

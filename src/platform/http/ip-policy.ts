@@ -78,6 +78,7 @@ function embeddedIpv4(address: string): string | null {
   };
   const zeros = (from: number, to: number) => groups.slice(from, to).every((g) => g === '0');
   if (zeros(0, 5) && groups[5] === 'ffff') return v4(groups[6]!, groups[7]!); // ::ffff:a.b.c.d
+  if (zeros(0, 4) && groups[4] === 'ffff' && groups[5] === '0') return v4(groups[6]!, groups[7]!); // IPv4-translated ::ffff:0:a.b.c.d
   if (zeros(0, 6) && !(groups[6] === '0' && (groups[7] === '0' || groups[7] === '1'))) {
     return v4(groups[6]!, groups[7]!); // deprecated ::a.b.c.d (but not :: or ::1)
   }
