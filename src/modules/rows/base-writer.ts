@@ -3,7 +3,7 @@ import type { Database, DialectName, Db } from '../../db/index.js';
 import type { Clock } from '../../shared/clock.js';
 import { appendEvents, appendStructureEvents, type NewChangeEvent } from '../events/index.js';
 import type { BaseMetadata } from './metadata.js';
-import { loadMetadata, lockMetadata, saveRevision } from './metadata.repository.js';
+import { loadMetadata, lockMetadata, metadataAsRead, saveRevision } from './metadata.repository.js';
 import { structureOps } from './structure-ops.js';
 
 /** The base a request addresses (from the Base-Token). */
@@ -78,8 +78,6 @@ export class BaseWriter {
     const result = await this.db.transaction().execute(async (trx) => {
       const now = this.clock.now();
       const meta = await lockMetadata(trx, this.dialect, base.id);
-      // What the structure was, to tell live clients what changed (structure_events).
-      const before = structuredClone(meta);
       let changed = false;
       let structural = false;
       const events: NewChangeEvent[] = [];
@@ -100,7 +98,7 @@ export class BaseWriter {
       });
       await saveRevision(trx, base.id, changed ? meta : null);
       if (changed) {
-        const ops = structureOps(before, meta).map((op) => ({ baseId: base.id, baseUuid: base.uuid, op, opUser: actor.user, opApp: actor.app, opTime: now }));
+        const ops = structureOps(metadataAsRead(meta), meta).map((op) => ({ baseId: base.id, baseUuid: base.uuid, op, opUser: actor.user, opApp: actor.app, opTime: now }));
         await appendStructureEvents(trx, this.dialect, ops, now);
       }
       await appendEvents(trx, this.dialect, events, now);
