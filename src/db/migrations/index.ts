@@ -7,6 +7,7 @@ import * as m0005 from './0005_webhooks.js';
 import * as m0006 from './0006_notifications.js';
 import * as m0007 from './0007_base_revision.js';
 import * as m0008 from './0008_structure_events.js';
+import * as m0012 from './0012_realtime_presence.js';
 
 /**
  * Every migration, in order. Listed statically (not read from disk) so the same list works under
@@ -21,4 +22,5 @@ export const migrations: Record<string, Migration> = {
   '0006_notifications': m0006,
   '0007_base_revision': m0007,
   '0008_structure_events': m0008,
+  '0012_realtime_presence': m0012,
 };

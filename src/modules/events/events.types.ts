@@ -45,6 +45,11 @@ export interface EventConsumer {
   /** Stable name: progress is stored under it, so renaming replays every retained event. */
   name: string;
   handle(trx: Executor, events: ChangeEvent[]): Promise<void>;
+  /**
+   * Optional filter: which of these bases have anything subscribed (one indexed lookup). Events of
+   * other bases are skipped unread (never parsed) and acknowledged. Without it, every event is handed over.
+   */
+  basesOfInterest?(trx: Executor, baseIds: number[]): Promise<number[]>;
   /** True to also receive structure events (`isStructureEvent`); others get row and link events only. */
   wantsStructure?: boolean;
 }
