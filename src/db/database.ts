@@ -10,6 +10,7 @@ import type {
 import type { BaseLinksTable, BaseRowsTable } from '../modules/rows/rows.table.js';
 import type { EventConsumersTable, EventsTable } from '../modules/events/events.table.js';
 import type { StructureEventsTable } from '../modules/events/structure-events.js';
+import type { RealtimePresenceTable } from '../modules/realtime/presence.js';
 import type { RateLimitOverridesTable } from '../modules/limits/limits.table.js';
 import type { ApiTokensTable, CredentialVersionsTable } from '../modules/tokens/tokens.table.js';
 import type {
@@ -54,6 +55,7 @@ export interface Database {
   notifications: NotificationsTable;
   notification_rule_marks: NotificationRuleMarksTable;
   scheduler_leases: SchedulerLeasesTable;
+  realtime_presence: RealtimePresenceTable;
 }
 
 export type Db = Kysely<Database>;

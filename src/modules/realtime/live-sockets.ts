@@ -2,6 +2,7 @@ import type { Server, Socket } from 'socket.io';
 import { normalizeUuid } from '../../shared/ids.js';
 import type { BaseTokenVerifier, GatewayCheck } from '../tokens/index.js';
 import { ConnectionCounter } from './connection-counter.js';
+import type { Presence } from './presence.js';
 import { baseRoom, userRoom } from './rooms.js';
 
 export interface LiveSocketsOptions {
@@ -17,6 +18,8 @@ export interface LiveSocketsOptions {
 interface JoinedData {
   token: string;
   baseUuid: string;
+  /** (Absent in the data of sockets recovered from before it was kept.) */
+  baseId?: number;
   userKey: string;
 }
 
@@ -53,6 +56,7 @@ export class LiveSockets {
     private readonly verifier: BaseTokenVerifier,
     private readonly options: LiveSocketsOptions,
     private readonly log: () => Log | undefined,
+    private readonly presence: Presence,
   ) {
     this.perIp = new ConnectionCounter(options.maxPerIp);
     this.perUser = new ConnectionCounter(options.maxPerUser);
@@ -80,12 +84,21 @@ export class LiveSockets {
       this.perIp.remove(ip, socket.id);
       const data = socket.data as Partial<JoinedData>;
       if (data.userKey) this.perUser.remove(data.userKey, socket.id);
+      if (data.baseId !== undefined) this.presence.left(data.baseId);
     });
     // A recovered socket is back in its rooms with its data: count it under its credential again.
     const restored = socket.data as Partial<JoinedData>;
     if (socket.recovered && restored.userKey && !this.perUser.add(restored.userKey, socket.id)) {
       this.refuse(socket, 'Too many connections.');
       return;
+    }
+    if (socket.recovered && restored.baseId !== undefined) {
+      const baseId = restored.baseId;
+      this.presence.joined(baseId).catch((error: unknown) => {
+        this.log()?.warn({ err: error, baseId }, 'recording realtime presence failed');
+        // Not counted after all: the disconnect must not uncount it.
+        if (socket.data === restored) socket.data = { ...restored, baseId: undefined };
+      });
     }
     socket.on('join-room', (uuid: unknown, token: unknown, ack: unknown) => {
       const reply = typeof ack === 'function' ? (ack as (answer: object) => void) : () => undefined;
@@ -111,19 +124,29 @@ export class LiveSockets {
     if (uuid === null || (typeof queried === 'string' && queried !== '' && normalizeUuid(queried) !== uuid)) return 'Permission denied.';
     const result = await this.verifier.check(tokenArg, uuid);
     if (!result.ok) return refusal(result);
-    if (!socket.connected) return null;
+    // Recorded before anything else changes, so a failed write leaves the socket as it was.
+    const baseId = result.base.id;
+    await this.presence.joined(baseId);
+    if (!socket.connected) {
+      this.presence.left(baseId, false);
+      return null;
+    }
     const { claims } = result;
     const userKey = `${claims.source}:${claims.sourceId}`;
     const previous = socket.data as Partial<JoinedData>;
     if (previous.userKey !== userKey) {
-      if (!this.perUser.add(userKey, socket.id)) return 'Too many connections.';
+      if (!this.perUser.add(userKey, socket.id)) {
+        this.presence.left(baseId, false);
+        return 'Too many connections.';
+      }
       if (previous.userKey) this.perUser.remove(previous.userKey, socket.id);
     }
+    const data: JoinedData = { token: tokenArg, baseUuid: uuid, baseId, userKey };
+    socket.data = data;
+    if (previous.baseId !== undefined) this.presence.left(previous.baseId);
     for (const room of socket.rooms) if (room !== socket.id) await socket.leave(room);
     await socket.join(baseRoom(uuid));
     if (claims.source === 'account') await socket.join(userRoom(claims.sourceId));
-    const data: JoinedData = { token: tokenArg, baseUuid: uuid, userKey };
-    socket.data = data;
     return null;
   }
 
@@ -147,6 +170,7 @@ export class LiveSockets {
     if (this.sweeping) return;
     this.sweeping = true;
     try {
+      await this.presence.refresh().catch((error: unknown) => this.log()?.warn({ err: error }, 'refreshing realtime presence failed'));
       const checks = new Map<string, Promise<GatewayCheck>>();
       for (const socket of this.io.of('/').sockets.values()) {
         const buffered = bufferedPackets(socket);

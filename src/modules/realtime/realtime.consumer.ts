@@ -13,6 +13,7 @@ import {
   type StructureEvent,
 } from '../events/index.js';
 import { toOperation } from './operations.js';
+import { presentBases } from './presence.js';
 import { baseRoom } from './rooms.js';
 
 const NAME = 'realtime';
@@ -41,6 +42,14 @@ export class RealtimeConsumer implements EventConsumer {
     private readonly maxAgeMs: number,
     private readonly afterBatch: () => void,
   ) {}
+
+  /**
+   * The bases some instance has sockets joined to, or had within the reconnection window (so a client
+   * that reconnects still recovers what it missed): `realtime_presence`, by primary key.
+   */
+  async basesOfInterest(trx: Executor, baseIds: number[]): Promise<number[]> {
+    return presentBases(trx, baseIds, this.clock.now());
+  }
 
   async handle(trx: Executor, events: ChangeEvent[]): Promise<void> {
     await this.ensureStarted(trx);

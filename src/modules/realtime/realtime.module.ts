@@ -8,6 +8,7 @@ import type { BaseTokenVerifier } from '../tokens/index.js';
 import { LiveSockets } from './live-sockets.js';
 import { NotificationWatcher } from './notification-watcher.js';
 import { Poller } from './poller.js';
+import { Presence } from './presence.js';
 import { RealtimeConsumer } from './realtime.consumer.js';
 import { uiToastsRoutes } from './ui-toasts.routes.js';
 
@@ -44,6 +45,8 @@ export interface Realtime {
   attach(app: FastifyInstance): Promise<void>;
   /** A structure change committed here: send it soon (other instances' are found by polling). */
   wakeStructure(): void;
+  /** One sweep of this instance's sockets now (the timer runs one every `sweepIntervalMs`), presence refresh included. */
+  sweep(): Promise<void>;
   /** Resolves once messages from other instances can arrive (at once without Redis). */
   ready(): Promise<void>;
   useLogger(log: Log): void;
@@ -51,6 +54,8 @@ export interface Realtime {
 }
 
 const MAX_MESSAGE_BYTES = 64 * 1024;
+/** How long a base stays present after this instance last recorded its sockets there (at least). */
+const PRESENCE_TTL_MS = 60_000;
 
 export function createRealtime(deps: RealtimeDeps): Realtime {
   const { config } = deps;
@@ -68,6 +73,9 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
   };
   if (redis) options.adapter = createAdapter(redis, { streamName: 'basegate:realtime', blockTimeInMs: 1000, maxLen: 100_000 });
   const io = new Server(options);
+  const sweepIntervalMs = deps.sweepIntervalMs ?? 2000;
+  // Refreshed by every sweep: missing many in a row (a stalled instance) is needed before a base is skipped.
+  const presence = new Presence(deps.db, deps.clock, Math.max(PRESENCE_TTL_MS, 10 * sweepIntervalMs), recoveryMs, () => log);
   const sockets = new LiveSockets(
     io,
     deps.verifier,
@@ -76,9 +84,10 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
       maxPerIp: config.realtimeMaxConnectionsPerIp,
       maxBufferedPackets: config.realtimeMaxBufferedPackets,
       trustProxy: config.trustProxy,
-      sweepIntervalMs: deps.sweepIntervalMs ?? 2000,
+      sweepIntervalMs,
     },
     () => log,
+    presence,
   );
   const notifications = new NotificationWatcher(deps.db, io);
   const watcher = new Poller(() => notifications.pass(), deps.notificationPollMs ?? 250, (error) =>
@@ -109,6 +118,7 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
       await app.register(uiToastsRoutes(io));
     },
     wakeStructure: () => structure.wake(),
+    sweep: () => sockets.sweep(),
     async ready() {
       if (!redis) return;
       if (redis.status === 'ready') return;
@@ -131,6 +141,7 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
       // io.close() also closes the engine it was attached to; without one only the adapter needs closing.
       if (attached) await io.close();
       else await io.of('/').adapter.close();
+      await presence.close();
       redis?.disconnect();
     },
   };

@@ -5,7 +5,7 @@ import { appendEvents, appendStructureEvents, type NewChangeEvent } from '../eve
 import type { BaseMetadata } from './metadata.js';
 import { notFound } from '../../shared/errors.js';
 import { POSTGRES_WRITE_SLOTS, Slots } from './write-slots.js';
-import { loadMetadata, lockByRevision, lockMetadata, saveRevision, storeMetadata } from './metadata.repository.js';
+import { loadMetadata, lockByRevision, lockMetadata, metadataAsRead, saveRevision, storeMetadata } from './metadata.repository.js';
 import { structureOps } from './structure-ops.js';
 
 /** The base a request addresses (from the Base-Token). */
@@ -119,8 +119,6 @@ export class BaseWriter {
       const now = this.clock.now();
       const meta = late ? await loadMetadata(trx, base.id) : await lockMetadata(trx, this.dialect, base.id);
       const readVersion = meta.version;
-      // What the structure was, to tell live clients what changed (structure_events).
-      const before = structuredClone(meta);
       let changed = false;
       let structural = false;
       const events: NewChangeEvent[] = [];
@@ -148,7 +146,7 @@ export class BaseWriter {
         await saveRevision(trx, base.id, changed ? meta : null);
       }
       if (changed) {
-        const ops = structureOps(before, meta).map((op) => ({ baseId: base.id, baseUuid: base.uuid, op, opUser: actor.user, opApp: actor.app, opTime: now }));
+        const ops = structureOps(metadataAsRead(meta), meta).map((op) => ({ baseId: base.id, baseUuid: base.uuid, op, opUser: actor.user, opApp: actor.app, opTime: now }));
         await appendStructureEvents(trx, this.dialect, ops, now);
       }
       await appendEvents(trx, this.dialect, events, now);

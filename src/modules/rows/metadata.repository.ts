@@ -3,13 +3,40 @@ import { notFound } from '../../shared/errors.js';
 import { parseMetadata, type BaseMetadata } from './metadata.js';
 import { checkedMetadataJson } from './size-limits.js';
 
+interface StoredMetadata {
+  version: number;
+  data: string;
+}
+
+/**
+ * The stored text each loaded document was parsed from: a write diffs the structure it changed
+ * against the document as read (`metadataAsRead`), and parsing that again only for the writes that
+ * changed it is far cheaper than cloning the document on every write.
+ */
+const readFrom = new WeakMap<BaseMetadata, StoredMetadata>();
+
+function parseStored(row: StoredMetadata): BaseMetadata {
+  const meta = parseMetadata(row.data);
+  meta.version = row.version;
+  readFrom.set(meta, row);
+  return meta;
+}
+
+/**
+ * A fresh copy of `meta` as `loadMetadata`/`lockMetadata` read it, whatever was changed in `meta`
+ * since. Throws for a document that did not come from them.
+ */
+export function metadataAsRead(meta: BaseMetadata): BaseMetadata {
+  const row = readFrom.get(meta);
+  if (!row) throw new Error('metadataAsRead: this metadata was not loaded from the database');
+  return parseStored(row);
+}
+
 /** The base's metadata document (tables, columns, views). */
 export async function loadMetadata(db: Executor, baseId: number): Promise<BaseMetadata> {
   const row = await db.selectFrom('base_metadata').select(['version', 'data']).where('base_id', '=', baseId).executeTakeFirst();
   if (!row) throw notFound('dtable not found.');
-  const meta = parseMetadata(row.data);
-  meta.version = row.version;
-  return meta;
+  return parseStored(row);
 }
 
 /**
@@ -21,9 +48,7 @@ export async function lockMetadata(trx: Executor, dialect: DialectName, baseId: 
   if (dialect === 'postgres') query = query.forUpdate();
   const row = await query.executeTakeFirst();
   if (!row) throw notFound('dtable not found.');
-  const meta = parseMetadata(row.data);
-  meta.version = row.version;
-  return meta;
+  return parseStored(row);
 }
 
 /**
@@ -56,7 +81,7 @@ export async function lockByRevision(trx: Executor, baseId: number): Promise<num
 /** Store a changed document under the next version (the row is already locked by this transaction). */
 export async function storeMetadata(trx: Executor, baseId: number, changed: BaseMetadata): Promise<void> {
   changed.version += 1;
-  await trx.updateTable('base_metadata').set({ version: changed.version, data: JSON.stringify(changed) }).where('base_id', '=', baseId).execute();
+  await trx.updateTable('base_metadata').set({ version: changed.version, data: checkedMetadataJson(changed) }).where('base_id', '=', baseId).execute();
 }
 
 /**
