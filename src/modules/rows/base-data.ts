@@ -8,6 +8,7 @@ import { RowsService } from './rows.service.js';
 import { TablesService } from './tables.service.js';
 import { ViewsService } from './views.service.js';
 import { ColumnOptionsService } from './column-options.service.js';
+import { RowLocksService } from './row-locks.js';
 
 /** The services of the base data API, sharing one writer. */
 export interface BaseData {
@@ -18,6 +19,7 @@ export interface BaseData {
   views: ViewsService;
   links: LinksService;
   columnOptions: ColumnOptionsService;
+  locks: RowLocksService;
   /** The whole base, serialized and cached per revision. */
   snapshots: BaseSnapshots;
 }
@@ -46,5 +48,6 @@ export function createBaseData(
     views: new ViewsService(writer),
     links: new LinksService(db, writer),
     columnOptions: new ColumnOptionsService(writer),
+    locks: new RowLocksService(writer),
   };
 }

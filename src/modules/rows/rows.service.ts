@@ -11,6 +11,7 @@ import { findTable, lookupColumn, optionalView, visibleColumns, type BaseMetadat
 import { presentRow, rowByKeys, type StoredRow } from './present.js';
 import { deleteEvent, insertEvent, modifyEvent, sameCells } from './row-events.js';
 import { RowInput } from './row-input.js';
+import { refuseLockedRows } from './row-locks.js';
 import * as repo from './rows.repository.js';
 import { orderTerms } from './sort-sql.js';
 import { presentSettings } from './structure.present.js';
@@ -214,6 +215,7 @@ export class RowsService {
     const before = await repo.findRows(w.trx, base.id, table._id, items.map((u) => u.row_id));
     const missing = items.find((u) => !before.has(u.row_id));
     if (missing) throw notFound(`row ${missing.row_id} not found`);
+    await refuseLockedRows(w, before.values());
     const input = new RowInput(table);
     const after = new Map<string, StoredRow>();
     for (const { row_id, row } of items) {
@@ -239,6 +241,7 @@ export class RowsService {
     const { base, actor } = w;
     const table = findTable(w.meta, body);
     const rows = [...(await repo.findRows(w.trx, base.id, table._id, ids)).values()];
+    await refuseLockedRows(w, rows);
     const rowIds = rows.map((r) => r._id);
     await repo.deleteRows(w.trx, base.id, rowIds);
     await removeLinksOfRows(w.trx, base.id, rowIds);
