@@ -9,6 +9,7 @@ import { TablesService } from './tables.service.js';
 import { ViewsService } from './views.service.js';
 import { ColumnOptionsService } from './column-options.service.js';
 import { RowLocksService } from './row-locks.js';
+import { ArchivedRowsService } from './archived-rows.js';
 
 /** The services of the base data API, sharing one writer. */
 export interface BaseData {
@@ -20,6 +21,7 @@ export interface BaseData {
   links: LinksService;
   columnOptions: ColumnOptionsService;
   locks: RowLocksService;
+  archived: ArchivedRowsService;
   /** The whole base, serialized and cached per revision. */
   snapshots: BaseSnapshots;
 }
@@ -49,5 +51,6 @@ export function createBaseData(
     links: new LinksService(db, writer),
     columnOptions: new ColumnOptionsService(writer),
     locks: new RowLocksService(writer),
+    archived: new ArchivedRowsService(writer),
   };
 }

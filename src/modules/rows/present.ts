@@ -73,7 +73,7 @@ export function presentRow(row: StoredRow, columns: ColumnMeta[], byName: boolea
     _mtime: isoMillis(row._mtime),
     _creator: row._creator,
     _last_modifier: row._last_modifier,
-    _archived: false,
+    _archived: row.data._archived === true,
     ...lockFields(row),
   };
   for (const column of columns) {

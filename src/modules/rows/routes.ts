@@ -5,6 +5,7 @@ import { rowRoutes } from './rows.routes.js';
 import { structureRoutes } from './structure.routes.js';
 import { columnOptionsRoutes } from './column-options.routes.js';
 import { rowLockRoutes } from './row-locks.routes.js';
+import { archivedRowsRoutes } from './archived-rows.routes.js';
 
 /** Every base-data route; `bodyLimit` is the base operations' own (BASE_BODY_LIMIT_BYTES). */
 export function rowsRoutes(data: BaseData, bodyLimit: number): FastifyPluginAsyncTypebox {
@@ -14,5 +15,6 @@ export function rowsRoutes(data: BaseData, bodyLimit: number): FastifyPluginAsyn
     await app.register(structureRoutes({ tables: data.tables, columns: data.columns, views: data.views, bodyLimit }));
     await app.register(columnOptionsRoutes({ options: data.columnOptions, rows: data.rows, bodyLimit }));
     await app.register(rowLockRoutes({ locks: data.locks, bodyLimit }));
+    await app.register(archivedRowsRoutes({ archived: data.archived, bodyLimit }));
   };
 }

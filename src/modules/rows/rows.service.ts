@@ -12,6 +12,7 @@ import { presentRow, rowByKeys, type StoredRow } from './present.js';
 import { deleteEvent, insertEvent, modifyEvent, sameCells } from './row-events.js';
 import { RowInput } from './row-input.js';
 import { refuseLockedRows } from './row-locks.js';
+import { isArchived, notArchived } from './archived-rows.js';
 import * as repo from './rows.repository.js';
 import { orderTerms } from './sort-sql.js';
 import { presentSettings } from './structure.present.js';
@@ -106,7 +107,7 @@ export class RowsService {
     if (limit > ROW_LIMITS.list) throw badRequest(`Number of rows to list exceeds ${ROW_LIMITS.list}.`);
 
     const ctx = this.filterContext(viewer);
-    const conditions = [];
+    const conditions: Array<Expression<SqlBool> | undefined> = [notArchived(this.writer.dialect)];
     if (view && view.filters.length > 0) conditions.push(filterWhere(compileFilter(table, view), ctx, this.writer.dialect));
     if (extraFilter) conditions.push(filterWhere(compileFilter(table, extraFilter), ctx, this.writer.dialect));
     const where = conditions.filter((c): c is Expression<SqlBool> => c !== undefined);
@@ -256,7 +257,7 @@ export class RowsService {
     for (const table of meta.tables) {
       const rows: Record<string, unknown>[] = [];
       for await (const batch of repo.scanTable(this.db, base.id, table._id)) {
-        for (const row of batch) if (rows.length < perTable) rows.push(rowByKeys(row));
+        for (const row of batch) if (rows.length < perTable && !isArchived(row)) rows.push(rowByKeys(row));
         if (rows.length >= perTable) break;
       }
       tables.push({ ...table, rows });
