@@ -8,6 +8,8 @@ import { RowsService } from './rows.service.js';
 import { TablesService } from './tables.service.js';
 import { ViewsService } from './views.service.js';
 import { ColumnOptionsService } from './column-options.service.js';
+import { RowLocksService } from './row-locks.js';
+import { ArchivedRowsService } from './archived-rows.js';
 
 /** The services of the base data API, sharing one writer. */
 export interface BaseData {
@@ -18,6 +20,8 @@ export interface BaseData {
   views: ViewsService;
   links: LinksService;
   columnOptions: ColumnOptionsService;
+  locks: RowLocksService;
+  archived: ArchivedRowsService;
   /** The whole base, serialized and cached per revision. */
   snapshots: BaseSnapshots;
 }
@@ -46,5 +50,7 @@ export function createBaseData(
     views: new ViewsService(writer),
     links: new LinksService(db, writer),
     columnOptions: new ColumnOptionsService(writer),
+    locks: new RowLocksService(writer),
+    archived: new ArchivedRowsService(writer),
   };
 }

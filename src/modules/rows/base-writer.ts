@@ -20,6 +20,8 @@ export type StructureChangeListener = (base: BaseRef) => Promise<void>;
 export interface Actor {
   user: string;
   app: string | null;
+  /** The account's id when the Base-Token came from a user (Account-Token or temporary API-Token): admin checks. */
+  userId?: number;
 }
 
 export interface WriteScope {

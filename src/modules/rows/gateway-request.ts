@@ -19,7 +19,8 @@ export function actorOf(request: FastifyRequest): Actor {
   const { claims } = currentGateway(request);
   const app = claims.appName;
   const user = claims.source === 'api-token' ? (app ?? '') : claims.username || app || '';
-  return { user, app };
+  const userId = claims.source === 'account' || claims.source === 'temp-api-token' ? claims.sourceId : undefined;
+  return userId === undefined ? { user, app } : { user, app, userId };
 }
 
 export function viewerOf(request: FastifyRequest): Viewer {

@@ -1,5 +1,6 @@
 import type { StoredRow } from './filters/index.js';
 import type { ColumnMeta } from './metadata.js';
+import { lockFields } from './row-locks.js';
 
 /** A row as stored, with its cells keyed by column key (contract: StoredRow), defined by the filter engine. */
 export type { StoredRow };
@@ -72,9 +73,8 @@ export function presentRow(row: StoredRow, columns: ColumnMeta[], byName: boolea
     _mtime: isoMillis(row._mtime),
     _creator: row._creator,
     _last_modifier: row._last_modifier,
-    _archived: false,
-    _locked: null,
-    _locked_by: null,
+    _archived: row.data._archived === true,
+    ...lockFields(row),
   };
   for (const column of columns) {
     const key = byName ? column.name : column.key;

@@ -13,6 +13,8 @@ import { findTable, lookupColumn, optionalView, visibleColumns, type BaseMetadat
 import { presentRow, rowByKeys, type StoredRow } from './present.js';
 import { deleteEvent, insertEvent, modifyEvent, sameCells } from './row-events.js';
 import { RowInput } from './row-input.js';
+import { refuseLockedRows } from './row-locks.js';
+import { isArchived, notArchived } from './archived-rows.js';
 import * as repo from './rows.repository.js';
 import { orderTerms } from './sort-sql.js';
 import { presentSettings } from './structure.present.js';
@@ -107,7 +109,7 @@ export class RowsService {
     if (limit > ROW_LIMITS.list) throw badRequest(`Number of rows to list exceeds ${ROW_LIMITS.list}.`);
 
     const ctx = this.filterContext(viewer);
-    const conditions = [];
+    const conditions: Array<Expression<SqlBool> | undefined> = [notArchived(this.writer.dialect)];
     if (view && view.filters.length > 0) conditions.push(filterWhere(compileFilter(table, view), ctx, this.writer.dialect));
     if (extraFilter) conditions.push(filterWhere(compileFilter(table, extraFilter), ctx, this.writer.dialect));
     const where = conditions.filter((c): c is Expression<SqlBool> => c !== undefined);
@@ -218,6 +220,7 @@ export class RowsService {
     const before = await repo.findRows(w.trx, base.id, table._id, items.map((u) => u.row_id));
     const missing = items.find((u) => !before.has(u.row_id));
     if (missing) throw notFound(`row ${missing.row_id} not found`);
+    await refuseLockedRows(w, before.values());
     const input = new RowInput(table);
     const after = new Map<string, StoredRow>();
     for (const { row_id, row } of items) {
@@ -245,6 +248,7 @@ export class RowsService {
     const { base, actor } = w;
     const table = findTable(w.meta, body);
     const rows = [...(await repo.findRows(w.trx, base.id, table._id, ids)).values()];
+    await refuseLockedRows(w, rows);
     const rowIds = rows.map((r) => r._id);
     const dependents = await dependentRows(w, table, rowIds);
     await repo.deleteRows(w.trx, base.id, rowIds);
@@ -261,7 +265,7 @@ export class RowsService {
     for (const table of meta.tables) {
       const rows: Record<string, unknown>[] = [];
       for await (const batch of repo.scanTable(this.db, base.id, table._id)) {
-        for (const row of batch) if (rows.length < perTable) rows.push(rowByKeys(row));
+        for (const row of batch) if (rows.length < perTable && !isArchived(row)) rows.push(rowByKeys(row));
         if (rows.length >= perTable) break;
       }
       tables.push({ ...table, rows });

@@ -6,6 +6,7 @@ import { newBaseUuid, parsePositiveId } from '../../shared/ids.js';
 import type { AccountsService, AccountUser } from '../accounts/index.js';
 import { defaultMetadataJson, insertBlankBaseRows } from '../rows/index.js';
 import type { BaseAccess } from './base-access.js';
+import { BaseCopyService } from './base-copy.js';
 import { REQUIRED } from './base-policy.js';
 import * as repo from './workspaces.repository.js';
 import type { BaseListing, WorkspaceRow } from './workspaces.repository.js';
@@ -35,6 +36,11 @@ export class BasesService {
     private readonly access: BaseAccess,
     private readonly accounts: AccountsService,
   ) {}
+
+  /** `POST /api/v2.1/dtable-copy/` (see BaseCopyService). */
+  copy(user: AccountUser, body: Record<string, unknown>): Promise<BaseListing> {
+    return new BaseCopyService(this.db, this.clock, this.access).copy(user, body);
+  }
 
   onBaseChanged(listener: BaseChangeListener): void {
     this.listeners.push(listener);

@@ -8,6 +8,7 @@ import { baseRecord, externalLinkRecord } from './workspaces.present.js';
 import {
   BaseParams,
   BaseResponse,
+  CopyResponse,
   ExternalLinkListResponse,
   ExternalLinkRecord,
   LinkParams,
@@ -55,6 +56,11 @@ export function workspacesRoutes({ bases, shares, links, clock, publicUrl }: Wor
       const body = request.body ?? {};
       const base = await bases.create(currentAccount(request), { name: body.name, owner: body.owner, workspaceId: body.workspace_id });
       return reply.code(201).send({ table: baseRecord(base) });
+    });
+
+    app.post('/api/v2.1/dtable-copy/', { config: account, schema: { tags: ['bases'], body: LooseBody, response: { 200: CopyResponse } } }, async (request) => {
+      const base = await bases.copy(currentAccount(request), request.body ?? {});
+      return { dtable: baseRecord(base) };
     });
 
     app.put(

@@ -49,6 +49,7 @@ export const LinkParams = Type.Object({
 });
 
 export const BaseResponse = Type.Object({ table: BaseRecord });
+export const CopyResponse = Type.Object({ dtable: BaseRecord });
 export const Success = Type.Object({ success: Type.Boolean() });
 
 export const ShareListResponse = Type.Object({
