@@ -90,7 +90,8 @@ describe.each(DIALECTS)('change pipeline (%s)', (dialect) => {
       await commit(Array.from({ length: 50 }, () => changeEvent(quiet)));
       await dispatch(t);
       expect(outboxStats.parsed).toBe(parsedBefore); // only ids and bases were read
-      const positions = await t.container.db.selectFrom('event_consumers').select('last_event_id').execute();
+      // (realtime-structure counts structure_events, a sequence of its own.)
+      const positions = await t.container.db.selectFrom('event_consumers').select('last_event_id').where('name', '!=', 'realtime-structure').execute();
       const last = await t.container.db.selectFrom('events').select((eb) => eb.fn.max('id').as('id')).executeTakeFirstOrThrow();
       expect(positions.every((p) => Number(p.last_event_id) === Number(last.id))).toBe(true);
 
