@@ -75,7 +75,7 @@ describe.each(DIALECTS)('POST /api/v2.1/dtable-copy/ (%s)', (dialect) => {
     if (role === 'owner') {
       // The owner's own workspace already holds "Projects": a name conflict, as base creation.
       const res = await copy(user.token, { src_workspace_id: source.workspaceId, name: 'Projects', dst_workspace_id: dst });
-      expect(res.statusCode).toBe(400);
+      expect(res.statusCode).toBe(409);
       expect(res.json()).toEqual({ error_msg: 'Table Projects already exists.' });
       return;
     }

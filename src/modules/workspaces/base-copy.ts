@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Db } from '../../db/index.js';
 import { isUniqueViolation } from '../../db/index.js';
 import type { Clock } from '../../shared/clock.js';
-import { badRequest, notFound, permissionDenied } from '../../shared/errors.js';
+import { badRequest, conflict, notFound, permissionDenied } from '../../shared/errors.js';
 import { newBaseUuid, parsePositiveId } from '../../shared/ids.js';
 import type { AccountUser } from '../accounts/index.js';
 import type { BaseAccess } from './base-access.js';
@@ -65,7 +65,7 @@ export class BaseCopyService {
             from base_links where base_id = ${source.id} order by id`.execute(trx);
         });
     } catch (error) {
-      if (isUniqueViolation(error)) throw badRequest(`Table ${source.name} already exists.`);
+      if (isUniqueViolation(error)) throw conflict(`Table ${source.name} already exists.`);
       throw error;
     }
     const created = await repo.findBase(this.db, target.id, source.name);
