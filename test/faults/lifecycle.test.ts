@@ -8,6 +8,7 @@ import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { DIALECTS } from '../helpers/index.js';
+import { adminQuery } from '../helpers/db.js';
 import { StallingProxy } from './support.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -186,20 +187,11 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-async function admin(statement: string): Promise<void> {
-  const client = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
-  await client.connect();
-  try {
-    await client.query(statement);
-  } finally {
-    await client.end();
-  }
-}
 
 describe.each(['postgres' as const].filter(() => !!process.env.TEST_DATABASE_URL))('start while the database is down (%s)', () => {
   it('retries with backoff, says so in the log, and serves once the database is reachable', async () => {
     const schema = `t_${randomBytes(6).toString('hex')}`;
-    await admin(`CREATE SCHEMA ${schema}`);
+    await adminQuery(`CREATE SCHEMA ${schema}`);
     const target = new URL(process.env.TEST_DATABASE_URL!);
     const port = await freePort(); // nothing listens here yet: connections are refused
     const url = new URL(process.env.TEST_DATABASE_URL!);
@@ -233,7 +225,7 @@ describe.each(['postgres' as const].filter(() => !!process.env.TEST_DATABASE_URL
     } finally {
       child.kill('SIGKILL');
       await proxy.close();
-      await admin(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      await adminQuery(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
     }
   }, 120_000);
 });

@@ -79,13 +79,18 @@ export class SharedDatabase {
     rmSync(this.dir, { recursive: true, force: true });
   }
 
-  private async admin(statement: string): Promise<void> {
-    const client = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
-    await client.connect();
-    try {
-      await client.query(statement);
-    } finally {
-      await client.end();
-    }
+  private admin(statement: string): Promise<void> {
+    return adminQuery(statement);
+  }
+}
+
+/** Runs one statement on TEST_DATABASE_URL over a connection of its own (schema set-up and clean-up). */
+export async function adminQuery(statement: string): Promise<void> {
+  const client = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+  await client.connect();
+  try {
+    await client.query(statement);
+  } finally {
+    await client.end();
   }
 }
