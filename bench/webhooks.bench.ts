@@ -29,6 +29,7 @@ const TIMEOUT_MS = 120_000;
 /** Which parts run: `bulk` (the append above), `pipeline` (single inserts, append with/without subscribers), `faults` (kill -9, fairness). */
 const CASES = (process.env.BENCH_CASES ?? 'bulk,pipeline,faults').split(',');
 const SINGLE_INSERTS = Number(process.env.BENCH_SINGLE_INSERTS ?? 1000);
+const PACED_INSERTS = Number(process.env.BENCH_PACED_INSERTS ?? 500);
 
 // ---- receiver (child process): records the wall-clock receipt time of every POST ----
 if (process.argv[2] === 'receiver') {
@@ -227,6 +228,10 @@ async function pipelineCases(dialect: DialectName, receiver: Receiver, dir: stri
     console.log(
       `${dialect}: ${SINGLE_INSERTS} single-row inserts at 10 concurrency into one base with one webhook: ` +
         `${single.insertsPerSecond} inserts/s, insert p99 ${single.insertP99} ms; commit → receipt p50 ${single.p50} ms, p99 ${single.p99} ms`,
+    );
+    const paced = await singleInserts(dialect, dir, PG_URL, receiver, PACED_INSERTS, 10, 50);
+    console.log(
+      `${dialect}: ${PACED_INSERTS} single-row inserts paced at 50/s, one webhook: commit → receipt p50 ${paced.p50} ms, p99 ${paced.p99} ms`,
     );
     const bulk = await appendWithAndWithoutSubscribers(dialect, dir, PG_URL, receiver, ROWS);
     console.log(

@@ -100,8 +100,19 @@ async function waitFor(receiver: ReceiverLike, count: number, timeoutMs: number)
   }
 }
 
-/** N single-row inserts at `concurrency` into one base with one webhook: insert throughput, p99, commit → receipt. */
-export async function singleInserts(dialect: DialectName, dir: string, pgUrl: string | null, receiver: ReceiverLike, n: number, concurrency: number) {
+/**
+ * N single-row inserts at `concurrency` into one base with one webhook: insert throughput, p99, commit → receipt.
+ * With `perSecond`, insert i starts no earlier than i/perSecond s after the first (a paced, modest rate).
+ */
+export async function singleInserts(
+  dialect: DialectName,
+  dir: string,
+  pgUrl: string | null,
+  receiver: ReceiverLike,
+  n: number,
+  concurrency: number,
+  perSecond?: number,
+) {
   const s = await stand(dialect, dir, pgUrl);
   try {
     const base = await benchBase(s, 'single', [`http://127.0.0.1:${receiver.port}/single`]);
@@ -116,6 +127,10 @@ export async function singleInserts(dialect: DialectName, dir: string, pgUrl: st
       Array.from({ length: concurrency }, async () => {
         while (next < n) {
           const i = next++;
+          if (perSecond) {
+            const due = started + (i * 1000) / perSecond;
+            if (due > Date.now()) await new Promise((resolve) => setTimeout(resolve, due - Date.now()));
+          }
           const t0 = Date.now();
           const res = await append(s, base, [{ Name: `r${i}` }]);
           if (res.statusCode !== 200) throw new Error(`insert: ${res.body}`);
