@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { chmodSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
@@ -52,6 +52,7 @@ export function connect(options: ConnectOptions): DbHandle {
     file = path.join(options.dataDir, 'basegate.sqlite3');
   }
   const database = new SQLite(file);
+  restrictFileModes(file);
   database.pragma('journal_mode = WAL');
   database.pragma('busy_timeout = 5000');
   database.pragma('foreign_keys = ON');
@@ -63,6 +64,23 @@ export function connect(options: ConnectOptions): DbHandle {
   // only when that transaction ends.
   const dataVersion = database.prepare('pragma data_version').pluck();
   return { db, dialect: 'sqlite', externalChanges: () => dataVersion.get() as number, close: () => db.destroy() };
+}
+
+/**
+ * A database file (and its WAL and shared-memory files, which SQLite creates with the database
+ * file's mode) readable by its owner only: 0600, whatever the process umask. Best effort: a file
+ * owned by someone else keeps its mode.
+ */
+function restrictFileModes(file: string): void {
+  if (file === ':memory:' || file === '' || file.startsWith('file:')) return;
+  for (const name of [file, `${file}-wal`, `${file}-shm`]) {
+    try {
+      chmodSync(name, 0o600);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' && code !== 'EPERM') throw error;
+    }
+  }
 }
 
 const STATEMENT_CACHE_SIZE = 500;
