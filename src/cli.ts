@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Role } from './config/index.js';
 import { createContainer } from './container.js';
 import { migrateToLatest } from './db/index.js';
-import { AppError } from './shared/errors.js';
+import { AppError, badRequest } from './shared/errors.js';
 import { startServer, stopOnSignals } from './server.js';
 
 const USAGE = `Usage: basegate [command]
@@ -10,8 +10,14 @@ const USAGE = `Usage: basegate [command]
 Commands:
   serve [--role api|worker|scheduler|all]   run the server (default)
   migrate                                   apply pending database migrations
-  create-user <email> --password <p> [--admin] [--name <n>]
+  create-user <email> [--password-stdin | --password <p>] [--admin] [--name <n>]
+      the password comes from stdin (first line) with --password-stdin, else from
+      BASEGATE_PASSWORD, else from --password (visible to other users in the process list)
 `;
+
+/** Longest password line read from stdin, and how long we wait for it. */
+const STDIN_MAX_BYTES = 4096;
+const STDIN_TIMEOUT_MS = 60_000;
 
 const ROLES: readonly Role[] = ['api', 'worker', 'scheduler'];
 
@@ -22,6 +28,7 @@ async function main(argv: string[]): Promise<number> {
     options: {
       role: { type: 'string', default: 'all' },
       password: { type: 'string' },
+      'password-stdin': { type: 'boolean', default: false },
       admin: { type: 'boolean', default: false },
       name: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
@@ -62,14 +69,16 @@ async function main(argv: string[]): Promise<number> {
     }
     case 'create-user': {
       const email = positionals[1];
-      if (!email || !values.password) {
-        process.stderr.write(USAGE);
+      const sources = [values['password-stdin'], process.env.BASEGATE_PASSWORD !== undefined, values.password !== undefined];
+      if (!email || sources.filter(Boolean).length !== 1) {
+        process.stderr.write(`create-user needs an e-mail and exactly one of --password-stdin, BASEGATE_PASSWORD, --password.\n${USAGE}`);
         return 2;
       }
+      const password = values['password-stdin'] ? await readPasswordLine() : (process.env.BASEGATE_PASSWORD ?? values.password!);
       const c = createContainer(config);
       try {
         await migrateToLatest(c.db);
-        const user = await c.accounts.createUser({ email, password: values.password, name: values.name, isStaff: values.admin });
+        const user = await c.accounts.createUser({ email, password, name: values.name, isStaff: values.admin });
         process.stdout.write(`Created ${user.isStaff ? 'admin' : 'user'} ${user.email} (${user.virtualId}).\n`);
       } finally {
         await c.close();
@@ -80,6 +89,30 @@ async function main(argv: string[]): Promise<number> {
       process.stderr.write(`Unknown command "${command}".\n${USAGE}`);
       return 2;
   }
+}
+
+/** The first line of stdin, without its line ending; bounded in size and time. */
+function readPasswordLine(): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let data = Buffer.alloc(0);
+    const finish = (error: Error | null) => {
+      clearTimeout(timer);
+      process.stdin.off('data', onData).off('end', onEnd).off('error', finish);
+      process.stdin.pause();
+      if (error) return reject(error);
+      const text = data.toString('utf8');
+      const line = text.split(/\r?\n/, 1)[0] ?? '';
+      resolve(line);
+    };
+    const onData = (chunk: Buffer) => {
+      data = Buffer.concat([data, chunk]);
+      if (data.includes(0x0a)) return finish(null);
+      if (data.length > STDIN_MAX_BYTES) finish(badRequest(`The password on stdin is longer than ${STDIN_MAX_BYTES} bytes.`));
+    };
+    const onEnd = () => finish(null);
+    const timer = setTimeout(() => finish(badRequest('No password line on stdin.')), STDIN_TIMEOUT_MS);
+    process.stdin.on('data', onData).on('end', onEnd).on('error', finish);
+  });
 }
 
 main(process.argv.slice(2)).then(

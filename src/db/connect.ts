@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { chmodSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect } from 'kysely';
@@ -58,6 +58,7 @@ export function connect(options: ConnectOptions): DbHandle {
     file = path.join(options.dataDir, 'basegate.sqlite3');
   }
   const database = new SQLite(file);
+  restrictFileModes(file);
   database.pragma('journal_mode = WAL');
   database.pragma(`busy_timeout = ${Math.trunc(connectTimeoutMs)}`);
   database.pragma('foreign_keys = ON');
@@ -118,6 +119,23 @@ function connectPostgres(url: string, options: ConnectOptions, connectTimeoutMs:
     },
     close: () => db.destroy(),
   };
+}
+
+/**
+ * A database file (and its WAL and shared-memory files, which SQLite creates with the database
+ * file's mode) readable by its owner only: 0600, whatever the process umask. Best effort: a file
+ * owned by someone else keeps its mode.
+ */
+function restrictFileModes(file: string): void {
+  if (file === ':memory:' || file === '' || file.startsWith('file:')) return;
+  for (const name of [file, `${file}-wal`, `${file}-shm`]) {
+    try {
+      chmodSync(name, 0o600);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' && code !== 'EPERM') throw error;
+    }
+  }
 }
 
 const STATEMENT_CACHE_SIZE = 500;

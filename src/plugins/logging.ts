@@ -1,11 +1,65 @@
 import type { FastifyRequest, FastifyServerOptions } from 'fastify';
 
-const SECRET_QUERY = /([?&](?:password|token|secret|api_token|access_token)=)[^&]*/gi;
-const SECRET_PATH = /(\/external-link-tokens\/)[^/?]+/;
+/** A parameter or query name that may carry a secret, once decoded (`pass%77ord`, `Token[]`, …). */
+const SECRET_NAME = /pass|pwd|token|secret|key|signature|auth/i;
+/** Path segments followed by an external-link token, once decoded. */
+const SECRET_SEGMENT_BEFORE = new Set(['external-link-tokens', 'external-links']);
 
-/** A URL fit for logs: external-link tokens and secret-looking query values replaced by `***`. */
-export function redactUrl(url: string): string {
-  return url.replace(SECRET_PATH, '$1***').replace(SECRET_QUERY, '$1***');
+function decode(text: string): string {
+  let out = text.replace(/\+/g, ' ');
+  // Decoded until stable (at most a few rounds), so double encodings are seen through too.
+  for (let i = 0; i < 3; i++) {
+    try {
+      const next = decodeURIComponent(out);
+      if (next === out) break;
+      out = next;
+    } catch {
+      break;
+    }
+  }
+  return out;
+}
+
+/** The query string with the value of every secret-looking name (as decoded) replaced by `***`. */
+function redactQuery(query: string): string {
+  return query
+    .split(/([&;])/)
+    .map((part) => {
+      if (part === '&' || part === ';') return part;
+      const eq = part.indexOf('=');
+      const name = eq < 0 ? part : part.slice(0, eq);
+      if (!SECRET_NAME.test(decode(name))) return part;
+      return eq < 0 ? part : `${name}=***`;
+    })
+    .join('');
+}
+
+/** The path with each segment after `external-link-tokens` / `external-links` (as decoded) replaced. */
+function redactPath(path: string, secretParams: ReadonlySet<string>): string {
+  const segments = path.split('/');
+  return segments
+    .map((segment, i) => {
+      const previous = i > 0 ? decode(segments[i - 1]!).toLowerCase() : '';
+      if (segment !== '' && SECRET_SEGMENT_BEFORE.has(previous)) return '***';
+      if (segment !== '' && secretParams.has(decode(segment))) return '***';
+      return segment;
+    })
+    .join('/');
+}
+
+/**
+ * A URL fit for logs: external-link tokens, the values of secret-looking route parameters, and the
+ * values of secret-looking query names replaced by `***` — judged on the decoded text, so
+ * percent-encoded spellings are caught. `params` are the parsed route parameters, when known.
+ */
+export function redactUrl(url: string, params: Record<string, unknown> = {}): string {
+  const secretParams = new Set<string>();
+  for (const [name, value] of Object.entries(params)) {
+    if (SECRET_NAME.test(name) && typeof value === 'string' && value !== '') secretParams.add(value);
+  }
+  const q = url.indexOf('?');
+  const path = q < 0 ? url : url.slice(0, q);
+  return redactPath(path, secretParams) + (q < 0 ? '' : `?${redactQuery(url.slice(q + 1))}`);
 }
 
 /**
@@ -26,12 +80,15 @@ export function loggerOptions(level: string, stream?: { write(line: string): voi
         '*.token',
         '*.api_token',
         '*.access_token',
+        '*.old_password',
+        '*.new_password',
       ],
       censor: '***',
     },
     serializers: {
       req(request: FastifyRequest) {
-        return { id: request.id, method: request.method, url: redactUrl(request.url ?? ''), remoteAddress: request.ip };
+        const params = (request.params ?? {}) as Record<string, unknown>;
+        return { id: request.id, method: request.method, url: redactUrl(request.url ?? '', params), remoteAddress: request.ip };
       },
     },
   };

@@ -16,7 +16,7 @@ export interface WebhookDelivererOptions {
   /** Longest sleep between rounds: deliveries queued by other instances are seen within this. */
   pollIntervalMs?: number;
   heartbeatMs?: number;
-  log?: { error(obj: object, msg: string): void };
+  log?: { error(obj: object, msg: string): void; warn?(obj: object, msg: string): void };
 }
 
 /**
@@ -47,6 +47,11 @@ export class WebhookDeliverer {
   /** Report an unexpected error of a delivery (never the secret: it is not part of any context). */
   log(error: unknown, context: string): void {
     this.options.log?.error({ err: error, context }, 'webhook delivery error');
+  }
+
+  /** A delivery the SSRF guard refused: worth an operator's attention (someone may probe the network). */
+  warnBlocked(message: string): void {
+    this.options.log?.warn?.({ reason: message }, 'webhook delivery refused by the address guard');
   }
 
   /** One round now (shared with work already in flight). Returns the attempts it made. */

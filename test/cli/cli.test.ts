@@ -14,13 +14,14 @@ interface Run {
 }
 
 function baseEnv(dataDir: string): NodeJS.ProcessEnv {
-  const { DATABASE_URL: _db, REDIS_URL: _redis, ADMIN_PASSWORD: _pw, SECRET_KEY: _key, ...rest } = process.env;
+  const { DATABASE_URL: _db, REDIS_URL: _redis, ADMIN_PASSWORD: _pw, SECRET_KEY: _key, BASEGATE_PASSWORD: _cliPw, ...rest } = process.env;
   return { ...rest, DATA_DIR: dataDir, LOG_LEVEL: 'info' };
 }
 
-function run(args: string[], env: NodeJS.ProcessEnv): Promise<Run> {
+function run(args: string[], env: NodeJS.ProcessEnv, input?: string): Promise<Run> {
   return new Promise((resolve) => {
     const child = spawn(TSX, ['src/cli.ts', ...args], { cwd: ROOT, env });
+    if (input !== undefined) child.stdin.end(input);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -119,4 +120,27 @@ describe('basegate CLI', () => {
     expect(role.code).toBe(2);
     expect(role.stderr).toMatch(/--role needs PostgreSQL/);
   });
+
+  it('create-user reads the password from stdin or BASEGATE_PASSWORD, never printing it', async () => {
+    const env = baseEnv(mkdtempSync(path.join(tmpdir(), 'basegate-cli-')));
+    const fromStdin = await run(['create-user', 'carol@example.com', '--password-stdin'], env, 'stdin-secret-1\nignored\n');
+    expect(fromStdin.code).toBe(0);
+    expect(fromStdin.stdout + fromStdin.stderr).not.toContain('stdin-secret-1');
+    const fromEnv = await run(['create-user', 'dave@example.com'], { ...env, BASEGATE_PASSWORD: 'env-secret-22' });
+    expect(fromEnv.code).toBe(0);
+    expect(fromEnv.stdout + fromEnv.stderr).not.toContain('env-secret-22');
+    // Two sources at once are refused rather than guessed between.
+    const both = await run(['create-user', 'erin@example.com', '--password', 'flag-secret-3'], { ...env, BASEGATE_PASSWORD: 'env-secret-33' });
+    expect(both.code).toBe(2);
+    const short = await run(['create-user', 'frank@example.com', '--password-stdin'], env, 'short\n');
+    expect(short.code).toBe(1);
+    expect(short.stderr).toMatch(/password invalid/);
+
+    const server = await serve(env);
+    expect((await login(server.url, 'carol@example.com', 'stdin-secret-1')).status).toBe(200);
+    expect((await login(server.url, 'dave@example.com', 'env-secret-22')).status).toBe(200);
+    expect((await login(server.url, 'erin@example.com', 'flag-secret-3')).status).toBe(400);
+    expect((await login(server.url, 'frank@example.com', 'short')).status).toBe(400);
+    expect(await server.stop('SIGTERM')).toBe(0);
+  }, 60_000);
 });

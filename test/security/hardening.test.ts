@@ -96,3 +96,34 @@ describe('DATA_DIR permissions', () => {
     expect(statSync(path.join(dir, 'secret_key')).mode & 0o777).toBe(0o600);
   });
 });
+
+describe('SQLite file permissions', () => {
+  it('creates the database file and its WAL files 0600 whatever the umask, and tightens an existing file', async () => {
+    const { existsSync, mkdtempSync, statSync, writeFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const path = await import('node:path');
+    const { connect } = await import('../../src/db/index.js');
+    const { sql } = await import('kysely');
+    const dir = mkdtempSync(path.join(tmpdir(), 'basegate-perm-'));
+    const previous = process.umask(0o002);
+    try {
+      const fresh = connect({ databaseUrl: null, dataDir: dir });
+      await sql`create table t (x integer)`.execute(fresh.db);
+      await sql`insert into t values (1)`.execute(fresh.db);
+      const file = path.join(dir, 'basegate.sqlite3');
+      for (const name of [file, `${file}-wal`, `${file}-shm`]) {
+        expect(existsSync(name), name).toBe(true);
+        expect(statSync(name).mode & 0o777, name).toBe(0o600);
+      }
+      await fresh.close();
+
+      const loose = path.join(dir, 'loose.sqlite3');
+      writeFileSync(loose, '', { mode: 0o644 });
+      const existing = connect({ databaseUrl: `sqlite:${loose}`, dataDir: dir });
+      expect(statSync(loose).mode & 0o777).toBe(0o600);
+      await existing.close();
+    } finally {
+      process.umask(previous);
+    }
+  });
+});

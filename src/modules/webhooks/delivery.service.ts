@@ -39,6 +39,8 @@ export interface DeliveryServiceDeps {
   retentionDays: number;
   random?: () => number;
   onError?: (error: unknown, context: string) => void;
+  /** Told when the SSRF guard refused an attempt's target (logged at warn level). */
+  onBlocked?: (message: string) => void;
   /** Puts a notice into a user's inbox inside the caller's transaction (the notifications module). */
   notify?: WebhookNotifier;
   /** Observes every queued attempt (metrics). */
@@ -171,6 +173,7 @@ export class WebhookDeliveryService {
     } else {
       const headers = deliveryHeaders({ msgId: input.msgId, timestampSeconds: Math.floor(startedAt / 1000), body: input.body, secret });
       result = await this.deps.http.post(input.url, headers, input.body);
+      if (!result.ok && result.kind === 'blocked') this.deps.onBlocked?.(result.message);
     }
     const decision = decideAfterAttempt({
       result,

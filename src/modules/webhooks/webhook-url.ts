@@ -1,3 +1,5 @@
+import { isIP } from 'node:net';
+import { blockedAddressReason } from '../../platform/http/index.js';
 import { badRequest } from '../../shared/errors.js';
 
 export const MAX_URL_LENGTH = 2000;
@@ -6,7 +8,7 @@ export const MAX_URL_LENGTH = 2000;
  * The `url` of a webhook: a string, at most 2000 characters, an absolute http:// or https:// URL
  * with a host. Returned trimmed; the text is kept as given (uniqueness compares it as is).
  */
-export function checkWebhookUrl(input: unknown): string {
+export function checkWebhookUrl(input: unknown, options: { allowPrivate: boolean } = { allowPrivate: false }): string {
   if (input === undefined || input === null || (typeof input === 'string' && input.trim() === '')) {
     throw badRequest('url is required.');
   }
@@ -22,7 +24,21 @@ export function checkWebhookUrl(input: unknown): string {
     throw badRequest('url invalid.');
   }
   if (!parsed.hostname || parsed.hostname.length > 253) throw badRequest('url invalid: it has no valid host.');
+  if (!options.allowPrivate) refuseLiteralPrivateHost(parsed.hostname);
   return url;
+}
+
+/**
+ * Refuses a host that is a literal loopback, private, link-local or metadata address (the URL
+ * parser has already turned spellings like `0x7f.1` or `2130706433` into dotted IPv4), or
+ * `localhost`. Names that resolve to such addresses are caught by the delivery-time guard.
+ */
+function refuseLiteralPrivateHost(hostname: string): void {
+  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  const reason = isIP(host) !== 0 ? blockedAddressReason(host) : /(^|\.)localhost\.?$/.test(host) ? 'loopback' : null;
+  if (reason) {
+    throw badRequest(`url invalid: ${host} is refused (${reason}); set WEBHOOK_ALLOW_PRIVATE=true to allow it.`);
+  }
 }
 
 export const MAX_SECRET_LENGTH = 1000;

@@ -69,12 +69,22 @@ export function createWebhooksModule(deps: WebhooksModuleDeps): WebhooksModule {
     retentionDays: config.webhookRetentionDays,
     ...(deps.random ? { random: deps.random } : {}),
     onError: (error, context) => deliverer.log(error, context),
+    onBlocked: (message) => deliverer.warnBlocked(message),
     ...(deps.registry ? { onAttempt: attemptMetrics(deps.registry) } : {}),
     ...(deps.notify ? { notify: deps.notify } : {}),
   });
   const deliverer = new WebhookDeliverer(delivery, deps.clock, { heartbeatMs: HEARTBEAT_MS });
   const wake = () => deliverer.wake();
-  const service = new WebhooksService({ db: deps.db, clock: deps.clock, access: deps.access, secrets, delivery, onQueued: wake, maxPerBase: config.webhookMaxPerBase });
+  const service = new WebhooksService({
+    db: deps.db,
+    clock: deps.clock,
+    access: deps.access,
+    secrets,
+    delivery,
+    onQueued: wake,
+    maxPerBase: config.webhookMaxPerBase,
+    allowPrivate: config.webhookAllowPrivate,
+  });
   return {
     service,
     delivery,

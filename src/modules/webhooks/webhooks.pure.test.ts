@@ -84,8 +84,8 @@ describe('checkWebhookUrl / checkSecret', () => {
   it('accepts http and https URLs (any case), trimmed', () => {
     expect(checkWebhookUrl('  https://example.com/hook?a=1  ')).toBe('https://example.com/hook?a=1');
     expect(checkWebhookUrl('HTTP://Example.com')).toBe('HTTP://Example.com');
-    expect(checkWebhookUrl('http://user:pw@10.0.0.1:8080/x')).toBe('http://user:pw@10.0.0.1:8080/x');
-    expect(checkWebhookUrl('https://[2001:db8::1]/')).toBe('https://[2001:db8::1]/');
+    expect(checkWebhookUrl('http://user:pw@10.0.0.1:8080/x', { allowPrivate: true })).toBe('http://user:pw@10.0.0.1:8080/x');
+    expect(checkWebhookUrl('https://[2001:db8::1]/', { allowPrivate: true })).toBe('https://[2001:db8::1]/');
   });
 
   it('refuses with 400 what is not an http(s) URL', () => {
@@ -96,6 +96,32 @@ describe('checkWebhookUrl / checkSecret', () => {
     expect(message(() => checkWebhookUrl('https//missing-colon.example'))).toEqual([400, { error_msg: 'url invalid: it must start with http:// or https://.' }]);
     expect(message(() => checkWebhookUrl('https://a.example/\nx'))).toEqual([400, { error_msg: 'url invalid: it contains white space.' }]);
     expect(message(() => checkWebhookUrl('http://:80/'))).toEqual([400, { error_msg: 'url invalid.' }]);
+  });
+
+  it('refuses literal loopback, private, link-local and metadata hosts unless allowed', () => {
+    for (const url of [
+      'http://127.0.0.1/',
+      'http://0x7f.1:8080/',
+      'http://2130706433/',
+      'http://10.1.2.3/',
+      'https://192.168.0.1/x',
+      'http://169.254.169.254/latest/meta-data/',
+      'http://[::1]/',
+      'http://[::ffff:127.0.0.1]/',
+      'http://[::ffff:0:a9fe:a9fe]/',
+      'http://[fe80::1]/',
+      'http://[fd00::1]/',
+      'http://localhost:3000/',
+      'http://api.LOCALHOST/',
+    ]) {
+      const [status, body] = message(() => checkWebhookUrl(url)) as [number, { error_msg: string }];
+      expect(status, url).toBe(400);
+      expect(body.error_msg, url).toMatch(/^url invalid: .+ is refused \(.+\); set WEBHOOK_ALLOW_PRIVATE=true to allow it\.$/);
+      expect(checkWebhookUrl(url, { allowPrivate: true }), url).toBe(url);
+    }
+    for (const url of ['https://example.com/', 'http://8.8.8.8/', 'https://[2606:4700::1111]/', 'https://localhost.example.com/']) {
+      expect(checkWebhookUrl(url), url).toBe(url);
+    }
   });
 
   it('secret: undefined = unchanged, empty/null = none, numbers become strings', () => {

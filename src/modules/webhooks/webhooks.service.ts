@@ -27,6 +27,8 @@ export interface WebhooksServiceDeps {
   access: BaseAccess;
   secrets: SecretBox;
   delivery: WebhookDeliveryService;
+  /** WEBHOOK_ALLOW_PRIVATE: when false, URLs with a literal private or metadata host are refused. */
+  allowPrivate?: boolean;
   /** Called after deliveries were queued outside the event consumer (redeliver, re-enable). */
   onQueued?: () => void;
   /** WEBHOOK_MAX_PER_BASE (default 20). */
@@ -47,7 +49,7 @@ export class WebhooksService {
 
   async create(user: AccountUser, target: BaseTarget, body: Record<string, unknown>): Promise<WebhookRecord> {
     const base = await this.base(user, target);
-    const url = checkWebhookUrl(body.url);
+    const url = checkWebhookUrl(body.url, { allowPrivate: this.deps.allowPrivate ?? false });
     const secret = checkSecret(body.secret);
     const max = this.deps.maxPerBase ?? 20;
     if ((await repo.countForBase(this.deps.db, base.id)) >= max) throw badRequest(`A base can have at most ${max} webhooks.`);
@@ -78,7 +80,7 @@ export class WebhooksService {
   async update(user: AccountUser, target: BaseTarget, webhookId: string, body: Record<string, unknown>): Promise<WebhookRecord> {
     const base = await this.base(user, target);
     const webhook = await this.mustFind(base, webhookId);
-    const url = body.url === undefined || body.url === '' ? undefined : checkWebhookUrl(body.url);
+    const url = body.url === undefined || body.url === '' ? undefined : checkWebhookUrl(body.url, { allowPrivate: this.deps.allowPrivate ?? false });
     const secret = checkSecret(body.secret);
     const changes = {
       ...(url !== undefined ? { url, url_hash: sha256Hex(url) } : {}),

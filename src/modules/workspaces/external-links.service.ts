@@ -1,7 +1,7 @@
 import type { Db, Executor } from '../../db/index.js';
 import { isUniqueViolation } from '../../db/index.js';
 import type { Clock } from '../../shared/clock.js';
-import { hashPassword, randomHex, verifyPassword } from '../../shared/crypto.js';
+import { hashPassword, randomHex, sha256Hex, verifyPassword } from '../../shared/crypto.js';
 import { badRequest, conflict, notFound } from '../../shared/errors.js';
 import type { AccountUser } from '../accounts/index.js';
 import type { BaseAccess } from './base-access.js';
@@ -55,7 +55,8 @@ export class ExternalLinksService {
     return repo.listExternalLinks(this.db, base.id);
   }
 
-  async create(user: AccountUser, target: ShareTarget, input: NewExternalLink): Promise<ExternalLinkRow> {
+  /** A new link; its token is returned this once (only its SHA-256 and last four characters are stored). */
+  async create(user: AccountUser, target: ShareTarget, input: NewExternalLink): Promise<{ link: ExternalLinkRow; token: string }> {
     const custom = input.token !== undefined && input.token !== null && input.token !== '';
     if (custom && (typeof input.token !== 'string' || !CUSTOM_TOKEN.test(input.token))) {
       throw badRequest('token invalid: 4 to 100 characters of A-Z, a-z, 0-9, _ and -.');
@@ -69,15 +70,17 @@ export class ExternalLinksService {
     const now = this.clock.now();
     const token = custom ? (input.token as string) : randomHex(10);
     try {
-      return await repo.insertExternalLink(this.db, {
+      const link = await repo.insertExternalLink(this.db, {
         base_id: base.id,
-        token,
+        token: sha256Hex(token),
+        token_hint: token.slice(-4),
         is_custom: custom ? 1 : 0,
         password_hash: password === null ? null : await hashPassword(password),
         expire_at: expireDays === null ? null : now + expireDays * DAY_MS,
         creator_id: user.id,
         created_at: now,
       });
+      return { link, token };
     } catch (error) {
       if (isUniqueViolation(error)) throw conflict(`Token ${token} already exists.`);
       throw error;
@@ -110,7 +113,7 @@ export class ExternalLinksService {
 
   /** Whether `link` still exists: a cheap re-check after a slower step (tokens read a revocation version in between). */
   async exists(link: ExternalLinkRow): Promise<boolean> {
-    return (await repo.findExternalLink(this.db, link.token))?.id === link.id;
+    return (await repo.findExternalLinkById(this.db, link.id))?.token === link.token;
   }
 
   isExpired(link: ExternalLinkRow): boolean {

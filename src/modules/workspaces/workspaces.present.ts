@@ -20,11 +20,16 @@ export function baseRecord(base: BaseListing) {
   };
 }
 
-export function externalLinkRecord(link: ExternalLinkRow, publicUrl: string, now: number) {
-  const path = link.is_custom ? `custom/${link.token}` : link.token;
+/**
+ * A link as the API shows it. The token (and so the URL) is known only when the link is created
+ * (`token`); listings show it masked but for its last four characters, like API-Tokens.
+ */
+export function externalLinkRecord(link: ExternalLinkRow, publicUrl: string, now: number, token?: string) {
+  const shown = token ?? maskedLinkToken(link);
+  const path = link.is_custom ? `custom/${shown}` : shown;
   return {
     url: `${publicUrl}/dtable/external-links/${path}/`,
-    token: link.token,
+    token: shown,
     is_custom: link.is_custom === 1,
     permission: 'read-only',
     is_expired: link.expire_at !== null && link.expire_at <= now,
@@ -32,4 +37,8 @@ export function externalLinkRecord(link: ExternalLinkRow, publicUrl: string, now
     password_protected: link.password_hash !== null,
     create_at: isoSeconds(link.created_at),
   };
+}
+
+function maskedLinkToken(link: ExternalLinkRow): string {
+  return '*'.repeat(link.is_custom ? 8 : 20 - link.token_hint.length) + link.token_hint;
 }

@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { Executor } from '../../db/index.js';
+import { sha256Hex } from '../../shared/crypto.js';
 import type { BasesTable, ExternalLinksTable, WorkspacesTable } from './workspaces.table.js';
 
 export type WorkspaceRow = Selectable<WorkspacesTable>;
@@ -121,8 +122,13 @@ export function listExternalLinks(db: Executor, baseId: number): Promise<Externa
   return db.selectFrom('external_links').selectAll().where('base_id', '=', baseId).orderBy('id').execute();
 }
 
+/** The link whose token is `token` (compared by its SHA-256, as stored). */
 export function findExternalLink(db: Executor, token: string): Promise<ExternalLinkRow | undefined> {
-  return db.selectFrom('external_links').selectAll().where('token', '=', token).executeTakeFirst();
+  return db.selectFrom('external_links').selectAll().where('token', '=', sha256Hex(token)).executeTakeFirst();
+}
+
+export function findExternalLinkById(db: Executor, id: number): Promise<ExternalLinkRow | undefined> {
+  return db.selectFrom('external_links').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
 export async function insertExternalLink(db: Executor, row: Omit<ExternalLinkRow, 'id'>): Promise<ExternalLinkRow> {
@@ -131,7 +137,7 @@ export async function insertExternalLink(db: Executor, row: Omit<ExternalLinkRow
 }
 
 export async function deleteExternalLink(db: Executor, baseId: number, token: string): Promise<boolean> {
-  const result = await db.deleteFrom('external_links').where('base_id', '=', baseId).where('token', '=', token).executeTakeFirst();
+  const result = await db.deleteFrom('external_links').where('base_id', '=', baseId).where('token', '=', sha256Hex(token)).executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
 }
 

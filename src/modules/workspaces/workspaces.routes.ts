@@ -119,12 +119,12 @@ export function workspacesRoutes({ bases, shares, links, clock, publicUrl }: Wor
 
     app.post(linksPath, { config: account, schema: { tags: ['external links'], params: BaseParams, body: LooseBody, response: { 200: ExternalLinkRecord } } }, async (request) => {
       const body = request.body ?? {};
-      const link = await links.create(currentAccount(request), target(request.params), {
+      const { link, token } = await links.create(currentAccount(request), target(request.params), {
         token: body.token,
         password: body.password,
         expireDays: body.expire_days,
       });
-      return externalLinkRecord(link, publicUrl, clock.now());
+      return externalLinkRecord(link, publicUrl, clock.now(), token);
     });
 
     app.delete(

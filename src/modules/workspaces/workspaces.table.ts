@@ -29,7 +29,10 @@ export interface BaseSharesTable {
 export interface ExternalLinksTable {
   id: Generated<number>;
   base_id: number;
+  /** SHA-256 (hex) of the link's token; the token itself is never stored (migration 0013). */
   token: string;
+  /** The token's last four characters, for listings. */
+  token_hint: string;
   is_custom: number;
   password_hash: string | null;
   expire_at: number | null;
