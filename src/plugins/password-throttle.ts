@@ -4,6 +4,7 @@ import type { PasswordThrottle } from '../modules/limits/password-throttle.js';
 
 const LOGIN = '/api2/auth-token/';
 const LINK = '/api/v2.1/external-link-tokens/:external_link_token/access-token/';
+const PASSWORD_CHANGE = '/api/v2.1/user/password/';
 
 /** The keys a password attempt counts against: the client IP and the account or link; null for other routes. */
 function attemptKeys(request: FastifyRequest): { keys: string[]; subject: string } | null {
@@ -14,6 +15,13 @@ function attemptKeys(request: FastifyRequest): { keys: string[]; subject: string
     const username = body?.username;
     if (typeof username !== 'string' || typeof body?.password !== 'string' || body.password === '') return null;
     const subject = `account:${username.trim().toLowerCase()}`;
+    return { keys: [`login-ip:${request.ip}`, subject], subject };
+  }
+  if (route === PASSWORD_CHANGE && request.method === 'PUT') {
+    // The caller is logged in (auth ran in onRequest); a stolen Account-Token must not guess the password.
+    const body = request.body as { old_password?: unknown } | undefined;
+    if (!request.account || typeof body?.old_password !== 'string' || body.old_password === '') return null;
+    const subject = `account-id:${request.account.id}`;
     return { keys: [`login-ip:${request.ip}`, subject], subject };
   }
   if (route === LINK) {
@@ -27,9 +35,9 @@ function attemptKeys(request: FastifyRequest): { keys: string[]; subject: string
   return null;
 }
 
-/** A wrong password: 400 from login, 403 from the link exchange (password missing or wrong). */
+/** A wrong password: 400 from login and the password change, 403 from the link exchange (password missing or wrong). */
 function isFailure(route: string | undefined, status: number): boolean {
-  return route === LOGIN ? status === 400 || status === 401 : status === 403;
+  return route === LOGIN || route === PASSWORD_CHANGE ? status === 400 || status === 401 : status === 403;
 }
 
 /**

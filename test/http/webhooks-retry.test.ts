@@ -1,5 +1,6 @@
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { sha256Hex } from '../../src/shared/crypto.js';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DIALECTS, basePath, createBase, createTestApp, createUser, type TestApp, type TestBase, type TestUser } from '../helpers/index.js';
 import { Receiver, changeEvent, createWebhook, deliveryLog, drain, emit, freshTarget, webhookApp } from './webhooks-support.js';
@@ -278,6 +279,20 @@ describe.each(DIALECTS)('webhook disable after repeated failures (%s)', (dialect
   });
 });
 
+/**
+ * A webhook written straight into the database: creation refuses literal private hosts, so this is
+ * how a webhook stored before that check (or a name that resolves privately) reaches the delivery guard.
+ */
+async function storedWebhook(t: TestApp, owner: TestUser, base: TestBase, url: string): Promise<{ id: number }> {
+  const now = t.clock.now();
+  const { id } = await t.container.db
+    .insertInto('webhooks')
+    .values({ base_id: base.id, url, url_hash: sha256Hex(url), secret: null, creator_id: owner.id, creator: owner.virtualId, created_at: now, updated_at: now, invalid_reason: null })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return { id: Number(id) };
+}
+
 describe.each(DIALECTS)('webhook SSRF guard (%s)', (dialect) => {
   let t: TestApp;
   let owner: TestUser;
@@ -308,7 +323,7 @@ describe.each(DIALECTS)('webhook SSRF guard (%s)', (dialect) => {
     ['http://0.0.0.0:{port}/', '(unspecified address)'],
   ])('refuses %s and logs why, without retrying', async (template, message) => {
     const url = template.replace('{port}', String(receiver.port));
-    const hook = await createWebhook(t, owner, base, { url });
+    const hook = await storedWebhook(t, owner, base, url);
     await emit(t, [changeEvent(base)]);
     await drain(t);
     const [delivery] = (await deliveryLog(t, owner, base, hook.id)).delivery_list;
@@ -320,7 +335,7 @@ describe.each(DIALECTS)('webhook SSRF guard (%s)', (dialect) => {
   });
 
   it('refuses a ping to a private address too', async () => {
-    const hook = await createWebhook(t, owner, base, { url: receiver.url() });
+    const hook = await storedWebhook(t, owner, base, receiver.url());
     const res = await t.request({ method: 'POST', url: basePath(base, `webhooks/${hook.id}/ping/`), token: owner.token });
     expect(res.json().delivery).toMatchObject({ status: 'failed', last_error: expect.stringContaining('(loopback address)') });
     expect(receiver.received).toHaveLength(0);

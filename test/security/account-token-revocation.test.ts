@@ -108,4 +108,24 @@ describe.each(DIALECTS)('Account-Token revocation (%s)', (dialect) => {
     expect(fresh.json().token).not.toBe(frank.token);
     expect((await me(fresh.json().token)).statusCode).toBe(200);
   });
+
+  it('throttles wrong old passwords like logins: 429 with Retry-After, the right one still refused while blocked', async () => {
+    const gina = await createUser(t);
+    const change = (old_password: string) =>
+      t.app.inject({
+        method: 'PUT',
+        url: '/api/v2.1/user/password/',
+        headers: { authorization: `Token ${gina.token}` },
+        payload: { old_password, new_password: 'gina-new-pass' },
+        remoteAddress: '10.9.0.1',
+      });
+    for (let i = 0; i < 5; i++) expect((await change(`wrong-${i}`)).statusCode).toBe(400);
+    const blocked = await change(gina.password);
+    expect(blocked.statusCode).toBe(429);
+    expect(blocked.headers['retry-after']).toBe('1');
+    expect((await me(gina.token)).statusCode).toBe(200);
+    t.clock.advance(1000);
+    expect((await change(gina.password)).statusCode).toBe(200);
+    expect((await me(gina.token)).statusCode).toBe(401);
+  });
 });
