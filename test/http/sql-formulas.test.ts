@@ -48,7 +48,40 @@ const CASES: Array<[string, string]> = [
   ['concatenate({S}, {S}) = "abab"', 'concatenate(S, S) = ?'],
   ['len(concatenate({Name}, {S})) > 4', 'len(concatenate(Name, S)) > 4'],
 ];
+const TYPES_OF_SQL: Record<string, string> = {
+  '{A} + {B}': 'number',
+  'len({S})': 'number',
+  'left({S}, 2)': 'text',
+  'concatenate({S}, "!")': 'text',
+};
 const PARAMS: Record<string, unknown[]> = { 'concatenate(S, S) = ?': ['abab'] };
+
+/** [formula, SQL expression]: the same value computed per row, as a select item. */
+const VALUES: Array<[string, string]> = [
+  ['{A} + {B}', 'A + B'],
+  ['{A} - {B}', 'A - B'],
+  ['{A} * {B}', 'A * B'],
+  ['{A} / {B}', 'A / B'],
+  ['{A} / 2', 'A / 2'],
+  ['abs({A} - {B})', 'abs(A - B)'],
+  ['sign({B})', 'sign(B)'],
+  ['len({S})', 'len(S)'],
+  ['left({S}, 2)', 'left(S, 2)'],
+  ['right({S}, 2)', 'right(S, 2)'],
+  ['mid({S}, 2, 2)', 'mid(S, 2, 2)'],
+  ['concatenate({S}, "!")', "concatenate(S, '!')"],
+  ['concatenate({Name}, "-", {S})', "concatenate(Name, '-', S)"],
+];
+
+/** The formula's value per row (ordered by Name), with '' as empty like the SQL answer. */
+function valuesInMemory(formula: string): unknown[] {
+  const compiled = compileFormula(formula, (name) => (TYPES[name] ? { key: name, type: TYPES[name] } : undefined));
+  return ROWS.map((row) => {
+    const value = evaluate(compiled, (key) => (row[key] ?? null) as never, { now: 0, timeZone: 'UTC' });
+    if (value === 0) return 0; // JSON carries no -0
+    return value === '' || value === undefined ? null : value;
+  });
+}
 
 function inMemory(formula: string): string[] {
   const compiled = compileFormula(formula, (name) => (TYPES[name] ? { key: name, type: TYPES[name] } : undefined));
@@ -79,6 +112,45 @@ describe.each(DIALECTS)('formula functions in SQL conditions equal the formula l
     expect(viaSql).toEqual(inMemory(formula));
   });
 
+  it.each(VALUES)('select %s ≡ %s', async (formula, expression) => {
+    const res = await g.call('POST', 'sql/', { sql: `SELECT Name, ${expression} FROM Calc ORDER BY Name`, convert_keys: true });
+    expect(res.statusCode, res.body).toBe(200);
+    const body = res.json();
+    // The computed column is named by its text, as the original names it.
+    expect(body.metadata[1]).toEqual({ key: expression, name: expression, type: TYPES_OF_SQL[formula] ?? expect.any(String), data: null });
+    expect(body.results.map((r: Record<string, unknown>) => r[expression])).toEqual(valuesInMemory(formula));
+  });
+
+  it('orders by an expression, its alias or its position, and aliases name the column', async () => {
+    const expected = ROWS.map((r, i) => ({ name: r.Name as string, d: valuesInMemory('abs({A} - {B})')[i] as number }))
+      .sort((x, y) => x.d - y.d || x.name.localeCompare(y.name))
+      .map((x) => x.name);
+    for (const text of [
+      'SELECT Name, abs(A - B) AS d FROM Calc ORDER BY abs(A - B), Name',
+      'SELECT Name, abs(A - B) AS d FROM Calc ORDER BY d, Name',
+      'SELECT Name, abs(A - B) AS d FROM Calc ORDER BY 2, Name',
+    ]) {
+      const res = await g.call('POST', 'sql/', { sql: text, convert_keys: true });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json().results.map((r: { Name: string }) => r.Name), text).toEqual(expected);
+      expect(res.json().metadata[1]).toEqual({ key: 'd', name: 'd', type: 'number', data: null });
+    }
+    const desc = await g.call('POST', 'sql/', { sql: 'SELECT Name FROM Calc ORDER BY len(S) DESC, Name LIMIT 2', convert_keys: true });
+    expect(desc.json().results.map((r: { Name: string }) => r.Name)).toEqual(['r4', 'r1']);
+  });
+
+  it('computes expressions over group keys and aggregates', async () => {
+    const res = await g.call('POST', 'sql/', {
+      sql: "SELECT S, concatenate(S, '?') AS q, COUNT(*) * 10 AS n, abs(SUM(A) - 1) FROM Calc GROUP BY S ORDER BY COUNT(*) * 10 DESC, S",
+      convert_keys: true,
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const first = res.json().results[0];
+    // The empty S groups r6 (A 2.5) with no other row… and r3 (A 0): two rows, SUM(A) 2.5.
+    expect(first).toEqual({ S: null, q: '?', n: 20, 'abs(SUM(A) - 1)': 1.5 });
+    expect(res.json().results.length).toBe(5);
+  });
+
   it('uses functions in HAVING over aggregates and refuses what it does not compile', async () => {
     const res = await g.call('POST', 'sql/', { sql: 'SELECT S, COUNT(*) FROM Calc GROUP BY S HAVING abs(COUNT(*) - 3) = 2', convert_keys: true });
     expect(res.statusCode, res.body).toBe(200);
@@ -86,6 +158,10 @@ describe.each(DIALECTS)('formula functions in SQL conditions equal the formula l
     expect(res.json().results.length).toBe(4);
     const refused: Array<[string, RegExp]> = [
       ['SELECT Name FROM Calc WHERE upper(S) = 1', /Function upper is not supported/],
+      ['SELECT Name, upper(S) FROM Calc', /Function upper is not supported/],
+      ['SELECT Name, S + 1 FROM Calc', /\+ needs numbers; S is string/],
+      ['SELECT S, len(Name) FROM Calc GROUP BY S', /Name must appear in GROUP BY/],
+      ['SELECT Name FROM Calc ORDER BY A % 2', /Operator % is not supported/],
       ['SELECT Name FROM Calc WHERE S + 1 = 2', /\+ needs numbers; S is string/],
       ['SELECT Name FROM Calc WHERE left(S, A) = 1', /left needs a whole number of at least 0 as a constant/],
       ['SELECT Name FROM Calc WHERE abs(A, B) = 1', /Function abs takes 1 arguments/],
