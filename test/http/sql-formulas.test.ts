@@ -151,6 +151,33 @@ describe.each(DIALECTS)('formula functions in SQL conditions equal the formula l
     expect(res.json().results.length).toBe(5);
   });
 
+  it.each([
+    ['sign({B})', 'SELECT sign(B) AS k, COUNT(*) AS n FROM Calc GROUP BY sign(B) ORDER BY k'],
+    ['sign({B})', 'SELECT sign(B) AS k, COUNT(*) AS n FROM Calc GROUP BY 1 ORDER BY 1'],
+    ['sign({B})', 'SELECT sign(B) AS k, COUNT(*) AS n FROM Calc GROUP BY k ORDER BY sign( B )'],
+    ['left({S}, 1)', 'SELECT left(S, 1) AS k, COUNT(*) AS n FROM Calc GROUP BY left(S,1) ORDER BY k'],
+    ['{A} * 2', 'SELECT A * 2 AS k, COUNT(*) AS n FROM Calc GROUP BY A * 2 ORDER BY k'],
+  ])('groups by %s: %s', async (formula, text) => {
+    const counts = new Map<unknown, number>();
+    for (const v of valuesInMemory(formula)) counts.set(v, (counts.get(v) ?? 0) + 1);
+    const expected = [...counts]
+      .sort(([x], [y]) => (x === null ? -1 : y === null ? 1 : x! < y! ? -1 : x! > y! ? 1 : 0))
+      .map(([k, n]) => ({ k, n }));
+    const res = await g.call('POST', 'sql/', { sql: text, convert_keys: true });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().results).toEqual(expected);
+  });
+
+  it('names a grouped expression by its text and refuses aggregates in GROUP BY', async () => {
+    const res = await g.call('POST', 'sql/', { sql: 'SELECT len(S), SUM(B) FROM Calc GROUP BY len(S) ORDER BY len(S) DESC', convert_keys: true });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().results[0]).toEqual({ 'len(S)': 9, 'SUM(B)': 10 });
+    expect(res.json().metadata[0]).toEqual({ key: 'len(S)', name: 'len(S)', type: 'number', data: null });
+    const bad = await g.call('POST', 'sql/', { sql: 'SELECT COUNT(*) FROM Calc GROUP BY abs(COUNT(*))' });
+    expect(bad.statusCode).toBe(400);
+    expect(JSON.stringify(bad.json())).toMatch(/Aggregates are not allowed in GROUP BY/);
+  });
+
   it('uses functions in HAVING over aggregates and refuses what it does not compile', async () => {
     const res = await g.call('POST', 'sql/', { sql: 'SELECT S, COUNT(*) FROM Calc GROUP BY S HAVING abs(COUNT(*) - 3) = 2', convert_keys: true });
     expect(res.statusCode, res.body).toBe(200);

@@ -149,7 +149,7 @@ describe('the allow-list', () => {
     ['SELECT DISTINCT COUNT(*) FROM `Main Table` GROUP BY Status', 'DISTINCT with GROUP BY needs every GROUP BY column in the select list.'],
     ['SELECT DISTINCT Status, COUNT(*) FROM `Main Table` GROUP BY Status', undefined],
     ['SELECT COUNT(*) FROM `Main Table` HAVING COUNT(*) > 1', undefined],
-    ['SELECT COUNT(*) AS n FROM `Main Table` GROUP BY n', 'GROUP BY must name a column.'],
+    ['SELECT COUNT(*) AS n FROM `Main Table` GROUP BY n', 'GROUP BY must name a column or an expression.'],
     ['SELECT Status, COUNT(*) FROM `Main Table` GROUP BY Status HAVING Tags = 1', 'Tags must appear in GROUP BY or be used in an aggregate.'],
     ['SELECT x.Name FROM `Main Table`', "Unknown table 'x' in column reference."],
     ['SELECT Name FROM `Main Table` AS m WHERE m.Age > 1', undefined],

@@ -64,3 +64,8 @@ export function containsAggregate(root: Node): boolean {
   }
   return false;
 }
+
+/** Structural identity of an expression (positions left out), so `GROUP BY abs(A-B)` matches `abs(A - B)`. */
+export function expressionShape(node: Node): string {
+  return JSON.stringify(node, (key, value: unknown) => (key === 'loc' ? undefined : value));
+}

@@ -11,7 +11,7 @@ import { sql } from 'kysely';
 import type { DialectName } from '../../db/index.js';
 import { C, fieldSql, optionRank, type FieldSql, type Fragment } from './field-sql.js';
 import { aggregateOf, labelOf, type Aggregate, type InnerColumns } from './aggregates.js';
-import { containsAggregate, decodeExpression, expressionMetadata, expressionOperand, isExpression } from './select-expressions.js';
+import { containsAggregate, decodeExpression, expressionMetadata, expressionOperand, expressionShape, isExpression } from './select-expressions.js';
 import { selectWindow } from './limits.js';
 import { fieldKey, fieldMetadata, decodeGrouped } from './output.js';
 import { isNode, type Node } from './parser.js';
@@ -240,16 +240,35 @@ function planGrouped(
     return key;
   };
 
+  /** GROUP BY expressions: computed per row in the inner query, matched to select items by shape. */
+  const expressionKeys: Array<{ shape: string; column: string; type: Operand['type'] }> = [];
+  const addExpressionKey = (node: Node): void => {
+    if (containsAggregate(node)) throw sqlError('Aggregates are not allowed in GROUP BY.');
+    const shape = expressionShape(node);
+    if (expressionKeys.some((k) => k.shape === shape)) return;
+    const op = expressionOperand(node, whereScope(scope, ctx.dialect, ctx.bindings));
+    const column = `x${expressionKeys.length}`;
+    inner.fragments.push(sql`${op.value} as ${sql.ref(column)}`);
+    expressionKeys.push({ shape, column, type: op.type });
+  };
+  const expressionKeyOf = (node: Node) => {
+    const shape = expressionShape(node);
+    return expressionKeys.find((k) => k.shape === shape);
+  };
+
   for (const node of groupNodes) {
     const index = ordinal(node, items.length) ?? aliasIndex(node, items);
     if (index !== undefined) {
       const item = items[index]!;
-      if (item.kind !== 'field') throw sqlError('GROUP BY must name a column.');
-      addKey(item.field);
+      if (item.kind === 'expression') addExpressionKey(item.node);
+      else if (item.kind !== 'field') throw sqlError('GROUP BY must name a column or an expression.');
+      else addKey(item.field);
+    } else if (isExpression(node)) {
+      addExpressionKey(node);
     } else if (node.type === 'column_ref') {
       addKey(resolveColumnRef(node, scope));
     } else {
-      throw sqlError('GROUP BY must name a column.');
+      throw sqlError('GROUP BY must name a column or an expression.');
     }
   }
   const hasGroupBy = groupNodes.length > 0;
@@ -313,6 +332,13 @@ function planGrouped(
       const key = item.alias ?? agg.label;
       outputs.push({ key, column, decode: agg.decode(ctx.convertKeys) });
       metadata.push({ key, name: key, type: agg.columnType, data: agg.columnData });
+    } else if (item.kind === 'expression' && expressionKeyOf(item.node)) {
+      const key = expressionKeyOf(item.node)!;
+      selectList.push(sql`${sql.ref(key.column)} as ${sql.ref(column)}`);
+      outputSort.push(sql.ref(key.column));
+      const name = item.alias ?? item.label;
+      outputs.push({ key: name, column, decode: decodeExpression(key.type) });
+      metadata.push(expressionMetadata(name, key.type));
     } else if (item.kind === 'expression') {
       const op = expressionOperand(item.node, groupScope('WHERE'));
       selectList.push(sql`${op.value} as ${sql.ref(column)}`);
@@ -330,14 +356,18 @@ function planGrouped(
     if (index !== undefined) return sql`${outputSort[index]!} ${direction(desc)}`;
     if (node.type === 'aggr_func') return sql`${aggregate(node).sql} ${direction(desc)}`;
     if (node.type === 'column_ref') return sql`${keySort(keyFor(resolveColumnRef(node, scope)))} ${direction(desc)}`;
+    const expressionKey = isExpression(node) ? expressionKeyOf(node) : undefined;
+    if (expressionKey) return sql`${sql.ref(expressionKey.column)} ${direction(desc)}`;
     if (isExpression(node)) return sql`${expressionOperand(node, groupScope('WHERE')).value} ${direction(desc)}`;
     throw sqlError('ORDER BY must name a selected column, a GROUP BY column or an aggregate.');
   });
   for (const key of keys) orders.push(sql`${keySort(key)} asc nulls first`);
+  for (const key of expressionKeys) orders.push(sql`${sql.ref(key.column)} asc nulls first`);
 
   if (inner.fragments.length === 0) inner.fragments.push(sql`1 as one`);
   const source = sql`(select ${sql.join(inner.fragments)} from base_rows where ${filter}) as s`;
-  const groupBy = keys.length > 0 ? sql`group by ${sql.join(keys.map((k) => sql.ref(k.column)))}` : sql``;
+  const groupColumns = [...keys.map((k) => k.column), ...expressionKeys.map((k) => k.column)];
+  const groupBy = groupColumns.length > 0 ? sql`group by ${sql.join(groupColumns.map((c) => sql.ref(c)))}` : sql``;
   const havingSql = having ? sql`having ${having}` : sql``;
   const orderSql = orders.length > 0 ? sql`order by ${sql.join(orders)}` : sql``;
   const query = sql`select ${sql.join(selectList)} from ${source} ${groupBy} ${havingSql} ${orderSql} ${page}`;
