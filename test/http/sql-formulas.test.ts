@@ -47,6 +47,10 @@ const CASES: Array<[string, string]> = [
   ['concatenate({Name}, "-", {S}) = "r1-Hello"', "concatenate(Name, '-', S) = 'r1-Hello'"],
   ['concatenate({S}, {S}) = "abab"', 'concatenate(S, S) = ?'],
   ['len(concatenate({Name}, {S})) > 4', 'len(concatenate(Name, S)) > 4'],
+  ['int({A}) = 2', 'int(A) = 2'],
+  ['int({A}) = -3', 'int(A) = -3'],
+  ['mod({A}, 2) = 1', 'mod(A, 2) = 1'],
+  ['mod({A}, {B}) = 0', 'mod(A, B) = 0'],
 ];
 const TYPES_OF_SQL: Record<string, string> = {
   '{A} + {B}': 'number',
@@ -70,6 +74,15 @@ const VALUES: Array<[string, string]> = [
   ['right({S}, 2)', 'right(S, 2)'],
   ['mid({S}, 2, 2)', 'mid(S, 2, 2)'],
   ['concatenate({S}, "!")', "concatenate(S, '!')"],
+  ['int({A})', 'int(A)'],
+  ['int({A} / {B})', 'int(A / B)'],
+  ['mod({A}, {B})', 'mod(A, B)'],
+  ['mod({A}, 3)', 'mod(A, 3)'],
+  ['mod({A}, -3)', 'mod(A, -3)'],
+  ['mod({A} * 10, 7)', 'mod(A * 10, 7)'],
+  ['abs({A} / {B})', 'abs(A / B)'],
+  ['sign({A} / {B})', 'sign(A / B)'],
+  ['mod({A}, {B}) + 1', 'mod(A, B) + 1'],
   ['concatenate({Name}, "-", {S})', "concatenate(Name, '-', S)"],
 ];
 

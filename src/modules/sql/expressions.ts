@@ -36,7 +36,7 @@ function depthOf(root: Node): number {
 }
 
 function operand(label: string, type: 'number' | 'string', value: Fragment): Operand {
-  return { label, type, value, isEmpty: sql`(${value} is null)` };
+  return { label, type, value, isEmpty: sql`(${value} is null)`, nullIsError: type === 'number' };
 }
 
 function args(node: Node): Node[] {
@@ -60,7 +60,8 @@ export function compileExpression(node: Node, scope: PredicateScope, side: Side)
     const s = side(n);
     if ('constant' in s) return numberParam(scope.dialect, s.constant === null ? 0 : toNumber(s.constant, what));
     if (s.operand.type !== 'number') throw sqlError(`${what} needs numbers; ${s.operand.label} is ${s.operand.type}.`);
-    return sql`coalesce(${s.operand.value}, 0)`;
+    // An empty cell counts as 0; an error inside (a division by zero) makes the whole result empty.
+    return s.operand.nullIsError ? s.operand.value : sql`coalesce(${s.operand.value}, 0)`;
   };
   const text = (n: Node, what: string): Fragment => {
     const s = side(n);
@@ -100,7 +101,7 @@ export function compileExpression(node: Node, scope: PredicateScope, side: Side)
     case 'sign': {
       arity(1);
       const n = number(a[0]!, 'sign');
-      return operand('sign', 'number', sql`(case when ${n} > 0 then 1 when ${n} < 0 then -1 else 0 end)`);
+      return operand('sign', 'number', sql`(case when ${n} is null then null when ${n} > 0 then 1 when ${n} < 0 then -1 else 0 end)`);
     }
     case 'len':
       arity(1);
@@ -128,6 +129,21 @@ export function compileExpression(node: Node, scope: PredicateScope, side: Side)
       const start = count(a[1], 'mid', 1);
       const n = count(a[2], 'mid', 0);
       return operand('mid', 'string', sql`nullif(substr(${text(a[0]!, 'mid')}, ${start}, ${n}), '')`);
+    }
+    case 'int': {
+      arity(1);
+      // Toward zero, as Math.trunc (SQLite's cast to integer truncates).
+      const n = number(a[0]!, 'int');
+      return operand('int', 'number', scope.dialect === 'postgres' ? sql`trunc(${n})` : sql`cast(${n} as integer)`);
+    }
+    case 'mod': {
+      arity(2);
+      // n - d * floor(n / d): the divisor's sign, as in spreadsheets; a zero divisor is empty.
+      const n = number(a[0]!, 'mod');
+      const d = number(a[1]!, 'mod');
+      const q = scope.dialect === 'sqlite' ? sql`(cast(${n} as real) / nullif(${d}, 0))` : sql`(${n} / nullif(${d}, 0))`;
+      const floor = scope.dialect === 'postgres' ? sql`floor(${q})` : sql`(cast(${q} as integer) - (case when ${q} < cast(${q} as integer) then 1 else 0 end))`;
+      return operand('mod', 'number', sql`(${n} - ${d} * ${floor})`);
     }
     default:
       return undefined;
