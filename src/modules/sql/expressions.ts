@@ -52,6 +52,12 @@ function nameOf(node: Node): string {
   return typeof node.name === 'string' ? node.name.toLowerCase() : '';
 }
 
+/** floor(x) on both engines (SQLite's math functions depend on its build; its cast truncates toward zero). */
+function floorOf(x: Fragment, dialect: 'sqlite' | 'postgres'): Fragment {
+  if (dialect === 'postgres') return sql`floor(${x})`;
+  return sql`(cast(${x} as integer) - (case when ${x} < cast(${x} as integer) then 1 else 0 end))`;
+}
+
 /** The expression as an operand, or undefined when it is not one this compiler knows. */
 export function compileExpression(node: Node, scope: PredicateScope, side: Side): Operand | undefined {
   if (node.type !== 'binary_expr' && node.type !== 'function') return undefined;
@@ -142,8 +148,14 @@ export function compileExpression(node: Node, scope: PredicateScope, side: Side)
       const n = number(a[0]!, 'mod');
       const d = number(a[1]!, 'mod');
       const q = scope.dialect === 'sqlite' ? sql`(cast(${n} as real) / nullif(${d}, 0))` : sql`(${n} / nullif(${d}, 0))`;
-      const floor = scope.dialect === 'postgres' ? sql`floor(${q})` : sql`(cast(${q} as integer) - (case when ${q} < cast(${q} as integer) then 1 else 0 end))`;
-      return operand('mod', 'number', sql`(${n} - ${d} * ${floor})`);
+      return operand('mod', 'number', sql`(${n} - ${d} * ${floorOf(q, scope.dialect)})`);
+    }
+    case 'floor':
+    case 'ceiling': {
+      // Only the one-argument form (significance 1): the whole number below / above.
+      if (a.length !== 1) throw sqlError(`Function ${name} takes 1 argument in SQL.`);
+      const n = number(a[0]!, name);
+      return operand(name, 'number', name === 'floor' ? floorOf(n, scope.dialect) : sql`(-${floorOf(sql`(-${n})`, scope.dialect)})`);
     }
     default:
       return undefined;
