@@ -47,8 +47,58 @@ const CASES: Array<[string, string]> = [
   ['concatenate({Name}, "-", {S}) = "r1-Hello"', "concatenate(Name, '-', S) = 'r1-Hello'"],
   ['concatenate({S}, {S}) = "abab"', 'concatenate(S, S) = ?'],
   ['len(concatenate({Name}, {S})) > 4', 'len(concatenate(Name, S)) > 4'],
+  ['int({A}) = 2', 'int(A) = 2'],
+  ['int({A}) = -3', 'int(A) = -3'],
+  ['mod({A}, 2) = 1', 'mod(A, 2) = 1'],
+  ['mod({A}, {B}) = 0', 'mod(A, B) = 0'],
 ];
+const TYPES_OF_SQL: Record<string, string> = {
+  '{A} + {B}': 'number',
+  'len({S})': 'number',
+  'left({S}, 2)': 'text',
+  'concatenate({S}, "!")': 'text',
+};
 const PARAMS: Record<string, unknown[]> = { 'concatenate(S, S) = ?': ['abab'] };
+
+/** [formula, SQL expression]: the same value computed per row, as a select item. */
+const VALUES: Array<[string, string]> = [
+  ['{A} + {B}', 'A + B'],
+  ['{A} - {B}', 'A - B'],
+  ['{A} * {B}', 'A * B'],
+  ['{A} / {B}', 'A / B'],
+  ['{A} / 2', 'A / 2'],
+  ['abs({A} - {B})', 'abs(A - B)'],
+  ['sign({B})', 'sign(B)'],
+  ['len({S})', 'len(S)'],
+  ['left({S}, 2)', 'left(S, 2)'],
+  ['right({S}, 2)', 'right(S, 2)'],
+  ['mid({S}, 2, 2)', 'mid(S, 2, 2)'],
+  ['concatenate({S}, "!")', "concatenate(S, '!')"],
+  ['int({A})', 'int(A)'],
+  ['int({A} / {B})', 'int(A / B)'],
+  ['mod({A}, {B})', 'mod(A, B)'],
+  ['mod({A}, 3)', 'mod(A, 3)'],
+  ['mod({A}, -3)', 'mod(A, -3)'],
+  ['mod({A} * 10, 7)', 'mod(A * 10, 7)'],
+  ['floor({A})', 'floor(A)'],
+  ['ceiling({A})', 'ceiling(A)'],
+  ['floor({A} / {B})', 'floor(A / B)'],
+  ['ceiling({A} * -1.5)', 'ceiling(A * -1.5)'],
+  ['abs({A} / {B})', 'abs(A / B)'],
+  ['sign({A} / {B})', 'sign(A / B)'],
+  ['mod({A}, {B}) + 1', 'mod(A, B) + 1'],
+  ['concatenate({Name}, "-", {S})', "concatenate(Name, '-', S)"],
+];
+
+/** The formula's value per row (ordered by Name), with '' as empty like the SQL answer. */
+function valuesInMemory(formula: string): unknown[] {
+  const compiled = compileFormula(formula, (name) => (TYPES[name] ? { key: name, type: TYPES[name] } : undefined));
+  return ROWS.map((row) => {
+    const value = evaluate(compiled, (key) => (row[key] ?? null) as never, { now: 0, timeZone: 'UTC' });
+    if (value === 0) return 0; // JSON carries no -0
+    return value === '' || value === undefined ? null : value;
+  });
+}
 
 function inMemory(formula: string): string[] {
   const compiled = compileFormula(formula, (name) => (TYPES[name] ? { key: name, type: TYPES[name] } : undefined));
@@ -79,6 +129,72 @@ describe.each(DIALECTS)('formula functions in SQL conditions equal the formula l
     expect(viaSql).toEqual(inMemory(formula));
   });
 
+  it.each(VALUES)('select %s ≡ %s', async (formula, expression) => {
+    const res = await g.call('POST', 'sql/', { sql: `SELECT Name, ${expression} FROM Calc ORDER BY Name`, convert_keys: true });
+    expect(res.statusCode, res.body).toBe(200);
+    const body = res.json();
+    // The computed column is named by its text, as the original names it.
+    expect(body.metadata[1]).toEqual({ key: expression, name: expression, type: TYPES_OF_SQL[formula] ?? expect.any(String), data: null });
+    expect(body.results.map((r: Record<string, unknown>) => r[expression])).toEqual(valuesInMemory(formula));
+  });
+
+  it('orders by an expression, its alias or its position, and aliases name the column', async () => {
+    const expected = ROWS.map((r, i) => ({ name: r.Name as string, d: valuesInMemory('abs({A} - {B})')[i] as number }))
+      .sort((x, y) => x.d - y.d || x.name.localeCompare(y.name))
+      .map((x) => x.name);
+    for (const text of [
+      'SELECT Name, abs(A - B) AS d FROM Calc ORDER BY abs(A - B), Name',
+      'SELECT Name, abs(A - B) AS d FROM Calc ORDER BY d, Name',
+      'SELECT Name, abs(A - B) AS d FROM Calc ORDER BY 2, Name',
+    ]) {
+      const res = await g.call('POST', 'sql/', { sql: text, convert_keys: true });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json().results.map((r: { Name: string }) => r.Name), text).toEqual(expected);
+      expect(res.json().metadata[1]).toEqual({ key: 'd', name: 'd', type: 'number', data: null });
+    }
+    const desc = await g.call('POST', 'sql/', { sql: 'SELECT Name FROM Calc ORDER BY len(S) DESC, Name LIMIT 2', convert_keys: true });
+    expect(desc.json().results.map((r: { Name: string }) => r.Name)).toEqual(['r4', 'r1']);
+  });
+
+  it('computes expressions over group keys and aggregates', async () => {
+    const res = await g.call('POST', 'sql/', {
+      sql: "SELECT S, concatenate(S, '?') AS q, COUNT(*) * 10 AS n, abs(SUM(A) - 1) FROM Calc GROUP BY S ORDER BY COUNT(*) * 10 DESC, S",
+      convert_keys: true,
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const first = res.json().results[0];
+    // The empty S groups r6 (A 2.5) with no other row… and r3 (A 0): two rows, SUM(A) 2.5.
+    expect(first).toEqual({ S: null, q: '?', n: 20, 'abs(SUM(A) - 1)': 1.5 });
+    expect(res.json().results.length).toBe(5);
+  });
+
+  it.each([
+    ['sign({B})', 'SELECT sign(B) AS k, COUNT(*) AS n FROM Calc GROUP BY sign(B) ORDER BY k'],
+    ['sign({B})', 'SELECT sign(B) AS k, COUNT(*) AS n FROM Calc GROUP BY 1 ORDER BY 1'],
+    ['sign({B})', 'SELECT sign(B) AS k, COUNT(*) AS n FROM Calc GROUP BY k ORDER BY sign( B )'],
+    ['left({S}, 1)', 'SELECT left(S, 1) AS k, COUNT(*) AS n FROM Calc GROUP BY left(S,1) ORDER BY k'],
+    ['{A} * 2', 'SELECT A * 2 AS k, COUNT(*) AS n FROM Calc GROUP BY A * 2 ORDER BY k'],
+  ])('groups by %s: %s', async (formula, text) => {
+    const counts = new Map<unknown, number>();
+    for (const v of valuesInMemory(formula)) counts.set(v, (counts.get(v) ?? 0) + 1);
+    const expected = [...counts]
+      .sort(([x], [y]) => (x === null ? -1 : y === null ? 1 : x! < y! ? -1 : x! > y! ? 1 : 0))
+      .map(([k, n]) => ({ k, n }));
+    const res = await g.call('POST', 'sql/', { sql: text, convert_keys: true });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().results).toEqual(expected);
+  });
+
+  it('names a grouped expression by its text and refuses aggregates in GROUP BY', async () => {
+    const res = await g.call('POST', 'sql/', { sql: 'SELECT len(S), SUM(B) FROM Calc GROUP BY len(S) ORDER BY len(S) DESC', convert_keys: true });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().results[0]).toEqual({ 'len(S)': 9, 'SUM(B)': 10 });
+    expect(res.json().metadata[0]).toEqual({ key: 'len(S)', name: 'len(S)', type: 'number', data: null });
+    const bad = await g.call('POST', 'sql/', { sql: 'SELECT COUNT(*) FROM Calc GROUP BY abs(COUNT(*))' });
+    expect(bad.statusCode).toBe(400);
+    expect(JSON.stringify(bad.json())).toMatch(/Aggregates are not allowed in GROUP BY/);
+  });
+
   it('uses functions in HAVING over aggregates and refuses what it does not compile', async () => {
     const res = await g.call('POST', 'sql/', { sql: 'SELECT S, COUNT(*) FROM Calc GROUP BY S HAVING abs(COUNT(*) - 3) = 2', convert_keys: true });
     expect(res.statusCode, res.body).toBe(200);
@@ -86,6 +202,15 @@ describe.each(DIALECTS)('formula functions in SQL conditions equal the formula l
     expect(res.json().results.length).toBe(4);
     const refused: Array<[string, RegExp]> = [
       ['SELECT Name FROM Calc WHERE upper(S) = 1', /Function upper is not supported/],
+      ['SELECT Name, upper(S) FROM Calc', /Function upper is not supported/],
+      ['SELECT Name, S + 1 FROM Calc', /\+ needs numbers; S is string/],
+      ['SELECT S, len(Name) FROM Calc GROUP BY S', /Name must appear in GROUP BY/],
+      ['SELECT Name FROM Calc ORDER BY A % 2', /Operator % is not supported/],
+      ['SELECT DISTINCT len(S) FROM Calc', /S must appear in GROUP BY/],
+      ['SELECT abs(A) FROM Calc GROUP BY S', /A must appear in GROUP BY/],
+      ['SELECT *, abs(A) FROM Calc', /\* cannot be combined/],
+      ['SELECT len(S) FROM Calc ORDER BY abs(COUNT(*))', /ORDER BY must name a column/],
+      ['SELECT mod(A) FROM Calc', /Function mod takes 2 arguments/],
       ['SELECT Name FROM Calc WHERE S + 1 = 2', /\+ needs numbers; S is string/],
       ['SELECT Name FROM Calc WHERE left(S, A) = 1', /left needs a whole number of at least 0 as a constant/],
       ['SELECT Name FROM Calc WHERE abs(A, B) = 1', /Function abs takes 1 arguments/],

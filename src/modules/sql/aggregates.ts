@@ -44,7 +44,7 @@ function fieldId(field: Field): string {
   return field.kind === 'row' ? `row:${field.field}` : `cell:${field.column.key}`;
 }
 
-function labelOf(node: Node, text: string, name: string): string {
+export function labelOf(node: Node, text: string, name: string): string {
   const loc = node.loc as { start?: { offset?: number }; end?: { offset?: number } } | undefined;
   const start = loc?.start?.offset;
   const end = loc?.end?.offset;

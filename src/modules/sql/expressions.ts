@@ -36,7 +36,7 @@ function depthOf(root: Node): number {
 }
 
 function operand(label: string, type: 'number' | 'string', value: Fragment): Operand {
-  return { label, type, value, isEmpty: sql`(${value} is null)` };
+  return { label, type, value, isEmpty: sql`(${value} is null)`, nullIsError: type === 'number' };
 }
 
 function args(node: Node): Node[] {
@@ -52,6 +52,12 @@ function nameOf(node: Node): string {
   return typeof node.name === 'string' ? node.name.toLowerCase() : '';
 }
 
+/** floor(x) on both engines (SQLite's math functions depend on its build; its cast truncates toward zero). */
+function floorOf(x: Fragment, dialect: 'sqlite' | 'postgres'): Fragment {
+  if (dialect === 'postgres') return sql`floor(${x})`;
+  return sql`(cast(${x} as integer) - (case when ${x} < cast(${x} as integer) then 1 else 0 end))`;
+}
+
 /** The expression as an operand, or undefined when it is not one this compiler knows. */
 export function compileExpression(node: Node, scope: PredicateScope, side: Side): Operand | undefined {
   if (node.type !== 'binary_expr' && node.type !== 'function') return undefined;
@@ -60,7 +66,8 @@ export function compileExpression(node: Node, scope: PredicateScope, side: Side)
     const s = side(n);
     if ('constant' in s) return numberParam(scope.dialect, s.constant === null ? 0 : toNumber(s.constant, what));
     if (s.operand.type !== 'number') throw sqlError(`${what} needs numbers; ${s.operand.label} is ${s.operand.type}.`);
-    return sql`coalesce(${s.operand.value}, 0)`;
+    // An empty cell counts as 0; an error inside (a division by zero) makes the whole result empty.
+    return s.operand.nullIsError ? s.operand.value : sql`coalesce(${s.operand.value}, 0)`;
   };
   const text = (n: Node, what: string): Fragment => {
     const s = side(n);
@@ -100,7 +107,7 @@ export function compileExpression(node: Node, scope: PredicateScope, side: Side)
     case 'sign': {
       arity(1);
       const n = number(a[0]!, 'sign');
-      return operand('sign', 'number', sql`(case when ${n} > 0 then 1 when ${n} < 0 then -1 else 0 end)`);
+      return operand('sign', 'number', sql`(case when ${n} is null then null when ${n} > 0 then 1 when ${n} < 0 then -1 else 0 end)`);
     }
     case 'len':
       arity(1);
@@ -128,6 +135,27 @@ export function compileExpression(node: Node, scope: PredicateScope, side: Side)
       const start = count(a[1], 'mid', 1);
       const n = count(a[2], 'mid', 0);
       return operand('mid', 'string', sql`nullif(substr(${text(a[0]!, 'mid')}, ${start}, ${n}), '')`);
+    }
+    case 'int': {
+      arity(1);
+      // Toward zero, as Math.trunc (SQLite's cast to integer truncates).
+      const n = number(a[0]!, 'int');
+      return operand('int', 'number', scope.dialect === 'postgres' ? sql`trunc(${n})` : sql`cast(${n} as integer)`);
+    }
+    case 'mod': {
+      arity(2);
+      // n - d * floor(n / d): the divisor's sign, as in spreadsheets; a zero divisor is empty.
+      const n = number(a[0]!, 'mod');
+      const d = number(a[1]!, 'mod');
+      const q = scope.dialect === 'sqlite' ? sql`(cast(${n} as real) / nullif(${d}, 0))` : sql`(${n} / nullif(${d}, 0))`;
+      return operand('mod', 'number', sql`(${n} - ${d} * ${floorOf(q, scope.dialect)})`);
+    }
+    case 'floor':
+    case 'ceiling': {
+      // Only the one-argument form (significance 1): the whole number below / above.
+      if (a.length !== 1) throw sqlError(`Function ${name} takes 1 argument in SQL.`);
+      const n = number(a[0]!, name);
+      return operand(name, 'number', name === 'floor' ? floorOf(n, scope.dialect) : sql`(-${floorOf(sql`(-${n})`, scope.dialect)})`);
     }
     default:
       return undefined;

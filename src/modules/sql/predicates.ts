@@ -31,6 +31,8 @@ export interface Operand {
   value: Fragment;
   isEmpty: Fragment;
   anyOf?: (values: Fragment[]) => Fragment;
+  /** A computed number whose NULL is an error (division by zero), not an empty cell: it stays NULL. */
+  nullIsError?: boolean;
 }
 
 export interface PredicateScope {

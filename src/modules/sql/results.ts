@@ -6,7 +6,8 @@ import type { GroupedPlan, RowsPlan } from './select.js';
 /** Link cells keyed `<column key>:<row id>` (loaded by the caller: links are not part of `data`). */
 export type LinkCells = Map<string, unknown>;
 
-export function shapeRows(plan: RowsPlan, rows: StoredRow[], convertKeys: boolean, links?: LinkCells): Array<Record<string, unknown>> {
+/** `raw[i]` is the query's row behind `rows[i]` (computed select items are read from it). */
+export function shapeRows(plan: RowsPlan, rows: StoredRow[], convertKeys: boolean, links?: LinkCells, raw: Array<Record<string, unknown>> = []): Array<Record<string, unknown>> {
   if (plan.outputs === null) {
     const fields = plan.table.columns.map((c) => ({ key: convertKeys ? c.name : c.key, field: fieldOfColumn(c) }));
     return rows.map((row) => {
@@ -25,10 +26,10 @@ export function shapeRows(plan: RowsPlan, rows: StoredRow[], convertKeys: boolea
     });
   }
   const outputs = plan.outputs;
-  return rows.map((row) => {
+  return rows.map((row, i) => {
     // The original always answers the row id; the official clients read it.
     const out: Record<string, unknown> = { _id: row._id };
-    for (const o of outputs) out[o.key] = readField(o.field, row, convertKeys, links);
+    for (const o of outputs) out[o.key] = 'field' in o ? readField(o.field, row, convertKeys, links) : o.decode(raw[i]?.[o.column]);
     return out;
   });
 }

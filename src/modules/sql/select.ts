@@ -10,7 +10,8 @@
 import { sql } from 'kysely';
 import type { DialectName } from '../../db/index.js';
 import { C, fieldSql, optionRank, type FieldSql, type Fragment } from './field-sql.js';
-import { aggregateOf, type Aggregate, type InnerColumns } from './aggregates.js';
+import { aggregateOf, labelOf, type Aggregate, type InnerColumns } from './aggregates.js';
+import { containsAggregate, decodeExpression, expressionMetadata, expressionOperand, expressionShape, isExpression } from './select-expressions.js';
 import { selectWindow } from './limits.js';
 import { fieldKey, fieldMetadata, decodeGrouped } from './output.js';
 import { isNode, type Node } from './parser.js';
@@ -35,8 +36,15 @@ export interface RowsPlan {
   table: SqlTable;
   query: Fragment;
   /** null: `SELECT *` (every column plus the row fields). */
-  outputs: Array<{ key: string; field: Field }> | null;
+  outputs: Array<{ key: string; field: Field } | ComputedOutput> | null;
   metadata: Record<string, unknown>[];
+}
+
+/** A column SQL computed (`column` of the query's row), decoded into the response value. */
+export interface ComputedOutput {
+  key: string;
+  column: string;
+  decode: (raw: unknown) => unknown;
 }
 
 export interface GroupedPlan {
@@ -52,7 +60,8 @@ export type SelectPlan = RowsPlan | GroupedPlan;
 type Item =
   | { kind: 'star' }
   | { kind: 'field'; field: Field; alias: string | null }
-  | { kind: 'aggregate'; node: Node; alias: string | null };
+  | { kind: 'aggregate'; node: Node; alias: string | null }
+  | { kind: 'expression'; node: Node; alias: string | null; label: string };
 
 const ROW_COLUMNS = sql`id, row_id, data, ctime, mtime, creator, last_modifier`;
 
@@ -60,10 +69,10 @@ export function planSelect(ast: Node, ctx: SelectContext): SelectPlan {
   refuseUnsupportedClauses(ast);
   const scope = singleTable(ast.from, ctx.tables);
   const where = ast.where ? whereCondition(ast.where, scope, ctx) : sql`(1 = 1)`;
-  const items = selectItems(ast.columns, scope);
+  const items = selectItems(ast.columns, scope, ctx.text);
   const groupNodes = groupByNodes(ast.groupby);
   const distinct = typeof ast.distinct === 'string' && ast.distinct.toUpperCase() === 'DISTINCT';
-  const grouped = distinct || groupNodes.length > 0 || isNode(ast.having) || items.some((i) => i.kind === 'aggregate');
+  const grouped = distinct || groupNodes.length > 0 || isNode(ast.having) || items.some((i) => i.kind === 'aggregate' || (i.kind === 'expression' && containsAggregate(i.node)));
   const filter = sql`base_id = ${ctx.baseId} and table_id = ${scope.table.id} and ${where}`;
   const window = selectWindow(ast.limit, ctx.bindings);
   const page = sql`limit ${window.limit} offset ${window.offset}`;
@@ -99,7 +108,7 @@ export function whereScope(scope: TableScope, dialect: DialectName, bindings: Bi
   };
 }
 
-function selectItems(columns: unknown, scope: TableScope): Item[] {
+function selectItems(columns: unknown, scope: TableScope, text: string): Item[] {
   if (columns === '*') return [{ kind: 'star' }];
   if (!Array.isArray(columns) || columns.length === 0) throw sqlError('The select list is empty.');
   return columns.map((entry): Item => {
@@ -112,9 +121,9 @@ function selectItems(columns: unknown, scope: TableScope): Item[] {
     }
     if (expr.type === 'column_ref') return { kind: 'field', field: resolveColumnRef(expr, scope), alias };
     if (expr.type === 'aggr_func') return { kind: 'aggregate', node: expr, alias };
-    if (expr.type === 'function') throw sqlError('Functions are not supported in the select list; only columns and COUNT, SUM, AVG, MIN, MAX.');
     if (expr.ast !== undefined) throw sqlError('Subqueries are not supported.');
-    throw sqlError('Only columns and COUNT, SUM, AVG, MIN, MAX can be selected.');
+    if (isExpression(expr)) return { kind: 'expression', node: expr, alias, label: labelOf(expr, text, 'expression') };
+    throw sqlError('Only columns, expressions and COUNT, SUM, AVG, MIN, MAX can be selected.');
   });
 }
 
@@ -155,14 +164,22 @@ const direction = (desc: boolean) => (desc ? sql`desc nulls last` : sql`asc null
 function planRows(ast: Node, ctx: SelectContext, scope: TableScope, items: Item[], filter: Fragment, page: Fragment): RowsPlan {
   const star = items.some((i) => i.kind === 'star');
   if (star && items.length > 1) throw sqlError('* cannot be combined with other select items.');
-  const fields = items.filter((i): i is Extract<Item, { kind: 'field' }> => i.kind === 'field');
+  const rowScope = whereScope(scope, ctx.dialect, ctx.bindings);
+  const computed = new Map<number, Operand>();
+  items.forEach((item, index) => {
+    if (item.kind === 'expression') computed.set(index, expressionOperand(item.node, rowScope));
+  });
   const orders = orderByEntries(ast.orderby).map(({ node, desc }) => {
     const index = ordinal(node, items.length) ?? aliasIndex(node, items);
     let field: Field;
-    if (index !== undefined) {
+    if (index !== undefined && computed.has(index)) {
+      return sql`${computed.get(index)!.value} ${direction(desc)}`;
+    } else if (index !== undefined) {
       const item = items[index]!;
       if (item.kind !== 'field') throw sqlError('ORDER BY must name a column.');
       field = item.field;
+    } else if (isExpression(node) && !containsAggregate(node)) {
+      return sql`${expressionOperand(node, rowScope).value} ${direction(desc)}`;
     } else if (node.type === 'column_ref') {
       field = resolveColumnRef(node, scope);
     } else if (node.type === 'aggr_func') {
@@ -173,12 +190,25 @@ function planRows(ast: Node, ctx: SelectContext, scope: TableScope, items: Item[
     if (field.valueType === 'opaque') throw sqlError(`${field.label} cannot be used in ORDER BY.`);
     return sql`${fieldSql(field, ctx.dialect).sort} ${direction(desc)}`;
   });
-  const query = sql`select ${ROW_COLUMNS} from base_rows where ${filter} order by ${sql.join([...orders, sql`id asc`])} ${page}`;
+  const extra = [...computed].map(([index, op]) => sql`, ${op.value} as ${sql.ref(`e${index}`)}`);
+  const query = sql`select ${ROW_COLUMNS}${sql.join(extra, sql``)} from base_rows where ${filter} order by ${sql.join([...orders, sql`id asc`])} ${page}`;
   if (star) {
     return { kind: 'rows', table: scope.table, query, outputs: null, metadata: scope.table.columns.map((c) => ({ ...c.meta })) };
   }
-  const outputs = fields.map((i) => ({ key: i.alias ?? fieldKey(i.field, ctx.convertKeys), field: i.field }));
-  return { kind: 'rows', table: scope.table, query, outputs, metadata: fields.map((i) => fieldMetadata(i.field, i.alias)) };
+  const outputs: NonNullable<RowsPlan['outputs']> = [];
+  const metadata: Record<string, unknown>[] = [];
+  items.forEach((item, index) => {
+    if (item.kind === 'field') {
+      outputs.push({ key: item.alias ?? fieldKey(item.field, ctx.convertKeys), field: item.field });
+      metadata.push(fieldMetadata(item.field, item.alias));
+    } else if (item.kind === 'expression') {
+      const type = computed.get(index)!.type;
+      const key = item.alias ?? item.label;
+      outputs.push({ key, column: `e${index}`, decode: decodeExpression(type) });
+      metadata.push(expressionMetadata(key, type));
+    }
+  });
+  return { kind: 'rows', table: scope.table, query, outputs, metadata };
 }
 
 interface GroupKey {
@@ -210,16 +240,35 @@ function planGrouped(
     return key;
   };
 
+  /** GROUP BY expressions: computed per row in the inner query, matched to select items by shape. */
+  const expressionKeys: Array<{ shape: string; column: string; type: Operand['type'] }> = [];
+  const addExpressionKey = (node: Node): void => {
+    if (containsAggregate(node)) throw sqlError('Aggregates are not allowed in GROUP BY.');
+    const shape = expressionShape(node);
+    if (expressionKeys.some((k) => k.shape === shape)) return;
+    const op = expressionOperand(node, whereScope(scope, ctx.dialect, ctx.bindings));
+    const column = `x${expressionKeys.length}`;
+    inner.fragments.push(sql`${op.value} as ${sql.ref(column)}`);
+    expressionKeys.push({ shape, column, type: op.type });
+  };
+  const expressionKeyOf = (node: Node) => {
+    const shape = expressionShape(node);
+    return expressionKeys.find((k) => k.shape === shape);
+  };
+
   for (const node of groupNodes) {
     const index = ordinal(node, items.length) ?? aliasIndex(node, items);
     if (index !== undefined) {
       const item = items[index]!;
-      if (item.kind !== 'field') throw sqlError('GROUP BY must name a column.');
-      addKey(item.field);
+      if (item.kind === 'expression') addExpressionKey(item.node);
+      else if (item.kind !== 'field') throw sqlError('GROUP BY must name a column or an expression.');
+      else addKey(item.field);
+    } else if (isExpression(node)) {
+      addExpressionKey(node);
     } else if (node.type === 'column_ref') {
       addKey(resolveColumnRef(node, scope));
     } else {
-      throw sqlError('GROUP BY must name a column.');
+      throw sqlError('GROUP BY must name a column or an expression.');
     }
   }
   const hasGroupBy = groupNodes.length > 0;
@@ -244,6 +293,26 @@ function planGrouped(
     return optionRank(ctx.dialect, ref, selectOptions(column).map((o) => o.name));
   };
 
+  /** Group keys and aggregates as operands (HAVING conditions and computed select items read them). */
+  const groupScope = (clause: 'HAVING' | 'WHERE') => ({
+    dialect: ctx.dialect,
+    bindings: ctx.bindings,
+    clause: 'HAVING' as const,
+    operand(node: Node): Operand {
+      const index = aliasIndex(node, items);
+      const target = index !== undefined ? items[index]! : undefined;
+      if (target?.kind === 'aggregate' || node.type === 'aggr_func') {
+        const agg = aggregate(target?.kind === 'aggregate' ? target.node : node);
+        return { label: agg.label, type: agg.valueType, value: agg.sql, isEmpty: sql`(${agg.sql} is null)` };
+      }
+      if (node.type !== 'column_ref') throw sqlError(`Unsupported expression in ${clause === 'HAVING' ? 'HAVING' : 'the select list'}.`);
+      const key = keyFor(target?.kind === 'field' ? target.field : resolveColumnRef(node, scope));
+      if (key.sql.type === 'list') throw sqlError(`${key.field.label} cannot be used in ${clause === 'HAVING' ? 'HAVING' : 'an expression'}.`);
+      const value = key.sql.type === 'string' || key.sql.type === 'date' ? keyRef(key) : sql.ref(key.column);
+      return { label: key.field.label, type: key.sql.type, value, isEmpty: sql`(${sql.ref(key.column)} is null)` };
+    },
+  });
+
   const outputs: GroupedPlan['outputs'] = [];
   const selectList: Fragment[] = [];
   const metadata: Record<string, unknown>[] = [];
@@ -263,42 +332,42 @@ function planGrouped(
       const key = item.alias ?? agg.label;
       outputs.push({ key, column, decode: agg.decode(ctx.convertKeys) });
       metadata.push({ key, name: key, type: agg.columnType, data: agg.columnData });
+    } else if (item.kind === 'expression' && expressionKeyOf(item.node)) {
+      const key = expressionKeyOf(item.node)!;
+      selectList.push(sql`${sql.ref(key.column)} as ${sql.ref(column)}`);
+      outputSort.push(sql.ref(key.column));
+      const name = item.alias ?? item.label;
+      outputs.push({ key: name, column, decode: decodeExpression(key.type) });
+      metadata.push(expressionMetadata(name, key.type));
+    } else if (item.kind === 'expression') {
+      const op = expressionOperand(item.node, groupScope('WHERE'));
+      selectList.push(sql`${op.value} as ${sql.ref(column)}`);
+      outputSort.push(op.value);
+      const key = item.alias ?? item.label;
+      outputs.push({ key, column, decode: decodeExpression(op.type) });
+      metadata.push(expressionMetadata(key, op.type));
     }
   });
 
-  const having = isNode(ast.having)
-    ? compilePredicate(ast.having, {
-        dialect: ctx.dialect,
-        bindings: ctx.bindings,
-        clause: 'HAVING',
-        operand(node: Node): Operand {
-          const index = aliasIndex(node, items);
-          const target = index !== undefined ? items[index]! : undefined;
-          if (target?.kind === 'aggregate' || node.type === 'aggr_func') {
-            const agg = aggregate(target?.kind === 'aggregate' ? target.node : node);
-            return { label: agg.label, type: agg.valueType, value: agg.sql, isEmpty: sql`(${agg.sql} is null)` };
-          }
-          if (node.type !== 'column_ref') throw sqlError('Unsupported expression in HAVING.');
-          const key = keyFor(target?.kind === 'field' ? target.field : resolveColumnRef(node, scope));
-          if (key.sql.type === 'list') throw sqlError(`${key.field.label} cannot be used in HAVING.`);
-          const value = key.sql.type === 'string' || key.sql.type === 'date' ? keyRef(key) : sql.ref(key.column);
-          return { label: key.field.label, type: key.sql.type, value, isEmpty: sql`(${sql.ref(key.column)} is null)` };
-        },
-      })
-    : undefined;
+  const having = isNode(ast.having) ? compilePredicate(ast.having, groupScope('HAVING')) : undefined;
 
   const orders = orderByEntries(ast.orderby).map(({ node, desc }) => {
     const index = ordinal(node, items.length) ?? aliasIndex(node, items);
     if (index !== undefined) return sql`${outputSort[index]!} ${direction(desc)}`;
     if (node.type === 'aggr_func') return sql`${aggregate(node).sql} ${direction(desc)}`;
     if (node.type === 'column_ref') return sql`${keySort(keyFor(resolveColumnRef(node, scope)))} ${direction(desc)}`;
+    const expressionKey = isExpression(node) ? expressionKeyOf(node) : undefined;
+    if (expressionKey) return sql`${sql.ref(expressionKey.column)} ${direction(desc)}`;
+    if (isExpression(node)) return sql`${expressionOperand(node, groupScope('WHERE')).value} ${direction(desc)}`;
     throw sqlError('ORDER BY must name a selected column, a GROUP BY column or an aggregate.');
   });
   for (const key of keys) orders.push(sql`${keySort(key)} asc nulls first`);
+  for (const key of expressionKeys) orders.push(sql`${sql.ref(key.column)} asc nulls first`);
 
   if (inner.fragments.length === 0) inner.fragments.push(sql`1 as one`);
   const source = sql`(select ${sql.join(inner.fragments)} from base_rows where ${filter}) as s`;
-  const groupBy = keys.length > 0 ? sql`group by ${sql.join(keys.map((k) => sql.ref(k.column)))}` : sql``;
+  const groupColumns = [...keys.map((k) => k.column), ...expressionKeys.map((k) => k.column)];
+  const groupBy = groupColumns.length > 0 ? sql`group by ${sql.join(groupColumns.map((c) => sql.ref(c)))}` : sql``;
   const havingSql = having ? sql`having ${having}` : sql``;
   const orderSql = orders.length > 0 ? sql`order by ${sql.join(orders)}` : sql``;
   const query = sql`select ${sql.join(selectList)} from ${source} ${groupBy} ${havingSql} ${orderSql} ${page}`;

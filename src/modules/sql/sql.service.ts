@@ -112,10 +112,10 @@ export class SqlService {
     const rows = await runLimitedQuery(this.limited, plan.query);
     if (plan.kind === 'grouped') return ok(plan.metadata, shapeGrouped(plan, rows));
     const stored = rows.map(toStoredRow);
-    const columns = plan.outputs ? plan.outputs.flatMap((o) => (o.field.kind === 'cell' ? [o.field.column] : [])) : plan.table.columns;
+    const columns = plan.outputs ? plan.outputs.flatMap((o) => ('field' in o && o.field.kind === 'cell' ? [o.field.column] : [])) : plan.table.columns;
     const linkKeys = columns.filter((c) => c.type === 'link').map((c) => c.key);
     const links = await this.linkCells(caller.base, plan.table.id, linkKeys, stored.map((r) => r._id));
-    return ok(plan.metadata, shapeRows(plan, stored, convertKeys, links));
+    return ok(plan.metadata, shapeRows(plan, stored, convertKeys, links, rows));
   }
 
   private async linkCells(base: BaseRef, tableId: string, columnKeys: string[], rowIds: string[]): Promise<LinkCells | undefined> {
