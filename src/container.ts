@@ -89,6 +89,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   dispatcher.register(notifications.consumer);
   // A deleted or retyped table, view or column invalidates the rules using it at once.
   baseData.writer.onStructureChanged((base) => notifications.invalidation.recheckBaseSafely(base.id));
+  baseData.writer.beforeCommit((trx, events, now) => notifications.noticeSelectedCollaborators(trx, events, now));
   const scheduler = new Scheduler(db, clock, { timeZone: config.timeZone });
   for (const tick of notifications.ticks) scheduler.register(tick);
   for (const tick of webhooks.ticks) scheduler.register(tick);
