@@ -20,6 +20,7 @@ import { tokensRoutes } from './modules/tokens/index.js';
 import { workspacesRoutes } from './modules/workspaces/index.js';
 import { webhooksRoutes } from './modules/webhooks/index.js';
 import { CollaboratorsService, collaboratorsRoutes } from './modules/collaborators/index.js';
+import { createCommentsRoutes } from './modules/comments/index.js';
 
 export interface BuildAppOptions {
   /** false silences request logs (tests); default: pino at LOG_LEVEL. */
@@ -68,5 +69,6 @@ export async function buildApp(c: Container, options: BuildAppOptions = {}): Pro
   await app.register(webhooksRoutes(c.webhooks.service));
   await app.register(c.notifications.routes);
   await app.register(collaboratorsRoutes({ collaborators: new CollaboratorsService(c.db, c.access), accounts: c.accounts, apiTokens: c.tokens.apiTokens }));
+  await app.register(createCommentsRoutes({ db: c.db, clock: c.clock, access: c.access, notify: c.notifications.notifyUser }));
   return app;
 }

@@ -23,6 +23,7 @@ import type {
   NotificationsTable,
   SchedulerLeasesTable,
 } from '../modules/notifications/notifications.table.js';
+import type { RowCommentsTable } from '../modules/comments/comments.table.js';
 
 /** Every table, assembled from the modules' `*.table.ts` files. */
 export interface Database {
@@ -48,6 +49,7 @@ export interface Database {
   notifications: NotificationsTable;
   notification_rule_marks: NotificationRuleMarksTable;
   scheduler_leases: SchedulerLeasesTable;
+  row_comments: RowCommentsTable;
 }
 
 export type Db = Kysely<Database>;

@@ -6,6 +6,7 @@ import * as m0004 from './0004_rate_limit_overrides.js';
 import * as m0005 from './0005_webhooks.js';
 import * as m0006 from './0006_notifications.js';
 import * as m0007 from './0007_base_revision.js';
+import * as m0014 from './0014_row_comments.js';
 
 /**
  * Every migration, in order. Listed statically (not read from disk) so the same list works under
@@ -19,4 +20,5 @@ export const migrations: Record<string, Migration> = {
   '0005_webhooks': m0005,
   '0006_notifications': m0006,
   '0007_base_revision': m0007,
+  '0014_row_comments': m0014,
 };
