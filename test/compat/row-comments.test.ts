@@ -62,6 +62,11 @@ describe.each(DIALECTS)('row comments (%s)', (dialect) => {
     });
     expect((await list(`row_id=${rowA}&start=1&limit=1`)).map((c) => c.comment)).toEqual(['c1']);
     expect((await list(`table_id=${tableId}&limit=3`)).map((c) => c.comment)).toEqual(['c3', 'c2', 'c1']);
+    for (const [row, n] of [[rowA, 3], [rowB, 1], ['nope', 0]] as const) {
+      const counted = await g.call('GET', `comments-count/?row_id=${row}`, undefined, roles.tokens.link);
+      expect(counted.json()).toEqual({ count: n });
+    }
+    expect((await g.call('GET', 'comments-count/')).statusCode).toBe(400);
     const one = await g.call('GET', `comments/${all[2]!.id}/`);
     expect(one.json()).toMatchObject({ comment: 'c0', row_id: rowA });
   });

@@ -17,6 +17,16 @@ export function listComments(db: Executor, baseId: number, tableId: string | nul
   return query.orderBy('id', 'desc').offset(start).limit(limit).execute();
 }
 
+export async function countRowComments(db: Executor, baseId: number, rowId: string): Promise<number> {
+  const row = await db
+    .selectFrom('row_comments')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('base_id', '=', baseId)
+    .where('row_id', '=', rowId)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
 export function findComment(db: Executor, baseId: number, id: number): Promise<CommentRow | undefined> {
   return db.selectFrom('row_comments').selectAll().where('base_id', '=', baseId).where('id', '=', id).executeTakeFirst();
 }

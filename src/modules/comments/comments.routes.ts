@@ -59,6 +59,14 @@ export function commentsRoutes({ comments, access }: CommentsRoutesDeps): Fastif
       async (request) => comments.list(gatewayBase(request), request.query),
     );
     app.get(
+      `${GATEWAY}/comments-count/`,
+      {
+        config: { baseAuth: 'read' },
+        schema: { tags, params: BaseParams, querystring: Type.Object({ row_id: Type.Optional(Type.String({ maxLength: 64 })) }), response: { 200: Type.Object({ count: Type.Integer() }) } },
+      },
+      async (request) => comments.count(gatewayBase(request), request.query),
+    );
+    app.get(
       `${GATEWAY}/comments/:comment_id/`,
       { config: { baseAuth: 'read' }, schema: { tags, params: CommentParams, response: { 200: Comment } } },
       async (request) => comments.get(gatewayBase(request), request.params.comment_id),

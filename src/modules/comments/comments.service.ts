@@ -3,7 +3,7 @@ import type { Clock } from '../../shared/clock.js';
 import { apiError, badRequest, notFound } from '../../shared/errors.js';
 import { relatedUsers } from '../collaborators/index.js';
 import type { NotifyUserInput } from '../notifications/index.js';
-import { deleteComment, findComment, insertComment, listComments, tableOfRow, updateComment, type CommentRow } from './comments.repository.js';
+import { countRowComments, deleteComment, findComment, insertComment, listComments, tableOfRow, updateComment, type CommentRow } from './comments.repository.js';
 
 export const MSG_TYPE_COMMENT = 'comment';
 export const COMMENT_MAX_LENGTH = 10_000;
@@ -79,6 +79,10 @@ export class CommentsService {
     const limit = intParam(query.limit, 'limit', LIST_DEFAULT_LIMIT, 1, LIST_MAX_LIMIT);
     const rows = await listComments(this.db, base.id, tableId, rowId, start, limit);
     return rows.map((r) => commentRecord(r, base.uuid));
+  }
+
+  async count(base: CommentBase, query: { row_id?: unknown }): Promise<{ count: number }> {
+    return { count: await countRowComments(this.db, base.id, idText(query.row_id, 'row_id')) };
   }
 
   async get(base: CommentBase, id: number) {
