@@ -71,6 +71,24 @@ describe.each(DIALECTS)('row comments (%s)', (dialect) => {
     expect(one.json()).toMatchObject({ comment: 'c0', row_id: rowA });
   });
 
+  it('comments-within-days lists the base’s comments of the last days, newest first', async () => {
+    await post({ comment: 'old', row_id: rowA, table_id: tableId });
+    // Five days ago (moving the clock would expire the Base-Tokens).
+    await t.container.db.updateTable('row_comments').set({ created_at: t.clock.now() - 5 * 86_400_000 }).execute();
+    await post({ comment: 'new', row_id: rowB, table_id: tableId });
+    await post({ comment: 'newer', row_id: rowA, table_id: tableId });
+    const recent = await g.call('GET', 'comments-within-days/?days=2', undefined, roles.tokens.r);
+    expect(recent.statusCode, recent.body).toBe(200);
+    expect(recent.json().comments.map((c: { comment: string }) => c.comment)).toEqual(['newer', 'new']);
+    const week = await g.call('GET', 'comments-within-days/?days=7');
+    expect(week.json().comments.map((c: { comment: string }) => c.comment)).toEqual(['newer', 'new', 'old']);
+    for (const days of ['0', '366', 'x', '-1']) {
+      const res = await g.call('GET', `comments-within-days/?days=${days}`);
+      expect(res.statusCode, days).toBe(400);
+      expect(res.json()).toHaveProperty('error_msg');
+    }
+  });
+
   it('POST /api/v2.1/dtables/{uuid}/comments/ with an Account-Token, for anyone with access', async () => {
     for (const who of ['owner', 'admin', 'rw', 'r'] as const) {
       const res = await t.request({ method: 'POST', url: `/api/v2.1/dtables/${g.base.uuid}/comments/`, token: roles.users[who].token, payload: { comment: who, row_id: rowA, table_id: tableId } });

@@ -27,6 +27,11 @@ export async function countRowComments(db: Executor, baseId: number, rowId: stri
   return Number(row.n);
 }
 
+/** A base's comments created at or after `since` (ms), newest first, at most `limit`. */
+export function commentsSince(db: Executor, baseId: number, since: number, limit: number): Promise<CommentRow[]> {
+  return db.selectFrom('row_comments').selectAll().where('base_id', '=', baseId).where('created_at', '>=', since).orderBy('id', 'desc').limit(limit).execute();
+}
+
 export function findComment(db: Executor, baseId: number, id: number): Promise<CommentRow | undefined> {
   return db.selectFrom('row_comments').selectAll().where('base_id', '=', baseId).where('id', '=', id).executeTakeFirst();
 }

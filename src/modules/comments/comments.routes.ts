@@ -67,6 +67,14 @@ export function commentsRoutes({ comments, access }: CommentsRoutesDeps): Fastif
       async (request) => comments.count(gatewayBase(request), request.query),
     );
     app.get(
+      `${GATEWAY}/comments-within-days/`,
+      {
+        config: { baseAuth: 'read' },
+        schema: { tags, params: BaseParams, querystring: Type.Object({ days: Type.Optional(Type.String({ maxLength: 12 })) }), response: { 200: Type.Object({ comments: Type.Array(Comment) }) } },
+      },
+      async (request) => comments.withinDays(gatewayBase(request), request.query),
+    );
+    app.get(
       `${GATEWAY}/comments/:comment_id/`,
       { config: { baseAuth: 'read' }, schema: { tags, params: CommentParams, response: { 200: Comment } } },
       async (request) => comments.get(gatewayBase(request), request.params.comment_id),

@@ -3,12 +3,15 @@ import type { Clock } from '../../shared/clock.js';
 import { apiError, badRequest, notFound } from '../../shared/errors.js';
 import { relatedUsers } from '../collaborators/index.js';
 import type { NotifyUserInput } from '../notifications/index.js';
-import { countRowComments, deleteComment, findComment, insertComment, listComments, tableOfRow, updateComment, type CommentRow } from './comments.repository.js';
+import { commentsSince, countRowComments, deleteComment, findComment, insertComment, listComments, tableOfRow, updateComment, type CommentRow } from './comments.repository.js';
 
 export const MSG_TYPE_COMMENT = 'comment';
 export const COMMENT_MAX_LENGTH = 10_000;
 export const LIST_DEFAULT_LIMIT = 25;
 export const LIST_MAX_LIMIT = 100;
+/** `comments-within-days/`: at most a year back, at most this many comments. */
+export const WITHIN_DAYS_MAX = 365;
+export const WITHIN_DAYS_LIMIT = 1000;
 
 /** The base the comment belongs to and who writes (always a user: comments have an author). */
 export interface CommentBase {
@@ -83,6 +86,12 @@ export class CommentsService {
 
   async count(base: CommentBase, query: { row_id?: unknown }): Promise<{ count: number }> {
     return { count: await countRowComments(this.db, base.id, idText(query.row_id, 'row_id')) };
+  }
+
+  async withinDays(base: CommentBase, query: { days?: unknown }) {
+    const days = intParam(query.days, 'days', 3, 1, WITHIN_DAYS_MAX);
+    const rows = await commentsSince(this.db, base.id, this.clock.now() - days * 86_400_000, WITHIN_DAYS_LIMIT);
+    return { comments: rows.map((r) => commentRecord(r, base.uuid)) };
   }
 
   async get(base: CommentBase, id: number) {
