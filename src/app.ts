@@ -30,6 +30,7 @@ import { workspacesRoutes } from './modules/workspaces/index.js';
 import { webhooksRoutes } from './modules/webhooks/index.js';
 import { CollaboratorsService, collaboratorsRoutes } from './modules/collaborators/index.js';
 import { webConsolePlugin } from './plugins/web-console.js';
+import { createCommentsRoutes } from './modules/comments/index.js';
 
 export interface BuildAppOptions {
   /** false silences request logs (tests); default: pino at LOG_LEVEL. */
@@ -96,5 +97,6 @@ export async function buildApp(c: Container, options: BuildAppOptions = {}): Pro
   await app.register(collaboratorsRoutes({ collaborators: new CollaboratorsService(c.db, c.access), accounts: c.accounts, apiTokens: c.tokens.apiTokens }));
   await c.realtime.attach(app);
   await app.register(webConsolePlugin);
+  await app.register(createCommentsRoutes({ db: c.db, clock: c.clock, access: c.access, notify: c.notifications.notifyUser }));
   return app;
 }

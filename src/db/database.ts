@@ -27,6 +27,7 @@ import type {
   NotificationsTable,
   SchedulerLeasesTable,
 } from '../modules/notifications/notifications.table.js';
+import type { RowCommentsTable } from '../modules/comments/comments.table.js';
 
 /** Every table, assembled from the modules' `*.table.ts` files. */
 export interface Database {
@@ -56,6 +57,7 @@ export interface Database {
   notification_rule_marks: NotificationRuleMarksTable;
   scheduler_leases: SchedulerLeasesTable;
   realtime_presence: RealtimePresenceTable;
+  row_comments: RowCommentsTable;
 }
 
 export type Db = Kysely<Database>;

@@ -26,7 +26,7 @@ function entryOf(item: DueEmail, publicUrl: string): Entry {
   return {
     base,
     rule: typeof detail.rule_name === 'string' ? detail.rule_name : '',
-    message: typeof detail.msg === 'string' ? detail.msg : '',
+    message: typeof detail.msg === 'string' ? detail.msg : item.msg_type === 'selected_collaborator' ? 'You were added to a collaborator cell of a row.' : item.msg_type === 'comment' && typeof detail.comment === 'string' ? `You were mentioned in a comment: ${detail.comment}` : '',
     link,
     time: isoSeconds(item.created_at),
   };

@@ -11,6 +11,8 @@ import { inboxRoutes } from './inbox.routes.js';
 import { InboxService } from './inbox.service.js';
 import { RuleInvalidation } from './invalidation.js';
 import { notifyUser, type NotifyUserInput } from './notify.js';
+import { noticeSelectedCollaborators } from './collaborator-notices.js';
+import type { NewChangeEvent } from '../events/index.js';
 import { RuleEventConsumer } from './rule-consumer.js';
 import { notificationRulesRoutes } from './rules.routes.js';
 import { NotificationRulesService } from './rules.service.js';
@@ -20,6 +22,7 @@ export { baseNotice } from './present.js';
 export type { NotifyUserInput } from './notify.js';
 export { acquireLease, releaseLease } from './leases.repository.js';
 export { MSG_TYPE_RULE, MSG_TYPE_RULE_INVALID } from './rules.model.js';
+export { MSG_TYPE_SELECTED_COLLABORATOR } from './collaborator-notices.js';
 export type { NotificationRulesService } from './rules.service.js';
 export type { InboxService } from './inbox.service.js';
 export type { DeadlineScan, DeadlineScanReport } from './deadline-scan.js';
@@ -45,6 +48,8 @@ export interface NotificationsModule {
   mailer: Mailer;
   /** `notifyUser` with the container's clock and NOTIFICATION_EMAIL_DELAY_MINUTES filled in. */
   notifyUser(trx: Executor, input: Omit<NotifyUserInput, 'now' | 'emailDelayMs'>): Promise<boolean>;
+  /** In a row write's transaction: `selected_collaborator` notices for users newly put into collaborator cells. */
+  noticeSelectedCollaborators(trx: Executor, events: NewChangeEvent[], now: number): Promise<void>;
   /** Hourly deadline scan, the e-mail digest every five minutes, the structure re-check. */
   ticks: NotificationTick[];
   routes: FastifyPluginAsyncTypebox;
@@ -112,6 +117,7 @@ export function createNotifications(deps: NotificationsDeps): NotificationsModul
     invalidation,
     mailer,
     notifyUser: (trx, input) => notifyUser(trx, { ...input, now: clock.now(), emailDelayMs }),
+    noticeSelectedCollaborators: (trx, events, now) => noticeSelectedCollaborators(trx, events, now, emailDelayMs),
     ticks,
     routes,
     useLogger: (next) => {

@@ -16,6 +16,9 @@ export interface BaseRef {
 
 export type StructureChangeListener = (base: BaseRef) => Promise<void>;
 
+/** Runs inside the write's transaction, after the work, with the change events it emitted. */
+export type EventsHook = (trx: Transaction<Database>, events: NewChangeEvent[], now: number) => Promise<void>;
+
 /** Who writes: a user's virtual id, or an API-Token's app_name (then also `app`). */
 export interface Actor {
   user: string;
@@ -72,6 +75,15 @@ export class BaseWriter {
   /** Write transactions in flight (unbounded on SQLite: it has one connection and one writer anyway). */
   readonly slots: Slots;
   private readonly commitListeners: Array<(base: BaseRef) => void> = [];
+  private readonly eventsHooks: EventsHook[] = [];
+
+  /**
+   * Called in the transaction of every write that emitted change events (e.g. notifications that must
+   * commit or roll back with the write); a hook's error rolls the write back.
+   */
+  beforeCommit(hook: EventsHook): void {
+    this.eventsHooks.push(hook);
+  }
 
   /** Called synchronously after every committed write to a base, before the writer returns. */
   onCommitted(listener: (base: BaseRef) => void): void {
@@ -139,6 +151,7 @@ export class BaseWriter {
           for (const e of more) events.push(e);
         },
       });
+      if (events.length > 0) for (const hook of this.eventsHooks) await hook(trx, events, now);
       if (late) {
         const version = await lockByRevision(trx, base.id);
         if (version === undefined) throw notFound('dtable not found.');

@@ -1,0 +1,51 @@
+import type { Selectable } from 'kysely';
+import type { Executor } from '../../db/index.js';
+import type { RowCommentsTable } from './comments.table.js';
+
+export type CommentRow = Selectable<RowCommentsTable>;
+
+export async function insertComment(db: Executor, row: Omit<CommentRow, 'id' | 'resolved'>): Promise<number> {
+  const inserted = await db.insertInto('row_comments').values(row).returning('id').executeTakeFirstOrThrow();
+  return Number(inserted.id);
+}
+
+/** A row's comments (or a whole table's when `rowId` is null), newest first. */
+export function listComments(db: Executor, baseId: number, tableId: string | null, rowId: string | null, start: number, limit: number): Promise<CommentRow[]> {
+  let query = db.selectFrom('row_comments').selectAll().where('base_id', '=', baseId);
+  if (tableId !== null) query = query.where('table_id', '=', tableId);
+  if (rowId !== null) query = query.where('row_id', '=', rowId);
+  return query.orderBy('id', 'desc').offset(start).limit(limit).execute();
+}
+
+export async function countRowComments(db: Executor, baseId: number, rowId: string): Promise<number> {
+  const row = await db
+    .selectFrom('row_comments')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('base_id', '=', baseId)
+    .where('row_id', '=', rowId)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** A base's comments created at or after `since` (ms), newest first, at most `limit`. */
+export function commentsSince(db: Executor, baseId: number, since: number, limit: number): Promise<CommentRow[]> {
+  return db.selectFrom('row_comments').selectAll().where('base_id', '=', baseId).where('created_at', '>=', since).orderBy('id', 'desc').limit(limit).execute();
+}
+
+export function findComment(db: Executor, baseId: number, id: number): Promise<CommentRow | undefined> {
+  return db.selectFrom('row_comments').selectAll().where('base_id', '=', baseId).where('id', '=', id).executeTakeFirst();
+}
+
+export async function updateComment(db: Executor, id: number, comment: string, now: number): Promise<void> {
+  await db.updateTable('row_comments').set({ comment, updated_at: now }).where('id', '=', id).execute();
+}
+
+export async function deleteComment(db: Executor, id: number): Promise<void> {
+  await db.deleteFrom('row_comments').where('id', '=', id).execute();
+}
+
+/** The table a row lives in, or undefined when the base has no such row. */
+export async function tableOfRow(db: Executor, baseId: number, rowId: string): Promise<string | undefined> {
+  const row = await db.selectFrom('base_rows').select('table_id').where('base_id', '=', baseId).where('row_id', '=', rowId).executeTakeFirst();
+  return row?.table_id;
+}

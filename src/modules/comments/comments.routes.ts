@@ -1,0 +1,110 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { currentAccount } from '../../plugins/auth.js';
+import { currentGateway } from '../../plugins/base-auth.js';
+import { apiError, notFound, permissionDenied } from '../../shared/errors.js';
+import { atLeast, type BaseAccess } from '../workspaces/index.js';
+import { COMMENT_MAX_LENGTH, type CommentAuthor, type CommentBase, type CommentsService } from './comments.service.js';
+
+const tags = ['comments'];
+const GATEWAY = '/api-gateway/api/v2/dtables/:base_uuid';
+const BaseParams = Type.Object({ base_uuid: Type.String({ maxLength: 64 }) });
+const CommentParams = Type.Object({ base_uuid: Type.String({ maxLength: 64 }), comment_id: Type.Integer({ minimum: 1, maximum: 2 ** 53 - 1 }) });
+const Body = Type.Record(Type.String(), Type.Unknown());
+const ListQuery = Type.Object({
+  row_id: Type.Optional(Type.String({ maxLength: 64 })),
+  table_id: Type.Optional(Type.String({ maxLength: 64 })),
+  start: Type.Optional(Type.String({ maxLength: 12 })),
+  limit: Type.Optional(Type.String({ maxLength: 12 })),
+});
+const Comment = Type.Object({
+  id: Type.Integer(),
+  author: Type.String(),
+  comment: Type.String(),
+  dtable_uuid: Type.String(),
+  table_id: Type.String(),
+  row_id: Type.String(),
+  created_at: Type.String(),
+  updated_at: Type.String(),
+  resolved: Type.Integer(),
+});
+const Success = Type.Object({ success: Type.Boolean() });
+// A comment of the maximum length, JSON-escaped, plus the ids.
+const bodyLimit = COMMENT_MAX_LENGTH * 6 + 4096;
+
+function gatewayBase(request: FastifyRequest): CommentBase {
+  const { base } = currentGateway(request);
+  return { id: base.id, uuid: base.uuid };
+}
+
+/** Comments have a user as author: Base-Tokens of API-Tokens and external links cannot write them. */
+function gatewayAuthor(request: FastifyRequest): CommentAuthor {
+  const { claims } = currentGateway(request);
+  if ((claims.source === 'account' || claims.source === 'temp-api-token') && claims.username) return { userId: claims.sourceId, virtualId: claims.username };
+  throw apiError(403, 'Only a user can write comments.');
+}
+
+export interface CommentsRoutesDeps {
+  comments: CommentsService;
+  access: BaseAccess;
+}
+
+/** Row comments under `/api-gateway/…/comments/` (Base-Token) and `/api/v2.1/dtables/{uuid}/comments/` (Account-Token). */
+export function commentsRoutes({ comments, access }: CommentsRoutesDeps): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.get(
+      `${GATEWAY}/comments/`,
+      { config: { baseAuth: 'read' }, schema: { tags, params: BaseParams, querystring: ListQuery, response: { 200: Type.Array(Comment) } } },
+      async (request) => comments.list(gatewayBase(request), request.query),
+    );
+    app.get(
+      `${GATEWAY}/comments-count/`,
+      {
+        config: { baseAuth: 'read' },
+        schema: { tags, params: BaseParams, querystring: Type.Object({ row_id: Type.Optional(Type.String({ maxLength: 64 })) }), response: { 200: Type.Object({ count: Type.Integer() }) } },
+      },
+      async (request) => comments.count(gatewayBase(request), request.query),
+    );
+    app.get(
+      `${GATEWAY}/comments-within-days/`,
+      {
+        config: { baseAuth: 'read' },
+        schema: { tags, params: BaseParams, querystring: Type.Object({ days: Type.Optional(Type.String({ maxLength: 12 })) }), response: { 200: Type.Object({ comments: Type.Array(Comment) }) } },
+      },
+      async (request) => comments.withinDays(gatewayBase(request), request.query),
+    );
+    app.get(
+      `${GATEWAY}/comments/:comment_id/`,
+      { config: { baseAuth: 'read' }, schema: { tags, params: CommentParams, response: { 200: Comment } } },
+      async (request) => comments.get(gatewayBase(request), request.params.comment_id),
+    );
+    app.post(
+      `${GATEWAY}/comments/`,
+      { config: { baseAuth: 'read' }, bodyLimit, schema: { tags, params: BaseParams, body: Body, response: { 200: Success } } },
+      async (request) => comments.add(gatewayBase(request), gatewayAuthor(request), request.body),
+    );
+    app.put(
+      `${GATEWAY}/comments/:comment_id/`,
+      { config: { baseAuth: 'read' }, bodyLimit, schema: { tags, params: CommentParams, body: Body, response: { 200: Success } } },
+      async (request) => comments.edit(gatewayBase(request), gatewayAuthor(request), request.params.comment_id, request.body),
+    );
+    app.delete(
+      `${GATEWAY}/comments/:comment_id/`,
+      { config: { baseAuth: 'read' }, schema: { tags, params: CommentParams, response: { 200: Success } } },
+      async (request) => comments.remove(gatewayBase(request), gatewayAuthor(request), request.params.comment_id),
+    );
+
+    app.post(
+      '/api/v2.1/dtables/:base_uuid/comments/',
+      { config: { auth: 'account' }, bodyLimit, schema: { tags, params: BaseParams, body: Body, response: { 200: Success } } },
+      async (request) => {
+        const user = currentAccount(request);
+        const base = await access.findByUuid(request.params.base_uuid);
+        if (!base) throw notFound('dtable not found.');
+        if (!atLeast(await access.permissionOf(base, user.id), 'r')) throw permissionDenied();
+        return comments.add({ id: base.id, uuid: base.uuid }, { userId: user.id, virtualId: user.virtualId }, request.body);
+      },
+    );
+  };
+}

@@ -1,0 +1,154 @@
+import type { Db, Executor } from '../../db/index.js';
+import type { Clock } from '../../shared/clock.js';
+import { apiError, badRequest, notFound } from '../../shared/errors.js';
+import { relatedUsers } from '../collaborators/index.js';
+import type { NotifyUserInput } from '../notifications/index.js';
+import { commentsSince, countRowComments, deleteComment, findComment, insertComment, listComments, tableOfRow, updateComment, type CommentRow } from './comments.repository.js';
+
+export const MSG_TYPE_COMMENT = 'comment';
+export const COMMENT_MAX_LENGTH = 10_000;
+export const LIST_DEFAULT_LIMIT = 25;
+export const LIST_MAX_LIMIT = 100;
+/** `comments-within-days/`: at most a year back, at most this many comments. */
+export const WITHIN_DAYS_MAX = 365;
+export const WITHIN_DAYS_LIMIT = 1000;
+
+/** The base the comment belongs to and who writes (always a user: comments have an author). */
+export interface CommentBase {
+  id: number;
+  uuid: string;
+}
+export interface CommentAuthor {
+  userId: number;
+  virtualId: string;
+}
+
+export type Notify = (trx: Executor, input: Omit<NotifyUserInput, 'now' | 'emailDelayMs'>) => Promise<boolean>;
+
+/** The original's comment record (times as ISO 8601 with milliseconds). */
+export function commentRecord(row: CommentRow, baseUuid: string) {
+  return {
+    id: Number(row.id),
+    author: row.author,
+    comment: row.comment,
+    dtable_uuid: baseUuid,
+    table_id: row.table_id,
+    row_id: row.row_id,
+    created_at: new Date(Number(row.created_at)).toISOString(),
+    updated_at: new Date(Number(row.updated_at)).toISOString(),
+    resolved: Number(row.resolved),
+  };
+}
+
+function commentText(value: unknown): string {
+  if (typeof value !== 'string' || value.trim() === '') throw badRequest('comment invalid.');
+  if (value.length > COMMENT_MAX_LENGTH) throw badRequest(`comment is longer than ${COMMENT_MAX_LENGTH} characters.`);
+  return value;
+}
+
+function idText(value: unknown, name: string): string {
+  if (typeof value !== 'string' || value === '' || value.length > 32) throw badRequest(`${name} invalid.`);
+  return value;
+}
+
+/** A whole number in [min, max], `fallback` when absent; anything else is a 400. */
+function intParam(value: unknown, name: string, fallback: number, min: number, max: number): number {
+  if (value === undefined || value === '') return fallback;
+  const n = typeof value === 'number' ? value : typeof value === 'string' && /^\d{1,9}$/.test(value) ? Number(value) : NaN;
+  if (!Number.isInteger(n) || n < min || n > max) throw badRequest(`${name} invalid.`);
+  return n;
+}
+
+/** `@<email>` or `@<virtual id>`: the addresses mentioned in a comment. */
+export function mentionedAddresses(comment: string): Set<string> {
+  const found = new Set<string>();
+  for (const match of comment.matchAll(/@([^\s@<>()[\],;:"']+@[^\s@<>()[\],;:"']+\.[A-Za-z0-9-]+)/g)) found.add(match[1]!.toLowerCase());
+  return found;
+}
+
+/** Row comments: list, add (with @ mentions notified), edit and delete one's own. */
+export class CommentsService {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly notify: Notify,
+  ) {}
+
+  async list(base: CommentBase, query: { row_id?: unknown; table_id?: unknown; start?: unknown; limit?: unknown }) {
+    const rowId = query.row_id === undefined ? null : idText(query.row_id, 'row_id');
+    const tableId = query.table_id === undefined ? null : idText(query.table_id, 'table_id');
+    if (rowId === null && tableId === null) throw badRequest('row_id invalid.');
+    const start = intParam(query.start, 'start', 0, 0, 1_000_000_000);
+    const limit = intParam(query.limit, 'limit', LIST_DEFAULT_LIMIT, 1, LIST_MAX_LIMIT);
+    const rows = await listComments(this.db, base.id, tableId, rowId, start, limit);
+    return rows.map((r) => commentRecord(r, base.uuid));
+  }
+
+  async count(base: CommentBase, query: { row_id?: unknown }): Promise<{ count: number }> {
+    return { count: await countRowComments(this.db, base.id, idText(query.row_id, 'row_id')) };
+  }
+
+  async withinDays(base: CommentBase, query: { days?: unknown }) {
+    const days = intParam(query.days, 'days', 3, 1, WITHIN_DAYS_MAX);
+    const rows = await commentsSince(this.db, base.id, this.clock.now() - days * 86_400_000, WITHIN_DAYS_LIMIT);
+    return { comments: rows.map((r) => commentRecord(r, base.uuid)) };
+  }
+
+  async get(base: CommentBase, id: number) {
+    return commentRecord(await this.existing(base, id), base.uuid);
+  }
+
+  async add(base: CommentBase, author: CommentAuthor, body: Record<string, unknown>): Promise<{ success: true }> {
+    const comment = commentText(body.comment);
+    const rowId = idText(body.row_id, 'row_id');
+    const tableId = idText(body.table_id, 'table_id');
+    await this.db.transaction().execute(async (trx) => {
+      const rowTable = await tableOfRow(trx, base.id, rowId);
+      if (rowTable === undefined || rowTable !== tableId) throw notFound('row not found.');
+      const now = this.clock.now();
+      await insertComment(trx, { base_id: base.id, table_id: tableId, row_id: rowId, author_id: author.userId, author: author.virtualId, comment, created_at: now, updated_at: now });
+      await this.notifyMentions(trx, base, author, { comment, row_id: rowId, table_id: tableId });
+    });
+    return { success: true };
+  }
+
+  async edit(base: CommentBase, author: CommentAuthor, id: number, body: Record<string, unknown>): Promise<{ success: true }> {
+    const comment = commentText(body.comment);
+    const row = await this.own(base, author, id);
+    await updateComment(this.db, Number(row.id), comment, this.clock.now());
+    return { success: true };
+  }
+
+  async remove(base: CommentBase, author: CommentAuthor, id: number): Promise<{ success: true }> {
+    const row = await this.own(base, author, id);
+    await deleteComment(this.db, Number(row.id));
+    return { success: true };
+  }
+
+  private async existing(base: CommentBase, id: number): Promise<CommentRow> {
+    const row = await findComment(this.db, base.id, id);
+    if (!row) throw notFound('comment not found.');
+    return row;
+  }
+
+  private async own(base: CommentBase, author: CommentAuthor, id: number): Promise<CommentRow> {
+    const row = await this.existing(base, id);
+    if (Number(row.author_id) !== author.userId) throw apiError(403, 'You can only change your own comment.');
+    return row;
+  }
+
+  /** A `comment` notification for each member of the base the comment mentions (not the author). */
+  private async notifyMentions(trx: Executor, base: CommentBase, author: CommentAuthor, detail: { comment: string; row_id: string; table_id: string }) {
+    const mentioned = mentionedAddresses(detail.comment);
+    if (mentioned.size === 0) return;
+    const members = await relatedUsers(trx, base.id);
+    const notified = new Set<string>([author.virtualId]);
+    for (const member of members) {
+      if (notified.has(member.virtual_id)) continue;
+      if (!mentioned.has(member.email.toLowerCase()) && !mentioned.has(member.virtual_id.toLowerCase())) continue;
+      notified.add(member.virtual_id);
+      await this.notify(trx, { virtualId: member.virtual_id, msgType: MSG_TYPE_COMMENT, detail: { author: author.virtualId, ...detail }, baseId: base.id, dtableUuid: base.uuid });
+    }
+  }
+}
+
