@@ -225,7 +225,13 @@ describe('web console (headless Chromium)', () => {
       await page.getByRole('button', { name: 'Add column' }).click();
       await page.locator('.panel table').getByText('Client', { exact: true }).waitFor();
       await page.getByRole('button', { name: 'Columns' }).click();
-      await page.locator('.grid').evaluate((el) => (el.scrollLeft = el.scrollWidth));
+      // The new column renders after the metadata refetch: scroll right until it is the last one.
+      await expect
+        .poll(async () => {
+          await page.locator('.grid').evaluate((el) => (el.scrollLeft = el.scrollWidth));
+          return page.locator('.grid [role=columnheader]').last().innerText();
+        })
+        .toContain('Client');
       const linkCell = page.locator('.grid [role=row][aria-rowindex="2"] [role=gridcell]').last();
       await linkCell.dblclick();
       const dialog = page.getByRole('dialog', { name: 'Linked rows of Client' });
