@@ -70,7 +70,7 @@ export async function buildApp(c: Container, options: BuildAppOptions = {}): Pro
   await app.register(textGuardPlugin);
   await app.register(securityHeadersPlugin);
   if (c.config.security.metricsToken) await app.register(metricsGuardPlugin, { token: c.config.security.metricsToken });
-  // Before the auth plugins, so the limiter is the first onRequest hook and runs before any token check.
+  // Before the auth plugins, so the limiter runs before any token check.
   await app.register(rateLimitPlugin, { limits: c.limits, accounts: c.accounts, verifier: c.baseTokens });
   await app.register(bodyParsersPlugin, { bodyLimit: c.config.bodyLimitBytes });
   await app.register(openApiPlugin, { version: VERSION, publicUrl: c.config.publicUrl });
