@@ -16,11 +16,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildApp } from '../src/app.js';
-import { loadConfig } from '../src/config/index.js';
 import { createContainer } from '../src/container.js';
 import { migrateToLatest, type DialectName } from '../src/db/index.js';
 import { benchDatabase } from './lib/databases.js';
-import { afterKill, appendWithAndWithoutSubscribers, fastBehindSlow, singleInserts } from './lib/webhook-cases.js';
+import { afterKill, appendWithAndWithoutSubscribers, benchConfig, fastBehindSlow, singleInserts } from './lib/webhook-cases.js';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 1000);
 const WEBHOOK_COUNTS = (process.env.BENCH_WEBHOOKS ?? '1,10').split(',').map(Number);
@@ -109,17 +108,7 @@ interface Result {
 }
 
 async function runCase(dialect: DialectName, webhooks: number, receiver: Receiver, dir: string): Promise<Result> {
-  const config = loadConfig(
-    {
-      SECRET_KEY: 'bench-secret-key-bench-secret-key-0123456789',
-      DATA_DIR: dir,
-      LOG_LEVEL: 'silent',
-      WEBHOOK_ALLOW_PRIVATE: 'true',
-      RATE_LIMIT_BASE_PER_MINUTE: '0',
-      RATE_LIMIT_ACCOUNT_PER_MINUTE: '0',
-    },
-    { persistSecret: false },
-  );
+  const config = benchConfig(dir);
   const db = await database(dialect, dir);
   const container = createContainer(config, { database: db.handle });
   try {
