@@ -2,6 +2,7 @@ import { badRequest } from '../../shared/errors.js';
 import type { Actor, BaseRef, BaseWriter, WriteScope } from './base-writer.js';
 import { coerceCell } from './cell-coercion.js';
 import { checkColumnName, checkColumnType, COMPUTED_TYPES, NOT_BATCH_APPENDABLE, normalizeColumnData } from './column-types.js';
+import { checkColumnData } from './column-data-schema.js';
 import { affectsFormulas, configureFormulaColumn, recomputeTable, renameInFormulas } from './formula-columns.js';
 import { configureLinkFormulaColumn, recomputeAllLinkFormulas, recomputeLinkFormulasReading } from './link-formula-columns.js';
 import { removeLinkColumn } from './links.repository.js';
@@ -180,7 +181,7 @@ async function changeType(w: WriteScope, table: TableMeta, column: ColumnMeta, r
   if (table.columns[0] === column) assertFirstColumnType(type);
   const oldType = column.type;
   column.type = type;
-  column.data = normalizeColumnData(type, parseData(rawData), { ...column, type: oldType });
+  column.data = normalizeColumnData(type, checkColumnData(type, parseData(rawData)), { ...column, type: oldType });
   for await (const batch of scanTable(w.trx, w.base.id, table._id)) {
     const rows = [];
     for (const row of batch) {

@@ -1,5 +1,6 @@
 import { badRequest, notFound } from '../../shared/errors.js';
 import { checkColumnName, checkColumnType, FIRST_COLUMN_TYPES, normalizeColumnData } from './column-types.js';
+import { checkColumnData } from './column-data-schema.js';
 import { newColumn } from './default-metadata.js';
 import { newShortId } from './ids.js';
 import { lookupColumn, lookupTable, type BaseMetadata, type ColumnMeta, type TableMeta, type ViewMeta } from './metadata.js';
@@ -39,7 +40,7 @@ export function buildColumn(table: TableMeta, spec: ColumnSpec, key?: string): C
   const type = checkColumnType(spec.column_type === undefined || spec.column_type === null ? 'text' : spec.column_type);
   if (type === 'link') throw badRequest('link columns are added one at a time.');
   assertNameFree(table, name);
-  return newColumn(key ?? newShortId(table.columns.map((c) => c.key)), name, type, normalizeColumnData(type, spec.column_data));
+  return newColumn(key ?? newShortId(table.columns.map((c) => c.key)), name, type, normalizeColumnData(type, checkColumnData(type, spec.column_data)));
 }
 
 /** Insert `column` right after `anchor` (a name or key), or at the end. */
@@ -68,7 +69,7 @@ function freeName(table: TableMeta, wanted: string): string {
  * its twin in the other table (named after `table`, as the original does). Both share the link id.
  */
 export function addLinkColumn(meta: BaseMetadata, table: TableMeta, name: string, rawData: unknown, anchor?: unknown): ColumnMeta {
-  const data = typeof rawData === 'object' && rawData !== null && !Array.isArray(rawData) ? (rawData as Record<string, unknown>) : {};
+  const data = checkColumnData('link', rawData) ?? {};
   const other = lookupTable(meta, { table_name: data.other_table, table_id: data.other_table_id });
   if (!other) throw badRequest('column_data.other_table invalid.');
   const linkId = newShortId(allLinkIds(meta));

@@ -6,6 +6,7 @@ import { newShortId } from './ids.js';
 import { findTable, findView, lookupColumn, type TableMeta, type ViewMeta, type ViewSort } from './metadata.js';
 import { presentView } from './structure.present.js';
 import { filtersByKey } from './structure.js';
+import { checkViewFilters } from './column-data-schema.js';
 
 type Body = Record<string, unknown>;
 
@@ -88,7 +89,7 @@ function applyViewChanges(table: TableMeta, view: ViewMeta, body: Body): void {
   if (conjunction !== 'And' && conjunction !== 'Or') throw badRequest('filter_conjunction invalid');
   if (body.filters !== undefined) {
     if (!Array.isArray(body.filters)) throw badRequest('filters invalid');
-    const filters = body.filters.filter((f) => !(typeof f === 'object' && f !== null && Object.keys(f).length === 0));
+    const filters = checkViewFilters(body.filters.filter((f) => !(typeof f === 'object' && f !== null && Object.keys(f).length === 0)));
     compileFilter(table, { filters, filter_conjunction: conjunction });
     view.filters = filtersByKey(filters, table);
   }
