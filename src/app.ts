@@ -15,8 +15,7 @@ import { textGuardPlugin } from './plugins/text-guard.js';
 import { securityHeadersPlugin } from './plugins/security-headers.js';
 import { metricsGuardPlugin } from './plugins/metrics-guard.js';
 import { passwordThrottlePlugin } from './plugins/password-throttle.js';
-import { PasswordThrottle } from './modules/limits/password-throttle.js';
-import { limitsRoutes } from './modules/limits/index.js';
+import { limitsRoutes, PasswordThrottleService } from './modules/limits/index.js';
 import { accountsRoutes } from './modules/accounts/index.js';
 import { rowsRoutes } from './modules/rows/index.js';
 import { sqlRoutes } from './modules/sql/index.js';
@@ -78,7 +77,8 @@ export async function buildApp(c: Container, options: BuildAppOptions = {}): Pro
   await app.register(baseAuthPlugin, { verifier: c.baseTokens });
   const { loginFailuresBeforeDelay, loginMaxDelaySeconds } = c.config.security;
   await app.register(passwordThrottlePlugin, {
-    throttle: new PasswordThrottle(c.clock, { failuresBeforeDelay: loginFailuresBeforeDelay, maxDelaySeconds: loginMaxDelaySeconds }),
+    // Shared through Redis when REDIS_URL is set (docs/security.md).
+    throttle: new PasswordThrottleService(c.clock, { failuresBeforeDelay: loginFailuresBeforeDelay, maxDelaySeconds: loginMaxDelaySeconds }, c.metrics, c.redis),
   });
 
   await app.register(systemRoutes({ version: VERSION, edition: c.config.edition }));

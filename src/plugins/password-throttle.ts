@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin';
 import type { FastifyRequest } from 'fastify';
-import type { PasswordThrottle } from '../modules/limits/password-throttle.js';
+import type { PasswordThrottleService } from '../modules/limits/password-throttle-service.js';
 
 const LOGIN = '/api2/auth-token/';
 const LINK = '/api/v2.1/external-link-tokens/:external_link_token/access-token/';
@@ -42,27 +42,28 @@ function isFailure(route: string | undefined, status: number): boolean {
 
 /**
  * Brute-force protection of login and external-link passwords, on every edition: a blocked key is
- * answered 429 with Retry-After before the password is checked; the outcome is counted after.
+ * answered 429 with Retry-After before the password is checked; the outcome is counted before the
+ * answer is sent (onSend), so with a shared store the next guess, on any instance, already sees it.
  */
-export const passwordThrottlePlugin = fp<{ throttle: PasswordThrottle }>(
+export const passwordThrottlePlugin = fp<{ throttle: PasswordThrottleService }>(
   async (app, { throttle }) => {
-    app.addHook('preHandler', (request, reply, done) => {
+    app.addHook('preHandler', async (request, reply) => {
       const attempt = attemptKeys(request);
-      if (attempt === null) return done();
-      const wait = throttle.retryAfter(attempt.keys);
-      if (wait === 0) return done();
-      reply
+      if (attempt === null) return;
+      const wait = await throttle.retryAfter(attempt.keys, request.log);
+      if (wait === 0) return;
+      return reply
         .code(429)
         .header('retry-after', String(wait))
         .type('application/json')
         .send({ error_msg: `Too many wrong passwords. Try again in ${wait} seconds.` });
     });
-    app.addHook('onResponse', (request, reply, done) => {
+    app.addHook('onSend', async (request, reply, payload) => {
       const attempt = attemptKeys(request);
-      if (attempt === null || reply.statusCode === 429) return done();
-      if (reply.statusCode === 200) throttle.succeeded([attempt.subject]);
-      else if (isFailure(request.routeOptions.url, reply.statusCode)) throttle.failed(attempt.keys);
-      done();
+      if (attempt === null || reply.statusCode === 429) return payload;
+      if (reply.statusCode === 200) await throttle.succeeded([attempt.subject], request.log);
+      else if (isFailure(request.routeOptions.url, reply.statusCode)) await throttle.failed(attempt.keys, request.log);
+      return payload;
     });
   },
   { name: 'password-throttle' },

@@ -6,3 +6,6 @@ export { RateLimitOverrides, OVERRIDES_TTL_MS } from './overrides.service.js';
 export { BaseKeyCache, BASE_KEY_TTL_MS, MISSING_BASE_TTL_MS } from './base-key-cache.js';
 export * from './limit-policy.js';
 export { limitsRoutes, MAX_PER_MINUTE } from './limits.routes.js';
+export { PasswordThrottle } from './password-throttle.js';
+export { PasswordThrottleService } from './password-throttle-service.js';
+export { RedisPasswordThrottle } from './password-throttle-redis.js';

@@ -17,13 +17,23 @@ interface Entry {
 const MAX_KEYS = 100_000;
 export const IP_ALLOWANCE_FACTOR = 4;
 /** A key with no failure for this long starts over. */
-const FORGET_AFTER_MS = 24 * 3_600_000;
+export const FORGET_AFTER_MS = 24 * 3_600_000;
+
+/** Failures of `key` allowed before the back-off: an IP serves many accounts (offices, NAT), so it gets four times the allowance. */
+export function allowanceOf(key: string, options: PasswordThrottleOptions): number {
+  return key.includes('ip:') ? options.failuresBeforeDelay * IP_ALLOWANCE_FACTOR : options.failuresBeforeDelay;
+}
+
+/** The wait after the `over`-th failure beyond the allowance (0-based): 1 s, 2 s, 4 s, … up to the longest wait. */
+export function delayMs(over: number, options: PasswordThrottleOptions): number {
+  return Math.min(2 ** Math.min(over, 30), options.maxDelaySeconds) * 1000;
+}
 
 /**
  * Growing back-off on password guesses (login, external-link passwords), per key — the client IP
  * and the account or link. After `failuresBeforeDelay` failures each further one blocks the key for
  * 1 s, 2 s, 4 s, … up to `maxDelaySeconds`; a success clears the account's or link's key. Counts
- * live in this process (see docs/security.md).
+ * live in this process; with Redis, password-throttle-redis.ts shares them (see docs/security.md).
  */
 export class PasswordThrottle {
   private readonly entries = new Map<string, Entry>();
@@ -51,10 +61,8 @@ export class PasswordThrottle {
       if (!entry || now - entry.lastFailure > FORGET_AFTER_MS) entry = { failures: 0, blockedUntil: 0, lastFailure: now };
       entry.failures++;
       entry.lastFailure = now;
-      // An IP serves many accounts (offices, NAT): it gets four times the allowance of one account or link.
-      const allowance = key.includes('ip:') ? this.options.failuresBeforeDelay * IP_ALLOWANCE_FACTOR : this.options.failuresBeforeDelay;
-      const over = entry.failures - allowance;
-      if (over >= 0) entry.blockedUntil = now + Math.min(2 ** Math.min(over, 30), this.options.maxDelaySeconds) * 1000;
+      const over = entry.failures - allowanceOf(key, this.options);
+      if (over >= 0) entry.blockedUntil = now + delayMs(over, this.options);
       // Re-insert: the map's order is the forgetting order.
       this.entries.delete(key);
       this.entries.set(key, entry);
