@@ -114,6 +114,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     threads: sec.sqlReaderThreads,
     timeoutMs: sec.sqlTimeoutMs,
     sqliteFile: () => (handle.dialect === 'sqlite' ? sqliteFileOf(db) : Promise.resolve(null)),
+    sqliteSnapshot: handle.snapshot,
   });
   const sqlCost = { maxStatementBytes: sec.sqlMaxStatementBytes, maxPredicateTerms: sec.sqlMaxPredicateTerms, maxInValues: sec.sqlMaxInValues, timeoutMs: sec.sqlTimeoutMs };
   for (const tick of notifications.ticks) scheduler.register(tick);

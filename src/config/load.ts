@@ -115,6 +115,10 @@ export function loadConfig(env: Env = process.env, options: { persistSecret?: bo
   if (databaseUrl && !/^(postgres(ql)?:\/\/|sqlite:)/.test(databaseUrl)) {
     throw new ConfigError('DATABASE_URL', 'must start with postgres://, postgresql:// or sqlite:');
   }
+  // In memory, everything is lost at exit, and each SQL query would copy the whole database (docs/security.md).
+  if (databaseUrl && /^sqlite:(:memory:)?$/.test(databaseUrl)) {
+    throw new ConfigError('DATABASE_URL', 'must name a SQLite file (sqlite:/path/file.sqlite3); an in-memory database is for tests only');
+  }
   const redisUrl = optional(env, 'REDIS_URL');
   if (redisUrl && !/^rediss?:\/\//.test(redisUrl)) {
     throw new ConfigError('REDIS_URL', 'must start with redis:// or rediss://');

@@ -15,6 +15,11 @@ export interface DbHandle {
    * to skip a query per read while nobody else writes (SQLite's `PRAGMA data_version`).
    */
   externalChanges?: () => number;
+  /**
+   * SQLite in memory only: a copy of the database, so SQL threads can run SELECTs on it (they cannot
+   * open another process's memory); absent for database files and PostgreSQL.
+   */
+  snapshot?: () => Buffer;
   /** Where connection errors of idle or checked-out PostgreSQL connections are logged (default: stderr). */
   useLogger?(log: ConnectionLog): void;
   close(): Promise<void>;
@@ -69,7 +74,14 @@ export function connect(options: ConnectOptions): DbHandle {
   // connection has a transaction open (a write in progress), it notices other connections' commits
   // only when that transaction ends.
   const dataVersion = database.prepare('pragma data_version').pluck();
-  return { db, dialect: 'sqlite', externalChanges: () => dataVersion.get() as number, close: () => db.destroy() };
+  const inMemory = file === ':memory:' || file === '';
+  return {
+    db,
+    dialect: 'sqlite',
+    externalChanges: () => dataVersion.get() as number,
+    ...(inMemory ? { snapshot: () => database.serialize() } : {}),
+    close: () => db.destroy(),
+  };
 }
 
 /**

@@ -106,8 +106,8 @@ export async function parseLimited(deps: LimitedSqlDeps, text: string): Promise<
 
 /**
  * A compiled SELECT under the time limit: PostgreSQL cancels it (`SET LOCAL statement_timeout` in
- * its own transaction); SQLite runs it on a SQL thread's read-only connection, so the event loop
- * never waits on it (an in-memory database, or SQL_READER_THREADS=0, runs it here).
+ * its own transaction); SQLite runs it on a SQL thread's read-only connection (or a copy of a database
+ * in memory), so the event loop never waits on it (SQL_READER_THREADS=0 runs it here).
  */
 export async function runLimitedQuery(deps: LimitedSqlDeps, query: Fragment): Promise<Array<Record<string, unknown>>> {
   const compiled = query.compile(deps.db);

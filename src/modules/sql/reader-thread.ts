@@ -1,7 +1,7 @@
 /**
  * The code of one SQL thread (CommonJS, run with `eval`, so it needs no build step of its own): it
  * parses statements and, on SQLite, runs compiled SELECTs on its own read-only connection (WAL lets
- * readers run beside the writer). The main thread stays free while a statement is parsed or queried.
+ * readers run beside the writer), or on a copy of a database in memory sent with the query. The main thread stays free while a statement is parsed or queried.
  */
 export const READER_THREAD_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
@@ -25,6 +25,17 @@ function prepare(sql) {
     statements.set(sql, statement);
   }
   return statement;
+}
+// A database in memory arrives as a copy with each query: opened read-only for that query alone.
+function snapshotQuery(job) {
+  const Database = require(workerData.sqlitePath);
+  const bytes = Buffer.from(job.snapshot.buffer, job.snapshot.byteOffset, job.snapshot.byteLength);
+  const copy = new Database(bytes, { readonly: true });
+  try {
+    return copy.prepare(job.sql).all(job.parameters);
+  } finally {
+    copy.close();
+  }
 }
 // Keep in step with countCost in cost-limits.ts (this code runs on its own and cannot import it).
 function isExpr(value) {
@@ -60,7 +71,7 @@ function parse(job) {
 }
 parentPort.on('message', (job) => {
   try {
-    const result = job.kind === 'parse' ? parse(job) : prepare(job.sql).all(job.parameters);
+    const result = job.kind === 'parse' ? parse(job) : job.snapshot ? snapshotQuery(job) : prepare(job.sql).all(job.parameters);
     parentPort.postMessage({ id: job.id, ok: true, result });
   } catch (error) {
     const e = error || {};

@@ -25,7 +25,7 @@ export class SqlTimeoutError extends Error {
   }
 }
 
-type Job = { kind: 'parse'; text: string; options: unknown; maxTerms: number; maxInValues: number } | { kind: 'query'; sql: string; parameters: readonly unknown[] };
+type Job = { kind: 'parse'; text: string; options: unknown; maxTerms: number; maxInValues: number } | { kind: 'query'; sql: string; parameters: readonly unknown[]; snapshot?: Buffer };
 
 interface Pending {
   job: Job;
@@ -47,6 +47,11 @@ export interface SqlThreadsOptions {
   timeoutMs: number;
   /** The SQLite file the threads read (null: no queries off the main thread, e.g. an in-memory database). */
   sqliteFile: () => Promise<string | null>;
+  /**
+   * A SQLite database in memory (no file to open): a copy of it, taken when a query is asked for and
+   * sent along, so its SELECTs also run on a thread under the time limit (DbHandle.snapshot).
+   */
+  sqliteSnapshot?: () => Buffer;
 }
 
 /**
@@ -71,11 +76,11 @@ export class SqlThreads {
     return this.slots.length > 0 && !this.closed;
   }
 
-  /** Whether compiled SELECTs can run off the main thread (SQLite on a file). */
+  /** Whether compiled SELECTs can run off the main thread (SQLite on a file, or in memory with snapshots). */
   async canQuery(): Promise<boolean> {
     if (!this.enabled) return false;
     this.file ??= this.options.sqliteFile();
-    return (await this.file) !== null;
+    return (await this.file) !== null || this.options.sqliteSnapshot !== undefined;
   }
 
   /** Parse on a thread; the tree comes back (as JSON text) only when its cost is within the limits. */
@@ -83,8 +88,11 @@ export class SqlThreads {
     return this.run({ kind: 'parse', text, options, ...limits }) as Promise<ThreadParse>;
   }
 
-  query(sql: string, parameters: readonly unknown[]): Promise<Array<Record<string, unknown>>> {
-    return this.run({ kind: 'query', sql, parameters }) as Promise<Array<Record<string, unknown>>>;
+  async query(sql: string, parameters: readonly unknown[]): Promise<Array<Record<string, unknown>>> {
+    this.file ??= this.options.sqliteFile();
+    // Taken now, so the query sees every write committed before it was asked for.
+    const snapshot = (await this.file) === null ? this.options.sqliteSnapshot?.() : undefined;
+    return this.run({ kind: 'query', sql, parameters, snapshot }) as Promise<Array<Record<string, unknown>>>;
   }
 
   async close(): Promise<void> {

@@ -1,0 +1,93 @@
+import SQLite from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config/index.js';
+import { SqlThreads } from '../../src/modules/sql/index.js';
+import { createTestApp, type TestApp } from '../helpers/index.js';
+import { addTable, appendRows, gateway, type Gateway } from '../http/rows.fixtures.js';
+
+/*
+ * A SQLite database in memory (the test suite's default) has no file a SQL thread could open: its
+ * SELECTs run on a thread over a copy taken when the query is asked for, under the same time limit.
+ * A server cannot be configured with one.
+ */
+
+const threadsOf = (t: TestApp) => (t.container.sql as unknown as { limited: { threads: SqlThreads } }).limited.threads;
+
+describe('SQL threads on a SQLite database in memory', () => {
+  let db: SQLite.Database;
+  let threads: SqlThreads;
+  beforeAll(() => {
+    db = new SQLite(':memory:');
+    db.exec('create table t (n integer); insert into t values (1), (2), (3);');
+    threads = new SqlThreads({ threads: 2, timeoutMs: 1500, sqliteFile: async () => null, sqliteSnapshot: () => db.serialize() });
+  });
+  afterAll(async () => {
+    await threads.close();
+    db.close();
+  });
+
+  it('runs SELECTs on a copy of the database taken at the call, read-only', async () => {
+    expect(await threads.canQuery()).toBe(true);
+    await Promise.all([threads.query('select 1 as one', []), threads.query('select 2 as two', [])]);
+    expect(await threads.query('select n from t where n > ? order by n', [1])).toEqual([{ n: 2 }, { n: 3 }]);
+    db.exec('insert into t values (4)');
+    expect(await threads.query('select count(*) as c from t', [])).toEqual([{ c: 4 }]);
+    await expect(threads.query('insert into t values (5)', [])).rejects.toThrow(/readonly|read-only|does not return data/i);
+    expect(db.prepare('select count(*) as c from t').get()).toEqual({ c: 4 });
+  });
+
+  it('answers a query over its limit with a timeout at once, and the main thread stays free meanwhile', async () => {
+    const slow = 'with recursive c(x) as (select 1 union all select x + 1 from c where x < 30000000) select count(*) from c';
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 10);
+    try {
+      await expect(threads.query(slow, [])).rejects.toMatchObject({ name: 'SqlTimeoutError', limitMs: 1500 });
+    } finally {
+      clearInterval(timer);
+    }
+    // The event loop kept turning while the query ran (a blocked loop would count none).
+    expect(ticks).toBeGreaterThan(0);
+    expect(await threads.query('select count(*) as c from t', [])).toEqual([{ c: 4 }]);
+  });
+});
+
+describe('SELECTs of the SQL endpoint on a SQLite database in memory run on a SQL thread', () => {
+  let t: TestApp;
+  let g: Gateway;
+  beforeAll(async () => {
+    t = await createTestApp('sqlite');
+    g = await gateway(t);
+    await addTable(g, 'T', [{ column_name: 'Name', column_type: 'text' }]);
+    await appendRows(g, 'T', [{ Name: 'a' }, { Name: 'b' }]);
+  });
+  afterAll(() => t.close());
+
+  it('answers from the thread and sees the writes committed before it', async () => {
+    const threads = threadsOf(t);
+    const query = threads.query.bind(threads);
+    let onThread = 0;
+    threads.query = (...args) => {
+      onThread++;
+      return query(...args);
+    };
+    const res = await g.call('POST', 'sql/', { sql: "SELECT Name FROM T WHERE Name != 'zzz' ORDER BY Name", convert_keys: true });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().results.map((r: { Name: string }) => r.Name)).toEqual(['a', 'b']);
+    expect(onThread).toBe(1);
+    await appendRows(g, 'T', [{ Name: 'c' }]);
+    const again = await g.call('POST', 'sql/', { sql: 'SELECT COUNT(*) FROM T' });
+    expect(again.json().results[0]).toEqual({ 'COUNT(*)': 3 });
+    expect(onThread).toBe(2);
+  });
+});
+
+describe('a server cannot use a SQLite database in memory', () => {
+  it.each(['sqlite::memory:', 'sqlite:'])('refuses DATABASE_URL=%s', (url) => {
+    expect(() => loadConfig({ SECRET_KEY: 'test-secret-key-test-secret-key-0123456789', DATABASE_URL: url }, { persistSecret: false })).toThrow(ConfigError);
+    expect(() => loadConfig({ SECRET_KEY: 'test-secret-key-test-secret-key-0123456789', DATABASE_URL: url }, { persistSecret: false })).toThrow(/DATABASE_URL/);
+  });
+
+  it('accepts a SQLite file', () => {
+    expect(loadConfig({ SECRET_KEY: 'test-secret-key-test-secret-key-0123456789', DATABASE_URL: 'sqlite:/tmp/x.sqlite3' }, { persistSecret: false }).databaseUrl).toBe('sqlite:/tmp/x.sqlite3');
+  });
+});
