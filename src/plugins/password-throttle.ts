@@ -21,7 +21,8 @@ function attemptKeys(request: FastifyRequest): { keys: string[]; subject: string
     // The caller is logged in (auth ran in onRequest); a stolen Account-Token must not guess the password.
     const body = request.body as { old_password?: unknown } | undefined;
     if (!request.account || typeof body?.old_password !== 'string' || body.old_password === '') return null;
-    const subject = `account-id:${request.account.id}`;
+    // The virtual id, unique across databases (a Redis shared by several deployments or test runs).
+    const subject = `account-id:${request.account.virtualId}`;
     return { keys: [`login-ip:${request.ip}`, subject], subject };
   }
   if (route === LINK) {
