@@ -64,6 +64,21 @@ describe.each(DIALECTS)('password back-off shared by instances through Redis (%s
     expect((await login(a.app, victim.email, victim.password)).statusCode).toBe(200);
   });
 
+  it('grows the wait across instances, and forgets an account a day after its last failure', async () => {
+    const user = await createUser(a);
+    for (let i = 0; i < 5; i++) expect((await login(i % 2 === 0 ? a.app : b.app, user.email, `wrong-${i}`)).statusCode).toBe(400);
+    expect((await login(a.app, user.email, user.password)).headers['retry-after']).toBe('1');
+    advance(1000);
+    expect((await login(a.app, user.email, 'wrong-again')).statusCode).toBe(400);
+    const longer = await login(b.app, user.email, user.password);
+    expect(longer.statusCode).toBe(429);
+    expect(longer.headers['retry-after']).toBe('2');
+    advance(25 * 3_600_000);
+    // A day later the count starts over: one more failure blocks nothing.
+    expect((await login(b.app, user.email, 'wrong-later')).statusCode).toBe(400);
+    expect((await login(a.app, user.email, user.password)).statusCode).toBe(200);
+  });
+
   it('counts one IP across instances', async () => {
     const ip = randomIp();
     const codes = [];
