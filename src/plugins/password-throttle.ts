@@ -48,23 +48,27 @@ function isFailure(route: string | undefined, status: number): boolean {
  */
 export const passwordThrottlePlugin = fp<{ throttle: PasswordThrottleService }>(
   async (app, { throttle }) => {
-    app.addHook('preHandler', async (request, reply) => {
+    // Callback hooks: requests without a password attempt (nearly all) pass without a promise.
+    app.addHook('preHandler', (request, reply, done) => {
       const attempt = attemptKeys(request);
-      if (attempt === null) return;
-      const wait = await throttle.retryAfter(attempt.keys, request.log);
-      if (wait === 0) return;
-      return reply
-        .code(429)
-        .header('retry-after', String(wait))
-        .type('application/json')
-        .send({ error_msg: `Too many wrong passwords. Try again in ${wait} seconds.` });
+      if (attempt === null) return done();
+      throttle.retryAfter(attempt.keys, request.log).then((wait) => {
+        if (wait === 0) return done();
+        reply
+          .code(429)
+          .header('retry-after', String(wait))
+          .type('application/json')
+          .send({ error_msg: `Too many wrong passwords. Try again in ${wait} seconds.` });
+      }, done);
     });
-    app.addHook('onSend', async (request, reply, payload) => {
+    app.addHook('onSend', (request, reply, payload, done) => {
       const attempt = attemptKeys(request);
-      if (attempt === null || reply.statusCode === 429) return payload;
-      if (reply.statusCode === 200) await throttle.succeeded([attempt.subject], request.log);
-      else if (isFailure(request.routeOptions.url, reply.statusCode)) await throttle.failed(attempt.keys, request.log);
-      return payload;
+      if (attempt === null || reply.statusCode === 429) return done(null, payload);
+      let counted: Promise<void> | null = null;
+      if (reply.statusCode === 200) counted = throttle.succeeded([attempt.subject], request.log);
+      else if (isFailure(request.routeOptions.url, reply.statusCode)) counted = throttle.failed(attempt.keys, request.log);
+      if (counted === null) return done(null, payload);
+      counted.then(() => done(null, payload), (error: Error) => done(error));
     });
   },
   { name: 'password-throttle' },
