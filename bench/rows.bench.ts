@@ -131,10 +131,18 @@ async function api(s: Setup, method: 'GET' | 'POST' | 'PUT', suffix: string, bod
   return json;
 }
 
-async function timed(fn: () => Promise<unknown>): Promise<number> {
+/** CPU ms of this process (server, client and database engine for SQLite) per timed call, by label. */
+const cpuSamples: Record<string, number[]> = {};
+let cpuLabel = '';
+
+async function timed(fn: () => Promise<unknown>, label = cpuLabel): Promise<number> {
+  const c0 = process.cpuUsage();
   const t0 = performance.now();
   await fn();
-  return performance.now() - t0;
+  const ms = performance.now() - t0;
+  const cpu = process.cpuUsage(c0);
+  if (label) (cpuSamples[label] ??= []).push((cpu.user + cpu.system) / 1000);
+  return ms;
 }
 
 /** What the baseline stores: the same cells keyed by column key. */
@@ -161,10 +169,12 @@ async function measure(dialect: DialectName) {
     await clear();
     // API: append, list, update 1000 rows
     let ids: string[] = [];
+    cpuLabel = keep ? `${dialect} api append` : '';
     const append = await timed(async () => {
       const res = (await api(s, 'POST', 'rows/', { table_name: 'Bench', rows: rowsByName(ROWS, `i${i}`) })) as { row_ids: Array<{ _id: string }> };
       ids = res.row_ids.map((r) => r._id);
     });
+    cpuLabel = '';
     const list = await timed(async () => {
       const res = (await api(s, 'GET', 'rows/?table_name=Bench&limit=1000&convert_keys=true')) as { rows: unknown[] };
       if (res.rows.length !== ROWS) throw new Error(`listed ${res.rows.length}`);
@@ -183,7 +193,7 @@ async function measure(dialect: DialectName) {
       creator: 'bench',
       last_modifier: 'bench',
     }));
-    const insert = await timed(() => db.insertInto('base_rows').values(records).execute());
+    const insert = await timed(() => db.insertInto('base_rows').values(records).execute(), keep ? `${dialect} kysely insert` : '');
     const select = await timed(async () => {
       const rows = await db.selectFrom('base_rows').selectAll().where('base_id', '=', s.baseId).where('table_id', '=', baselineTable).orderBy('id').limit(ROWS).execute();
       for (const r of rows) if (typeof r.data === 'string') JSON.parse(r.data);
@@ -218,6 +228,9 @@ function report(dialect: string, samples: Record<string, number[]>) {
     console.log(`${dialect.padEnd(9)} ${op.padEnd(7)} api ${fmt(a)} | kysely ${fmt(b)} | api/kysely time ${(a / b).toFixed(2)}x`);
   };
   line('append', 'api append', 'kysely insert');
+  const cpuApi = median(cpuSamples[`${dialect} api append`] ?? [NaN]);
+  const cpuPlain = median(cpuSamples[`${dialect} kysely insert`] ?? [NaN]);
+  console.log(`${dialect.padEnd(9)} append  CPU of this process: api ${cpuApi.toFixed(1)} ms | kysely ${cpuPlain.toFixed(1)} ms | ratio ${(cpuApi / cpuPlain).toFixed(2)}x (aim: within 3x)`);
   line('list', 'api list', 'kysely select');
   line('update', 'api update', 'kysely update');
 }

@@ -1,6 +1,7 @@
 /**
- * Start cost of `basegate serve`: time from spawn to the first answered `GET /ping/`, and resident
- * memory (summed over the process tree) after 5 s idle. The compiled start (`node bin/basegate.js`,
+ * Start cost of `basegate serve`: time from spawn to the first answered `GET /ping/`, the CPU time the
+ * process tree had used by then (steadier than wall time on a loaded machine), and resident memory
+ * (summed over the process tree) after 5 s idle. The compiled start (`node bin/basegate.js`,
  * what `npm start` runs) beside the previous `tsx src/cli.ts`, alternating, in one run.
  *   npx tsx bench/start.bench.ts [rounds=3]
  * Builds dist/ first when stale (not timed).
@@ -28,6 +29,34 @@ async function freePort(): Promise<number> {
   return port;
 }
 
+/** `pid` and all its descendants. */
+function tree(pid: number): number[] {
+  const all = execFileSync('ps', ['-e', '-o', 'pid=,ppid='], { encoding: 'utf8' })
+    .trim()
+    .split('\n')
+    .map((l) => l.trim().split(/\s+/).map(Number) as [number, number]);
+  const found = new Set([pid]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const [p, pp] of all) if (found.has(pp) && !found.has(p)) (found.add(p), (grew = true));
+  }
+  return [...found];
+}
+
+/** CPU ms (user + system) used so far by `pid` and its descendants (Linux /proc; clock ticks of 10 ms). */
+function treeCpuMs(pid: number): number {
+  let ticks = 0;
+  for (const p of tree(pid)) {
+    try {
+      const fields = readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      /* exited meanwhile */
+    }
+  }
+  return ticks * 10;
+}
+
 /** RSS in MB of `pid` and all its descendants (Linux /proc). */
 function treeRssMb(pid: number): { mb: number; processes: number } {
   const all = execFileSync('ps', ['-e', '-o', 'pid=,ppid=,rss='], { encoding: 'utf8' })
@@ -43,18 +72,20 @@ function treeRssMb(pid: number): { mb: number; processes: number } {
   return { mb: kb / 1024, processes: tree.size };
 }
 
-async function measure(command: string[]): Promise<{ firstAnswerMs: number; idleRssMb: number; processes: number }> {
+async function measure(command: string[]): Promise<{ firstAnswerMs: number; cpuMs: number; idleRssMb: number; processes: number }> {
   const port = await freePort();
   const env = { ...process.env, DATA_DIR: mkdtempSync(path.join(tmpdir(), 'basegate-start-bench-')), PORT: String(port), LOG_LEVEL: 'warn', ADMIN_PASSWORD: 'bench-password-1' };
   delete (env as NodeJS.ProcessEnv).DATABASE_URL;
   const started = performance.now();
   const child: ChildProcess = spawn(command[0]!, command.slice(1), { cwd: ROOT, env, stdio: 'ignore' });
   let firstAnswerMs = NaN;
+  let cpuMs = NaN;
   for (let i = 0; i < 6000; i++) {
     try {
       const res = await fetch(`http://127.0.0.1:${port}/ping/`);
       if (res.ok) {
         firstAnswerMs = performance.now() - started;
+        cpuMs = treeCpuMs(child.pid!);
         break;
       }
     } catch {
@@ -67,7 +98,7 @@ async function measure(command: string[]): Promise<{ firstAnswerMs: number; idle
   const exited = new Promise((r) => child.on('close', r));
   child.kill('SIGTERM');
   await exited;
-  return { firstAnswerMs, idleRssMb: mb, processes };
+  return { firstAnswerMs, cpuMs, idleRssMb: mb, processes };
 }
 
 execFileSync(process.execPath, ['-e', "import('./scripts/build.mjs').then((m) => m.ensureBuilt())"], { cwd: ROOT, stdio: 'inherit' });
@@ -81,9 +112,10 @@ console.log(`node ${process.version}, ${rounds} rounds, medians; ${readFileSync(
 for (const [name, runs] of Object.entries(results)) {
   const first = median(runs.map((x) => x.firstAnswerMs));
   const rss = median(runs.map((x) => x.idleRssMb));
+  const cpu = median(runs.map((x) => x.cpuMs));
   const ratioFirst = first / median(baseline.map((x) => x.firstAnswerMs));
   const ratioRss = rss / median(baseline.map((x) => x.idleRssMb));
   console.log(
-    `${name.padEnd(34)} first answer ${first.toFixed(0).padStart(6)} ms (×${ratioFirst.toFixed(2)})   idle RSS ${rss.toFixed(0).padStart(4)} MB (×${ratioRss.toFixed(2)}) in ${runs[0]!.processes} process(es)`,
+    `${name.padEnd(34)} first answer ${first.toFixed(0).padStart(6)} ms (×${ratioFirst.toFixed(2)}, CPU ${cpu.toFixed(0)} ms)   idle RSS ${rss.toFixed(0).padStart(4)} MB (×${ratioRss.toFixed(2)}) in ${runs[0]!.processes} process(es)`,
   );
 }

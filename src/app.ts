@@ -30,6 +30,7 @@ import { webhooksRoutes } from './modules/webhooks/index.js';
 import { CollaboratorsService, collaboratorsRoutes } from './modules/collaborators/index.js';
 import { webConsolePlugin } from './plugins/web-console.js';
 import { createCommentsRoutes } from './modules/comments/index.js';
+import { lazySchemaCompilers } from './plugins/lazy-schema-compilers.js';
 
 export interface BuildAppOptions {
   /** false silences request logs (tests); default: pino at LOG_LEVEL. */
@@ -53,6 +54,8 @@ export async function buildApp(c: Container, options: BuildAppOptions = {}): Pro
     return503OnClosing: false, // shutdownPlugin answers with the API's 503 body
     ...connectionLimits(c.config),
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: true, useDefaults: true, allErrors: false } },
+    // Route schemas compile on first use, not at start (plugins/lazy-schema-compilers.ts).
+    schemaController: { compilersFactory: lazySchemaCompilers() },
   };
   const app = Fastify(serverOptions).withTypeProvider<TypeBoxTypeProvider>();
 

@@ -91,7 +91,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   });
   dispatcher.register(webhooks.consumer);
   const redis = config.redisUrl ? createRedis(config.redisUrl, { name: 'shared', clock }) : null;
-  const baseData = createBaseData(db, handle.dialect, clock, () => dispatcher.wake(), handle.externalChanges);
+  const baseData = createBaseData(db, handle.dialect, clock, () => dispatcher.wake(), handle.externalChanges, handle.revisionChannel);
   baseData.writer.timeZone = config.timeZone;
   bases.onBaseChanged((base) => baseData.snapshots.evict(base.id));
   accounts.onUserDeleting(async (userId) => {

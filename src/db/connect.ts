@@ -5,6 +5,7 @@ import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Database, DialectName } from './database.js';
 import { ImmediateSqliteDialect } from './sqlite-dialect.js';
+import { RevisionChannel } from './revision-channel.js';
 
 export interface DbHandle {
   db: Kysely<Database>;
@@ -20,6 +21,11 @@ export interface DbHandle {
    * open another process's memory); absent for database files and PostgreSQL.
    */
   snapshot?: () => Buffer;
+  /**
+   * PostgreSQL: bases' revision changes heard over LISTEN/NOTIFY (connects on first use), so cached
+   * whole-base reads skip the revision query while it listens (db/revision-channel.ts).
+   */
+  revisionChannel?: RevisionChannel;
   /** Where connection errors of idle or checked-out PostgreSQL connections are logged (default: stderr). */
   useLogger?(log: ConnectionLog): void;
   close(): Promise<void>;
@@ -123,13 +129,26 @@ function connectPostgres(url: string, options: ConnectOptions, connectTimeoutMs:
     }) as typeof client.query;
   });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const revisionChannel = new RevisionChannel(
+    {
+      connectionString: url,
+      connectionTimeoutMillis: connectTimeoutMs,
+      keepAlive: true,
+      ...(options.pgSchema ? { options: `-c search_path=${options.pgSchema}` } : {}),
+    },
+    { warn: (obj, msg) => log.warn(obj, msg) },
+  );
   return {
     db,
     dialect: 'postgres',
+    revisionChannel,
     useLogger: (next) => {
       log = next;
     },
-    close: () => db.destroy(),
+    close: async () => {
+      await revisionChannel.close();
+      await db.destroy();
+    },
   };
 }
 

@@ -4,3 +4,4 @@ export { databaseFault, type DatabaseFault } from './faults.js';
 export { waitForDatabase, isDatabaseReady } from './availability.js';
 export { migrateToLatest } from './migrate.js';
 export type { Database, Db, Executor, DialectName } from './database.js';
+export { RevisionChannel, REVISION_CHANNEL } from './revision-channel.js';

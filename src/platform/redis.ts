@@ -57,6 +57,6 @@ export function createRedis(url: string, options: RedisConnectionOptions = {}): 
 }
 
 /** ioredis is loaded on first use: a server without REDIS_URL never pays its memory (about 9 MB). */
-function loadIoredis(): typeof import('ioredis') {
+export function loadIoredis(): typeof import('ioredis') {
   return createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
 }

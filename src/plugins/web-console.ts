@@ -4,8 +4,18 @@ import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 
-/** `web/dist`, the built console, relative to this file both under `src/` (tsx) and `dist/` (compiled). */
-export const WEB_DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../web/dist');
+/**
+ * `web/dist`, the built console, under the package root: the nearest directory above this file with a
+ * package.json, both from `src/plugins/` (tsx) and from the bundle `dist/cli.js`.
+ */
+export const WEB_DIST = path.join(packageRoot(path.dirname(fileURLToPath(import.meta.url))), 'web/dist');
+
+function packageRoot(from: string): string {
+  for (let dir = from; ; dir = path.dirname(dir)) {
+    if (existsSync(path.join(dir, 'package.json'))) return dir;
+    if (path.dirname(dir) === dir) return path.resolve(from, '../..');
+  }
+}
 
 /**
  * Scripts only from this origin; styles also inline because the grid injects its stylesheet at

@@ -25,7 +25,7 @@ describe('the compiled build', () => {
     const files = filesUnder(path.join(ROOT, 'dist'));
     expect(files.some((f) => f.endsWith(path.join('dist', 'cli.js')))).toBe(true);
     expect(files.filter((f) => /\.test\.js$/.test(f))).toEqual([]);
-    // tsc compiled with rootDir src writes nothing outside dist/ (it once wrote test/helpers/db.js).
+    // The build writes nothing outside dist/ (a tsc build once wrote test/helpers/db.js).
     expect(existsSync(path.join(ROOT, 'test/helpers/db.js'))).toBe(false);
     expect(readdirSync(ROOT).filter((name) => name.startsWith('dist.tmp-'))).toEqual([]);
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS, SharedDatabase, createTestApp, createUser, type TestApp } from '../helpers/index.js';
+import { adminQuery } from '../helpers/db.js';
 import { appendRows, gateway, through, type Gateway } from './rows.fixtures.js';
 
 type WholeBase = { tables: Array<{ name: string; rows: Array<Record<string, unknown>>; columns: Array<{ name: string; key: string }> }> };
@@ -105,6 +106,66 @@ describe.each(DIALECTS)('whole-base read and its revision cache (%s)', (dialect)
       await shared.dispose();
     }
   });
+
+  if (dialect === 'postgres')
+    it('PostgreSQL: answers cached reads on the revision channel, still sees another instance\'s write on the very next read, and asks the database while the channel is killed', async () => {
+      const shared = new SharedDatabase(dialect);
+      const first = await createTestApp(dialect, {}, { database: await shared.open(), clock: t.clock });
+      const second = await createTestApp(dialect, {}, { database: await shared.open(), clock: t.clock });
+      const until = async (condition: () => boolean, what: string) => {
+        for (let i = 0; i < 500 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+        expect(condition(), what).toBe(true);
+      };
+      try {
+        const here = await gateway(first);
+        const there = through(second, here);
+        const channel = first.container.database.revisionChannel!;
+        // Count the revision queries of `first`'s cache.
+        const snapshots = first.container.baseData.snapshots as unknown as { readRevision: (id: number) => Promise<number | undefined> };
+        const readRevision = snapshots.readRevision;
+        let revisionQueries = 0;
+        snapshots.readRevision = (id) => ((revisionQueries += 1), readRevision(id));
+
+        expect(table1(await body(here)).rows).toHaveLength(0); // the first read starts the channel
+        await until(() => channel.isListening, 'the channel listens');
+        expect(table1(await body(here)).rows).toHaveLength(0); // confirmed while listening
+        const before = revisionQueries;
+        for (let i = 0; i < 3; i++) expect(table1(await body(here)).rows).toHaveLength(0);
+        expect(revisionQueries, 'cached reads need no revision query while the channel listens').toBe(before);
+
+        let expected = 0;
+        for (let i = 1; i <= 4; i++) {
+          // The other instance's write, then at once (no wait) a read here: the sync on the channel orders them.
+          await appendRows(i % 2 ? there : here, 'Table1', [{ Name: `write ${i}` }]);
+          expected += 1;
+          expect(table1(await body(here)).rows).toHaveLength(expected);
+          expect(table1(await body(there)).rows).toHaveLength(expected);
+        }
+
+        // Kill the listening connection: reads must not trust the channel until it listens again.
+        const generation = channel.generation;
+        await adminQuery(`SELECT pg_terminate_backend(${channel.backendPid})`);
+        for (let i = 0; i < 3; i++) {
+          await appendRows(there, 'Table1', [{ Name: `while down ${i}` }]);
+          expected += 1;
+          const queriesBefore = revisionQueries;
+          expect(table1(await body(here)).rows).toHaveLength(expected);
+          if (!channel.isListening) expect(revisionQueries, 'asks the database while the channel is down').toBeGreaterThan(queriesBefore);
+        }
+        await until(() => channel.isListening && channel.generation > generation + 1, 'the channel listens again');
+        expect(table1(await body(here)).rows).toHaveLength(expected); // confirmed in the new generation
+        await appendRows(there, 'Table1', [{ Name: 'after reconnect' }]);
+        expected += 1;
+        expect(table1(await body(here)).rows).toHaveLength(expected);
+        const settled = revisionQueries;
+        expect(table1(await body(here)).rows).toHaveLength(expected);
+        expect(revisionQueries, 'back on the channel').toBe(settled);
+      } finally {
+        await first.close();
+        await second.close();
+        await shared.dispose();
+      }
+    });
 
   it("forgets a deleted user's bases even when a read cached them again while the user was being deleted", async () => {
     const doomed = await gateway(t);

@@ -1,4 +1,4 @@
-import { sql, type RawBuilder, type Selectable } from 'kysely';
+import { CompiledQuery, sql, type RawBuilder, type Selectable } from 'kysely';
 import type { DialectName, Executor } from '../../db/index.js';
 import type { ChangeEvent, NewChangeEvent, OpType } from './events.types.js';
 import type { EventsTable } from './events.table.js';
@@ -19,44 +19,64 @@ const INSERT_CHUNK = 2000;
 export async function appendEvents(trx: Executor, dialect: DialectName, events: NewChangeEvent[], now: number): Promise<void> {
   if (events.length === 0) return;
   if (dialect === 'postgres') return appendPostgres(trx, events, now);
+  // SQL text written directly (kept per row count, so SQLite reuses the prepared statement): building
+  // and compiling a query tree of 13 values per event cost more than the insert itself.
   for (let i = 0; i < events.length; i += INSERT_CHUNK) {
-    const values = events.slice(i, i + INSERT_CHUNK).map((e) => ({
-      base_id: e.baseId,
-      base_uuid: e.baseUuid,
-      table_id: e.tableId,
-      table_name: e.tableName,
-      row_id: e.rowId,
-      row_name: e.rowName,
-      op_type: e.opType,
-      op_user: e.opUser,
-      op_app: e.opApp,
-      op_time: e.opTime,
-      row_data: JSON.stringify(e.rowData),
-      row: e.row === null ? null : JSON.stringify(e.row),
-      created_at: now,
-    }));
-    await trx.insertInto('events').values(values).execute();
+    const part = events.slice(i, i + INSERT_CHUNK);
+    const parameters: unknown[] = [];
+    for (const e of part) {
+      parameters.push(e.baseId, e.baseUuid, e.tableId, e.tableName, e.rowId, e.rowName, e.opType, e.opUser, e.opApp, e.opTime);
+      parameters.push(JSON.stringify(e.rowData), e.row === null ? null : JSON.stringify(e.row), now);
+    }
+    await trx.executeQuery(CompiledQuery.raw(sqliteInsertText(part.length), parameters));
   }
+}
+
+const EVENT_COLUMNS = ['base_id', 'base_uuid', 'table_id', 'table_name', 'row_id', 'row_name', 'op_type', 'op_user', 'op_app', 'op_time', 'row_data', 'row', 'created_at'];
+const sqliteInsertTexts = new Map<number, string>();
+
+/** `INSERT INTO events (…) VALUES (?, …), …` for `count` events, kept per count. */
+function sqliteInsertText(count: number): string {
+  let text = sqliteInsertTexts.get(count);
+  if (text === undefined) {
+    const row = `(${EVENT_COLUMNS.map(() => '?').join(', ')})`;
+    text = `insert into "events" (${EVENT_COLUMNS.map((c) => `"${c}"`).join(', ')}) values ${Array.from({ length: count }, () => row).join(', ')}`;
+    if (sqliteInsertTexts.size > 64) sqliteInsertTexts.clear();
+    sqliteInsertTexts.set(count, text);
+  }
+  return text;
 }
 
 /**
  * PostgreSQL: the advisory lock and every event in ONE statement (one round trip while the base's
- * lock is held), one array parameter per column whatever the number of events. Each inserted row
- * needs the `commit_order` row, so the lock is taken before the first id is drawn.
+ * lock is held), all events in one JSON parameter whatever their number: PostgreSQL parses it (and
+ * keeps each `json` value's text as written, so `row_data` and `row` are stored as JSON.stringify
+ * wrote them), where text[] parameters had every element escaped in JavaScript first. Each inserted
+ * row needs the `commit_order` row, so the lock is taken before the first id is drawn.
  */
 async function appendPostgres(trx: Executor, events: NewChangeEvent[], now: number): Promise<void> {
-  const col = <T>(pick: (e: NewChangeEvent) => T) => events.map(pick);
+  const records = events.map((e) => ({
+    base_id: e.baseId,
+    base_uuid: e.baseUuid,
+    table_id: e.tableId,
+    table_name: e.tableName,
+    row_id: e.rowId,
+    row_name: e.rowName,
+    op_type: e.opType,
+    op_user: e.opUser,
+    op_app: e.opApp,
+    op_time: e.opTime,
+    row_data: e.rowData,
+    row: e.row,
+  }));
   await sql`
     WITH commit_order AS (SELECT pg_advisory_xact_lock(${EVENTS_COMMIT_LOCK}) AS locked)
     INSERT INTO events (base_id, base_uuid, table_id, table_name, row_id, row_name, op_type, op_user, op_app, op_time, row_data, row, created_at)
-    SELECT e.base_id, e.base_uuid, e.table_id, e.table_name, e.row_id, e.row_name, e.op_type, e.op_user, e.op_app, e.op_time, e.row_data, e.row,
-           CAST(${now} AS bigint)
+    SELECT e.base_id, e.base_uuid, e.table_id, e.table_name, e.row_id, e.row_name, e.op_type, e.op_user, e.op_app, e.op_time,
+           CAST(e.row_data AS text), CAST(e.row AS text), CAST(${now} AS bigint)
       FROM commit_order,
-           unnest(CAST(${col((e) => e.baseId)} AS bigint[]), CAST(${col((e) => e.baseUuid)} AS text[]), CAST(${col((e) => e.tableId)} AS text[]),
-                  CAST(${col((e) => e.tableName)} AS text[]), CAST(${col((e) => e.rowId)} AS text[]), CAST(${col((e) => e.rowName)} AS text[]),
-                  CAST(${col((e) => e.opType)} AS text[]), CAST(${col((e) => e.opUser)} AS text[]), CAST(${col((e) => e.opApp)} AS text[]),
-                  CAST(${col((e) => e.opTime)} AS bigint[]), CAST(${col((e) => JSON.stringify(e.rowData))} AS text[]),
-                  CAST(${col((e) => (e.row === null ? null : JSON.stringify(e.row)))} AS text[]))
+           ROWS FROM (json_to_recordset(CAST(${JSON.stringify(records)} AS json)) AS (base_id bigint, base_uuid text, table_id text,
+             table_name text, row_id text, row_name text, op_type text, op_user text, op_app text, op_time bigint, row_data json, row json))
              WITH ORDINALITY AS e(base_id, base_uuid, table_id, table_name, row_id, row_name, op_type, op_user, op_app, op_time, row_data, row, n)
      ORDER BY e.n`.execute(trx);
 }

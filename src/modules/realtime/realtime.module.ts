@@ -1,10 +1,11 @@
 import type { FastifyInstance } from 'fastify';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { Server, type ServerOptions } from 'socket.io';
 import { createAdapter } from '@socket.io/redis-streams-adapter';
 import type { DialectName, Db } from '../../db/index.js';
 import type { Clock } from '../../shared/clock.js';
 import type { BaseTokenVerifier } from '../tokens/index.js';
+import { loadIoredis } from '../../platform/redis.js';
 import { LiveSockets } from './live-sockets.js';
 import { NotificationWatcher } from './notification-watcher.js';
 import { Poller } from './poller.js';
@@ -60,7 +61,7 @@ const PRESENCE_TTL_MS = 60_000;
 export function createRealtime(deps: RealtimeDeps): Realtime {
   const { config } = deps;
   let log: Log | undefined;
-  const redis = config.redisUrl ? new Redis(config.redisUrl, { connectionName: 'basegate:realtime', maxRetriesPerRequest: 3 }) : null;
+  const redis = config.redisUrl ? new (loadIoredis().Redis)(config.redisUrl, { connectionName: 'basegate:realtime', maxRetriesPerRequest: 3 }) : null;
   redis?.on('error', (error: Error) => log?.warn({ err: error }, 'realtime Redis connection failed'));
   const recoveryMs = config.realtimeRecoverySeconds * 1000;
   const options: Partial<ServerOptions> = {

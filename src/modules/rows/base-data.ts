@@ -1,6 +1,6 @@
 import type { DialectName, Db } from '../../db/index.js';
 import type { Clock } from '../../shared/clock.js';
-import { BaseSnapshots } from './base-snapshots.js';
+import { BaseSnapshots, type RevisionChanges } from './base-snapshots.js';
 import { BaseWriter } from './base-writer.js';
 import { ColumnsService } from './columns.service.js';
 import { LinksService } from './links.service.js';
@@ -28,7 +28,7 @@ export interface BaseData {
 
 /**
  * `onEvents` runs after a commit that wrote change events (the container wakes the dispatcher);
- * `externalChanges` is the database handle's (see DbHandle).
+ * `externalChanges` and `revisionChanges` are the database handle's (see DbHandle).
  */
 export function createBaseData(
   db: Db,
@@ -36,10 +36,14 @@ export function createBaseData(
   clock: Clock,
   onEvents: () => void,
   externalChanges?: () => number,
+  revisionChanges?: RevisionChanges,
 ): BaseData {
   const writer = new BaseWriter(db, dialect, clock, onEvents);
   const rows = new RowsService(db, writer);
-  const snapshots = new BaseSnapshots(db, (base) => rows.dtable(base), externalChanges ? { externalChanges } : {});
+  const snapshots = new BaseSnapshots(db, (base) => rows.dtable(base), {
+    ...(externalChanges ? { externalChanges } : {}),
+    ...(revisionChanges ? { revisionChanges } : {}),
+  });
   writer.onCommitted((base) => snapshots.evict(base.id));
   return {
     writer,

@@ -186,3 +186,89 @@ describe('BaseSnapshots', () => {
     expect(counting.stats.entries).toBe(0);
   });
 });
+
+/** A fake revision channel (db/revision-channel.ts) driven by the test: listening or not, and its notifications. */
+function fakeChannel() {
+  const listeners: Array<(baseId: number) => void> = [];
+  const channel = {
+    isListening: true,
+    generation: 1,
+    syncs: 0,
+    /** What the next sync answers; undefined models a lost or stalled connection. */
+    syncAnswer: (): number | undefined => channel.generation,
+    onChange: (listener: (baseId: number) => void) => void listeners.push(listener),
+    sync: async () => {
+      channel.syncs += 1;
+      return channel.isListening ? channel.syncAnswer() : undefined;
+    },
+    notify: (baseId: number) => listeners.forEach((listener) => listener(baseId)),
+  };
+  return channel;
+}
+
+describe('BaseSnapshots with a revision channel (PostgreSQL)', () => {
+  it('serves a body confirmed while listening without a revision query, and rebuilds after a notification', async () => {
+    const revisions = new Map([[1, 1]]);
+    const counter = { queries: 0 };
+    const channel = fakeChannel();
+    let builds = 0;
+    const cache = new BaseSnapshots(fakeDb(revisions, counter), async () => ({ build: ++builds }), { revisionChanges: channel });
+    await cache.get(base(1));
+    const afterBuild = counter.queries;
+    for (let i = 0; i < 3; i++) expect(JSON.parse((await cache.get(base(1))).body.toString())).toEqual({ build: 1 });
+    expect(counter.queries).toBe(afterBuild);
+    expect(channel.syncs).toBe(3);
+
+    revisions.set(1, 2);
+    channel.notify(1); // another instance's write committed
+    expect(JSON.parse((await cache.get(base(1))).body.toString())).toEqual({ build: 2 });
+    expect(counter.queries).toBeGreaterThan(afterBuild);
+  });
+
+  it('asks the database while the channel is down or a sync fails, and again after a reconnect', async () => {
+    const revisions = new Map([[1, 1]]);
+    const counter = { queries: 0 };
+    const channel = fakeChannel();
+    let builds = 0;
+    const cache = new BaseSnapshots(fakeDb(revisions, counter), async () => ({ build: ++builds }), { revisionChanges: channel });
+    await cache.get(base(1));
+
+    channel.syncAnswer = () => undefined; // the sync found the connection lost
+    let before = counter.queries;
+    await cache.get(base(1));
+    expect(counter.queries).toBe(before + 1);
+
+    channel.isListening = false;
+    channel.generation = 2;
+    revisions.set(1, 2); // a write whose notification was missed while down
+    before = counter.queries;
+    expect(JSON.parse((await cache.get(base(1))).body.toString())).toEqual({ build: 2 });
+    expect(counter.queries).toBeGreaterThan(before);
+
+    // Listening again in a new generation: the body confirmed while down is confirmed once more by query.
+    channel.isListening = true;
+    channel.generation = 3;
+    channel.syncAnswer = () => channel.generation;
+    before = counter.queries;
+    await cache.get(base(1));
+    expect(counter.queries).toBe(before + 1);
+    before = counter.queries;
+    expect(JSON.parse((await cache.get(base(1))).body.toString())).toEqual({ build: 2 });
+    expect(counter.queries).toBe(before); // now on the channel
+    expect(builds).toBe(2);
+  });
+
+  it('does not serve a body whose notification arrived while the sync was on its way', async () => {
+    const revisions = new Map([[1, 1]]);
+    const channel = fakeChannel();
+    let builds = 0;
+    const cache = new BaseSnapshots(fakeDb(revisions), async () => ({ build: ++builds }), { revisionChanges: channel });
+    await cache.get(base(1));
+    channel.syncAnswer = () => {
+      revisions.set(1, 2);
+      channel.notify(1); // delivered before the sync's answer
+      return channel.generation;
+    };
+    expect(JSON.parse((await cache.get(base(1))).body.toString())).toEqual({ build: 2 });
+  });
+});

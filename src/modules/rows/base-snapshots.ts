@@ -15,6 +15,16 @@ export interface BaseSnapshot {
 interface Entry extends BaseSnapshot {
   /** `externalChanges()` when the revision was last confirmed against the database. */
   confirmedAt: number | undefined;
+  /** The revision channel's generation (listening) when the revision was last confirmed, else undefined. */
+  listenedAt: number | undefined;
+}
+
+/** What the cache needs of db/revision-channel.ts's RevisionChannel. */
+export interface RevisionChanges {
+  onChange(listener: (baseId: number) => void): void;
+  readonly isListening: boolean;
+  readonly generation: number;
+  sync(): Promise<number | undefined>;
 }
 
 export interface SnapshotOptions {
@@ -31,6 +41,11 @@ export interface SnapshotOptions {
   externalChangesEveryMs: number;
   /** A monotonic clock in ms (tests drive it). */
   monotonicNow: () => number;
+  /**
+   * PostgreSQL: revision changes heard over LISTEN/NOTIFY; while it listens, a read of a cached body
+   * costs one shared round trip on the listening connection instead of a revision query.
+   */
+  revisionChanges?: RevisionChanges;
 }
 
 export const DEFAULT_SNAPSHOT_OPTIONS: SnapshotOptions = {
@@ -56,7 +71,11 @@ const EPOCH_SLOTS = 4096;
  * Freshness: this instance's writes evict the base's entry as they commit (`evict`), so they are
  * seen by the very next read. Other writers are caught by confirming the revision with a
  * single-row query sent after the read arrived (concurrent reads of a base share one, see
- * CoalescedReader): exact on PostgreSQL. On SQLite, where basegate runs as one process, that query
+ * CoalescedReader): exact on PostgreSQL. On PostgreSQL with `revisionChanges` listening, that query is
+ * replaced by `sync()` (one empty query on the listening connection, shared by all reads arriving
+ * meanwhile, after which every notification of a write committed before the read arrived has evicted
+ * its base): a body confirmed while the channel listened in the same generation and not evicted since
+ * is current. When the channel is down, reconnecting or stalled, reads confirm with the query. On SQLite, where basegate runs as one process, that query
  * is skipped while `externalChanges` (asked at most once a millisecond) says no other connection has
  * committed since the entry was last confirmed, so a stray second process's write shows within 1 ms.
  *
@@ -108,13 +127,22 @@ export class BaseSnapshots {
   async get(base: BaseRef): Promise<BaseSnapshot> {
     const known = this.cached(base);
     if (known) return known;
+    const channel = this.options.revisionChanges;
+    if (channel) {
+      this.listen(channel);
+      const heard = await this.heardCurrent(base.id, channel);
+      if (heard) return this.touch(base.id, heard);
+    }
     const slot = base.id % EPOCH_SLOTS;
     let epoch = this.epochs[slot]!;
     const changes = this.externalChanges();
+    // Taken before the revision query is sent: the channel must already listen when that query's snapshot is taken.
+    const listenedAt = channel?.isListening ? channel.generation : undefined;
     const hit = this.entries.get(base.id);
     let revision = await this.revisionOf(base);
     if (hit && hit.revision === revision && this.entries.get(base.id) === hit) {
       hit.confirmedAt = changes;
+      hit.listenedAt = listenedAt;
       return this.touch(base.id, hit);
     }
     for (let attempt = 1; ; attempt++) {
@@ -122,7 +150,7 @@ export class BaseSnapshots {
       const body = wholeBaseBody(() => built);
       const epochBeforeAfter = this.epochs[slot]!;
       const after = await this.revisionOf(base);
-      const entry: Entry = { revision, body, confirmedAt: changes };
+      const entry: Entry = { revision, body, confirmedAt: changes, listenedAt };
       if (after === revision && epoch === this.epochs[slot]) {
         this.keep(base.id, entry);
         return entry;
@@ -131,6 +159,23 @@ export class BaseSnapshots {
       revision = after;
       epoch = epochBeforeAfter;
     }
+  }
+
+  private listening = false;
+
+  private listen(channel: RevisionChanges): void {
+    if (this.listening) return;
+    this.listening = true;
+    // Another instance's write (or this one's: evicting twice is harmless) committed.
+    channel.onChange((baseId) => this.evict(baseId));
+  }
+
+  /** The cached entry when the revision channel vouches for it (see the class comment), else undefined. */
+  private async heardCurrent(baseId: number, channel: RevisionChanges): Promise<Entry | undefined> {
+    const hit = this.entries.get(baseId);
+    if (!hit || hit.listenedAt === undefined || hit.listenedAt !== channel.generation || !channel.isListening) return undefined;
+    const generation = await channel.sync();
+    return generation === hit.listenedAt && this.entries.get(baseId) === hit ? hit : undefined;
   }
 
   /** A write to the base committed here: forget its body at once. */

@@ -16,11 +16,14 @@ export interface ParsedStatement {
 export const MAX_SQL_LENGTH = 1_000_000;
 
 // node-sql-parser ships CommonJS bundles; the MySQL grammar matches the original's dialect (backticks, LIMIT m, n).
-const require = createRequire(import.meta.url);
-const { Parser } = require('node-sql-parser/build/mysql') as {
-  Parser: new () => { astify(sql: string, options?: Record<string, unknown>): unknown };
-};
-const parser = new Parser();
+// Loaded on the first statement: the grammar is large and the start does not need it.
+type SqlParser = { astify(sql: string, options?: Record<string, unknown>): unknown };
+let parserInstance: SqlParser | null = null;
+function sqlParser(): SqlParser {
+  if (parserInstance) return parserInstance;
+  const { Parser } = createRequire(import.meta.url)('node-sql-parser/build/mysql') as { Parser: new () => SqlParser };
+  return (parserInstance = new Parser());
+}
 
 export function isNode(value: unknown): value is Node {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -32,7 +35,7 @@ export function parseStatement(text: string): ParsedStatement {
   if (text.length > MAX_SQL_LENGTH) throw sqlError(`sql is longer than ${MAX_SQL_LENGTH} characters.`);
   let result: unknown;
   try {
-    result = parser.astify(text, PARSE_OPTIONS);
+    result = sqlParser().astify(text, PARSE_OPTIONS);
   } catch (error) {
     throw syntaxError(error, text);
   }
