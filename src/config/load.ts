@@ -71,6 +71,8 @@ export interface Config {
   requestTimeoutMs: number;
   /** WEBHOOK_LANES — deliveries of ONE webhook in flight at once, for different rows (a row's deliveries stay in order); 1 = strict order; default 8. */
   webhookLanes: number;
+  /** WEBHOOK_WORKER_STALE_MS — PostgreSQL: a delivery worker silent this long is dead and its leases are taken over (it beats every third of it); default 3000. */
+  webhookWorkerStaleMs: number;
   /** REALTIME_MAX_CONNECTIONS_PER_USER — live (socket.io) connections one credential may hold per instance; default 50. */
   realtimeMaxConnectionsPerUser: number;
   /** REALTIME_MAX_CONNECTIONS_PER_IP — live connections from one client address per instance; default 200. */
@@ -171,6 +173,7 @@ export function loadConfig(env: Env = process.env, options: { persistSecret?: bo
     security: loadSecurityConfig(env),
     webhookMaxPerBase: int(env, 'WEBHOOK_MAX_PER_BASE', 20, 1, 1000),
     webhookMaxBacklog: int(env, 'WEBHOOK_MAX_BACKLOG', 10_000, 10, 10_000_000),
+    webhookWorkerStaleMs: int(env, 'WEBHOOK_WORKER_STALE_MS', 3_000, 1_000, 600_000),
   });
 }
 
