@@ -69,7 +69,7 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** REQUEST_TIMEOUT_MS — a client must send its whole request (headers and body) within this; default 30000. */
   requestTimeoutMs: number;
-  /** WEBHOOK_LANES — deliveries of ONE webhook in flight at once, for different rows (a row's deliveries stay in order); 1 = strict order; default 16. */
+  /** WEBHOOK_LANES — deliveries of ONE webhook in flight at once, for different rows (a row's deliveries stay in order); 1 = strict order; default 32. */
   webhookLanes: number;
   /** WEBHOOK_WORKER_STALE_MS — PostgreSQL: a delivery worker silent this long is dead and its leases are taken over (it beats every third of it); default 3000. */
   webhookWorkerStaleMs: number;
@@ -165,7 +165,7 @@ export function loadConfig(env: Env = process.env, options: { persistSecret?: bo
     webhookRetentionDays: int(env, 'WEBHOOK_RETENTION_DAYS', 30, 1, 3650),
     webhookConcurrency: int(env, 'WEBHOOK_CONCURRENCY', 64, 1, 256),
     ...faultLimits(env),
-    webhookLanes: int(env, 'WEBHOOK_LANES', 16, 1, 64),
+    webhookLanes: int(env, 'WEBHOOK_LANES', 32, 1, 64),
     realtimeMaxConnectionsPerUser: int(env, 'REALTIME_MAX_CONNECTIONS_PER_USER', 50, 1, 100_000),
     realtimeMaxConnectionsPerIp: int(env, 'REALTIME_MAX_CONNECTIONS_PER_IP', 200, 1, 1_000_000),
     realtimeRecoverySeconds: int(env, 'REALTIME_RECOVERY_SECONDS', 300, 0, 3600),

@@ -13,7 +13,7 @@ describe.each(DIALECTS)('webhook lanes and fairness (%s)', (dialect) => {
   let owner: TestUser;
 
   beforeAll(async () => {
-    ({ t, owner } = await webhookApp(dialect, { WEBHOOK_CONCURRENCY: '16' })); // default WEBHOOK_LANES (16)
+    ({ t, owner } = await webhookApp(dialect, { WEBHOOK_CONCURRENCY: '16' })); // default WEBHOOK_LANES (32)
   });
   afterAll(() => t.close());
 
