@@ -59,7 +59,7 @@ export interface Config {
   webhookRetrySchedule: readonly number[];
   /** WEBHOOK_RETENTION_DAYS — finished deliveries are kept this long in the delivery log; default 30. */
   webhookRetentionDays: number;
-  /** WEBHOOK_CONCURRENCY — deliveries (to different webhooks) one worker sends at once; default 16. */
+  /** WEBHOOK_CONCURRENCY — deliveries one worker sends at once (slots shared round robin between webhooks); default 64. */
   webhookConcurrency: number;
   /** DATABASE_CONNECT_TIMEOUT_MS — longest wait for a database connection (PostgreSQL connect or pool slot, SQLite lock); default 5000. */
   databaseConnectTimeoutMs: number;
@@ -69,8 +69,10 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** REQUEST_TIMEOUT_MS — a client must send its whole request (headers and body) within this; default 30000. */
   requestTimeoutMs: number;
-  /** WEBHOOK_LANES — deliveries of ONE webhook in flight at once, for different rows (a row's deliveries stay in order); 1 = strict order; default 8. */
+  /** WEBHOOK_LANES — deliveries of ONE webhook in flight at once, for different rows (a row's deliveries stay in order); 1 = strict order; default 32. */
   webhookLanes: number;
+  /** WEBHOOK_WORKER_STALE_MS — PostgreSQL: a delivery worker silent this long is dead and its leases are taken over (it beats every third of it); default 3000. */
+  webhookWorkerStaleMs: number;
   /** REALTIME_MAX_CONNECTIONS_PER_USER — live (socket.io) connections one credential may hold per instance; default 50. */
   realtimeMaxConnectionsPerUser: number;
   /** REALTIME_MAX_CONNECTIONS_PER_IP — live connections from one client address per instance; default 200. */
@@ -165,9 +167,9 @@ export function loadConfig(env: Env = process.env, options: { persistSecret?: bo
     webhookAllowPrivate: bool(env, 'WEBHOOK_ALLOW_PRIVATE', false),
     webhookRetrySchedule: Object.freeze(durations(env, 'WEBHOOK_RETRY_SCHEDULE', '5s,5m,30m,2h,5h,10h,10h')),
     webhookRetentionDays: int(env, 'WEBHOOK_RETENTION_DAYS', 30, 1, 3650),
-    webhookConcurrency: int(env, 'WEBHOOK_CONCURRENCY', 16, 1, 256),
+    webhookConcurrency: int(env, 'WEBHOOK_CONCURRENCY', 64, 1, 256),
     ...faultLimits(env),
-    webhookLanes: int(env, 'WEBHOOK_LANES', 8, 1, 64),
+    webhookLanes: int(env, 'WEBHOOK_LANES', 32, 1, 64),
     realtimeMaxConnectionsPerUser: int(env, 'REALTIME_MAX_CONNECTIONS_PER_USER', 50, 1, 100_000),
     realtimeMaxConnectionsPerIp: int(env, 'REALTIME_MAX_CONNECTIONS_PER_IP', 200, 1, 1_000_000),
     realtimeRecoverySeconds: int(env, 'REALTIME_RECOVERY_SECONDS', 300, 0, 3600),
@@ -175,6 +177,7 @@ export function loadConfig(env: Env = process.env, options: { persistSecret?: bo
     security: loadSecurityConfig(env),
     webhookMaxPerBase: int(env, 'WEBHOOK_MAX_PER_BASE', 20, 1, 1000),
     webhookMaxBacklog: int(env, 'WEBHOOK_MAX_BACKLOG', 10_000, 10, 10_000_000),
+    webhookWorkerStaleMs: int(env, 'WEBHOOK_WORKER_STALE_MS', 3_000, 1_000, 600_000),
   });
 }
 

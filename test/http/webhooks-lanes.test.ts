@@ -13,7 +13,7 @@ describe.each(DIALECTS)('webhook lanes and fairness (%s)', (dialect) => {
   let owner: TestUser;
 
   beforeAll(async () => {
-    ({ t, owner } = await webhookApp(dialect)); // default WEBHOOK_LANES (8)
+    ({ t, owner } = await webhookApp(dialect, { WEBHOOK_CONCURRENCY: '16' })); // default WEBHOOK_LANES (32)
   });
   afterAll(() => t.close());
 
@@ -34,7 +34,7 @@ describe.each(DIALECTS)('webhook lanes and fairness (%s)', (dialect) => {
         expect(sent).toEqual(events.filter((e) => e.rowId === rowId).map((e) => e.rowName));
       }
       expect(receiver.maxOpen.get('/lanes')).toBeGreaterThan(1);
-      expect(receiver.maxOpen.get('/lanes')).toBeLessThanOrEqual(8);
+      expect(receiver.maxOpen.get('/lanes')).toBeLessThanOrEqual(rows.length); // one per row at a time
     } finally {
       await receiver.close();
     }

@@ -195,6 +195,16 @@ export async function forgetWorkers(db: Executor, before: number): Promise<void>
   await db.deleteFrom('delivery_workers').where('heartbeat_at', '<', before).execute();
 }
 
+/** Give a claimed delivery back unsent (only while the lease is still this claim's). */
+export async function releaseLease(db: Executor, deliveryId: number, token: string): Promise<void> {
+  await db
+    .updateTable('webhook_deliveries')
+    .set({ locked_until: null, claim_token: null, lease_owner: null })
+    .where('id', '=', deliveryId)
+    .where('claim_token', '=', token)
+    .execute();
+}
+
 /** SQLite (one process by design): every lease found at start belongs to a process that is gone. */
 export async function releaseAllLeases(db: Executor): Promise<number> {
   const result = await db

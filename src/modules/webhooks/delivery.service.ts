@@ -8,7 +8,7 @@ import { decideAfterAttempt, type Decision } from './retry-policy.js';
 import type { SecretBox } from './secret-box.js';
 import { deliveryHeaders } from './signing.js';
 import * as webhooks from './webhooks.repository.js';
-import { beat, releaseAllLeases } from './claim.repository.js';
+import { beat, forgetWorkers, releaseAllLeases, releaseLease } from './claim.repository.js';
 
 /** `msg_type` of the inbox notice sent when a webhook is disabled. */
 export const MSG_TYPE_WEBHOOK_INVALID = 'webhook_invalid';
@@ -18,9 +18,16 @@ export type WebhookNotifier = (
   notice: { userId: number; msgType: string; detail: Record<string, unknown>; baseId: number; dtableUuid: string },
 ) => Promise<unknown>;
 
-/** How often a running worker proves it is alive (PostgreSQL), and after how long without it its leases are taken over. */
-export const HEARTBEAT_MS = 2_000;
-export const HEARTBEAT_STALE_MS = 10_000;
+/**
+ * PostgreSQL: after how long without a heartbeat a worker counts as dead and its leases are taken over
+ * (WEBHOOK_WORKER_STALE_MS). A running worker beats every third of it, so two missed beats are tolerated.
+ */
+export const HEARTBEAT_STALE_MS = 3_000;
+
+/** How often a worker beats for a given stale time. */
+export function heartbeatInterval(staleMs: number): number {
+  return Math.max(250, Math.floor(staleMs / 3));
+}
 
 /** This many deliveries failing for good in a row make a webhook invalid. */
 export const DISABLE_AFTER_FAILURES = 5;
@@ -36,6 +43,8 @@ export interface DeliveryServiceDeps {
   concurrency: number;
   /** Deliveries of one webhook in flight at once (different rows); 1 = strict order. Default 1. */
   lanes?: number;
+  /** PostgreSQL: a worker silent this long loses its leases (default HEARTBEAT_STALE_MS). */
+  staleMs?: number;
   retentionDays: number;
   random?: () => number;
   onError?: (error: unknown, context: string) => void;
@@ -63,12 +72,20 @@ export class WebhookDeliveryService {
   private readonly random: () => number;
   /** This worker instance: its heartbeat keeps its leases (PostgreSQL); a restart is a new instance. */
   readonly instanceId = randomBytes(12).toString('hex');
+  /** When this instance's last heartbeat was written (PostgreSQL). */
   private lastBeat = Number.NEGATIVE_INFINITY;
+  private readonly staleMs: number;
   private recovered = false;
   private wakeUp: (() => void) | null = null;
 
   constructor(private readonly deps: DeliveryServiceDeps) {
     this.random = deps.random ?? Math.random;
+    this.staleMs = deps.staleMs ?? HEARTBEAT_STALE_MS;
+  }
+
+  /** How often the worker loop calls `heartbeat()`. */
+  get heartbeatMs(): number {
+    return heartbeatInterval(this.staleMs);
   }
 
   /** New deliveries were queued: a pool waiting for its attempts claims again at once. */
@@ -76,12 +93,20 @@ export class WebhookDeliveryService {
     this.wakeUp?.();
   }
 
-  /** Refresh this instance's heartbeat (the worker loop calls it every HEARTBEAT_MS while running). */
+  /** Refresh this instance's heartbeat (the worker loop calls it every `heartbeatMs` while running). */
   async heartbeat(): Promise<void> {
     if (this.deps.dialect !== 'postgres') return;
     const now = this.deps.clock.now();
-    this.lastBeat = now;
     await beat(this.deps.db, this.instanceId, now);
+    this.lastBeat = now;
+  }
+
+  /**
+   * PostgreSQL: this instance has not proved it is alive for the stale time (a stalled event loop or
+   * database), so other workers may have taken its leases over: it must not send what it claimed.
+   */
+  private mayHaveLostLeases(): boolean {
+    return this.deps.dialect === 'postgres' && this.deps.clock.now() - this.lastBeat >= this.staleMs;
   }
 
   /**
@@ -126,7 +151,7 @@ export class WebhookDeliveryService {
     const { db, dialect, clock, timeoutMs } = this.deps;
     await this.recover();
     const now = clock.now();
-    if (dialect === 'postgres' && now - this.lastBeat >= HEARTBEAT_MS) await this.heartbeat();
+    if (dialect === 'postgres' && now - this.lastBeat >= this.heartbeatMs) await this.heartbeat();
     // The lease outlives the attempt's own timeout; on PostgreSQL a silent worker's lease is taken over sooner.
     const input = {
       now,
@@ -135,7 +160,7 @@ export class WebhookDeliveryService {
       token,
       lanes: this.deps.lanes ?? 1,
       owner: this.instanceId,
-      ...(dialect === 'postgres' ? { staleBefore: now - HEARTBEAT_STALE_MS } : {}),
+      ...(dialect === 'postgres' ? { staleBefore: now - this.staleMs } : {}),
     };
     return dialect === 'postgres'
       ? deliveries.claimDue(db, dialect, input)
@@ -186,13 +211,20 @@ export class WebhookDeliveryService {
   }
 
   /** Delete finished deliveries older than the retention period; for the scheduler. */
-  prune(): Promise<number> {
-    const before = this.deps.clock.now() - this.deps.retentionDays * 86_400_000;
-    return deliveries.pruneFinished(this.deps.db, before);
+  async prune(): Promise<number> {
+    const now = this.deps.clock.now();
+    // Rows of workers gone for a day (each restart is a new instance); their leases are free anyway.
+    if (this.deps.dialect === 'postgres') await forgetWorkers(this.deps.db, now - 86_400_000);
+    return deliveries.pruneFinished(this.deps.db, now - this.deps.retentionDays * 86_400_000);
   }
 
   private async deliver(delivery: ClaimedDelivery, token: string): Promise<void> {
     try {
+      if (this.mayHaveLostLeases()) {
+        // Not sent (another worker may be sending it): given back, to whichever worker claims it next.
+        await releaseLease(this.deps.db, delivery.id, token);
+        return;
+      }
       const attempt = delivery.attempts + 1;
       const report = await this.attempt({
         url: delivery.url,

@@ -5,7 +5,7 @@ import { createOutboundHttp, type OutboundHttp } from '../../platform/http/index
 import type { Clock } from '../../shared/clock.js';
 import { WebhookDeliverer } from '../../workers/webhook-deliverer.js';
 import type { BaseAccess } from '../workspaces/index.js';
-import { HEARTBEAT_MS, WebhookDeliveryService, type WebhookNotifier } from './delivery.service.js';
+import { WebhookDeliveryService, type WebhookNotifier } from './delivery.service.js';
 import { SecretBox } from './secret-box.js';
 import { WebhookEventConsumer } from './webhooks.consumer.js';
 import { WebhooksService } from './webhooks.service.js';
@@ -66,6 +66,7 @@ export function createWebhooksModule(deps: WebhooksModuleDeps): WebhooksModule {
     timeoutMs: config.webhookTimeoutMs,
     concurrency: config.webhookConcurrency,
     lanes: config.webhookLanes,
+    staleMs: config.webhookWorkerStaleMs,
     retentionDays: config.webhookRetentionDays,
     ...(deps.random ? { random: deps.random } : {}),
     onError: (error, context) => deliverer.log(error, context),
@@ -73,7 +74,7 @@ export function createWebhooksModule(deps: WebhooksModuleDeps): WebhooksModule {
     ...(deps.registry ? { onAttempt: attemptMetrics(deps.registry) } : {}),
     ...(deps.notify ? { notify: deps.notify } : {}),
   });
-  const deliverer = new WebhookDeliverer(delivery, deps.clock, { heartbeatMs: HEARTBEAT_MS });
+  const deliverer = new WebhookDeliverer(delivery, deps.clock, { heartbeatMs: delivery.heartbeatMs });
   const wake = () => deliverer.wake();
   const service = new WebhooksService({
     db: deps.db,
