@@ -68,10 +68,11 @@ describe.each(DIALECTS)('live channel across two instances through Redis (%s)', 
     await own?.kill();
   });
 
+  /** The names of the rows inserted, in the order received (a batch is one insert_rows). */
   const names = (c: LiveClient) =>
-    (c.messages('update-dtable') as Array<{ op_type: string; row_data?: Record<string, unknown> }>)
-      .filter((op) => op.op_type === 'insert_row')
-      .map((op) => op.row_data!['0000']);
+    (c.messages('update-dtable') as Array<{ op_type: string; row_data?: Record<string, unknown>; row_datas?: Array<Record<string, unknown>> }>)
+      .flatMap((op) => (op.op_type === 'insert_row' ? [op.row_data!] : op.op_type === 'insert_rows' ? op.row_datas! : []))
+      .map((row) => row['0000']);
 
   it('delivers a change made on either instance to the clients of both, exactly once and in order', async () => {
     await appendRows(g, 'Table1', [{ Name: 'via first 1' }, { Name: 'via first 2' }]);

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { sql, type RawBuilder, type Selectable } from 'kysely';
 import type { DialectName, Executor } from '../../db/index.js';
 import type { ChangeEvent, NewChangeEvent, OpType } from './events.types.js';
@@ -18,7 +19,9 @@ const INSERT_CHUNK = 2000;
  */
 export async function appendEvents(trx: Executor, dialect: DialectName, events: NewChangeEvent[], now: number): Promise<void> {
   if (events.length === 0) return;
-  if (dialect === 'postgres') return appendPostgres(trx, events, now);
+  // One id for the whole write: the live channel sends a batch as one operation.
+  const writeId = randomUUID();
+  if (dialect === 'postgres') return appendPostgres(trx, events, now, writeId);
   for (let i = 0; i < events.length; i += INSERT_CHUNK) {
     const values = events.slice(i, i + INSERT_CHUNK).map((e) => ({
       base_id: e.baseId,
@@ -34,6 +37,7 @@ export async function appendEvents(trx: Executor, dialect: DialectName, events: 
       row_data: JSON.stringify(e.rowData),
       row: e.row === null ? null : JSON.stringify(e.row),
       created_at: now,
+      write_id: writeId,
     }));
     await trx.insertInto('events').values(values).execute();
   }
@@ -44,13 +48,13 @@ export async function appendEvents(trx: Executor, dialect: DialectName, events: 
  * lock is held), one array parameter per column whatever the number of events. Each inserted row
  * needs the `commit_order` row, so the lock is taken before the first id is drawn.
  */
-async function appendPostgres(trx: Executor, events: NewChangeEvent[], now: number): Promise<void> {
+async function appendPostgres(trx: Executor, events: NewChangeEvent[], now: number, writeId: string): Promise<void> {
   const col = <T>(pick: (e: NewChangeEvent) => T) => events.map(pick);
   await sql`
     WITH commit_order AS (SELECT pg_advisory_xact_lock(${EVENTS_COMMIT_LOCK}) AS locked)
-    INSERT INTO events (base_id, base_uuid, table_id, table_name, row_id, row_name, op_type, op_user, op_app, op_time, row_data, row, created_at)
+    INSERT INTO events (base_id, base_uuid, table_id, table_name, row_id, row_name, op_type, op_user, op_app, op_time, row_data, row, created_at, write_id)
     SELECT e.base_id, e.base_uuid, e.table_id, e.table_name, e.row_id, e.row_name, e.op_type, e.op_user, e.op_app, e.op_time, e.row_data, e.row,
-           CAST(${now} AS bigint)
+           CAST(${now} AS bigint), CAST(${writeId} AS text)
       FROM commit_order,
            unnest(CAST(${col((e) => e.baseId)} AS bigint[]), CAST(${col((e) => e.baseUuid)} AS text[]), CAST(${col((e) => e.tableId)} AS text[]),
                   CAST(${col((e) => e.tableName)} AS text[]), CAST(${col((e) => e.rowId)} AS text[]), CAST(${col((e) => e.rowName)} AS text[]),
@@ -93,6 +97,19 @@ export async function eventsOfBases(db: Executor, afterId: number, throughId: nu
   return rows.map(parseEvent);
 }
 
+/** Events after `afterId` written by the same write as it (a write's events are consecutive), parsed. */
+export async function eventsOfWrite(db: Executor, afterId: number, writeId: string, limit: number): Promise<ChangeEvent[]> {
+  const rows = await db
+    .selectFrom('events')
+    .selectAll()
+    .where('id', '>', afterId)
+    .where('id', '<=', afterId + limit)
+    .where('write_id', '=', writeId)
+    .orderBy('id')
+    .execute();
+  return rows.map(parseEvent);
+}
+
 export async function eventsAfter(db: Executor, afterId: number, limit: number): Promise<ChangeEvent[]> {
   const rows = await db.selectFrom('events').selectAll().where('id', '>', afterId).orderBy('id').limit(limit).execute();
   return rows.map(parseEvent);
@@ -114,6 +131,7 @@ function parseEvent(r: Selectable<EventsTable>): ChangeEvent {
     opTime: Number(r.op_time),
     rowData: JSON.parse(r.row_data) as ChangeEvent['rowData'],
     row: r.row === null ? null : (JSON.parse(r.row) as Record<string, unknown>),
+    writeId: r.write_id ?? null,
   };
 }
 
