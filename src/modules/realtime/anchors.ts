@@ -17,23 +17,23 @@ function notArchived(dialect: DialectName) {
  */
 export async function anchorOf(db: Executor, dialect: DialectName, group: ChangeGroup): Promise<string> {
   const first = group[0]!;
-  const start = await db
-    .selectFrom('base_rows')
-    .select((eb) => eb.fn.min('id').as('id'))
-    .where('base_id', '=', first.baseId)
-    .where(
-      'row_id',
-      'in',
-      group.map((event) => event.rowId),
-    )
-    .executeTakeFirst();
-  if (start?.id === null || start?.id === undefined) return '';
+  // One round trip: the first row of the group still there, and the row before it.
   const above = await db
     .selectFrom('base_rows')
     .select('row_id')
     .where('base_id', '=', first.baseId)
     .where('table_id', '=', first.tableId)
-    .where('id', '<', Number(start.id))
+    .where('id', '<', (eb) =>
+      eb
+        .selectFrom('base_rows')
+        .select((inner) => inner.fn.min('id').as('id'))
+        .where('base_id', '=', first.baseId)
+        .where(
+          'row_id',
+          'in',
+          group.map((event) => event.rowId),
+        ),
+    )
     .where(notArchived(dialect))
     .orderBy('id', 'desc')
     .limit(1)

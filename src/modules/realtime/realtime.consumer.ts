@@ -9,6 +9,8 @@ import {
   pruneStructureEvents,
   structureEventsAfter,
   eventsOfWrite,
+  eventHeadsAfter,
+  eventsOfBases,
   type ChangeEvent,
   type ConsumerContext,
   type EventConsumer,
@@ -25,6 +27,8 @@ const STRUCTURE = 'realtime-structure';
 const STRUCTURE_BATCH = 1000;
 /** Events one write may have past a batch's end (a 1,000-row write with links on both sides is far less). */
 const MAX_WRITE_EVENTS = 100_000;
+/** Events per transaction of `catchUp` (as the dispatcher's batches). */
+const OWN_BATCH = 500;
 
 /** One `update-dtable` message: its room, the operation as JSON, its version (event id). */
 interface Outgoing {
@@ -45,6 +49,8 @@ interface Outgoing {
 export class RealtimeConsumer implements EventConsumer {
   readonly name = NAME;
   private started = false;
+  /** Set once the dispatcher runs this consumer here: only then does `catchUp` run it too. */
+  private dispatched = false;
   /** The highest event id already sent (a write read ahead past the dispatcher's batch). */
   private sentThrough = 0;
 
@@ -62,11 +68,41 @@ export class RealtimeConsumer implements EventConsumer {
    * that reconnects still recovers what it missed): `realtime_presence`, by primary key.
    */
   async basesOfInterest(trx: Executor, baseIds: number[]): Promise<number[]> {
+    this.dispatched = true;
     return presentBases(trx, baseIds, this.clock.now());
+  }
+
+  /**
+   * Runs this consumer itself right after a commit here (`wake` → Poller), instead of waiting for the
+   * dispatcher's next turn behind the other consumers; the dispatcher still runs it too (other instances'
+   * commits, and it keeps the consumer's position for pruning). Both take the consumer's lock, so a batch
+   * is handled once. Only on an instance whose dispatcher runs this consumer (worker role).
+   */
+  async catchUp(): Promise<void> {
+    if (!this.dispatched) return;
+    await this.ensureStarted(this.db);
+    for (;;) {
+      const committed: Array<() => void> = [];
+      const handed = await this.db.transaction().execute(async (trx) => {
+        const position = await lockConsumer(trx, this.dialect, NAME);
+        if (position === null) return 0; // the dispatcher (here or elsewhere) is on it
+        const heads = await eventHeadsAfter(trx, position, OWN_BATCH);
+        if (heads.length === 0) return 0;
+        const lastId = heads[heads.length - 1]!.id;
+        const bases = await presentBases(trx, [...new Set(heads.map((head) => head.baseId))], this.clock.now());
+        const list = await eventsOfBases(trx, position, lastId, bases);
+        if (list.length > 0) await this.handle(trx, list, { afterCommit: (fn) => committed.push(fn) });
+        await advanceConsumer(trx, NAME, lastId, this.clock.now());
+        return heads.length;
+      });
+      for (const fn of committed) fn();
+      if (handed < OWN_BATCH) return;
+    }
   }
 
   async handle(trx: Executor, events: ChangeEvent[], context?: ConsumerContext): Promise<void> {
     await this.ensureStarted(trx);
+    this.dispatched = true;
     // Events of a write whose operation went out already with an earlier batch (read ahead, below).
     const fresh = events.filter((event) => event.id > this.sentThrough);
     const groups = groupWrites(fresh);

@@ -45,6 +45,8 @@ export interface Realtime {
   attach(app: FastifyInstance): Promise<void>;
   /** A structure change committed here: send it soon (other instances' are found by polling). */
   wakeStructure(): void;
+  /** A write committed here: send its changes now, ahead of the dispatcher's other consumers. */
+  wakeConsumer(): void;
   /** One sweep of this instance's sockets now (the timer runs one every `sweepIntervalMs`), presence refresh included. */
   sweep(): Promise<void>;
   /** Resolves once messages from other instances can arrive (at once without Redis). */
@@ -97,6 +99,8 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
   const structure = new Poller(() => consumer.flushStructure(), deps.structurePollMs ?? 1000, (error) =>
     log?.error({ err: error }, 'sending structure changes failed'),
   );
+  // Woken by every commit here; the interval only retries a failed run (the dispatcher polls as well).
+  const own = new Poller(() => consumer.catchUp(), 5000, (error) => log?.error({ err: error }, 'sending changes failed'));
   let attached = false;
 
   return {
@@ -109,6 +113,7 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
       sockets.start();
       watcher.start();
       structure.start();
+      own.start();
       // Live connections would hold the HTTP server open: end them before it closes.
       app.addHook('preClose', (done) => {
         sockets.stop();
@@ -118,6 +123,7 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
       await app.register(uiToastsRoutes(io));
     },
     wakeStructure: () => structure.wake(),
+    wakeConsumer: () => own.wake(),
     sweep: () => sockets.sweep(),
     async ready() {
       if (!redis) return;
@@ -138,6 +144,7 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
       sockets.stop();
       await watcher.stop();
       await structure.stop();
+      await own.stop();
       // io.close() also closes the engine it was attached to; without one only the adapter needs closing.
       if (attached) await io.close();
       else await io.of('/').adapter.close();
