@@ -69,6 +69,9 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
     path: SOCKET_IO_PATH,
     serveClient: false,
     maxHttpBufferSize: MAX_MESSAGE_BYTES,
+    // (engine.io's default, said outright: compressing each frame per socket would cost more than it saves.
+    // A broadcast's websocket frame is encoded once for all the sockets of the room.)
+    perMessageDeflate: false,
     // Recovered sockets skip no checks of ours: limits and credentials live in the connection handler and sweep.
     connectionStateRecovery: { maxDisconnectionDuration: recoveryMs, skipMiddlewares: true },
     cors: { origin: true, credentials: true },
