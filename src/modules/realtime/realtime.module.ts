@@ -45,8 +45,11 @@ export interface Realtime {
   attach(app: FastifyInstance): Promise<void>;
   /** A structure change committed here: send it soon (other instances' are found by polling). */
   wakeStructure(): void;
-  /** A write committed here: send its changes now, ahead of the dispatcher's other consumers. */
-  wakeConsumer(): void;
+  /**
+   * A write to the base committed here: when sockets on this instance watch the base, send its changes
+   * now, ahead of the dispatcher's other consumers (otherwise the dispatcher sends them on its turn).
+   */
+  wakeConsumer(baseId: number): void;
   /** One sweep of this instance's sockets now (the timer runs one every `sweepIntervalMs`), presence refresh included. */
   sweep(): Promise<void>;
   /** Resolves once messages from other instances can arrive (at once without Redis). */
@@ -102,8 +105,8 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
   const structure = new Poller(() => consumer.flushStructure(), deps.structurePollMs ?? 1000, (error) =>
     log?.error({ err: error }, 'sending structure changes failed'),
   );
-  // Woken by every commit here; the interval only retries a failed run (the dispatcher polls as well).
-  const own = new Poller(() => consumer.catchUp(), 5000, (error) => log?.error({ err: error }, 'sending changes failed'));
+  // Only woken by commits here: the dispatcher polls (other instances' commits, a failed run).
+  const own = new Poller(() => consumer.catchUp(), 0, (error) => log?.error({ err: error }, 'sending changes failed'));
   let attached = false;
 
   return {
@@ -126,7 +129,9 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
       await app.register(uiToastsRoutes(io));
     },
     wakeStructure: () => structure.wake(),
-    wakeConsumer: () => own.wake(),
+    wakeConsumer(baseId) {
+      if (presence.hasSockets(baseId)) own.wake();
+    },
     sweep: () => sockets.sweep(),
     async ready() {
       if (!redis) return;
