@@ -38,8 +38,9 @@ interface Outgoing {
 }
 
 /**
- * The outbox consumer behind `update-dtable`: each committed row change (`events`) and structure change
- * (`structure_events`), merged in commit order, as one operation to its base's room. The dispatcher runs
+ * The outbox consumer behind `update-dtable`: the committed row changes (`events`, one operation per
+ * write, kind and table: operations.ts) and structure changes (`structure_events`), merged in commit
+ * order, each to its base's room. The dispatcher runs
  * a consumer on one instance at a time and the adapter carries each message to every instance's
  * sockets, so each change is emitted once. A structure change is emitted once every row event before it
  * (`after_event_id`) has been; `flushStructure` sends those of writes without row events.
