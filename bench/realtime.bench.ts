@@ -2,12 +2,14 @@
  * The live channel: commit → client receipt latency of `update-dtable` (p50/p99) with 1, 100 and 1,000
  * clients joined to one base while 1,000 rows are written (one row per commit, 4 writers at a time),
  * and the server's memory per idle connection. The server (basegate on SQLite, worker role running)
- * is this process; the clients run in a child process, so their work does not share the server's
- * event loop. Latency is the client's receipt time minus the change's `op_time` (set in the write's
- * transaction, same machine clock); every client counts its messages, a sample of 20 records latency.
- * Ratios are against the 1-client run of the same invocation.
+ * is this process; the clients run in child processes, so their work does not share the server's
+ * event loop: up to 20 probe clients, which record latency, in a process of their own (so their
+ * receipt time is not the backlog of a process decoding the other clients' million messages), and
+ * the other clients, which only count, spread over BENCH_LOAD_PROCESSES processes. Latency is the
+ * probe's receipt time minus the change's `op_time` (set in the write's transaction, same machine
+ * clock). Ratios are against the 1-client run of the same invocation.
  *
- *   node --expose-gc --import tsx bench/realtime.bench.ts   # BENCH_ROWS=1000 BENCH_CLIENTS=1,100,1000
+ *   node --expose-gc --import tsx bench/realtime.bench.ts   # BENCH_ROWS=1000 BENCH_CLIENTS=1,100,1000 BENCH_LOAD_PROCESSES=2
  */
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -18,14 +20,18 @@ const ROWS = Number(process.env.BENCH_ROWS ?? 1000);
 const CLIENT_COUNTS = (process.env.BENCH_CLIENTS ?? '1,100,1000').split(',').map(Number);
 const WRITERS = 4;
 const SAMPLE = 20;
+const LOAD_PROCESSES = Number(process.env.BENCH_LOAD_PROCESSES ?? 2);
 
 interface ClientsReport {
   latencies: number[];
   complete: number;
 }
 
-/** Child: `n` clients join, then report once every client got `expected` messages (or after a timeout). */
-async function clients(url: string, uuid: string, token: string, n: number): Promise<void> {
+/**
+ * Child: `n` clients join, then report once every client got `expected` messages (or after a timeout).
+ * Probes record each message's latency; load clients only count (the message is not parsed).
+ */
+async function clients(url: string, uuid: string, token: string, n: number, probe: boolean): Promise<void> {
   const latencies: number[] = [];
   const counts = new Array<number>(n).fill(0);
   let expected = Infinity;
@@ -34,7 +40,7 @@ async function clients(url: string, uuid: string, token: string, n: number): Pro
       const socket = io(url, { path: '/api-gateway/socket.io', query: { dtable_uuid: uuid }, transports: ['websocket'], reconnection: false, forceNew: true });
       socket.on('update-dtable', (message: string) => {
         counts[i]! += 1;
-        if (i < SAMPLE) latencies.push(Date.now() - (JSON.parse(message) as { op_time: number }).op_time);
+        if (probe) latencies.push(Date.now() - (JSON.parse(message) as { op_time: number }).op_time);
         if (counts.every((c) => c >= expected)) done();
       });
       return new Promise<typeof socket>((resolve, reject) => {
@@ -62,18 +68,30 @@ function percentile(xs: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 }
 
-async function withClients<T>(server: RunningBasegate, n: number, work: (child: ReturnType<typeof fork>) => Promise<T>): Promise<T> {
-  const child = fork(fileURLToPath(import.meta.url), ['clients', server.origin, server.seeded.base.uuid, server.seeded.baseToken, String(n)], {
-    execArgv: ['--import', 'tsx'],
-  });
-  await new Promise<void>((resolve, reject) => {
-    child.once('message', () => resolve());
-    child.once('exit', (code) => reject(new Error(`clients exited with ${code}`)));
-  });
+/** The clients of one run: probes in one child process, the rest in LOAD_PROCESSES others. */
+async function withClients<T>(server: RunningBasegate, n: number, work: (children: ReturnType<typeof fork>[]) => Promise<T>): Promise<T> {
+  const probes = Math.min(n, SAMPLE);
+  const rest = n - probes;
+  const processes = rest === 0 ? 0 : Math.min(LOAD_PROCESSES, rest);
+  const loads = Array.from({ length: processes }, (_, i) => Math.floor(rest / processes) + (i < rest % processes ? 1 : 0));
+  const spawn = (count: number, probe: boolean) =>
+    fork(fileURLToPath(import.meta.url), ['clients', server.origin, server.seeded.base.uuid, server.seeded.baseToken, String(count), probe ? 'probe' : 'load'], {
+      execArgv: ['--import', 'tsx'],
+    });
+  const children = [spawn(probes, true), ...loads.map((count) => spawn(count, false))];
+  await Promise.all(
+    children.map(
+      (child) =>
+        new Promise<void>((resolve, reject) => {
+          child.once('message', () => resolve());
+          child.once('exit', (code) => reject(new Error(`clients exited with ${code}`)));
+        }),
+    ),
+  );
   try {
-    return await work(child);
+    return await work(children);
   } finally {
-    child.kill();
+    children.forEach((child) => child.kill());
   }
 }
 
@@ -92,14 +110,16 @@ async function writeRows(server: RunningBasegate): Promise<void> {
 }
 
 async function latencyRun(server: RunningBasegate, n: number) {
-  return withClients(server, n, async (child) => {
-    const report = new Promise<ClientsReport>((resolve) => child.once('message', (m) => resolve(m as ClientsReport)));
-    child.send({ expected: ROWS, timeoutMs: 120_000 });
+  return withClients(server, n, async (children) => {
+    const reports = Promise.all(children.map((child) => new Promise<ClientsReport>((resolve) => child.once('message', (m) => resolve(m as ClientsReport)))));
+    children.forEach((child) => child.send({ expected: ROWS, timeoutMs: 180_000 }));
     const started = Date.now();
     await writeRows(server);
     const writeSeconds = (Date.now() - started) / 1000;
-    const result = await report;
-    return { n, p50: percentile(result.latencies, 50), p99: percentile(result.latencies, 99), complete: result.complete, writeSeconds };
+    const results = await reports;
+    const latencies = results[0]!.latencies;
+    const complete = results.reduce((sum, r) => sum + r.complete, 0);
+    return { n, p50: percentile(latencies, 50), p99: percentile(latencies, 99), complete, writeSeconds };
   });
 }
 
@@ -138,8 +158,8 @@ async function main(): Promise<void> {
 }
 
 if (process.argv[2] === 'clients') {
-  const [, , , url, uuid, token, n] = process.argv;
-  void clients(url!, uuid!, token!, Number(n));
+  const [, , , url, uuid, token, n, role] = process.argv;
+  void clients(url!, uuid!, token!, Number(n), role === 'probe');
 } else {
   await main();
 }

@@ -106,6 +106,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   const realtime = createRealtime({ db, dialect: handle.dialect, clock, verifier: tokens.verifier, config });
   dispatcher.register(realtime.consumer);
   baseData.writer.onStructureChanged(async () => realtime.wakeStructure());
+  baseData.writer.onCommitted((base) => realtime.wakeConsumer(base.id));
   baseData.writer.beforeCommit((trx, events, now) => notifications.noticeSelectedCollaborators(trx, events, now));
   const scheduler = new Scheduler(db, clock, { timeZone: config.timeZone });
   const sec = config.security;

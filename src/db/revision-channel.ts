@@ -2,7 +2,7 @@ import pg from 'pg';
 import { CoalescedReader } from '../shared/coalesced-reader.js';
 import type { ConnectionLog } from './connect.js';
 
-/** The channel migration 0017's trigger notifies on; the payload is `<schema>:<base id>`. */
+/** The channel migration 0016's trigger notifies on; the payload is `<schema>:<base id>`. */
 export const REVISION_CHANNEL = 'basegate_revision';
 
 /**

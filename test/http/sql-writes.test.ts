@@ -88,6 +88,7 @@ describe.each(DIALECTS)('SQL writes (%s)', (dialect) => {
       ...e,
       id: 0,
       rowId: '',
+      writeId: null,
       row: e.row ? { ...e.row, _id: '', c013: '' } : null,
       rowData: e.rowData.filter((d) => d.column_key !== 'c013'),
     });

@@ -42,6 +42,9 @@ describe.each(DIALECTS)('live channel across two instances through Redis (%s)', 
   let g: Gateway;
   let onFirst: LiveClient;
   let onSecond: LiveClient;
+  let firstUrl: string;
+  let secondUrl: string;
+  const extra: LiveClient[] = [];
 
   beforeAll(async () => {
     let redisUrl = process.env.TEST_REDIS_URL;
@@ -52,7 +55,7 @@ describe.each(DIALECTS)('live channel across two instances through Redis (%s)', 
     t = await createTestApp(dialect, { REDIS_URL: redisUrl });
     other = await secondInstance(t);
     await Promise.all([t.container.realtime.ready(), other.container.realtime.ready()]);
-    const [firstUrl, secondUrl] = [await listenOn(t.app as never), await listenOn(other.app as never)];
+    [firstUrl, secondUrl] = [await listenOn(t.app as never), await listenOn(other.app as never)];
     t.container.dispatcher.start();
     other.container.dispatcher.start();
     await linked(t.container.realtime, other.container.realtime);
@@ -63,15 +66,17 @@ describe.each(DIALECTS)('live channel across two instances through Redis (%s)', 
   afterAll(async () => {
     onFirst?.close();
     onSecond?.close();
+    extra.forEach((c) => c.close());
     await other?.close();
     await t?.close();
     await own?.kill();
   });
 
+  /** The names of the rows inserted, in the order received (a batch is one insert_rows). */
   const names = (c: LiveClient) =>
-    (c.messages('update-dtable') as Array<{ op_type: string; row_data?: Record<string, unknown> }>)
-      .filter((op) => op.op_type === 'insert_row')
-      .map((op) => op.row_data!['0000']);
+    (c.messages('update-dtable') as Array<{ op_type: string; row_data?: Record<string, unknown>; row_datas?: Array<Record<string, unknown>> }>)
+      .flatMap((op) => (op.op_type === 'insert_row' ? [op.row_data!] : op.op_type === 'insert_rows' ? op.row_datas! : []))
+      .map((row) => row['0000']);
 
   it('delivers a change made on either instance to the clients of both, exactly once and in order', async () => {
     await appendRows(g, 'Table1', [{ Name: 'via first 1' }, { Name: 'via first 2' }]);
@@ -92,5 +97,32 @@ describe.each(DIALECTS)('live channel across two instances through Redis (%s)', 
     await settle(800);
     expect(onFirst.messages('new-notification').length - before[0]!).toBe(1);
     expect(onSecond.messages('new-notification').length - before[1]!).toBe(1);
+  });
+
+  it('lets a client that was on one instance resume on the other within the window, missing nothing', async () => {
+    const c = await joined(firstUrl, g.base.uuid, g.token, { reconnection: true, reconnectionDelay: 300, reconnectionDelayMax: 300 });
+    extra.push(c);
+    // The client resumes from the last message it saw, so it has seen one.
+    await appendRows(g, 'Table1', [{ Name: 'seen on first' }]);
+    await waitFor(() => names(c).includes('seen on first'), 'a first change');
+    const seen = names(c).length;
+    const firstId = c.socket.id;
+    // The connection drops; the client comes back through the other instance (as behind a load balancer).
+    (c.socket.io as unknown as { uri: string }).uri = secondUrl; // (the Manager reconnects to its uri)
+    c.socket.io.engine.close();
+    await appendRows(g, 'Table1', [{ Name: 'while away 1' }]);
+    await appendRows(through(asTestApp(other), g), 'Table1', [{ Name: 'while away 2' }]);
+    await waitFor(() => c.socket.connected && names(c).length >= seen + 2, 'the missed changes', 10_000);
+    expect(c.socket.recovered).toBe(true);
+    expect(c.socket.id).toBe(firstId);
+    expect(other.container.realtime.io.of('/').sockets.has(firstId!)).toBe(true);
+    expect(t.container.realtime.io.of('/').sockets.has(firstId!)).toBe(false);
+    await settle(500);
+    expect(names(c).slice(seen)).toEqual(['while away 1', 'while away 2']);
+    // Back in the base's room on the second instance without joining again, each change once.
+    await appendRows(g, 'Table1', [{ Name: 'back' }]);
+    await waitFor(() => names(c).includes('back'), 'a change after recovery');
+    await settle(800);
+    expect(names(c).slice(seen)).toEqual(['while away 1', 'while away 2', 'back']);
   });
 });

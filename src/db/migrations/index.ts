@@ -13,7 +13,8 @@ import * as m0011 from './0011_structure_events.js';
 import * as m0012 from './0012_realtime_presence.js';
 import * as m0013 from './0013_external_link_hash.js';
 import * as m0014 from './0014_row_comments.js';
-import * as m0017 from './0017_revision_notify.js';
+import * as m0015 from './0015_event_write_id.js';
+import * as m0016 from './0016_revision_notify.js';
 
 /**
  * Every migration, in order. Listed statically (not read from disk) so the same list works under
@@ -34,5 +35,6 @@ export const migrations: Record<string, Migration> = {
   '0012_realtime_presence': m0012,
   '0013_external_link_hash': m0013,
   '0014_row_comments': m0014,
-  '0017_revision_notify': m0017,
+  '0015_event_write_id': m0015,
+  '0016_revision_notify': m0016,
 };

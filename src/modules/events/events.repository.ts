@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { CompiledQuery, sql, type RawBuilder, type Selectable } from 'kysely';
 import type { DialectName, Executor } from '../../db/index.js';
 import type { ChangeEvent, NewChangeEvent, OpType } from './events.types.js';
@@ -18,7 +19,9 @@ const INSERT_CHUNK = 2000;
  */
 export async function appendEvents(trx: Executor, dialect: DialectName, events: NewChangeEvent[], now: number): Promise<void> {
   if (events.length === 0) return;
-  if (dialect === 'postgres') return appendPostgres(trx, events, now);
+  // One id for the whole write: the live channel sends a batch as one operation.
+  const writeId = randomUUID();
+  if (dialect === 'postgres') return appendPostgres(trx, events, now, writeId);
   // SQL text written directly (kept per row count, so SQLite reuses the prepared statement): building
   // and compiling a query tree of 13 values per event cost more than the insert itself.
   for (let i = 0; i < events.length; i += INSERT_CHUNK) {
@@ -26,13 +29,13 @@ export async function appendEvents(trx: Executor, dialect: DialectName, events: 
     const parameters: unknown[] = [];
     for (const e of part) {
       parameters.push(e.baseId, e.baseUuid, e.tableId, e.tableName, e.rowId, e.rowName, e.opType, e.opUser, e.opApp, e.opTime);
-      parameters.push(JSON.stringify(e.rowData), e.row === null ? null : JSON.stringify(e.row), now);
+      parameters.push(JSON.stringify(e.rowData), e.row === null ? null : JSON.stringify(e.row), now, writeId);
     }
     await trx.executeQuery(CompiledQuery.raw(sqliteInsertText(part.length), parameters));
   }
 }
 
-const EVENT_COLUMNS = ['base_id', 'base_uuid', 'table_id', 'table_name', 'row_id', 'row_name', 'op_type', 'op_user', 'op_app', 'op_time', 'row_data', 'row', 'created_at'];
+const EVENT_COLUMNS = ['base_id', 'base_uuid', 'table_id', 'table_name', 'row_id', 'row_name', 'op_type', 'op_user', 'op_app', 'op_time', 'row_data', 'row', 'created_at', 'write_id'];
 const sqliteInsertTexts = new Map<number, string>();
 
 /** `INSERT INTO events (…) VALUES (?, …), …` for `count` events, kept per count. */
@@ -54,7 +57,7 @@ function sqliteInsertText(count: number): string {
  * wrote them), where text[] parameters had every element escaped in JavaScript first. Each inserted
  * row needs the `commit_order` row, so the lock is taken before the first id is drawn.
  */
-async function appendPostgres(trx: Executor, events: NewChangeEvent[], now: number): Promise<void> {
+async function appendPostgres(trx: Executor, events: NewChangeEvent[], now: number, writeId: string): Promise<void> {
   const records = events.map((e) => ({
     base_id: e.baseId,
     base_uuid: e.baseUuid,
@@ -71,9 +74,9 @@ async function appendPostgres(trx: Executor, events: NewChangeEvent[], now: numb
   }));
   await sql`
     WITH commit_order AS (SELECT pg_advisory_xact_lock(${EVENTS_COMMIT_LOCK}) AS locked)
-    INSERT INTO events (base_id, base_uuid, table_id, table_name, row_id, row_name, op_type, op_user, op_app, op_time, row_data, row, created_at)
+    INSERT INTO events (base_id, base_uuid, table_id, table_name, row_id, row_name, op_type, op_user, op_app, op_time, row_data, row, created_at, write_id)
     SELECT e.base_id, e.base_uuid, e.table_id, e.table_name, e.row_id, e.row_name, e.op_type, e.op_user, e.op_app, e.op_time,
-           CAST(e.row_data AS text), CAST(e.row AS text), CAST(${now} AS bigint)
+           CAST(e.row_data AS text), CAST(e.row AS text), CAST(${now} AS bigint), CAST(${writeId} AS text)
       FROM commit_order,
            ROWS FROM (json_to_recordset(CAST(${JSON.stringify(records)} AS json)) AS (base_id bigint, base_uuid text, table_id text,
              table_name text, row_id text, row_name text, op_type text, op_user text, op_app text, op_time bigint, row_data json, row json))
@@ -113,6 +116,19 @@ export async function eventsOfBases(db: Executor, afterId: number, throughId: nu
   return rows.map(parseEvent);
 }
 
+/** Events after `afterId` written by the same write as it (a write's events are consecutive), parsed. */
+export async function eventsOfWrite(db: Executor, afterId: number, writeId: string, limit: number): Promise<ChangeEvent[]> {
+  const rows = await db
+    .selectFrom('events')
+    .selectAll()
+    .where('id', '>', afterId)
+    .where('id', '<=', afterId + limit)
+    .where('write_id', '=', writeId)
+    .orderBy('id')
+    .execute();
+  return rows.map(parseEvent);
+}
+
 export async function eventsAfter(db: Executor, afterId: number, limit: number): Promise<ChangeEvent[]> {
   const rows = await db.selectFrom('events').selectAll().where('id', '>', afterId).orderBy('id').limit(limit).execute();
   return rows.map(parseEvent);
@@ -134,6 +150,7 @@ function parseEvent(r: Selectable<EventsTable>): ChangeEvent {
     opTime: Number(r.op_time),
     rowData: JSON.parse(r.row_data) as ChangeEvent['rowData'],
     row: r.row === null ? null : (JSON.parse(r.row) as Record<string, unknown>),
+    writeId: r.write_id ?? null,
   };
 }
 

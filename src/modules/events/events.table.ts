@@ -18,6 +18,8 @@ export interface EventsTable {
   /** JSON object of the row after the change, or null after a delete. */
   row: string | null;
   created_at: number;
+  /** Shared by the events of one write (one transaction); null on events from before it was kept. */
+  write_id: string | null;
 }
 
 export interface EventConsumersTable {

@@ -31,6 +31,8 @@ export interface ChangeEvent {
   rowData: RowDataItem[];
   /** The row after the change keyed by column key (with `_id`), or null after a delete. */
   row: Record<string, unknown> | null;
+  /** Shared by the events of one write (set when appended; null on events older than it). */
+  writeId?: string | null;
 }
 
 /** A change about to be written; the id is assigned by the database. */

@@ -2,6 +2,7 @@ export type { ChangeEvent, ConsumerContext, EventConsumer, NewChangeEvent, OpTyp
 export {
   appendEvents,
   eventsAfter,
+  eventsOfWrite,
   eventHeadsAfter,
   eventsOfBases,
   ensureConsumer,

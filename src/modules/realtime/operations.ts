@@ -1,11 +1,64 @@
 import type { ChangeEvent } from '../events/index.js';
+import { linkOperation } from './link-operations.js';
 
 /** An operation object as the original's `dtable-store` applies it (`op_type` plus its attributes). */
 export type Operation = { op_type: string } & Record<string, unknown>;
 
+/**
+ * The events of one write that become one operation: the rows one write inserted (or modified, or
+ * deleted) in one table, or the link changes it made through one link.
+ */
+export type ChangeGroup = ChangeEvent[];
+
+type Kind = 'insert' | 'modify' | 'delete' | 'link';
+
+function kindOf(event: ChangeEvent): Kind {
+  if (event.opType === 'insert_row') return 'insert';
+  if (event.opType === 'modify_row') return 'modify';
+  if (event.opType === 'delete_row') return 'delete';
+  return 'link';
+}
+
+function linkIdOf(event: ChangeEvent): string | undefined {
+  return (event.rowData[0]?.column_data as { link_id?: string } | null | undefined)?.link_id;
+}
+
+/** Same write, same kind, same table (links: same link, whichever side). */
+export function together(a: ChangeEvent, b: ChangeEvent): boolean {
+  if (!a.writeId || a.writeId !== b.writeId || a.baseUuid !== b.baseUuid) return false;
+  const kind = kindOf(a);
+  if (kind !== kindOf(b)) return false;
+  return kind === 'link' ? linkIdOf(a) === linkIdOf(b) : a.tableId === b.tableId;
+}
+
+/**
+ * Splits events (in commit order) into the groups sent as one operation each. The events of one write
+ * are consecutive (appended in one statement under the commit lock); events from before `write_id`
+ * was kept are groups of one.
+ */
+export function groupWrites(events: ChangeEvent[]): ChangeGroup[] {
+  const groups: ChangeGroup[] = [];
+  let current: ChangeGroup | null = null;
+  for (const event of events) {
+    if (current && together(current[current.length - 1]!, event)) current.push(event);
+    else groups.push((current = [event]));
+  }
+  return groups;
+}
+
+/** True for a group of inserted rows: its operation needs the row the first one follows (`anchorOf`). */
+export function isInsertGroup(group: ChangeGroup): boolean {
+  return kindOf(group[0]!) === 'insert';
+}
+
 /** What every message carries besides the operation's own attributes (the webhook's data). */
-function origin(event: ChangeEvent) {
-  return { op_user: event.opUser, op_app: event.opApp, op_time: event.opTime, table_name: event.tableName, row_name: event.rowName };
+export function origin(event: ChangeEvent) {
+  return { op_user: event.opUser, op_app: event.opApp, op_time: event.opTime };
+}
+
+function rowOrigin(group: ChangeGroup) {
+  const first = group[0]!;
+  return group.length === 1 ? { ...origin(first), table_name: first.tableName, row_name: first.rowName } : { ...origin(first), table_name: first.tableName };
 }
 
 function oldCells(event: ChangeEvent): Record<string, unknown> {
@@ -21,53 +74,51 @@ function newCells(event: ChangeEvent): Record<string, unknown> {
 }
 
 /**
- * The `update-dtable` operation for one committed change event, or null for a kind with none.
- * Rows are keyed by column key, as in the whole-base read, so `dtable-store` applies them as they are.
+ * The `update-dtable` operation for one group, or null for one with none. Rows are keyed by column key,
+ * as in the whole-base read, so `dtable-store` applies them as they are. `anchor` (inserts only) is the
+ * row the first inserted row follows in the whole-base read ('' when it is the table's first).
  * (Structure changes come as operations already: rows/structure-ops.ts, events/structure-events.ts.)
  */
-export function toOperation(event: ChangeEvent): Operation | null {
-  const base = { table_id: event.tableId };
-  switch (event.opType) {
-    case 'insert_row':
-      // `row_id` is the row above in the original; '' appends, which is where our inserts land.
-      return { op_type: 'insert_row', ...base, row_id: '', row_insert_position: 'insert_below', row_data: { ...event.row }, links_data: {}, ...origin(event) };
-    case 'modify_row':
-      return { op_type: 'modify_row', ...base, row_id: event.rowId, updated: newCells(event), old_row: oldCells(event), ...origin(event) };
-    case 'delete_row':
+export function toOperation(group: ChangeGroup, anchor = ''): Operation | null {
+  const first = group[0]!;
+  const table_id = first.tableId;
+  switch (kindOf(first)) {
+    case 'insert': {
+      const rows = group.map((event) => ({ ...event.row }));
+      // Appended: each row goes below the one before it (dtable-store's own insertRows chains them so).
+      if (group.length === 1) {
+        return { op_type: 'insert_row', table_id, row_id: anchor, row_insert_position: 'insert_below', row_data: rows[0], links_data: [], ...rowOrigin(group) };
+      }
+      const row_ids = [anchor, ...group.slice(0, -1).map((event) => event.rowId)];
+      return { op_type: 'insert_rows', table_id, row_ids, row_insert_position: 'insert_below', row_datas: rows, links_data: [], ...rowOrigin(group) };
+    }
+    case 'modify':
+      if (group.length === 1) return { op_type: 'modify_row', table_id, row_id: first.rowId, updated: newCells(first), old_row: oldCells(first), ...rowOrigin(group) };
       return {
-        op_type: 'delete_row',
-        ...base,
-        row_id: event.rowId,
-        deleted_row: { _id: event.rowId, ...oldCells(event) },
-        upper_row_id: '',
-        deleted_links_data: {},
-        ...origin(event),
+        op_type: 'modify_rows',
+        table_id,
+        row_ids: group.map((event) => event.rowId),
+        updated: Object.fromEntries(group.map((event) => [event.rowId, newCells(event)])),
+        old_rows: Object.fromEntries(group.map((event) => [event.rowId, oldCells(event)])),
+        ...rowOrigin(group),
       };
-    case 'add_link':
-    case 'remove_link':
-      return linkOperation(event);
-    default:
-      return null;
+    case 'delete': {
+      const deleted = (event: ChangeEvent) => ({ _id: event.rowId, ...oldCells(event) });
+      // The row above is not kept with the event: '' (dtable-store uses it only to undo).
+      if (group.length === 1) {
+        return { op_type: 'delete_row', table_id, row_id: first.rowId, deleted_row: deleted(first), upper_row_id: '', deleted_links_data: {}, ...rowOrigin(group) };
+      }
+      return {
+        op_type: 'delete_rows',
+        table_id,
+        row_ids: group.map((event) => event.rowId),
+        deleted_rows: group.map(deleted),
+        upper_row_ids: group.map(() => ''),
+        deleted_links_data: {},
+        ...rowOrigin(group),
+      };
+    }
+    case 'link':
+      return linkOperation(group);
   }
-}
-
-/** A row's link cell changed: the original's `update_links` sets the row's whole list at once. */
-function linkOperation(event: ChangeEvent): Operation | null {
-  const cell = event.rowData[0];
-  const data = cell?.column_data as { link_id?: string; table_id?: string; other_table_id?: string } | null | undefined;
-  if (!cell || !data?.link_id) return null;
-  const linkedBack = data.table_id !== event.tableId;
-  return {
-    op_type: 'update_links',
-    link_id: data.link_id,
-    table_id: event.tableId,
-    other_table_id: linkedBack ? data.table_id : data.other_table_id,
-    is_linked_back: linkedBack,
-    row_id: event.rowId,
-    other_rows_ids: Array.isArray(cell.value) ? cell.value : [],
-    old_other_rows_ids: Array.isArray(cell.old_value) ? cell.old_value : [],
-    column_key: cell.column_key,
-    change: event.opType,
-    ...origin(event),
-  };
 }

@@ -1,9 +1,10 @@
 /**
- * Runs `pass` every `intervalMs` once started, and at once on `wake`; never two passes at a time
- * (a wake during a pass runs one more right after it).
+ * Runs `pass` every `intervalMs` once started (never, with 0: only when woken), and at once on `wake`;
+ * never two passes at a time (a wake during a pass runs one more right after it).
  */
 export class Poller {
   private timer: NodeJS.Timeout | null = null;
+  private started = false;
   private running: Promise<void> | null = null;
   private again = false;
 
@@ -14,19 +15,22 @@ export class Poller {
   ) {}
 
   start(): void {
-    if (this.timer) return;
+    if (this.started) return;
+    this.started = true;
+    if (this.intervalMs <= 0) return;
     this.timer = setInterval(() => this.wake(), this.intervalMs);
     this.timer.unref();
   }
 
   async stop(): Promise<void> {
+    this.started = false;
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     await this.running;
   }
 
   wake(): void {
-    if (!this.timer) return;
+    if (!this.started) return;
     if (this.running) {
       this.again = true;
       return;

@@ -79,6 +79,11 @@ export class Presence {
     }
   }
 
+  /** True while sockets on this instance are joined to the base. */
+  hasSockets(baseId: number): boolean {
+    return this.sockets.has(baseId);
+  }
+
   /** A socket counted by `joined` left the base (disconnected, or joined another one). */
   left(baseId: number, keepForRecovery = true): void {
     const count = this.sockets.get(baseId);

@@ -8,11 +8,16 @@ import {
   lockConsumer,
   pruneStructureEvents,
   structureEventsAfter,
+  eventsOfWrite,
+  eventHeadsAfter,
+  eventsOfBases,
   type ChangeEvent,
+  type ConsumerContext,
   type EventConsumer,
   type StructureEvent,
 } from '../events/index.js';
-import { toOperation } from './operations.js';
+import { anchorOf } from './anchors.js';
+import { groupWrites, isInsertGroup, toOperation, together } from './operations.js';
 import { presentBases } from './presence.js';
 import { baseRoom } from './rooms.js';
 
@@ -20,10 +25,22 @@ const NAME = 'realtime';
 /** Progress through `structure_events`, kept beside the consumer's own. */
 const STRUCTURE = 'realtime-structure';
 const STRUCTURE_BATCH = 1000;
+/** Events one write may have past a batch's end (a 1,000-row write with links on both sides is far less). */
+const MAX_WRITE_EVENTS = 100_000;
+/** Events per transaction of `catchUp` (as the dispatcher's batches). */
+const OWN_BATCH = 500;
+
+/** One `update-dtable` message: its room, the operation as JSON, its version (event id). */
+interface Outgoing {
+  room: string;
+  op: string;
+  version: number;
+}
 
 /**
- * The outbox consumer behind `update-dtable`: each committed row change (`events`) and structure change
- * (`structure_events`), merged in commit order, as one operation to its base's room. The dispatcher runs
+ * The outbox consumer behind `update-dtable`: the committed row changes (`events`, one operation per
+ * write, kind and table: operations.ts) and structure changes (`structure_events`), merged in commit
+ * order, each to its base's room. The dispatcher runs
  * a consumer on one instance at a time and the adapter carries each message to every instance's
  * sockets, so each change is emitted once. A structure change is emitted once every row event before it
  * (`after_event_id`) has been; `flushStructure` sends those of writes without row events.
@@ -33,6 +50,10 @@ const STRUCTURE_BATCH = 1000;
 export class RealtimeConsumer implements EventConsumer {
   readonly name = NAME;
   private started = false;
+  /** Set once the dispatcher runs this consumer here: only then does `catchUp` run it too. */
+  private dispatched = false;
+  /** The highest event id already sent (a write read ahead past the dispatcher's batch). */
+  private sentThrough = 0;
 
   constructor(
     private readonly db: Db,
@@ -48,37 +69,92 @@ export class RealtimeConsumer implements EventConsumer {
    * that reconnects still recovers what it missed): `realtime_presence`, by primary key.
    */
   async basesOfInterest(trx: Executor, baseIds: number[]): Promise<number[]> {
+    this.dispatched = true;
     return presentBases(trx, baseIds, this.clock.now());
   }
 
-  async handle(trx: Executor, events: ChangeEvent[]): Promise<void> {
-    await this.ensureStarted(trx);
-    const last = events[events.length - 1]!.id;
-    const pending = await this.pendingStructure(trx, last);
-    let next = 0;
-    const oldest = this.oldest();
-    for (const event of events) {
-      while (next < pending.length && pending[next]!.afterEventId < event.id) this.emitStructure(pending[next++]!, oldest);
-      if (event.opTime < oldest) continue;
-      const op = toOperation(event);
-      if (op) this.io.to(baseRoom(event.baseUuid)).emit('update-dtable', JSON.stringify(op), event.id);
+  /**
+   * Runs this consumer itself right after a commit here (`wake` → Poller), instead of waiting for the
+   * dispatcher's next turn behind the other consumers; the dispatcher still runs it too (other instances'
+   * commits, and it keeps the consumer's position for pruning). Both take the consumer's lock, so a batch
+   * is handled once. Only on an instance whose dispatcher runs this consumer (worker role).
+   */
+  async catchUp(): Promise<void> {
+    if (!this.dispatched) return;
+    await this.ensureStarted(this.db);
+    for (;;) {
+      const committed: Array<() => void> = [];
+      const handed = await this.db.transaction().execute(async (trx) => {
+        const position = await lockConsumer(trx, this.dialect, NAME);
+        if (position === null) return 0; // the dispatcher (here or elsewhere) is on it
+        const heads = await eventHeadsAfter(trx, position, OWN_BATCH);
+        if (heads.length === 0) return 0;
+        const lastId = heads[heads.length - 1]!.id;
+        const bases = await presentBases(trx, [...new Set(heads.map((head) => head.baseId))], this.clock.now());
+        const list = await eventsOfBases(trx, position, lastId, bases);
+        if (list.length > 0) await this.handle(trx, list, { afterCommit: (fn) => committed.push(fn) });
+        await advanceConsumer(trx, NAME, lastId, this.clock.now());
+        return heads.length;
+      });
+      for (const fn of committed) fn();
+      if (handed < OWN_BATCH) return;
     }
-    while (next < pending.length) this.emitStructure(pending[next++]!, oldest);
+  }
+
+  async handle(trx: Executor, events: ChangeEvent[], context?: ConsumerContext): Promise<void> {
+    await this.ensureStarted(trx);
+    this.dispatched = true;
+    // Events of a write whose operation went out already with an earlier batch (read ahead, below).
+    const fresh = events.filter((event) => event.id > this.sentThrough);
+    const groups = groupWrites(fresh);
+    const lastGroup = groups[groups.length - 1];
+    let through = events[events.length - 1]!.id;
+    // A write split by the dispatcher's batch: the rest of it joins its group, so it stays one operation.
+    const writeId = lastGroup?.[lastGroup.length - 1]!.writeId;
+    if (lastGroup && writeId) {
+      const rest = await eventsOfWrite(trx, through, writeId, MAX_WRITE_EVENTS);
+      for (const event of rest) {
+        if (together(lastGroup[lastGroup.length - 1]!, event)) lastGroup.push(event);
+        else groups.push([event]);
+      }
+      if (rest.length > 0) through = rest[rest.length - 1]!.id;
+    }
+    const pending = await this.pendingStructure(trx, through);
+    const oldest = this.oldest();
+    const out: Outgoing[] = [];
+    let next = 0;
+    for (const group of groups) {
+      const first = group[0]!;
+      while (next < pending.length && pending[next]!.afterEventId < first.id) this.structureMessage(pending[next++]!, oldest, out);
+      if (first.opTime < oldest) continue;
+      const op = toOperation(group, isInsertGroup(group) ? await anchorOf(trx, this.dialect, group) : '');
+      if (op) out.push({ room: baseRoom(first.baseUuid), op: JSON.stringify(op), version: group[group.length - 1]!.id });
+    }
+    while (next < pending.length) this.structureMessage(pending[next++]!, oldest, out);
     await this.advanceStructure(trx, pending);
-    this.afterBatch();
+    // Sent once the consumer's progress is committed: a batch rolled back and handed over again is not sent twice.
+    const send = () => {
+      this.sentThrough = Math.max(this.sentThrough, through);
+      this.send(out);
+      this.afterBatch();
+    };
+    if (context) context.afterCommit(send);
+    else send();
   }
 
   /** Sends the structure changes whose preceding row events are all sent (writes without row events). */
   async flushStructure(): Promise<void> {
     await this.ensureStarted(this.db);
+    const out: Outgoing[] = [];
     await this.db.transaction().execute(async (trx) => {
       const position = await lockConsumer(trx, this.dialect, NAME);
       if (position === null) return; // another instance holds the consumer
       const pending = await this.pendingStructure(trx, position);
       const oldest = this.oldest();
-      for (const change of pending) this.emitStructure(change, oldest);
+      for (const change of pending) this.structureMessage(change, oldest, out);
       await this.advanceStructure(trx, pending);
     });
+    this.send(out);
   }
 
   /** Structure changes not sent yet that belong at or before row event `upTo`, in commit order. */
@@ -100,10 +176,15 @@ export class RealtimeConsumer implements EventConsumer {
     await pruneStructureEvents(trx, last, this.oldest());
   }
 
-  private emitStructure(change: StructureEvent, oldest: number): void {
+  private structureMessage(change: StructureEvent, oldest: number, out: Outgoing[]): void {
     if (change.opTime < oldest) return;
     const op = { ...change.op, op_user: change.opUser, op_app: change.opApp, op_time: change.opTime };
-    this.io.to(baseRoom(change.baseUuid)).emit('update-dtable', JSON.stringify(op), change.afterEventId);
+    out.push({ room: baseRoom(change.baseUuid), op: JSON.stringify(op), version: change.afterEventId });
+  }
+
+  /** Each message serialized once, whatever the number of sockets in its room (and instances). */
+  private send(out: Outgoing[]): void {
+    for (const message of out) this.io.to(message.room).emit('update-dtable', message.op, message.version);
   }
 
   private oldest(): number {

@@ -46,6 +46,11 @@ export interface Realtime {
   attach(app: FastifyInstance): Promise<void>;
   /** A structure change committed here: send it soon (other instances' are found by polling). */
   wakeStructure(): void;
+  /**
+   * A write to the base committed here: when sockets on this instance watch the base, send its changes
+   * now, ahead of the dispatcher's other consumers (otherwise the dispatcher sends them on its turn).
+   */
+  wakeConsumer(baseId: number): void;
   /** One sweep of this instance's sockets now (the timer runs one every `sweepIntervalMs`), presence refresh included. */
   sweep(): Promise<void>;
   /** Resolves once messages from other instances can arrive (at once without Redis). */
@@ -68,6 +73,9 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
     path: SOCKET_IO_PATH,
     serveClient: false,
     maxHttpBufferSize: MAX_MESSAGE_BYTES,
+    // (engine.io's default, said outright: compressing each frame per socket would cost more than it saves.
+    // A broadcast's websocket frame is encoded once for all the sockets of the room.)
+    perMessageDeflate: false,
     // Recovered sockets skip no checks of ours: limits and credentials live in the connection handler and sweep.
     connectionStateRecovery: { maxDisconnectionDuration: recoveryMs, skipMiddlewares: true },
     cors: { origin: true, credentials: true },
@@ -98,6 +106,8 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
   const structure = new Poller(() => consumer.flushStructure(), deps.structurePollMs ?? 1000, (error) =>
     log?.error({ err: error }, 'sending structure changes failed'),
   );
+  // Only woken by commits here: the dispatcher polls (other instances' commits, a failed run).
+  const own = new Poller(() => consumer.catchUp(), 0, (error) => log?.error({ err: error }, 'sending changes failed'));
   let attached = false;
 
   return {
@@ -110,6 +120,7 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
       sockets.start();
       watcher.start();
       structure.start();
+      own.start();
       // Live connections would hold the HTTP server open: end them before it closes.
       app.addHook('preClose', (done) => {
         sockets.stop();
@@ -119,6 +130,9 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
       await app.register(uiToastsRoutes(io));
     },
     wakeStructure: () => structure.wake(),
+    wakeConsumer(baseId) {
+      if (presence.hasSockets(baseId)) own.wake();
+    },
     sweep: () => sockets.sweep(),
     async ready() {
       if (!redis) return;
@@ -139,6 +153,7 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
       sockets.stop();
       await watcher.stop();
       await structure.stop();
+      await own.stop();
       // io.close() also closes the engine it was attached to; without one only the adapter needs closing.
       if (attached) await io.close();
       else await io.of('/').adapter.close();
