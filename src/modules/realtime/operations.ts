@@ -1,4 +1,5 @@
 import type { ChangeEvent } from '../events/index.js';
+import { presentCell } from '../../shared/dates/index.js';
 
 /** An operation object as the original's `dtable-store` applies it (`op_type` plus its attributes). */
 export type Operation = { op_type: string } & Record<string, unknown>;
@@ -10,14 +11,21 @@ function origin(event: ChangeEvent) {
 
 function oldCells(event: ChangeEvent): Record<string, unknown> {
   const old: Record<string, unknown> = {};
-  for (const item of event.rowData) old[item.column_key] = item.old_value;
+  for (const item of event.rowData) old[item.column_key] = presentCell(item.column_type, item.column_data, item.old_value);
   return old;
 }
 
 function newCells(event: ChangeEvent): Record<string, unknown> {
   const updated: Record<string, unknown> = {};
-  for (const item of event.rowData) updated[item.column_key] = item.value;
+  for (const item of event.rowData) updated[item.column_key] = presentCell(item.column_type, item.column_data, item.value);
   return updated;
+}
+
+/** The inserted row as the whole-base read shows it: its date cells presented (the event's cells name their types). */
+function insertedRow(event: ChangeEvent): Record<string, unknown> {
+  const row: Record<string, unknown> = { ...event.row };
+  for (const item of event.rowData) if (item.column_key in row) row[item.column_key] = presentCell(item.column_type, item.column_data, row[item.column_key]);
+  return row;
 }
 
 /**
@@ -30,7 +38,7 @@ export function toOperation(event: ChangeEvent): Operation | null {
   switch (event.opType) {
     case 'insert_row':
       // `row_id` is the row above in the original; '' appends, which is where our inserts land.
-      return { op_type: 'insert_row', ...base, row_id: '', row_insert_position: 'insert_below', row_data: { ...event.row }, links_data: {}, ...origin(event) };
+      return { op_type: 'insert_row', ...base, row_id: '', row_insert_position: 'insert_below', row_data: insertedRow(event), links_data: {}, ...origin(event) };
     case 'modify_row':
       return { op_type: 'modify_row', ...base, row_id: event.rowId, updated: newCells(event), old_row: oldCells(event), ...origin(event) };
     case 'delete_row':

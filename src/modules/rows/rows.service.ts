@@ -10,7 +10,7 @@ import { loadLinkCells } from './link-cells.js';
 import { dependentRows, propagateLinkFormulas, recomputeLinkFormulas } from './link-formula-columns.js';
 import { removeLinksOfRows } from './links.repository.js';
 import { findTable, lookupColumn, optionalView, visibleColumns, type BaseMetadata, type TableMeta, type ViewMeta } from './metadata.js';
-import { presentRow, rowByKeys, type StoredRow } from './present.js';
+import { dateColumnKeys, presentRow, presentRowByKeys, type StoredRow } from './present.js';
 import { deleteEvent, insertEvent, modifyEvent, sameCells } from './row-events.js';
 import { RowInput } from './row-input.js';
 import { refuseLockedRows } from './row-locks.js';
@@ -94,7 +94,7 @@ export class RowsService {
   ) {}
 
   private filterContext(viewer: Viewer): FilterContext {
-    return { now: this.writer.now(), timeZone: 'UTC', currentUser: viewer.currentUser };
+    return { now: this.writer.now(), timeZone: this.writer.timeZone, currentUser: viewer.currentUser };
   }
 
   async list(base: BaseRef, input: ListInput, viewer: Viewer, extraFilter?: Body): Promise<Record<string, unknown>[]> {
@@ -210,7 +210,7 @@ export class RowsService {
     return {
       inserted_row_count: stored.length,
       row_ids: stored.map((r) => ({ _id: r._id })),
-      first_row: stored[0] ? rowByKeys(stored[0]) : null,
+      first_row: stored[0] ? presentRowByKeys(stored[0], dateColumnKeys(table.columns)) : null,
     };
   }
 
@@ -264,8 +264,9 @@ export class RowsService {
     const tables = [];
     for (const table of meta.tables) {
       const rows: Record<string, unknown>[] = [];
+      const dateKeys = dateColumnKeys(table.columns);
       for await (const batch of repo.scanTable(this.db, base.id, table._id)) {
-        for (const row of batch) if (rows.length < perTable && !isArchived(row)) rows.push(rowByKeys(row));
+        for (const row of batch) if (rows.length < perTable && !isArchived(row)) rows.push(presentRowByKeys(row, dateKeys));
         if (rows.length >= perTable) break;
       }
       tables.push({ ...table, rows });
