@@ -1,4 +1,4 @@
-import { zonedMs } from './calendar.js';
+import { instantOf } from '../../shared/dates/index.js';
 import { FormulaDate, toDate, type ResultType, type Value } from './values.js';
 
 /**
@@ -30,7 +30,7 @@ export function cellToValue(columnType: string, raw: unknown, timeZone: string, 
   if (type === 'date') {
     if (typeof raw !== 'string') return null;
     const m = STORED_MINUTE.exec(raw);
-    if (m) return new FormulaDate(zonedMs(timeZone, Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5])));
+    if (m) return new FormulaDate(instantOf({ year: Number(m[1]), month: Number(m[2]), day: Number(m[3]), hour: Number(m[4]), minute: Number(m[5]), second: 0 }, timeZone));
     try {
       return toDate(raw, timeZone);
     } catch {

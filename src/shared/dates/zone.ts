@@ -79,14 +79,18 @@ export function offsetMinutesAt(ms: number, tz = zone): number {
 }
 
 /**
- * The instant the wall clock in `tz` shows the given time. A time skipped by a DST jump resolves to
- * the instant after the gap (02:30 on a spring-forward night is 03:30 summer time).
+ * The instant the wall clock in `tz` shows the given time. A time shown twice (the hour repeated when
+ * DST ends) is its first occurrence; a time skipped by a DST jump is read with the offset before the
+ * jump, so 02:30 on a spring-forward night is 03:30 summer time.
  */
 export function instantOf(w: WallClock, tz = zone, millis = 0): number {
   const wall = utcMs(w.year, w.month - 1, w.day, w.hour, w.minute, w.second, millis);
   if (tz === 'UTC') return wall;
-  let ms = wall - offsetMinutesAt(wall, tz) * 60_000;
-  const second = wall - offsetMinutesAt(ms, tz) * 60_000;
-  if (second !== ms) ms = Math.max(ms, second);
-  return ms;
+  // Offsets change at most once within a day around any wall time (no zone does more).
+  const before = offsetMinutesAt(wall - DAY_MS, tz);
+  const after = offsetMinutesAt(wall + DAY_MS, tz);
+  const candidates = [wall - before * 60_000, wall - after * 60_000].filter((ms, i) => offsetMinutesAt(ms, tz) === (i === 0 ? before : after));
+  return candidates.length > 0 ? Math.min(...candidates) : wall - before * 60_000;
 }
+
+const DAY_MS = 86_400_000;
