@@ -18,6 +18,7 @@ import { isArchived, notArchived } from './archived-rows.js';
 import * as repo from './rows.repository.js';
 import { orderTerms } from './sort-sql.js';
 import { presentSettings } from './structure.present.js';
+import { wallClockAt } from '../../shared/dates/index.js';
 
 /** Rows per call (contract §9 / OA limits); above them the call is refused whole. */
 export const ROW_LIMITS = { list: 1000, append: 1000, update: 1000, delete: 10000 } as const;
@@ -95,6 +96,20 @@ export class RowsService {
 
   private filterContext(viewer: Viewer): FilterContext {
     return { now: this.writer.now(), timeZone: this.writer.timeZone, currentUser: viewer.currentUser };
+  }
+
+  private todayAt = Number.NaN;
+  private todayKey = '';
+
+  /** Today in TIME_ZONE (what relative date filters read), recomputed at most once a second. */
+  today(): string {
+    const now = this.writer.now();
+    if (Math.floor(now / 1000) !== Math.floor(this.todayAt / 1000)) {
+      const w = wallClockAt(now, this.writer.timeZone);
+      this.todayKey = `${w.year}-${w.month}-${w.day}`;
+      this.todayAt = now;
+    }
+    return this.todayKey;
   }
 
   async list(base: BaseRef, input: ListInput, viewer: Viewer, extraFilter?: Body): Promise<Record<string, unknown>[]> {
