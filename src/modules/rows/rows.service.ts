@@ -154,7 +154,7 @@ export class RowsService {
   }
 
   private async present(base: BaseRef, meta: BaseMetadata, table: TableMeta, columns: TableMeta['columns'], rows: StoredRow[], byName: boolean) {
-    const links = await loadLinkCells(this.db, base.id, meta, table, columns, rows.map((r) => r._id));
+    const links = await loadLinkCells(this.db, base.id, meta, table, columns, rows.map((r) => r._id), undefined, this.writer.dialect);
     return rows.map((r) => presentRow(r, columns, byName, links));
   }
 
