@@ -48,7 +48,7 @@ interface PageGroup {
   bytes: number;
 }
 
-/** Listing pages kept per base (oldest first out); the byte budget is `maxBytes`, beside the whole-base bodies'. */
+/** Listing pages kept per base (oldest first out); all pages together keep within a quarter of `maxBytes`, beside the whole-base bodies. */
 const PAGES_PER_BASE = 64;
 
 /** Builds consistent again after a write lands mid-build, at most this many times. */
@@ -198,7 +198,7 @@ export class BaseSnapshots {
     group.bytes += body.length;
     this.pageBytes += body.length;
     for (const id of this.pages.keys()) {
-      if (this.pageBytes <= this.options.maxBytes) break;
+      if (this.pageBytes <= this.options.maxBytes / 4) break;
       this.dropPages(id);
     }
   }
