@@ -14,6 +14,7 @@ import { createWebhooksModule, type WebhooksModule } from './modules/webhooks/in
 import { createNotifications, type NotificationsModule } from './modules/notifications/index.js';
 import { Scheduler } from './workers/scheduler.js';
 import { createRealtime, type Realtime } from './modules/realtime/index.js';
+import { configureTimeZone } from './shared/dates/index.js';
 
 /** Everything the app and the workers share, built once. Tests pass their own clock or database. */
 export interface Container {
@@ -93,6 +94,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   const redis = config.redisUrl ? createRedis(config.redisUrl, { name: 'shared', clock }) : null;
   const baseData = createBaseData(db, handle.dialect, clock, () => dispatcher.wake(), handle.externalChanges, handle.revisionChannel);
   baseData.writer.timeZone = config.timeZone;
+  configureTimeZone(config.timeZone);
   bases.onBaseChanged((base) => baseData.snapshots.evict(base.id));
   accounts.onUserDeleting(async (userId) => {
     const { owned } = await access.basesOfUser(userId);

@@ -15,6 +15,9 @@ export interface Target {
   name: string;
   url: string;
   headers?: Record<string, string>;
+  /** Default GET; with `body`, the request's JSON body. */
+  method?: string;
+  body?: string;
 }
 
 export interface LoadResult {
@@ -34,6 +37,8 @@ export interface LoadOptions {
 
 export async function load(target: Target, { seconds, connections }: LoadOptions): Promise<LoadResult> {
   const headerArgs = Object.entries(target.headers ?? {}).flatMap(([k, v]) => ['-H', `${k}=${v}`]);
+  if (target.method) headerArgs.push('-m', target.method);
+  if (target.body !== undefined) headerArgs.push('-H', 'content-type=application/json', '-b', target.body);
   const cpuBefore = process.cpuUsage();
   const { stdout } = await run(
     process.execPath,

@@ -41,7 +41,7 @@ export interface Config {
   rateLimitBasePerMinute: number;
   /** RATE_LIMIT_AUTH_TOKEN_PER_MINUTE — `/api2/auth-token/`; 0 = unlimited; default unlimited (cloud 60). */
   rateLimitAuthTokenPerMinute: number;
-  /** TIME_ZONE — IANA zone of deadline reminders (`notify_hour`, "today"); default UTC. */
+  /** TIME_ZONE — IANA zone of deadline reminders (`notify_hour`, "today") and of date cells (docs/base-data.md#dates); default UTC. */
   timeZone: string;
   /** NOTIFICATION_EMAIL_DELAY_MINUTES — an unread notification is e-mailed after this long; default 120. */
   notificationEmailDelayMinutes: number;

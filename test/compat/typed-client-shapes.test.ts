@@ -133,9 +133,9 @@ describe.each(DIALECTS)('shapes the typed clients check (%s)', (dialect) => {
     ]);
     const rows = await listRows(g, 'table_name=Formats&convert_keys=true');
     expect(rows.map((r) => [r.Title, r.Day, r.At])).toEqual([
-      ['slash', '2030-06-20', '2030-06-20 23:55'],
-      ['dots', '2030-06-20', '2030-06-20 23:55'],
-      ['offset', '2030-06-20', '2030-06-20 23:55'],
+      ['slash', '2030-06-20T00:00:00+00:00', '2030-06-20T23:55:00+00:00'],
+      ['dots', '2030-06-20T00:00:00+00:00', '2030-06-20T23:55:00+00:00'],
+      ['offset', '2030-06-20T00:00:00+00:00', '2030-06-20T23:55:00+00:00'],
     ]);
     const bad = await g.call('POST', 'rows/', { table_name: 'Formats', rows: [{ Title: 'bad', Day: '6/31/2030' }] });
     expect(bad.statusCode).toBe(400);

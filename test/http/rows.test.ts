@@ -79,7 +79,7 @@ describe.each(DIALECTS)('rows CRUD (%s)', (dialect) => {
         Name: '42',
         Amount: 12.5,
         Done: true,
-        Due: '2024-03-01 21:30',
+        Due: '2024-03-01T21:30:00+00:00',
         Status: 'brand-new',
         Tags: ['solo'],
         People: [g.owner.virtualId],

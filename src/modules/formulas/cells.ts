@@ -1,10 +1,10 @@
-import { utcMs } from './calendar.js';
+import { instantOf } from '../../shared/dates/index.js';
 import { FormulaDate, toDate, type ResultType, type Value } from './values.js';
 
 /**
  * How formulas see the cells of each column type, and the result type a reference to that column has.
  * Stored date cells are `YYYY-MM-DD` (a calendar day: midnight in TIME_ZONE) or `YYYY-MM-DD HH:mm`
- * (a UTC instant, as the rows module stores them); row timestamps are epoch milliseconds.
+ * (the wall clock in TIME_ZONE, as the rows module stores them); row timestamps are epoch milliseconds.
  */
 
 const NUMBER_TYPES = ['number', 'rate', 'duration'];
@@ -30,7 +30,7 @@ export function cellToValue(columnType: string, raw: unknown, timeZone: string, 
   if (type === 'date') {
     if (typeof raw !== 'string') return null;
     const m = STORED_MINUTE.exec(raw);
-    if (m) return new FormulaDate(utcMs(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5])));
+    if (m) return new FormulaDate(instantOf({ year: Number(m[1]), month: Number(m[2]), day: Number(m[3]), hour: Number(m[4]), minute: Number(m[5]), second: 0 }, timeZone));
     try {
       return toDate(raw, timeZone);
     } catch {

@@ -1,4 +1,5 @@
 import type { ChangeEvent } from '../events/index.js';
+import { presentCell } from '../../shared/dates/index.js';
 import { linkOperation } from './link-operations.js';
 
 /** An operation object as the original's `dtable-store` applies it (`op_type` plus its attributes). */
@@ -63,14 +64,21 @@ function rowOrigin(group: ChangeGroup) {
 
 function oldCells(event: ChangeEvent): Record<string, unknown> {
   const old: Record<string, unknown> = {};
-  for (const item of event.rowData) old[item.column_key] = item.old_value;
+  for (const item of event.rowData) old[item.column_key] = presentCell(item.column_type, item.column_data, item.old_value);
   return old;
 }
 
 function newCells(event: ChangeEvent): Record<string, unknown> {
   const updated: Record<string, unknown> = {};
-  for (const item of event.rowData) updated[item.column_key] = item.value;
+  for (const item of event.rowData) updated[item.column_key] = presentCell(item.column_type, item.column_data, item.value);
   return updated;
+}
+
+/** The inserted row as the whole-base read shows it: its date cells presented (the event's cells name their types). */
+function insertedRow(event: ChangeEvent): Record<string, unknown> {
+  const row: Record<string, unknown> = { ...event.row };
+  for (const item of event.rowData) if (item.column_key in row) row[item.column_key] = presentCell(item.column_type, item.column_data, row[item.column_key]);
+  return row;
 }
 
 /**
@@ -84,7 +92,7 @@ export function toOperation(group: ChangeGroup, anchor = ''): Operation | null {
   const table_id = first.tableId;
   switch (kindOf(first)) {
     case 'insert': {
-      const rows = group.map((event) => ({ ...event.row }));
+      const rows = group.map(insertedRow);
       // Appended: each row goes below the one before it (dtable-store's own insertRows chains them so).
       if (group.length === 1) {
         return { op_type: 'insert_row', table_id, row_id: anchor, row_insert_position: 'insert_below', row_data: rows[0], links_data: [], ...rowOrigin(group) };

@@ -55,6 +55,17 @@ export const DEFAULT_SNAPSHOT_OPTIONS: SnapshotOptions = {
   monotonicNow: () => performance.now(),
 };
 
+/** Listing pages of one base kept under its revision (the whole group goes when the revision moves). */
+interface PageGroup {
+  revision: number;
+  confirmedAt: number | undefined;
+  bodies: Map<string, Buffer>;
+  bytes: number;
+}
+
+/** Listing pages kept per base (oldest first out); all pages together keep within a quarter of `maxBytes`, beside the whole-base bodies. */
+const PAGES_PER_BASE = 64;
+
 /** Builds consistent again after a write lands mid-build, at most this many times. */
 const BUILD_ATTEMPTS = 3;
 
@@ -184,9 +195,76 @@ export class BaseSnapshots {
     this.drop(baseId);
   }
 
+  private readonly pages = new Map<number, PageGroup>();
+  private pageBytes = 0;
+
+  /**
+   * A listing page (`rows/`, `filtered-rows/`) under `key` (everything its answer depends on besides
+   * the base's content), cached beside the whole-base body: the same revision, confirmed the same way,
+   * dropped by the same evictions, kept only when no write raced its build. `build` answers the page.
+   */
+  async page(base: BaseRef, key: string, build: () => Promise<unknown>): Promise<Buffer> {
+    const changes = this.externalChanges();
+    const group = this.pages.get(base.id);
+    if (group && changes !== undefined && group.confirmedAt === changes) {
+      const known = group.bodies.get(key);
+      if (known) return known;
+    }
+    const slot = base.id % EPOCH_SLOTS;
+    const epoch = this.epochs[slot]!;
+    const revision = await this.revisionOf(base);
+    const current = this.pages.get(base.id);
+    if (current && current.revision === revision) {
+      current.confirmedAt = changes;
+      const known = current.bodies.get(key);
+      if (known) return known;
+    }
+    const body = Buffer.from(JSON.stringify(await build()));
+    // Kept only if nothing was written meanwhile (as for the whole-base body); otherwise served, not kept.
+    if ((await this.revisionOf(base)) === revision && epoch === this.epochs[slot]) this.keepPage(base.id, revision, changes, key, body);
+    return body;
+  }
+
+  private keepPage(baseId: number, revision: number, confirmedAt: number | undefined, key: string, body: Buffer): void {
+    if (body.length > this.options.maxEntryBytes) return;
+    let group = this.pages.get(baseId);
+    if (!group || group.revision !== revision) {
+      this.dropPages(baseId);
+      group = { revision, confirmedAt, bodies: new Map(), bytes: 0 };
+      this.pages.set(baseId, group);
+    }
+    if (group.bodies.size >= PAGES_PER_BASE) {
+      const [oldest, old] = group.bodies.entries().next().value as [string, Buffer];
+      group.bodies.delete(oldest);
+      group.bytes -= old.length;
+      this.pageBytes -= old.length;
+    }
+    group.bodies.set(key, body);
+    group.bytes += body.length;
+    this.pageBytes += body.length;
+    for (const id of this.pages.keys()) {
+      if (this.pageBytes <= this.options.maxBytes / 4) break;
+      this.dropPages(id);
+    }
+  }
+
+  private dropPages(baseId: number): void {
+    const group = this.pages.get(baseId);
+    if (!group) return;
+    this.pages.delete(baseId);
+    this.pageBytes -= group.bytes;
+  }
+
   /** Cached bodies and their total size (for tests and metrics). */
   get stats(): { entries: number; bytes: number } {
     return { entries: this.entries.size, bytes: this.bytes };
+  }
+
+  /** Cached listing pages and their total size. */
+  get pageStats(): { pages: number; bytes: number } {
+    let pages = 0;
+    for (const group of this.pages.values()) pages += group.bodies.size;
+    return { pages, bytes: this.pageBytes };
   }
 
   private touch(baseId: number, entry: Entry): Entry {
@@ -218,6 +296,7 @@ export class BaseSnapshots {
   }
 
   private drop(baseId: number): void {
+    this.dropPages(baseId);
     const old = this.entries.get(baseId);
     if (!old) return;
     this.entries.delete(baseId);

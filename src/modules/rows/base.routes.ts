@@ -17,7 +17,7 @@ export function baseRoutes({ snapshots, writer }: { snapshots: BaseSnapshots; wr
       async (_request, reply) => reply.type('application/json').send(JSON.stringify('pong')),
     );
 
-    // Served from the per-revision cache (without a promise when it is known current); the
+    // Served from the per-revision cache (without a query when it is known current); the
     // revision doubles as an ETag, so a client polling an unchanged base gets a bodiless 304.
     app.get(
       `${GATEWAY}/`,
@@ -31,7 +31,10 @@ export function baseRoutes({ snapshots, writer }: { snapshots: BaseSnapshots; wr
         };
         const base = baseOf(request);
         const known = snapshots.cached(base);
-        return known ? send(known) : snapshots.get(base).then(send);
+        // Even a known body goes out a microtask later: answered synchronously, the request has not
+        // yet been marked complete (Node marks a GET complete after the 'request' event), so the
+        // unread-body hook (plugins/connection-limits.ts) closed the connection after every cached read.
+        return known ? Promise.resolve(known).then(send) : snapshots.get(base).then(send);
       },
     );
 

@@ -1,5 +1,6 @@
 import { addSelectOption, COMPUTED_TYPES, selectOptions } from './column-types.js';
 import type { ColumnMeta } from './metadata.js';
+import { parseDateInput } from '../../shared/dates/index.js';
 
 /**
  * What a written value becomes in storage:
@@ -117,72 +118,17 @@ function coerceDuration(value: unknown): Coerced {
   return n.kind === 'invalid' ? INVALID('expected seconds or h:mm[:ss]') : n;
 }
 
-const DATE = /^(\d{4})-(\d{1,2})-(\d{1,2})$/;
-const DATE_TIME = /^(\d{4})-(\d{1,2})-(\d{1,2})[ T](\d{1,2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?\s*(Z|[+-]\d{2}:?\d{2})?$/i;
-
-const pad = (n: number, width = 2) => String(n).padStart(width, '0');
-
-function validDay(y: number, m: number, d: number): boolean {
-  const t = new Date(Date.UTC(y, m - 1, d));
-  return t.getUTCFullYear() === y && t.getUTCMonth() === m - 1 && t.getUTCDate() === d;
-}
-
-/**
- * `YYYY-MM-DD` or `YYYY-MM-DD HH:mm` (UTC, the base's zone). ISO strings with seconds, `T` or an offset are
- * accepted and converted; seconds are dropped.
- */
+/** `YYYY-MM-DD` or `YYYY-MM-DD HH:mm`, the wall clock in TIME_ZONE (see src/shared/dates); null when no date. */
 export function normalizeDate(input: string): string | null {
-  const text = input.trim();
-  const day = DATE.exec(text);
-  if (day) {
-    const [y, m, d] = [Number(day[1]), Number(day[2]), Number(day[3])];
-    return validDay(y, m, d) ? `${day[1]}-${pad(m)}-${pad(d)}` : null;
-  }
-  const dt = DATE_TIME.exec(text);
-  if (!dt) return null;
-  const [y, m, d, hh, mm] = [Number(dt[1]), Number(dt[2]), Number(dt[3]), Number(dt[4]), Number(dt[5])];
-  if (!validDay(y, m, d) || hh > 23 || mm > 59) return null;
-  let ms = Date.UTC(y, m - 1, d, hh, mm);
-  const zone = dt[7];
-  if (zone && zone.toUpperCase() !== 'Z') {
-    const sign = zone.startsWith('-') ? -1 : 1;
-    const digits = zone.slice(1).replace(':', '');
-    const offset = Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2));
-    if (offset > 14 * 60) return null;
-    ms -= sign * offset * 60_000;
-  }
-  const t = new Date(ms);
-  return `${pad(t.getUTCFullYear(), 4)}-${pad(t.getUTCMonth() + 1)}-${pad(t.getUTCDate())} ${pad(t.getUTCHours())}:${pad(t.getUTCMinutes())}`;
+  return parseDateInput(input);
 }
 
 function coerceDate(value: unknown, column: ColumnMeta): Coerced {
   const reason = 'expected a date such as YYYY-MM-DD[ HH:mm], an ISO date-time, or the column\'s display format';
   if (typeof value !== 'string') return INVALID(reason);
   const format = typeof column.data?.format === 'string' ? column.data.format : 'YYYY-MM-DD';
-  const text = fromDisplayFormat(value.trim(), format) ?? value;
-  // A date-only column keeps the calendar day as written: converting an offset must not move it.
-  const writtenDay = !format.includes('HH:mm') ? /^(\d{4}-\d{1,2}-\d{1,2})[ T]\d{1,2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?\s*(?:Z|[+-]\d{2}:?\d{2})$/i.exec(text.trim()) : null;
-  const date = normalizeDate(writtenDay ? writtenDay[1]! : text);
+  const date = parseDateInput(value, { format, dateOnly: !format.includes('HH:mm') });
   return date === null ? INVALID(reason) : SET(date);
-}
-
-/**
- * A date in one of the display formats (`YYYY/MM/DD`, `M/D/YYYY`, `DD/MM/YYYY`, `DD.MM.YYYY`, each with an
- * optional ` HH:mm`) as `YYYY-MM-DD[ HH:mm]`; a slash date with the year last is day-first only when the
- * column's format is. Null when the text is in none of them.
- */
-export function fromDisplayFormat(text: string, columnFormat: string): string | null {
-  const time = /^(.*?)(?:\s+(\d{1,2}:\d{2}))?$/.exec(text);
-  if (!time) return null;
-  const [datePart, clock] = [time[1]!, time[2]];
-  const withTime = (y: string, m: string, d: string) => `${y}-${m}-${d}${clock ? ` ${clock}` : ''}`;
-  let m = /^(\d{4})\/(\d{1,2})\/(\d{1,2})$/.exec(datePart);
-  if (m) return withTime(m[1]!, m[2]!, m[3]!);
-  m = /^(\d{1,2})\.(\d{1,2})\.(\d{4})$/.exec(datePart);
-  if (m) return withTime(m[3]!, m[2]!, m[1]!);
-  m = /^(\d{1,2})\/(\d{1,2})\/(\d{4})$/.exec(datePart);
-  if (m) return columnFormat.startsWith('DD/MM') ? withTime(m[3]!, m[2]!, m[1]!) : withTime(m[3]!, m[1]!, m[2]!);
-  return null;
 }
 
 /** An option name for `value` (a name, else an option id), creating the option when unknown. */

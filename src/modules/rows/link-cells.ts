@@ -1,8 +1,8 @@
-import type { Executor } from '../../db/index.js';
-import { linkedIds, type LinkSide } from './links.repository.js';
+import { sql } from 'kysely';
+import type { DialectName, Executor } from '../../db/index.js';
+import type { LinkSide } from './links.repository.js';
 import type { BaseMetadata, ColumnMeta, TableMeta } from './metadata.js';
 import { displayText, type LinkCell, type LinkCells, type StoredRow } from './present.js';
-import { findRows } from './rows.repository.js';
 
 /** Link cells in list/get responses show at most this many linked rows (the original's 5.3 rule). */
 export const LINK_CELL_LIMIT = 50;
@@ -44,29 +44,72 @@ export async function loadLinkCells(
   columns: ColumnMeta[],
   rowIds: string[],
   limit = LINK_CELL_LIMIT,
+  dialect: DialectName = 'sqlite',
 ): Promise<LinkCells> {
   const cells: LinkCells = new Map();
   if (rowIds.length === 0) return cells;
   for (const column of columns) {
     if (column.type !== 'link') continue;
     const ends = linkEnds(table, column);
-    const linked = await linkedIds(db, baseId, ends.linkId, ends.side, rowIds);
-    const shown = new Map<string, string[]>();
-    for (const [rowId, ids] of linked) shown.set(rowId, ids.slice(0, limit));
-    const otherTable = meta.tables.find((t) => t._id === ends.otherTableId);
-    const others = await findRows(db, baseId, ends.otherTableId, [...shown.values()].flat());
-    cells.set(column.key, presentLinks(shown, others, displayColumn(otherTable, column)));
+    const display = displayColumn(meta.tables.find((t) => t._id === ends.otherTableId), column);
+    cells.set(column.key, await linkedDisplays(db, dialect, baseId, ends, display, [...new Set(rowIds)], limit));
   }
   return cells;
 }
 
-function presentLinks(linked: Map<string, string[]>, others: Map<string, StoredRow>, display: ColumnMeta | undefined): Map<string, LinkCell[]> {
+const CHUNK = 500;
+
+interface LinkedRecord {
+  from_id: string;
+  other_id: string;
+  ctime: unknown;
+  mtime: unknown;
+  creator: unknown;
+  last_modifier: unknown;
+  cell: unknown;
+}
+
+/**
+ * One query per link column and page: the linked rows (in link order, existing ones only) with just the
+ * display column's cell and the row fields, instead of the linked rows' whole cells.
+ */
+async function linkedDisplays(
+  db: Executor,
+  dialect: DialectName,
+  baseId: number,
+  ends: LinkEnds,
+  display: ColumnMeta | undefined,
+  rowIds: string[],
+  limit: number,
+): Promise<Map<string, LinkCell[]>> {
   const out = new Map<string, LinkCell[]>();
-  for (const [rowId, ids] of linked) {
-    out.set(
-      rowId,
-      ids.filter((id) => others.has(id)).map((id) => ({ row_id: id, display_value: displayText(display, others.get(id)!) })),
-    );
+  const [from, other] = ends.side === 'row_id' ? (['row_id', 'other_row_id'] as const) : (['other_row_id', 'row_id'] as const);
+  const key = display?.key ?? '';
+  // SQLite `->` answers the cell as JSON text (strings quoted), PostgreSQL `->` as jsonb (parsed by the driver).
+  const cell = dialect === 'postgres' ? sql`o.data -> cast(${key} as text)` : sql`o.data -> ${`$."${key.replace(/"/g, '')}"`}`;
+  for (let i = 0; i < rowIds.length; i += CHUNK) {
+    const part = rowIds.slice(i, i + CHUNK);
+    const { rows } = await sql<LinkedRecord>`
+      select l.${sql.ref(from)} as from_id, l.${sql.ref(other)} as other_id, o.ctime, o.mtime, o.creator, o.last_modifier, ${cell} as cell
+      from base_links l
+      join base_rows o on o.base_id = l.base_id and o.table_id = ${ends.otherTableId} and o.row_id = l.${sql.ref(other)}
+      where l.base_id = ${baseId} and l.link_id = ${ends.linkId} and l.${sql.ref(from)} in (${sql.join(part)})
+      order by l.id`.execute(db);
+    for (const r of rows) {
+      const list = out.get(r.from_id) ?? [];
+      if (list.length >= limit) continue;
+      const value = typeof r.cell === 'string' && dialect !== 'postgres' ? JSON.parse(r.cell) : r.cell;
+      const row: StoredRow = {
+        _id: r.other_id,
+        _ctime: Number(r.ctime),
+        _mtime: Number(r.mtime),
+        _creator: String(r.creator ?? ''),
+        _last_modifier: String(r.last_modifier ?? ''),
+        data: value === null || value === undefined ? {} : { [key]: value },
+      };
+      list.push({ row_id: r.other_id, display_value: displayText(display, row) });
+      out.set(r.from_id, list);
+    }
   }
   return out;
 }

@@ -1,6 +1,7 @@
 import type { StoredRow } from './filters/index.js';
 import type { ColumnMeta } from './metadata.js';
 import { lockFields } from './row-locks.js';
+import { isDateColumn, presentDate } from '../../shared/dates/index.js';
 
 /** A row as stored, with its cells keyed by column key (contract: StoredRow), defined by the filter engine. */
 export type { StoredRow };
@@ -78,7 +79,28 @@ export function presentRow(row: StoredRow, columns: ColumnMeta[], byName: boolea
   };
   for (const column of columns) {
     const key = byName ? column.name : column.key;
-    out[key] = column.type === 'link' ? (links?.get(column.key)?.get(row._id) ?? []) : cellValue(column, row);
+    out[key] = column.type === 'link' ? (links?.get(column.key)?.get(row._id) ?? []) : presentedValue(column, cellValue(column, row));
+  }
+  return out;
+}
+
+/** A cell value as answers show it: dates as RFC 3339 in TIME_ZONE (src/shared/dates), the rest as it is. */
+function presentedValue(column: ColumnMeta, value: unknown): unknown {
+  if (value === null || !isDateColumn(column.type, column.data)) return value;
+  return Array.isArray(value) ? value.map(presentDate) : presentDate(value);
+}
+
+/** The keys of the columns whose cells are dates (date columns, formulas of result type date). */
+export function dateColumnKeys(columns: ColumnMeta[]): string[] {
+  return columns.filter((c) => isDateColumn(c.type, c.data)).map((c) => c.key);
+}
+
+/** `rowByKeys` with the date cells of `dateKeys` presented: `first_row` of an append, the whole-base read. */
+export function presentRowByKeys(row: StoredRow, dateKeys: string[]): Record<string, unknown> {
+  const out = rowByKeys(row);
+  for (const key of dateKeys) {
+    const value = out[key];
+    if (value !== undefined && value !== null) out[key] = Array.isArray(value) ? value.map(presentDate) : presentDate(value);
   }
   return out;
 }

@@ -11,7 +11,7 @@ import { archivedRowsRoutes } from './archived-rows.routes.js';
 export function rowsRoutes(data: BaseData, bodyLimit: number): FastifyPluginAsyncTypebox {
   return async (app) => {
     await app.register(baseRoutes({ snapshots: data.snapshots, writer: data.writer }));
-    await app.register(rowRoutes({ rows: data.rows, links: data.links, bodyLimit }));
+    await app.register(rowRoutes({ rows: data.rows, links: data.links, bodyLimit, snapshots: data.snapshots }));
     await app.register(structureRoutes({ tables: data.tables, columns: data.columns, views: data.views, bodyLimit }));
     await app.register(columnOptionsRoutes({ options: data.columnOptions, rows: data.rows, bodyLimit }));
     await app.register(rowLockRoutes({ locks: data.locks, bodyLimit }));

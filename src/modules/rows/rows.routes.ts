@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
 import { actorOf, baseOf, GATEWAY, readGetBody, viewerOf } from './gateway-request.js';
 import type { LinksService } from './links.service.js';
 import {
@@ -15,12 +16,16 @@ import {
   RowsResponse,
   Success,
 } from './rows.schemas.js';
-import type { RowsService } from './rows.service.js';
+import type { ListInput, RowsService, Viewer } from './rows.service.js';
+import type { BaseSnapshots } from './base-snapshots.js';
+import type { BaseRef } from './base-writer.js';
 
 export interface RowRoutesDeps {
   rows: RowsService;
   links: LinksService;
   bodyLimit: number;
+  /** Listing pages are cached beside the whole-base body, under the base's revision (BaseSnapshots.page). */
+  snapshots?: BaseSnapshots;
 }
 
 const read = { baseAuth: 'read' } as const;
@@ -28,12 +33,22 @@ const write = { baseAuth: 'write' } as const;
 const tags = ['base rows'];
 
 /** Rows, filtered rows and links under `/api-gateway/api/v2/dtables/{base_uuid}/`. */
-export function rowRoutes({ rows, links, bodyLimit }: RowRoutesDeps): FastifyPluginAsyncTypebox {
+export function rowRoutes({ rows, links, bodyLimit, snapshots }: RowRoutesDeps): FastifyPluginAsyncTypebox {
+  /** The rows of a listing as the JSON body; from the page cache when there is one. */
+  const listing = async (base: BaseRef, query: ListInput, viewer: Viewer, filter?: Record<string, unknown>): Promise<Buffer> => {
+    const build = async () => ({ rows: await rows.list(base, query, viewer, filter) });
+    if (!snapshots) return Buffer.from(JSON.stringify(await build()));
+    // Everything the page depends on besides the base's content: the request, who asks (`include_me`), and today (relative dates).
+    const key = JSON.stringify([query, filter ?? null, viewer.currentUser ?? null, rows.today()]);
+    return snapshots.page(base, key, build);
+  };
+  // The body is JSON already (no response serializer runs; the schema still documents it).
+  const sendJson = (reply: FastifyReply, body: Buffer) => reply.type('application/json; charset=utf-8').send(body);
   return async (app) => {
     app.get(
       `${GATEWAY}/rows/`,
       { config: read, schema: { tags, params: BaseUuidParams, querystring: ListRowsQuery, response: { 200: RowsResponse } } },
-      async (request) => ({ rows: await rows.list(baseOf(request), request.query, viewerOf(request)) }),
+      async (request, reply) => sendJson(reply, await listing(baseOf(request), request.query, viewerOf(request))),
     );
     app.get(
       `${GATEWAY}/rows/:row_id/`,
@@ -60,15 +75,15 @@ export function rowRoutes({ rows, links, bodyLimit }: RowRoutesDeps): FastifyPlu
     app.get(
       `${GATEWAY}/filtered-rows/`,
       { config: read, schema: { tags, params: BaseUuidParams, querystring: ListRowsQuery, response: { 200: RowsResponse } } },
-      async (request) => {
+      async (request, reply) => {
         const body = await readGetBody(request, bodyLimit);
-        return { rows: await rows.list(baseOf(request), request.query, viewerOf(request), filterSpec(body)) };
+        return sendJson(reply, await listing(baseOf(request), request.query, viewerOf(request), filterSpec(body)));
       },
     );
     app.post(
       `${GATEWAY}/filtered-rows/`,
       { config: read, bodyLimit, schema: { tags, params: BaseUuidParams, querystring: ListRowsQuery, body: AnyBody, response: { 200: RowsResponse } } },
-      async (request) => ({ rows: await rows.list(baseOf(request), request.query, viewerOf(request), filterSpec(request.body)) }),
+      async (request, reply) => sendJson(reply, await listing(baseOf(request), request.query, viewerOf(request), filterSpec(request.body))),
     );
 
     app.post(

@@ -10,7 +10,7 @@ import { loadLinkCells } from './link-cells.js';
 import { dependentRows, propagateLinkFormulas, recomputeLinkFormulas } from './link-formula-columns.js';
 import { removeLinksOfRows } from './links.repository.js';
 import { findTable, lookupColumn, optionalView, visibleColumns, type BaseMetadata, type TableMeta, type ViewMeta } from './metadata.js';
-import { presentRow, rowByKeys, type StoredRow } from './present.js';
+import { dateColumnKeys, presentRow, presentRowByKeys, type StoredRow } from './present.js';
 import { deleteEvent, insertEvent, modifyEvent, sameCells } from './row-events.js';
 import { RowInput } from './row-input.js';
 import { refuseLockedRows } from './row-locks.js';
@@ -18,6 +18,7 @@ import { isArchived, notArchived } from './archived-rows.js';
 import * as repo from './rows.repository.js';
 import { orderTerms } from './sort-sql.js';
 import { presentSettings } from './structure.present.js';
+import { wallClockAt } from '../../shared/dates/index.js';
 
 /** Rows per call (contract §9 / OA limits); above them the call is refused whole. */
 export const ROW_LIMITS = { list: 1000, append: 1000, update: 1000, delete: 10000 } as const;
@@ -94,7 +95,21 @@ export class RowsService {
   ) {}
 
   private filterContext(viewer: Viewer): FilterContext {
-    return { now: this.writer.now(), timeZone: 'UTC', currentUser: viewer.currentUser };
+    return { now: this.writer.now(), timeZone: this.writer.timeZone, currentUser: viewer.currentUser };
+  }
+
+  private todayAt = Number.NaN;
+  private todayKey = '';
+
+  /** Today in TIME_ZONE (what relative date filters read), recomputed at most once a second. */
+  today(): string {
+    const now = this.writer.now();
+    if (Math.floor(now / 1000) !== Math.floor(this.todayAt / 1000)) {
+      const w = wallClockAt(now, this.writer.timeZone);
+      this.todayKey = `${w.year}-${w.month}-${w.day}`;
+      this.todayAt = now;
+    }
+    return this.todayKey;
   }
 
   async list(base: BaseRef, input: ListInput, viewer: Viewer, extraFilter?: Body): Promise<Record<string, unknown>[]> {
@@ -139,7 +154,7 @@ export class RowsService {
   }
 
   private async present(base: BaseRef, meta: BaseMetadata, table: TableMeta, columns: TableMeta['columns'], rows: StoredRow[], byName: boolean) {
-    const links = await loadLinkCells(this.db, base.id, meta, table, columns, rows.map((r) => r._id));
+    const links = await loadLinkCells(this.db, base.id, meta, table, columns, rows.map((r) => r._id), undefined, this.writer.dialect);
     return rows.map((r) => presentRow(r, columns, byName, links));
   }
 
@@ -210,7 +225,7 @@ export class RowsService {
     return {
       inserted_row_count: stored.length,
       row_ids: stored.map((r) => ({ _id: r._id })),
-      first_row: stored[0] ? rowByKeys(stored[0]) : null,
+      first_row: stored[0] ? presentRowByKeys(stored[0], dateColumnKeys(table.columns)) : null,
     };
   }
 
@@ -264,8 +279,9 @@ export class RowsService {
     const tables = [];
     for (const table of meta.tables) {
       const rows: Record<string, unknown>[] = [];
+      const dateKeys = dateColumnKeys(table.columns);
       for await (const batch of repo.scanTable(this.db, base.id, table._id)) {
-        for (const row of batch) if (rows.length < perTable && !isArchived(row)) rows.push(rowByKeys(row));
+        for (const row of batch) if (rows.length < perTable && !isArchived(row)) rows.push(presentRowByKeys(row, dateKeys));
         if (rows.length >= perTable) break;
       }
       tables.push({ ...table, rows });

@@ -1,5 +1,6 @@
 import { isNode, type Node } from './parser.js';
 import { sqlError } from './sql-error.js';
+import { instantOf, presentDate, timeZone, wallClockAt } from '../../shared/dates/index.js';
 
 /** A constant of the statement: a literal or a bound `?` parameter. */
 export type Scalar = string | number | boolean | null;
@@ -125,7 +126,7 @@ const DATE_LITERAL =
 
 const pad = (n: number, width = 2) => String(n).padStart(width, '0');
 
-/** Milliseconds of an ISO-8601 / RFC-3339 date or date-time (UTC, the base's zone, when no offset is given), or null. */
+/** Milliseconds of an ISO-8601 / RFC-3339 date or date-time (TIME_ZONE's wall clock when no offset is given), or null. */
 export function parseInstant(text: string): number | null {
   const m = DATE_LITERAL.exec(text);
   if (!m) return null;
@@ -137,10 +138,12 @@ export function parseInstant(text: string): number | null {
   const date = new Date(0);
   date.setUTCFullYear(y, mo - 1, d);
   if (date.getUTCMonth() !== mo - 1 || date.getUTCDate() !== d) return null;
+  const zone = m[8];
+  // Without an offset the text is the wall clock of TIME_ZONE, as stored date cells are.
+  if (!zone) return instantOf({ year: y, month: mo, day: d, hour: hh, minute: mm, second: ss }, timeZone(), ms);
   date.setUTCHours(hh, mm, ss, ms);
   let t = date.getTime();
-  const zone = m[8];
-  if (zone && zone.toUpperCase() !== 'Z') {
+  if (zone.toUpperCase() !== 'Z') {
     const sign = zone.startsWith('-') ? -1 : 1;
     const digits = zone.slice(1).replace(':', '');
     const offset = Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2) || 0);
@@ -151,15 +154,16 @@ export function parseInstant(text: string): number | null {
 }
 
 /**
- * The comparable text of an instant: `YYYY-MM-DD HH:mm`, plus `:ss[.mmm]` only when not zero, so it
+ * The comparable text of an instant (its wall clock in TIME_ZONE): `YYYY-MM-DD HH:mm`, plus `:ss[.mmm]` only when not zero, so it
  * orders and equals the stored `YYYY-MM-DD[ HH:mm]` cells once those are padded to ` 00:00`.
  */
 export function canonicalDate(ms: number): string {
-  const t = new Date(ms);
-  let text = `${pad(t.getUTCFullYear(), 4)}-${pad(t.getUTCMonth() + 1)}-${pad(t.getUTCDate())} ${pad(t.getUTCHours())}:${pad(t.getUTCMinutes())}`;
-  if (t.getUTCSeconds() !== 0 || t.getUTCMilliseconds() !== 0) {
-    text += `:${pad(t.getUTCSeconds())}`;
-    if (t.getUTCMilliseconds() !== 0) text += `.${pad(t.getUTCMilliseconds(), 3)}`;
+  const t = wallClockAt(ms);
+  const millis = ((ms % 1000) + 1000) % 1000;
+  let text = `${pad(t.year, 4)}-${pad(t.month)}-${pad(t.day)} ${pad(t.hour)}:${pad(t.minute)}`;
+  if (t.second !== 0 || millis !== 0) {
+    text += `:${pad(t.second)}`;
+    if (millis !== 0) text += `.${pad(millis, 3)}`;
   }
   return text;
 }
@@ -170,12 +174,9 @@ export function toInstant(value: Scalar, where: string): number {
   return ms;
 }
 
-/** `2024-05-31` or `2024-05-31 08:00` (a stored date cell, or its canonical form) as RFC 3339 in UTC, as the original answers. */
+/** A stored date cell (or its canonical form) as RFC 3339 with TIME_ZONE's offset: the one date presenter (src/shared/dates). */
 export function dateToIso(value: unknown): unknown {
-  if (typeof value !== 'string') return value;
-  const m = /^(\d{4}-\d{2}-\d{2})(?:[ T](\d{2}):(\d{2})(?::(\d{2}))?)?/.exec(value);
-  if (!m) return value;
-  return `${m[1]}T${m[2] ?? '00'}:${m[3] ?? '00'}:${m[4] ?? '00'}+00:00`;
+  return presentDate(value);
 }
 
 /** `2021-03-10T16:06:48.981+00:00`, the row timestamp format (the rows module's). */

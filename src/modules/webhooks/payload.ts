@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ChangeEvent } from '../events/index.js';
 import { pythonJsonDumps } from './python-json.js';
+import { presentCell } from '../../shared/dates/index.js';
 
 /**
  * The body of a delivery: `{"event": "update", "data": {…}}` with `data` as the original's
@@ -19,10 +20,19 @@ export function eventBody(event: ChangeEvent): string {
       table_id: event.tableId,
       table_name: event.tableName,
       row_name: event.rowName,
-      row_data: event.rowData,
+      row_data: presentedRowData(event),
       op_app: event.opApp,
     },
   });
+}
+
+/** `row_data` with date cells as every answer shows them (RFC 3339 in TIME_ZONE, src/shared/dates). */
+function presentedRowData(event: ChangeEvent): ChangeEvent['rowData'] {
+  return event.rowData.map((item) => ({
+    ...item,
+    value: presentCell(item.column_type, item.column_data, item.value),
+    old_value: presentCell(item.column_type, item.column_data, item.old_value),
+  }));
 }
 
 /** The body of `POST …/ping/`: a test event receivers can tell apart by its `event` field. */

@@ -1,0 +1,117 @@
+/**
+ * Row reads against a bare Fastify route answering a constant, side by side in one run (issue #18
+ * item 3): a 100-row `GET …/rows/`, a 100-row `POST …/filtered-rows/` and the whole-base read
+ * `GET …/dtables/{uuid}/` of a base holding those rows, plus the Base-Token check in front of a
+ * constant (the floor every gateway read pays). The table has the common column types (text, number,
+ * date with minutes, single- and multiple-select, checkbox, collaborator, a formula) and a link column
+ * with a linked row per row, so cell presentation and link lookups are measured as users meet them.
+ * Each target reports req/s, its ratio to the bare route and the server CPU time per request
+ * (autocannon runs in a child process, so its CPU is not counted).
+ *
+ *   npm run bench:rows-read          # BENCH_ROUNDS=3 BENCH_SECONDS=3 BENCH_CONNECTIONS=10
+ *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npm run bench:rows-read
+ *
+ * Knobs: BENCH_ROUNDS, BENCH_SECONDS, BENCH_CONNECTIONS, BENCH_ROWS (100), TIME_ZONE (Europe/Berlin).
+ */
+import { compare, printComparison, type Target } from './lib/harness.js';
+import { startBare, startBasegate, type RunningBasegate } from './lib/servers.js';
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+const ROWS = Number(process.env.BENCH_ROWS ?? 100);
+
+export async function seedRows(basegate: RunningBasegate): Promise<void> {
+  const { app, seeded } = basegate;
+  const headers = { authorization: `Token ${seeded.baseToken}` };
+  const url = (suffix: string) => `/api-gateway/api/v2/dtables/${seeded.base.uuid}/${suffix}`;
+  const call = async (method: 'POST' | 'PUT', suffix: string, payload: object) => {
+    const res = await app.inject({ method, url: url(suffix), headers, payload });
+    if (res.statusCode !== 200) throw new Error(`${method} ${suffix}: ${res.statusCode} ${res.body}`);
+    return res.json() as Record<string, unknown>;
+  };
+  await call('POST', 'tables/', {
+    table_name: 'Tags',
+    columns: [{ column_name: 'Label', column_type: 'text' }],
+  });
+  await call('POST', 'tables/', {
+    table_name: 'Bench',
+    columns: [
+      { column_name: 'Title', column_type: 'text' },
+      { column_name: 'Amount', column_type: 'number' },
+      { column_name: 'Due', column_type: 'date', column_data: { format: 'YYYY-MM-DD HH:mm' } },
+      { column_name: 'Status', column_type: 'single-select' },
+      { column_name: 'Tags', column_type: 'multiple-select' },
+      { column_name: 'Done', column_type: 'checkbox' },
+      { column_name: 'Owner', column_type: 'collaborator' },
+      { column_name: 'Notes', column_type: 'long-text' },
+    ],
+  });
+  await call('POST', 'columns/', { table_name: 'Bench', column_name: 'Double', column_type: 'formula', column_data: { formula: '{Amount} * 2' } });
+  const link = (await call('POST', 'columns/', { table_name: 'Bench', column_name: 'Tag', column_type: 'link', column_data: { table: 'Bench', other_table: 'Tags' } })) as { data: { link_id: string } };
+  const rows = Array.from({ length: ROWS }, (_, i) => ({
+    Title: `Row ${i}`,
+    Amount: i * 1.5,
+    Due: `2030-${String((i % 12) + 1).padStart(2, '0')}-${String((i % 28) + 1).padStart(2, '0')} 09:30`,
+    Status: ['Open', 'Done', 'Blocked'][i % 3],
+    Tags: ['red', 'green'].slice(0, (i % 2) + 1),
+    Done: i % 2 === 0,
+    Owner: [seeded.base.uuid.slice(0, 8) + '@auth.local'],
+    Notes: 'Some longer text that a user typed into the row, with a few words in it.',
+  }));
+  const { row_ids: bench } = (await call('POST', 'rows/', { table_name: 'Bench', rows })) as { row_ids: Array<{ _id: string }> };
+  const { row_ids: tags } = (await call('POST', 'rows/', { table_name: 'Tags', rows: bench.map((_, i) => ({ Label: `tag ${i}` })) })) as { row_ids: Array<{ _id: string }> };
+  const other_rows_ids_map = Object.fromEntries(bench.map((r, i) => [r._id, [tags[i]!._id]]));
+  await call('POST', 'links/', { link_id: link.data.link_id, table_name: 'Bench', other_table_name: 'Tags', other_rows_ids_map });
+}
+
+async function main(): Promise<void> {
+  const bare = await startBare();
+  const basegate = await startBasegate(
+    { RATE_LIMIT_ACCOUNT_PER_MINUTE: '0', RATE_LIMIT_BASE_PER_MINUTE: '0', TIME_ZONE: process.env.TIME_ZONE ?? 'Europe/Berlin' },
+    { routes: (app) => app.get('/api-gateway/api/v2/dtables/:base_uuid/bench-auth-only/', { config: { baseAuth: 'read' } }, async () => ({ hello: 'world' })) },
+  );
+  try {
+    await seedRows(basegate);
+    const { seeded, origin } = basegate;
+    const gateway = `${origin}/api-gateway/api/v2/dtables/${seeded.base.uuid}`;
+    const headers = { authorization: `Token ${seeded.baseToken}` };
+    const targets: Target[] = [
+      { name: 'bare', url: bare.url },
+      { name: 'Base-Token check + constant', url: `${gateway}/bench-auth-only/`, headers },
+      { name: `GET rows/ (${ROWS} rows)`, url: `${gateway}/rows/?table_name=Bench&limit=${ROWS}`, headers },
+      {
+        name: `POST filtered-rows/ (${ROWS} rows)`,
+        url: `${gateway}/filtered-rows/?table_name=Bench&limit=${ROWS}`,
+        headers,
+        method: 'POST',
+        body: JSON.stringify({ filters: [{ column_name: 'Title', filter_predicate: 'contains', filter_term: 'Row' }] }),
+      },
+      { name: `GET whole base (${ROWS}+${ROWS} rows)`, url: `${gateway}/`, headers },
+    ];
+    for (const target of targets.slice(1)) {
+      const probe = await fetch(target.url, { method: target.method ?? 'GET', headers: { ...target.headers, ...(target.body ? { 'content-type': 'application/json' } : {}) }, body: target.body });
+      const text = await probe.text();
+      if (probe.status !== 200) throw new Error(`${target.name}: probe answered ${probe.status} ${text}`);
+      const rows = (JSON.parse(text) as { rows?: unknown[] }).rows;
+      if (rows && rows.length !== ROWS) throw new Error(`${target.name}: ${rows.length} rows instead of ${ROWS}`);
+    }
+    const results = await compare(targets, { rounds: ROUNDS, seconds: SECONDS, warmupSeconds: 1, connections: CONNECTIONS });
+    printComparison(`${basegate.container.dialect}, ${CONNECTIONS} connections, ${ROUNDS} rounds x ${SECONDS} s, Node ${process.version}`, results);
+    const bareCpu = results[0]!.cpuPerRequest;
+    for (const r of results.slice(2)) {
+      console.log(`${r.target.name}: ${r.rps.toFixed(0)} req/s, ${(r.rpsRatio * 100).toFixed(1)}% of bare; server CPU ${r.cpuPerRequest.toFixed(0)} µs/request (bare ${bareCpu.toFixed(0)})`);
+    }
+    if (results.some((r) => r.failed > 0)) throw new Error('some requests failed; the figures are not valid');
+  } finally {
+    await basegate.close();
+    await bare.close();
+  }
+}
+
+if (!process.env.BENCH_NO_MAIN) {
+  main().catch((error) => {
+    console.error(error);
+    process.exit(1);
+  });
+}
