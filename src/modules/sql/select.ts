@@ -12,6 +12,7 @@ import type { DialectName } from '../../db/index.js';
 import { C, fieldSql, optionRank, type FieldSql, type Fragment } from './field-sql.js';
 import { aggregateOf, labelOf, type Aggregate, type InnerColumns } from './aggregates.js';
 import { containsAggregate, decodeExpression, expressionMetadata, expressionOperand, expressionShape, isExpression } from './select-expressions.js';
+import { isJoin, planJoin, type JoinPlan } from './join.js';
 import { selectWindow } from './limits.js';
 import { fieldKey, fieldMetadata, decodeGrouped } from './output.js';
 import { isNode, type Node } from './parser.js';
@@ -55,7 +56,7 @@ export interface GroupedPlan {
   metadata: Record<string, unknown>[];
 }
 
-export type SelectPlan = RowsPlan | GroupedPlan;
+export type SelectPlan = RowsPlan | GroupedPlan | JoinPlan;
 
 type Item =
   | { kind: 'star' }
@@ -67,6 +68,7 @@ const ROW_COLUMNS = sql`id, row_id, data, ctime, mtime, creator, last_modifier`;
 
 export function planSelect(ast: Node, ctx: SelectContext): SelectPlan {
   refuseUnsupportedClauses(ast);
+  if (isJoin(ast)) return planJoin(ast, ctx);
   const scope = singleTable(ast.from, ctx.tables);
   const where = ast.where ? whereCondition(ast.where, scope, ctx) : sql`(1 = 1)`;
   const items = selectItems(ast.columns, scope, ctx.text);
