@@ -9,6 +9,7 @@ import { sql } from 'kysely';
 import { numberParam, textParam, type Fragment } from './field-sql.js';
 import type { Node } from './parser.js';
 import type { Operand, PredicateScope } from './predicates.js';
+import { datePart } from './date-functions.js';
 import { sqlError } from './sql-error.js';
 import { constantOf, toNumber, toText } from './values.js';
 
@@ -156,6 +157,19 @@ export function compileExpression(node: Node, scope: PredicateScope, side: Side)
       if (a.length !== 1) throw sqlError(`Function ${name} takes 1 argument in SQL.`);
       const n = number(a[0]!, name);
       return operand(name, 'number', name === 'floor' ? floorOf(n, scope.dialect) : sql`(-${floorOf(sql`(-${n})`, scope.dialect)})`);
+    }
+    case 'year':
+    case 'month':
+    case 'day':
+    case 'hour':
+    case 'minute':
+    case 'second':
+    case 'weekday': {
+      // weekday's return-type argument is left out of SQL: the default week (1 = Sunday).
+      arity(1);
+      const s = side(a[0]!);
+      if (!('operand' in s) || s.operand.type !== 'date' || !s.operand.raw) throw sqlError(`${name} needs a date column.`);
+      return operand(name, 'number', datePart(name, s.operand.raw, scope.dialect, scope.timeZone ?? 'UTC'));
     }
     case 'round': {
       arity(1, 2);

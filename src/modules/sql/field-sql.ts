@@ -23,6 +23,8 @@ export interface FieldSql {
   anyOf?: (values: Fragment[]) => Fragment;
   /** ORDER BY key: single-select by option order, a list by its smallest element. */
   sort: Fragment;
+  /** Dates: the stored text (`YYYY-MM-DD` or `YYYY-MM-DD HH:mm`), which date functions read. */
+  raw?: Fragment;
 }
 
 const ROW_COLUMN: Record<string, Fragment> = {
@@ -68,7 +70,7 @@ export function fieldSql(field: Field, dialect: DialectName, alias?: string): Fi
       return { type, value: cell.flag, group: cell.flag, isEmpty: sql`(1 = 0)`, sort: cell.flag };
     case 'date': {
       const value = C(dialect, cell.date);
-      return { type, value, group: value, isEmpty: sql`(${cell.date} is null)`, sort: value };
+      return { type, value, group: value, isEmpty: sql`(${cell.date} is null)`, sort: value, raw: cell.text };
     }
     case 'list': {
       const first = C(dialect, cell.first);

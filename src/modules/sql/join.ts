@@ -59,6 +59,7 @@ export function planJoin(ast: Node, ctx: SelectContext): JoinPlan {
   const scope = {
     dialect: ctx.dialect,
     bindings: ctx.bindings,
+    timeZone: ctx.timeZone,
     clause: 'WHERE' as const,
     operand(node: Node): Operand {
       if (node.type !== 'column_ref') throw sqlError('Aggregates are not supported in a join.');

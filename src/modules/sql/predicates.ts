@@ -33,12 +33,16 @@ export interface Operand {
   anyOf?: (values: Fragment[]) => Fragment;
   /** A computed number whose NULL is an error (division by zero), not an empty cell: it stays NULL. */
   nullIsError?: boolean;
+  /** A date column's stored text (date functions read it). */
+  raw?: Fragment;
 }
 
 export interface PredicateScope {
   dialect: DialectName;
   bindings: Bindings;
   clause: 'WHERE' | 'HAVING';
+  /** TIME_ZONE, for date functions (UTC when not given). */
+  timeZone?: string;
   /** Resolve a column reference or aggregate node, or throw a SqlError naming what is wrong. */
   operand(node: Node): Operand;
 }

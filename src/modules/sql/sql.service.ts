@@ -81,6 +81,8 @@ export interface SqlServiceDeps {
   cost?: SqlCostLimits;
   /** Threads that parse statements and run SQLite SELECTs off the main thread. */
   threads?: SqlThreads;
+  /** TIME_ZONE: SQL date functions read dates there (default UTC). */
+  timeZone?: string;
 }
 
 /** The documented defaults of SQL_MAX_STATEMENT_BYTES, SQL_MAX_PREDICATE_TERMS, SQL_MAX_IN_VALUES and SQL_TIMEOUT_MS. */
@@ -110,7 +112,7 @@ export class SqlService {
       return { ...ok([], []), affected_rows: affected };
     }
     const tables = await loadTables(db, caller.base.id);
-    const plan = planSelect(parsed.ast, { dialect, tables, baseId: caller.base.id, bindings, text: parsed.text, convertKeys });
+    const plan = planSelect(parsed.ast, { dialect, tables, baseId: caller.base.id, bindings, text: parsed.text, convertKeys, timeZone: this.deps.timeZone });
     const rows = await runLimitedQuery(this.limited, plan.query);
     if (plan.kind === 'grouped') return ok(plan.metadata, shapeGrouped(plan, rows));
     if (plan.kind === 'join') return { ...ok(plan.metadata, await this.joinResults(caller.base, plan, rows, convertKeys)), is_join_stmt: true };
