@@ -58,7 +58,7 @@ describe.each(DIALECTS)('SQL implicit joins (%s)', (dialect) => {
       { 'Orders.Order': 'o2', 'Customers.City': 'Paris', 'Orders.Amount': 25 },
       { 'Orders.Order': 'o3', 'Customers.City': 'Berlin', 'Orders.Amount': 7 },
     ]);
-    expect(body.metadata.map((m: Record<string, unknown>) => [m.id, m.name, m.table_name, m.type])).toEqual([
+    expect(body.metadata.map((m: Record<string, unknown>) => [m.key, m.name, m.table_name, m.type])).toEqual([
       ['Orders.Order', 'Order', 'Orders', 'text'],
       ['Customers.City', 'City', 'Customers', 'text'],
       ['Orders.Amount', 'Amount', 'Orders', 'number'],
@@ -72,7 +72,7 @@ describe.each(DIALECTS)('SQL implicit joins (%s)', (dialect) => {
     const res = await query('SELECT Orders.Order FROM Orders, Customers WHERE Orders.Customer = Customers.Name ORDER BY 1 LIMIT 1', false);
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json().results).toEqual([{ [key]: 'o1' }]);
-    expect(res.json().metadata[0]).toMatchObject({ id: key, table_id: orders._id, table_name: 'Orders' });
+    expect(res.json().metadata[0]).toMatchObject({ key, id: key, name: 'Order', table_id: orders._id, table_name: 'Orders' });
   });
 
   it('filters with other conditions, functions, ILIKE and parameters; orders and limits; aliases name tables and keys', async () => {

@@ -6,7 +6,8 @@
  * WHERE, joined with AND — a join without them (a cross join) is refused. The select list holds
  * columns (`T.col`, `col`, `T.*`, `*`); GROUP BY, aggregates, DISTINCT and computed items are refused.
  * Results are keyed `<table>.<column>` (names with convert_keys, else table id and column key);
- * `metadata` names each key's table (`id`, `table_id`, `table_name`). Rows are limited like any SELECT.
+ * each `metadata` entry has the result key as `key` and `id`, the column's `name`, and its table
+ * (`table_id`, `table_name`). Rows are limited like any SELECT.
  */
 import { sql } from 'kysely';
 import { fieldSql, type Fragment } from './field-sql.js';
@@ -24,6 +25,8 @@ export const MAX_JOIN_TABLES = 4;
 
 export interface JoinOutput {
   key: string;
+  /** The select item's alias, if any. */
+  alias: string | null;
   /** Index of the table (and of its `base_rows` alias) the field is read from. */
   table: number;
   field: Field;
@@ -75,7 +78,9 @@ export function planJoin(ast: Node, ctx: SelectContext): JoinPlan {
   const metadata = outputs.map((o) => {
     const entry = fieldMetadata(o.field, null);
     const table = scopes[o.table]!.table;
-    return { ...entry, id: o.key, table_id: table.id, table_name: table.name };
+    // `key` (and `id`) is the result key, so clients that map result keys through metadata by `key`
+    // (seatable-api's query()) find the column; `name` stays the column's (or the alias).
+    return { ...entry, key: o.key, id: o.key, name: o.alias ?? entry.name, table_id: table.id, table_name: table.name };
   });
 
   const orders = orderTerms(ast.orderby, outputs, resolve, ctx.dialect);
@@ -181,7 +186,7 @@ function selectOutputs(columns: unknown, scopes: TableScope[], resolve: (n: Node
       }
     }
   }
-  return fields.map((f) => ({ key: f.alias ?? joinKey(scopes[f.table]!, f.field, convertKeys), table: f.table, field: f.field }));
+  return fields.map((f) => ({ key: f.alias ?? joinKey(scopes[f.table]!, f.field, convertKeys), alias: f.alias, table: f.table, field: f.field }));
 }
 
 function orderTerms(orderby: unknown, outputs: JoinOutput[], resolve: (n: Node) => { table: number; field: Field }, dialect: SelectContext['dialect']): Fragment[] {
