@@ -5,8 +5,8 @@
  * 1. list 1,000 rows of a table with 5 formula columns vs the same rows with 5 plain number columns
  *    (formula cells are materialized, so this should be ~1×);
  * 2. update one cell that link formulas read: (a) one Items row that 1,000 Orders rows roll up (each
- *    order links to it), (b) one of 1,000 Items rows one order rolls up — vs the same update in a table
- *    nobody links to;
+ *    order links to it), (b) one of 1,000 Items rows one order rolls up, (c) a cell of the row of (a)
+ *    that no rollup reads — vs the same update in a table nobody links to;
  * 3. add a formula column to a 100,000-row table vs adding an auto-number column (also a full rewrite).
  *
  *   npx tsx bench/formulas.bench.ts
@@ -121,16 +121,19 @@ async function main() {
   const fanOut: number[] = [];
   const fanIn: number[] = [];
   const base1: number[] = [];
+  const unread: number[] = [];
   for (let i = 0; i <= ITERATIONS; i++) {
     const a = await timed(() => call('PUT', 'rows/', { table_name: 'Items', updates: [{ row_id: items[0], row: { Price: 1000 + i } }] }));
+    const d = await timed(() => call('PUT', 'rows/', { table_name: 'Items', updates: [{ row_id: items[0], row: { Item: `renamed ${i}` } }] }));
     const b = await timed(() => call('PUT', 'rows/', { table_name: 'Items', updates: [{ row_id: items[999], row: { Price: 2000 + i } }] }));
     const c = await timed(() => call('PUT', 'rows/', { table_name: 'Lonely', updates: [{ row_id: lonely[0], row: { Price: 3000 + i } }] }));
-    if (i > 0) fanOut.push(a), fanIn.push(b), base1.push(c);
+    if (i > 0) fanOut.push(a), fanIn.push(b), base1.push(c), unread.push(d);
   }
   const check = await call('GET', `rows/${orders[1]}/?table_name=Orders&convert_keys=true`);
   if (check.Total !== 1000 + ITERATIONS) throw new Error(`rollup not current: ${JSON.stringify(check.Total)}`);
   report('update 1 cell rolled up by 1,000 linked orders (1,000 rollups)', fanOut, base1);
   report('update 1 of 1,000 items one order rolls up (1 rollup)', fanIn, base1);
+  report('update a cell no rollup reads, in the row 1,000 orders link to', unread, base1);
 
   // 3. add a formula column to a BIG-row table (rows inserted directly: the bench measures the column add)
   const big = await call('POST', 'tables/', { table_name: 'Big', columns: [{ column_name: 'Name', column_type: 'text' }, { column_name: 'X', column_type: 'number' }] });

@@ -5,7 +5,7 @@ import { AccountsService } from './modules/accounts/index.js';
 import { BaseAccess, BasesService, ExternalLinksService, SharesService } from './modules/workspaces/index.js';
 import { createTokensModule, type AccessTokenService, type BaseTokenVerifier, type TokensModule } from './modules/tokens/index.js';
 import { Dispatcher } from './workers/dispatcher.js';
-import { configureSizeLimits, createBaseData, ROW_LIMITS, type BaseData } from './modules/rows/index.js';
+import { configureSizeLimits, createBaseData, ROW_LIMITS, volatileFormulaTick, type BaseData } from './modules/rows/index.js';
 import { SqlService, SqlThreads, sqliteFileOf } from './modules/sql/index.js';
 import { createLimits, type Limits } from './modules/limits/index.js';
 import { createMetrics, type Metrics } from './plugins/metrics.js';
@@ -122,6 +122,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   const sqlCost = { maxStatementBytes: sec.sqlMaxStatementBytes, maxPredicateTerms: sec.sqlMaxPredicateTerms, maxInValues: sec.sqlMaxInValues, timeoutMs: sec.sqlTimeoutMs };
   for (const tick of notifications.ticks) scheduler.register(tick);
   for (const tick of webhooks.ticks) scheduler.register(tick);
+  scheduler.register(volatileFormulaTick(db, baseData.writer));
   return {
     config,
     db,
@@ -138,7 +139,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     tokens,
     dispatcher,
     baseData,
-    sql: new SqlService({ db, dialect: handle.dialect, writer: baseData.rows, limits: ROW_LIMITS, links: baseData.links, cost: sqlCost, threads: sqlThreads }),
+    sql: new SqlService({ db, dialect: handle.dialect, writer: baseData.rows, limits: ROW_LIMITS, links: baseData.links, cost: sqlCost, threads: sqlThreads, timeZone: config.timeZone }),
     metrics,
     redis,
     limits: createLimits({ config, db, clock, access, metrics, redis }),

@@ -72,6 +72,13 @@ describe.each(DIALECTS)('SQL clients against a listening server (%s)', (dialect)
       ]);
     });
 
+    it('query() reads an implicit join, each result key mapped to its column name', async () => {
+      expect(await client.query("INSERT INTO `Other Table` (Title) VALUES ('Alice')")).toEqual([]);
+      const rows = await client.query('SELECT Contacts.Name, Contacts.City, `Other Table`.Title FROM Contacts, `Other Table` WHERE Contacts.Name = `Other Table`.Title');
+      expect(rows).toEqual([{ _id: undefined, Name: 'Alice', City: 'Berlin', Title: 'Alice' }]);
+      await client.query("DELETE FROM `Other Table` WHERE Title = 'Alice'");
+    });
+
     it('query() writes with UPDATE and surfaces a 400 for a bad statement', async () => {
       expect(await client.query("UPDATE Contacts SET Rating = 3 WHERE Name = 'Bob'")).toEqual([]);
       expect(await client.query("SELECT Rating FROM Contacts WHERE Name = 'Bob'")).toEqual([{ _id: 'row-bob-00000000000002', Rating: 3 }]);

@@ -68,6 +68,20 @@ describe.each(DIALECTS)('link-formula columns (%s)', (dialect) => {
     expect(JSON.parse(last.row_data)).toEqual(expect.arrayContaining([expect.objectContaining({ column_name: 'Sum', value: 107, old_value: 17 })]));
   });
 
+  it('recomputes only the link formulas reading the changed cells: an unread cell leaves linking rows alone', async () => {
+    expect((await g.call('POST', 'columns/', { table_name: 'Items', column_name: 'Note', column_type: 'text' })).statusCode).toBe(200);
+    const eventsOfA = async () => (await t.container.db.selectFrom('events').select(['op_type', 'row_data']).where('base_id', '=', g.base.id).where('row_id', '=', orders[0]!).orderBy('id').execute());
+    const before = (await eventsOfA()).length;
+    expect((await g.call('PUT', 'rows/', { table_name: 'Items', updates: [{ row_id: items[1], row: { Note: 'fragile' } }] })).statusCode).toBe(200);
+    expect((await eventsOfA()).length).toBe(before);
+    expect((await g.call('PUT', 'rows/', { table_name: 'Items', updates: [{ row_id: items[1], row: { Item: 'ink2' } }] })).statusCode).toBe(200);
+    const events = await eventsOfA();
+    expect(events.length).toBe(before + 1);
+    expect(JSON.parse(events.at(-1)!.row_data)).toEqual(expect.arrayContaining([expect.objectContaining({ column_name: 'Names', value: 'pen, ink2, pad' })]));
+    expect((await orderRows()).A).toMatchObject({ Names: 'pen, ink2, pad', Priciest: 'ink2', Sum: 107 });
+    await g.call('PUT', 'rows/', { table_name: 'Items', updates: [{ row_id: items[1], row: { Item: 'ink' } }] });
+  });
+
   it('follows links added and removed, and linked rows deleted', async () => {
     await g.call('POST', 'links/', { link_id: linkId, table_name: 'Orders', other_table_name: 'Items', other_rows_ids_map: { [orders[1]!]: [items[2]!] } });
     expect((await orderRows()).B).toMatchObject({ Sum: 5, Count: 1, Cheapest: 'pad' });

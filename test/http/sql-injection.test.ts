@@ -73,7 +73,7 @@ const ATTACKS: Record<string, Attack[]> = {
     { sql: 'SELECT current_user', status: 400 },
     { sql: "SELECT * FROM Contacts WHERE Name = CHAR(65)", status: 400 },
     { sql: 'SELECT * FROM Contacts WHERE Age = 1 << 1', status: 400 },
-    { sql: 'SELECT * FROM Contacts WHERE Age = sqrt(4)', status: 400 },
+    { sql: 'SELECT * FROM Contacts WHERE Age = exp(4)', status: 400 },
     { sql: "SELECT * FROM Contacts WHERE Name REGEXP '.*'", status: 400 },
     { sql: "SELECT * FROM Contacts INTO OUTFILE '/tmp/x'", status: 400 },
     { sql: 'DROP TABLE Contacts', status: 400 },

@@ -32,6 +32,23 @@ export type Node =
   | { kind: 'unary'; op: '-' | '+'; operand: Node; pos: number }
   | { kind: 'binary'; op: BinaryOp; left: Node; right: Node; pos: number };
 
+/** The original's constants (bare names). */
+const CONSTANTS: Record<string, number> = { pi: Math.PI, e: Math.E };
+
+/** The original's "operands": functions that are its operators. */
+const OPERAND_FUNCTIONS: Record<string, BinaryOp> = {
+  add: '+',
+  subtract: '-',
+  multiply: '*',
+  divide: '/',
+  greater: '>',
+  lessthan: '<',
+  greatereq: '>=',
+  lessthaneq: '<=',
+  equal: '=',
+  unequal: '<>',
+};
+
 type Token =
   | { type: 'number'; value: number; pos: number }
   | { type: 'string'; value: string; pos: number }
@@ -207,6 +224,7 @@ class Parser {
     if (!this.isOp('(')) {
       const lower = t.value.toLowerCase();
       if (lower === 'true' || lower === 'false') return { kind: 'bool', value: lower === 'true', pos: t.pos };
+      if (lower in CONSTANTS) return { kind: 'number', value: CONSTANTS[lower]!, pos: t.pos };
       throw new FormulaSyntaxError(t.pos, `unknown name '${t.value}' (column names go in braces: {${t.value}})`);
     }
     this.index++;
@@ -220,7 +238,14 @@ class Parser {
         }
       }
       this.expectOp(')');
-      return { kind: 'call', name: t.value.toLowerCase(), args, pos: t.pos };
+      const name = t.value.toLowerCase();
+      const op = OPERAND_FUNCTIONS[name];
+      if (op) {
+        // The original's operand functions are its operators spelled as calls: add(1, 2) is 1 + 2.
+        if (args.length !== 2) throw new FormulaSyntaxError(t.pos, `function ${name} takes 2 arguments`);
+        return { kind: 'binary', op, left: args[0]!, right: args[1]!, pos: t.pos };
+      }
+      return { kind: 'call', name, args, pos: t.pos };
     }, t.pos);
   }
 }

@@ -1,11 +1,11 @@
-import { FormulaColumnError, FormulaPlan, formulaColumnData, renameReference } from '../formulas/index.js';
+import { FormulaColumnError, FormulaPlan, formulaColumnData, isVolatileFormula, renameReference } from '../formulas/index.js';
 import { badRequest } from '../../shared/errors.js';
 import type { WriteScope } from './base-writer.js';
 import type { ColumnMeta, TableMeta } from './metadata.js';
 import type { StoredRow } from './present.js';
-import { emptyLinkFormulas } from './link-formula-columns.js';
+import { changedCellKeys, emptyLinkFormulas, propagateLinkFormulas } from './link-formula-columns.js';
 import { scanTable, updateRows } from './rows.repository.js';
-import { sameCells } from './row-events.js';
+import { modifyEvent, sameCells } from './row-events.js';
 
 /**
  * The rows module's side of formula columns (the language lives in src/modules/formulas/):
@@ -78,4 +78,36 @@ export function renameInFormulas(table: TableMeta, from: string, to: string): vo
     if (column.type !== 'formula' || typeof column.data?.formula !== 'string') continue;
     column.data = { ...column.data, formula: renameReference(column.data.formula, from, to) };
   }
+}
+
+/** True when a formula column of the table calls now() or today(). */
+export function hasVolatileFormulas(table: TableMeta): boolean {
+  return table.columns.some((c) => c.type === 'formula' && isVolatileFormula(c.data?.formula));
+}
+
+/**
+ * The scheduled refresh of now()/today(): recompute the table's formulas at `w.now` and store the
+ * rows whose cells change as ordinary modify events (webhooks and rules see them; mtime is kept, as
+ * for other recomputed cells), carrying the change on to link formulas. Batches of 1,000 rows.
+ */
+export async function refreshVolatileFormulas(w: WriteScope, timeZone: string, table: TableMeta): Promise<number> {
+  const plan = FormulaPlan.of(table);
+  if (!plan) return 0;
+  const ctx = { timeZone, now: w.now };
+  let count = 0;
+  for await (const batch of scanTable(w.trx, w.base.id, table._id)) {
+    const changed: Array<{ before: StoredRow; after: StoredRow }> = [];
+    for (const row of batch) {
+      const before = { ...row, data: { ...row.data } };
+      plan.apply(row, ctx);
+      if (!sameCells(before.data, row.data)) changed.push({ before, after: row });
+    }
+    if (changed.length === 0) continue;
+    await updateRows(w.trx, w.dialect, w.base.id, changed.map((c) => ({ rowId: c.after._id, data: c.after.data })), null);
+    w.emit(changed.flatMap((c) => modifyEvent(w.base, table, c.before, c.after, w.actor, w.now) ?? []));
+    const keys = changedCellKeys(changed.map((c) => [c.before.data, c.after.data]));
+    await propagateLinkFormulas(w, timeZone, table, changed.map((c) => c.after._id), 0, keys);
+    count += changed.length;
+  }
+  return count;
 }

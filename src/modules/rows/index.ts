@@ -16,3 +16,4 @@ export type { ScopedRowWriter } from './rows.service.js';
 export { toStored as storedRowFromRecord } from './rows.repository.js';
 export { configureSizeLimits, DEFAULT_SIZE_LIMITS } from './size-limits.js';
 export type { SizeLimits } from './size-limits.js';
+export { volatileFormulaTick, refreshVolatileFormulasEverywhere, FORMULA_REFRESH_ACTOR } from './volatile-refresh.js';

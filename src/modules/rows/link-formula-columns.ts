@@ -28,6 +28,36 @@ export function configureLinkFormulaColumn(w: WriteScope, table: TableMeta, colu
 
 const linkFormulas = (table: TableMeta) => table.columns.filter((c) => c.type === 'link-formula' && readSpec(c.data) !== null);
 
+/** Row columns every update changes (a link formula reading them sees each update). */
+const STAMPED = new Set(['mtime', 'last-modifier']);
+
+/** Keys of the cells that differ between the `before` and `after` data of changed rows. */
+export function changedCellKeys(pairs: Array<[Record<string, unknown>, Record<string, unknown>]>): Set<string> {
+  const keys = new Set<string>();
+  for (const [a, b] of pairs) {
+    for (const key of new Set([...Object.keys(a), ...Object.keys(b)])) if (!keys.has(key) && !sameCells({ v: a[key] }, { v: b[key] })) keys.add(key);
+  }
+  return keys;
+}
+
+/**
+ * The link formulas of `dependent` over `link` that read cells of the other table among `keys`
+ * (all of them when `keys` is undefined). count_links reads no cell: only link changes move it.
+ */
+function readersOf(dependent: TableMeta, other: TableMeta, linkKey: string, keys: Set<string> | undefined): ColumnMeta[] {
+  return linkFormulas(dependent).filter((c) => {
+    const spec = readSpec(c.data)!;
+    if (spec.linkColumnKey !== linkKey) return false;
+    if (!keys) return true;
+    return [spec.targetKey, spec.comparisonKey].some((key) => {
+      if (key === null) return false;
+      if (keys.has(key)) return true;
+      const column = other.columns.find((o) => o.key === key);
+      return column !== undefined && STAMPED.has(column.type);
+    });
+  });
+}
+
 /** Cells of a linked row as link formulas read them (row timestamps for ctime/mtime columns). */
 function cellsOf(table: TableMeta, row: StoredRow): LinkedCells {
   const cells: LinkedCells = { ...row.data };
@@ -58,8 +88,8 @@ export function emptyLinkFormulas(w: WriteScope, timeZone: string, table: TableM
  * Recompute the link formulas (then the formulas) of `rowIds` in `table`, store the rows whose cells
  * change (with a modify event, mtime kept) and carry the change on to the tables linking to them.
  */
-export async function recomputeLinkFormulas(w: WriteScope, timeZone: string, table: TableMeta, rowIds: string[], depth = 0): Promise<void> {
-  const columns = linkFormulas(table);
+export async function recomputeLinkFormulas(w: WriteScope, timeZone: string, table: TableMeta, rowIds: string[], depth = 0, only?: ColumnMeta[]): Promise<void> {
+  const columns = only ?? linkFormulas(table);
   if (columns.length === 0 || rowIds.length === 0) return;
   for (let i = 0; i < rowIds.length; i += BATCH) {
     const rows = [...(await findRows(w.trx, w.base.id, table._id, rowIds.slice(i, i + BATCH))).values()];
@@ -68,7 +98,8 @@ export async function recomputeLinkFormulas(w: WriteScope, timeZone: string, tab
     const changed = rows.filter((r) => !sameCells(before.get(r._id)!.data, r.data));
     await updateRows(w.trx, w.dialect, w.base.id, changed.map((r) => ({ rowId: r._id, data: r.data })), null);
     w.emit(changed.flatMap((r) => modifyEvent(w.base, table, before.get(r._id)!, r, w.actor, w.now) ?? []));
-    if (depth < MAX_DEPTH) await propagateLinkFormulas(w, timeZone, table, changed.map((r) => r._id), depth + 1);
+    const keys = changedCellKeys(changed.map((r) => [before.get(r._id)!.data, r.data]));
+    if (depth < MAX_DEPTH) await propagateLinkFormulas(w, timeZone, table, changed.map((r) => r._id), depth + 1, keys);
   }
 }
 
@@ -97,32 +128,36 @@ async function computeInto(w: WriteScope, timeZone: string, table: TableMeta, co
 }
 
 /**
- * Rows of `table` changed (`rowIds`): recompute the link formulas of the rows linking to them, in
- * every table with a link-formula column over a link to `table`.
+ * Rows of `table` changed (`rowIds`, in the cells `keys` when known): recompute the link formulas
+ * that read those cells, in the rows linking to them, in every table linking to `table`.
  */
-export async function propagateLinkFormulas(w: WriteScope, timeZone: string, table: TableMeta, rowIds: string[], depth = 0): Promise<void> {
-  if (rowIds.length === 0) return;
-  for (const [dependent, ids] of await dependentRows(w, table, rowIds)) await recomputeLinkFormulas(w, timeZone, dependent, ids, depth);
+export async function propagateLinkFormulas(w: WriteScope, timeZone: string, table: TableMeta, rowIds: string[], depth = 0, keys?: Set<string>): Promise<void> {
+  if (rowIds.length === 0 || keys?.size === 0) return;
+  for (const dependent of (await dependentRows(w, table, rowIds, keys)).values()) {
+    await recomputeLinkFormulas(w, timeZone, dependent.table, dependent.ids, depth, dependent.columns);
+  }
 }
 
-/** Rows (per table) whose link formulas read rows `rowIds` of `table`. */
-export async function dependentRows(w: WriteScope, table: TableMeta, rowIds: string[]): Promise<Map<TableMeta, string[]>> {
-  const out = new Map<TableMeta, string[]>();
+/** Rows (per table) whose link formulas read rows `rowIds` of `table` (in the cells `keys` when known), with those link formulas. */
+export async function dependentRows(w: WriteScope, table: TableMeta, rowIds: string[], keys?: Set<string>): Promise<Map<string, { table: TableMeta; columns: ColumnMeta[]; ids: string[] }>> {
+  const out = new Map<string, { table: TableMeta; columns: ColumnMeta[]; ids: string[] }>();
   for (const dependent of w.meta.tables) {
-    const linkKeys = new Set(linkFormulas(dependent).map((c) => readSpec(c.data)!.linkColumnKey));
     for (const link of dependent.columns) {
-      if (link.type !== 'link' || !linkKeys.has(link.key) || otherTableId(dependent._id, link) !== table._id) continue;
+      if (link.type !== 'link' || otherTableId(dependent._id, link) !== table._id) continue;
+      const readers = readersOf(dependent, table, link.key, keys);
+      if (readers.length === 0) continue;
       // Seen from `table`, the same link: which of its rows link to which dependent rows.
       const ends = linkEnds(dependent, link);
       const fromSide = ends.side === 'row_id' ? 'other_row_id' : 'row_id';
       const linked = await linkedIds(w.trx, w.base.id, ends.linkId, table._id === dependent._id ? ends.side : fromSide, rowIds);
-      const ids = [...new Set([...(out.get(dependent) ?? []), ...[...linked.values()].flat()])];
+      const entry = out.get(dependent._id) ?? { table: dependent, columns: [], ids: [] };
+      const ids = new Set([...entry.ids, ...[...linked.values()].flat()]);
       if (table._id === dependent._id) {
         // A self-link: rows on either end may read the changed rows.
         const back = await linkedIds(w.trx, w.base.id, ends.linkId, fromSide, rowIds);
-        ids.push(...[...back.values()].flat().filter((id) => !ids.includes(id)));
+        for (const id of [...back.values()].flat()) ids.add(id);
       }
-      out.set(dependent, ids);
+      out.set(dependent._id, { table: dependent, columns: [...new Set([...entry.columns, ...readers])], ids: [...ids] });
     }
   }
   return out;

@@ -7,7 +7,7 @@ import type { FilterContext } from './filters/index.js';
 import { newRowId } from './ids.js';
 import { computeFormulas } from './formula-columns.js';
 import { loadLinkCells } from './link-cells.js';
-import { dependentRows, propagateLinkFormulas, recomputeLinkFormulas } from './link-formula-columns.js';
+import { changedCellKeys, dependentRows, propagateLinkFormulas, recomputeLinkFormulas } from './link-formula-columns.js';
 import { removeLinksOfRows } from './links.repository.js';
 import { findTable, lookupColumn, optionalView, visibleColumns, type BaseMetadata, type TableMeta, type ViewMeta } from './metadata.js';
 import { dateColumnKeys, presentRow, presentRowByKeys, type StoredRow } from './present.js';
@@ -255,7 +255,8 @@ export class RowsService {
       modifier: actor.user,
     });
     w.emit(changed.flatMap((r) => modifyEvent(base, table, before.get(r._id)!, r, actor, w.now) ?? []));
-    await propagateLinkFormulas(w, this.writer.timeZone, table, changed.map((r) => r._id));
+    const keys = changedCellKeys(changed.map((r) => [before.get(r._id)!.data, r.data]));
+    await propagateLinkFormulas(w, this.writer.timeZone, table, changed.map((r) => r._id), 0, keys);
     return changed.length;
   }
 
@@ -268,7 +269,7 @@ export class RowsService {
     const dependents = await dependentRows(w, table, rowIds);
     await repo.deleteRows(w.trx, base.id, rowIds);
     await removeLinksOfRows(w.trx, base.id, rowIds);
-    for (const [dependent, ids] of dependents) await recomputeLinkFormulas(w, this.writer.timeZone, dependent, ids);
+    for (const dependent of dependents.values()) await recomputeLinkFormulas(w, this.writer.timeZone, dependent.table, dependent.ids);
     w.emit(rows.map((r) => deleteEvent(base, table, r, actor, w.now)));
     return rows.length;
   }

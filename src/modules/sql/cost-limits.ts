@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Executor, Db, DialectName } from '../../db/index.js';
 import type { Fragment } from './field-sql.js';
 import { isNode, parseStatement, PARSE_OPTIONS, statementOf, syntaxError, type Node, type ParsedStatement } from './parser.js';
+import { withoutIlike } from './ilike.js';
 import { isStatementError, MAX_BOUND_VALUES } from './sql.repository.js';
 import { SqlError, sqlError } from './sql-error.js';
 import { SqlThreads, SqlTimeoutError, THREAD_HEAP_MB, type StatementCost, type ThreadParse } from './sql-threads.js';
@@ -91,7 +92,7 @@ export async function parseLimited(deps: LimitedSqlDeps, text: string): Promise<
   }
   let result: ThreadParse;
   try {
-    result = await threads.parse(text, PARSE_OPTIONS, { maxTerms: limits.maxPredicateTerms, maxInValues: limits.maxInValues });
+    result = await threads.parse(withoutIlike(text), PARSE_OPTIONS, { maxTerms: limits.maxPredicateTerms, maxInValues: limits.maxInValues });
   } catch (error) {
     if (error instanceof SqlTimeoutError) throw timeoutError(limits);
     if ((error as { code?: unknown }).code === 'ERR_WORKER_OUT_OF_MEMORY') {

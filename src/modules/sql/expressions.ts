@@ -9,6 +9,7 @@ import { sql } from 'kysely';
 import { numberParam, textParam, type Fragment } from './field-sql.js';
 import type { Node } from './parser.js';
 import type { Operand, PredicateScope } from './predicates.js';
+import { datePart } from './date-functions.js';
 import { sqlError } from './sql-error.js';
 import { constantOf, toNumber, toText } from './values.js';
 
@@ -157,7 +158,73 @@ export function compileExpression(node: Node, scope: PredicateScope, side: Side)
       const n = number(a[0]!, name);
       return operand(name, 'number', name === 'floor' ? floorOf(n, scope.dialect) : sql`(-${floorOf(sql`(-${n})`, scope.dialect)})`);
     }
+    case 'year':
+    case 'month':
+    case 'day':
+    case 'hour':
+    case 'minute':
+    case 'second':
+    case 'weekday': {
+      // weekday's return-type argument is left out of SQL: the default week (1 = Sunday).
+      arity(1);
+      const s = side(a[0]!);
+      if (!('operand' in s) || s.operand.type !== 'date' || !s.operand.raw) throw sqlError(`${name} needs a date column.`);
+      return operand(name, 'number', datePart(name, s.operand.raw, scope.dialect, scope.timeZone ?? 'UTC'));
+    }
+    case 'round': {
+      arity(1, 2);
+      const digits = a.length > 1 ? wholeConstant(a[1], scope, 'round', -15, 15) : 0;
+      return operand('round', 'number', roundHalfAway(number(a[0]!, 'round'), digits, scope.dialect));
+    }
+    case 'power': {
+      arity(2);
+      const x = number(a[0]!, 'power');
+      const y = number(a[1]!, 'power');
+      // The formula's x ** y where it is a finite number; NULL (the formula's error) where either
+      // engine would raise (0 to a negative power, a negative base to a fraction, overflow).
+      const exponent = sql`(${y} * ln(abs(${x})))`;
+      return operand('power', 'number', sql`(case when ${x} = 0 and ${y} < 0 then null when ${x} < 0 and ${y} <> ${floorOf(y, scope.dialect)} then null when ${x} <> 0 and ${exponent} > 700 then null when ${x} <> 0 and ${exponent} < -700 then 0 else power(${x}, ${y}) end)`);
+    }
+    case 'sqrt': {
+      arity(1);
+      const x = number(a[0]!, 'sqrt');
+      return operand('sqrt', 'number', sql`(case when ${x} < 0 then null else sqrt(${x}) end)`);
+    }
+    case 'trim': {
+      arity(1);
+      // JavaScript's trim(): every Unicode space and line break, not only ' '.
+      const value = text(a[0]!, 'trim');
+      const spaces = textParam(scope.dialect, JS_WHITESPACE);
+      return operand('trim', 'string', sql`nullif(${scope.dialect === 'postgres' ? sql`btrim(${value}, ${spaces})` : sql`trim(${value}, ${spaces})`}, '')`);
+    }
     default:
       return undefined;
   }
+}
+
+/** What String.prototype.trim removes (ECMAScript WhiteSpace and LineTerminator). */
+const JS_WHITESPACE = '\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff';
+
+function wholeConstant(n: Node | undefined, scope: PredicateScope, what: string, min: number, max: number): number {
+  const value = n ? constantOf(n, scope.bindings) : undefined;
+  const k = value === undefined || value === null ? Number.NaN : toNumber(value, what);
+  if (!Number.isInteger(k) || k < min || k > max) throw sqlError(`${what} needs a whole number from ${min} to ${max} as a constant.`);
+  return k;
+}
+
+/**
+ * The formula's round (half away from zero, after trimming binary noise to 15 significant digits).
+ * PostgreSQL's numeric round does exactly that (a double becomes numeric with 15 digits); SQLite's
+ * round() rounds the binary value (2.675 → 2.67), so the formula's steps are written out.
+ */
+function roundHalfAway(x: Fragment, digits: number, dialect: 'sqlite' | 'postgres'): Fragment {
+  if (dialect === 'postgres') return sql`cast(round(cast(${x} as numeric), ${sql.lit(digits)}) as double precision)`;
+  const factor = sql.lit(10 ** Math.abs(digits));
+  const scaled = digits >= 0 ? sql`(abs(${x}) * ${factor})` : sql`(abs(${x}) / cast(${factor} as real))`;
+  const clean = sql`cast(printf('%.15g', ${scaled}) as real)`;
+  // Beyond 1e15 a double has no fraction left to round (and the integer cast would overflow).
+  const rounded = sql`(case when ${clean} >= 1e15 then ${clean} else cast(${clean} + 0.5 as integer) end)`;
+  // printf('%.15g', NULL) is '' (0 as a number): an empty or failed value stays NULL.
+  const signed = sql`(case when ${x} is null then null when ${x} < 0 then -${rounded} else ${rounded} end)`;
+  return digits >= 0 ? sql`(cast(${signed} as real) / ${factor})` : sql`(${signed} * ${factor})`;
 }

@@ -23,6 +23,8 @@ export interface FieldSql {
   anyOf?: (values: Fragment[]) => Fragment;
   /** ORDER BY key: single-select by option order, a list by its smallest element. */
   sort: Fragment;
+  /** Dates: the stored text (`YYYY-MM-DD` or `YYYY-MM-DD HH:mm`), which date functions read. */
+  raw?: Fragment;
 }
 
 const ROW_COLUMN: Record<string, Fragment> = {
@@ -48,10 +50,12 @@ export function intParam(dialect: DialectName, value: number): Fragment {
   return dialect === 'postgres' ? sql`cast(${value} as bigint)` : sql`${value}`;
 }
 
-export function fieldSql(field: Field, dialect: DialectName): FieldSql {
-  if (field.kind === 'row') return rowFieldSql(field, dialect);
+/** `alias`: the `base_rows` alias the field is read from (a join reads several); none reads `base_rows` itself. */
+export function fieldSql(field: Field, dialect: DialectName, alias?: string): FieldSql {
+  if (field.kind === 'row') return rowFieldSql(field, dialect, alias);
   const key = field.column.key;
-  const cell = dialect === 'postgres' ? postgresCell(key) : sqliteCell(key);
+  const data = alias ? sql.ref(`${alias}.data`) : sql`data`;
+  const cell = dialect === 'postgres' ? postgresCell(key, data) : sqliteCell(key, data);
   const type = field.valueType;
   switch (type) {
     case 'string': {
@@ -66,7 +70,7 @@ export function fieldSql(field: Field, dialect: DialectName): FieldSql {
       return { type, value: cell.flag, group: cell.flag, isEmpty: sql`(1 = 0)`, sort: cell.flag };
     case 'date': {
       const value = C(dialect, cell.date);
-      return { type, value, group: value, isEmpty: sql`(${cell.date} is null)`, sort: value };
+      return { type, value, group: value, isEmpty: sql`(${cell.date} is null)`, sort: value, raw: cell.text };
     }
     case 'list': {
       const first = C(dialect, cell.first);
@@ -78,8 +82,8 @@ export function fieldSql(field: Field, dialect: DialectName): FieldSql {
   }
 }
 
-function rowFieldSql(field: Extract<Field, { kind: 'row' }>, dialect: DialectName): FieldSql {
-  const column = ROW_COLUMN[field.field]!;
+function rowFieldSql(field: Extract<Field, { kind: 'row' }>, dialect: DialectName, alias?: string): FieldSql {
+  const column = alias ? sql.ref(`${alias}.${field.field}`) : ROW_COLUMN[field.field]!;
   if (field.valueType === 'time') return { type: 'time', value: column, group: column, isEmpty: sql`(${column} is null)`, sort: column };
   const value = C(dialect, sql`nullif(${column}, '')`);
   return { type: 'string', value, group: value, isEmpty: sql`(${value} is null)`, sort: value };
@@ -103,27 +107,27 @@ interface CellSql {
   anyOf: (values: Fragment[]) => Fragment;
 }
 
-function sqliteCell(key: string): CellSql {
+function sqliteCell(key: string, data: Fragment): CellSql {
   const path = `$."${key}"`;
-  const type = sql`json_type(data, ${path})`;
-  const value = sql`json_extract(data, ${path})`;
+  const type = sql`json_type(${data}, ${path})`;
+  const value = sql`json_extract(${data}, ${path})`;
   const firstPath = `$."${key}"[0]`;
   return {
     text: sql`(case when ${type} = 'text' then nullif(${value}, '') end)`,
     number: sql`(case when ${type} in ('integer', 'real') then ${value} end)`,
     flag: sql`(case when ${type} = 'true' then 1 else 0 end)`,
     date: sql`(case when ${type} = 'text' then (case when length(${value}) = 10 then ${value} || ' 00:00' else nullif(${value}, '') end) end)`,
-    first: sql`(case when json_type(data, ${firstPath}) = 'text' then nullif(json_extract(data, ${firstPath}), '') end)`,
-    listJson: sql`(case when ${type} = 'array' and json_array_length(data, ${path}) > 0 then ${value} end)`,
-    smallest: sql`(select min(je.value) from json_each(data, ${path}) as je where je.type = 'text')`,
+    first: sql`(case when json_type(${data}, ${firstPath}) = 'text' then nullif(json_extract(${data}, ${firstPath}), '') end)`,
+    listJson: sql`(case when ${type} = 'array' and json_array_length(${data}, ${path}) > 0 then ${value} end)`,
+    smallest: sql`(select min(je.value) from json_each(${data}, ${path}) as je where je.type = 'text')`,
     anyOf: (values) =>
-      sql`(${type} = 'array' and exists (select 1 from json_each(data, ${path}) as je where je.type = 'text' and je.value in (${sql.join(values)})))`,
+      sql`(${type} = 'array' and exists (select 1 from json_each(${data}, ${path}) as je where je.type = 'text' and je.value in (${sql.join(values)})))`,
   };
 }
 
-function postgresCell(key: string): CellSql {
-  const json = sql`(data -> cast(${key} as text))`;
-  const text = sql`(data ->> cast(${key} as text))`;
+function postgresCell(key: string, data: Fragment): CellSql {
+  const json = sql`(${data} -> cast(${key} as text))`;
+  const text = sql`(${data} ->> cast(${key} as text))`;
   const type = sql`jsonb_typeof(${json})`;
   // CASE (not AND) guards every cast and array function: PostgreSQL does not promise AND's evaluation order.
   const array = sql`(case when ${type} = 'array' then ${json} end)`;

@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { markIlike, withoutIlike } from './ilike.js';
 import { sqlError, SqlError } from './sql-error.js';
 
 /** A node of node-sql-parser's AST. Only the shapes the compiler allow-lists are ever read. */
@@ -35,7 +36,7 @@ export function parseStatement(text: string): ParsedStatement {
   if (text.length > MAX_SQL_LENGTH) throw sqlError(`sql is longer than ${MAX_SQL_LENGTH} characters.`);
   let result: unknown;
   try {
-    result = sqlParser().astify(text, PARSE_OPTIONS);
+    result = sqlParser().astify(withoutIlike(text), PARSE_OPTIONS);
   } catch (error) {
     throw syntaxError(error, text);
   }
@@ -51,6 +52,7 @@ export function statementOf(result: unknown, text: string): ParsedStatement {
   if (statements.length === 0) throw sqlError('sql is empty.');
   if (statements.length > 1) throw sqlError('Only one statement per request is allowed.');
   const ast = statements[0]!;
+  markIlike(ast, text);
   return { ast, placeholders: collectPlaceholders(ast), text };
 }
 

@@ -33,12 +33,16 @@ export interface Operand {
   anyOf?: (values: Fragment[]) => Fragment;
   /** A computed number whose NULL is an error (division by zero), not an empty cell: it stays NULL. */
   nullIsError?: boolean;
+  /** A date column's stored text (date functions read it). */
+  raw?: Fragment;
 }
 
 export interface PredicateScope {
   dialect: DialectName;
   bindings: Bindings;
   clause: 'WHERE' | 'HAVING';
+  /** TIME_ZONE, for date functions (UTC when not given). */
+  timeZone?: string;
   /** Resolve a column reference or aggregate node, or throw a SqlError naming what is wrong. */
   operand(node: Node): Operand;
 }
@@ -133,6 +137,10 @@ function compileBinary(op: string, left: Node, right: Node, scope: PredicateScop
       return like(left, right, scope);
     case 'NOT LIKE':
       return negate(like(left, right, scope));
+    case 'ILIKE':
+      return like(left, right, scope, true);
+    case 'NOT ILIKE':
+      return negate(like(left, right, scope, true));
     case 'IN':
       return inList(left, right, scope);
     case 'NOT IN':
@@ -221,19 +229,34 @@ function compareConstants(op: string, a: Scalar, b: Scalar): boolean {
   }
 }
 
-function like(left: Node, right: Node, scope: PredicateScope): Fragment {
+/**
+ * LIKE is case-sensitive on both engines. ILIKE folds the ASCII letters A–Z only, on both engines
+ * (SQLite's own lower() and LIKE fold no other letter; PostgreSQL's would follow the database's locale):
+ * 'É' ILIKE 'é' is false everywhere.
+ */
+function like(left: Node, right: Node, scope: PredicateScope, insensitive = false): Fragment {
+  const what = insensitive ? 'ILIKE' : 'LIKE';
   const l = sideOf(left, scope);
-  if (!('operand' in l)) throw sqlError('LIKE needs a column on its left side.');
+  if (!('operand' in l)) throw sqlError(`${what} needs a column on its left side.`);
   const operand = l.operand;
   if (operand.type !== 'string' && operand.type !== 'list' && operand.type !== 'date') {
-    throw sqlError(`LIKE only supports text; ${operand.label} is ${operand.type}.`);
+    throw sqlError(`${what} only supports text; ${operand.label} is ${operand.type}.`);
   }
   const pattern = constantOf(right, scope.bindings);
-  if (pattern === undefined) throw sqlError('LIKE needs a text pattern on its right side.');
+  if (pattern === undefined) throw sqlError(`${what} needs a text pattern on its right side.`);
   if (pattern === null) return FALSE;
-  const text = toText(pattern, 'LIKE');
-  if (scope.dialect === 'postgres') return positive(sql`${operand.value} like ${textParam('postgres', likeForPostgres(text))} escape '\\'`);
-  return positive(sql`${operand.value} glob ${likeToGlob(text)}`);
+  const raw = toText(pattern, what);
+  const text = insensitive ? asciiLower(raw) : raw;
+  const value = insensitive ? asciiLowerSql(scope.dialect, operand.value) : operand.value;
+  if (scope.dialect === 'postgres') return positive(sql`${value} like ${textParam('postgres', likeForPostgres(text))} escape '\\'`);
+  return positive(sql`${value} glob ${likeToGlob(text)}`);
+}
+
+const UPPER_ASCII = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
+const asciiLower = (s: string) => s.replace(/[A-Z]/g, (c) => c.toLowerCase());
+/** A–Z to a–z and nothing else (SQLite's lower() does exactly that; PostgreSQL's translate does it in any locale). */
+function asciiLowerSql(dialect: PredicateScope['dialect'], value: Fragment): Fragment {
+  return dialect === 'postgres' ? sql`translate(${value}, ${UPPER_ASCII}, ${UPPER_ASCII.toLowerCase()})` : sql`lower(${value})`;
 }
 
 function listItems(right: Node, scope: PredicateScope, what: string): Scalar[] {

@@ -12,6 +12,7 @@ import type { DialectName } from '../../db/index.js';
 import { C, fieldSql, optionRank, type FieldSql, type Fragment } from './field-sql.js';
 import { aggregateOf, labelOf, type Aggregate, type InnerColumns } from './aggregates.js';
 import { containsAggregate, decodeExpression, expressionMetadata, expressionOperand, expressionShape, isExpression } from './select-expressions.js';
+import { isJoin, planJoin, type JoinPlan } from './join.js';
 import { selectWindow } from './limits.js';
 import { fieldKey, fieldMetadata, decodeGrouped } from './output.js';
 import { isNode, type Node } from './parser.js';
@@ -29,6 +30,8 @@ export interface SelectContext {
   /** The statement text: aggregates are keyed by the text they were written as. */
   text: string;
   convertKeys: boolean;
+  /** TIME_ZONE (date functions read dates there); UTC when not given. */
+  timeZone?: string;
 }
 
 export interface RowsPlan {
@@ -55,7 +58,7 @@ export interface GroupedPlan {
   metadata: Record<string, unknown>[];
 }
 
-export type SelectPlan = RowsPlan | GroupedPlan;
+export type SelectPlan = RowsPlan | GroupedPlan | JoinPlan;
 
 type Item =
   | { kind: 'star' }
@@ -67,6 +70,7 @@ const ROW_COLUMNS = sql`id, row_id, data, ctime, mtime, creator, last_modifier`;
 
 export function planSelect(ast: Node, ctx: SelectContext): SelectPlan {
   refuseUnsupportedClauses(ast);
+  if (isJoin(ast)) return planJoin(ast, ctx);
   const scope = singleTable(ast.from, ctx.tables);
   const where = ast.where ? whereCondition(ast.where, scope, ctx) : sql`(1 = 1)`;
   const items = selectItems(ast.columns, scope, ctx.text);
@@ -91,14 +95,15 @@ function refuseUnsupportedClauses(ast: Node): void {
 
 function whereCondition(node: unknown, scope: TableScope, ctx: SelectContext): Fragment {
   if (!isNode(node)) throw sqlError('Unsupported WHERE clause.');
-  return compilePredicate(node, whereScope(scope, ctx.dialect, ctx.bindings));
+  return compilePredicate(node, whereScope(scope, ctx.dialect, ctx.bindings, ctx.timeZone));
 }
 
 /** WHERE resolves columns of the table; aggregates are refused there. */
-export function whereScope(scope: TableScope, dialect: DialectName, bindings: Bindings) {
+export function whereScope(scope: TableScope, dialect: DialectName, bindings: Bindings, timeZone?: string) {
   return {
     dialect,
     bindings,
+    timeZone,
     clause: 'WHERE' as const,
     operand(node: Node): Operand {
       if (node.type !== 'column_ref') throw sqlError(`Aggregate ${String(node.name)} is not allowed in WHERE.`);
@@ -164,7 +169,7 @@ const direction = (desc: boolean) => (desc ? sql`desc nulls last` : sql`asc null
 function planRows(ast: Node, ctx: SelectContext, scope: TableScope, items: Item[], filter: Fragment, page: Fragment): RowsPlan {
   const star = items.some((i) => i.kind === 'star');
   if (star && items.length > 1) throw sqlError('* cannot be combined with other select items.');
-  const rowScope = whereScope(scope, ctx.dialect, ctx.bindings);
+  const rowScope = whereScope(scope, ctx.dialect, ctx.bindings, ctx.timeZone);
   const computed = new Map<number, Operand>();
   items.forEach((item, index) => {
     if (item.kind === 'expression') computed.set(index, expressionOperand(item.node, rowScope));
@@ -246,7 +251,7 @@ function planGrouped(
     if (containsAggregate(node)) throw sqlError('Aggregates are not allowed in GROUP BY.');
     const shape = expressionShape(node);
     if (expressionKeys.some((k) => k.shape === shape)) return;
-    const op = expressionOperand(node, whereScope(scope, ctx.dialect, ctx.bindings));
+    const op = expressionOperand(node, whereScope(scope, ctx.dialect, ctx.bindings, ctx.timeZone));
     const column = `x${expressionKeys.length}`;
     inner.fragments.push(sql`${op.value} as ${sql.ref(column)}`);
     expressionKeys.push({ shape, column, type: op.type });
@@ -297,6 +302,7 @@ function planGrouped(
   const groupScope = (clause: 'HAVING' | 'WHERE') => ({
     dialect: ctx.dialect,
     bindings: ctx.bindings,
+    timeZone: ctx.timeZone,
     clause: 'HAVING' as const,
     operand(node: Node): Operand {
       const index = aliasIndex(node, items);

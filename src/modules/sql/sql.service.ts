@@ -5,6 +5,8 @@ import { isQueryCanceled, parseLimited, runLimitedQuery, setStatementTimeout, ti
 import type { SqlThreads } from './sql-threads.js';
 import { shapeGrouped, shapeRows, type LinkCells } from './results.js';
 import { planSelect } from './select.js';
+import type { JoinPlan } from './join.js';
+import { readField } from './output.js';
 import { loadTables, matchingRowIds, toStoredRow } from './sql.repository.js';
 import { sqlError } from './sql-error.js';
 import { bindParameters } from './values.js';
@@ -19,7 +21,7 @@ export interface SqlRequest {
 export interface SqlResult {
   success: true;
   error_message: '';
-  is_join_stmt: false;
+  is_join_stmt: boolean;
   metadata: Record<string, unknown>[];
   results: Record<string, unknown>[];
   /** Rows an INSERT, UPDATE or DELETE wrote. */
@@ -79,6 +81,8 @@ export interface SqlServiceDeps {
   cost?: SqlCostLimits;
   /** Threads that parse statements and run SQLite SELECTs off the main thread. */
   threads?: SqlThreads;
+  /** TIME_ZONE: SQL date functions read dates there (default UTC). */
+  timeZone?: string;
 }
 
 /** The documented defaults of SQL_MAX_STATEMENT_BYTES, SQL_MAX_PREDICATE_TERMS, SQL_MAX_IN_VALUES and SQL_TIMEOUT_MS. */
@@ -108,14 +112,29 @@ export class SqlService {
       return { ...ok([], []), affected_rows: affected };
     }
     const tables = await loadTables(db, caller.base.id);
-    const plan = planSelect(parsed.ast, { dialect, tables, baseId: caller.base.id, bindings, text: parsed.text, convertKeys });
+    const plan = planSelect(parsed.ast, { dialect, tables, baseId: caller.base.id, bindings, text: parsed.text, convertKeys, timeZone: this.deps.timeZone });
     const rows = await runLimitedQuery(this.limited, plan.query);
     if (plan.kind === 'grouped') return ok(plan.metadata, shapeGrouped(plan, rows));
+    if (plan.kind === 'join') return { ...ok(plan.metadata, await this.joinResults(caller.base, plan, rows, convertKeys)), is_join_stmt: true };
     const stored = rows.map(toStoredRow);
     const columns = plan.outputs ? plan.outputs.flatMap((o) => ('field' in o && o.field.kind === 'cell' ? [o.field.column] : [])) : plan.table.columns;
     const linkKeys = columns.filter((c) => c.type === 'link').map((c) => c.key);
     const links = await this.linkCells(caller.base, plan.table.id, linkKeys, stored.map((r) => r._id));
     return ok(plan.metadata, shapeRows(plan, stored, convertKeys, links, rows));
+  }
+
+  /** Join rows → results keyed `<table>.<column>`, link cells loaded per joined table. */
+  private async joinResults(base: BaseRef, plan: JoinPlan, rows: Array<Record<string, unknown>>, convertKeys: boolean) {
+    const stored = plan.tables.map((_, i) =>
+      rows.map((r) => toStoredRow({ row_id: r[`r${i}`], data: r[`d${i}`], ctime: r[`c${i}`], mtime: r[`m${i}`], creator: r[`u${i}`], last_modifier: r[`l${i}`] } as never)),
+    );
+    const links = await Promise.all(
+      plan.tables.map((table, i) => {
+        const keys = plan.outputs.flatMap((o) => (o.table === i && o.field.kind === 'cell' && o.field.column.type === 'link' ? [o.field.column.key] : []));
+        return this.linkCells(base, table.id, [...new Set(keys)], [...new Set(stored[i]!.map((r) => r._id))]);
+      }),
+    );
+    return rows.map((_, n) => Object.fromEntries(plan.outputs.map((o) => [o.key, readField(o.field, stored[o.table]![n]!, convertKeys, links[o.table])])));
   }
 
   private async linkCells(base: BaseRef, tableId: string, columnKeys: string[], rowIds: string[]): Promise<LinkCells | undefined> {
