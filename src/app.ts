@@ -31,6 +31,7 @@ import { webhooksRoutes } from './modules/webhooks/index.js';
 import { CollaboratorsService, collaboratorsRoutes } from './modules/collaborators/index.js';
 import { webConsolePlugin } from './plugins/web-console.js';
 import { createCommentsRoutes } from './modules/comments/index.js';
+import { adminWebhooksRoutes } from './modules/webhooks/index.js';
 
 export interface BuildAppOptions {
   /** false silences request logs (tests); default: pino at LOG_LEVEL. */
@@ -98,5 +99,6 @@ export async function buildApp(c: Container, options: BuildAppOptions = {}): Pro
   await c.realtime.attach(app);
   await app.register(webConsolePlugin);
   await app.register(createCommentsRoutes({ db: c.db, clock: c.clock, access: c.access, notify: c.notifications.notifyUser }));
+  await app.register(adminWebhooksRoutes(c.db));
   return app;
 }
