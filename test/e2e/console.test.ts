@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/server.js';
 import { Receiver } from '../http/webhooks-support.js';
 import { ADMIN, launchBrowser, signIn, startConsoleServer, step } from './browser.js';
+import { BASE, BOB, adminUsersAndWebhooks, copyAndPassword, liveGridUpdates, rowComments, type ConsoleRun } from './console-steps.js';
 
 const require = createRequire(import.meta.url);
 interface SeaTableBase {
@@ -14,7 +15,6 @@ interface SeaTableBase {
 }
 const { Base } = require('seatable-api') as { Base: new (config: { server: string; APIToken: string }) => SeaTableBase };
 
-const BASE = 'Projects';
 
 /**
  * The console in a real headless Chromium against a listening server on SQLite: one browser, one
@@ -30,6 +30,8 @@ describe('web console (headless Chromium)', () => {
   let workspaceId: number;
   let baseUuid: string;
   let script: SeaTableBase;
+  const frames: string[] = [];
+  const run = (): ConsoleRun => ({ url, browser, page, call, workspaceId, frames });
 
   const call = async <T>(path: string, init: { method?: string; body?: unknown; token?: string } = {}): Promise<{ status: number; data: T }> => {
     const res = await fetch(url + path, {
@@ -51,6 +53,7 @@ describe('web console (headless Chromium)', () => {
     page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     page.setDefaultTimeout(10_000);
     page.on('dialog', (d) => void d.accept());
+    page.on('websocket', (ws) => ws.on('framereceived', (frame) => void frames.push(String(frame.payload))));
     const login = await fetch(`${url}/api2/auth-token/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: ADMIN.email, password: ADMIN.password }) });
     adminToken = ((await login.json()) as { token: string }).token;
     receiver = await new Receiver().start();
@@ -314,10 +317,13 @@ describe('web console (headless Chromium)', () => {
     const rules = await call<{ dtable_notification_rule_list: Array<{ trigger: { condition: string } }> }>(`/api/v2.1/workspace/${workspaceId}/dtable/${BASE}/notification-rules/`);
     expect(rules.data.dtable_notification_rule_list.map((r) => r.trigger.condition).sort()).toEqual(['filters_satisfy', 'near_deadline', 'rows_added', 'rows_modified']);
 
-    // A row added by a script (an API-Token, not the admin) triggers "New rows" for the admin.
+    // A row added by a script (an API-Token, not the admin) triggers "New rows" for the admin; the
+    // bell hears of it over the real-time channel (its polling fallback is a minute when live).
+    await page.locator('a.bell[data-live="yes"]').waitFor();
     await script.appendRow('Table1', { Name: 'Notify me', Number: 9 });
     await step(page, 'bell', async () => {
       await page.getByTestId('unread-count').waitFor({ timeout: 20_000 });
+      expect(frames.some((f) => f.includes('"new-notification"') && f.includes('New rows fired'))).toBe(true);
       await page.getByRole('link', { name: /Notifications, [1-9]\d* unread/ }).click();
       await page.getByText('New rows fired').first().waitFor();
       // The inbox fits a phone-sized screen without sideways scrolling.
@@ -330,8 +336,8 @@ describe('web console (headless Chromium)', () => {
   });
 
   it('shares the base read-only, then read-write, and the other user sees the permission take effect', async () => {
-    const other = { email: 'bob@console.test', password: 'bob-password-1' };
-    expect((await call('/api/v2.1/admin/users/', { method: 'POST', body: { email: other.email, password: other.password, name: 'Bob' } })).status).toBeLessThan(300);
+    const other = BOB;
+    expect((await call('/api/v2.1/admin/users/', { method: 'POST', body: { email: other.email, password: other.password, name: other.name } })).status).toBeLessThan(300);
     await step(page, 'share', async () => {
       await page.goto(`${url}/#/base/${workspaceId}/${BASE}/share`);
       await page.getByLabel('User e-mail').fill(other.email);
@@ -366,6 +372,12 @@ describe('web console (headless Chromium)', () => {
     }
   });
 
+  it('shows changes by another user live in the open grid (real-time channel)', () => liveGridUpdates(run()));
+
+  it('comments on a row: @mention, edit and delete one’s own', () => rowComments(run()));
+
+  it('the other user copies the shared base, changes the password and is asked to sign in again when it changes elsewhere', () => copyAndPassword(run()), 60_000);
+
   it('admin deletes an invalid rule', async () => {
     await gw('tables/', { method: 'POST', body: { table_name: 'Scratch' } });
     const meta = await gw<{ metadata: { tables: Array<{ _id: string; name: string; views: Array<{ _id: string }> }> } }>('metadata/');
@@ -390,4 +402,6 @@ describe('web console (headless Chromium)', () => {
     const all = await call<{ notification_rule_list: Array<{ trigger: { rule_name: string } }> }>('/api/v2.1/admin/notification-rules/');
     expect(all.data.notification_rule_list.map((r) => r.trigger.rule_name)).not.toContain('Orphan');
   });
+
+  it('admin makes a user admin, deactivates them, and sees every webhook’s health', () => adminUsersAndWebhooks(run()));
 });

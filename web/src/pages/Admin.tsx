@@ -5,7 +5,7 @@ import { ConfirmButton, Empty, ErrorText, Loading, useAction } from '../ui';
 import { RuleLine, type Rule } from './Rules';
 import type { User } from '../types';
 
-/** System administration. The API has no deactivate/promote or system-wide webhook endpoints, so those are absent. */
+/** System administration: users, rules, rate limits and the health of every webhook. */
 export function Admin() {
   return (
     <section>
@@ -13,6 +13,7 @@ export function Admin() {
       <Users />
       <AdminRules />
       <RateLimits />
+      <WebhookHealth />
     </section>
   );
 }
@@ -32,6 +33,13 @@ function Users() {
       setEmail('');
       setPassword('');
       setName('');
+      await client.invalidateQueries(['admin-users']);
+    });
+  };
+  const update = (u: User, body: { is_active?: boolean; is_staff?: boolean }) => {
+    if (body.is_active === false && !window.confirm(`Deactivate ${u.contact_email}? They can no longer sign in.`)) return;
+    void action.run(async () => {
+      await api(`/api/v2.1/admin/users/${encodeURIComponent(u.contact_email)}/`, { method: 'PUT', body });
       await client.invalidateQueries(['admin-users']);
     });
   };
@@ -62,7 +70,14 @@ function Users() {
                 <td>{u.name}</td>
                 <td>{u.contact_email}</td>
                 <td>{u.is_staff ? 'admin' : 'user'}</td>
-                <td>
+                <td>{u.is_active ? 'active' : <span className="tag bad">deactivated</span>}</td>
+                <td className="actions">
+                  <button type="button" onClick={() => update(u, { is_active: !u.is_active })} aria-label={`${u.is_active ? 'Deactivate' : 'Activate'} ${u.contact_email}`}>
+                    {u.is_active ? 'Deactivate' : 'Activate'}
+                  </button>
+                  <button type="button" onClick={() => update(u, { is_staff: !u.is_staff })} aria-label={`${u.is_staff ? 'Remove admin from' : 'Make admin'} ${u.contact_email}`}>
+                    {u.is_staff ? 'Remove admin' : 'Make admin'}
+                  </button>
                   <ConfirmButton
                     label="Delete"
                     question={`Delete the user ${u.contact_email} and their bases?`}
@@ -172,6 +187,98 @@ function RateLimits() {
           </li>
         ))}
       </ul>
+    </>
+  );
+}
+
+interface WebhookHealthRecord {
+  id: number;
+  dtable_uuid: string;
+  dtable_name: string;
+  url: string;
+  creator: string;
+  is_valid: boolean;
+  invalid_reason: string | null;
+  failure_streak: number;
+  failed_count: number;
+  backlog: number;
+  last_delivery: { status: string; last_status_code: number | null; last_error: string | null; completed_at: string } | null;
+}
+
+const HEALTH_PAGE = 25;
+
+/** Every webhook of the system, disabled and failing ones first (GET /api/v2.1/admin/webhooks/). */
+function WebhookHealth() {
+  const [page, setPage] = useState(1);
+  const hooks = useQuery(['admin-webhooks', page], () => api<{ webhook_list: WebhookHealthRecord[]; count: number }>(`/api/v2.1/admin/webhooks/?page=${page}&per_page=${HEALTH_PAGE}`), {
+    keepPreviousData: true,
+  });
+  const pages = Math.max(1, Math.ceil((hooks.data?.count ?? 0) / HEALTH_PAGE));
+  return (
+    <>
+      <h2>Webhook health ({hooks.data?.count ?? '…'})</h2>
+      {hooks.isLoading ? (
+        <Loading />
+      ) : hooks.error ? (
+        <ErrorText error={hooks.error} />
+      ) : hooks.data!.webhook_list.length === 0 ? (
+        <Empty>No webhooks.</Empty>
+      ) : (
+        <table className="list" aria-label="Webhook health">
+          <thead>
+            <tr>
+              <th>Base</th>
+              <th>URL</th>
+              <th>State</th>
+              <th>Last delivery</th>
+              <th>Failures in a row</th>
+              <th>Failed</th>
+              <th>Waiting</th>
+            </tr>
+          </thead>
+          <tbody>
+            {hooks.data!.webhook_list.map((w) => (
+              <tr key={w.id} aria-label={`Webhook ${w.url}`}>
+                <td>{w.dtable_name}</td>
+                <td>
+                  <code className="excerpt">{w.url}</code>
+                </td>
+                <td>
+                  {w.is_valid ? <span className="tag good">enabled</span> : <span className="tag bad" title={w.invalid_reason ?? undefined}>disabled</span>}
+                  {!w.is_valid && w.invalid_reason && <div className="small muted">{w.invalid_reason}</div>}
+                </td>
+                <td>
+                  {w.last_delivery ? (
+                    <>
+                      <span className={`tag ${w.last_delivery.status === 'succeeded' ? 'good' : 'bad'}`}>{w.last_delivery.status}</span>{' '}
+                      {w.last_delivery.last_status_code ?? w.last_delivery.last_error ?? ''}{' '}
+                      <span className="small muted">{w.last_delivery.completed_at.replace('T', ' ').slice(0, 19)}</span>
+                    </>
+                  ) : (
+                    <span className="muted">none yet</span>
+                  )}
+                </td>
+                <td>{w.failure_streak}</td>
+                <td>{w.failed_count}</td>
+                <td>{w.backlog}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {pages > 1 && (
+        <div className="inline" aria-label="Webhook health pages">
+          <button type="button" disabled={page <= 1} onClick={() => setPage(page - 1)}>
+            Previous
+          </button>
+          <span className="small muted">
+            page {page} of {pages}
+          </span>
+          <button type="button" disabled={page >= pages} onClick={() => setPage(page + 1)}>
+            Next
+          </button>
+        </div>
+      )}
     </>
   );
 }

@@ -7,15 +7,24 @@ import { gateway, q, useBaseAccess, useMetadata, type BaseAccess } from '../grid
 import { gridColumns } from '../grid/cells';
 import { ColumnsPanel } from '../grid/ColumnsPanel';
 import { ViewPanel } from '../grid/ViewPanel';
+import { useLiveBase } from '../grid/live-base';
+import { CommentsPanel } from '../grid/CommentsPanel';
 import type { Row, Table } from '../types';
 
 const PAGE = 1000;
+const LIVE_TEXT = { connecting: 'connecting…', live: 'live', offline: 'offline' } as const;
+const LIVE_TITLE = {
+  connecting: 'Connecting to the real-time channel',
+  live: 'Changes by others appear as they happen',
+  offline: 'Not connected: changes by others show after a refresh',
+} as const;
 type RowPages = InfiniteData<{ rows: Row[]; start: number }>;
 
 /** The base editor: tables as tabs, a virtual-scrolling grid loading 1,000 rows a request, views, columns. */
 export function Editor({ workspaceId, baseName, tableId }: { workspaceId: string; baseName: string; tableId?: string }) {
   const access = useBaseAccess(workspaceId, baseName);
   const metadata = useMetadata(access.data);
+  const live = useLiveBase(access.data, workspaceId, baseName);
   if (access.isLoading || metadata.isLoading) return <Loading what="Opening base" />;
   if (access.error) return <ErrorText error={access.error} />;
   if (metadata.error) return <ErrorText error={metadata.error} />;
@@ -27,7 +36,9 @@ export function Editor({ workspaceId, baseName, tableId }: { workspaceId: string
         <h1>{baseName}</h1>
         <a href={href('base', workspaceId, baseName, 'share')}>Share</a>
         <a href={href('base', workspaceId, baseName, 'integrations')}>Integrations</a>
-        <span className="muted small">Changes by others show after a refresh.</span>
+        <span className={`live live-${live}`} role="status" aria-label={`Live updates: ${LIVE_TEXT[live]}`} title={LIVE_TITLE[live]}>
+          {LIVE_TEXT[live]}
+        </span>
       </div>
       <nav className="tabs" aria-label="Tables">
         {tables.map((t) => (
@@ -71,7 +82,7 @@ function TableView({ access, table, tables }: { access: BaseAccess; table: Table
   const [viewName, setViewName] = useState(table.views[0]?.name ?? '');
   const view = table.views.find((v) => v.name === viewName) ?? table.views[0];
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
-  const [panel, setPanel] = useState<'none' | 'columns' | 'view'>('none');
+  const [panel, setPanel] = useState<'none' | 'columns' | 'view' | 'comments'>('none');
   const action = useAction();
   const key = ['rows', access.dtable_uuid, table._id, view?.name, JSON.stringify(view?.filters), JSON.stringify(view?.sorts), view?.filter_conjunction];
   const rows = useInfiniteQuery(
@@ -84,6 +95,8 @@ function TableView({ access, table, tables }: { access: BaseAccess; table: Table
   );
   const allRows = useMemo(() => rows.data?.pages.flatMap((p) => p.rows) ?? [], [rows.data]);
   const columns = useMemo(() => [SelectColumn, ...gridColumns(table.columns, { access, table, tables })], [table.columns, access, tables]);
+
+  const commentRow = selected.size === 1 ? allRows.find((r) => selected.has(r._id)) : undefined;
 
   const onRowsChange = (next: Row[], data: RowsChangeData<Row>) => {
     const changed = data.indexes.map((i) => next[i]!);
@@ -140,6 +153,15 @@ function TableView({ access, table, tables }: { access: BaseAccess; table: Table
         <button type="button" onClick={() => void addRow()} disabled={action.busy}>
           + Row
         </button>
+        <button
+          type="button"
+          aria-pressed={panel === 'comments'}
+          disabled={selected.size !== 1}
+          title={selected.size === 1 ? undefined : 'Select one row to see its comments'}
+          onClick={() => setPanel(panel === 'comments' ? 'none' : 'comments')}
+        >
+          Comments
+        </button>
         <ConfirmButton label={`Delete ${selected.size} row(s)`} question={`Delete ${selected.size} row(s)?`} disabled={selected.size === 0} onConfirm={() => void deleteRows()} />
         <span className="muted small" role="status">
           {rows.isFetching ? 'Loading rows…' : `${allRows.length}${rows.hasNextPage ? '+' : ''} rows`}
@@ -148,6 +170,7 @@ function TableView({ access, table, tables }: { access: BaseAccess; table: Table
       <ErrorText error={action.error} />
       {panel === 'view' && view && <ViewPanel access={access} table={table} view={view} onViewChange={setViewName} />}
       {panel === 'columns' && <ColumnsPanel access={access} table={table} />}
+      {panel === 'comments' && commentRow && <CommentsPanel key={commentRow._id} access={access} table={table} row={commentRow} onClose={() => setPanel('none')} />}
       {rows.error ? <ErrorText error={rows.error} /> : null}
       {rows.isLoading ? (
         <Loading what="Loading rows" />
