@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react';
 import { useQueryClient, type InfiniteData, type QueryClient } from '@tanstack/react-query';
 import { api, basePath } from '../api';
 import { openLive, type LiveOperation, type LiveStatus } from '../live';
-import { gateway, q, type BaseAccess } from './base';
+import { gateway, q, slimRow, type BaseAccess } from './base';
 import type { Row, Table } from '../types';
 
 type RowPages = InfiniteData<{ rows: Row[]; start: number }>;
@@ -87,7 +87,7 @@ class BaseUpdates {
     await Promise.all(
       ids.map(async (id) => {
         try {
-          fresh.set(id, await gateway<Row>(this.access, `rows/${encodeURIComponent(id)}/?${q({ table_id: table._id, convert_keys: true })}`));
+          fresh.set(id, slimRow(await gateway<Row>(this.access, `rows/${encodeURIComponent(id)}/?${q({ table_id: table._id, convert_keys: true })}`)));
         } catch {
           // gone meanwhile: its delete message follows
         }

@@ -3,7 +3,7 @@ import { useInfiniteQuery, useQueryClient, type InfiniteData } from '@tanstack/r
 import DataGrid, { SelectColumn, type RowsChangeData } from 'react-data-grid';
 import { href } from '../router';
 import { ConfirmButton, Empty, ErrorText, Loading, useAction } from '../ui';
-import { gateway, q, useBaseAccess, useMetadata, type BaseAccess } from '../grid/base';
+import { gateway, q, slimRow, useBaseAccess, useMetadata, type BaseAccess } from '../grid/base';
 import { gridColumns } from '../grid/cells';
 import { ColumnsPanel } from '../grid/ColumnsPanel';
 import { ViewPanel } from '../grid/ViewPanel';
@@ -19,6 +19,7 @@ const LIVE_TITLE = {
   offline: 'Not connected: changes by others show after a refresh',
 } as const;
 type RowPages = InfiniteData<{ rows: Row[]; start: number }>;
+const rowKey = (r: Row) => r._id;
 
 /** The base editor: tables as tabs, a virtual-scrolling grid loading 1,000 rows a request, views, columns. */
 export function Editor({ workspaceId, baseName, tableId }: { workspaceId: string; baseName: string; tableId?: string }) {
@@ -89,7 +90,7 @@ function TableView({ access, table, tables }: { access: BaseAccess; table: Table
     key,
     async ({ pageParam = 0, signal }) => {
       const r = await gateway<{ rows: Row[] }>(access, `rows/?${q({ table_name: table.name, view_name: view?.name, start: pageParam, limit: PAGE, convert_keys: true })}`, { signal });
-      return { rows: r.rows, start: pageParam as number };
+      return { rows: r.rows.map((row) => slimRow(row)), start: pageParam as number };
     },
     { getNextPageParam: (last) => (last.rows.length === PAGE ? last.start + PAGE : undefined), staleTime: 30_000 },
   );
@@ -180,7 +181,7 @@ function TableView({ access, table, tables }: { access: BaseAccess; table: Table
           aria-label={`Rows of ${table.name}`}
           columns={columns}
           rows={allRows}
-          rowKeyGetter={(r: Row) => r._id}
+          rowKeyGetter={rowKey}
           selectedRows={selected}
           onSelectedRowsChange={(s) => setSelected(s as Set<string>)}
           onRowsChange={onRowsChange}
