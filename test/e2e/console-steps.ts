@@ -5,6 +5,7 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { expect } from 'vitest';
+import { unnamedControls } from './accessibility.js';
 import { signIn, step } from './browser.js';
 
 export const BASE = 'Projects';
@@ -21,6 +22,10 @@ export interface ConsoleRun {
   workspaceId: number;
   /** Payloads of the WebSocket frames the admin's page received. */
   frames: string[];
+  /** Messages of the confirmations the admin's page showed. */
+  dialogs: string[];
+  /** The admin's page accepts confirmations unless `dismissNext` is set (for one). */
+  confirmations: { dismissNext: boolean };
 }
 
 async function accountToken(url: string, email: string, password: string): Promise<{ status: number; token?: string }> {
@@ -174,4 +179,47 @@ export async function adminUsersAndWebhooks(run: ConsoleRun): Promise<void> {
     await hook.getByText('succeeded').waitFor();
     expect(await hook.locator('td').first().innerText()).toBe(BASE);
   });
+}
+
+/** Every control on every page (and the editor's panels) has an accessible name. */
+export async function accessibleNames(run: ConsoleRun): Promise<void> {
+  const { page, url, workspaceId } = run;
+  const pages: Array<[string, () => Promise<void>]> = [
+    ['bases', () => page.getByRole('heading', { name: 'Bases' }).waitFor()],
+    [`base/${workspaceId}/${BASE}`, async () => {
+      await page.getByRole('grid').waitFor();
+      await page.getByRole('button', { name: /Filter & sort/ }).click();
+      await page.getByRole('button', { name: 'Columns' }).click();
+      await page.getByRole('form', { name: 'Add column' }).waitFor();
+    }],
+    [`base/${workspaceId}/${BASE}/integrations`, () => page.getByRole('button', { name: 'Create API-Token' }).waitFor()],
+    [`base/${workspaceId}/${BASE}/share`, () => page.getByRole('table', { name: 'Shared with' }).waitFor()],
+    ['settings', () => page.getByRole('form', { name: 'Change password' }).waitFor()],
+    ['inbox', () => page.getByRole('heading', { name: 'Notifications' }).waitFor()],
+    ['admin', () => page.getByRole('table', { name: 'Webhook health' }).waitFor()],
+  ];
+  for (const [route, ready] of pages) {
+    await step(page, `names-${route}`, async () => {
+      await page.goto(`${url}/#/${route}`);
+      await ready();
+      expect({ route, unnamed: await unnamedControls(page) }).toEqual({ route, unnamed: [] });
+    });
+  }
+}
+
+/** Delete asks first; answering "Cancel" leaves the base in place. */
+export async function dismissedDelete(run: ConsoleRun): Promise<void> {
+  const { page, url, call, dialogs, confirmations } = run;
+  await step(page, 'dismissed-delete', async () => {
+    await page.goto(`${url}/#/`);
+    const card = page.getByRole('listitem', { name: `Base ${BASE}` });
+    const asked = dialogs.length;
+    confirmations.dismissNext = true;
+    await card.getByRole('button', { name: 'Delete' }).click();
+    await expect.poll(() => dialogs.length).toBe(asked + 1);
+    expect(dialogs[asked]).toBe(`Delete the base “${BASE}” and all its rows?`);
+    await card.getByRole('link', { name: BASE, exact: true }).waitFor();
+  });
+  const list = await call<{ workspace_list: Array<{ table_list?: Array<{ name: string }> }> }>('/api/v2.1/workspaces/');
+  expect(list.data.workspace_list.flatMap((w) => w.table_list ?? []).map((b) => b.name)).toContain(BASE);
 }

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/server.js';
 import { Receiver } from '../http/webhooks-support.js';
 import { ADMIN, launchBrowser, signIn, startConsoleServer, step } from './browser.js';
-import { BASE, BOB, adminUsersAndWebhooks, copyAndPassword, liveGridUpdates, rowComments, type ConsoleRun } from './console-steps.js';
+import { BASE, BOB, accessibleNames, dismissedDelete, adminUsersAndWebhooks, copyAndPassword, liveGridUpdates, rowComments, type ConsoleRun } from './console-steps.js';
 
 const require = createRequire(import.meta.url);
 interface SeaTableBase {
@@ -31,7 +31,9 @@ describe('web console (headless Chromium)', () => {
   let baseUuid: string;
   let script: SeaTableBase;
   const frames: string[] = [];
-  const run = (): ConsoleRun => ({ url, browser, page, call, workspaceId, frames });
+  const dialogs: string[] = [];
+  const confirmations = { dismissNext: false };
+  const run = (): ConsoleRun => ({ url, browser, page, call, workspaceId, frames, dialogs, confirmations });
 
   const call = async <T>(path: string, init: { method?: string; body?: unknown; token?: string } = {}): Promise<{ status: number; data: T }> => {
     const res = await fetch(url + path, {
@@ -52,7 +54,12 @@ describe('web console (headless Chromium)', () => {
     browser = await launchBrowser();
     page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     page.setDefaultTimeout(10_000);
-    page.on('dialog', (d) => void d.accept());
+    // Confirmations are accepted, unless a step asks to dismiss the next one.
+    page.on('dialog', (d) => {
+      dialogs.push(d.message());
+      void (confirmations.dismissNext ? d.dismiss() : d.accept());
+      confirmations.dismissNext = false;
+    });
     page.on('websocket', (ws) => ws.on('framereceived', (frame) => void frames.push(String(frame.payload))));
     const login = await fetch(`${url}/api2/auth-token/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: ADMIN.email, password: ADMIN.password }) });
     adminToken = ((await login.json()) as { token: string }).token;
@@ -404,4 +411,8 @@ describe('web console (headless Chromium)', () => {
   });
 
   it('admin makes a user admin, deactivates them, and sees every webhook’s health', () => adminUsersAndWebhooks(run()));
+
+  it('gives every control on every page an accessible name', () => accessibleNames(run()), 60_000);
+
+  it('asks before deleting: a dismissed confirmation deletes nothing', () => dismissedDelete(run()));
 });
