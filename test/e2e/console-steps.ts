@@ -19,6 +19,8 @@ export interface ConsoleRun {
   /** The admin's page, at 1280×800. */
   page: Page;
   call: Call;
+  /** A call to the base's gateway with the admin's Base-Token. */
+  gw: Call;
   workspaceId: number;
   /** Payloads of the WebSocket frames the admin's page received. */
   frames: string[];
@@ -222,4 +224,31 @@ export async function dismissedDelete(run: ConsoleRun): Promise<void> {
   });
   const list = await call<{ workspace_list: Array<{ table_list?: Array<{ name: string }> }> }>('/api/v2.1/workspaces/');
   expect(list.data.workspace_list.flatMap((w) => w.table_list ?? []).map((b) => b.name)).toContain(BASE);
+}
+
+/** A rule whose table is deleted becomes invalid; the admin deletes it from the admin page. */
+export async function adminDeletesInvalidRule(run: ConsoleRun): Promise<void> {
+  const { page, url, call, gw, workspaceId } = run;
+  await gw('tables/', { method: 'POST', body: { table_name: 'Scratch' } });
+  const meta = await gw<{ metadata: { tables: Array<{ _id: string; name: string; views: Array<{ _id: string }> }> } }>('metadata/');
+  const scratch = meta.data.metadata.tables.find((t) => t.name === 'Scratch')!;
+  const me = (await call<{ email: string }>('/api/v2.1/user/')).data.email;
+  const created = await call<{ id: number }>(`/api/v2.1/workspace/${workspaceId}/dtable/${BASE}/notification-rules/`, {
+    method: 'POST',
+    body: { run_condition: 'per_update', trigger: { rule_name: 'Orphan', table_id: scratch._id, view_id: scratch.views[0]!._id, condition: 'rows_added' }, action: { type: 'notify', users: [me], default_msg: 'x' } },
+  });
+  expect(created).toMatchObject({ status: 200 });
+  await gw('tables/', { method: 'DELETE', body: { table_name: 'Scratch' } });
+  const invalidCount = async () => (await call<{ count: number }>('/api/v2.1/admin/invalid-notification-rules/')).data.count;
+  await expect.poll(invalidCount, { timeout: 15_000 }).toBe(1);
+  await step(page, 'admin', async () => {
+    await page.goto(`${url}/#/admin`);
+    const invalid = page.getByRole('list', { name: 'Invalid rules' });
+    await invalid.getByText('Orphan').waitFor();
+    await invalid.getByRole('button', { name: 'Delete' }).click();
+    await page.getByRole('heading', { name: 'Invalid rules (0)' }).waitFor();
+  });
+  expect(await invalidCount()).toBe(0);
+  const all = await call<{ notification_rule_list: Array<{ trigger: { rule_name: string } }> }>('/api/v2.1/admin/notification-rules/');
+  expect(all.data.notification_rule_list.map((r) => r.trigger.rule_name)).not.toContain('Orphan');
 }

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/server.js';
 import { Receiver } from '../http/webhooks-support.js';
 import { ADMIN, launchBrowser, signIn, startConsoleServer, step } from './browser.js';
-import { BASE, BOB, accessibleNames, dismissedDelete, adminUsersAndWebhooks, copyAndPassword, liveGridUpdates, rowComments, type ConsoleRun } from './console-steps.js';
+import { BASE, BOB, accessibleNames, adminDeletesInvalidRule, dismissedDelete, adminUsersAndWebhooks, copyAndPassword, liveGridUpdates, rowComments, type ConsoleRun } from './console-steps.js';
 
 const require = createRequire(import.meta.url);
 interface SeaTableBase {
@@ -33,7 +33,7 @@ describe('web console (headless Chromium)', () => {
   const frames: string[] = [];
   const dialogs: string[] = [];
   const confirmations = { dismissNext: false };
-  const run = (): ConsoleRun => ({ url, browser, page, call, workspaceId, frames, dialogs, confirmations });
+  const run = (): ConsoleRun => ({ url, browser, page, call, gw, workspaceId, frames, dialogs, confirmations });
 
   const call = async <T>(path: string, init: { method?: string; body?: unknown; token?: string } = {}): Promise<{ status: number; data: T }> => {
     const res = await fetch(url + path, {
@@ -385,30 +385,7 @@ describe('web console (headless Chromium)', () => {
 
   it('the other user copies the shared base, changes the password and is asked to sign in again when it changes elsewhere', () => copyAndPassword(run()), 60_000);
 
-  it('admin deletes an invalid rule', async () => {
-    await gw('tables/', { method: 'POST', body: { table_name: 'Scratch' } });
-    const meta = await gw<{ metadata: { tables: Array<{ _id: string; name: string; views: Array<{ _id: string }> }> } }>('metadata/');
-    const scratch = meta.data.metadata.tables.find((t) => t.name === 'Scratch')!;
-    const me = (await call<{ email: string }>('/api/v2.1/user/')).data.email;
-    const created = await call<{ id: number }>(`/api/v2.1/workspace/${workspaceId}/dtable/${BASE}/notification-rules/`, {
-      method: 'POST',
-      body: { run_condition: 'per_update', trigger: { rule_name: 'Orphan', table_id: scratch._id, view_id: scratch.views[0]!._id, condition: 'rows_added' }, action: { type: 'notify', users: [me], default_msg: 'x' } },
-    });
-    expect(created).toMatchObject({ status: 200 });
-    await gw('tables/', { method: 'DELETE', body: { table_name: 'Scratch' } });
-    const invalidCount = async () => (await call<{ count: number }>('/api/v2.1/admin/invalid-notification-rules/')).data.count;
-    await expect.poll(invalidCount, { timeout: 15_000 }).toBe(1);
-    await step(page, 'admin', async () => {
-      await page.goto(`${url}/#/admin`);
-      const invalid = page.getByRole('list', { name: 'Invalid rules' });
-      await invalid.getByText('Orphan').waitFor();
-      await invalid.getByRole('button', { name: 'Delete' }).click();
-      await page.getByRole('heading', { name: 'Invalid rules (0)' }).waitFor();
-    });
-    expect(await invalidCount()).toBe(0);
-    const all = await call<{ notification_rule_list: Array<{ trigger: { rule_name: string } }> }>('/api/v2.1/admin/notification-rules/');
-    expect(all.data.notification_rule_list.map((r) => r.trigger.rule_name)).not.toContain('Orphan');
-  });
+  it('admin deletes an invalid rule', () => adminDeletesInvalidRule(run()));
 
   it('admin makes a user admin, deactivates them, and sees every webhook’s health', () => adminUsersAndWebhooks(run()));
 
