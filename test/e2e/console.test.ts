@@ -339,6 +339,9 @@ describe('web console (headless Chromium)', () => {
       await page.getByRole('button', { name: 'Mark all read' }).click();
       await page.getByRole('link', { name: 'Notifications, 0 unread' }).waitFor();
       await page.setViewportSize({ width: 1280, height: 800 });
+      // The notification links to its row: the editor selects it and opens its comments.
+      await page.getByRole('listitem').filter({ hasText: 'New rows fired' }).first().getByRole('link', { name: `${BASE} · row` }).click();
+      await page.getByRole('complementary', { name: 'Row comments' }).getByText('Comments on “Notify me”').waitFor();
     });
   });
 

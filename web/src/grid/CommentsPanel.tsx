@@ -22,8 +22,9 @@ const when = (iso: string) => iso.replace('T', ' ').slice(0, 16);
 
 /** Who can see the base: names for comment authors and the people one can @mention. */
 function useRelatedUsers(access: BaseAccess) {
+  // Read again whenever the panel opens: someone the base was just shared with can be mentioned.
   return useQuery(['related-users', access.dtable_uuid], () => gateway<{ user_list: RelatedUser[] }>(access, 'related-users/').then((r) => r.user_list), {
-    staleTime: 60_000,
+    refetchOnMount: 'always',
   });
 }
 

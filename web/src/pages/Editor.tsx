@@ -1,6 +1,6 @@
-import { useMemo, useState } from 'react';
+import { useEffect, useMemo, useRef, useState, type RefObject } from 'react';
 import { useInfiniteQuery, useQueryClient, type InfiniteData } from '@tanstack/react-query';
-import DataGrid, { SelectColumn, type RowsChangeData } from 'react-data-grid';
+import DataGrid, { SelectColumn, type DataGridHandle, type RowsChangeData } from 'react-data-grid';
 import { href } from '../router';
 import { ConfirmButton, Empty, ErrorText, Loading, useAction } from '../ui';
 import { gateway, q, slimRow, useBaseAccess, useMetadata, type BaseAccess } from '../grid/base';
@@ -22,7 +22,7 @@ type RowPages = InfiniteData<{ rows: Row[]; start: number }>;
 const rowKey = (r: Row) => r._id;
 
 /** The base editor: tables as tabs, a virtual-scrolling grid loading 1,000 rows a request, views, columns. */
-export function Editor({ workspaceId, baseName, tableId }: { workspaceId: string; baseName: string; tableId?: string }) {
+export function Editor({ workspaceId, baseName, tableId, rowId }: { workspaceId: string; baseName: string; tableId?: string; rowId?: string }) {
   const access = useBaseAccess(workspaceId, baseName);
   const metadata = useMetadata(access.data);
   const live = useLiveBase(access.data, workspaceId, baseName);
@@ -49,7 +49,7 @@ export function Editor({ workspaceId, baseName, tableId }: { workspaceId: string
         ))}
         <NewTable access={access.data!} />
       </nav>
-      {table ? <TableView key={table._id} access={access.data!} table={table} tables={tables} /> : <Empty>This base has no tables.</Empty>}
+      {table ? <TableView key={table._id} access={access.data!} table={table} tables={tables} rowId={table._id === tableId ? rowId : undefined} /> : <Empty>This base has no tables.</Empty>}
     </section>
   );
 }
@@ -78,7 +78,7 @@ function NewTable({ access }: { access: BaseAccess }) {
   );
 }
 
-function TableView({ access, table, tables }: { access: BaseAccess; table: Table; tables: Table[] }) {
+function TableView({ access, table, tables, rowId }: { access: BaseAccess; table: Table; tables: Table[]; rowId?: string }) {
   const client = useQueryClient();
   const [viewName, setViewName] = useState(table.views[0]?.name ?? '');
   const view = table.views.find((v) => v.name === viewName) ?? table.views[0];
@@ -97,6 +97,11 @@ function TableView({ access, table, tables }: { access: BaseAccess; table: Table
   const allRows = useMemo(() => rows.data?.pages.flatMap((p) => p.rows) ?? [], [rows.data]);
   const columns = useMemo(() => [SelectColumn, ...gridColumns(table.columns, { access, table, tables })], [table.columns, access, tables]);
 
+  const grid = useRef<DataGridHandle>(null);
+  const rowShown = useShowRow(rowId, allRows, rows.isLoading, grid, (id) => {
+    setSelected(new Set([id]));
+    setPanel('comments');
+  });
   const commentRow = selected.size === 1 ? allRows.find((r) => selected.has(r._id)) : undefined;
 
   const onRowsChange = (next: Row[], data: RowsChangeData<Row>) => {
@@ -169,6 +174,7 @@ function TableView({ access, table, tables }: { access: BaseAccess; table: Table
         </span>
       </div>
       <ErrorText error={action.error} />
+      {rowShown === false && <p className="notice">The linked row is not among the loaded rows of this view (it may be filtered out, further down, or deleted).</p>}
       {panel === 'view' && view && <ViewPanel access={access} table={table} view={view} onViewChange={setViewName} />}
       {panel === 'columns' && <ColumnsPanel access={access} table={table} />}
       {panel === 'comments' && commentRow && <CommentsPanel key={commentRow._id} access={access} table={table} row={commentRow} onClose={() => setPanel('none')} />}
@@ -177,6 +183,7 @@ function TableView({ access, table, tables }: { access: BaseAccess; table: Table
         <Loading what="Loading rows" />
       ) : (
         <DataGrid
+          ref={grid}
           className="rdg-light grid"
           aria-label={`Rows of ${table.name}`}
           columns={columns}
@@ -195,4 +202,22 @@ function TableView({ access, table, tables }: { access: BaseAccess; table: Table
       )}
     </div>
   );
+}
+
+/**
+ * A link to a row (`#/base/…/table/<id>/row/<row id>`, from the inbox): once the rows are loaded,
+ * scroll to it, select it and open its comments. Returns whether it was found (undefined: not yet).
+ */
+function useShowRow(rowId: string | undefined, rows: Row[], loading: boolean, grid: RefObject<DataGridHandle>, select: (id: string) => void): boolean | undefined {
+  const [result, setResult] = useState<{ id: string; found: boolean }>();
+  useEffect(() => {
+    if (!rowId || loading || result?.id === rowId) return;
+    const index = rows.findIndex((r) => r._id === rowId);
+    if (index >= 0) {
+      grid.current?.scrollToRow(index);
+      select(rowId);
+    }
+    setResult({ id: rowId, found: index >= 0 });
+  }, [rowId, rows, loading, result, grid, select]);
+  return rowId && result?.id === rowId ? result.found : undefined;
 }

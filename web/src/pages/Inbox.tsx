@@ -72,9 +72,9 @@ export function Inbox() {
               <li key={n.id} className={n.seen ? 'seen' : 'unseen'}>
                 <span className="small muted">{n.time.replace('T', ' ').slice(0, 16)}</span> <span>{text}</span>{' '}
                 {base && (
-                  <a href={tableId ? href('base', base.workspace_id, base.name, 'table', tableId) : href('base', base.workspace_id, base.name)}>
+                  <a href={noticeHref(base.workspace_id, base.name, tableId, rowOf(n.detail))}>
                     {base.name}
-                    {n.detail.row_id ? ' · row' : ''}
+                    {rowOf(n.detail) ? ' · row' : ''}
                   </a>
                 )}{' '}
                 {!n.seen && (
@@ -89,4 +89,18 @@ export function Inbox() {
       )}
     </section>
   );
+}
+
+/** To the row when the notification names one (the editor selects it and opens its comments). */
+function noticeHref(workspaceId: number, baseName: string, tableId?: string, rowId?: string): string {
+  if (tableId && rowId) return href('base', workspaceId, baseName, 'table', tableId, 'row', rowId);
+  if (tableId) return href('base', workspaceId, baseName, 'table', tableId);
+  return href('base', workspaceId, baseName);
+}
+
+/** The row a notification is about: `row_id` (comments, collaborators) or a one-row `row_id_list` (rules). */
+function rowOf(detail: Record<string, unknown>): string | undefined {
+  if (typeof detail.row_id === 'string') return detail.row_id;
+  const list = detail.row_id_list;
+  return Array.isArray(list) && list.length === 1 && typeof list[0] === 'string' ? list[0] : undefined;
 }
