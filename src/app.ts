@@ -31,6 +31,7 @@ import { CollaboratorsService, collaboratorsRoutes } from './modules/collaborato
 import { webConsolePlugin } from './plugins/web-console.js';
 import { createCommentsRoutes } from './modules/comments/index.js';
 import { lazySchemaCompilers } from './plugins/lazy-schema-compilers.js';
+import { adminWebhooksRoutes } from './modules/webhooks/index.js';
 
 export interface BuildAppOptions {
   /** false silences request logs (tests); default: pino at LOG_LEVEL. */
@@ -101,5 +102,6 @@ export async function buildApp(c: Container, options: BuildAppOptions = {}): Pro
   await c.realtime.attach(app);
   await app.register(webConsolePlugin);
   await app.register(createCommentsRoutes({ db: c.db, clock: c.clock, access: c.access, notify: c.notifications.notifyUser }));
+  await app.register(adminWebhooksRoutes(c.db));
   return app;
 }

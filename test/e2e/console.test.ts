@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/server.js';
 import { Receiver } from '../http/webhooks-support.js';
 import { ADMIN, launchBrowser, signIn, startConsoleServer, step } from './browser.js';
+import { BASE, BOB, accessibleNames, adminDeletesInvalidRule, dismissedDelete, adminUsersAndWebhooks, copyAndPassword, liveGridUpdates, rowComments, type ConsoleRun } from './console-steps.js';
 
 const require = createRequire(import.meta.url);
 interface SeaTableBase {
@@ -14,7 +15,6 @@ interface SeaTableBase {
 }
 const { Base } = require('seatable-api') as { Base: new (config: { server: string; APIToken: string }) => SeaTableBase };
 
-const BASE = 'Projects';
 
 /**
  * The console in a real headless Chromium against a listening server on SQLite: one browser, one
@@ -30,6 +30,10 @@ describe('web console (headless Chromium)', () => {
   let workspaceId: number;
   let baseUuid: string;
   let script: SeaTableBase;
+  const frames: string[] = [];
+  const dialogs: string[] = [];
+  const confirmations = { dismissNext: false };
+  const run = (): ConsoleRun => ({ url, browser, page, call, gw, workspaceId, frames, dialogs, confirmations });
 
   const call = async <T>(path: string, init: { method?: string; body?: unknown; token?: string } = {}): Promise<{ status: number; data: T }> => {
     const res = await fetch(url + path, {
@@ -50,7 +54,13 @@ describe('web console (headless Chromium)', () => {
     browser = await launchBrowser();
     page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     page.setDefaultTimeout(10_000);
-    page.on('dialog', (d) => void d.accept());
+    // Confirmations are accepted, unless a step asks to dismiss the next one.
+    page.on('dialog', (d) => {
+      dialogs.push(d.message());
+      void (confirmations.dismissNext ? d.dismiss() : d.accept());
+      confirmations.dismissNext = false;
+    });
+    page.on('websocket', (ws) => ws.on('framereceived', (frame) => void frames.push(String(frame.payload))));
     const login = await fetch(`${url}/api2/auth-token/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: ADMIN.email, password: ADMIN.password }) });
     adminToken = ((await login.json()) as { token: string }).token;
     receiver = await new Receiver().start();
@@ -314,10 +324,13 @@ describe('web console (headless Chromium)', () => {
     const rules = await call<{ dtable_notification_rule_list: Array<{ trigger: { condition: string } }> }>(`/api/v2.1/workspace/${workspaceId}/dtable/${BASE}/notification-rules/`);
     expect(rules.data.dtable_notification_rule_list.map((r) => r.trigger.condition).sort()).toEqual(['filters_satisfy', 'near_deadline', 'rows_added', 'rows_modified']);
 
-    // A row added by a script (an API-Token, not the admin) triggers "New rows" for the admin.
+    // A row added by a script (an API-Token, not the admin) triggers "New rows" for the admin; the
+    // bell hears of it over the real-time channel (its polling fallback is a minute when live).
+    await page.locator('a.bell[data-live="yes"]').waitFor();
     await script.appendRow('Table1', { Name: 'Notify me', Number: 9 });
     await step(page, 'bell', async () => {
       await page.getByTestId('unread-count').waitFor({ timeout: 20_000 });
+      expect(frames.some((f) => f.includes('"new-notification"') && f.includes('New rows fired'))).toBe(true);
       await page.getByRole('link', { name: /Notifications, [1-9]\d* unread/ }).click();
       await page.getByText('New rows fired').first().waitFor();
       // The inbox fits a phone-sized screen without sideways scrolling.
@@ -326,12 +339,15 @@ describe('web console (headless Chromium)', () => {
       await page.getByRole('button', { name: 'Mark all read' }).click();
       await page.getByRole('link', { name: 'Notifications, 0 unread' }).waitFor();
       await page.setViewportSize({ width: 1280, height: 800 });
+      // The notification links to its row: the editor selects it and opens its comments.
+      await page.getByRole('listitem').filter({ hasText: 'New rows fired' }).first().getByRole('link', { name: `${BASE} · row` }).click();
+      await page.getByRole('complementary', { name: 'Row comments' }).getByText('Comments on “Notify me”').waitFor();
     });
   });
 
   it('shares the base read-only, then read-write, and the other user sees the permission take effect', async () => {
-    const other = { email: 'bob@console.test', password: 'bob-password-1' };
-    expect((await call('/api/v2.1/admin/users/', { method: 'POST', body: { email: other.email, password: other.password, name: 'Bob' } })).status).toBeLessThan(300);
+    const other = BOB;
+    expect((await call('/api/v2.1/admin/users/', { method: 'POST', body: { email: other.email, password: other.password, name: other.name } })).status).toBeLessThan(300);
     await step(page, 'share', async () => {
       await page.goto(`${url}/#/base/${workspaceId}/${BASE}/share`);
       await page.getByLabel('User e-mail').fill(other.email);
@@ -366,28 +382,17 @@ describe('web console (headless Chromium)', () => {
     }
   });
 
-  it('admin deletes an invalid rule', async () => {
-    await gw('tables/', { method: 'POST', body: { table_name: 'Scratch' } });
-    const meta = await gw<{ metadata: { tables: Array<{ _id: string; name: string; views: Array<{ _id: string }> }> } }>('metadata/');
-    const scratch = meta.data.metadata.tables.find((t) => t.name === 'Scratch')!;
-    const me = (await call<{ email: string }>('/api/v2.1/user/')).data.email;
-    const created = await call<{ id: number }>(`/api/v2.1/workspace/${workspaceId}/dtable/${BASE}/notification-rules/`, {
-      method: 'POST',
-      body: { run_condition: 'per_update', trigger: { rule_name: 'Orphan', table_id: scratch._id, view_id: scratch.views[0]!._id, condition: 'rows_added' }, action: { type: 'notify', users: [me], default_msg: 'x' } },
-    });
-    expect(created).toMatchObject({ status: 200 });
-    await gw('tables/', { method: 'DELETE', body: { table_name: 'Scratch' } });
-    const invalidCount = async () => (await call<{ count: number }>('/api/v2.1/admin/invalid-notification-rules/')).data.count;
-    await expect.poll(invalidCount, { timeout: 15_000 }).toBe(1);
-    await step(page, 'admin', async () => {
-      await page.goto(`${url}/#/admin`);
-      const invalid = page.getByRole('list', { name: 'Invalid rules' });
-      await invalid.getByText('Orphan').waitFor();
-      await invalid.getByRole('button', { name: 'Delete' }).click();
-      await page.getByRole('heading', { name: 'Invalid rules (0)' }).waitFor();
-    });
-    expect(await invalidCount()).toBe(0);
-    const all = await call<{ notification_rule_list: Array<{ trigger: { rule_name: string } }> }>('/api/v2.1/admin/notification-rules/');
-    expect(all.data.notification_rule_list.map((r) => r.trigger.rule_name)).not.toContain('Orphan');
-  });
+  it('shows changes by another user live in the open grid (real-time channel)', () => liveGridUpdates(run()));
+
+  it('comments on a row: @mention, edit and delete one’s own', () => rowComments(run()));
+
+  it('the other user copies the shared base, changes the password and is asked to sign in again when it changes elsewhere', () => copyAndPassword(run()), 60_000);
+
+  it('admin deletes an invalid rule', () => adminDeletesInvalidRule(run()));
+
+  it('admin makes a user admin, deactivates them, and sees every webhook’s health', () => adminUsersAndWebhooks(run()));
+
+  it('gives every control on every page an accessible name', () => accessibleNames(run()), 60_000);
+
+  it('asks before deleting: a dismissed confirmation deletes nothing', () => dismissedDelete(run()));
 });

@@ -50,7 +50,7 @@ function Shell() {
 }
 
 function Page({ route }: { route: string[] }) {
-  const [first, a, b, c, d] = route;
+  const [first, a, b, c, d, e, f] = route;
   switch (first) {
     case 'settings':
       return <Settings />;
@@ -62,7 +62,7 @@ function Page({ route }: { route: string[] }) {
       if (a && b) {
         if (c === 'share') return <Share workspaceId={a} baseName={b} />;
         if (c === 'integrations') return <Integrations workspaceId={a} baseName={b} />;
-        return <Editor key={`${a}/${b}`} workspaceId={a} baseName={b} tableId={c === 'table' ? d : undefined} />;
+        return <Editor key={`${a}/${b}`} workspaceId={a} baseName={b} tableId={c === 'table' ? d : undefined} rowId={c === 'table' && e === 'row' ? f : undefined} />;
       }
       return <Bases />;
     default:

@@ -10,6 +10,8 @@ export class ApiError extends Error {
 }
 
 const TOKEN_KEY = 'basegate.account-token';
+/** Dispatched on window when the server no longer accepts the session's Account-Token. */
+export const SESSION_ENDED = 'basegate:session-ended';
 
 /** The Account-Token lives in session storage: gone with the tab, never in a URL. */
 export const tokenStore = {
@@ -63,6 +65,12 @@ export async function api<T>(path: string, options: RequestOptions = {}): Promis
     data = text ? JSON.parse(text) : null;
   } catch {
     data = text;
+  }
+  // The Account-Token was rotated or revoked elsewhere (password change, sign-out in another tab):
+  // end the session so the console asks to sign in again instead of failing request by request.
+  if (response.status === 401 && token && token === tokenStore.get()) {
+    tokenStore.clear();
+    window.dispatchEvent(new Event(SESSION_ENDED));
   }
   if (!response.ok) throw new ApiError(response.status, errorMessage(data, response.status));
   return data as T;

@@ -6,3 +6,4 @@ export type { WebhookNotifier } from './delivery.service.js';
 export { WebhookEventConsumer, WEBHOOKS_CONSUMER } from './webhooks.consumer.js';
 export type { WebhookAlertRow } from './webhooks.repository.js';
 export { webhooksRoutes } from './webhooks.routes.js';
+export { adminWebhooksRoutes } from './admin-webhooks.routes.js';

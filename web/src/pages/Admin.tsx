@@ -4,8 +4,9 @@ import { api } from '../api';
 import { ConfirmButton, Empty, ErrorText, Loading, useAction } from '../ui';
 import { RuleLine, type Rule } from './Rules';
 import type { User } from '../types';
+import { WebhookHealth } from './WebhookHealth';
 
-/** System administration. The API has no deactivate/promote or system-wide webhook endpoints, so those are absent. */
+/** System administration: users, rules, rate limits and the health of every webhook. */
 export function Admin() {
   return (
     <section>
@@ -13,6 +14,7 @@ export function Admin() {
       <Users />
       <AdminRules />
       <RateLimits />
+      <WebhookHealth />
     </section>
   );
 }
@@ -32,6 +34,13 @@ function Users() {
       setEmail('');
       setPassword('');
       setName('');
+      await client.invalidateQueries(['admin-users']);
+    });
+  };
+  const update = (u: User, body: { is_active?: boolean; is_staff?: boolean }) => {
+    if (body.is_active === false && !window.confirm(`Deactivate ${u.contact_email}? They can no longer sign in.`)) return;
+    void action.run(async () => {
+      await api(`/api/v2.1/admin/users/${encodeURIComponent(u.contact_email)}/`, { method: 'PUT', body });
       await client.invalidateQueries(['admin-users']);
     });
   };
@@ -62,7 +71,14 @@ function Users() {
                 <td>{u.name}</td>
                 <td>{u.contact_email}</td>
                 <td>{u.is_staff ? 'admin' : 'user'}</td>
-                <td>
+                <td>{u.is_active ? 'active' : <span className="tag bad">deactivated</span>}</td>
+                <td className="actions">
+                  <button type="button" onClick={() => update(u, { is_active: !u.is_active })} aria-label={`${u.is_active ? 'Deactivate' : 'Activate'} ${u.contact_email}`}>
+                    {u.is_active ? 'Deactivate' : 'Activate'}
+                  </button>
+                  <button type="button" onClick={() => update(u, { is_staff: !u.is_staff })} aria-label={`${u.is_staff ? 'Remove admin from' : 'Make admin'} ${u.contact_email}`}>
+                    {u.is_staff ? 'Remove admin' : 'Make admin'}
+                  </button>
                   <ConfirmButton
                     label="Delete"
                     question={`Delete the user ${u.contact_email} and their bases?`}

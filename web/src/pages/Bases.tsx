@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useState, type FormEvent } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from '../api';
 import { href } from '../router';
@@ -37,7 +37,7 @@ export function Bases() {
           ) : (
             <ul className="cards">
               {(w.table_list ?? []).map((b) => (
-                <BaseCard key={b.uuid} base={b} onChanged={refresh} owned />
+                <BaseCard key={b.uuid} base={b} onChanged={refresh} owned workspaces={workspaces.data ?? []} />
               ))}
             </ul>
           )}
@@ -49,7 +49,7 @@ export function Bases() {
       ) : (
         <ul className="cards">
           {shared.map((b) => (
-            <BaseCard key={b.uuid} base={b} onChanged={refresh} owned={false} />
+            <BaseCard key={b.uuid} base={b} onChanged={refresh} owned={false} workspaces={workspaces.data ?? []} />
           ))}
         </ul>
       )}
@@ -57,8 +57,9 @@ export function Bases() {
   );
 }
 
-function BaseCard({ base, onChanged, owned }: { base: Base; onChanged: () => unknown; owned: boolean }) {
+function BaseCard({ base, onChanged, owned, workspaces }: { base: Base; onChanged: () => unknown; owned: boolean; workspaces: Workspace[] }) {
   const [renaming, setRenaming] = useState(false);
+  const [copying, setCopying] = useState(false);
   const action = useAction();
   const canAdmin = owned || base.permission === 'admin';
   return (
@@ -78,6 +79,9 @@ function BaseCard({ base, onChanged, owned }: { base: Base; onChanged: () => unk
             Rename
           </button>
         )}
+        <button type="button" aria-pressed={copying} onClick={() => setCopying(!copying)}>
+          Copy
+        </button>
         {owned && (
           <ConfirmButton
             label="Delete"
@@ -103,7 +107,43 @@ function BaseCard({ base, onChanged, owned }: { base: Base; onChanged: () => unk
           }}
         />
       )}
+      {copying && <CopyForm base={base} workspaces={workspaces} onCopied={async () => { setCopying(false); await onChanged(); }} />}
       <ErrorText error={action.error} />
     </li>
+  );
+}
+
+/**
+ * A copy keeps the base's name (the API's `dtable-copy`), so it goes to another workspace the user
+ * owns: typically a base shared with them copied into their own.
+ */
+function CopyForm({ base, workspaces, onCopied }: { base: Base; workspaces: Workspace[]; onCopied: () => Promise<unknown> }) {
+  const targets = workspaces.filter((w) => w.type === 'personal');
+  const [target, setTarget] = useState(String(targets.find((w) => String(w.id) !== String(base.workspace_id))?.id ?? targets[0]?.id ?? ''));
+  const action = useAction();
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    void action.run(async () => {
+      await api('/api/v2.1/dtable-copy/', { method: 'POST', body: { src_workspace_id: base.workspace_id, dst_workspace_id: Number(target), name: base.name } });
+      await onCopied();
+    });
+  };
+  return (
+    <form className="inline" onSubmit={submit} aria-label={`Copy ${base.name}`}>
+      <label>
+        Copy to{' '}
+        <select aria-label="Copy to workspace" value={target} onChange={(e) => setTarget(e.target.value)}>
+          {targets.map((w) => (
+            <option key={String(w.id)} value={String(w.id)}>
+              {w.name || 'My bases'}
+            </option>
+          ))}
+        </select>
+      </label>
+      <button type="submit" disabled={action.busy || !target}>
+        Copy base
+      </button>
+      <ErrorText error={action.error} />
+    </form>
   );
 }

@@ -1,21 +1,31 @@
-import { useMemo, useState } from 'react';
+import { useEffect, useMemo, useRef, useState, type RefObject } from 'react';
 import { useInfiniteQuery, useQueryClient, type InfiniteData } from '@tanstack/react-query';
-import DataGrid, { SelectColumn, type RowsChangeData } from 'react-data-grid';
+import DataGrid, { SelectColumn, type DataGridHandle, type RowsChangeData } from 'react-data-grid';
 import { href } from '../router';
 import { ConfirmButton, Empty, ErrorText, Loading, useAction } from '../ui';
-import { gateway, q, useBaseAccess, useMetadata, type BaseAccess } from '../grid/base';
+import { gateway, q, slimRow, useBaseAccess, useMetadata, type BaseAccess } from '../grid/base';
 import { gridColumns } from '../grid/cells';
 import { ColumnsPanel } from '../grid/ColumnsPanel';
 import { ViewPanel } from '../grid/ViewPanel';
+import { useLiveBase } from '../grid/live-base';
+import { CommentsPanel } from '../grid/CommentsPanel';
 import type { Row, Table } from '../types';
 
 const PAGE = 1000;
+const LIVE_TEXT = { connecting: 'connecting…', live: 'live', offline: 'offline' } as const;
+const LIVE_TITLE = {
+  connecting: 'Connecting to the real-time channel',
+  live: 'Changes by others appear as they happen',
+  offline: 'Not connected: changes by others show after a refresh',
+} as const;
 type RowPages = InfiniteData<{ rows: Row[]; start: number }>;
+const rowKey = (r: Row) => r._id;
 
 /** The base editor: tables as tabs, a virtual-scrolling grid loading 1,000 rows a request, views, columns. */
-export function Editor({ workspaceId, baseName, tableId }: { workspaceId: string; baseName: string; tableId?: string }) {
+export function Editor({ workspaceId, baseName, tableId, rowId }: { workspaceId: string; baseName: string; tableId?: string; rowId?: string }) {
   const access = useBaseAccess(workspaceId, baseName);
   const metadata = useMetadata(access.data);
+  const live = useLiveBase(access.data, workspaceId, baseName);
   if (access.isLoading || metadata.isLoading) return <Loading what="Opening base" />;
   if (access.error) return <ErrorText error={access.error} />;
   if (metadata.error) return <ErrorText error={metadata.error} />;
@@ -27,7 +37,9 @@ export function Editor({ workspaceId, baseName, tableId }: { workspaceId: string
         <h1>{baseName}</h1>
         <a href={href('base', workspaceId, baseName, 'share')}>Share</a>
         <a href={href('base', workspaceId, baseName, 'integrations')}>Integrations</a>
-        <span className="muted small">Changes by others show after a refresh.</span>
+        <span className={`live live-${live}`} role="status" aria-label={`Live updates: ${LIVE_TEXT[live]}`} title={LIVE_TITLE[live]}>
+          {LIVE_TEXT[live]}
+        </span>
       </div>
       <nav className="tabs" aria-label="Tables">
         {tables.map((t) => (
@@ -37,7 +49,7 @@ export function Editor({ workspaceId, baseName, tableId }: { workspaceId: string
         ))}
         <NewTable access={access.data!} />
       </nav>
-      {table ? <TableView key={table._id} access={access.data!} table={table} tables={tables} /> : <Empty>This base has no tables.</Empty>}
+      {table ? <TableView key={table._id} access={access.data!} table={table} tables={tables} rowId={table._id === tableId ? rowId : undefined} /> : <Empty>This base has no tables.</Empty>}
     </section>
   );
 }
@@ -66,24 +78,31 @@ function NewTable({ access }: { access: BaseAccess }) {
   );
 }
 
-function TableView({ access, table, tables }: { access: BaseAccess; table: Table; tables: Table[] }) {
+function TableView({ access, table, tables, rowId }: { access: BaseAccess; table: Table; tables: Table[]; rowId?: string }) {
   const client = useQueryClient();
   const [viewName, setViewName] = useState(table.views[0]?.name ?? '');
   const view = table.views.find((v) => v.name === viewName) ?? table.views[0];
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
-  const [panel, setPanel] = useState<'none' | 'columns' | 'view'>('none');
+  const [panel, setPanel] = useState<'none' | 'columns' | 'view' | 'comments'>('none');
   const action = useAction();
   const key = ['rows', access.dtable_uuid, table._id, view?.name, JSON.stringify(view?.filters), JSON.stringify(view?.sorts), view?.filter_conjunction];
   const rows = useInfiniteQuery(
     key,
     async ({ pageParam = 0, signal }) => {
       const r = await gateway<{ rows: Row[] }>(access, `rows/?${q({ table_name: table.name, view_name: view?.name, start: pageParam, limit: PAGE, convert_keys: true })}`, { signal });
-      return { rows: r.rows, start: pageParam as number };
+      return { rows: r.rows.map((row) => slimRow(row)), start: pageParam as number };
     },
     { getNextPageParam: (last) => (last.rows.length === PAGE ? last.start + PAGE : undefined), staleTime: 30_000 },
   );
   const allRows = useMemo(() => rows.data?.pages.flatMap((p) => p.rows) ?? [], [rows.data]);
   const columns = useMemo(() => [SelectColumn, ...gridColumns(table.columns, { access, table, tables })], [table.columns, access, tables]);
+
+  const grid = useRef<DataGridHandle>(null);
+  const rowShown = useShowRow(rowId, allRows, rows.isLoading, grid, (id) => {
+    setSelected(new Set([id]));
+    setPanel('comments');
+  });
+  const commentRow = selected.size === 1 ? allRows.find((r) => selected.has(r._id)) : undefined;
 
   const onRowsChange = (next: Row[], data: RowsChangeData<Row>) => {
     const changed = data.indexes.map((i) => next[i]!);
@@ -140,24 +159,36 @@ function TableView({ access, table, tables }: { access: BaseAccess; table: Table
         <button type="button" onClick={() => void addRow()} disabled={action.busy}>
           + Row
         </button>
+        <button
+          type="button"
+          aria-pressed={panel === 'comments'}
+          disabled={selected.size !== 1}
+          title={selected.size === 1 ? undefined : 'Select one row to see its comments'}
+          onClick={() => setPanel(panel === 'comments' ? 'none' : 'comments')}
+        >
+          Comments
+        </button>
         <ConfirmButton label={`Delete ${selected.size} row(s)`} question={`Delete ${selected.size} row(s)?`} disabled={selected.size === 0} onConfirm={() => void deleteRows()} />
         <span className="muted small" role="status">
           {rows.isFetching ? 'Loading rows…' : `${allRows.length}${rows.hasNextPage ? '+' : ''} rows`}
         </span>
       </div>
       <ErrorText error={action.error} />
+      {rowShown === false && <p className="notice">The linked row is not among the loaded rows of this view (it may be filtered out, further down, or deleted).</p>}
       {panel === 'view' && view && <ViewPanel access={access} table={table} view={view} onViewChange={setViewName} />}
       {panel === 'columns' && <ColumnsPanel access={access} table={table} />}
+      {panel === 'comments' && commentRow && <CommentsPanel key={commentRow._id} access={access} table={table} row={commentRow} onClose={() => setPanel('none')} />}
       {rows.error ? <ErrorText error={rows.error} /> : null}
       {rows.isLoading ? (
         <Loading what="Loading rows" />
       ) : (
         <DataGrid
+          ref={grid}
           className="rdg-light grid"
           aria-label={`Rows of ${table.name}`}
           columns={columns}
           rows={allRows}
-          rowKeyGetter={(r: Row) => r._id}
+          rowKeyGetter={rowKey}
           selectedRows={selected}
           onSelectedRowsChange={(s) => setSelected(s as Set<string>)}
           onRowsChange={onRowsChange}
@@ -171,4 +202,22 @@ function TableView({ access, table, tables }: { access: BaseAccess; table: Table
       )}
     </div>
   );
+}
+
+/**
+ * A link to a row (`#/base/…/table/<id>/row/<row id>`, from the inbox): once the rows are loaded,
+ * scroll to it, select it and open its comments. Returns whether it was found (undefined: not yet).
+ */
+function useShowRow(rowId: string | undefined, rows: Row[], loading: boolean, grid: RefObject<DataGridHandle>, select: (id: string) => void): boolean | undefined {
+  const [result, setResult] = useState<{ id: string; found: boolean }>();
+  useEffect(() => {
+    if (!rowId || loading || result?.id === rowId) return;
+    const index = rows.findIndex((r) => r._id === rowId);
+    if (index >= 0) {
+      grid.current?.scrollToRow(index);
+      select(rowId);
+    }
+    setResult({ id: rowId, found: index >= 0 });
+  }, [rowId, rows, loading, result, grid, select]);
+  return rowId && result?.id === rowId ? result.found : undefined;
 }

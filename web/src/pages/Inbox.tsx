@@ -3,6 +3,7 @@ import { api } from '../api';
 import { href } from '../router';
 import { ConfirmButton, Empty, ErrorText, Loading, useAction } from '../ui';
 import { useWorkspaces } from './Bases';
+import { useLiveInbox } from '../live-inbox';
 
 interface Notice {
   id: number;
@@ -19,18 +20,21 @@ interface NoticeList {
   unseen_count: number;
 }
 
+/** Polling: every 5 s without the real-time channel, a slow safety net with it. */
 const POLL_MS = 5000;
+const LIVE_POLL_MS = 60_000;
 
-/** Polled until the real-time channel exists. */
-function useNotices() {
-  return useQuery(['notices'], () => api<NoticeList>('/api/v2.1/notifications/?page=1&per_page=50'), { refetchInterval: POLL_MS });
+/** The bell's observer polls; the inbox page shares its data (the bell is on every page). */
+function useNotices(pollMs?: number) {
+  return useQuery(['notices'], () => api<NoticeList>('/api/v2.1/notifications/?page=1&per_page=50'), { refetchInterval: pollMs ?? false });
 }
 
 export function Bell() {
-  const notices = useNotices();
+  const live = useLiveInbox();
+  const notices = useNotices(live ? LIVE_POLL_MS : POLL_MS);
   const unseen = notices.data?.unseen_count ?? 0;
   return (
-    <a className="bell" href={href('inbox')} aria-label={`Notifications, ${unseen} unread`}>
+    <a className="bell" href={href('inbox')} aria-label={`Notifications, ${unseen} unread`} data-live={live ? 'yes' : 'no'}>
       <svg width="20" height="20" viewBox="0 0 24 24" aria-hidden="true" fill="currentColor"><path d="M12 22a2.5 2.5 0 0 0 2.45-2h-4.9A2.5 2.5 0 0 0 12 22zm7-6V11a7 7 0 0 0-5.5-6.84V3a1.5 1.5 0 0 0-3 0v1.16A7 7 0 0 0 5 11v5l-2 2v1h18v-1z"/></svg>{unseen > 0 && <span className="badge" data-testid="unread-count">{unseen}</span>}
     </a>
   );
@@ -68,9 +72,9 @@ export function Inbox() {
               <li key={n.id} className={n.seen ? 'seen' : 'unseen'}>
                 <span className="small muted">{n.time.replace('T', ' ').slice(0, 16)}</span> <span>{text}</span>{' '}
                 {base && (
-                  <a href={tableId ? href('base', base.workspace_id, base.name, 'table', tableId) : href('base', base.workspace_id, base.name)}>
+                  <a href={noticeHref(base.workspace_id, base.name, tableId, rowOf(n.detail))}>
                     {base.name}
-                    {n.detail.row_id ? ' · row' : ''}
+                    {rowOf(n.detail) ? ' · row' : ''}
                   </a>
                 )}{' '}
                 {!n.seen && (
@@ -85,4 +89,18 @@ export function Inbox() {
       )}
     </section>
   );
+}
+
+/** To the row when the notification names one (the editor selects it and opens its comments). */
+function noticeHref(workspaceId: number, baseName: string, tableId?: string, rowId?: string): string {
+  if (tableId && rowId) return href('base', workspaceId, baseName, 'table', tableId, 'row', rowId);
+  if (tableId) return href('base', workspaceId, baseName, 'table', tableId);
+  return href('base', workspaceId, baseName);
+}
+
+/** The row a notification is about: `row_id` (comments, collaborators) or a one-row `row_id_list` (rules). */
+function rowOf(detail: Record<string, unknown>): string | undefined {
+  if (typeof detail.row_id === 'string') return detail.row_id;
+  const list = detail.row_id_list;
+  return Array.isArray(list) && list.length === 1 && typeof list[0] === 'string' ? list[0] : undefined;
 }

@@ -3,7 +3,7 @@ import { useSession } from '../session';
 import { ErrorText, useAction } from '../ui';
 
 export function Login() {
-  const { signIn } = useSession();
+  const { signIn, ended } = useSession();
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const action = useAction();
@@ -14,6 +14,11 @@ export function Login() {
   return (
     <main className="login">
       <h1>basegate</h1>
+      {ended && (
+        <p className="notice" role="status">
+          {ended}
+        </p>
+      )}
       <form onSubmit={submit} aria-label="Sign in">
         <label>
           E-mail

@@ -5,7 +5,7 @@ import { useSession } from '../session';
 import { ErrorText, useAction } from '../ui';
 import type { User } from '../types';
 
-/** The user's own settings. The API has no password or e-mail change endpoint, so neither is offered. */
+/** The user's own settings: name, e-mail notifications, password. (The API has no e-mail change.) */
 export function Settings() {
   const { user } = useSession();
   const client = useQueryClient();
@@ -43,6 +43,61 @@ export function Settings() {
         {saved && <p role="status">Saved.</p>}
         <ErrorText error={action.error} />
       </form>
+      <ChangePassword />
     </section>
+  );
+}
+
+/**
+ * The server rotates the Account-Token when the password changes, so the console signs in again
+ * with the new password at once and carries on with the new token.
+ */
+function ChangePassword() {
+  const { user, signIn } = useSession();
+  const [old, setOld] = useState('');
+  const [fresh, setFresh] = useState('');
+  const [repeat, setRepeat] = useState('');
+  const [done, setDone] = useState(false);
+  const action = useAction();
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    setDone(false);
+    if (fresh !== repeat) {
+      action.setError(new Error('The new passwords do not match.'));
+      return;
+    }
+    const changed = await action.run(async () => {
+      await api('/api/v2.1/user/password/', { method: 'PUT', body: { old_password: old, new_password: fresh } });
+      await signIn(user!.contact_email, fresh);
+      return true;
+    });
+    if (changed) {
+      setOld('');
+      setFresh('');
+      setRepeat('');
+      setDone(true);
+    }
+  };
+  return (
+    <form onSubmit={submit} className="stack" aria-label="Change password">
+      <h2>Password</h2>
+      <label>
+        Current password
+        <input type="password" autoComplete="current-password" value={old} onChange={(e) => setOld(e.target.value)} required />
+      </label>
+      <label>
+        New password
+        <input type="password" autoComplete="new-password" value={fresh} onChange={(e) => setFresh(e.target.value)} required />
+      </label>
+      <label>
+        Repeat new password
+        <input type="password" autoComplete="new-password" value={repeat} onChange={(e) => setRepeat(e.target.value)} required />
+      </label>
+      <button type="submit" disabled={action.busy}>
+        Change password
+      </button>
+      {done && <p role="status">Password changed.</p>}
+      <ErrorText error={action.error} />
+    </form>
   );
 }

@@ -1,0 +1,156 @@
+import { useRef, useState, type FormEvent } from 'react';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useSession } from '../session';
+import { ConfirmButton, Empty, ErrorText, Loading, useAction } from '../ui';
+import { gateway, q, type BaseAccess } from './base';
+import type { Row, Table } from '../types';
+
+interface Comment {
+  id: number;
+  author: string;
+  comment: string;
+  created_at: string;
+  updated_at: string;
+}
+interface RelatedUser {
+  email: string;
+  name: string;
+  contact_email: string;
+}
+
+const when = (iso: string) => iso.replace('T', ' ').slice(0, 16);
+
+/** Who can see the base: names for comment authors and the people one can @mention. */
+function useRelatedUsers(access: BaseAccess) {
+  // Read again whenever the panel opens: someone the base was just shared with can be mentioned.
+  return useQuery(['related-users', access.dtable_uuid], () => gateway<{ user_list: RelatedUser[] }>(access, 'related-users/').then((r) => r.user_list), {
+    refetchOnMount: 'always',
+  });
+}
+
+/** The comments of one row: list (newest first), add with @mentions, edit and delete one's own. */
+export function CommentsPanel({ access, table, row, onClose }: { access: BaseAccess; table: Table; row: Row; onClose: () => void }) {
+  const { user } = useSession();
+  const client = useQueryClient();
+  const key = ['comments', access.dtable_uuid, row._id];
+  const comments = useQuery(key, () => gateway<Comment[]>(access, `comments/?${q({ row_id: row._id, table_id: table._id, limit: 100 })}`));
+  const people = useRelatedUsers(access);
+  const nameOf = (author: string) => people.data?.find((p) => p.email === author)?.name || author;
+  const action = useAction();
+  const [text, setText] = useState('');
+  const box = useRef<HTMLTextAreaElement>(null);
+  const refresh = () => client.invalidateQueries(key);
+  const add = (e: FormEvent) => {
+    e.preventDefault();
+    void action.run(async () => {
+      await gateway(access, 'comments/', { method: 'POST', body: { comment: text, row_id: row._id, table_id: table._id } });
+      setText('');
+      await refresh();
+    });
+  };
+  const mention = (email: string) => {
+    setText((t) => `${t}${t && !t.endsWith(' ') ? ' ' : ''}@${email} `);
+    box.current?.focus();
+  };
+  const rowName = String(row[table.columns[0]?.name ?? ''] ?? '') || row._id;
+  return (
+    <aside className="panel comments" aria-label="Row comments">
+      <div className="inline">
+        <h3>Comments on “{rowName}”</h3>
+        <button type="button" onClick={onClose} aria-label="Close comments">
+          ×
+        </button>
+      </div>
+      <form onSubmit={add} className="stack" aria-label="New comment">
+        <textarea ref={box} aria-label="Comment" placeholder="Write a comment; @e-mail mentions someone" value={text} onChange={(e) => setText(e.target.value)} required maxLength={10000} />
+        <div className="inline">
+          <label>
+            Mention{' '}
+            <select aria-label="Mention someone" value="" onChange={(e) => e.target.value && mention(e.target.value)}>
+              <option value="">—</option>
+              {(people.data ?? [])
+                .filter((p) => p.email !== user?.email)
+                .map((p) => (
+                  <option key={p.email} value={p.contact_email}>
+                    {p.name || p.contact_email}
+                  </option>
+                ))}
+            </select>
+          </label>
+          <button type="submit" disabled={action.busy}>
+            Add comment
+          </button>
+        </div>
+      </form>
+      <ErrorText error={action.error} />
+      {comments.isLoading ? (
+        <Loading what="Loading comments" />
+      ) : comments.error ? (
+        <ErrorText error={comments.error} />
+      ) : (comments.data ?? []).length === 0 ? (
+        <Empty>No comments on this row yet.</Empty>
+      ) : (
+        <ul className="plain" aria-label="Comments">
+          {comments.data!.map((c) => (
+            <CommentItem key={c.id} comment={c} author={nameOf(c.author)} own={c.author === user?.email} access={access} onChanged={refresh} />
+          ))}
+        </ul>
+      )}
+    </aside>
+  );
+}
+
+function CommentItem({ comment, author, own, access, onChanged }: { comment: Comment; author: string; own: boolean; access: BaseAccess; onChanged: () => Promise<unknown> }) {
+  const [editing, setEditing] = useState(false);
+  const [text, setText] = useState(comment.comment);
+  const action = useAction();
+  const save = (e: FormEvent) => {
+    e.preventDefault();
+    void action.run(async () => {
+      await gateway(access, `comments/${comment.id}/`, { method: 'PUT', body: { comment: text } });
+      setEditing(false);
+      await onChanged();
+    });
+  };
+  return (
+    <li aria-label={`Comment by ${author}`}>
+      <span className="small muted">
+        {author} · {when(comment.created_at)}
+        {comment.updated_at !== comment.created_at ? ' (edited)' : ''}
+      </span>
+      {editing ? (
+        <form onSubmit={save} className="stack" aria-label="Edit comment">
+          <textarea aria-label="Edited comment" value={text} onChange={(e) => setText(e.target.value)} required maxLength={10000} />
+          <div className="inline">
+            <button type="submit" disabled={action.busy}>
+              Save comment
+            </button>
+            <button type="button" onClick={() => setEditing(false)}>
+              Cancel
+            </button>
+          </div>
+        </form>
+      ) : (
+        <p className="comment-text">{comment.comment}</p>
+      )}
+      {own && !editing && (
+        <div className="inline">
+          <button type="button" onClick={() => setEditing(true)}>
+            Edit
+          </button>
+          <ConfirmButton
+            label="Delete"
+            question="Delete this comment?"
+            onConfirm={() =>
+              void action.run(async () => {
+                await gateway(access, `comments/${comment.id}/`, { method: 'DELETE' });
+                await onChanged();
+              })
+            }
+          />
+        </div>
+      )}
+      <ErrorText error={action.error} />
+    </li>
+  );
+}
