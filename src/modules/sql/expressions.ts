@@ -169,7 +169,7 @@ export function compileExpression(node: Node, scope: PredicateScope, side: Side)
       arity(1);
       const s = side(a[0]!);
       if (!('operand' in s) || s.operand.type !== 'date' || !s.operand.raw) throw sqlError(`${name} needs a date column.`);
-      return operand(name, 'number', datePart(name, s.operand.raw, scope.dialect, scope.timeZone ?? 'UTC'));
+      return operand(name, 'number', datePart(name, s.operand.raw, scope.dialect));
     }
     case 'round': {
       arity(1, 2);
