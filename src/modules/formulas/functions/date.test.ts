@@ -101,6 +101,9 @@ describe('date functions in other zones', () => {
     ['Europe/Berlin', 'dateAdd("2024-03-30 12:00", 24, "hours")', '2024-03-31T13:00:00+02:00'],
     ['Europe/Berlin', 'dateDif("2024-03-30", "2024-04-01")', 2],
     ['Europe/Berlin', 'date(2024, 3, 31, 2, 30)', '2024-03-31T03:30:00+02:00'],
+    // The hour repeated when summer time ends (2024-10-27 02:00–03:00 twice) means its first
+    // occurrence, as a stored date-time cell of that wall clock is read (src/shared/dates).
+    ['Europe/Berlin', 'date(2024, 10, 27, 2, 30)', '2024-10-27T02:30:00+02:00'],
     ['America/New_York', 'dateAdd("2024-01-31", 1, "months")', '2024-02-29T00:00:00-05:00'],
     ['America/New_York', 'hour("2024-07-01T12:00:00Z")', 8],
     ['Asia/Kolkata', 'text(date(2024, 5, 6, 7, 8), "DD/MM/YYYY HH:mm")', '06/05/2024 07:08'],
