@@ -5,7 +5,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const TSX = path.join(ROOT, 'node_modules/.bin/tsx');
+/** What `npm start` and the `basegate` bin run: the bundle, built first when src/ is newer. */
+const CLI = [path.join(ROOT, 'bin/basegate.js')];
 
 interface Run {
   code: number | null;
@@ -20,7 +21,7 @@ function baseEnv(dataDir: string): NodeJS.ProcessEnv {
 
 function run(args: string[], env: NodeJS.ProcessEnv, input?: string): Promise<Run> {
   return new Promise((resolve) => {
-    const child = spawn(TSX, ['src/cli.ts', ...args], { cwd: ROOT, env });
+    const child = spawn(process.execPath, [...CLI, ...args], { cwd: ROOT, env });
     if (input !== undefined) child.stdin.end(input);
     let stdout = '';
     let stderr = '';
@@ -33,7 +34,7 @@ function run(args: string[], env: NodeJS.ProcessEnv, input?: string): Promise<Ru
 /** Start `serve` on a free port, wait for the listening line, return the URL and a stopper. */
 function serve(env: NodeJS.ProcessEnv): Promise<{ url: string; output: () => string; stop: (signal: NodeJS.Signals) => Promise<number | null> }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(TSX, ['src/cli.ts', 'serve'], { cwd: ROOT, env: { ...env, PORT: '0' } });
+    const child = spawn(process.execPath, [...CLI, 'serve'], { cwd: ROOT, env: { ...env, PORT: '0' } });
     let output = '';
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 20_000);
     const onData = (d: Buffer) => {
@@ -95,7 +96,7 @@ describe('basegate CLI', () => {
     expect(user.status).toBe(200);
     expect((await login(again.url, 'bob@example.com', 'bob-password')).status).toBe(200);
     expect(await again.stop('SIGINT')).toBe(0);
-  }, 120_000); // five CLI runs through tsx: slow on a loaded machine
+  }, 120_000); // five CLI runs: slow on a loaded machine
 
   it('uses ADMIN_EMAIL and ADMIN_PASSWORD on first start without printing the password', async () => {
     const env = { ...baseEnv(mkdtempSync(path.join(tmpdir(), 'basegate-cli-'))), ADMIN_EMAIL: 'root@example.org', ADMIN_PASSWORD: 'configured-pass' };

@@ -122,7 +122,9 @@ describe('SQL threads on a SQLite file (time limit, recovery)', () => {
     db.close();
     threads = new SqlThreads({ threads: 2, timeoutMs: 1500, sqliteFile: async () => file });
   });
-  afterAll(() => threads.close());
+  // Closing waits for the terminated thread to leave SQLite, which finishes the slow query below
+  // first: seconds on an idle machine, far more on a loaded one.
+  afterAll(() => threads.close(), 180_000);
 
   it('runs SELECTs on its read-only connection', async () => {
     expect(await threads.canQuery()).toBe(true);
