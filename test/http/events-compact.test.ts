@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { advanceConsumer, appendEvents, ensureConsumer, eventsAfter, outboxPosition, pruneEvents, type NewChangeEvent } from '../../src/modules/events/index.js';
-import { ROW_CELLS } from '../../src/modules/events/event-cells.js';
+import { DATA_CELLS, ROW_CELLS } from '../../src/modules/events/event-cells.js';
 import { loadMetadata, type StoredRow } from '../../src/modules/rows/index.js';
 import { insertEvents } from '../../src/modules/rows/row-events.js';
 import { sql } from 'kysely';
@@ -58,9 +58,12 @@ describe.each(DIALECTS)('compactly stored insert events (%s)', (dialect) => {
     expect(withoutIds(read)).toEqual(asStoredInFull(emitted[0]!));
     expect(read[1]!.rowData.find((c) => c.column_name === 'Stage')!.column_data).toMatchObject({ options: [{ name: 'todo' }, { name: 'new option' }] });
     expect(read[0]!.rowData.map((c) => c.column_name)).toEqual(['Title', 'Size', 'Stage', 'Tags', 'Due', 'Done', 'No'].filter((n) => read[0]!.rowData.some((c) => c.column_name === n)));
-    // Stored compactly: the marker instead of the cells, one columns row for the write.
-    const stored = await t.container.db.selectFrom('events').select(['row_data', 'write_id']).where('id', '>', from).execute();
-    expect(stored.map((s) => s.row_data)).toEqual([ROW_CELLS, ROW_CELLS, ROW_CELLS, ROW_CELLS]);
+    // Stored compactly: the marker instead of the cells, the row's cells alone in `row` (the same text
+    // as the row's own), one columns row for the write.
+    const stored = await t.container.db.selectFrom('events').select(['row_data', 'write_id', 'row', 'row_id']).where('id', '>', from).execute();
+    expect(stored.map((s) => s.row_data)).toEqual([DATA_CELLS, DATA_CELLS, DATA_CELLS, DATA_CELLS]);
+    const own = await t.container.db.selectFrom('base_rows').select(['row_id', 'data']).where('row_id', '=', stored[0]!.row_id).executeTakeFirstOrThrow();
+    expect(JSON.parse(stored[0]!.row!)).toEqual(typeof own.data === 'string' ? JSON.parse(own.data) : own.data);
     const cols = await t.container.db.selectFrom('event_columns').selectAll().where('write_id', '=', stored[0]!.write_id!).execute();
     expect(cols.map((c) => c.table_id)).toEqual([tableId]);
     // The row and the cells are separate objects, as when both were parsed from their own JSON.
@@ -95,6 +98,18 @@ describe.each(DIALECTS)('compactly stored insert events (%s)', (dialect) => {
     const [stored] = await t.container.db.selectFrom('events').select('row_data').where('id', '>', from).execute();
     expect(stored!.row_data).not.toBe(ROW_CELLS);
     expect(withoutIds(await eventsAfter(t.container.db, from, 10))).toEqual(asStoredInFull([event!]));
+  });
+
+  it('keeps the whole row when it is not the plain new-row shape (cells still stored once)', async () => {
+    const meta = await loadMetadata(t.container.db, g.base.id);
+    const table = meta.tables.find((x) => x._id === tableId)!;
+    const row: StoredRow = { _id: 'BBBBBBBBBBBBBBBBBBBBBB', _ctime: 1, _mtime: 2, _creator: 'someone else', _last_modifier: 'u', data: { [table.columns[1]!.key]: 3 } };
+    const events = insertEvents({ id: g.base.id, uuid: g.base.uuid }, table, [row], { user: 'u', app: 'app' }, 7);
+    const from = await position();
+    await t.container.db.transaction().execute((trx) => appendEvents(trx, dialect, events, 7));
+    const [stored] = await t.container.db.selectFrom('events').select('row_data').where('id', '>', from).execute();
+    expect(stored!.row_data).toBe(ROW_CELLS);
+    expect(withoutIds(await eventsAfter(t.container.db, from, 10))).toEqual(asStoredInFull(events));
   });
 
   it('writes a batch larger than one INSERT chunk whole, in order', async () => {

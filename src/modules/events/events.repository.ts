@@ -3,7 +3,7 @@ import { CompiledQuery, sql, type RawBuilder, type Selectable } from 'kysely';
 import type { DialectName, Executor } from '../../db/index.js';
 import type { ChangeEvent, NewChangeEvent, OpType } from './events.types.js';
 import type { EventsTable } from './events.table.js';
-import { encodeEvents, parseColumns, rowFromColumns, ROW_CELLS, ROW_CELLS_VALUE, type EncodedEvents, type StoredColumns } from './event-cells.js';
+import { DATA_CELLS, encodeEvents, Form, parseColumns, rowFromColumns, rowFromData, ROW_CELLS, ROW_CELLS_VALUE, DATA_CELLS_VALUE, type EncodedEvents, type StoredColumns } from './event-cells.js';
 
 /** Arbitrary constant naming the PostgreSQL advisory lock that orders event commits. */
 export const EVENTS_COMMIT_LOCK = 4_471_002;
@@ -46,8 +46,9 @@ export async function appendEvents(trx: Executor, dialect: DialectName, events: 
       parameters[p++] = e.opUser;
       parameters[p++] = e.opApp;
       parameters[p++] = e.opTime;
-      parameters[p++] = encoded.compact[j] ? ROW_CELLS : JSON.stringify(e.rowData);
-      parameters[p++] = e.row === null ? null : JSON.stringify(e.row);
+      const form = encoded.form[j];
+      parameters[p++] = form === Form.Full ? JSON.stringify(e.rowData) : form === Form.RowCells ? ROW_CELLS : DATA_CELLS;
+      parameters[p++] = form === Form.DataCells ? (encoded.text[j] ?? JSON.stringify(encoded.data[j])) : e.row === null ? null : JSON.stringify(e.row);
       parameters[p++] = now;
       parameters[p++] = writeId;
     }
@@ -90,8 +91,8 @@ async function appendPostgres(trx: Executor, events: NewChangeEvent[], encoded: 
     op_user: e.opUser,
     op_app: e.opApp,
     op_time: e.opTime,
-    row_data: encoded.compact[i] ? ROW_CELLS_VALUE : e.rowData,
-    row: e.row,
+    row_data: encoded.form[i] === Form.Full ? e.rowData : encoded.form[i] === Form.RowCells ? ROW_CELLS_VALUE : DATA_CELLS_VALUE,
+    row: encoded.form[i] === Form.DataCells ? encoded.data[i] : e.row,
   }));
   // The columns of compactly stored insert events, in the same statement (a data-modifying CTE always runs).
   const columns =
@@ -167,7 +168,7 @@ export async function eventsAfter(db: Executor, afterId: number, limit: number):
 /** Stored events as consumers receive them; compact insert events get their cells back from their row. */
 async function parseEvents(db: Executor, rows: Selectable<EventsTable>[]): Promise<ChangeEvent[]> {
   const writes = new Set<string>();
-  for (const r of rows) if (r.row_data === ROW_CELLS && r.write_id) writes.add(r.write_id);
+  for (const r of rows) if ((r.row_data === ROW_CELLS || r.row_data === DATA_CELLS) && r.write_id) writes.add(r.write_id);
   const columns = new Map<string, StoredColumns>();
   if (writes.size > 0) {
     const stored = await db.selectFrom('event_columns').select(['write_id', 'table_id', 'columns']).where('write_id', 'in', [...writes]).execute();
@@ -178,9 +179,10 @@ async function parseEvents(db: Executor, rows: Selectable<EventsTable>[]): Promi
 
 function parseEvent(r: Selectable<EventsTable>, columns: Map<string, StoredColumns>): ChangeEvent {
   outboxStats.parsed++;
-  const row = r.row === null ? null : (JSON.parse(r.row) as Record<string, unknown>);
+  const parsed = r.row === null ? null : (JSON.parse(r.row) as Record<string, unknown>);
+  const row = r.row_data === DATA_CELLS && parsed !== null ? rowFromData(parsed, r.row_id, Number(r.op_time), r.op_user) : parsed;
   let rowData: ChangeEvent['rowData'];
-  if (r.row_data === ROW_CELLS) {
+  if (r.row_data === ROW_CELLS || r.row_data === DATA_CELLS) {
     const stored = columns.get(`${r.write_id}\u0000${r.table_id}`);
     if (!stored || row === null) throw new Error(`event ${r.id}: the columns of its cells are missing`);
     rowData = rowFromColumns(stored, row);

@@ -50,18 +50,19 @@ export function insertEvent(base: BaseRef, table: TableMeta, row: StoredRow, act
 /**
  * The insert events of new rows of one table (after their cells are final). Each event's cells are its
  * row's cells, so it is declared as such: the outbox stores the cells once (events/event-cells.ts).
+ * `dataTexts`: each row's `data` as JSON text when the caller already wrote it (SQLite rows insert).
  */
-export function insertEvents(base: BaseRef, table: TableMeta, rows: StoredRow[], actor: Actor, now: number): NewChangeEvent[] {
+export function insertEvents(base: BaseRef, table: TableMeta, rows: StoredRow[], actor: Actor, now: number, dataTexts?: string[]): NewChangeEvent[] {
   const columns = dataColumns(table);
   const cells: CellColumn[] = columns.map((c) => ({ column_key: c.key, column_name: c.name, column_type: c.type, column_data: c.data ?? null }));
-  return rows.map((row) => {
+  return rows.map((row, i) => {
     const rowData: RowDataItem[] = [];
     for (const c of cells) {
       const value = row.data[c.column_key];
       if (value === undefined) continue;
       rowData.push({ column_key: c.column_key, column_name: c.column_name, column_type: c.column_type, column_data: c.column_data, value, old_value: null });
     }
-    return cellsOfRow(event(base, table, row, 'insert_row', actor, now, rowData, rowByKeys(row)), cells);
+    return cellsOfRow(event(base, table, row, 'insert_row', actor, now, rowData, rowByKeys(row)), cells, row.data, dataTexts?.[i]);
   });
 }
 

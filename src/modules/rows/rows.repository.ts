@@ -56,8 +56,9 @@ export function toRecord(baseId: number, tableId: string, r: StoredRow) {
  * directly, without building and compiling a query tree of 8 values per row each time (that cost
  * more than the insert itself): on PostgreSQL one statement with all rows in one JSON parameter,
  * on SQLite one multi-row INSERT per chunk whose text is reused (and its prepared statement with it).
+ * `dataTexts` (SQLite): each row's `data` already as JSON text.
  */
-export async function insertRows(trx: Executor, baseId: number, tableId: string, rows: StoredRow[]): Promise<void> {
+export async function insertRows(trx: Executor, baseId: number, tableId: string, rows: StoredRow[], dataTexts?: string[]): Promise<void> {
   if (rows.length === 0) return;
   if (trx.getExecutor().adapter instanceof PostgresAdapter) {
     // One JSON parameter, parsed by PostgreSQL (text[] parameters had each element escaped in JavaScript).
@@ -71,10 +72,14 @@ export async function insertRows(trx: Executor, baseId: number, tableId: string,
        ORDER BY r.n`.execute(trx);
     return;
   }
-  for (const part of chunks(rows, INSERT_CHUNK)) {
+  for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
+    const count = Math.min(INSERT_CHUNK, rows.length - i);
     const parameters: unknown[] = [];
-    for (const r of part) parameters.push(baseId, tableId, r._id, JSON.stringify(r.data), r._ctime, r._mtime, r._creator, r._last_modifier);
-    await trx.executeQuery(CompiledQuery.raw(sqliteInsertText(part.length), parameters));
+    for (let j = i; j < i + count; j++) {
+      const r = rows[j]!;
+      parameters.push(baseId, tableId, r._id, dataTexts?.[j] ?? JSON.stringify(r.data), r._ctime, r._mtime, r._creator, r._last_modifier);
+    }
+    await trx.executeQuery(CompiledQuery.raw(sqliteInsertText(count), parameters));
   }
 }
 

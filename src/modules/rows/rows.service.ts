@@ -220,8 +220,10 @@ export class RowsService {
     });
     if (countersMoved || input.optionsAdded()) w.metadataChanged('contents');
     computeFormulas(w, this.writer.timeZone, table, stored, true);
-    await repo.insertRows(w.trx, base.id, table._id, stored);
-    w.emit(insertEvents(base, table, stored, actor, w.now));
+    // SQLite stores each row's cells as JSON text: written once, for the row and its insert event.
+    const texts = w.dialect === 'sqlite' ? stored.map((r) => JSON.stringify(r.data)) : undefined;
+    await repo.insertRows(w.trx, base.id, table._id, stored, texts);
+    w.emit(insertEvents(base, table, stored, actor, w.now, texts));
     return {
       inserted_row_count: stored.length,
       row_ids: stored.map((r) => ({ _id: r._id })),
