@@ -19,8 +19,16 @@ export const DATA_CELLS = '{"cells":"data"}';
 
 /** A new row's `_ctime`/`_mtime` as events carry them (the rows module's isoMillis; checked on write). */
 export function rowTime(ms: number): string {
-  return new Date(ms).toISOString().replace('Z', '+00:00');
+  // The events of one write share their time: remember the last conversion.
+  if (ms !== lastTime) {
+    lastTimeText = new Date(ms).toISOString().replace('Z', '+00:00');
+    lastTime = ms;
+  }
+  return lastTimeText;
 }
+
+let lastTime = Number.NaN;
+let lastTimeText = '';
 
 interface Declared {
   columns: readonly CellColumn[];

@@ -80,6 +80,34 @@ function sqliteInsertText(count: number): string {
  * row needs the `commit_order` row, so the lock is taken before the first id is drawn.
  */
 async function appendPostgres(trx: Executor, events: NewChangeEvent[], encoded: EncodedEvents, now: number, writeId: string): Promise<void> {
+  const rowData = (e: NewChangeEvent, i: number) => (encoded.form[i] === Form.Full ? e.rowData : encoded.form[i] === Form.RowCells ? ROW_CELLS_VALUE : DATA_CELLS_VALUE);
+  const row = (e: NewChangeEvent, i: number) => (encoded.form[i] === Form.DataCells ? encoded.data[i] : e.row);
+  // The columns of compactly stored insert events, in the same statement (a data-modifying CTE always runs).
+  const columns =
+    encoded.columns.length === 0
+      ? sql``
+      : sql`, event_cols AS (
+          INSERT INTO event_columns (write_id, table_id, columns, created_at)
+          SELECT CAST(${writeId} AS text), c.table_id, c.columns, CAST(${now} AS bigint)
+            FROM json_to_recordset(CAST(${JSON.stringify(encoded.columns.map((c) => ({ table_id: c.tableId, columns: c.columns })))} AS json))
+                 AS c(table_id text, columns text))`;
+  const first = events[0]!;
+  if (events.every((e) => sameWrite(e, first))) {
+    // One table, one operation, one author (a batch append, update or delete): the shared fields are
+    // sent once, the parameter holds only what differs per event.
+    const records = events.map((e, i) => ({ row_id: e.rowId, row_name: e.rowName, row_data: rowData(e, i), row: row(e, i) }));
+    await sql`
+      WITH commit_order AS (SELECT pg_advisory_xact_lock(${EVENTS_COMMIT_LOCK}) AS locked)${columns}
+      INSERT INTO events (base_id, base_uuid, table_id, table_name, row_id, row_name, op_type, op_user, op_app, op_time, row_data, row, created_at, write_id)
+      SELECT CAST(${first.baseId} AS bigint), CAST(${first.baseUuid} AS text), CAST(${first.tableId} AS text), CAST(${first.tableName} AS text),
+             e.row_id, e.row_name, CAST(${first.opType} AS text), CAST(${first.opUser} AS text), CAST(${first.opApp} AS text),
+             CAST(${first.opTime} AS bigint), CAST(e.row_data AS text), CAST(e.row AS text), CAST(${now} AS bigint), CAST(${writeId} AS text)
+        FROM commit_order,
+             ROWS FROM (json_to_recordset(CAST(${JSON.stringify(records)} AS json)) AS (row_id text, row_name text, row_data json, row json))
+               WITH ORDINALITY AS e(row_id, row_name, row_data, row, n)
+       ORDER BY e.n`.execute(trx);
+    return;
+  }
   const records = events.map((e, i) => ({
     base_id: e.baseId,
     base_uuid: e.baseUuid,
@@ -91,18 +119,9 @@ async function appendPostgres(trx: Executor, events: NewChangeEvent[], encoded: 
     op_user: e.opUser,
     op_app: e.opApp,
     op_time: e.opTime,
-    row_data: encoded.form[i] === Form.Full ? e.rowData : encoded.form[i] === Form.RowCells ? ROW_CELLS_VALUE : DATA_CELLS_VALUE,
-    row: encoded.form[i] === Form.DataCells ? encoded.data[i] : e.row,
+    row_data: rowData(e, i),
+    row: row(e, i),
   }));
-  // The columns of compactly stored insert events, in the same statement (a data-modifying CTE always runs).
-  const columns =
-    encoded.columns.length === 0
-      ? sql``
-      : sql`, event_cols AS (
-          INSERT INTO event_columns (write_id, table_id, columns, created_at)
-          SELECT CAST(${writeId} AS text), c.table_id, c.columns, CAST(${now} AS bigint)
-            FROM json_to_recordset(CAST(${JSON.stringify(encoded.columns.map((c) => ({ table_id: c.tableId, columns: c.columns })))} AS json))
-                 AS c(table_id text, columns text))`;
   await sql`
     WITH commit_order AS (SELECT pg_advisory_xact_lock(${EVENTS_COMMIT_LOCK}) AS locked)${columns}
     INSERT INTO events (base_id, base_uuid, table_id, table_name, row_id, row_name, op_type, op_user, op_app, op_time, row_data, row, created_at, write_id)
@@ -113,6 +132,19 @@ async function appendPostgres(trx: Executor, events: NewChangeEvent[], encoded: 
              table_name text, row_id text, row_name text, op_type text, op_user text, op_app text, op_time bigint, row_data json, row json))
              WITH ORDINALITY AS e(base_id, base_uuid, table_id, table_name, row_id, row_name, op_type, op_user, op_app, op_time, row_data, row, n)
      ORDER BY e.n`.execute(trx);
+}
+
+function sameWrite(e: NewChangeEvent, first: NewChangeEvent): boolean {
+  return (
+    e.baseId === first.baseId &&
+    e.baseUuid === first.baseUuid &&
+    e.tableId === first.tableId &&
+    e.tableName === first.tableName &&
+    e.opType === first.opType &&
+    e.opUser === first.opUser &&
+    e.opApp === first.opApp &&
+    e.opTime === first.opTime
+  );
 }
 
 /**
