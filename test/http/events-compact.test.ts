@@ -87,28 +87,39 @@ describe.each(DIALECTS)('compactly stored insert events (%s)', (dialect) => {
     for (const s of stored) expect(s.row_data.startsWith('[')).toBe(true);
   });
 
+  const newRow = (id: string, data: Record<string, unknown>, extra: Partial<StoredRow> = {}): StoredRow => ({ _id: id.padEnd(22, 'A'), _ctime: 7, _mtime: 7, _creator: 'u', _last_modifier: 'u', data, ...extra });
+  const storedForms = async (from: number) => (await t.container.db.selectFrom('events').select('row_data').where('id', '>', from).orderBy('id').execute()).map((r) => (r.row_data.startsWith('[') ? 'full' : r.row_data));
+
   it('stores an event in full when its cells are not its row (the declaration is checked)', async () => {
     const meta = await loadMetadata(t.container.db, g.base.id);
     const table = meta.tables.find((x) => x._id === tableId)!;
-    const row: StoredRow = { _id: 'AAAAAAAAAAAAAAAAAAAAAA', _ctime: 1, _mtime: 1, _creator: 'u', _last_modifier: 'u', data: { [table.columns[0]!.key]: 'a' } };
-    const [event] = insertEvents({ id: g.base.id, uuid: g.base.uuid }, table, [row], { user: 'u', app: null }, 7);
-    event!.row = { ...event!.row!, [table.columns[0]!.key]: 'not the cell' };
+    const key = table.columns[0]!.key;
+    const rows = [newRow('C1', { [key]: 'a' }), newRow('C2', { [key]: 'b' }), newRow('C3', { [key]: 'c' })];
+    const events = insertEvents({ id: g.base.id, uuid: g.base.uuid }, table, rows, { user: 'u', app: null }, 7);
+    events[1]!.row = { ...events[1]!.row!, [key]: 'not the cell' };
     const from = await position();
-    await t.container.db.transaction().execute((trx) => appendEvents(trx, dialect, [event!], 7));
-    const [stored] = await t.container.db.selectFrom('events').select('row_data').where('id', '>', from).execute();
-    expect(stored!.row_data).not.toBe(ROW_CELLS);
-    expect(withoutIds(await eventsAfter(t.container.db, from, 10))).toEqual(asStoredInFull([event!]));
+    await t.container.db.transaction().execute((trx) => appendEvents(trx, dialect, events, 7));
+    expect(await storedForms(from)).toEqual([DATA_CELLS, 'full', DATA_CELLS]);
+    expect(withoutIds(await eventsAfter(t.container.db, from, 10))).toEqual(asStoredInFull(events));
+  });
+
+  it('stores a lone insert event in full (its columns row would cost what it saves)', async () => {
+    const from = await position();
+    emitted.length = 0;
+    await appendRows(g, 'Items', [{ Title: 'alone', Size: 3 }]);
+    expect(await storedForms(from)).toEqual(['full']);
+    expect(withoutIds(await eventsAfter(t.container.db, from, 10))).toEqual(asStoredInFull(emitted[0]!));
   });
 
   it('keeps the whole row when it is not the plain new-row shape (cells still stored once)', async () => {
     const meta = await loadMetadata(t.container.db, g.base.id);
     const table = meta.tables.find((x) => x._id === tableId)!;
-    const row: StoredRow = { _id: 'BBBBBBBBBBBBBBBBBBBBBB', _ctime: 1, _mtime: 2, _creator: 'someone else', _last_modifier: 'u', data: { [table.columns[1]!.key]: 3 } };
-    const events = insertEvents({ id: g.base.id, uuid: g.base.uuid }, table, [row], { user: 'u', app: 'app' }, 7);
+    const key = table.columns[1]!.key;
+    const rows = [newRow('D1', { [key]: 3 }, { _creator: 'someone else', _ctime: 1 }), newRow('D2', { [key]: 4 })];
+    const events = insertEvents({ id: g.base.id, uuid: g.base.uuid }, table, rows, { user: 'u', app: 'app' }, 7);
     const from = await position();
     await t.container.db.transaction().execute((trx) => appendEvents(trx, dialect, events, 7));
-    const [stored] = await t.container.db.selectFrom('events').select('row_data').where('id', '>', from).execute();
-    expect(stored!.row_data).toBe(ROW_CELLS);
+    expect(await storedForms(from)).toEqual([ROW_CELLS, DATA_CELLS]);
     expect(withoutIds(await eventsAfter(t.container.db, from, 10))).toEqual(asStoredInFull(events));
   });
 

@@ -112,6 +112,9 @@ export interface EncodedEvents {
   columns: Array<{ tableId: string; columns: string }>;
 }
 
+/** Insert events of one table in one write from which on they are stored compactly. */
+export const MIN_COMPACT = 2;
+
 /** The stored form of a write's events. */
 export function encodeEvents(events: NewChangeEvent[]): EncodedEvents {
   const byTable = new Map<string, readonly CellColumn[]>();
@@ -132,6 +135,14 @@ export function encodeEvents(events: NewChangeEvent[]): EncodedEvents {
       data[i] = d.data;
       text[i] = d.text;
     }
+  }
+  // A table's lone insert event stays in full: its columns row would be as large as what it saves.
+  const counts = new Map<string, number>();
+  for (let i = 0; i < events.length; i++) if (form[i] !== Form.Full) counts.set(events[i]!.tableId, (counts.get(events[i]!.tableId) ?? 0) + 1);
+  for (const [tableId, count] of counts) {
+    if (count >= MIN_COMPACT) continue;
+    byTable.delete(tableId);
+    for (let i = 0; i < events.length; i++) if (events[i]!.tableId === tableId) form[i] = Form.Full;
   }
   return {
     form,
