@@ -8,7 +8,7 @@ import type {
   WorkspacesTable,
 } from '../modules/workspaces/workspaces.table.js';
 import type { BaseLinksTable, BaseRowsTable } from '../modules/rows/rows.table.js';
-import type { EventConsumersTable, EventsTable } from '../modules/events/events.table.js';
+import type { EventColumnsTable, EventConsumersTable, EventsTable } from '../modules/events/events.table.js';
 import type { StructureEventsTable } from '../modules/events/structure-events.js';
 import type { RealtimePresenceTable } from '../modules/realtime/presence.js';
 import type { RateLimitOverridesTable } from '../modules/limits/limits.table.js';
@@ -41,6 +41,7 @@ export interface Database {
   base_rows: BaseRowsTable;
   base_links: BaseLinksTable;
   events: EventsTable;
+  event_columns: EventColumnsTable;
   event_consumers: EventConsumersTable;
   structure_events: StructureEventsTable;
   rate_limit_overrides: RateLimitOverridesTable;

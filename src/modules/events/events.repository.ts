@@ -3,6 +3,7 @@ import { CompiledQuery, sql, type RawBuilder, type Selectable } from 'kysely';
 import type { DialectName, Executor } from '../../db/index.js';
 import type { ChangeEvent, NewChangeEvent, OpType } from './events.types.js';
 import type { EventsTable } from './events.table.js';
+import { DATA_CELLS, encodeEvents, Form, parseColumns, rowFromColumns, rowFromData, ROW_CELLS, ROW_CELLS_VALUE, DATA_CELLS_VALUE, type EncodedEvents, type StoredColumns } from './event-cells.js';
 
 /** Arbitrary constant naming the PostgreSQL advisory lock that orders event commits. */
 export const EVENTS_COMMIT_LOCK = 4_471_002;
@@ -21,20 +22,41 @@ export async function appendEvents(trx: Executor, dialect: DialectName, events: 
   if (events.length === 0) return;
   // One id for the whole write: the live channel sends a batch as one operation.
   const writeId = randomUUID();
-  if (dialect === 'postgres') return appendPostgres(trx, events, now, writeId);
+  // Insert events' cells are stored once, in `row` (see event-cells.ts).
+  const encoded = encodeEvents(events);
+  if (dialect === 'postgres') return appendPostgres(trx, events, encoded, now, writeId);
+  for (const c of encoded.columns) {
+    await trx.executeQuery(CompiledQuery.raw(EVENT_COLUMNS_INSERT, [writeId, c.tableId, c.columns, now]));
+  }
   // SQL text written directly (kept per row count, so SQLite reuses the prepared statement): building
   // and compiling a query tree of 13 values per event cost more than the insert itself.
   for (let i = 0; i < events.length; i += INSERT_CHUNK) {
-    const part = events.slice(i, i + INSERT_CHUNK);
-    const parameters: unknown[] = [];
-    for (const e of part) {
-      parameters.push(e.baseId, e.baseUuid, e.tableId, e.tableName, e.rowId, e.rowName, e.opType, e.opUser, e.opApp, e.opTime);
-      parameters.push(JSON.stringify(e.rowData), e.row === null ? null : JSON.stringify(e.row), now, writeId);
+    const count = Math.min(INSERT_CHUNK, events.length - i);
+    const parameters: unknown[] = new Array(count * EVENT_COLUMNS.length);
+    let p = 0;
+    for (let j = i; j < i + count; j++) {
+      const e = events[j]!;
+      parameters[p++] = e.baseId;
+      parameters[p++] = e.baseUuid;
+      parameters[p++] = e.tableId;
+      parameters[p++] = e.tableName;
+      parameters[p++] = e.rowId;
+      parameters[p++] = e.rowName;
+      parameters[p++] = e.opType;
+      parameters[p++] = e.opUser;
+      parameters[p++] = e.opApp;
+      parameters[p++] = e.opTime;
+      const form = encoded.form[j];
+      parameters[p++] = form === Form.Full ? JSON.stringify(e.rowData) : form === Form.RowCells ? ROW_CELLS : DATA_CELLS;
+      parameters[p++] = form === Form.DataCells ? (encoded.text[j] ?? JSON.stringify(encoded.data[j])) : e.row === null ? null : JSON.stringify(e.row);
+      parameters[p++] = now;
+      parameters[p++] = writeId;
     }
-    await trx.executeQuery(CompiledQuery.raw(sqliteInsertText(part.length), parameters));
+    await trx.executeQuery(CompiledQuery.raw(sqliteInsertText(count), parameters));
   }
 }
 
+const EVENT_COLUMNS_INSERT = 'insert into "event_columns" ("write_id", "table_id", "columns", "created_at") values (?, ?, ?, ?)';
 const EVENT_COLUMNS = ['base_id', 'base_uuid', 'table_id', 'table_name', 'row_id', 'row_name', 'op_type', 'op_user', 'op_app', 'op_time', 'row_data', 'row', 'created_at', 'write_id'];
 const sqliteInsertTexts = new Map<number, string>();
 
@@ -57,8 +79,36 @@ function sqliteInsertText(count: number): string {
  * wrote them), where text[] parameters had every element escaped in JavaScript first. Each inserted
  * row needs the `commit_order` row, so the lock is taken before the first id is drawn.
  */
-async function appendPostgres(trx: Executor, events: NewChangeEvent[], now: number, writeId: string): Promise<void> {
-  const records = events.map((e) => ({
+async function appendPostgres(trx: Executor, events: NewChangeEvent[], encoded: EncodedEvents, now: number, writeId: string): Promise<void> {
+  const rowData = (e: NewChangeEvent, i: number) => (encoded.form[i] === Form.Full ? e.rowData : encoded.form[i] === Form.RowCells ? ROW_CELLS_VALUE : DATA_CELLS_VALUE);
+  const row = (e: NewChangeEvent, i: number) => (encoded.form[i] === Form.DataCells ? encoded.data[i] : e.row);
+  // The columns of compactly stored insert events, in the same statement (a data-modifying CTE always runs).
+  const columns =
+    encoded.columns.length === 0
+      ? sql``
+      : sql`, event_cols AS (
+          INSERT INTO event_columns (write_id, table_id, columns, created_at)
+          SELECT CAST(${writeId} AS text), c.table_id, c.columns, CAST(${now} AS bigint)
+            FROM json_to_recordset(CAST(${JSON.stringify(encoded.columns.map((c) => ({ table_id: c.tableId, columns: c.columns })))} AS json))
+                 AS c(table_id text, columns text))`;
+  const first = events[0]!;
+  if (events.every((e) => sameWrite(e, first))) {
+    // One table, one operation, one author (a batch append, update or delete): the shared fields are
+    // sent once, the parameter holds only what differs per event.
+    const records = events.map((e, i) => ({ row_id: e.rowId, row_name: e.rowName, row_data: rowData(e, i), row: row(e, i) }));
+    await sql`
+      WITH commit_order AS (SELECT pg_advisory_xact_lock(${EVENTS_COMMIT_LOCK}) AS locked)${columns}
+      INSERT INTO events (base_id, base_uuid, table_id, table_name, row_id, row_name, op_type, op_user, op_app, op_time, row_data, row, created_at, write_id)
+      SELECT CAST(${first.baseId} AS bigint), CAST(${first.baseUuid} AS text), CAST(${first.tableId} AS text), CAST(${first.tableName} AS text),
+             e.row_id, e.row_name, CAST(${first.opType} AS text), CAST(${first.opUser} AS text), CAST(${first.opApp} AS text),
+             CAST(${first.opTime} AS bigint), CAST(e.row_data AS text), CAST(e.row AS text), CAST(${now} AS bigint), CAST(${writeId} AS text)
+        FROM commit_order,
+             ROWS FROM (json_to_recordset(CAST(${JSON.stringify(records)} AS json)) AS (row_id text, row_name text, row_data json, row json))
+               WITH ORDINALITY AS e(row_id, row_name, row_data, row, n)
+       ORDER BY e.n`.execute(trx);
+    return;
+  }
+  const records = events.map((e, i) => ({
     base_id: e.baseId,
     base_uuid: e.baseUuid,
     table_id: e.tableId,
@@ -69,11 +119,11 @@ async function appendPostgres(trx: Executor, events: NewChangeEvent[], now: numb
     op_user: e.opUser,
     op_app: e.opApp,
     op_time: e.opTime,
-    row_data: e.rowData,
-    row: e.row,
+    row_data: rowData(e, i),
+    row: row(e, i),
   }));
   await sql`
-    WITH commit_order AS (SELECT pg_advisory_xact_lock(${EVENTS_COMMIT_LOCK}) AS locked)
+    WITH commit_order AS (SELECT pg_advisory_xact_lock(${EVENTS_COMMIT_LOCK}) AS locked)${columns}
     INSERT INTO events (base_id, base_uuid, table_id, table_name, row_id, row_name, op_type, op_user, op_app, op_time, row_data, row, created_at, write_id)
     SELECT e.base_id, e.base_uuid, e.table_id, e.table_name, e.row_id, e.row_name, e.op_type, e.op_user, e.op_app, e.op_time,
            CAST(e.row_data AS text), CAST(e.row AS text), CAST(${now} AS bigint), CAST(${writeId} AS text)
@@ -82,6 +132,19 @@ async function appendPostgres(trx: Executor, events: NewChangeEvent[], now: numb
              table_name text, row_id text, row_name text, op_type text, op_user text, op_app text, op_time bigint, row_data json, row json))
              WITH ORDINALITY AS e(base_id, base_uuid, table_id, table_name, row_id, row_name, op_type, op_user, op_app, op_time, row_data, row, n)
      ORDER BY e.n`.execute(trx);
+}
+
+function sameWrite(e: NewChangeEvent, first: NewChangeEvent): boolean {
+  return (
+    e.baseId === first.baseId &&
+    e.baseUuid === first.baseUuid &&
+    e.tableId === first.tableId &&
+    e.tableName === first.tableName &&
+    e.opType === first.opType &&
+    e.opUser === first.opUser &&
+    e.opApp === first.opApp &&
+    e.opTime === first.opTime
+  );
 }
 
 /**
@@ -113,7 +176,7 @@ export async function eventsOfBases(db: Executor, afterId: number, throughId: nu
     .where('base_id', 'in', baseIds)
     .orderBy('id')
     .execute();
-  return rows.map(parseEvent);
+  return parseEvents(db, rows);
 }
 
 /** Events after `afterId` written by the same write as it (a write's events are consecutive), parsed. */
@@ -126,16 +189,38 @@ export async function eventsOfWrite(db: Executor, afterId: number, writeId: stri
     .where('write_id', '=', writeId)
     .orderBy('id')
     .execute();
-  return rows.map(parseEvent);
+  return parseEvents(db, rows);
 }
 
 export async function eventsAfter(db: Executor, afterId: number, limit: number): Promise<ChangeEvent[]> {
   const rows = await db.selectFrom('events').selectAll().where('id', '>', afterId).orderBy('id').limit(limit).execute();
-  return rows.map(parseEvent);
+  return parseEvents(db, rows);
 }
 
-function parseEvent(r: Selectable<EventsTable>): ChangeEvent {
+/** Stored events as consumers receive them; compact insert events get their cells back from their row. */
+async function parseEvents(db: Executor, rows: Selectable<EventsTable>[]): Promise<ChangeEvent[]> {
+  const writes = new Set<string>();
+  for (const r of rows) if ((r.row_data === ROW_CELLS || r.row_data === DATA_CELLS) && r.write_id) writes.add(r.write_id);
+  const columns = new Map<string, StoredColumns>();
+  if (writes.size > 0) {
+    const stored = await db.selectFrom('event_columns').select(['write_id', 'table_id', 'columns']).where('write_id', 'in', [...writes]).execute();
+    for (const c of stored) columns.set(`${c.write_id}\u0000${c.table_id}`, parseColumns(c.columns));
+  }
+  return rows.map((r) => parseEvent(r, columns));
+}
+
+function parseEvent(r: Selectable<EventsTable>, columns: Map<string, StoredColumns>): ChangeEvent {
   outboxStats.parsed++;
+  const parsed = r.row === null ? null : (JSON.parse(r.row) as Record<string, unknown>);
+  const row = r.row_data === DATA_CELLS && parsed !== null ? rowFromData(parsed, r.row_id, Number(r.op_time), r.op_user) : parsed;
+  let rowData: ChangeEvent['rowData'];
+  if (r.row_data === ROW_CELLS || r.row_data === DATA_CELLS) {
+    const stored = columns.get(`${r.write_id}\u0000${r.table_id}`);
+    if (!stored || row === null) throw new Error(`event ${r.id}: the columns of its cells are missing`);
+    rowData = rowFromColumns(stored, row);
+  } else {
+    rowData = JSON.parse(r.row_data) as ChangeEvent['rowData'];
+  }
   return {
     id: Number(r.id),
     baseId: Number(r.base_id),
@@ -148,8 +233,8 @@ function parseEvent(r: Selectable<EventsTable>): ChangeEvent {
     opUser: r.op_user,
     opApp: r.op_app,
     opTime: Number(r.op_time),
-    rowData: JSON.parse(r.row_data) as ChangeEvent['rowData'],
-    row: r.row === null ? null : (JSON.parse(r.row) as Record<string, unknown>),
+    rowData,
+    row,
     writeId: r.write_id ?? null,
   };
 }
@@ -196,5 +281,12 @@ export async function pruneEvents(db: Executor, consumerNames: string[], before:
   if (positions.length < consumerNames.length) return 0; // a consumer has not started yet: keep everything
   const safe = Math.min(...positions.map((p) => Number(p.last_event_id)));
   const result = await db.deleteFrom('events').where('id', '<=', safe).where('created_at', '<', before).executeTakeFirst();
+  // The columns of compact insert events: a write's events share its created_at, so while any of them
+  // is kept the oldest kept event is no younger than its columns.
+  await db
+    .deleteFrom('event_columns')
+    .where('created_at', '<', before)
+    .where('created_at', '<', sql<number>`coalesce((select min(created_at) from events), ${before})`)
+    .execute();
   return Number(result.numDeletedRows);
 }

@@ -22,6 +22,15 @@ export interface EventsTable {
   write_id: string | null;
 }
 
+/** The columns of a write's compactly stored insert events (migration 0018, event-cells.ts). */
+export interface EventColumnsTable {
+  write_id: string;
+  table_id: string;
+  /** JSON array of [column_key, column_name, column_type, column_data]. */
+  columns: string;
+  created_at: number;
+}
+
 export interface EventConsumersTable {
   name: string;
   last_event_id: number;

@@ -12,6 +12,9 @@ export interface RowDataItem {
   old_value: unknown;
 }
 
+/** The column of a cell as an event carries it (a RowDataItem without its values). */
+export type CellColumn = Pick<RowDataItem, 'column_key' | 'column_name' | 'column_type' | 'column_data'>;
+
 /** A committed change to one row, as consumers (webhooks, notification rules) receive it. */
 export interface ChangeEvent {
   id: number;

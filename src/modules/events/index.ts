@@ -1,4 +1,4 @@
-export type { ChangeEvent, ConsumerContext, EventConsumer, NewChangeEvent, OpType, RowDataItem } from './events.types.js';
+export type { CellColumn, ChangeEvent, ConsumerContext, EventConsumer, NewChangeEvent, OpType, RowDataItem } from './events.types.js';
 export {
   appendEvents,
   eventsAfter,
@@ -13,6 +13,7 @@ export {
   outboxPosition,
   outboxStats,
 } from './events.repository.js';
+export { cellsOfRow } from './event-cells.js';
 export { EVENTS_COMMIT_LOCK } from './events.repository.js';
 export { appendStructureEvents, structureEventsAfter, pruneStructureEvents } from './structure-events.js';
 export type { NewStructureEvent, StructureEvent } from './structure-events.js';

@@ -1,4 +1,4 @@
-import type { NewChangeEvent, OpType, RowDataItem } from '../events/index.js';
+import { cellsOfRow, type CellColumn, type NewChangeEvent, type OpType, type RowDataItem } from '../events/index.js';
 import type { Actor, BaseRef } from './base-writer.js';
 import { COMPUTED_TYPES } from './column-types.js';
 import type { ColumnMeta, TableMeta } from './metadata.js';
@@ -44,10 +44,26 @@ function event(base: BaseRef, table: TableMeta, row: StoredRow, op: OpType, acto
 }
 
 export function insertEvent(base: BaseRef, table: TableMeta, row: StoredRow, actor: Actor, now: number): NewChangeEvent {
-  const cells = dataColumns(table)
-    .filter((c) => row.data[c.key] !== undefined)
-    .map((c) => item(c, row.data[c.key], null));
-  return event(base, table, row, 'insert_row', actor, now, cells, rowByKeys(row));
+  return insertEvents(base, table, [row], actor, now)[0]!;
+}
+
+/**
+ * The insert events of new rows of one table (after their cells are final). Each event's cells are its
+ * row's cells, so it is declared as such: the outbox stores the cells once (events/event-cells.ts).
+ * `dataTexts`: each row's `data` as JSON text when the caller already wrote it (SQLite rows insert).
+ */
+export function insertEvents(base: BaseRef, table: TableMeta, rows: StoredRow[], actor: Actor, now: number, dataTexts?: string[]): NewChangeEvent[] {
+  const columns = dataColumns(table);
+  const cells: CellColumn[] = columns.map((c) => ({ column_key: c.key, column_name: c.name, column_type: c.type, column_data: c.data ?? null }));
+  return rows.map((row, i) => {
+    const rowData: RowDataItem[] = [];
+    for (const c of cells) {
+      const value = row.data[c.column_key];
+      if (value === undefined) continue;
+      rowData.push({ column_key: c.column_key, column_name: c.column_name, column_type: c.column_type, column_data: c.column_data, value, old_value: null });
+    }
+    return cellsOfRow(event(base, table, row, 'insert_row', actor, now, rowData, rowByKeys(row)), cells, row.data, dataTexts?.[i]);
+  });
 }
 
 /** The modify event for the cells that differ, or null when nothing changed. */

@@ -56,26 +56,45 @@ export function toRecord(baseId: number, tableId: string, r: StoredRow) {
  * directly, without building and compiling a query tree of 8 values per row each time (that cost
  * more than the insert itself): on PostgreSQL one statement with all rows in one JSON parameter,
  * on SQLite one multi-row INSERT per chunk whose text is reused (and its prepared statement with it).
+ * `dataTexts` (SQLite): each row's `data` already as JSON text.
  */
-export async function insertRows(trx: Executor, baseId: number, tableId: string, rows: StoredRow[]): Promise<void> {
+export async function insertRows(trx: Executor, baseId: number, tableId: string, rows: StoredRow[], dataTexts?: string[]): Promise<void> {
   if (rows.length === 0) return;
-  if (trx.getExecutor().adapter instanceof PostgresAdapter) {
-    // One JSON parameter, parsed by PostgreSQL (text[] parameters had each element escaped in JavaScript).
-    const records = rows.map((r) => ({ row_id: r._id, data: r.data, ctime: r._ctime, mtime: r._mtime, creator: r._creator, last_modifier: r._last_modifier }));
+  if (trx.getExecutor().adapter instanceof PostgresAdapter) return insertRowsPostgres(trx, baseId, tableId, rows);
+  for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
+    const count = Math.min(INSERT_CHUNK, rows.length - i);
+    const parameters: unknown[] = [];
+    for (let j = i; j < i + count; j++) {
+      const r = rows[j]!;
+      parameters.push(baseId, tableId, r._id, dataTexts?.[j] ?? JSON.stringify(r.data), r._ctime, r._mtime, r._creator, r._last_modifier);
+    }
+    await trx.executeQuery(CompiledQuery.raw(sqliteInsertText(count), parameters));
+  }
+}
+
+/** PostgreSQL: all rows in one JSON parameter, parsed by PostgreSQL (text[] parameters had each element escaped in JavaScript). */
+async function insertRowsPostgres(trx: Executor, baseId: number, tableId: string, rows: StoredRow[]): Promise<void> {
+  const first = rows[0]!;
+  if (rows.every((r) => r._ctime === first._ctime && r._mtime === first._mtime && r._creator === first._creator && r._last_modifier === first._last_modifier)) {
+    // New rows of one write share their times and author: sent once, not per row.
+    const records = rows.map((r) => ({ row_id: r._id, data: r.data }));
     await sql`
       INSERT INTO base_rows (base_id, table_id, row_id, data, ctime, mtime, creator, last_modifier)
-      SELECT CAST(${baseId} AS bigint), CAST(${tableId} AS text), r.row_id, r.data, r.ctime, r.mtime, r.creator, r.last_modifier
-        FROM ROWS FROM (json_to_recordset(CAST(${JSON.stringify(records)} AS json))
-               AS (row_id text, data jsonb, ctime bigint, mtime bigint, creator text, last_modifier text))
-             WITH ORDINALITY AS r(row_id, data, ctime, mtime, creator, last_modifier, n)
+      SELECT CAST(${baseId} AS bigint), CAST(${tableId} AS text), r.row_id, r.data, CAST(${first._ctime} AS bigint), CAST(${first._mtime} AS bigint),
+             CAST(${first._creator} AS text), CAST(${first._last_modifier} AS text)
+        FROM ROWS FROM (json_to_recordset(CAST(${JSON.stringify(records)} AS json)) AS (row_id text, data jsonb))
+             WITH ORDINALITY AS r(row_id, data, n)
        ORDER BY r.n`.execute(trx);
     return;
   }
-  for (const part of chunks(rows, INSERT_CHUNK)) {
-    const parameters: unknown[] = [];
-    for (const r of part) parameters.push(baseId, tableId, r._id, JSON.stringify(r.data), r._ctime, r._mtime, r._creator, r._last_modifier);
-    await trx.executeQuery(CompiledQuery.raw(sqliteInsertText(part.length), parameters));
-  }
+  const records = rows.map((r) => ({ row_id: r._id, data: r.data, ctime: r._ctime, mtime: r._mtime, creator: r._creator, last_modifier: r._last_modifier }));
+  await sql`
+    INSERT INTO base_rows (base_id, table_id, row_id, data, ctime, mtime, creator, last_modifier)
+    SELECT CAST(${baseId} AS bigint), CAST(${tableId} AS text), r.row_id, r.data, r.ctime, r.mtime, r.creator, r.last_modifier
+      FROM ROWS FROM (json_to_recordset(CAST(${JSON.stringify(records)} AS json))
+             AS (row_id text, data jsonb, ctime bigint, mtime bigint, creator text, last_modifier text))
+           WITH ORDINALITY AS r(row_id, data, ctime, mtime, creator, last_modifier, n)
+     ORDER BY r.n`.execute(trx);
 }
 
 const sqliteInsertTexts = new Map<number, string>();

@@ -11,7 +11,7 @@ import { changedCellKeys, dependentRows, propagateLinkFormulas, recomputeLinkFor
 import { removeLinksOfRows } from './links.repository.js';
 import { findTable, lookupColumn, optionalView, visibleColumns, type BaseMetadata, type TableMeta, type ViewMeta } from './metadata.js';
 import { dateColumnKeys, presentRow, presentRowByKeys, type StoredRow } from './present.js';
-import { deleteEvent, insertEvent, modifyEvent, sameCells } from './row-events.js';
+import { deleteEvent, insertEvents, modifyEvent, sameCells } from './row-events.js';
 import { RowInput } from './row-input.js';
 import { refuseLockedRows } from './row-locks.js';
 import { isArchived, notArchived } from './archived-rows.js';
@@ -220,8 +220,10 @@ export class RowsService {
     });
     if (countersMoved || input.optionsAdded()) w.metadataChanged('contents');
     computeFormulas(w, this.writer.timeZone, table, stored, true);
-    await repo.insertRows(w.trx, base.id, table._id, stored);
-    w.emit(stored.map((r) => insertEvent(base, table, r, actor, w.now)));
+    // SQLite stores each row's cells as JSON text: written once, for the row and its insert event.
+    const texts = w.dialect === 'sqlite' ? stored.map((r) => JSON.stringify(r.data)) : undefined;
+    await repo.insertRows(w.trx, base.id, table._id, stored, texts);
+    w.emit(insertEvents(base, table, stored, actor, w.now, texts));
     return {
       inserted_row_count: stored.length,
       row_ids: stored.map((r) => ({ _id: r._id })),

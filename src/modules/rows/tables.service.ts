@@ -5,7 +5,7 @@ import { newRowId, newShortId } from './ids.js';
 import { removeLinkColumn } from './links.repository.js';
 import { findTable, type ColumnMeta, type TableMeta } from './metadata.js';
 import { deleteTableRows, insertRows, scanTable } from './rows.repository.js';
-import { insertEvent } from './row-events.js';
+import { insertEvents } from './row-events.js';
 import { presentNewTable } from './structure.present.js';
 import { computeFormulas, configureTableFormulas } from './formula-columns.js';
 import { addLinkColumn, assertFirstColumnType, buildColumn, checkTableName, linkIdOf, removeLinkColumns } from './structure.js';
@@ -77,7 +77,7 @@ export class TablesService {
           // The copy has no links: its link formulas start empty, its formulas see the new row fields.
           computeFormulas(w, this.writer.timeZone, copy, rows, true);
           await insertRows(w.trx, base.id, copy._id, rows);
-          w.emit(rows.map((r) => insertEvent(base, copy, r, actor, w.now)));
+          w.emit(insertEvents(base, copy, rows, actor, w.now));
         }
       }
       return presentNewTable(copy);

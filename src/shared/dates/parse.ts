@@ -7,6 +7,7 @@ import { instantOf, timeZone, wallClockAt, type WallClock } from './zone.js';
  * A value with an offset is converted into the zone; without one it is the zone's wall clock already.
  */
 
+const CANONICAL_DAY = /^\d{4}-\d{2}-\d{2}$/;
 const DATE = /^(\d{4})-(\d{1,2})-(\d{1,2})$/;
 const DATE_TIME = /^(\d{4})-(\d{1,2})-(\d{1,2})[ T](\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
 
@@ -45,6 +46,10 @@ export interface DateInputOptions {
 
 /** The stored form of a written date, or null when it is no valid date. */
 export function parseDateInput(input: string, options: DateInputOptions = {}): string | null {
+  // The stored form itself (most written dates, e.g. a bulk append): no display format can match it.
+  if (input.length === 10 && CANONICAL_DAY.test(input)) {
+    return validDay(Number(input.slice(0, 4)), Number(input.slice(5, 7)), Number(input.slice(8, 10))) ? input : null;
+  }
   const trimmed = input.trim();
   const text = fromDisplayFormat(trimmed, options.format ?? 'YYYY-MM-DD') ?? trimmed;
   const day = DATE.exec(text);
