@@ -36,6 +36,8 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const BULK_ITERATIONS = Number(process.env.BENCH_BULK_ITERATIONS ?? 5);
 const HOOK_INSERTS = Number(process.env.BENCH_HOOK_INSERTS ?? 300);
 const HOOK_CONCURRENCY = 10;
+/** Inserts per second of the webhook case for both systems (0: as fast as each answers). */
+const HOOK_RATE = Number(process.env.BENCH_HOOK_RATE ?? 0);
 const READ_ROWS = 100;
 const PEER_URL = process.env.PEER_URL?.replace(/\/+$/, '');
 const PEER_TOKEN = process.env.PEER_TOKEN;
@@ -286,21 +288,25 @@ async function bulk(system: System): Promise<{ ms: number; calls: number }> {
 
 let markerRun = 0;
 
-async function webhookLatency(system: System, receiver: Receiver): Promise<{ p50: number; p99: number; arrived: number }> {
+async function webhookLatency(system: System, receiver: Receiver): Promise<{ p50: number; p99: number; arrived: number; insertsPerSecond: number }> {
   const runId = ++markerRun;
   await system.addWebhook(`http://127.0.0.1:${receiver.port}/${system.name}`);
   const answeredAt = new Map<string, number>();
   let next = 0;
+  const started = Date.now();
   await Promise.all(
     Array.from({ length: HOOK_CONCURRENCY }, async () => {
       while (next < HOOK_INSERTS) {
-        const marker = `cp-${runId}-${next++}`;
+        const index = next++;
+        const marker = `cp-${runId}-${index}`;
+        if (HOOK_RATE > 0) await new Promise((resolve) => setTimeout(resolve, started + (index * 1000) / HOOK_RATE - Date.now()));
         const request = system.insertOne(marker);
         await call(request.url, { what: `${system.name} insert`, method: 'POST', headers: request.headers, body: request.body });
         answeredAt.set(marker, Date.now());
       }
     }),
   );
+  const insertsPerSecond = (HOOK_INSERTS * 1000) / (Date.now() - started);
   const deadline = Date.now() + 60_000;
   let received = await receiver.received();
   const mine = () => [...answeredAt.keys()].filter((m) => received.has(m)).length;
@@ -309,7 +315,7 @@ async function webhookLatency(system: System, receiver: Receiver): Promise<{ p50
     received = await receiver.received();
   }
   const latency = [...answeredAt].filter(([m]) => received.has(m)).map(([m, t]) => received.get(m)! - t).sort((a, b) => a - b);
-  return { p50: percentile(latency, 0.5), p99: percentile(latency, 0.99), arrived: latency.length };
+  return { p50: percentile(latency, 0.5), p99: percentile(latency, 0.99), arrived: latency.length, insertsPerSecond };
 }
 
 async function main(): Promise<void> {
@@ -341,7 +347,7 @@ async function main(): Promise<void> {
       bulkMs[system.name] = ms;
       bulkCalls[system.name] = calls;
     }
-    const hooks: Record<string, { p50: number; p99: number; arrived: number } | string> = {};
+    const hooks: Record<string, { p50: number; p99: number; arrived: number; insertsPerSecond: number } | string> = {};
     for (const system of systems) {
       try {
         hooks[system.name] = await webhookLatency(system, receiver);
@@ -358,7 +364,7 @@ async function main(): Promise<void> {
     });
     const names = systems.map((s) => s.name);
     const cell = (text: string) => text.padStart(26);
-    console.log(`\n${ROUNDS} rounds x ${SECONDS} s at ${CONNECTIONS} connections (medians); bulk: median of ${BULK_ITERATIONS}; webhook: ${HOOK_INSERTS} inserts at ${HOOK_CONCURRENCY} concurrency`);
+    console.log(`\n${ROUNDS} rounds x ${SECONDS} s at ${CONNECTIONS} connections (medians); bulk: median of ${BULK_ITERATIONS}; webhook: ${HOOK_INSERTS} inserts at ${HOOK_CONCURRENCY} concurrency${HOOK_RATE > 0 ? `, paced at ${HOOK_RATE}/s` : ''}`);
     console.log(`${'case'.padEnd(30)}${names.map(cell).join('')}${names.length > 1 ? cell('basegate / peer') : ''}`);
     const line = (label: string, values: Record<string, number>, unit: string, format: (n: number) => string, higherIsBetter: boolean) => {
       const ratio = names.length > 1 ? values.basegate! / values.peer! : NaN;
@@ -388,6 +394,8 @@ async function main(): Promise<void> {
         line('webhook insert → receipt p50', p('p50'), 'ms', (x) => x.toFixed(0), false);
         line('webhook insert → receipt p99', p('p99'), 'ms', (x) => x.toFixed(0), false);
       } else for (const n of measured) console.log(`webhook (${n}): p50 ${p('p50')[n]} ms, p99 ${p('p99')[n]} ms`);
+      // The latency depends on the rate the inserts come at: each system is driven as fast as it answers.
+      console.log(`  (inserts answered during the webhook case: ${measured.map((n) => `${n} ${(hooks[n] as { insertsPerSecond: number }).insertsPerSecond.toFixed(0)}/s`).join(', ')})`);
       for (const n of measured) {
         const h = hooks[n] as { arrived: number };
         if (h.arrived < HOOK_INSERTS) console.log(`webhook (${n}): only ${h.arrived}/${HOOK_INSERTS} deliveries arrived within 60 s`);
