@@ -2,42 +2,59 @@
  * basegate beside a peer (NocoDB, REST API v2) on the same machine, the same cases, side by side:
  *   - read: `GET` 100 rows (autocannon, BENCH_CONNECTIONS connections, BENCH_SECONDS s, BENCH_ROUNDS rounds)
  *   - single insert: `POST` one row (autocannon, same settings)
- *   - bulk insert: 1,000 rows in one call (median of BENCH_BULK_ITERATIONS)
+ *   - bulk insert: 1,000 rows (median of BENCH_BULK_ITERATIONS), in one call where the system takes it
  *   - webhook latency: BENCH_HOOK_INSERTS single-row inserts at 10 concurrency, one webhook to a local
  *     receiver (a child process answering at once): p50/p99 from the insert's response to receipt
+ * For the load cases it also prints each server's CPU time per request (from /proc, the server process
+ * alone: steadier than req/s on a shared machine), and each server's resident memory at the end.
  *
  *   npx tsx bench/compare-peer.ts                                   # basegate alone
  *   PEER_URL=http://127.0.0.1:8080 PEER_TOKEN=<xc-token> npx tsx bench/compare-peer.ts
  *
- * Not run by CI. basegate runs in this process (SQLite under a fresh DATA_DIR, or BENCH_DATABASE_URL),
- * as bench/lib/servers.ts starts it; the peer is whatever runs at PEER_URL (a local NocoDB: the script
- * creates a base, a table and a webhook there with the API token, and deletes the base at the end).
- * Rate limits of basegate are off, as the peer has none by default. See bench/README.md.
+ * Not run by CI. basegate runs as `npm start` runs it: `node bin/basegate.js serve` in a process of its
+ * own (built first when stale), SQLite under a fresh DATA_DIR or BENCH_DATABASE_URL, request logging
+ * off (LOG_LEVEL=warn) and rate limits off, as the peer has none by default. The peer is whatever runs
+ * at PEER_URL (a local NocoDB started with NC_ALLOW_LOCAL_HOOKS=true: the script creates a base, a
+ * table and a webhook there with the API token, and deletes the base at the end); its process is found
+ * by its port (or PEER_PID) for the CPU and memory figures. See bench/README.md.
  */
-import { execFile, fork, type ChildProcess } from 'node:child_process';
+import { execFile, execFileSync, fork, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { median } from './lib/harness.js';
 
+const ROOT = path.resolve(import.meta.dirname, '..');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const BULK_ITERATIONS = Number(process.env.BENCH_BULK_ITERATIONS ?? 5);
 const HOOK_INSERTS = Number(process.env.BENCH_HOOK_INSERTS ?? 300);
 const HOOK_CONCURRENCY = 10;
+/** Inserts per second of the webhook case for both systems (0: as fast as each answers). */
+const HOOK_RATE = Number(process.env.BENCH_HOOK_RATE ?? 0);
+const READ_ROWS = 100;
 const PEER_URL = process.env.PEER_URL?.replace(/\/+$/, '');
 const PEER_TOKEN = process.env.PEER_TOKEN;
 
 /** What a case needs of a system under test. */
 interface System {
   name: string;
+  version: string;
+  /** The server's process (for CPU time and memory), when known. */
+  pid: number | null;
   /** GET of 100 rows. */
   read: { url: string; headers: Record<string, string> };
+  /** The rows in an answer to `read`. */
+  rowsOf(answer: unknown): unknown[] | undefined;
   /** POST of one row (`marker` goes into its text cell). */
   insertOne(marker: string): { url: string; headers: Record<string, string>; body: string };
-  /** POST of these 1,000 rows (text cells). */
+  /** POST of these rows (text cells). */
   insertMany(texts: string[]): { url: string; headers: Record<string, string>; body: string };
   /** Point one webhook at `url` for inserts. */
   addWebhook(url: string): Promise<void>;
@@ -51,33 +68,102 @@ async function call(url: string, init: RequestInit & { what: string }): Promise<
   return text ? JSON.parse(text) : null;
 }
 
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** CPU ms (user + system) used so far by process `pid` (Linux /proc, clock ticks of 10 ms). */
+function cpuMs(pid: number | null): number {
+  if (pid === null) return NaN;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return NaN;
+  }
+}
+
+function rssMb(pid: number | null): number {
+  if (pid === null) return NaN;
+  try {
+    const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return kb ? Number(kb) / 1024 : NaN;
+  } catch {
+    return NaN;
+  }
+}
+
+/** The process listening on `port` of 127.0.0.1 (via `ss`), or null. */
+function pidOnPort(port: number): number | null {
+  try {
+    const out = execFileSync('ss', ['-ltnpH', `sport = :${port}`], { encoding: 'utf8' });
+    const pid = /pid=(\d+)/.exec(out)?.[1];
+    return pid ? Number(pid) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** basegate as `npm start` runs it, in a process of its own, seeded over its HTTP API. */
 async function basegate(): Promise<System> {
-  const { startBasegate } = await import('./lib/servers.js');
-  const s = await startBasegate({ LOG_LEVEL: 'silent', WEBHOOK_ALLOW_PRIVATE: 'true', RATE_LIMIT_BASE_PER_MINUTE: '0', RATE_LIMIT_ACCOUNT_PER_MINUTE: '0' });
-  const { base, baseToken, accountToken } = s.seeded;
-  const rows = `${s.origin}/api-gateway/api/v2/dtables/${base.uuid}/rows/`;
-  const headers = { authorization: `Token ${baseToken}`, 'content-type': 'application/json' };
-  const seedRows = Array.from({ length: 100 }, (_, i) => ({ Name: `seed ${i}` }));
+  execFileSync(process.execPath, ['-e', "import('./scripts/build.mjs').then((m) => m.ensureBuilt())"], { cwd: ROOT, stdio: 'inherit' });
+  const port = await freePort();
+  const origin = `http://127.0.0.1:${port}`;
+  const admin = { email: 'compare@example.com', password: 'compare-password-123' };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    DATA_DIR: mkdtempSync(path.join(tmpdir(), 'basegate-compare-')),
+    SECRET_KEY: 'bench-secret-key-bench-secret-key-0123456789',
+    ADMIN_EMAIL: admin.email,
+    ADMIN_PASSWORD: admin.password,
+    LOG_LEVEL: 'warn',
+    WEBHOOK_ALLOW_PRIVATE: 'true',
+    RATE_LIMIT_BASE_PER_MINUTE: '0',
+    RATE_LIMIT_ACCOUNT_PER_MINUTE: '0',
+  };
+  delete env.DATABASE_URL;
+  if (process.env.BENCH_DATABASE_URL) env.DATABASE_URL = process.env.BENCH_DATABASE_URL;
+  const child = spawn(process.execPath, ['bin/basegate.js', 'serve'], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  for (let i = 0; ; i++) {
+    if (child.exitCode !== null) throw new Error(`basegate exited with ${child.exitCode}`);
+    const up = await fetch(`${origin}/ping/`).then((r) => r.ok, () => false);
+    if (up) break;
+    if (i > 1200) throw new Error('basegate did not answer within 60 s');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  const json = { 'content-type': 'application/json' };
+  const { token: accountToken } = (await call(`${origin}/api2/auth-token/`, { what: 'login', method: 'POST', headers: json, body: JSON.stringify({ username: admin.email, password: admin.password }) })) as { token: string };
+  const account = { authorization: `Token ${accountToken}`, ...json };
+  const name = `compare-${Date.now()}`;
+  const { table: base } = (await call(`${origin}/api/v2.1/dtables/`, { what: 'create base', method: 'POST', headers: account, body: JSON.stringify({ name }) })) as { table: { uuid: string; workspace_id: number } };
+  const baseUrl = `${origin}/api/v2.1/workspace/${base.workspace_id}/dtable/${encodeURIComponent(name)}`;
+  const { api_token: apiToken } = (await call(`${baseUrl}/api-tokens/`, { what: 'create API-Token', method: 'POST', headers: account, body: JSON.stringify({ app_name: 'compare', permission: 'rw' }) })) as { api_token: string };
+  const { access_token: baseToken } = (await call(`${origin}/api/v2.1/dtable/app-access-token/`, { what: 'exchange API-Token', headers: { authorization: `Token ${apiToken}` } })) as { access_token: string };
+  const rows = `${origin}/api-gateway/api/v2/dtables/${base.uuid}/rows/`;
+  const headers = { authorization: `Token ${baseToken}`, ...json };
+  const seedRows = Array.from({ length: READ_ROWS }, (_, i) => ({ Name: `seed ${i}` }));
   await call(rows, { what: 'seed rows', method: 'POST', headers, body: JSON.stringify({ table_name: 'Table1', rows: seedRows }) });
-  s.container.dispatcher.start();
-  s.container.webhooks.deliverer.start();
   return {
     name: 'basegate',
-    read: { url: `${rows}?table_name=Table1&limit=100`, headers: { authorization: headers.authorization } },
+    version: `${(JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version} (compiled, Node ${process.version})`,
+    pid: child.pid ?? null,
+    read: { url: `${rows}?table_name=Table1&limit=${READ_ROWS}`, headers: { authorization: headers.authorization } },
+    rowsOf: (answer) => (answer as { rows?: unknown[] }).rows,
     insertOne: (marker) => ({ url: rows, headers, body: JSON.stringify({ table_name: 'Table1', rows: [{ Name: marker }] }) }),
     insertMany: (texts) => ({ url: rows, headers, body: JSON.stringify({ table_name: 'Table1', rows: texts.map((Name) => ({ Name })) }) }),
     addWebhook: async (url) => {
-      await call(`${s.origin}/api/v2.1/workspace/${base.workspace_id}/dtable/${encodeURIComponent(base.name)}/webhooks/`, {
-        what: 'basegate webhook',
-        method: 'POST',
-        headers: { authorization: `Token ${accountToken}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ url }),
-      });
+      await call(`${baseUrl}/webhooks/`, { what: 'basegate webhook', method: 'POST', headers: account, body: JSON.stringify({ url }) });
     },
     close: async () => {
-      await s.container.dispatcher.stop();
-      await s.container.webhooks.deliverer.stop();
-      await s.close();
+      child.kill('SIGTERM');
+      await exited;
     },
   };
 }
@@ -93,10 +179,14 @@ async function nocodb(origin: string, token: string): Promise<System> {
     body: JSON.stringify({ table_name: 'bench', title: 'bench', columns: [{ column_name: 'title', title: 'Title', uidt: 'SingleLineText' }] }),
   })) as { id: string };
   const records = `${origin}/api/v2/tables/${table.id}/records`;
-  await call(records, { what: 'seed peer rows', method: 'POST', headers, body: JSON.stringify(Array.from({ length: 100 }, (_, i) => ({ Title: `seed ${i}` }))) });
+  await call(records, { what: 'seed peer rows', method: 'POST', headers, body: JSON.stringify(Array.from({ length: READ_ROWS }, (_, i) => ({ Title: `seed ${i}` }))) });
+  const { currentVersion } = ((await call(`${origin}/api/v1/version`, { what: 'peer version', headers }).catch(() => ({}))) ?? {}) as { currentVersion?: string };
   return {
     name: 'peer',
-    read: { url: `${records}?limit=100`, headers: { 'xc-token': token } },
+    version: `NocoDB ${currentVersion ?? '(version unknown)'}`,
+    pid: process.env.PEER_PID ? Number(process.env.PEER_PID) : pidOnPort(Number(new URL(origin).port || 80)),
+    read: { url: `${records}?limit=${READ_ROWS}`, headers: { 'xc-token': token } },
+    rowsOf: (answer) => (answer as { list?: unknown[] }).list,
     insertOne: (marker) => ({ url: records, headers, body: JSON.stringify({ Title: marker }) }),
     insertMany: (texts) => ({ url: records, headers, body: JSON.stringify(texts.map((Title) => ({ Title }))) }),
     addWebhook: async (url) => {
@@ -106,11 +196,14 @@ async function nocodb(origin: string, token: string): Promise<System> {
         headers,
         body: JSON.stringify({
           title: 'basegate compare',
+          // NocoDB 0.301 takes only v3 hooks ("hook version is deprecated" for v2), whose operation is a
+          // list; without a body template it POSTs an empty body, so the event is asked for as its UI does.
+          // The peer must run with NC_ALLOW_LOCAL_HOOKS=true, or it refuses to send to 127.0.0.1.
           event: 'after',
-          operation: 'insert',
-          version: 'v2',
+          operation: ['insert'],
+          version: 'v3',
           active: true,
-          notification: { type: 'URL', payload: { method: 'POST', path: url, headers: [], parameters: [] } },
+          notification: { type: 'URL', payload: { method: 'POST', path: url, body: '{{ json event }}', headers: [], parameters: [] } },
         }),
       });
     },
@@ -123,14 +216,25 @@ async function nocodb(origin: string, token: string): Promise<System> {
 const autocannonBin = createRequire(import.meta.url).resolve('autocannon/autocannon.js');
 const run = promisify(execFile);
 
-/** autocannon in a child process (so it does not share this event loop): req/s, p50, p99, failures. */
-async function load(request: { url: string; headers: Record<string, string>; body?: string; method?: string }) {
-  const args = ['-j', '-c', String(CONNECTIONS), '-d', String(SECONDS), ...Object.entries(request.headers).flatMap(([k, v]) => ['-H', `${k}=${v}`])];
+interface LoadResult {
+  rps: number;
+  p50: number;
+  p99: number;
+  failed: number;
+  /** CPU µs of the server's process per completed request (NaN when its process is unknown). */
+  cpuPerRequest: number;
+}
+
+/** autocannon in a child process (so it does not share this event loop): req/s, p50, p99, failures, server CPU. */
+async function load(request: { url: string; headers: Record<string, string>; body?: string; method?: string }, pid: number | null, seconds = SECONDS): Promise<LoadResult> {
+  const args = ['-j', '-c', String(CONNECTIONS), '-d', String(seconds), ...Object.entries(request.headers).flatMap(([k, v]) => ['-H', `${k}=${v}`])];
   if (request.method) args.push('-m', request.method);
   if (request.body !== undefined) args.push('-b', request.body);
+  const cpuBefore = cpuMs(pid);
   const { stdout } = await run(process.execPath, [autocannonBin, ...args, request.url], { maxBuffer: 16 * 1024 * 1024 });
-  const out = JSON.parse(stdout) as { requests: { average: number }; latency: { p50: number; p99: number }; non2xx: number; errors: number };
-  return { rps: out.requests.average, p50: out.latency.p50, p99: out.latency.p99, failed: out.non2xx + out.errors };
+  const cpu = cpuMs(pid) - cpuBefore;
+  const out = JSON.parse(stdout) as { requests: { average: number; total: number }; latency: { p50: number; p99: number }; non2xx: number; errors: number };
+  return { rps: out.requests.average, p50: out.latency.p50, p99: out.latency.p99, failed: out.non2xx + out.errors, cpuPerRequest: (cpu * 1000) / Math.max(1, out.requests.total) };
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -154,34 +258,55 @@ async function startReceiver(): Promise<Receiver> {
   return { port, received, child };
 }
 
-async function bulk(system: System): Promise<number> {
+/**
+ * Median ms to insert 1,000 rows. One call where the system takes it; NocoDB refuses more than
+ * NC_DATA_PAYLOAD_LIMIT (default 100) rows per call with an API token (422 ERR_MAX_PAYLOAD_LIMIT_EXCEEDED),
+ * and then the 1,000 rows go in consecutive calls of that many, as an API user has to send them.
+ */
+async function bulk(system: System): Promise<{ ms: number; calls: number }> {
   const times: number[] = [];
+  let chunk = 1000;
   for (let i = 0; i <= BULK_ITERATIONS; i++) {
-    const request = system.insertMany(Array.from({ length: 1000 }, (_, j) => `bulk ${i} ${j}`));
+    const texts = Array.from({ length: 1000 }, (_, j) => `bulk ${i} ${j}`);
     const t0 = performance.now();
-    await call(request.url, { what: `${system.name} bulk insert`, method: 'POST', headers: request.headers, body: request.body });
+    for (let start = 0; start < texts.length; start += chunk) {
+      const request = system.insertMany(texts.slice(start, start + chunk));
+      const res = await fetch(request.url, { method: 'POST', headers: request.headers, body: request.body });
+      const text = await res.text();
+      const limit = /ERR_MAX_PAYLOAD_LIMIT_EXCEEDED.*Maximum (\d+) entities/.exec(text);
+      if (res.status === 422 && limit && i === 0 && start === 0) {
+        chunk = Number(limit[1]);
+        start -= chunk; // the same rows again, in calls of the limit
+        continue;
+      }
+      if (!res.ok) throw new Error(`${system.name} bulk insert: ${res.status} ${text.slice(0, 300)}`);
+    }
     if (i > 0) times.push(performance.now() - t0); // the first one warms up
   }
-  return median(times);
+  return { ms: median(times), calls: Math.ceil(1000 / chunk) };
 }
 
 let markerRun = 0;
 
-async function webhookLatency(system: System, receiver: Receiver): Promise<{ p50: number; p99: number; arrived: number }> {
+async function webhookLatency(system: System, receiver: Receiver): Promise<{ p50: number; p99: number; arrived: number; insertsPerSecond: number }> {
   const runId = ++markerRun;
   await system.addWebhook(`http://127.0.0.1:${receiver.port}/${system.name}`);
   const answeredAt = new Map<string, number>();
   let next = 0;
+  const started = Date.now();
   await Promise.all(
     Array.from({ length: HOOK_CONCURRENCY }, async () => {
       while (next < HOOK_INSERTS) {
-        const marker = `cp-${runId}-${next++}`;
+        const index = next++;
+        const marker = `cp-${runId}-${index}`;
+        if (HOOK_RATE > 0) await new Promise((resolve) => setTimeout(resolve, started + (index * 1000) / HOOK_RATE - Date.now()));
         const request = system.insertOne(marker);
         await call(request.url, { what: `${system.name} insert`, method: 'POST', headers: request.headers, body: request.body });
         answeredAt.set(marker, Date.now());
       }
     }),
   );
+  const insertsPerSecond = (HOOK_INSERTS * 1000) / (Date.now() - started);
   const deadline = Date.now() + 60_000;
   let received = await receiver.received();
   const mine = () => [...answeredAt.keys()].filter((m) => received.has(m)).length;
@@ -190,7 +315,7 @@ async function webhookLatency(system: System, receiver: Receiver): Promise<{ p50
     received = await receiver.received();
   }
   const latency = [...answeredAt].filter(([m]) => received.has(m)).map(([m, t]) => received.get(m)! - t).sort((a, b) => a - b);
-  return { p50: percentile(latency, 0.5), p99: percentile(latency, 0.99), arrived: latency.length };
+  return { p50: percentile(latency, 0.5), p99: percentile(latency, 0.99), arrived: latency.length, insertsPerSecond };
 }
 
 async function main(): Promise<void> {
@@ -199,18 +324,30 @@ async function main(): Promise<void> {
   else console.log('No PEER_URL and PEER_TOKEN: measuring basegate alone.');
   const receiver = await startReceiver();
   try {
-    const reads: Record<string, Array<Awaited<ReturnType<typeof load>>>> = {};
-    const inserts: Record<string, Array<Awaited<ReturnType<typeof load>>>> = {};
+    for (const system of systems) {
+      const answer = (await call(system.read.url, { what: `${system.name} read`, headers: system.read.headers })) as unknown;
+      const count = system.rowsOf(answer)?.length;
+      if (count !== READ_ROWS) throw new Error(`${system.name}: the read answered ${count} rows instead of ${READ_ROWS}`);
+      await load(system.read, system.pid, 1); // warm-up, not counted
+      await load({ ...system.insertOne('warm-up'), method: 'POST' }, system.pid, 1);
+    }
+    const reads: Record<string, LoadResult[]> = {};
+    const inserts: Record<string, LoadResult[]> = {};
     for (let round = 0; round < ROUNDS; round++) {
       for (const system of systems) {
-        (reads[system.name] ??= []).push(await load(system.read));
+        (reads[system.name] ??= []).push(await load(system.read, system.pid));
         const one = system.insertOne(`load-${round}`);
-        (inserts[system.name] ??= []).push(await load({ ...one, method: 'POST' }));
+        (inserts[system.name] ??= []).push(await load({ ...one, method: 'POST' }, system.pid));
       }
     }
     const bulkMs: Record<string, number> = {};
-    for (const system of systems) bulkMs[system.name] = await bulk(system);
-    const hooks: Record<string, { p50: number; p99: number; arrived: number } | string> = {};
+    const bulkCalls: Record<string, number> = {};
+    for (const system of systems) {
+      const { ms, calls } = await bulk(system);
+      bulkMs[system.name] = ms;
+      bulkCalls[system.name] = calls;
+    }
+    const hooks: Record<string, { p50: number; p99: number; arrived: number; insertsPerSecond: number } | string> = {};
     for (const system of systems) {
       try {
         hooks[system.name] = await webhookLatency(system, receiver);
@@ -219,18 +356,20 @@ async function main(): Promise<void> {
       }
     }
 
-    const med = (xs: Array<{ rps: number; p50: number; p99: number; failed: number }>) => ({
+    const med = (xs: LoadResult[]) => ({
       rps: median(xs.map((x) => x.rps)),
       p99: median(xs.map((x) => x.p99)),
+      cpu: median(xs.map((x) => x.cpuPerRequest)),
       failed: xs.reduce((sum, x) => sum + x.failed, 0),
     });
     const names = systems.map((s) => s.name);
     const cell = (text: string) => text.padStart(26);
-    console.log(`\n${ROUNDS} rounds x ${SECONDS} s at ${CONNECTIONS} connections (medians); bulk: median of ${BULK_ITERATIONS}; webhook: ${HOOK_INSERTS} inserts at ${HOOK_CONCURRENCY} concurrency`);
+    console.log(`\n${ROUNDS} rounds x ${SECONDS} s at ${CONNECTIONS} connections (medians); bulk: median of ${BULK_ITERATIONS}; webhook: ${HOOK_INSERTS} inserts at ${HOOK_CONCURRENCY} concurrency${HOOK_RATE > 0 ? `, paced at ${HOOK_RATE}/s` : ''}`);
     console.log(`${'case'.padEnd(30)}${names.map(cell).join('')}${names.length > 1 ? cell('basegate / peer') : ''}`);
     const line = (label: string, values: Record<string, number>, unit: string, format: (n: number) => string, higherIsBetter: boolean) => {
       const ratio = names.length > 1 ? values.basegate! / values.peer! : NaN;
-      const shown = Number.isFinite(ratio) ? `${(higherIsBetter ? ratio : 1 / ratio).toFixed(1)}x ${higherIsBetter ? 'more' : 'faster'}` : '';
+      const better = higherIsBetter ? ratio : 1 / ratio; // > 1: basegate ahead
+      const shown = !Number.isFinite(better) ? '' : better >= 1 ? `basegate ${better.toFixed(1)}x ${higherIsBetter ? 'more' : 'less'}` : `peer ${(1 / better).toFixed(1)}x ${higherIsBetter ? 'more' : 'less'}`;
       console.log(`${label.padEnd(30)}${names.map((n) => cell(`${format(values[n]!)} ${unit}`)).join('')}${names.length > 1 ? cell(shown) : ''}`);
     };
     const readMed = Object.fromEntries(names.map((n) => [n, med(reads[n]!)]));
@@ -239,7 +378,10 @@ async function main(): Promise<void> {
     line('read 100 rows p99', Object.fromEntries(names.map((n) => [n, readMed[n]!.p99])), 'ms', (x) => x.toFixed(0), false);
     line('single insert', Object.fromEntries(names.map((n) => [n, insertMed[n]!.rps])), 'req/s', (x) => x.toFixed(0), true);
     line('single insert p99', Object.fromEntries(names.map((n) => [n, insertMed[n]!.p99])), 'ms', (x) => x.toFixed(0), false);
+    line('read: server CPU / request', Object.fromEntries(names.map((n) => [n, readMed[n]!.cpu])), 'µs', (x) => x.toFixed(0), false);
+    line('insert: server CPU / request', Object.fromEntries(names.map((n) => [n, insertMed[n]!.cpu])), 'µs', (x) => x.toFixed(0), false);
     line('1,000-row insert', bulkMs, 'ms', (x) => x.toFixed(1), false);
+    for (const n of names) if (bulkCalls[n]! > 1) console.log(`  (${n}: the 1,000 rows in ${bulkCalls[n]} consecutive calls of ${1000 / bulkCalls[n]!}, its limit per call with an API token)`);
     for (const n of names) {
       const h = hooks[n]!;
       if (typeof h === 'string') console.log(`webhook (${n}): not measured: ${h}`);
@@ -252,6 +394,8 @@ async function main(): Promise<void> {
         line('webhook insert → receipt p50', p('p50'), 'ms', (x) => x.toFixed(0), false);
         line('webhook insert → receipt p99', p('p99'), 'ms', (x) => x.toFixed(0), false);
       } else for (const n of measured) console.log(`webhook (${n}): p50 ${p('p50')[n]} ms, p99 ${p('p99')[n]} ms`);
+      // The latency depends on the rate the inserts come at: each system is driven as fast as it answers.
+      console.log(`  (inserts answered during the webhook case: ${measured.map((n) => `${n} ${(hooks[n] as { insertsPerSecond: number }).insertsPerSecond.toFixed(0)}/s`).join(', ')})`);
       for (const n of measured) {
         const h = hooks[n] as { arrived: number };
         if (h.arrived < HOOK_INSERTS) console.log(`webhook (${n}): only ${h.arrived}/${HOOK_INSERTS} deliveries arrived within 60 s`);
@@ -259,6 +403,8 @@ async function main(): Promise<void> {
     }
     const failures = names.map((n) => readMed[n]!.failed + insertMed[n]!.failed);
     if (failures.some((f) => f > 0)) console.log(`non-2xx answers or errors under load: ${names.map((n, i) => `${n} ${failures[i]}`).join(', ')} (those figures measure failures)`);
+    console.log(`resident memory of the server process after the run: ${systems.map((x) => `${x.name} ${rssMb(x.pid).toFixed(0)} MB`).join(', ')}`);
+    console.log(`versions: ${systems.map((x) => `${x.name} ${x.version}`).join(', ')}; load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);
   } finally {
     receiver.child.send({ cmd: 'stop' });
     for (const system of systems) await system.close();
