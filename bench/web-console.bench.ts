@@ -6,6 +6,8 @@
  *      ratio says what scrolling costs on this machine, whatever its speed.
  *
  *   npm run bench:web            # BENCH_ROWS=100000 (needs /usr/bin/chromium and a built web/dist)
+ *   BENCH_GC=1 npm run bench:web # a full garbage collection (CDP) before each measurement: shows how much
+ *                                # of a frame's style time is the garbage left since the last one
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -107,7 +109,9 @@ async function main(): Promise<void> {
       return Object.fromEntries(metrics.map((m) => [m.name, m.value]));
     };
     const profile = process.env.BENCH_PROFILE === '1';
+    const collect = process.env.BENCH_GC === '1';
     const measure = async (mode: 'idle' | 'wheel' | 'sweep') => {
+      if (collect) await cdp.send('HeapProfiler.collectGarbage');
       if (profile) await cdp.send('Profiler.enable').then(() => cdp.send('Profiler.start'));
       const before = await counters();
       const result = await measureFrames(mode);

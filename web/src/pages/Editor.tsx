@@ -1,6 +1,7 @@
 import { useEffect, useMemo, useRef, useState, type RefObject } from 'react';
 import { useInfiniteQuery, useQueryClient, type InfiniteData } from '@tanstack/react-query';
-import DataGrid, { SelectColumn, type DataGridHandle, type RowsChangeData } from 'react-data-grid';
+import DataGrid, { type DataGridHandle, type RowsChangeData } from 'react-data-grid';
+import { SelectColumn } from '../grid/select-column';
 import { href } from '../router';
 import { ConfirmButton, Empty, ErrorText, Loading, useAction } from '../ui';
 import { gateway, q, slimRow, useBaseAccess, useMetadata, type BaseAccess } from '../grid/base';

@@ -1,0 +1,55 @@
+import { useLayoutEffect, useRef, type MouseEvent } from 'react';
+import { SELECT_COLUMN_KEY, useRowSelection, type Column, type FormatterProps, type HeaderRendererProps } from 'react-data-grid';
+import type { Row } from '../types';
+
+const stop = (e: MouseEvent) => e.stopPropagation();
+
+/** Focuses the checkbox when the grid selects its cell (keyboard use), as the grid's own column did. */
+function useFocus(isCellSelected: boolean) {
+  const ref = useRef<HTMLInputElement>(null);
+  useLayoutEffect(() => {
+    if (isCellSelected) ref.current?.focus({ preventScroll: true });
+  }, [isCellSelected]);
+  return ref;
+}
+
+function SelectCell({ rowIdx, isCellSelected }: FormatterProps<Row>) {
+  const [selected, onChange] = useRowSelection();
+  const ref = useFocus(isCellSelected);
+  return (
+    <input
+      ref={ref}
+      type="checkbox"
+      className="row-select"
+      aria-label="Select"
+      tabIndex={-1}
+      checked={selected}
+      onClick={stop}
+      onChange={(e) => onChange({ rowIdx, checked: e.target.checked, isShiftClick: (e.nativeEvent as globalThis.MouseEvent).shiftKey })}
+    />
+  );
+}
+
+function SelectAll({ allRowsSelected, onAllRowsSelectionChange }: HeaderRendererProps<Row>) {
+  return <input type="checkbox" className="row-select" aria-label="Select All" checked={allRowsSelected} onChange={(e) => onAllRowsSelectionChange(e.target.checked)} />;
+}
+
+/**
+ * The row-selection column: one native checkbox per row. The grid's own SelectColumn draws each as
+ * a label, a hidden input and a styled box (three elements, one with `all: unset`); every row
+ * scrolled into view is created anew, and style recalculation of new elements is most of a
+ * scrolling frame's main-thread time (docs/console.md, "Scrolling performance").
+ */
+export const SelectColumn: Column<Row> = {
+  key: SELECT_COLUMN_KEY,
+  name: '',
+  width: 35,
+  maxWidth: 35,
+  resizable: false,
+  sortable: false,
+  frozen: true,
+  cellClass: 'select-cell',
+  headerCellClass: 'select-cell',
+  headerRenderer: SelectAll,
+  formatter: SelectCell,
+};
