@@ -118,7 +118,8 @@ async function linkedDisplays(
  * The link cells of a page as JSON text, one map (row id → `[{"row_id", "display_value"}, …]`) per link
  * column of `linkKeys`, in that order; rows without links are not in the map (their cell is `[]`).
  * One query per link column answering the whole page as one JSON array (SQLite `json_group_array`,
- * PostgreSQL `json_agg`), with only what the display value needs of each linked row.
+ * PostgreSQL `json_agg`), with only what the display value needs of each linked row; the links are put
+ * in their order (`base_links.id`) here, which is cheaper than the database's sort.
  */
 export async function loadLinkJson(
   db: Executor,
@@ -167,23 +168,31 @@ async function linkedJson(
   const { rows } =
     dialect === 'postgres'
       ? await sql<{ links: unknown }>`
-          select json_agg(json_build_array(l.${sql.ref(from)}, l.${sql.ref(other)}, ${shown}) order by l.id)::text as links ${join}
+          select json_agg(json_build_array(l.${sql.ref(from)}, l.${sql.ref(other)}, ${shown}, l.id))::text as links ${join}
           where l.base_id = ${baseId} and l.link_id = ${ends.linkId} and l.${sql.ref(from)} = any(cast(${ids} as text[]))`.execute(db)
       : await sql<{ links: unknown }>`
-          select json_group_array(json_array(l.${sql.ref(from)}, l.${sql.ref(other)}, ${shown}) order by l.id) as links ${join}
+          select json_group_array(json_array(l.${sql.ref(from)}, l.${sql.ref(other)}, ${shown}, l.id)) as links ${join}
           where l.base_id = ${baseId} and l.link_id = ${ends.linkId} and l.${sql.ref(from)} in (select value from json_each(${JSON.stringify(ids)}))`.execute(db);
   const text = rows[0]?.links;
-  const lists = new Map<string, string[]>();
-  if (typeof text === 'string') {
-    for (const [fromId, otherId, value] of JSON.parse(text) as Array<[string, string, unknown]>) {
-      let list = lists.get(fromId);
-      if (!list) lists.set(fromId, (list = []));
-      if (list.length >= limit) continue;
-      list.push(`{"row_id":${JSON.stringify(otherId)},"display_value":${JSON.stringify(displayText(display, shownRow(otherId, field, key, value)))}}`);
-    }
-  }
   const out = new Map<string, string>();
-  for (const [fromId, list] of lists) out.set(fromId, `[${list.join(',')}]`);
+  if (typeof text !== 'string') return out;
+  // Unordered from the database (sorting there cost more): in link order (`id`) per row here.
+  type Linked = [fromId: string, otherId: string, value: unknown, id: number];
+  const lists = new Map<string, Linked[]>();
+  for (const link of JSON.parse(text) as Linked[]) {
+    const list = lists.get(link[0]);
+    if (list) list.push(link);
+    else lists.set(link[0], [link]);
+  }
+  for (const [fromId, list] of lists) {
+    if (list.length > 1) list.sort((a, b) => a[3] - b[3]);
+    let json = '[';
+    for (let i = 0; i < list.length && i < limit; i++) {
+      const [, otherId, value] = list[i]!;
+      json += `${i === 0 ? '' : ','}{"row_id":${JSON.stringify(otherId)},"display_value":${JSON.stringify(displayText(display, shownRow(otherId, field, key, value)))}}`;
+    }
+    out.set(fromId, `${json}]`);
+  }
   return out;
 }
 

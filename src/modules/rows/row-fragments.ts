@@ -250,10 +250,10 @@ export class RowFragments {
   }
 
   /** Kept fragments and their rough total size (tests, metrics). */
-  get stats(): { bases: number; fragments: number; bytes: number } {
+  get stats(): { bases: number; baseIds: number[]; fragments: number; bytes: number } {
     let fragments = 0;
     for (const base of this.bases.values()) for (const group of base.groups.values()) fragments += group.size;
-    return { bases: this.bases.size, fragments, bytes: this.bytes };
+    return { bases: this.bases.size, baseIds: [...this.bases.keys()].sort((x, y) => x - y), fragments, bytes: this.bytes };
   }
 }
 
