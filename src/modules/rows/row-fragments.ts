@@ -183,6 +183,7 @@ export class RowFragments {
 
   /** The fragments of `texts` (in order), presenting and keeping the rows not seen before. */
   fragments(baseId: number, presenter: RowPresenter, texts: string[]): RowFragment[] {
+    if (texts.length === 0) return [];
     let base = this.bases.get(baseId);
     if (base) this.bases.delete(baseId);
     else base = { bytes: 0, groups: new Map() };
