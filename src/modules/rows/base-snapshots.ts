@@ -201,9 +201,9 @@ export class BaseSnapshots {
   /**
    * A listing page (`rows/`, `filtered-rows/`) under `key` (everything its answer depends on besides
    * the base's content), cached beside the whole-base body: the same revision, confirmed the same way,
-   * dropped by the same evictions, kept only when no write raced its build. `build` answers the page.
+   * dropped by the same evictions, kept only when no write raced its build. `build` answers the page's JSON text.
    */
-  async page(base: BaseRef, key: string, build: () => Promise<unknown>): Promise<Buffer> {
+  async page(base: BaseRef, key: string, build: () => Promise<string>): Promise<Buffer> {
     const changes = this.externalChanges();
     const group = this.pages.get(base.id);
     if (group && changes !== undefined && group.confirmedAt === changes) {
@@ -219,7 +219,7 @@ export class BaseSnapshots {
       const known = current.bodies.get(key);
       if (known) return known;
     }
-    const body = Buffer.from(JSON.stringify(await build()));
+    const body = Buffer.from(await build());
     // Kept only if nothing was written meanwhile (as for the whole-base body); otherwise served, not kept.
     if ((await this.revisionOf(base)) === revision && epoch === this.epochs[slot]) this.keepPage(base.id, revision, changes, key, body);
     return body;

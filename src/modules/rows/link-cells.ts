@@ -113,3 +113,97 @@ async function linkedDisplays(
   }
   return out;
 }
+
+/**
+ * The link cells of a page as JSON text, one map (row id → `[{"row_id", "display_value"}, …]`) per link
+ * column of `linkKeys`, in that order; rows without links are not in the map (their cell is `[]`).
+ * One query per link column answering the whole page as one JSON array (SQLite `json_group_array`,
+ * PostgreSQL `json_agg`), with only what the display value needs of each linked row; the links are put
+ * in their order (`base_links.id`) here, which is cheaper than the database's sort.
+ */
+export async function loadLinkJson(
+  db: Executor,
+  dialect: DialectName,
+  baseId: number,
+  meta: BaseMetadata,
+  table: TableMeta,
+  linkKeys: string[],
+  rowIds: string[],
+  limit = LINK_CELL_LIMIT,
+): Promise<Array<Map<string, string>>> {
+  const out: Array<Map<string, string>> = [];
+  for (const key of linkKeys) {
+    const column = table.columns.find((c) => c.key === key)!;
+    const ends = linkEnds(table, column);
+    const display = displayColumn(meta.tables.find((t) => t._id === ends.otherTableId), column);
+    out.push(rowIds.length === 0 ? new Map() : await linkedJson(db, dialect, baseId, ends, display, rowIds, limit));
+  }
+  return out;
+}
+
+/** Row fields a display column may show instead of a cell. */
+const DISPLAY_FIELD: Readonly<Record<string, string>> = { ctime: 'ctime', mtime: 'mtime', creator: 'creator', 'last-modifier': 'last_modifier' };
+
+async function linkedJson(
+  db: Executor,
+  dialect: DialectName,
+  baseId: number,
+  ends: LinkEnds,
+  display: ColumnMeta | undefined,
+  rowIds: string[],
+  limit: number,
+): Promise<Map<string, string>> {
+  const [from, other] = ends.side === 'row_id' ? (['row_id', 'other_row_id'] as const) : (['other_row_id', 'row_id'] as const);
+  const field = display ? DISPLAY_FIELD[display.type] : undefined;
+  const key = display?.key ?? '';
+  const shown = field
+    ? sql`o.${sql.ref(field)}`
+    : display === undefined || display.type === 'button'
+      ? sql`null`
+      : dialect === 'postgres'
+        ? sql`o.data -> cast(${key} as text)`
+        : sql`o.data -> ${`$."${key.replace(/"/g, '')}"`}`;
+  const join = sql`from base_links l join base_rows o on o.base_id = l.base_id and o.table_id = ${ends.otherTableId} and o.row_id = l.${sql.ref(other)}`;
+  const ids = [...new Set(rowIds)];
+  const { rows } =
+    dialect === 'postgres'
+      ? await sql<{ links: unknown }>`
+          select json_agg(json_build_array(l.${sql.ref(from)}, l.${sql.ref(other)}, ${shown}, l.id))::text as links ${join}
+          where l.base_id = ${baseId} and l.link_id = ${ends.linkId} and l.${sql.ref(from)} = any(cast(${ids} as text[]))`.execute(db)
+      : await sql<{ links: unknown }>`
+          select json_group_array(json_array(l.${sql.ref(from)}, l.${sql.ref(other)}, ${shown}, l.id)) as links ${join}
+          where l.base_id = ${baseId} and l.link_id = ${ends.linkId} and l.${sql.ref(from)} in (select value from json_each(${JSON.stringify(ids)}))`.execute(db);
+  const text = rows[0]?.links;
+  const out = new Map<string, string>();
+  if (typeof text !== 'string') return out;
+  // Unordered from the database (sorting there cost more): in link order (`id`) per row here.
+  type Linked = [fromId: string, otherId: string, value: unknown, id: number];
+  const lists = new Map<string, Linked[]>();
+  for (const link of JSON.parse(text) as Linked[]) {
+    const list = lists.get(link[0]);
+    if (list) list.push(link);
+    else lists.set(link[0], [link]);
+  }
+  for (const [fromId, list] of lists) {
+    if (list.length > 1) list.sort((a, b) => a[3] - b[3]);
+    let json = '[';
+    for (let i = 0; i < list.length && i < limit; i++) {
+      const [, otherId, value] = list[i]!;
+      json += `${i === 0 ? '' : ','}{"row_id":${JSON.stringify(otherId)},"display_value":${JSON.stringify(displayText(display, shownRow(otherId, field, key, value)))}}`;
+    }
+    out.set(fromId, `${json}]`);
+  }
+  return out;
+}
+
+/** The linked row as far as its display value needs it (the shown row field or cell). */
+function shownRow(id: string, field: string | undefined, key: string, value: unknown): StoredRow {
+  return {
+    _id: id,
+    _ctime: field === 'ctime' ? Number(value) : 0,
+    _mtime: field === 'mtime' ? Number(value) : 0,
+    _creator: field === 'creator' ? String(value ?? '') : '',
+    _last_modifier: field === 'last_modifier' ? String(value ?? '') : '',
+    data: field || value === null || value === undefined ? {} : { [key]: value },
+  };
+}

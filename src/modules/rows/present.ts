@@ -85,7 +85,7 @@ export function presentRow(row: StoredRow, columns: ColumnMeta[], byName: boolea
 }
 
 /** A cell value as answers show it: dates as RFC 3339 in TIME_ZONE (src/shared/dates), the rest as it is. */
-function presentedValue(column: ColumnMeta, value: unknown): unknown {
+export function presentedValue(column: ColumnMeta, value: unknown): unknown {
   if (value === null || !isDateColumn(column.type, column.data)) return value;
   return Array.isArray(value) ? value.map(presentDate) : presentDate(value);
 }

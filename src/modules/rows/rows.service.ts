@@ -6,7 +6,11 @@ import { compileFilter, filterWhere } from './filter-adapter.js';
 import type { FilterContext } from './filters/index.js';
 import { newRowId } from './ids.js';
 import { computeFormulas } from './formula-columns.js';
-import { loadLinkCells } from './link-cells.js';
+import { loadLinkCells, loadLinkJson } from './link-cells.js';
+import { byKeysPresenter, listingPresenter, rowJson, RowFragments } from './row-fragments.js';
+import { SerializedJson, SPLICE, spliceJson } from './serialized-json.js';
+import { ReadMetadata } from './read-metadata.js';
+import { sizeLimits, tooLargeToRead } from './size-limits.js';
 import { changedCellKeys, dependentRows, propagateLinkFormulas, recomputeLinkFormulas } from './link-formula-columns.js';
 import { removeLinksOfRows } from './links.repository.js';
 import { findTable, lookupColumn, optionalView, visibleColumns, type BaseMetadata, type TableMeta, type ViewMeta } from './metadata.js';
@@ -14,7 +18,7 @@ import { dateColumnKeys, presentRow, presentRowByKeys, type StoredRow } from './
 import { deleteEvent, insertEvents, modifyEvent, sameCells } from './row-events.js';
 import { RowInput } from './row-input.js';
 import { refuseLockedRows } from './row-locks.js';
-import { isArchived, notArchived } from './archived-rows.js';
+import { notArchived } from './archived-rows.js';
 import * as repo from './rows.repository.js';
 import { orderTerms } from './sort-sql.js';
 import { presentSettings } from './structure.present.js';
@@ -92,7 +96,14 @@ export class RowsService {
   constructor(
     private readonly db: Db,
     private readonly writer: BaseWriter,
-  ) {}
+    /** Presented rows kept under their row texts (listings and the whole-base read). */
+    readonly fragments: RowFragments = new RowFragments(),
+  ) {
+    this.readMeta = new ReadMetadata(db, (base) => writer.read(base));
+  }
+
+  /** The metadata as reads see it (parsed once per version, frozen). */
+  private readonly readMeta: ReadMetadata;
 
   private filterContext(viewer: Viewer): FilterContext {
     return { now: this.writer.now(), timeZone: this.writer.timeZone, currentUser: viewer.currentUser };
@@ -112,8 +123,17 @@ export class RowsService {
     return this.todayKey;
   }
 
+  /** One page of rows, presented (`{"rows": [...]}` is `listJson`'s text; this is its parsed form). */
   async list(base: BaseRef, input: ListInput, viewer: Viewer, extraFilter?: Body): Promise<Record<string, unknown>[]> {
-    const meta = await this.writer.read(base);
+    return (JSON.parse(await this.listJson(base, input, viewer, extraFilter)) as { rows: Record<string, unknown>[] }).rows;
+  }
+
+  /**
+   * The `rows/` and `filtered-rows/` answer as JSON text: the page's rows read as row texts, presented
+   * from the fragments kept under them (row-fragments.ts), link cells spliced in.
+   */
+  async listJson(base: BaseRef, input: ListInput, viewer: Viewer, extraFilter?: Body): Promise<string> {
+    const meta = await this.readMeta.read(base);
     const table = findTable(meta, input);
     const view = optionalView(table, input);
     const byName = parseConvertKeys(input.convert_keys, extraFilter !== undefined);
@@ -128,7 +148,7 @@ export class RowsService {
     if (view && view.filters.length > 0) conditions.push(filterWhere(compileFilter(table, view), ctx, this.writer.dialect));
     if (extraFilter) conditions.push(filterWhere(compileFilter(table, extraFilter), ctx, this.writer.dialect));
     const where = conditions.filter((c): c is Expression<SqlBool> => c !== undefined);
-    const rows = await repo.listRows(this.db, {
+    const texts = await repo.listRowTexts(this.db, this.writer.dialect, {
       baseId: base.id,
       tableId: table._id,
       where: where.length === 0 ? undefined : where.length === 1 ? where[0] : andAll(where),
@@ -136,7 +156,15 @@ export class RowsService {
       offset: start,
       limit,
     });
-    return this.present(base, meta, table, visibleColumns(table, view), rows, byName);
+    const presenter = listingPresenter(visibleColumns(table, view), byName);
+    const fragments = this.fragments.fragments(base.id, presenter, texts);
+    const links =
+      presenter.linkKeys.length === 0
+        ? []
+        : await loadLinkJson(this.db, this.writer.dialect, base.id, meta, table, presenter.linkKeys, fragments.map((f) => f.rowId));
+    let json = '{"rows":[';
+    for (let i = 0; i < fragments.length; i++) json += (i === 0 ? '' : ',') + rowJson(fragments[i]!, links);
+    return `${json}]}`;
   }
 
   private sorts(table: TableMeta, view: ViewMeta | undefined, input: ListInput) {
@@ -276,20 +304,31 @@ export class RowsService {
     return rows.length;
   }
 
-  /** The whole base: metadata with each table's rows keyed by column key (at most `perTable` rows each). */
-  async dtable(base: BaseRef, perTable = 10_000) {
-    const meta = await this.writer.read(base);
-    const tables = [];
+  /**
+   * The whole base: metadata with each table's rows keyed by column key (at most `perTable` rows each),
+   * as JSON text; rows come from the fragments kept under their row texts (row-fragments.ts).
+   */
+  async dtable(base: BaseRef, perTable = 10_000): Promise<SerializedJson> {
+    const meta = await this.readMeta.read(base);
+    const tables: string[] = [];
+    // Checked as it grows: a body above the limit is refused (wholeBaseBody) before V8's string limit is near.
+    let length = 0;
     for (const table of meta.tables) {
-      const rows: Record<string, unknown>[] = [];
-      const dateKeys = dateColumnKeys(table.columns);
-      for await (const batch of repo.scanTable(this.db, base.id, table._id)) {
-        for (const row of batch) if (rows.length < perTable && !isArchived(row)) rows.push(presentRowByKeys(row, dateKeys));
+      const rows: string[] = [];
+      const presenter = byKeysPresenter(dateColumnKeys(table.columns));
+      for await (const batch of repo.scanTableTexts(this.db, this.writer.dialect, base.id, table._id)) {
+        for (const fragment of this.fragments.fragments(base.id, presenter, batch)) {
+          if (rows.length < perTable && !fragment.archived) {
+            rows.push(fragment.segments[0]!);
+            length += fragment.segments[0]!.length + 1;
+          }
+        }
+        if (length > sizeLimits().baseReadMaxBytes) throw tooLargeToRead();
         if (rows.length >= perTable) break;
       }
-      tables.push({ ...table, rows });
+      tables.push(spliceJson({ ...table, rows: SPLICE }, `[${rows.join(',')}]`));
     }
-    return { ...meta, settings: presentSettings(meta.settings ?? {}), tables };
+    return new SerializedJson(spliceJson({ ...meta, settings: presentSettings(meta.settings ?? {}), tables: SPLICE }, `[${tables.join(',')}]`));
   }
 }
 

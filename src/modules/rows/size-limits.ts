@@ -1,5 +1,6 @@
 import { badRequest } from '../../shared/errors.js';
 import type { BaseMetadata } from './metadata.js';
+import { SerializedJson } from './serialized-json.js';
 
 /**
  * Size limits on stored base data (issue 17): one cell, keys per written row, a column's `data` or a
@@ -84,9 +85,11 @@ export function checkedMetadataJson(meta: BaseMetadata): string {
 
 /** The whole-base read's body, refused (400) above BASE_READ_MAX_BYTES instead of built without bound. */
 export function wholeBaseBody(build: () => unknown): Buffer {
+  // A SerializedJson was put together from row fragments (rows.service.ts `dtable`); its length is checked here as well.
   let text: string;
   try {
-    text = JSON.stringify(build());
+    const built = build();
+    text = built instanceof SerializedJson ? built.text : JSON.stringify(built);
   } catch (error) {
     // V8 cannot make a string this long at all.
     if (error instanceof RangeError) throw tooLargeToRead();
@@ -98,7 +101,8 @@ export function wholeBaseBody(build: () => unknown): Buffer {
   return body;
 }
 
-function tooLargeToRead() {
+/** The answer to a whole-base read above BASE_READ_MAX_BYTES (400). */
+export function tooLargeToRead() {
   return badRequest(
     `The base is larger than the limit of ${limits.baseReadMaxBytes} bytes for reading it whole (BASE_READ_MAX_BYTES); read its tables with the rows endpoints instead.`,
   );
