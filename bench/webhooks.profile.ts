@@ -1,7 +1,10 @@
 /**
  * The single-insert webhook case in one process, for a CPU profile of the server side:
  *   node --cpu-prof --cpu-prof-dir=/tmp/prof --import tsx bench/webhooks.profile.ts   # BENCH_SINGLE_WEBHOOKS=10 BENCH_SINGLE_INSERTS=1000
- * The receiver runs in a child process (bench/webhooks.bench.ts receiver), without the profiler.
+ *   BENCH_SQL_TIMES=1 npx tsx bench/webhooks.profile.ts       # also: time in SQLite per statement shape
+ *   BENCH_CHECKOUT=/work/main npx tsx bench/webhooks.profile.ts   # the same case on another checkout (a before/after pair)
+ * Prints insert rate, commit → receipt p50/p99 and the CPU time of this process (server and the
+ * in-process client; the receiver runs in a child process, without the profiler).
  */
 import { fork } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -9,7 +12,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import SQLite from 'better-sqlite3';
-import { singleInserts } from './lib/webhook-cases.js';
+import type * as Cases from './lib/webhook-cases.js';
 
 /** BENCH_SQL_TIMES=1: time spent in SQLite per statement shape (numbers and parameter lists collapsed). */
 const sqlTimes = new Map<string, { ms: number; n: number }>();
@@ -42,12 +45,14 @@ const ask = <T>(cmd: string) =>
     child.once('message', (m) => resolve(m as T));
     child.send({ cmd });
   });
+const checkout = process.env.BENCH_CHECKOUT;
+const { singleInserts } = (await import(checkout ? path.join(path.resolve(checkout), 'bench/lib/webhook-cases.ts') : './lib/webhook-cases.js')) as typeof Cases;
 const dir = mkdtempSync(path.join(tmpdir(), 'basegate-profile-webhooks-'));
 try {
   const cpu0 = process.cpuUsage();
   const result = await singleInserts('sqlite', dir, null, { port, ask }, INSERTS, 10, undefined, WEBHOOKS);
   const cpu = process.cpuUsage(cpu0);
-  console.log(JSON.stringify({ webhooks: WEBHOOKS, ...result, serverCpuMs: Math.round((cpu.user + cpu.system) / 1000) }));
+  console.log(JSON.stringify({ checkout: checkout ?? '.', webhooks: WEBHOOKS, ...result, serverCpuMs: Math.round((cpu.user + cpu.system) / 1000) }));
   for (const [shape, { ms, n }] of [...sqlTimes].sort((a, b) => b[1].ms - a[1].ms).slice(0, 25)) {
     console.log(`${ms.toFixed(0).padStart(6)} ms ${String(n).padStart(7)}× ${shape}`);
   }
