@@ -80,6 +80,8 @@ export class WebhookDeliveryService {
   private readonly staleMs: number;
   private recovered = false;
   private wakeUp: (() => void) | null = null;
+  /** A slot freed or work came while the pool was not waiting. */
+  private signalled = false;
   /** Attempt outcomes are written in batches (one transaction for the attempts that end together). */
   private readonly recorder: AttemptRecorder;
 
@@ -101,7 +103,7 @@ export class WebhookDeliveryService {
 
   /** New deliveries were queued: a pool waiting for its attempts claims again at once. */
   nudge(): void {
-    this.wakeUp?.();
+    this.signal();
   }
 
   /** Refresh this instance's heartbeat (the worker loop calls it every `heartbeatMs` while running). */
@@ -139,23 +141,35 @@ export class WebhookDeliveryService {
    */
   async runPool(keepGoing: () => boolean): Promise<number> {
     const token = randomBytes(12).toString('hex');
-    const inFlight = new Set<Promise<void>>();
+    let inFlight = 0;
     let attempts = 0;
+    this.signalled = false;
     for (;;) {
-      const free = this.deps.concurrency - inFlight.size;
+      const free = this.deps.concurrency - inFlight;
       const claimed = free > 0 && keepGoing() ? await this.claim(free, token) : [];
       for (const delivery of claimed) {
-        const run: Promise<void> = this.deliver(delivery, token).finally(() => inFlight.delete(run));
-        inFlight.add(run);
+        inFlight++;
+        void this.deliver(delivery, token).finally(() => {
+          inFlight--;
+          this.signal();
+        });
       }
       attempts += claimed.length;
-      if (inFlight.size === 0) return attempts;
-      const nudged = new Promise<void>((resolve) => (this.wakeUp = resolve));
-      await Promise.race([...inFlight, nudged]);
-      this.wakeUp = null;
+      if (inFlight === 0) return attempts;
+      // Wait for a slot to free or for new work (one waiter, not a race over every attempt in flight).
+      if (!this.signalled) await new Promise<void>((resolve) => (this.wakeUp = resolve));
+      this.signalled = false;
       // Let attempts finishing at the same moment land, so one claim refills several slots.
       await new Promise((resolve) => setImmediate(resolve));
     }
+  }
+
+  /** A slot freed or work was queued: wake the pool, or let it skip its next wait. */
+  private signal(): void {
+    const wake = this.wakeUp;
+    this.wakeUp = null;
+    if (wake) wake();
+    else this.signalled = true;
   }
 
   private async claim(limit: number, token: string): Promise<ClaimedDelivery[]> {
