@@ -130,7 +130,9 @@ async function queueWindows(db: Executor, webhookIds: number[], size: number): P
   const byWebhook = new Map<number, QueueItem[]>();
   for (const row of result.rows) {
     const id = Number(row.webhook_id);
-    byWebhook.set(id, [...(byWebhook.get(id) ?? []), row]);
+    const list = byWebhook.get(id);
+    if (list) list.push(row);
+    else byWebhook.set(id, [row]);
   }
   for (const list of byWebhook.values()) list.sort((a, b) => Number(a.id) - Number(b.id));
   return byWebhook;

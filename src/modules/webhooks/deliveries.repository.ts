@@ -153,7 +153,9 @@ export async function finishAttempts(
   const groups = new Map<string, AttemptRecord[]>();
   for (const { record } of items) {
     const key = JSON.stringify([record.claimToken, record.attempt, record.status, record.nextAttemptAt, record.completedAt, record.statusCode, record.error]);
-    groups.set(key, [...(groups.get(key) ?? []), record]);
+    const group = groups.get(key);
+    if (group) group.push(record);
+    else groups.set(key, [record]);
   }
   const written = new Set<number>();
   for (const records of groups.values()) {
