@@ -143,8 +143,9 @@ export class WebhookDeliveryService {
     const token = randomBytes(12).toString('hex');
     let inFlight = 0;
     let attempts = 0;
-    this.signalled = false;
     for (;;) {
+      // Wake-ups until now are answered by this claim (it sees every slot freed so far).
+      this.signalled = false;
       const free = this.deps.concurrency - inFlight;
       const claimed = free > 0 && keepGoing() ? await this.claim(free, token) : [];
       for (const delivery of claimed) {
@@ -158,7 +159,6 @@ export class WebhookDeliveryService {
       if (inFlight === 0) return attempts;
       // Wait for a slot to free or for new work (one waiter, not a race over every attempt in flight).
       if (!this.signalled) await new Promise<void>((resolve) => (this.wakeUp = resolve));
-      this.signalled = false;
       // Let attempts finishing at the same moment land, so one claim refills several slots.
       await new Promise((resolve) => setImmediate(resolve));
     }
