@@ -7,6 +7,12 @@ import type { Decision } from './retry-policy.js';
 
 /** Most attempts written in one transaction. */
 const MAX_BATCH = 500;
+/**
+ * Batches being written at once. More than one, so a batch waiting for the database (on SQLite,
+ * behind the writes' transactions on the one connection) does not hold back the attempts that end
+ * meanwhile, and the lanes they hold turn over; few, so attempts still gather into batches.
+ */
+const MAX_WRITING = 4;
 
 export interface AttemptRecorderDeps {
   db: Db;
@@ -26,9 +32,9 @@ interface Entry {
 }
 
 /**
- * Records attempt outcomes in batches (issue 18): attempts that end while a write is in flight are
- * written together in the next transaction (one commit for many attempts instead of one each), and
- * an attempt that ends while nothing is being written is written at the next turn of the event loop.
+ * Records attempt outcomes in batches (issue 18): the attempts that end within one turn of the event
+ * loop are written together in one transaction (one commit for many attempts instead of one each);
+ * while MAX_WRITING batches are being written, further attempts gather for the next one.
  * `record()` resolves once the attempt is committed, so the deliverer's slot (and, through the lease,
  * the row's next delivery) is held until then.
  *
@@ -38,7 +44,7 @@ interface Entry {
  */
 export class AttemptRecorder {
   private queue: Entry[] = [];
-  private writing: Promise<void> | null = null;
+  private writing = 0;
   private scheduled = false;
 
   constructor(private readonly deps: AttemptRecorderDeps) {}
@@ -51,7 +57,7 @@ export class AttemptRecorder {
   }
 
   private schedule(): void {
-    if (this.scheduled || this.writing) return;
+    if (this.scheduled || this.writing >= MAX_WRITING) return;
     this.scheduled = true;
     setImmediate(() => {
       this.scheduled = false;
@@ -60,10 +66,11 @@ export class AttemptRecorder {
   }
 
   private writeNext(): void {
-    if (this.writing || this.queue.length === 0) return;
+    if (this.writing >= MAX_WRITING || this.queue.length === 0) return;
     const batch = this.queue.splice(0, MAX_BATCH);
-    this.writing = this.write(batch).finally(() => {
-      this.writing = null;
+    this.writing++;
+    void this.write(batch).finally(() => {
+      this.writing--;
       if (this.queue.length > 0) this.schedule();
     });
   }
