@@ -1,5 +1,5 @@
 import { sql, type ExpressionBuilder } from 'kysely';
-import type { Database, Executor } from '../../db/index.js';
+import type { Database, DialectName, Executor } from '../../db/index.js';
 import { resolveBodies } from './deliveries.repository.js';
 
 /** A claimed delivery with what sending it needs. */
@@ -31,8 +31,8 @@ export interface ClaimInput {
   staleBefore?: number;
 }
 
-/** Pending deliveries looked at per webhook: enough to fill its lanes behind a few blocked rows. */
-const WINDOW_PER_LANE = 4;
+/** Pending deliveries looked at per webhook: its lanes in flight and as many candidates behind them. */
+const WINDOW_PER_LANE = 2;
 
 interface QueueItem {
   id: number;
@@ -58,7 +58,7 @@ interface QueueItem {
  * and a delivery taken by another worker between the read and the UPDATE is simply skipped.
  * SQLite: pass a transaction.
  */
-export async function claimDeliveries(db: Executor, input: ClaimInput): Promise<ClaimedDelivery[]> {
+export async function claimDeliveries(db: Executor, input: ClaimInput, dialect: DialectName = 'sqlite'): Promise<ClaimedDelivery[]> {
   const lanes = Math.max(1, input.lanes ?? 1);
   const live = input.staleBefore === undefined ? null : await liveWorkers(db, input.staleBefore);
   const leased = (d: QueueItem) =>
@@ -83,7 +83,7 @@ export async function claimDeliveries(db: Executor, input: ClaimInput): Promise<
     }
   }
   if (picked.length === 0) return [];
-  return takeLeases(db, picked, input, live);
+  return takeLeases(db, picked, input, dialect);
 }
 
 /** The deliveries of one webhook's window that may be sent now, in id order. */
@@ -130,30 +130,52 @@ async function queueWindows(db: Executor, webhookIds: number[], size: number): P
   const byWebhook = new Map<number, QueueItem[]>();
   for (const row of result.rows) {
     const id = Number(row.webhook_id);
-    byWebhook.set(id, [...(byWebhook.get(id) ?? []), row]);
+    const list = byWebhook.get(id);
+    if (list) list.push(row);
+    else byWebhook.set(id, [row]);
   }
   for (const list of byWebhook.values()) list.sort((a, b) => Number(a.id) - Number(b.id));
   return byWebhook;
 }
 
-/** The lease may be taken: none, expired, or its worker stopped beating. */
-function claimable(eb: ExpressionBuilder<Database, 'webhook_deliveries'>, now: number, live: Set<string> | null) {
+/**
+ * The lease may be taken: none, expired, or its worker stopped beating. Whether the worker beats is
+ * asked in the same statement (not from the list read before the claim, which may predate the first
+ * heartbeat of a worker that has just started and claimed).
+ */
+function claimable(eb: ExpressionBuilder<Database, 'webhook_deliveries'>, now: number, staleBefore: number | undefined) {
   const free = [eb('locked_until', 'is', null), eb('locked_until', '<=', now)];
-  if (live !== null) {
-    free.push(live.size === 0 ? eb('lease_owner', 'is not', null) : eb.and([eb('lease_owner', 'is not', null), eb('lease_owner', 'not in', [...live])]));
+  if (staleBefore !== undefined) {
+    const live = eb.selectFrom('delivery_workers').select('delivery_workers.id').where('delivery_workers.heartbeat_at', '>', staleBefore);
+    free.push(eb.and([eb('lease_owner', 'is not', null), eb('lease_owner', 'not in', live)]));
   }
   return eb.or(free);
 }
 
-async function takeLeases(db: Executor, ids: number[], input: ClaimInput, live: Set<string> | null): Promise<ClaimedDelivery[]> {
-  const taken = await db
-    .updateTable('webhook_deliveries')
-    .set({ locked_until: input.leaseUntil, claim_token: input.token, lease_owner: input.owner ?? null })
-    .where('id', 'in', ids)
-    .where('status', '=', 'pending')
-    .where((eb) => claimable(eb, input.now, live))
-    .returning(['id', 'webhook_id', 'msg_id', 'body', 'attempts', 'payload_id'])
-    .execute();
+/**
+ * Lease the picked deliveries. PostgreSQL: the rows are first locked (`FOR UPDATE SKIP LOCKED`, rows
+ * another worker is claiming right now are skipped), and only then updated by a statement whose
+ * snapshot is newer than every lease it can see, so it also sees the heartbeat the lease holder wrote
+ * before claiming: a live worker's fresh lease is never mistaken for a dead one's (issue 18, the
+ * "same attempt twice" flake: a worker whose first heartbeat and claim landed while another worker
+ * was claiming lost its leases to it, and both sent).
+ */
+async function takeLeases(db: Executor, ids: number[], input: ClaimInput, dialect: DialectName): Promise<ClaimedDelivery[]> {
+  const update = (executor: Executor, targets: number[]) =>
+    executor
+      .updateTable('webhook_deliveries')
+      .set({ locked_until: input.leaseUntil, claim_token: input.token, lease_owner: input.owner ?? null })
+      .where('id', 'in', targets)
+      .where('status', '=', 'pending')
+      .where((eb) => claimable(eb, input.now, input.staleBefore))
+      .returning(['id', 'webhook_id', 'msg_id', 'body', 'attempts', 'payload_id'])
+      .execute();
+  const lockThenUpdate = async (trx: Executor) => {
+    const locked = await trx.selectFrom('webhook_deliveries').select('id').where('id', 'in', ids).orderBy('id').forUpdate().skipLocked().execute();
+    return locked.length === 0 ? [] : update(trx, locked.map((r) => Number(r.id)));
+  };
+  const taken =
+    dialect !== 'postgres' ? await update(db, ids) : db.isTransaction ? await lockThenUpdate(db) : await db.transaction().execute(lockThenUpdate);
   if (taken.length === 0) return [];
   await resolveBodies(db, taken);
   const hooks = await db

@@ -76,8 +76,8 @@ export async function insertDelivery(db: Executor, row: NewDelivery): Promise<nu
 export type { ClaimedDelivery } from './claim.repository.js';
 
 /** Claim due deliveries as leases: per-row order, lanes, round-robin fairness (see claim.repository.ts). SQLite: pass a transaction. */
-export function claimDue(db: Executor, _dialect: DialectName, input: ClaimInput): Promise<ClaimedDelivery[]> {
-  return claimDeliveries(db, input);
+export function claimDue(db: Executor, dialect: DialectName, input: ClaimInput): Promise<ClaimedDelivery[]> {
+  return claimDeliveries(db, input, dialect);
 }
 
 export interface AttemptRecord {
@@ -138,6 +138,52 @@ export async function finishAttempt(
   if (Number(result.numUpdatedRows) === 0) return false;
   await insertAttempt(db, attempt);
   return true;
+}
+
+/**
+ * Store the outcomes of many claimed attempts at once (the batched recorder): deliveries with the same
+ * new state share one `UPDATE … WHERE id IN (…) AND claim_token = …`, and the attempts of the
+ * deliveries whose lease was still held go into the log in multi-row inserts. Returns the ids that
+ * were written; the others had lost their lease and got nothing. Pass a transaction.
+ */
+export async function finishAttempts(
+  db: Executor,
+  items: Array<{ record: AttemptRecord; attempt: Insertable<WebhookAttemptsTable> }>,
+): Promise<Set<number>> {
+  const groups = new Map<string, AttemptRecord[]>();
+  for (const { record } of items) {
+    const key = JSON.stringify([record.claimToken, record.attempt, record.status, record.nextAttemptAt, record.completedAt, record.statusCode, record.error]);
+    const group = groups.get(key);
+    if (group) group.push(record);
+    else groups.set(key, [record]);
+  }
+  const written = new Set<number>();
+  for (const records of groups.values()) {
+    const first = records[0]!;
+    for (let i = 0; i < records.length; i += INSERT_CHUNK) {
+      const rows = await db
+        .updateTable('webhook_deliveries')
+        .set({
+          status: first.status,
+          attempts: first.attempt,
+          next_attempt_at: first.nextAttemptAt,
+          completed_at: first.completedAt,
+          last_status_code: first.statusCode,
+          last_error: first.error,
+          locked_until: null,
+          claim_token: null,
+          lease_owner: null,
+        })
+        .where('id', 'in', records.slice(i, i + INSERT_CHUNK).map((r) => r.deliveryId))
+        .where('claim_token', '=', first.claimToken)
+        .returning('id')
+        .execute();
+      for (const row of rows) written.add(Number(row.id));
+    }
+  }
+  const log = items.filter((item) => written.has(item.record.deliveryId)).map((item) => item.attempt);
+  for (let i = 0; i < log.length; i += INSERT_CHUNK) await db.insertInto('webhook_attempts').values(log.slice(i, i + INSERT_CHUNK)).execute();
+  return written;
 }
 
 export async function insertAttempt(db: Executor, row: Insertable<WebhookAttemptsTable>): Promise<void> {

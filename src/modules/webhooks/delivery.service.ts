@@ -9,6 +9,9 @@ import type { SecretBox } from './secret-box.js';
 import { deliveryHeaders } from './signing.js';
 import * as webhooks from './webhooks.repository.js';
 import { beat, forgetWorkers, releaseAllLeases, releaseLease } from './claim.repository.js';
+import { AttemptRecorder } from './attempt-recorder.js';
+
+export { attemptRow } from './attempt-recorder.js';
 
 /** `msg_type` of the inbox notice sent when a webhook is disabled. */
 export const MSG_TYPE_WEBHOOK_INVALID = 'webhook_invalid';
@@ -77,10 +80,20 @@ export class WebhookDeliveryService {
   private readonly staleMs: number;
   private recovered = false;
   private wakeUp: (() => void) | null = null;
+  /** A slot freed or work came while the pool was not waiting. */
+  private signalled = false;
+  /** Attempt outcomes are written in batches (one transaction for the attempts that end together). */
+  private readonly recorder: AttemptRecorder;
 
   constructor(private readonly deps: DeliveryServiceDeps) {
     this.random = deps.random ?? Math.random;
     this.staleMs = deps.staleMs ?? HEARTBEAT_STALE_MS;
+    this.recorder = new AttemptRecorder({
+      db: deps.db,
+      dialect: deps.dialect,
+      clock: deps.clock,
+      applyPolicy: (trx, delivery, decision, now) => this.applyDisablePolicy(trx, delivery, decision, now),
+    });
   }
 
   /** How often the worker loop calls `heartbeat()`. */
@@ -90,7 +103,7 @@ export class WebhookDeliveryService {
 
   /** New deliveries were queued: a pool waiting for its attempts claims again at once. */
   nudge(): void {
-    this.wakeUp?.();
+    this.signal();
   }
 
   /** Refresh this instance's heartbeat (the worker loop calls it every `heartbeatMs` while running). */
@@ -128,23 +141,35 @@ export class WebhookDeliveryService {
    */
   async runPool(keepGoing: () => boolean): Promise<number> {
     const token = randomBytes(12).toString('hex');
-    const inFlight = new Set<Promise<void>>();
+    let inFlight = 0;
     let attempts = 0;
     for (;;) {
-      const free = this.deps.concurrency - inFlight.size;
+      // Wake-ups until now are answered by this claim (it sees every slot freed so far).
+      this.signalled = false;
+      const free = this.deps.concurrency - inFlight;
       const claimed = free > 0 && keepGoing() ? await this.claim(free, token) : [];
       for (const delivery of claimed) {
-        const run: Promise<void> = this.deliver(delivery, token).finally(() => inFlight.delete(run));
-        inFlight.add(run);
+        inFlight++;
+        void this.deliver(delivery, token).finally(() => {
+          inFlight--;
+          this.signal();
+        });
       }
       attempts += claimed.length;
-      if (inFlight.size === 0) return attempts;
-      const nudged = new Promise<void>((resolve) => (this.wakeUp = resolve));
-      await Promise.race([...inFlight, nudged]);
-      this.wakeUp = null;
+      if (inFlight === 0) return attempts;
+      // Wait for a slot to free or for new work (one waiter, not a race over every attempt in flight).
+      if (!this.signalled) await new Promise<void>((resolve) => (this.wakeUp = resolve));
       // Let attempts finishing at the same moment land, so one claim refills several slots.
       await new Promise((resolve) => setImmediate(resolve));
     }
+  }
+
+  /** A slot freed or work was queued: wake the pool, or let it skip its next wait. */
+  private signal(): void {
+    const wake = this.wakeUp;
+    this.wakeUp = null;
+    if (wake) wake();
+    else this.signalled = true;
   }
 
   private async claim(limit: number, token: string): Promise<ClaimedDelivery[]> {
@@ -233,43 +258,12 @@ export class WebhookDeliveryService {
         body: delivery.body,
         attempt,
       });
-      await this.record(delivery, token, attempt, report);
+      await this.recorder.record(delivery, token, attempt, report);
       this.deps.onAttempt?.(report.decision.outcome, report.result.durationMs);
     } catch (error) {
       // The lease stays; the delivery is attempted again once it expires.
       this.deps.onError?.(error, `webhook delivery ${delivery.id}`);
     }
-  }
-
-  /**
-   * Log the attempt and move the delivery on. The common case (success of a healthy webhook, or a
-   * retry) is one statement on PostgreSQL; the disable policy joins a transaction with it.
-   */
-  private async record(delivery: ClaimedDelivery, token: string, attempt: number, report: AttemptReport): Promise<void> {
-    const { db, dialect } = this.deps;
-    const { decision, result } = report;
-    const now = this.deps.clock.now();
-    const done = decision.outcome !== 'retry';
-    const state = {
-      deliveryId: delivery.id,
-      claimToken: token,
-      attempt,
-      status: decision.outcome === 'success' ? ('succeeded' as const) : done ? ('failed' as const) : ('pending' as const),
-      nextAttemptAt: decision.outcome === 'retry' ? decision.nextAttemptAt : now,
-      completedAt: done ? now : null,
-      statusCode: result.ok ? result.status : null,
-      error: decision.outcome === 'success' ? null : decision.error,
-    };
-    const row = attemptRow(delivery.id, delivery.url, attempt, report);
-    const policy = decision.outcome === 'failed' || decision.outcome === 'gone' || (decision.outcome === 'success' && delivery.failure_streak !== 0);
-    if (dialect === 'postgres' && !policy) {
-      await deliveries.finishAttempt(db, dialect, state, row);
-      return;
-    }
-    await db.transaction().execute(async (trx) => {
-      // A lost lease (deleted webhook, or another worker took over after expiry) writes nothing.
-      if ((await deliveries.finishAttempt(trx, dialect, state, row)) && policy) await this.applyDisablePolicy(trx, delivery, decision, now);
-    });
   }
 
   private async applyDisablePolicy(trx: Executor, delivery: ClaimedDelivery, decision: Decision, now: number): Promise<void> {
@@ -304,20 +298,4 @@ export class WebhookDeliveryService {
       await this.deps.notify?.(trx, { userId, msgType: MSG_TYPE_WEBHOOK_INVALID, detail, baseId, dtableUuid: baseUuid });
     }
   }
-}
-
-export function attemptRow(deliveryId: number, url: string, attempt: number, report: AttemptReport) {
-  const { result, decision, startedAt } = report;
-  return {
-    delivery_id: deliveryId,
-    attempt,
-    started_at: startedAt,
-    duration_ms: result.durationMs,
-    url,
-    status_code: result.ok ? result.status : null,
-    error: decision.outcome === 'success' ? null : decision.error,
-    response_excerpt: result.ok ? result.body : null,
-    outcome: decision.outcome,
-    next_attempt_at: decision.outcome === 'retry' ? decision.nextAttemptAt : null,
-  };
 }

@@ -198,13 +198,13 @@ describe('webhook configuration', () => {
   const env = { SECRET_KEY: 's'.repeat(40), DATA_DIR: '/nonexistent' };
   const load = (extra: Record<string, string>) => loadConfig({ ...env, ...extra }, { persistSecret: false });
 
-  it('defaults: 15 s timeout, guard on, the documented schedule, 30 days, 64 at once, 32 lanes, 3 s stale worker', () => {
+  it('defaults: 15 s timeout, guard on, the documented schedule, 30 days, 256 at once, 32 lanes, 3 s stale worker', () => {
     const config = load({});
     expect(config.webhookTimeoutMs).toBe(15_000);
     expect(config.webhookAllowPrivate).toBe(false);
     expect(config.webhookRetrySchedule).toEqual([5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000]);
     expect(config.webhookRetentionDays).toBe(30);
-    expect(config.webhookConcurrency).toBe(64);
+    expect(config.webhookConcurrency).toBe(256);
     expect(config.webhookLanes).toBe(32);
     expect(config.webhookWorkerStaleMs).toBe(3_000);
   });
@@ -231,7 +231,7 @@ describe('webhook configuration', () => {
     ['WEBHOOK_TIMEOUT_MS', 'soon'],
     ['WEBHOOK_ALLOW_PRIVATE', 'maybe'],
     ['WEBHOOK_RETENTION_DAYS', '0'],
-    ['WEBHOOK_CONCURRENCY', '1000'],
+    ['WEBHOOK_CONCURRENCY', '2000'],
   ])('refuses %s=%s, naming the variable', (name, value) => {
     expect(() => load({ [name]: value })).toThrow(ConfigError);
     expect(() => load({ [name]: value })).toThrow(name);

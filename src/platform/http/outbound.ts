@@ -68,6 +68,26 @@ function guardedLookup(hostname: string, options: { all?: boolean; family?: numb
   });
 }
 
+/** Attempts in flight in this process, aborted together when the process begins to stop. */
+const inFlight = new Set<AbortController>();
+/** Signals aborted by the stop (not by their deadline). */
+const stoppedAttempts = new WeakSet<AbortSignal>();
+
+function stopAttempt(controller: AbortController): void {
+  if (controller.signal.aborted) return; // its deadline came first
+  stoppedAttempts.add(controller.signal);
+  controller.abort(processStopping.reason);
+}
+
+processStopping.addEventListener(
+  'abort',
+  () => {
+    for (const controller of inFlight) stopAttempt(controller);
+    inFlight.clear();
+  },
+  { once: true },
+);
+
 export function createOutboundHttp(options: OutboundHttpOptions): OutboundHttp {
   const maxBytes = options.maxResponseBytes ?? MAX_RESPONSE_BYTES;
   const agent = new Agent({
@@ -100,9 +120,12 @@ export function createOutboundHttp(options: OutboundHttpOptions): OutboundHttp {
     // One deadline for the whole attempt (undici's own timeouts are per phase).
     const controller = new AbortController();
     const deadline = setTimeout(() => controller.abort(new DOMException('deadline', 'TimeoutError')), options.timeoutMs);
+    // A stop of the process aborts the attempt too (it is retried after the restart). One listener
+    // for all attempts in flight (cheaper than AbortSignal.any per attempt).
+    if (processStopping.aborted) stopAttempt(controller);
+    else inFlight.add(controller);
+    const signal = controller.signal;
     try {
-      // A stop of the process aborts the attempt too (it is retried after the restart).
-      const signal = AbortSignal.any([controller.signal, processStopping]);
       const response = await request(target, { method: 'POST', headers, body, dispatcher: agent, signal });
       const { text, truncated } = await readCapped(response.body, maxBytes);
       return {
@@ -114,13 +137,14 @@ export function createOutboundHttp(options: OutboundHttpOptions): OutboundHttp {
         durationMs: elapsed(),
       };
     } catch (error) {
-      if (processStopping.aborted && !controller.signal.aborted) {
+      if (stoppedAttempts.has(signal)) {
         return { ok: false, kind: 'network', message: 'aborted: the server is stopping (retried later)', durationMs: elapsed() };
       }
       const { kind, message } = classify(error, options.timeoutMs);
       return { ok: false, kind, message, durationMs: elapsed() };
     } finally {
       clearTimeout(deadline);
+      inFlight.delete(controller);
     }
   }
 
