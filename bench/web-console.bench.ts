@@ -146,7 +146,23 @@ async function main(): Promise<void> {
             requestAnimationFrame(tick);
           });
           const sorted = [...frames.slice(1)].sort((a, b) => a - b);
-          return { frames: frames.length - 1, fps: (frames.length - 1) / ((last - start) / 1000), p95: sorted[Math.floor(sorted.length * 0.95)] ?? 0, worst: sorted[sorted.length - 1] ?? 0 };
+          // "Never below 50 fps": the fewest frames shown in any one-second window of the run.
+          const times: number[] = [];
+          let t = 0;
+          for (const d of frames.slice(1)) times.push((t += d));
+          let minWindowFps = Number.POSITIVE_INFINITY;
+          for (let i = 0, j = 0; i < times.length; i++) {
+            if (times[i]! < 1000) continue;
+            while (times[j]! <= times[i]! - 1000) j++;
+            minWindowFps = Math.min(minWindowFps, i - j + 1);
+          }
+          return {
+            frames: frames.length - 1,
+            fps: (frames.length - 1) / ((last - start) / 1000),
+            minWindowFps: Number.isFinite(minWindowFps) ? minWindowFps : (frames.length - 1) / ((last - start) / 1000),
+            p95: sorted[Math.floor(sorted.length * 0.95)] ?? 0,
+            worst: sorted[sorted.length - 1] ?? 0,
+          };
         },
         { mode, ms: SCROLL_MS },
       );
@@ -157,7 +173,7 @@ async function main(): Promise<void> {
     for (const mode of ['wheel', 'sweep'] as const) {
       const r = await measure(mode);
       console.log(
-        `${mode} scrolling over ${ROWS} rows: ${r.fps.toFixed(1)} fps (ratio to idle ${(r.fps / idle.fps).toFixed(2)}), p95 frame ${r.p95.toFixed(1)} ms, worst ${r.worst.toFixed(1)} ms — budget 50 fps: ${r.fps >= 50 ? 'met' : 'NOT met'}; ${breakdown(r)}`,
+        `${mode} scrolling over ${ROWS} rows: ${r.fps.toFixed(1)} fps (ratio to idle ${(r.fps / idle.fps).toFixed(2)}), lowest in any 1 s ${r.minWindowFps.toFixed(0)} fps, p95 frame ${r.p95.toFixed(1)} ms, worst ${r.worst.toFixed(1)} ms — budget 50 fps: ${r.fps >= 50 && r.minWindowFps >= 50 ? 'met' : 'NOT met'} (average and every 1 s window); ${breakdown(r)}`,
       );
     }
   } finally {
