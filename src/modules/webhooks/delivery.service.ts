@@ -10,6 +10,7 @@ import { deliveryHeaders } from './signing.js';
 import * as webhooks from './webhooks.repository.js';
 import { beat, forgetWorkers, releaseAllLeases, releaseLease } from './claim.repository.js';
 import { AttemptRecorder } from './attempt-recorder.js';
+import type { HandoffLease, HandoffWorker } from './handoff.js';
 
 export { attemptRow } from './attempt-recorder.js';
 
@@ -71,7 +72,7 @@ export interface AttemptReport {
  * succeed, schedule the retry, or fail — and apply the disable policy. The loop lives in
  * src/workers/webhook-deliverer.ts; this offers one round (`runOnce`) and the refilling pool (`runPool`).
  */
-export class WebhookDeliveryService {
+export class WebhookDeliveryService implements HandoffWorker {
   private readonly random: () => number;
   /** This worker instance: its heartbeat keeps its leases (PostgreSQL); a restart is a new instance. */
   readonly instanceId = randomBytes(12).toString('hex');
@@ -79,6 +80,14 @@ export class WebhookDeliveryService {
   private lastBeat = Number.NEGATIVE_INFINITY;
   private readonly staleMs: number;
   private recovered = false;
+  /** The start-up recovery has finished (SQLite: a hand-off's lease would otherwise be freed by it). */
+  private recoveredDone = false;
+  /** Attempts in flight in this process (claimed or handed off) and slots reserved for a claim or a hand-off. */
+  private inFlight = 0;
+  private reserved = 0;
+  private readonly attempts = new Set<Promise<void>>();
+  /** Whether this process runs the delivery loop (the `worker` role): only then are deliveries handed off. */
+  private running: () => boolean = () => false;
   private wakeUp: (() => void) | null = null;
   /** A slot freed or work came while the pool was not waiting. */
   private signalled = false;
@@ -99,6 +108,56 @@ export class WebhookDeliveryService {
   /** How often the worker loop calls `heartbeat()`. */
   get heartbeatMs(): number {
     return heartbeatInterval(this.staleMs);
+  }
+
+  /** Enable the in-process hand-off while `running()` (the started delivery loop). */
+  useHandoff(running: () => boolean): void {
+    this.running = running;
+  }
+
+  openLease(now: number): HandoffLease | null {
+    if (!this.running() || !this.recoveredDone) return null;
+    // PostgreSQL: the lease is safe from takeover only while this instance's heartbeat is recent.
+    if (this.deps.dialect === 'postgres' && now - this.lastBeat >= this.staleMs - this.heartbeatMs) return null;
+    return {
+      token: randomBytes(12).toString('hex'),
+      owner: this.instanceId,
+      leaseUntil: now + this.deps.timeoutMs + 60_000,
+      lanes: this.deps.lanes ?? 1,
+    };
+  }
+
+  reserve(n: number): number {
+    const granted = Math.max(0, Math.min(n, this.deps.concurrency - this.inFlight - this.reserved));
+    this.reserved += granted;
+    return granted;
+  }
+
+  accept(list: ClaimedDelivery[], token: string, reserved: number): void {
+    this.reserved -= reserved;
+    // Stopped meanwhile: not sent now; the leases are freed at the next start (SQLite) or taken over (PostgreSQL).
+    if (this.running()) for (const delivery of list) this.launch(delivery, token);
+    if (list.length < reserved || !this.running()) this.signal();
+  }
+
+  release(reserved: number): void {
+    this.reserved -= reserved;
+    this.signal();
+  }
+
+  /** Resolves once no attempt is in flight (the loop's stop waits for handed-off attempts too). */
+  async settled(): Promise<void> {
+    while (this.attempts.size > 0) await Promise.allSettled([...this.attempts]);
+  }
+
+  private launch(delivery: ClaimedDelivery, token: string): void {
+    this.inFlight++;
+    const attempt = this.deliver(delivery, token).finally(() => {
+      this.inFlight--;
+      this.attempts.delete(attempt);
+      this.signal();
+    });
+    this.attempts.add(attempt);
   }
 
   /** New deliveries were queued: a pool waiting for its attempts claims again at once. */
@@ -141,22 +200,25 @@ export class WebhookDeliveryService {
    */
   async runPool(keepGoing: () => boolean): Promise<number> {
     const token = randomBytes(12).toString('hex');
-    let inFlight = 0;
     let attempts = 0;
     for (;;) {
       // Wake-ups until now are answered by this claim (it sees every slot freed so far).
       this.signalled = false;
-      const free = this.deps.concurrency - inFlight;
-      const claimed = free > 0 && keepGoing() ? await this.claim(free, token) : [];
-      for (const delivery of claimed) {
-        inFlight++;
-        void this.deliver(delivery, token).finally(() => {
-          inFlight--;
-          this.signal();
-        });
+      // Slots asked for by the claim are reserved while it runs, so a hand-off meanwhile cannot overfill them.
+      const free = this.deps.concurrency - this.inFlight - this.reserved;
+      let claimed: ClaimedDelivery[] = [];
+      if (free > 0 && keepGoing()) {
+        this.reserved += free;
+        try {
+          claimed = await this.claim(free, token);
+        } finally {
+          this.reserved -= free;
+        }
       }
+      for (const delivery of claimed) this.launch(delivery, token);
       attempts += claimed.length;
-      if (inFlight === 0) return attempts;
+      // Handed-off attempts count too: when one ends, the next delivery of its row may be claimable.
+      if (this.inFlight === 0) return attempts;
       // Wait for a slot to free or for new work (one waiter, not a race over every attempt in flight).
       if (!this.signalled) await new Promise<void>((resolve) => (this.wakeUp = resolve));
       // Let attempts finishing at the same moment land, so one claim refills several slots.
@@ -200,6 +262,7 @@ export class WebhookDeliveryService {
     if (this.recovered) return;
     this.recovered = true;
     if (this.deps.dialect === 'sqlite') await releaseAllLeases(this.deps.db);
+    this.recoveredDone = true;
   }
 
   /** When the next queued delivery becomes due, or null when nothing is queued. */
