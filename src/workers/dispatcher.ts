@@ -119,13 +119,20 @@ export class Dispatcher {
 
   private async runAll(): Promise<DispatchReport> {
     const report: DispatchReport = { handed: 0, failed: [] };
-    for (const consumer of this.consumers.values()) {
+    const run = async (consumer: EventConsumer) => {
       try {
         report.handed += await this.runConsumer(consumer);
       } catch (error) {
         report.failed.push({ consumer: consumer.name, error });
         this.options.log?.error({ err: error, consumer: consumer.name }, 'event consumer failed; its events stay pending');
       }
+    };
+    const consumers = [...this.consumers.values()];
+    for (const [index, consumer] of consumers.entries()) {
+      await run(consumer);
+      // A commit came in meanwhile: the first consumer (the webhooks, registered first because their
+      // latency is what users feel) catches up before the later ones go on; the whole run repeats after.
+      if (index > 0 && this.rerun) await run(consumers[0]!);
     }
     return report;
   }

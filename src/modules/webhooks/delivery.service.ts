@@ -86,6 +86,8 @@ export class WebhookDeliveryService implements HandoffWorker {
   private inFlight = 0;
   private reserved = 0;
   private readonly attempts = new Set<Promise<void>>();
+  /** Finished claims (the hand-off's backlog hints are valid until the next one). */
+  claimEpoch = 0;
   /** Whether this process runs the delivery loop (the `worker` role): only then are deliveries handed off. */
   private running: () => boolean = () => false;
   private wakeUp: (() => void) | null = null;
@@ -249,9 +251,11 @@ export class WebhookDeliveryService implements HandoffWorker {
       owner: this.instanceId,
       ...(dialect === 'postgres' ? { staleBefore: now - this.staleMs } : {}),
     };
-    return dialect === 'postgres'
+    const claimed = await (dialect === 'postgres'
       ? deliveries.claimDue(db, dialect, input)
-      : db.transaction().execute((trx) => deliveries.claimDue(trx, dialect, input));
+      : db.transaction().execute((trx) => deliveries.claimDue(trx, dialect, input)));
+    this.claimEpoch++;
+    return claimed;
   }
 
   /**

@@ -24,6 +24,31 @@ export interface HandoffWorker {
   accept(deliveries: ClaimedDelivery[], token: string, reserved: number): void;
   /** The transaction rolled back: give the reserved slots back. */
   release(reserved: number): void;
+  /** Counts this worker's finished claims: a backlog seen before the last claim may be gone. */
+  readonly claimEpoch: number;
+}
+
+/**
+ * Webhooks last seen with a backlog, by the claim epoch of that moment. Only a claim takes a backlog
+ * away (its deliveries are leased, then finished), so until this worker claims again a webhook
+ * seen with a backlog still has one: its queue is not read again (no hand-off, the safe side). A
+ * claim by another instance (PostgreSQL) is noticed at this worker's next claim, which the queued
+ * deliveries' wake-up brings soon.
+ */
+export class BacklogHints {
+  private readonly seen = new Map<number, number>();
+
+  known(webhookId: number, epoch: number): boolean {
+    const at = this.seen.get(webhookId);
+    if (at === undefined) return false;
+    if (at === epoch) return true;
+    this.seen.delete(webhookId);
+    return false;
+  }
+
+  note(webhookId: number, epoch: number): void {
+    this.seen.set(webhookId, epoch);
+  }
 }
 
 export interface HandoffLease {
@@ -47,21 +72,32 @@ export interface HandoffContext extends ConsumerContext {
  * `lanes` = 1 only a webhook's first delivery of an empty queue goes. At most `lanes` per webhook are
  * in flight, counting the leases already held.
  */
-export async function handoffCandidates(trx: Executor, rows: NewDelivery[], lanes: number, now: number): Promise<number[]> {
+export async function handoffCandidates(
+  trx: Executor,
+  rows: NewDelivery[],
+  lanes: number,
+  now: number,
+  hints?: { backlog: BacklogHints; epoch: number },
+): Promise<number[]> {
   const byWebhook = new Map<number, number[]>();
   for (const [index, row] of rows.entries()) {
+    if (hints?.backlog.known(Number(row.webhook_id), hints.epoch)) continue;
     const list = byWebhook.get(Number(row.webhook_id));
     if (list) list.push(index);
     else byWebhook.set(Number(row.webhook_id), [index]);
   }
   if (byWebhook.size === 0) return [];
-  const size = lanes === 1 ? 1 : lanes * 2;
+  // One more than the lanes: a longer queue than that is a backlog or at its lane limit anyway.
+  const size = lanes + 1;
   const windows = await queueWindows(trx, [...byWebhook.keys()], size);
   const perWebhook: number[][] = [];
   for (const [webhookId, indexes] of byWebhook) {
     const queue = windows.get(webhookId) ?? [];
     const state = queueState(queue, size, lanes, now);
-    if (state === null) continue;
+    if (state === null) {
+      hints?.backlog.note(webhookId, hints.epoch);
+      continue;
+    }
     const chosen: number[] = [];
     const seen = new Set<string>();
     for (const index of indexes) {

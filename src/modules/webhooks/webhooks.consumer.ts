@@ -2,7 +2,7 @@ import type { Executor } from '../../db/index.js';
 import type { ChangeEvent, EventConsumer } from '../events/index.js';
 import * as deliveries from './deliveries.repository.js';
 import type { ClaimedDelivery, NewDelivery } from './deliveries.repository.js';
-import { handoffCandidates, type HandoffContext, type HandoffWorker } from './handoff.js';
+import { BacklogHints, handoffCandidates, type HandoffContext, type HandoffWorker } from './handoff.js';
 import { eventBody, newMessageId } from './payload.js';
 import * as repo from './webhooks.repository.js';
 
@@ -21,6 +21,7 @@ export interface BacklogCap {
  */
 export class WebhookEventConsumer implements EventConsumer {
   readonly name = WEBHOOKS_CONSUMER;
+  private readonly backlogHints = new BacklogHints();
 
   constructor(
     private readonly now: () => number,
@@ -95,7 +96,7 @@ export class WebhookEventConsumer implements EventConsumer {
     if (!worker || rows.length === 0 || !context?.afterRollback) return null;
     const lease = worker.openLease(now);
     if (!lease) return null;
-    const candidates = await handoffCandidates(trx, rows, lease.lanes, now);
+    const candidates = await handoffCandidates(trx, rows, lease.lanes, now, { backlog: this.backlogHints, epoch: worker.claimEpoch });
     const reserved = candidates.length === 0 ? 0 : worker.reserve(candidates.length);
     if (reserved === 0) return null;
     context.afterRollback(() => worker.release(reserved));
