@@ -206,16 +206,12 @@ export class WebhookDeliveryService implements HandoffWorker {
     for (;;) {
       // Wake-ups until now are answered by this claim (it sees every slot freed so far).
       this.signalled = false;
-      // Slots asked for by the claim are reserved while it runs, so a hand-off meanwhile cannot overfill them.
       const free = this.deps.concurrency - this.inFlight - this.reserved;
-      let claimed: ClaimedDelivery[] = [];
-      if (free > 0 && keepGoing()) {
-        this.reserved += free;
-        try {
-          claimed = await this.claim(free, token);
-        } finally {
-          this.reserved -= free;
-        }
+      const claimed = free > 0 && keepGoing() ? await this.claim(free, token) : [];
+      // A hand-off may have taken slots while the claim ran: what no longer fits is given back unsent.
+      const excess = claimed.splice(Math.max(0, this.deps.concurrency - this.inFlight - this.reserved));
+      for (const delivery of excess) {
+        void releaseLease(this.deps.db, delivery.id, token).catch((error: unknown) => this.deps.onError?.(error, `webhook delivery ${delivery.id}`));
       }
       for (const delivery of claimed) this.launch(delivery, token);
       attempts += claimed.length;
