@@ -137,8 +137,12 @@ export class WebhookDeliveryService implements HandoffWorker {
 
   accept(list: ClaimedDelivery[], token: string, reserved: number): void {
     this.reserved -= reserved;
-    // Stopped meanwhile: not sent now; the leases are freed at the next start (SQLite) or taken over (PostgreSQL).
-    if (this.running()) for (const delivery of list) this.launch(delivery, token);
+    if (this.running()) {
+      for (const delivery of list) this.launch(delivery, token);
+    } else {
+      // The loop stopped meanwhile: given back unsent, for the next claim (the stop waits for this).
+      for (const delivery of list) this.track(releaseLease(this.deps.db, delivery.id, token).catch((error: unknown) => this.deps.onError?.(error, `webhook delivery ${delivery.id}`)));
+    }
     if (list.length < reserved || !this.running()) this.signal();
   }
 
@@ -154,12 +158,18 @@ export class WebhookDeliveryService implements HandoffWorker {
 
   private launch(delivery: ClaimedDelivery, token: string): void {
     this.inFlight++;
-    const attempt = this.deliver(delivery, token).finally(() => {
-      this.inFlight--;
-      this.attempts.delete(attempt);
-      this.signal();
-    });
-    this.attempts.add(attempt);
+    this.track(
+      this.deliver(delivery, token).finally(() => {
+        this.inFlight--;
+        this.signal();
+      }),
+    );
+  }
+
+  /** Work the loop's stop waits for. */
+  private track(work: Promise<void>): void {
+    const tracked = work.finally(() => this.attempts.delete(tracked));
+    this.attempts.add(tracked);
   }
 
   /** New deliveries were queued: a pool waiting for its attempts claims again at once. */
