@@ -77,18 +77,21 @@ export async function handoffCandidates(
   rows: NewDelivery[],
   lanes: number,
   now: number,
-  hints?: { backlog: BacklogHints; epoch: number },
+  hints?: { backlog: BacklogHints; epoch: number; pending?: Map<number, number> },
 ): Promise<number[]> {
+  // One more than the lanes: a longer queue than that is a backlog or at its lane limit anyway.
+  const size = lanes + 1;
   const byWebhook = new Map<number, number[]>();
   for (const [index, row] of rows.entries()) {
-    if (hints?.backlog.known(Number(row.webhook_id), hints.epoch)) continue;
+    const webhookId = Number(row.webhook_id);
+    if (hints?.backlog.known(webhookId, hints.epoch)) continue;
+    // The queue length is known already (the backlog cap counted it): a long queue is not read.
+    if ((hints?.pending?.get(webhookId) ?? 0) >= size) continue;
     const list = byWebhook.get(Number(row.webhook_id));
     if (list) list.push(index);
     else byWebhook.set(Number(row.webhook_id), [index]);
   }
   if (byWebhook.size === 0) return [];
-  // One more than the lanes: a longer queue than that is a backlog or at its lane limit anyway.
-  const size = lanes + 1;
   const windows = await queueWindows(trx, [...byWebhook.keys()], size);
   const perWebhook: number[][] = [];
   for (const [webhookId, indexes] of byWebhook) {

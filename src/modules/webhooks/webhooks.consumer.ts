@@ -41,7 +41,7 @@ export class WebhookEventConsumer implements EventConsumer {
     const hooks = await repo.validForBases(trx, baseIds);
     if (hooks.length === 0) return;
     const now = this.now();
-    const paused = await this.pauseOverflowing(trx, hooks, events, now);
+    const { paused, queued } = await this.pauseOverflowing(trx, hooks, events, now);
     const byBase = new Map<number, Array<{ id: number; start: number }>>();
     for (const hook of hooks) {
       if (paused.has(hook.id)) continue;
@@ -76,7 +76,7 @@ export class WebhookEventConsumer implements EventConsumer {
         );
       }
     }
-    const handed = await this.leaseForHandoff(trx, rows, now, context);
+    const handed = await this.leaseForHandoff(trx, rows, now, context, queued);
     const inserted = await deliveries.insertDeliveries(trx, rows);
     if (handed) await this.passAfterCommit(trx, handed, rows, inserted, bodies, now, context!);
     // Only what was not handed off waits for a claim. Waking before the commit would let the
@@ -91,12 +91,12 @@ export class WebhookEventConsumer implements EventConsumer {
    * and lease a claim sets) and reserves their slots. Only with a dispatcher context that can undo
    * the reservation on rollback.
    */
-  private async leaseForHandoff(trx: Executor, rows: NewDelivery[], now: number, context: HandoffContext | undefined) {
+  private async leaseForHandoff(trx: Executor, rows: NewDelivery[], now: number, context: HandoffContext | undefined, pending: Map<number, number> | undefined) {
     const worker = this.handoff;
     if (!worker || rows.length === 0 || !context?.afterRollback) return null;
     const lease = worker.openLease(now);
     if (!lease) return null;
-    const candidates = await handoffCandidates(trx, rows, lease.lanes, now, { backlog: this.backlogHints, epoch: worker.claimEpoch });
+    const candidates = await handoffCandidates(trx, rows, lease.lanes, now, { backlog: this.backlogHints, epoch: worker.claimEpoch, ...(pending ? { pending } : {}) });
     const reserved = candidates.length === 0 ? 0 : worker.reserve(candidates.length);
     if (reserved === 0) return null;
     context.afterRollback(() => worker.release(reserved));
@@ -138,11 +138,17 @@ export class WebhookEventConsumer implements EventConsumer {
 
   /**
    * Webhooks whose queue would pass the backlog cap with this batch: paused now (their owner is told
-   * in the same transaction) and given none of these events. Saving the webhook resumes it.
+   * in the same transaction) and given none of these events. Saving the webhook resumes it. Also
+   * returns the queue lengths it counted (the hand-off reads no window of a long queue).
    */
-  private async pauseOverflowing(trx: Executor, hooks: Array<{ id: number; base_id: number; url: string }>, events: ChangeEvent[], now: number): Promise<Set<number>> {
+  private async pauseOverflowing(
+    trx: Executor,
+    hooks: Array<{ id: number; base_id: number; url: string }>,
+    events: ChangeEvent[],
+    now: number,
+  ): Promise<{ paused: Set<number>; queued?: Map<number, number> }> {
     const paused = new Set<number>();
-    if (!this.backlog) return paused;
+    if (!this.backlog) return { paused };
     const perBase = new Map<number, number>();
     for (const e of events) perBase.set(e.baseId, (perBase.get(e.baseId) ?? 0) + 1);
     const queued = await repo.backlogOf(trx, hooks.map((h) => h.id));
@@ -152,6 +158,6 @@ export class WebhookEventConsumer implements EventConsumer {
       const reason = `More than ${this.backlog.max} deliveries were queued (the receiver does not keep up); changes after that were not queued.`;
       await this.backlog.pause(trx, hook.id, hook.url, reason, now);
     }
-    return paused;
+    return { paused, queued };
   }
 }
