@@ -54,6 +54,16 @@ async function idle(t: TestApp): Promise<void> {
   throw new Error('deliveries still pending');
 }
 
+/** Wait until no delivery is leased (every attempt's outcome recorded). */
+async function idleLease(t: TestApp): Promise<void> {
+  for (let i = 0; i < 400; i++) {
+    const leased = await t.container.db.selectFrom('webhook_deliveries').select('id').where('claim_token', 'is not', null).execute();
+    if (leased.length === 0) return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error('deliveries still leased');
+}
+
 async function until(condition: () => boolean, what: string): Promise<void> {
   for (let i = 0; i < 400 && !condition(); i++) await new Promise((r) => setTimeout(r, 10));
   if (!condition()) throw new Error(`timed out waiting for ${what}`);
@@ -202,6 +212,37 @@ describe.each(DIALECTS)('webhook hand-off (%s)', (dialect) => {
       await idle(t);
       await emit(t, [changeEvent(base)]);
       expect(watched.handed).toHaveLength(2);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('with WEBHOOK_LANES=1 hands nothing off past a delivery waiting for its retry', async () => {
+    receiver.received.length = 0;
+    let first = true;
+    receiver.reply = () => {
+      const answer = first ? { status: 503 } : { status: 200 };
+      first = false;
+      return answer;
+    };
+    const { t, clock } = await app({ WEBHOOK_LANES: '1' });
+    try {
+      const user = await createUser(t);
+      const base = await createBase(t, user);
+      await createWebhook(t, user, base, { url: receiver.url('/retry') });
+      const watched = await watch(t);
+      const failing = changeEvent(base);
+      await emit(t, [failing]);
+      expect(watched.handed).toHaveLength(1);
+      await until(() => receiver.received.length === 1, 'the first attempt');
+      await idleLease(t);
+      const next = changeEvent(base); // another row: strict order still holds it back
+      await emit(t, [next]);
+      expect(watched.handed).toHaveLength(1);
+      clock.advance(60_000);
+      t.container.webhooks.deliverer.wake();
+      await until(() => receiver.received.length === 3, 'the retry and the next delivery');
+      expect(receiver.bodies().map((b) => b.data.row_id)).toEqual([failing.rowId, failing.rowId, next.rowId]);
     } finally {
       await t.close();
     }
