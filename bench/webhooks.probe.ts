@@ -76,6 +76,9 @@ try {
       await new Promise((r) => setTimeout(r, 5));
     }
     const cpu = process.cpuUsage(cpu0);
+    // Once every delivery arrived and was recorded, no slot may stay taken (a leak would end the hand-off).
+    for (let i = 0; i < 200 && Number(delivery.inFlight ?? 0) > 0; i++) await new Promise((r) => setTimeout(r, 10));
+    const slots = { inFlight: delivery.inFlight, reserved: delivery.reserved };
     const { received } = await ask<{ received: Array<{ time: number; path: string; rowId: string }> }>('received');
     const rows = await s.container.db
       .selectFrom('webhook_deliveries as d')
@@ -97,7 +100,7 @@ try {
       arrived.push(r.time - Number(row.started_at));
       total.push(r.time - commit);
     }
-    console.log(`${checkout ?? '.'}: ${INSERTS} single-row inserts at ${CONCURRENCY} concurrency, ${WEBHOOKS} webhook(s); ${claims} claims, ${handedOff} handed off; CPU ${Math.round((cpu.user + cpu.system) / 1000)} ms`);
+    console.log(`${checkout ?? '.'}: ${INSERTS} single-row inserts at ${CONCURRENCY} concurrency, ${WEBHOOKS} webhook(s); ${claims} claims, ${handedOff} handed off; CPU ${Math.round((cpu.user + cpu.system) / 1000)} ms; slots taken at the end ${JSON.stringify(slots)}`);
     console.log(spread('commit → queued', queued));
     console.log(spread('queued → sent', sent));
     console.log(spread('sent → received', arrived));
