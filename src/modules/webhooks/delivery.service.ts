@@ -82,8 +82,13 @@ export class WebhookDeliveryService implements HandoffWorker {
   private recovered = false;
   /** The start-up recovery has finished (SQLite: a hand-off's lease would otherwise be freed by it). */
   private recoveredDone = false;
-  /** Attempts in flight in this process (claimed or handed off) and slots reserved for a claim or a hand-off. */
+  /**
+   * Attempts being sent by this process (claimed or handed off): the slots of WEBHOOK_CONCURRENCY. A
+   * slot frees when the answer is in; the delivery keeps its lease (and lane) until its outcome is
+   * committed, counted in `unrecorded` until then. Also the slots reserved for a hand-off.
+   */
   private inFlight = 0;
+  private unrecorded = 0;
   private reserved = 0;
   private readonly attempts = new Set<Promise<void>>();
   /** Finished claims (the hand-off's backlog hints are valid until the next one). */
@@ -158,9 +163,20 @@ export class WebhookDeliveryService implements HandoffWorker {
 
   private launch(delivery: ClaimedDelivery, token: string): void {
     this.inFlight++;
+    this.unrecorded++;
+    let sending = true;
+    const sent = () => {
+      if (!sending) return;
+      sending = false;
+      // A pool waiting for a slot claims again; otherwise the record's commit wakes it (one claim, not two).
+      const full = this.inFlight + this.reserved >= this.deps.concurrency;
+      this.inFlight--;
+      if (full) this.signal();
+    };
     this.track(
-      this.deliver(delivery, token).finally(() => {
-        this.inFlight--;
+      this.deliver(delivery, token, sent).finally(() => {
+        sent();
+        this.unrecorded--;
         this.signal();
       }),
     );
@@ -225,8 +241,8 @@ export class WebhookDeliveryService implements HandoffWorker {
       }
       for (const delivery of claimed) this.launch(delivery, token);
       attempts += claimed.length;
-      // Handed-off attempts count too: when one ends, the next delivery of its row may be claimable.
-      if (this.inFlight === 0) return attempts;
+      // Handed-off attempts count too: when one is recorded, the next delivery of its row may be claimable.
+      if (this.unrecorded === 0) return attempts;
       // Wait for a slot to free or for new work (one waiter, not a race over every attempt in flight).
       if (!this.signalled) await new Promise<void>((resolve) => (this.wakeUp = resolve));
       // Let attempts finishing at the same moment land, so one claim refills several slots.
@@ -316,7 +332,7 @@ export class WebhookDeliveryService implements HandoffWorker {
     return deliveries.pruneFinished(this.deps.db, now - this.deps.retentionDays * 86_400_000);
   }
 
-  private async deliver(delivery: ClaimedDelivery, token: string): Promise<void> {
+  private async deliver(delivery: ClaimedDelivery, token: string, sent: () => void = () => {}): Promise<void> {
     try {
       if (this.mayHaveLostLeases()) {
         // Not sent (another worker may be sending it): given back, to whichever worker claims it next.
@@ -331,6 +347,7 @@ export class WebhookDeliveryService implements HandoffWorker {
         body: delivery.body,
         attempt,
       });
+      sent();
       await this.recorder.record(delivery, token, attempt, report);
       this.deps.onAttempt?.(report.decision.outcome, report.result.durationMs);
     } catch (error) {
