@@ -119,13 +119,20 @@ export class Dispatcher {
 
   private async runAll(): Promise<DispatchReport> {
     const report: DispatchReport = { handed: 0, failed: [] };
-    for (const consumer of this.consumers.values()) {
+    const run = async (consumer: EventConsumer) => {
       try {
         report.handed += await this.runConsumer(consumer);
       } catch (error) {
         report.failed.push({ consumer: consumer.name, error });
         this.options.log?.error({ err: error, consumer: consumer.name }, 'event consumer failed; its events stay pending');
       }
+    };
+    const consumers = [...this.consumers.values()];
+    for (const [index, consumer] of consumers.entries()) {
+      await run(consumer);
+      // A commit came in meanwhile: the first consumer (the webhooks, registered first because their
+      // latency is what users feel) catches up before the later ones go on; the whole run repeats after.
+      if (index > 0 && this.rerun) await run(consumers[0]!);
     }
     return report;
   }
@@ -138,15 +145,24 @@ export class Dispatcher {
     let total = 0;
     for (;;) {
       const committed: Array<() => void> = [];
-      const handed = await this.db.transaction().execute(async (trx) => {
-        const position = await lockConsumer(trx, this.dialect, consumer.name);
-        if (position === null) return 0; // another instance is running this consumer
-        const events = await this.batchFor(trx, consumer, position);
-        if (events === null) return 0;
-        if (events.list.length > 0) await consumer.handle(trx, events.list, { afterCommit: (fn) => committed.push(fn) });
-        await advanceConsumer(trx, consumer.name, events.lastId, this.clock.now());
-        return events.count;
-      });
+      const rolledBack: Array<() => void> = [];
+      // afterRollback: undo in-memory reservations (the webhook hand-off's slots) when the batch does not commit.
+      const context = { afterCommit: (fn: () => void) => committed.push(fn), afterRollback: (fn: () => void) => rolledBack.push(fn) };
+      let handed: number;
+      try {
+        handed = await this.db.transaction().execute(async (trx) => {
+          const position = await lockConsumer(trx, this.dialect, consumer.name);
+          if (position === null) return 0; // another instance is running this consumer
+          const events = await this.batchFor(trx, consumer, position);
+          if (events === null) return 0;
+          if (events.list.length > 0) await consumer.handle(trx, events.list, context);
+          await advanceConsumer(trx, consumer.name, events.lastId, this.clock.now());
+          return events.count;
+        });
+      } catch (error) {
+        for (const fn of rolledBack) fn();
+        throw error;
+      }
       // Only now are the consumer's writes visible to other connections (issue 19: wake after commit).
       for (const fn of committed) fn();
       total += handed;

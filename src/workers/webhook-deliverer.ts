@@ -8,6 +8,8 @@ export interface DeliveryRounds {
   nextDueAt(): Promise<number | null>;
   /** New work was queued: a pool waiting on its attempts claims again at once. */
   nudge?(): void;
+  /** Resolves once no attempt is in flight, also those started outside a round (the in-process hand-off). */
+  settled?(): Promise<void>;
   /** Keep this worker's leases its own (PostgreSQL); called every `heartbeatMs` while started. */
   heartbeat?(): Promise<void>;
 }
@@ -68,6 +70,11 @@ export class WebhookDeliverer {
     return run;
   }
 
+  /** Whether the loop runs (the `worker` role in this process); the dispatcher hands deliveries off only then. */
+  get running(): boolean {
+    return this.loop.started;
+  }
+
   /** Deliveries were queued: run soon instead of at the next poll. No-op unless started. */
   wake(): void {
     if (!this.loop.started) return;
@@ -87,11 +94,12 @@ export class WebhookDeliverer {
     }
   }
 
-  /** Stop the loop and wait for the round in flight (its attempts are bounded by the timeout). */
-  stop(): Promise<void> {
+  /** Stop the loop and wait for the round in flight and every attempt (bounded by the timeout). */
+  async stop(): Promise<void> {
     if (this.beating) clearInterval(this.beating);
     this.beating = null;
-    return this.loop.stop(this.current);
+    await this.loop.stop(this.current);
+    await this.rounds.settled?.();
   }
 
   private async tick(): Promise<void> {

@@ -34,7 +34,7 @@ export interface ClaimInput {
 /** Pending deliveries looked at per webhook: its lanes in flight and as many candidates behind them. */
 const WINDOW_PER_LANE = 2;
 
-interface QueueItem {
+export interface QueueItem {
   id: number;
   webhook_id: number;
   row_key: string | null;
@@ -120,7 +120,7 @@ async function webhooksWithQueues(db: Executor): Promise<number[]> {
 }
 
 /** The first `size` pending deliveries of each webhook, in id order. */
-async function queueWindows(db: Executor, webhookIds: number[], size: number): Promise<Map<number, QueueItem[]>> {
+export async function queueWindows(db: Executor, webhookIds: number[], size: number): Promise<Map<number, QueueItem[]>> {
   const parts = webhookIds.map(
     (id, i) => sql`SELECT * FROM (SELECT id, webhook_id, row_key, next_attempt_at, locked_until, lease_owner
                                     FROM webhook_deliveries WHERE webhook_id = ${id} AND status = 'pending'

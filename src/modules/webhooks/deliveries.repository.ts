@@ -9,15 +9,22 @@ export type NewDelivery = Insertable<WebhookDeliveriesTable>;
 
 const INSERT_CHUNK = 200;
 
-/** Queue deliveries; one whose dedupe_key already exists is skipped (events replayed after a crash). */
-export async function insertDeliveries(db: Executor, rows: NewDelivery[]): Promise<void> {
+/**
+ * Queue deliveries; one whose dedupe_key already exists is skipped (events replayed after a crash).
+ * Returns the id of each inserted delivery by its dedupe_key (skipped ones are absent).
+ */
+export async function insertDeliveries(db: Executor, rows: NewDelivery[]): Promise<Map<string, number>> {
+  const ids = new Map<string, number>();
   for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
-    await db
+    const inserted = await db
       .insertInto('webhook_deliveries')
       .values(rows.slice(i, i + INSERT_CHUNK))
       .onConflict((oc) => oc.column('dedupe_key').doNothing())
+      .returning(['id', 'dedupe_key'])
       .execute();
+    for (const row of inserted) if (row.dedupe_key !== null) ids.set(row.dedupe_key, Number(row.id));
   }
+  return ids;
 }
 
 /**

@@ -10,6 +10,7 @@ import { deliveryHeaders } from './signing.js';
 import * as webhooks from './webhooks.repository.js';
 import { beat, forgetWorkers, releaseAllLeases, releaseLease } from './claim.repository.js';
 import { AttemptRecorder } from './attempt-recorder.js';
+import type { HandoffLease, HandoffWorker } from './handoff.js';
 
 export { attemptRow } from './attempt-recorder.js';
 
@@ -71,7 +72,7 @@ export interface AttemptReport {
  * succeed, schedule the retry, or fail — and apply the disable policy. The loop lives in
  * src/workers/webhook-deliverer.ts; this offers one round (`runOnce`) and the refilling pool (`runPool`).
  */
-export class WebhookDeliveryService {
+export class WebhookDeliveryService implements HandoffWorker {
   private readonly random: () => number;
   /** This worker instance: its heartbeat keeps its leases (PostgreSQL); a restart is a new instance. */
   readonly instanceId = randomBytes(12).toString('hex');
@@ -79,6 +80,21 @@ export class WebhookDeliveryService {
   private lastBeat = Number.NEGATIVE_INFINITY;
   private readonly staleMs: number;
   private recovered = false;
+  /** The start-up recovery has finished (SQLite: a hand-off's lease would otherwise be freed by it). */
+  private recoveredDone = false;
+  /**
+   * Attempts being sent by this process (claimed or handed off): the slots of WEBHOOK_CONCURRENCY. A
+   * slot frees when the answer is in; the delivery keeps its lease (and lane) until its outcome is
+   * committed, counted in `unrecorded` until then. Also the slots reserved for a hand-off.
+   */
+  private inFlight = 0;
+  private unrecorded = 0;
+  private reserved = 0;
+  private readonly attempts = new Set<Promise<void>>();
+  /** Finished claims (the hand-off's backlog hints are valid until the next one). */
+  claimEpoch = 0;
+  /** Whether this process runs the delivery loop (the `worker` role): only then are deliveries handed off. */
+  private running: () => boolean = () => false;
   private wakeUp: (() => void) | null = null;
   /** A slot freed or work came while the pool was not waiting. */
   private signalled = false;
@@ -99,6 +115,77 @@ export class WebhookDeliveryService {
   /** How often the worker loop calls `heartbeat()`. */
   get heartbeatMs(): number {
     return heartbeatInterval(this.staleMs);
+  }
+
+  /** Enable the in-process hand-off while `running()` (the started delivery loop). */
+  useHandoff(running: () => boolean): void {
+    this.running = running;
+  }
+
+  openLease(now: number): HandoffLease | null {
+    if (!this.running() || !this.recoveredDone) return null;
+    // PostgreSQL: the lease is safe from takeover only while this instance's heartbeat is recent.
+    if (this.deps.dialect === 'postgres' && now - this.lastBeat >= this.staleMs - this.heartbeatMs) return null;
+    return {
+      token: randomBytes(12).toString('hex'),
+      owner: this.instanceId,
+      leaseUntil: now + this.deps.timeoutMs + 60_000,
+      lanes: this.deps.lanes ?? 1,
+    };
+  }
+
+  reserve(n: number): number {
+    const granted = Math.max(0, Math.min(n, this.deps.concurrency - this.inFlight - this.reserved));
+    this.reserved += granted;
+    return granted;
+  }
+
+  accept(list: ClaimedDelivery[], token: string, reserved: number): void {
+    this.reserved -= reserved;
+    if (this.running()) {
+      for (const delivery of list) this.launch(delivery, token);
+    } else {
+      // The loop stopped meanwhile: given back unsent, for the next claim (the stop waits for this).
+      for (const delivery of list) this.track(releaseLease(this.deps.db, delivery.id, token).catch((error: unknown) => this.deps.onError?.(error, `webhook delivery ${delivery.id}`)));
+    }
+    if (list.length < reserved || !this.running()) this.signal();
+  }
+
+  release(reserved: number): void {
+    this.reserved -= reserved;
+    this.signal();
+  }
+
+  /** Resolves once no attempt is in flight (the loop's stop waits for handed-off attempts too). */
+  async settled(): Promise<void> {
+    while (this.attempts.size > 0) await Promise.allSettled([...this.attempts]);
+  }
+
+  private launch(delivery: ClaimedDelivery, token: string): void {
+    this.inFlight++;
+    this.unrecorded++;
+    let sending = true;
+    const sent = () => {
+      if (!sending) return;
+      sending = false;
+      // A pool waiting for a slot claims again; otherwise the record's commit wakes it (one claim, not two).
+      const full = this.inFlight + this.reserved >= this.deps.concurrency;
+      this.inFlight--;
+      if (full) this.signal();
+    };
+    this.track(
+      this.deliver(delivery, token, sent).finally(() => {
+        sent();
+        this.unrecorded--;
+        this.signal();
+      }),
+    );
+  }
+
+  /** Work the loop's stop waits for. */
+  private track(work: Promise<void>): void {
+    const tracked = work.finally(() => this.attempts.delete(tracked));
+    this.attempts.add(tracked);
   }
 
   /** New deliveries were queued: a pool waiting for its attempts claims again at once. */
@@ -141,22 +228,21 @@ export class WebhookDeliveryService {
    */
   async runPool(keepGoing: () => boolean): Promise<number> {
     const token = randomBytes(12).toString('hex');
-    let inFlight = 0;
     let attempts = 0;
     for (;;) {
       // Wake-ups until now are answered by this claim (it sees every slot freed so far).
       this.signalled = false;
-      const free = this.deps.concurrency - inFlight;
+      const free = this.deps.concurrency - this.inFlight - this.reserved;
       const claimed = free > 0 && keepGoing() ? await this.claim(free, token) : [];
-      for (const delivery of claimed) {
-        inFlight++;
-        void this.deliver(delivery, token).finally(() => {
-          inFlight--;
-          this.signal();
-        });
+      // A hand-off may have taken slots while the claim ran: what no longer fits is given back unsent.
+      const excess = claimed.splice(Math.max(0, this.deps.concurrency - this.inFlight - this.reserved));
+      for (const delivery of excess) {
+        void releaseLease(this.deps.db, delivery.id, token).catch((error: unknown) => this.deps.onError?.(error, `webhook delivery ${delivery.id}`));
       }
+      for (const delivery of claimed) this.launch(delivery, token);
       attempts += claimed.length;
-      if (inFlight === 0) return attempts;
+      // Handed-off attempts count too: when one is recorded, the next delivery of its row may be claimable.
+      if (this.unrecorded === 0) return attempts;
       // Wait for a slot to free or for new work (one waiter, not a race over every attempt in flight).
       if (!this.signalled) await new Promise<void>((resolve) => (this.wakeUp = resolve));
       // Let attempts finishing at the same moment land, so one claim refills several slots.
@@ -187,9 +273,11 @@ export class WebhookDeliveryService {
       owner: this.instanceId,
       ...(dialect === 'postgres' ? { staleBefore: now - this.staleMs } : {}),
     };
-    return dialect === 'postgres'
+    const claimed = await (dialect === 'postgres'
       ? deliveries.claimDue(db, dialect, input)
-      : db.transaction().execute((trx) => deliveries.claimDue(trx, dialect, input));
+      : db.transaction().execute((trx) => deliveries.claimDue(trx, dialect, input)));
+    this.claimEpoch++;
+    return claimed;
   }
 
   /**
@@ -200,6 +288,7 @@ export class WebhookDeliveryService {
     if (this.recovered) return;
     this.recovered = true;
     if (this.deps.dialect === 'sqlite') await releaseAllLeases(this.deps.db);
+    this.recoveredDone = true;
   }
 
   /** When the next queued delivery becomes due, or null when nothing is queued. */
@@ -243,7 +332,7 @@ export class WebhookDeliveryService {
     return deliveries.pruneFinished(this.deps.db, now - this.deps.retentionDays * 86_400_000);
   }
 
-  private async deliver(delivery: ClaimedDelivery, token: string): Promise<void> {
+  private async deliver(delivery: ClaimedDelivery, token: string, sent: () => void = () => {}): Promise<void> {
     try {
       if (this.mayHaveLostLeases()) {
         // Not sent (another worker may be sending it): given back, to whichever worker claims it next.
@@ -258,6 +347,7 @@ export class WebhookDeliveryService {
         body: delivery.body,
         attempt,
       });
+      sent();
       await this.recorder.record(delivery, token, attempt, report);
       this.deps.onAttempt?.(report.decision.outcome, report.result.durationMs);
     } catch (error) {

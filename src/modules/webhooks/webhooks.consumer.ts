@@ -1,7 +1,8 @@
 import type { Executor } from '../../db/index.js';
-import type { ChangeEvent, ConsumerContext, EventConsumer } from '../events/index.js';
+import type { ChangeEvent, EventConsumer } from '../events/index.js';
 import * as deliveries from './deliveries.repository.js';
-import type { NewDelivery } from './deliveries.repository.js';
+import type { ClaimedDelivery, NewDelivery } from './deliveries.repository.js';
+import { BacklogHints, handoffCandidates, type HandoffContext, type HandoffWorker } from './handoff.js';
 import { eventBody, newMessageId } from './payload.js';
 import * as repo from './webhooks.repository.js';
 
@@ -20,24 +21,27 @@ export interface BacklogCap {
  */
 export class WebhookEventConsumer implements EventConsumer {
   readonly name = WEBHOOKS_CONSUMER;
+  private readonly backlogHints = new BacklogHints();
 
   constructor(
     private readonly now: () => number,
     /** Wakes the delivery worker; called once the dispatcher's transaction has committed. */
     private readonly onQueued: () => void = () => {},
     private readonly backlog: BacklogCap | null = null,
+    /** This process's delivery worker: deliveries that may go at once are handed to it already leased. */
+    private readonly handoff: HandoffWorker | null = null,
   ) {}
 
   basesOfInterest(trx: Executor, baseIds: number[]): Promise<number[]> {
     return repo.basesWithWebhooks(trx, baseIds);
   }
 
-  async handle(trx: Executor, events: ChangeEvent[], context?: ConsumerContext): Promise<void> {
+  async handle(trx: Executor, events: ChangeEvent[], context?: HandoffContext): Promise<void> {
     const baseIds = [...new Set(events.map((e) => e.baseId))];
     const hooks = await repo.validForBases(trx, baseIds);
     if (hooks.length === 0) return;
     const now = this.now();
-    const paused = await this.pauseOverflowing(trx, hooks, events, now);
+    const { paused, queued } = await this.pauseOverflowing(trx, hooks, events, now);
     const byBase = new Map<number, Array<{ id: number; start: number }>>();
     for (const hook of hooks) {
       if (paused.has(hook.id)) continue;
@@ -45,7 +49,8 @@ export class WebhookEventConsumer implements EventConsumer {
     }
     // One stored body per event, referenced by each webhook's delivery (not copied per webhook).
     const targeted = events.filter((event) => (byBase.get(event.baseId) ?? []).some((target) => event.id > target.start));
-    const payloadIds = await deliveries.insertPayloads(trx, targeted.map((event) => ({ eventId: event.id, body: eventBody(event) })), now);
+    const bodies = new Map(targeted.map((event) => [event.id, eventBody(event)]));
+    const payloadIds = await deliveries.insertPayloads(trx, targeted.map((event) => ({ eventId: event.id, body: bodies.get(event.id)! })), now);
     const rows: NewDelivery[] = [];
     for (const event of targeted) {
       for (const { id: webhookId, start } of byBase.get(event.baseId)!) {
@@ -71,20 +76,79 @@ export class WebhookEventConsumer implements EventConsumer {
         );
       }
     }
-    await deliveries.insertDeliveries(trx, rows);
-    if (rows.length === 0) return;
-    // Waking before the commit would let the worker's claim (another connection) find nothing.
+    const handed = await this.leaseForHandoff(trx, rows, now, context, queued);
+    const inserted = await deliveries.insertDeliveries(trx, rows);
+    if (handed) await this.passAfterCommit(trx, handed, rows, inserted, bodies, now, context!);
+    // Only what was not handed off waits for a claim. Waking before the commit would let the
+    // worker's claim (another connection) find nothing.
+    if (rows.length === (handed?.indexes.length ?? 0)) return;
     if (context) context.afterCommit(this.onQueued);
     else this.onQueued();
   }
 
   /**
-   * Webhooks whose queue would pass the backlog cap with this batch: paused now (their owner is told
-   * in the same transaction) and given none of these events. Saving the webhook resumes it.
+   * Marks the deliveries that may go at once as leased to this process's worker (the same columns
+   * and lease a claim sets) and reserves their slots. Only with a dispatcher context that can undo
+   * the reservation on rollback.
    */
-  private async pauseOverflowing(trx: Executor, hooks: Array<{ id: number; base_id: number; url: string }>, events: ChangeEvent[], now: number): Promise<Set<number>> {
+  private async leaseForHandoff(trx: Executor, rows: NewDelivery[], now: number, context: HandoffContext | undefined, pending: Map<number, number> | undefined) {
+    const worker = this.handoff;
+    if (!worker || rows.length === 0 || !context?.afterRollback) return null;
+    const lease = worker.openLease(now);
+    if (!lease) return null;
+    const candidates = await handoffCandidates(trx, rows, lease.lanes, now, { backlog: this.backlogHints, epoch: worker.claimEpoch, ...(pending ? { pending } : {}) });
+    const reserved = candidates.length === 0 ? 0 : worker.reserve(candidates.length);
+    if (reserved === 0) return null;
+    context.afterRollback(() => worker.release(reserved));
+    const indexes = candidates.slice(0, reserved);
+    for (const index of indexes) Object.assign(rows[index]!, { locked_until: lease.leaseUntil, claim_token: lease.token, lease_owner: lease.owner });
+    return { worker, token: lease.token, reserved, indexes };
+  }
+
+  /** Once the transaction committed, the handed-off deliveries go to the worker's pool in memory. */
+  private async passAfterCommit(
+    trx: Executor,
+    handed: { worker: HandoffWorker; token: string; reserved: number; indexes: number[] },
+    rows: NewDelivery[],
+    inserted: Map<string, number>,
+    bodies: Map<number, string>,
+    now: number,
+    context: HandoffContext,
+  ): Promise<void> {
+    // A replayed event's delivery already existed (not inserted): not handed off.
+    const taken = handed.indexes.map((index) => rows[index]!).filter((row) => inserted.has(row.dedupe_key!));
+    const hooks = await repo.markHandedOff(trx, [...new Set(taken.map((row) => Number(row.webhook_id)))], now);
+    const list: ClaimedDelivery[] = taken.flatMap((row) => {
+      const hook = hooks.get(Number(row.webhook_id));
+      if (!hook) return []; // gone meanwhile (PostgreSQL): its deliveries go with it
+      const delivery: ClaimedDelivery = {
+        id: inserted.get(row.dedupe_key!)!,
+        webhook_id: Number(row.webhook_id),
+        msg_id: row.msg_id,
+        body: bodies.get(Number(row.event_id))!,
+        attempts: 0,
+        url: hook.url,
+        secret: hook.secret,
+        failure_streak: hook.failure_streak,
+      };
+      return [delivery];
+    });
+    context.afterCommit(() => handed.worker.accept(list, handed.token, handed.reserved));
+  }
+
+  /**
+   * Webhooks whose queue would pass the backlog cap with this batch: paused now (their owner is told
+   * in the same transaction) and given none of these events. Saving the webhook resumes it. Also
+   * returns the queue lengths it counted (the hand-off reads no window of a long queue).
+   */
+  private async pauseOverflowing(
+    trx: Executor,
+    hooks: Array<{ id: number; base_id: number; url: string }>,
+    events: ChangeEvent[],
+    now: number,
+  ): Promise<{ paused: Set<number>; queued?: Map<number, number> }> {
     const paused = new Set<number>();
-    if (!this.backlog) return paused;
+    if (!this.backlog) return { paused };
     const perBase = new Map<number, number>();
     for (const e of events) perBase.set(e.baseId, (perBase.get(e.baseId) ?? 0) + 1);
     const queued = await repo.backlogOf(trx, hooks.map((h) => h.id));
@@ -94,6 +158,6 @@ export class WebhookEventConsumer implements EventConsumer {
       const reason = `More than ${this.backlog.max} deliveries were queued (the receiver does not keep up); changes after that were not queued.`;
       await this.backlog.pause(trx, hook.id, hook.url, reason, now);
     }
-    return paused;
+    return { paused, queued };
   }
 }

@@ -75,6 +75,9 @@ export function createWebhooksModule(deps: WebhooksModuleDeps): WebhooksModule {
     ...(deps.notify ? { notify: deps.notify } : {}),
   });
   const deliverer = new WebhookDeliverer(delivery, deps.clock, { heartbeatMs: delivery.heartbeatMs });
+  // In-process hand-off: while this process runs the delivery loop, the dispatcher's new deliveries
+  // that may go at once are created leased to it and passed over in memory (no claim round trip).
+  delivery.useHandoff(() => deliverer.running);
   const wake = () => deliverer.wake();
   const service = new WebhooksService({
     db: deps.db,
@@ -92,7 +95,7 @@ export function createWebhooksModule(deps: WebhooksModuleDeps): WebhooksModule {
     consumer: new WebhookEventConsumer(() => deps.clock.now(), wake, {
       max: config.webhookMaxBacklog,
       pause: (trx, webhookId, url, reason, now) => delivery.disableAndTell(trx, webhookId, url, reason, now),
-    }),
+    }, delivery),
     deliverer,
     prune: () => delivery.prune(),
     ticks: [{ name: 'webhook-log-prune', pattern: '0 23 3 * * *', leaseMs: 30 * 60_000, run: () => delivery.prune() }],

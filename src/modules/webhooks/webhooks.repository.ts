@@ -66,6 +66,20 @@ export async function validForBases(db: Executor, baseIds: number[]): Promise<Ar
   return rows.map((r) => ({ id: Number(r.id), base_id: Number(r.base_id), start_event_id: Number(r.start_event_id), url: r.url }));
 }
 
+/**
+ * A hand-off took deliveries of these webhooks: like a claim, it counts as their turn for a slot
+ * (`last_claimed_at`, the round-robin order). Returns what sending needs (the secret is sealed).
+ */
+export async function markHandedOff(
+  db: Executor,
+  ids: number[],
+  now: number,
+): Promise<Map<number, { url: string; secret: string | null; failure_streak: number }>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.updateTable('webhooks').set({ last_claimed_at: now }).where('id', 'in', ids).returning(['id', 'url', 'secret', 'failure_streak']).execute();
+  return new Map(rows.map((r) => [Number(r.id), { url: r.url, secret: r.secret, failure_streak: Number(r.failure_streak) }]));
+}
+
 /** Which of these bases have a valid webhook (one indexed lookup). */
 export async function basesWithWebhooks(db: Executor, baseIds: number[]): Promise<number[]> {
   if (baseIds.length === 0) return [];

@@ -1,0 +1,114 @@
+/**
+ * Where a webhook delivery's time goes (issue 18): 1,000 single-row inserts at 10 concurrency, one
+ * webhook (BENCH_SINGLE_WEBHOOKS), receiver in a child process answering at once. For every delivery:
+ * commit (the insert's 200) → queued (the delivery row's created_at) → sent (its attempt's started_at)
+ * → received (the receiver's clock; same machine). Also counts the claims made and the deliveries
+ * handed off in memory (no claim).
+ *
+ *   npx tsx bench/webhooks.probe.ts          # BENCH_SINGLE_INSERTS=1000 BENCH_SINGLE_WEBHOOKS=1
+ *   BENCH_CHECKOUT=/path/to/other/checkout npx tsx bench/webhooks.probe.ts
+ */
+import { fork } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type * as Cases from './lib/webhook-cases.js';
+
+const WEBHOOKS = Number(process.env.BENCH_SINGLE_WEBHOOKS ?? 1);
+const INSERTS = Number(process.env.BENCH_SINGLE_INSERTS ?? 1000);
+const CONCURRENCY = 10;
+const benchFile = path.join(path.dirname(fileURLToPath(import.meta.url)), 'webhooks.bench.ts');
+const child = fork(benchFile, ['receiver'], { execArgv: ['--import', 'tsx'], stdio: 'inherit' });
+const port = await new Promise<number>((resolve) => child.once('message', (m: { port: number }) => resolve(m.port)));
+const ask = <T>(cmd: string) =>
+  new Promise<T>((resolve) => {
+    child.once('message', (m) => resolve(m as T));
+    child.send({ cmd });
+  });
+const checkout = process.env.BENCH_CHECKOUT;
+const cases = (await import(checkout ? path.join(path.resolve(checkout), 'bench/lib/webhook-cases.ts') : './lib/webhook-cases.js')) as typeof Cases;
+const dir = mkdtempSync(path.join(tmpdir(), 'basegate-probe-webhooks-'));
+
+function spread(label: string, values: number[]): string {
+  const sorted = [...values].sort((a, b) => a - b);
+  return `${label.padEnd(20)} p50 ${String(cases.percentile(sorted, 0.5)).padStart(5)} ms  p90 ${String(cases.percentile(sorted, 0.9)).padStart(5)} ms  p99 ${String(cases.percentile(sorted, 0.99)).padStart(5)} ms`;
+}
+
+try {
+  const s = await cases.stand('sqlite', dir, null);
+  try {
+    const base = await cases.benchBase(s, 'probe', Array.from({ length: WEBHOOKS }, (_, i) => `http://127.0.0.1:${port}/probe/${i}`));
+    await ask('reset');
+    // Counted by wrapping the worker's methods (a probe, not production code).
+    const delivery = s.container.webhooks.delivery as unknown as Record<string, (...args: unknown[]) => unknown>;
+    let claims = 0;
+    let handedOff = 0;
+    const claim = delivery.claim!.bind(delivery);
+    delivery.claim = (...args: unknown[]) => {
+      claims++;
+      return claim(...args);
+    };
+    if (typeof delivery.accept === 'function') {
+      const accept = delivery.accept.bind(delivery);
+      delivery.accept = (...args: unknown[]) => {
+        handedOff += (args[0] as unknown[]).length;
+        return accept(...args);
+      };
+    }
+    s.container.dispatcher.start();
+    s.container.webhooks.deliverer.start();
+    const committedAt = new Map<string, number>();
+    let next = 0;
+    const cpu0 = process.cpuUsage();
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (next < INSERTS) {
+          next++;
+          const res = await cases.append(s, base, [{ Name: `row ${next}` }]);
+          committedAt.set(res.json<{ row_ids: Array<{ _id: string }> }>().row_ids[0]!._id, Date.now());
+        }
+      }),
+    );
+    for (;;) {
+      const { count } = await ask<{ count: number }>('count');
+      if (count >= INSERTS * WEBHOOKS) break;
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    const cpu = process.cpuUsage(cpu0);
+    // Once every delivery arrived and was recorded, no slot may stay taken (a leak would end the hand-off).
+    for (let i = 0; i < 200 && Number(delivery.inFlight ?? 0) > 0; i++) await new Promise((r) => setTimeout(r, 10));
+    const slots = { inFlight: delivery.inFlight, reserved: delivery.reserved };
+    const { received } = await ask<{ received: Array<{ time: number; path: string; rowId: string }> }>('received');
+    const rows = await s.container.db
+      .selectFrom('webhook_deliveries as d')
+      .innerJoin('webhook_attempts as a', 'a.delivery_id', 'd.id')
+      .innerJoin('webhooks as w', 'w.id', 'd.webhook_id')
+      .select(['d.row_key', 'd.created_at', 'a.started_at', 'w.url'])
+      .execute();
+    const byKey = new Map(rows.map((r) => [`${new URL(r.url).pathname}|${r.row_key}`, r]));
+    const queued: number[] = [];
+    const sent: number[] = [];
+    const arrived: number[] = [];
+    const total: number[] = [];
+    for (const r of received) {
+      const row = byKey.get(`${r.path}|${r.rowId}`);
+      const commit = committedAt.get(r.rowId);
+      if (!row || commit === undefined) continue;
+      queued.push(Number(row.created_at) - commit);
+      sent.push(Number(row.started_at) - Number(row.created_at));
+      arrived.push(r.time - Number(row.started_at));
+      total.push(r.time - commit);
+    }
+    console.log(`${checkout ?? '.'}: ${INSERTS} single-row inserts at ${CONCURRENCY} concurrency, ${WEBHOOKS} webhook(s); ${claims} claims, ${handedOff} handed off; CPU ${Math.round((cpu.user + cpu.system) / 1000)} ms; slots taken at the end ${JSON.stringify(slots)}`);
+    console.log(spread('commit → queued', queued));
+    console.log(spread('queued → sent', sent));
+    console.log(spread('sent → received', arrived));
+    console.log(spread('commit → received', total));
+  } finally {
+    await s.dispose();
+  }
+} finally {
+  child.kill();
+  rmSync(dir, { recursive: true, force: true });
+}
