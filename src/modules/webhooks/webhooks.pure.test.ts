@@ -204,7 +204,7 @@ describe('webhook configuration', () => {
     expect(config.webhookAllowPrivate).toBe(false);
     expect(config.webhookRetrySchedule).toEqual([5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000]);
     expect(config.webhookRetentionDays).toBe(30);
-    expect(config.webhookConcurrency).toBe(256);
+    expect(config.webhookConcurrency).toBe(512);
     expect(config.webhookLanes).toBe(32);
     expect(config.webhookWorkerStaleMs).toBe(3_000);
   });
