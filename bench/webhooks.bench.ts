@@ -14,16 +14,16 @@
  * 100 ms with one webhook and under 250 ms with ten, at 1,000 inserts; 10,000 changes to a 10 ms
  * receiver within 15 s). `bench/webhooks.probe.ts` splits one delivery's time into its hops.
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { buildApp } from '../src/app.js';
 import { createContainer } from '../src/container.js';
 import { migrateToLatest, type DialectName } from '../src/db/index.js';
 import { benchDatabase } from './lib/databases.js';
+import { startReceiverChild } from './lib/receiver-child.js';
 import {
   afterKill,
   appendWithAndWithoutSubscribers,
@@ -102,15 +102,8 @@ interface Receiver {
   child: ChildProcess;
 }
 
-async function startReceiver(): Promise<Receiver> {
-  const child = fork(fileURLToPath(import.meta.url), ['receiver'], { execArgv: process.execArgv, stdio: 'inherit' });
-  const port = await new Promise<number>((resolve) => child.once('message', (m: { port: number }) => resolve(m.port)));
-  const ask = <T>(cmd: string) =>
-    new Promise<T>((resolve) => {
-      child.once('message', (m) => resolve(m as T));
-      child.send({ cmd });
-    });
-  return { port, ask, child };
+function startReceiver(): Promise<Receiver> {
+  return startReceiverChild();
 }
 
 function database(dialect: DialectName, dir: string) {

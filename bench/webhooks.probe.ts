@@ -8,26 +8,17 @@
  *   npx tsx bench/webhooks.probe.ts          # BENCH_SINGLE_INSERTS=1000 BENCH_SINGLE_WEBHOOKS=1
  *   BENCH_CHECKOUT=/path/to/other/checkout npx tsx bench/webhooks.probe.ts
  */
-import { fork } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import type * as Cases from './lib/webhook-cases.js';
+import { startReceiverChild, webhookCases } from './lib/receiver-child.js';
 
 const WEBHOOKS = Number(process.env.BENCH_SINGLE_WEBHOOKS ?? 1);
 const INSERTS = Number(process.env.BENCH_SINGLE_INSERTS ?? 1000);
 const CONCURRENCY = 10;
-const benchFile = path.join(path.dirname(fileURLToPath(import.meta.url)), 'webhooks.bench.ts');
-const child = fork(benchFile, ['receiver'], { execArgv: ['--import', 'tsx'], stdio: 'inherit' });
-const port = await new Promise<number>((resolve) => child.once('message', (m: { port: number }) => resolve(m.port)));
-const ask = <T>(cmd: string) =>
-  new Promise<T>((resolve) => {
-    child.once('message', (m) => resolve(m as T));
-    child.send({ cmd });
-  });
+const { port, ask, child } = await startReceiverChild();
 const checkout = process.env.BENCH_CHECKOUT;
-const cases = (await import(checkout ? path.join(path.resolve(checkout), 'bench/lib/webhook-cases.ts') : './lib/webhook-cases.js')) as typeof Cases;
+const cases = await webhookCases();
 const dir = mkdtempSync(path.join(tmpdir(), 'basegate-probe-webhooks-'));
 
 function spread(label: string, values: number[]): string {

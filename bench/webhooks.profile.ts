@@ -6,13 +6,11 @@
  * Prints insert rate, commit → receipt p50/p99 and the CPU time of this process (server and the
  * in-process client; the receiver runs in a child process, without the profiler).
  */
-import { fork } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import SQLite from 'better-sqlite3';
-import type * as Cases from './lib/webhook-cases.js';
+import { startReceiverChild, webhookCases } from './lib/receiver-child.js';
 
 /** BENCH_SQL_TIMES=1: time spent in SQLite per statement shape (numbers and parameter lists collapsed). */
 const sqlTimes = new Map<string, { ms: number; n: number }>();
@@ -37,16 +35,9 @@ if (process.env.BENCH_SQL_TIMES) {
 
 const WEBHOOKS = Number(process.env.BENCH_SINGLE_WEBHOOKS ?? 10);
 const INSERTS = Number(process.env.BENCH_SINGLE_INSERTS ?? 1000);
-const benchFile = path.join(path.dirname(fileURLToPath(import.meta.url)), 'webhooks.bench.ts');
-const child = fork(benchFile, ['receiver'], { execArgv: ['--import', 'tsx'], stdio: 'inherit' });
-const port = await new Promise<number>((resolve) => child.once('message', (m: { port: number }) => resolve(m.port)));
-const ask = <T>(cmd: string) =>
-  new Promise<T>((resolve) => {
-    child.once('message', (m) => resolve(m as T));
-    child.send({ cmd });
-  });
+const { port, ask, child } = await startReceiverChild();
 const checkout = process.env.BENCH_CHECKOUT;
-const { singleInserts } = (await import(checkout ? path.join(path.resolve(checkout), 'bench/lib/webhook-cases.ts') : './lib/webhook-cases.js')) as typeof Cases;
+const { singleInserts } = await webhookCases();
 const dir = mkdtempSync(path.join(tmpdir(), 'basegate-profile-webhooks-'));
 try {
   const cpu0 = process.cpuUsage();

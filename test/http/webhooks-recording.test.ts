@@ -1,6 +1,6 @@
 import { sql, type KyselyPlugin } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db } from '../../src/db/index.js';
+import type { Db, DialectName } from '../../src/db/index.js';
 import { AttemptRecorder } from '../../src/modules/webhooks/attempt-recorder.js';
 import { beat } from '../../src/modules/webhooks/claim.repository.js';
 import { claimDue } from '../../src/modules/webhooks/deliveries.repository.js';
@@ -115,53 +115,52 @@ describe.each(DIALECTS)('batched recording of attempts (%s)', (dialect) => {
 });
 
 describe.each(DIALECTS)('a crash between sending and recording (%s)', (dialect) => {
-  let shared: SharedDatabase;
-  let receiver: Receiver;
-
-  beforeAll(async () => {
-    shared = new SharedDatabase(dialect);
-    receiver = await new Receiver().start();
-  });
-  afterAll(async () => {
-    await receiver?.close();
-    await shared.dispose();
-  });
-
   it('sends the delivery again after the restart, with the same webhook-id, and logs the recorded attempt', async () => {
-    const clock = new ManualClock();
-    const open = async () => createTestApp(dialect, { WEBHOOK_ALLOW_PRIVATE: 'true' }, { database: await shared.open(), clock });
-    const first = await open();
-    const owner = await createUser(first);
-    const base = await createBase(first, owner);
-    const hook = await createWebhook(first, owner, base, { url: receiver.url('/crash') });
-    await emit(first, [changeEvent(base)]);
-    // The outcome cannot be written (as if the process died before its batch committed).
-    await sql`ALTER TABLE webhook_attempts RENAME TO webhook_attempts_away`.execute(first.container.db);
-    await first.container.webhooks.deliverer.runOnce();
-    await sql`ALTER TABLE webhook_attempts_away RENAME TO webhook_attempts`.execute(first.container.db);
-    expect(receiver.received).toHaveLength(1);
-    const held = await first.container.db.selectFrom('webhook_deliveries').select(['status', 'claim_token']).where('webhook_id', '=', hook.id).executeTakeFirstOrThrow();
-    expect(held.status).toBe('pending');
-    expect(held.claim_token).not.toBeNull(); // still leased: nobody else sends it while this process lives
-    await first.close();
-
-    // SQLite frees every lease at start; PostgreSQL takes over the lease of a worker silent for the stale time.
-    clock.advance(HEARTBEAT_STALE_MS + 1);
-    const second = await open();
+    const shared = new SharedDatabase(dialect);
+    const receiver = await new Receiver().start();
     try {
-      expect(await drain(second)).toBe(1);
-      expect(receiver.received).toHaveLength(2);
-      expect(receiver.received[1]!.headers['webhook-id']).toBe(receiver.received[0]!.headers['webhook-id']);
-      expect(receiver.received[1]!.body).toBe(receiver.received[0]!.body);
-      const delivery = await second.container.db.selectFrom('webhook_deliveries').selectAll().where('webhook_id', '=', hook.id).executeTakeFirstOrThrow();
-      expect(delivery).toMatchObject({ status: 'succeeded', attempts: 1 });
-      const attempts = await second.container.db.selectFrom('webhook_attempts').select(['attempt', 'outcome']).where('delivery_id', '=', delivery.id).execute();
-      expect(attempts).toEqual([{ attempt: 1, outcome: 'success' }]);
+      await crashAndRestart(dialect, shared, receiver);
     } finally {
-      await second.close();
+      await receiver.close();
+      await shared.dispose();
     }
   });
 });
+
+async function crashAndRestart(dialect: DialectName, shared: SharedDatabase, receiver: Receiver): Promise<void> {
+  const clock = new ManualClock();
+  const open = async () => createTestApp(dialect, { WEBHOOK_ALLOW_PRIVATE: 'true' }, { database: await shared.open(), clock });
+  const first = await open();
+  const owner = await createUser(first);
+  const base = await createBase(first, owner);
+  const hook = await createWebhook(first, owner, base, { url: receiver.url('/crash') });
+  await emit(first, [changeEvent(base)]);
+  // The outcome cannot be written (as if the process died before its batch committed).
+  await sql`ALTER TABLE webhook_attempts RENAME TO webhook_attempts_away`.execute(first.container.db);
+  await first.container.webhooks.deliverer.runOnce();
+  await sql`ALTER TABLE webhook_attempts_away RENAME TO webhook_attempts`.execute(first.container.db);
+  expect(receiver.received).toHaveLength(1);
+  const held = await first.container.db.selectFrom('webhook_deliveries').select(['status', 'claim_token']).where('webhook_id', '=', hook.id).executeTakeFirstOrThrow();
+  expect(held.status).toBe('pending');
+  expect(held.claim_token).not.toBeNull(); // still leased: nobody else sends it while this process lives
+  await first.close();
+
+  // SQLite frees every lease at start; PostgreSQL takes over the lease of a worker silent for the stale time.
+  clock.advance(HEARTBEAT_STALE_MS + 1);
+  const second = await open();
+  try {
+    expect(await drain(second)).toBe(1);
+    expect(receiver.received).toHaveLength(2);
+    expect(receiver.received[1]!.headers['webhook-id']).toBe(receiver.received[0]!.headers['webhook-id']);
+    expect(receiver.received[1]!.body).toBe(receiver.received[0]!.body);
+    const delivery = await second.container.db.selectFrom('webhook_deliveries').selectAll().where('webhook_id', '=', hook.id).executeTakeFirstOrThrow();
+    expect(delivery).toMatchObject({ status: 'succeeded', attempts: 1 });
+    const attempts = await second.container.db.selectFrom('webhook_attempts').select(['attempt', 'outcome']).where('delivery_id', '=', delivery.id).execute();
+    expect(attempts).toEqual([{ attempt: 1, outcome: 'success' }]);
+  } finally {
+    await second.close();
+  }
+}
 
 /** Pauses the first query's result until `open()` is called. */
 function gate(): { plugin: KyselyPlugin; open(): void; reached: Promise<void> } {
