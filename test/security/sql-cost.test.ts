@@ -7,10 +7,9 @@ import { connect, migrateToLatest } from '../../src/db/index.js';
 import { SqlThreads } from '../../src/modules/sql/index.js';
 import { DIALECTS, createTestApp, type TestApp } from '../helpers/index.js';
 import { addTable, appendRows, gateway, type Gateway } from '../http/rows.fixtures.js';
+import { expectSelectsOnThreadSeeWrites, threadsOf } from './sql-threads-support.js';
 
 const orTerms = (n: number) => `SELECT * FROM T WHERE ${Array.from({ length: n }, (_, i) => `Name = 'v${i}'`).join(' OR ')}`;
-
-const threadsOf = (t: TestApp) => (t.container.sql as unknown as { limited: { threads: SqlThreads } }).limited.threads;
 
 describe.each(DIALECTS)('SQL cost limits (%s)', (dialect) => {
   describe('defaults', () => {
@@ -158,20 +157,5 @@ describe('SELECTs on a SQLite file run on a SQL thread', () => {
     await t.close();
   });
 
-  it('answers from the thread and sees the writes committed before it', async () => {
-    const threads = threadsOf(t);
-    const query = threads.query.bind(threads);
-    let onThread = 0;
-    threads.query = (...args) => {
-      onThread++;
-      return query(...args);
-    };
-    const res = await g.call('POST', 'sql/', { sql: "SELECT Name FROM T WHERE Name != 'zzz' ORDER BY Name", convert_keys: true });
-    expect(res.statusCode).toBe(200);
-    expect(res.json().results.map((r: { Name: string }) => r.Name)).toEqual(['a', 'b']);
-    expect(onThread).toBe(1);
-    await appendRows(g, 'T', [{ Name: 'c' }]);
-    const again = await g.call('POST', 'sql/', { sql: 'SELECT COUNT(*) FROM T' });
-    expect(again.json().results[0]).toEqual({ 'COUNT(*)': 3 });
-  });
+  it('answers from the thread and sees the writes committed before it', () => expectSelectsOnThreadSeeWrites(t, g));
 });

@@ -4,14 +4,13 @@ import { ConfigError, loadConfig } from '../../src/config/index.js';
 import { SqlThreads } from '../../src/modules/sql/index.js';
 import { createTestApp, type TestApp } from '../helpers/index.js';
 import { addTable, appendRows, gateway, type Gateway } from '../http/rows.fixtures.js';
+import { expectSelectsOnThreadSeeWrites } from './sql-threads-support.js';
 
 /*
  * A SQLite database in memory (the test suite's default) has no file a SQL thread could open: its
  * SELECTs run on a thread over a copy taken when the query is asked for, under the same time limit.
  * A server cannot be configured with one.
  */
-
-const threadsOf = (t: TestApp) => (t.container.sql as unknown as { limited: { threads: SqlThreads } }).limited.threads;
 
 describe('SQL threads on a SQLite database in memory', () => {
   let db: SQLite.Database;
@@ -62,23 +61,7 @@ describe('SELECTs of the SQL endpoint on a SQLite database in memory run on a SQ
   });
   afterAll(() => t.close());
 
-  it('answers from the thread and sees the writes committed before it', async () => {
-    const threads = threadsOf(t);
-    const query = threads.query.bind(threads);
-    let onThread = 0;
-    threads.query = (...args) => {
-      onThread++;
-      return query(...args);
-    };
-    const res = await g.call('POST', 'sql/', { sql: "SELECT Name FROM T WHERE Name != 'zzz' ORDER BY Name", convert_keys: true });
-    expect(res.statusCode).toBe(200);
-    expect(res.json().results.map((r: { Name: string }) => r.Name)).toEqual(['a', 'b']);
-    expect(onThread).toBe(1);
-    await appendRows(g, 'T', [{ Name: 'c' }]);
-    const again = await g.call('POST', 'sql/', { sql: 'SELECT COUNT(*) FROM T' });
-    expect(again.json().results[0]).toEqual({ 'COUNT(*)': 3 });
-    expect(onThread).toBe(2);
-  });
+  it('answers from the thread and sees the writes committed before it', () => expectSelectsOnThreadSeeWrites(t, g));
 });
 
 describe('a server cannot use a SQLite database in memory', () => {

@@ -192,22 +192,8 @@ export async function listRowTexts(db: Executor, dialect: DialectName, q: ListQu
 
 /** `scanTable` answering row texts (see `rowTextSql`): the whole-base read. */
 export async function* scanTableTexts(db: Executor, dialect: DialectName, baseId: number, tableId: string, batch = 1000): AsyncGenerator<string[]> {
-  let after = 0;
-  for (;;) {
-    const rows = await db
-      .selectFrom('base_rows')
-      .select(['id', rowTextSql(dialect).as('r')])
-      .where('base_id', '=', baseId)
-      .where('table_id', '=', tableId)
-      .where('id', '>', after)
-      .orderBy('id')
-      .limit(batch)
-      .execute();
-    if (rows.length === 0) return;
-    yield rows.map((r) => r.r);
-    after = Number(rows[rows.length - 1]!.id);
-    if (rows.length < batch) return;
-  }
+  const pages = byId(batch, (after) => tablePage(db, baseId, tableId, after, batch).select(['id', rowTextSql(dialect).as('r')]).execute());
+  for await (const rows of pages) yield rows.map((r) => r.r);
 }
 
 /**
@@ -254,19 +240,22 @@ export async function countRows(db: Executor, baseId: number, tableId: string): 
 
 /** Every row of a table in insertion order, `batch` at a time (structural rewrites, whole-base export). */
 export async function* scanTable(db: Executor, baseId: number, tableId: string, batch = 1000): AsyncGenerator<StoredRow[]> {
+  const pages = byId(batch, (after) => tablePage(db, baseId, tableId, after, batch).select(['id', ...ROW_COLUMNS]).execute());
+  for await (const rows of pages) yield rows.map(toStored);
+}
+
+/** One page of a table's rows after the row with id `after`, in id order (select the columns to read). */
+function tablePage(db: Executor, baseId: number, tableId: string, after: number, batch: number) {
+  return db.selectFrom('base_rows').where('base_id', '=', baseId).where('table_id', '=', tableId).where('id', '>', after).orderBy('id').limit(batch);
+}
+
+/** Pages by id (keyset): each page starts after the last id of the one before, until a short page. */
+async function* byId<R extends { id: unknown }>(batch: number, page: (after: number) => Promise<R[]>): AsyncGenerator<R[]> {
   let after = 0;
   for (;;) {
-    const rows = await db
-      .selectFrom('base_rows')
-      .select(['id', ...ROW_COLUMNS])
-      .where('base_id', '=', baseId)
-      .where('table_id', '=', tableId)
-      .where('id', '>', after)
-      .orderBy('id')
-      .limit(batch)
-      .execute();
+    const rows = await page(after);
     if (rows.length === 0) return;
-    yield rows.map(toStored);
+    yield rows;
     after = Number(rows[rows.length - 1]!.id);
     if (rows.length < batch) return;
   }
