@@ -1,6 +1,6 @@
 import type { Db, DialectName } from '../../db/index.js';
 import type { Clock } from '../../shared/clock.js';
-import { filterToSql, parseFilters } from '../rows/filters/index.js';
+import { filterToSql, parseFilters } from '../filters/index.js';
 import { loadBaseContext, nameLookup } from './base-context.js';
 import { matchingRowsPage } from './deadline.repository.js';
 import { detailFor, recipientsFor } from './engine.js';

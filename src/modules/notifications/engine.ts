@@ -1,5 +1,5 @@
 import type { ChangeEvent, OpType } from '../events/index.js';
-import { matchesRow, type FilterContext, type StoredRow } from '../rows/filters/index.js';
+import { matchesRow, type FilterContext, type StoredRow } from '../filters/index.js';
 import type { PreparedRule } from './rule-check.js';
 import type { Members, RuleNotificationDetail, TriggerCondition } from './rules.model.js';
 import { renderMessage } from './templating.js';

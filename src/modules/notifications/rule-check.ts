@@ -1,4 +1,4 @@
-import { parseFilters, type CompiledFilter } from '../rows/filters/index.js';
+import { parseFilters, type CompiledFilter } from '../filters/index.js';
 import { columnByKey, columnByName, isDateColumn, tableById, viewById, type MetaColumn, type MetaDoc, type MetaTable, type MetaView } from './metadata-doc.js';
 import type { Members, Rule } from './rules.model.js';
 import { filterColumns } from './rules.validation.js';

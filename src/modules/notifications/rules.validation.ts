@@ -1,5 +1,5 @@
 import { badRequest } from '../../shared/errors.js';
-import { parseFilters, type FilterColumn } from '../rows/filters/index.js';
+import { parseFilters, type FilterColumn } from '../filters/index.js';
 import { USER_COLUMN_TYPES, columnByKey, isDateColumn, columnByName, tableById, viewById, type MetaDoc, type MetaTable } from './metadata-doc.js';
 import {
   DEFAULT_NOTIFY_HOUR,

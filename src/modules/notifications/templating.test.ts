@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { StoredRow } from '../rows/filters/index.js';
+import type { StoredRow } from '../filters/index.js';
 import type { MetaTable } from './metadata-doc.js';
 import { formatDate, formatDuration, formatNumber, renderMessage } from './templating.js';
 

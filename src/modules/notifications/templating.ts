@@ -1,5 +1,5 @@
 import type { MetaColumn, MetaTable } from './metadata-doc.js';
-import type { StoredRow } from '../rows/filters/index.js';
+import type { StoredRow } from '../filters/index.js';
 
 /**
  * `default_msg` templating: `{Column Name}` is replaced by the row's display value of the column of

@@ -1,7 +1,7 @@
 import type { Expression, SqlBool } from 'kysely';
 import type { DialectName } from '../../db/index.js';
 import { apiError } from '../../shared/errors.js';
-import { filterToSql, parseFilters, type CompiledFilter, type FilterContext } from './filters/index.js';
+import { filterToSql, parseFilters, type CompiledFilter, type FilterContext } from '../filters/index.js';
 import type { TableMeta } from './metadata.js';
 
 /** Compile filters against a table's columns; 404 for an unknown column (as the original), else 400. */

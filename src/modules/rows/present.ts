@@ -1,4 +1,4 @@
-import type { StoredRow } from './filters/index.js';
+import type { StoredRow } from '../filters/index.js';
 import type { ColumnMeta } from './metadata.js';
 import { lockFields } from './row-locks.js';
 import { isDateColumn, presentDate } from '../../shared/dates/index.js';

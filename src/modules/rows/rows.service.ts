@@ -3,7 +3,7 @@ import type { Db } from '../../db/index.js';
 import { badRequest, notFound } from '../../shared/errors.js';
 import type { Actor, BaseRef, BaseWriter, WriteScope } from './base-writer.js';
 import { compileFilter, filterWhere } from './filter-adapter.js';
-import type { FilterContext } from './filters/index.js';
+import type { FilterContext } from '../filters/index.js';
 import { newRowId } from './ids.js';
 import { computeFormulas } from './formula-columns.js';
 import { loadLinkCells, loadLinkJson } from './link-cells.js';

@@ -5,11 +5,10 @@
  */
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DbHandle } from '../../../db/index.js';
-import { DIALECTS, createTestDatabase } from '../../../../test/helpers/db.js';
+import type { DbHandle } from '../../db/index.js';
+import { DIALECTS, createTestDatabase } from '../../../test/helpers/db.js';
 import { COLUMNS, CONTEXTS, NOW, ROWS, U1, U2, prng, randomFilter } from './equivalence.fixture.js';
 import { filterToSql, matchesRow, parseFilters } from './index.js';
-import { toRecord } from '../rows.repository.js';
 
 interface ScratchDb {
   base_rows: {
@@ -204,7 +203,17 @@ describe.each(DIALECTS)('filter engine equivalence (%s)', (dialect) => {
     await db
       .insertInto('base_rows')
       .values([
-        ...ROWS.map((r, i) => ({ id: i + 1, ...toRecord(1, '0000', r) })),
+        ...ROWS.map((r, i) => ({
+          id: i + 1,
+          base_id: 1,
+          table_id: '0000',
+          row_id: r._id,
+          data: JSON.stringify(r.data),
+          ctime: r._ctime,
+          mtime: r._mtime,
+          creator: r._creator,
+          last_modifier: r._last_modifier,
+        })),
         // A row of another base: the filter composes with the caller's own conditions.
         { id: 999, base_id: 2, table_id: '0000', row_id: 'other', data: '{"0000":"Alpha"}', ctime: NOW, mtime: NOW, creator: U1, last_modifier: U1 },
       ])
