@@ -8,9 +8,8 @@ import type {
   WorkspacesTable,
 } from '../modules/workspaces/workspaces.table.js';
 import type { BaseLinksTable, BaseRowsTable } from '../modules/rows/rows.table.js';
-import type { EventColumnsTable, EventConsumersTable, EventsTable } from '../modules/events/events.table.js';
-import type { StructureEventsTable } from '../modules/events/structure-events.js';
-import type { RealtimePresenceTable } from '../modules/realtime/presence.js';
+import type { EventColumnsTable, EventConsumersTable, EventsTable, StructureEventsTable } from '../modules/events/events.table.js';
+import type { RealtimePresenceTable } from '../modules/realtime/realtime.table.js';
 import type { RateLimitOverridesTable } from '../modules/limits/limits.table.js';
 import type { ApiTokensTable, CredentialVersionsTable } from '../modules/tokens/tokens.table.js';
 import type {

@@ -36,3 +36,17 @@ export interface EventConsumersTable {
   last_event_id: number;
   updated_at: number;
 }
+
+export interface StructureEventsTable {
+  id: Generated<number>;
+  base_id: number;
+  base_uuid: string;
+  /** The highest `events` id committed before this change: it goes after that event and before the next. */
+  after_event_id: number;
+  /** JSON operation object (`op_type`, `table_id`, …). */
+  op: string;
+  op_user: string;
+  op_app: string | null;
+  op_time: number;
+  created_at: number;
+}

@@ -1,20 +1,6 @@
-import { sql, type Generated } from 'kysely';
+import { sql } from 'kysely';
 import type { DialectName, Executor } from '../../db/index.js';
 import { EVENTS_COMMIT_LOCK } from './events.repository.js';
-
-export interface StructureEventsTable {
-  id: Generated<number>;
-  base_id: number;
-  base_uuid: string;
-  /** The highest `events` id committed before this change: it goes after that event and before the next. */
-  after_event_id: number;
-  /** JSON operation object (`op_type`, `table_id`, …). */
-  op: string;
-  op_user: string;
-  op_app: string | null;
-  op_time: number;
-  created_at: number;
-}
 
 /** A committed structure change of a base, for the live channel. */
 export interface StructureEvent {

@@ -2,12 +2,6 @@ import { sql } from 'kysely';
 import type { Db, Executor } from '../../db/index.js';
 import type { Clock } from '../../shared/clock.js';
 
-export interface RealtimePresenceTable {
-  base_id: number;
-  /** Milliseconds since the epoch: until then the base counts as listened to. */
-  expires_at: number;
-}
-
 /** Bases per statement when refreshing many at once (well under both engines' parameter limits). */
 const CHUNK = 500;
 
