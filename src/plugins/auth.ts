@@ -1,40 +1,14 @@
 import fp from 'fastify-plugin';
 import type { FastifyRequest } from 'fastify';
+import { parseAuthorization } from '../shared/authorization.js';
 import { detailError } from '../shared/errors.js';
-import type { AccountsService, AccountUser } from '../modules/accounts/index.js';
+import type { AccountsService } from '../modules/accounts/index.js';
 
 declare module 'fastify' {
-  interface FastifyRequest {
-    /** The Account-Token's user on routes with `config.auth` of `account` or `admin`. */
-    account: AccountUser | null;
-  }
   interface FastifyContextConfig {
     /** Which credential the route requires; checked in onRequest, before the body is validated. */
     auth?: 'account' | 'admin';
   }
-}
-
-export type ParsedAuthorization =
-  | { kind: 'token'; token: string }
-  | { kind: 'missing' }
-  | { kind: 'empty' }
-  | { kind: 'spaces' };
-
-/** Parse `Authorization: Token|Bearer <t>` (scheme in any case), as the original's DRF authentication. */
-export function parseAuthorization(header: string | undefined): ParsedAuthorization {
-  if (!header) return { kind: 'missing' };
-  const parts = header.trim().split(/\s+/);
-  const scheme = parts[0]?.toLowerCase();
-  if (scheme !== 'token' && scheme !== 'bearer') return { kind: 'missing' };
-  if (parts.length === 1) return { kind: 'empty' };
-  if (parts.length > 2) return { kind: 'spaces' };
-  return { kind: 'token', token: parts[1]! };
-}
-
-/** The token of an `Authorization` header, or null when absent or malformed. */
-export function bearerToken(request: FastifyRequest): string | null {
-  const parsed = parseAuthorization(request.headers.authorization);
-  return parsed.kind === 'token' ? parsed.token : null;
 }
 
 export const authPlugin = fp<{ accounts: AccountsService }>(
@@ -67,10 +41,4 @@ async function authenticate(request: FastifyRequest, mode: 'account' | 'admin', 
     throw detailError(403, 'You do not have permission to perform this action.');
   }
   request.account = user;
-}
-
-/** The authenticated account of a route declared with `config.auth`; throws if misused. */
-export function currentAccount(request: FastifyRequest): AccountUser {
-  if (!request.account) throw new Error('route is missing config.auth');
-  return request.account;
 }

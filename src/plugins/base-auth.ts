@@ -2,21 +2,11 @@ import fp from 'fastify-plugin';
 import type { FastifyRequest } from 'fastify';
 import { apiError, type AppError } from '../shared/errors.js';
 import { normalizeUuid } from '../shared/ids.js';
-import { parseAuthorization } from './auth.js';
-import type { BaseTokenClaims, BaseTokenVerifier, GatewayCheck } from '../modules/tokens/index.js';
-import type { BaseListing } from '../modules/workspaces/index.js';
-
-/** What a Base-Token-authenticated request may touch. */
-export interface GatewayAccess {
-  claims: BaseTokenClaims;
-  base: BaseListing;
-}
+import { parseAuthorization } from '../shared/authorization.js';
+import { decide } from '../modules/access/index.js';
+import type { BaseTokenVerifier, GatewayCheck } from '../modules/tokens/index.js';
 
 declare module 'fastify' {
-  interface FastifyRequest {
-    /** Set on `/api-gateway/` routes with `config.baseAuth`. */
-    gateway: GatewayAccess | null;
-  }
   interface FastifyContextConfig {
     /** `read` needs any valid Base-Token for the path's base; `write` needs an `rw` one. */
     baseAuth?: 'read' | 'write';
@@ -60,14 +50,9 @@ function admit(request: FastifyRequest, mode: 'read' | 'write', result: GatewayC
     if (result.reason === 'base-gone') return apiError(404, 'dtable not found.');
     return denied();
   }
-  if (mode === 'write' && result.claims.permission !== 'rw') {
+  if (mode === 'write' && !decide({ kind: 'base-token', permission: result.claims.permission }).canWrite) {
     return apiError(403, "You don't have permission to perform this operation on this base.");
   }
   request.gateway = { claims: result.claims, base: result.base };
   return undefined;
-}
-
-export function currentGateway(request: { gateway: GatewayAccess | null }): GatewayAccess {
-  if (!request.gateway) throw new Error('route is missing config.baseAuth');
-  return request.gateway;
 }

@@ -2,7 +2,7 @@ import fp from 'fastify-plugin';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AccountsService } from '../modules/accounts/index.js';
 import type { BaseTokenVerifier } from '../modules/tokens/index.js';
-import { bearerToken } from './auth.js';
+import { bearerToken } from '../shared/authorization.js';
 import {
   baseUuidFromParams,
   classify,

@@ -2,7 +2,8 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { SignJWT, decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorHandlerPlugin } from '../../src/plugins/error-handler.js';
-import { baseAuthPlugin, currentGateway } from '../../src/plugins/base-auth.js';
+import { baseAuthPlugin } from '../../src/plugins/base-auth.js';
+import { currentGateway } from '../../src/modules/access/index.js';
 import { BaseTokenSigner } from '../../src/modules/tokens/index.js';
 import {
   DIALECTS,

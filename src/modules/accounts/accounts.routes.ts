@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { AppError } from '../../shared/errors.js';
 import { parsePage } from '../../shared/pagination.js';
 import { isoSeconds } from '../../shared/time.js';
-import { currentAccount } from '../../plugins/auth.js';
+import { currentAccount } from './current-account.js';
 import type { AccountsService } from './accounts.service.js';
 import type { UserRow } from './accounts.repository.js';
 import {

@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { currentAccount, parseAuthorization } from '../../plugins/auth.js';
-import { currentGateway } from '../../plugins/base-auth.js';
+import { currentAccount } from '../accounts/index.js';
+import { parseAuthorization } from '../../shared/authorization.js';
+import { currentGateway } from '../access/index.js';
 import { detailError, permissionDenied } from '../../shared/errors.js';
 import type { AccountsService } from '../accounts/index.js';
 import type { ApiTokensService } from '../tokens/index.js';

@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { currentAccount } from '../../plugins/auth.js';
-import { currentGateway } from '../../plugins/base-auth.js';
+import { currentAccount } from '../accounts/index.js';
+import { currentGateway } from '../access/index.js';
 import { apiError, notFound, permissionDenied } from '../../shared/errors.js';
-import { atLeast, type BaseAccess } from '../workspaces/index.js';
+import { atLeast, type BaseAccess } from '../access/index.js';
 import { COMMENT_MAX_LENGTH, type CommentAuthor, type CommentBase, type CommentsService } from './comments.service.js';
 
 const tags = ['comments'];

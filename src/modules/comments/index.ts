@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Db } from '../../db/index.js';
 import type { Clock } from '../../shared/clock.js';
-import type { BaseAccess } from '../workspaces/index.js';
+import type { BaseAccess } from '../access/index.js';
 import { commentsRoutes } from './comments.routes.js';
 import { CommentsService, type Notify } from './comments.service.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../shared/clock.js';
 import { notFound } from '../../shared/errors.js';
-import type { BaseAccess } from '../workspaces/index.js';
+import type { BaseAccess } from '../access/index.js';
 import { BASE_KEY_TTL_MS, BaseKeyCache, MISSING_BASE_TTL_MS } from './base-key-cache.js';
 
 /** A BaseAccess stand-in over a name → uuid map that counts lookups. */

@@ -1,5 +1,5 @@
 import type { Clock } from '../../shared/clock.js';
-import type { BaseAccess } from '../workspaces/index.js';
+import type { BaseAccess } from '../access/index.js';
 import type { WorkspaceBaseRef } from './limit-policy.js';
 
 export const BASE_KEY_TTL_MS = 30_000;

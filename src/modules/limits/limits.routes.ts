@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { currentAccount } from '../../plugins/auth.js';
+import { currentAccount } from '../accounts/index.js';
 import { badRequest, notFound } from '../../shared/errors.js';
 import { normalizeUuid } from '../../shared/ids.js';
 import { isoSeconds } from '../../shared/time.js';

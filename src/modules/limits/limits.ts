@@ -1,9 +1,9 @@
 import type { Config } from '../../config/index.js';
 import type { Db } from '../../db/index.js';
 import type { Redis } from '../../platform/redis.js';
-import type { Metrics } from '../../plugins/metrics.js';
+import type { Metrics } from '../../platform/metrics.js';
 import type { Clock } from '../../shared/clock.js';
-import type { BaseAccess } from '../workspaces/index.js';
+import type { BaseAccess } from '../access/index.js';
 import { BaseKeyCache } from './base-key-cache.js';
 import type { ClassLimits } from './limit-policy.js';
 import { RateLimitOverrides } from './overrides.service.js';

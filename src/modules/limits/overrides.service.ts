@@ -1,7 +1,7 @@
 import type { Db } from '../../db/index.js';
 import type { Clock } from '../../shared/clock.js';
 import { notFound } from '../../shared/errors.js';
-import type { BaseAccess, BaseListing } from '../workspaces/index.js';
+import type { BaseAccess, BaseListing } from '../access/index.js';
 import * as repo from './limits.repository.js';
 import type { OverrideRow } from './limits.repository.js';
 

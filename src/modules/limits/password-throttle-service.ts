@@ -1,6 +1,6 @@
 import { Counter } from 'prom-client';
 import type { Redis } from '../../platform/redis.js';
-import type { Metrics } from '../../plugins/metrics.js';
+import type { Metrics } from '../../platform/metrics.js';
 import type { Clock } from '../../shared/clock.js';
 import { PasswordThrottle, type PasswordThrottleOptions } from './password-throttle.js';
 import { RedisPasswordThrottle } from './password-throttle-redis.js';

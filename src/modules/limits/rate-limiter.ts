@@ -1,7 +1,7 @@
 import { Counter } from 'prom-client';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Redis } from '../../platform/redis.js';
-import type { Metrics } from '../../plugins/metrics.js';
+import type { Metrics } from '../../platform/metrics.js';
 import type { Clock } from '../../shared/clock.js';
 import { LIMIT_CLASSES, WINDOW_SECONDS, decide, storageKey, type ClassLimits, type LimitClass, type RateDecision, type RateKey } from './limit-policy.js';
 import type { RateLimitOverrides } from './overrides.service.js';

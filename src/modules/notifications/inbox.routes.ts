@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { currentAccount } from '../../plugins/auth.js';
-import { currentGateway } from '../../plugins/base-auth.js';
+import { currentAccount } from '../accounts/index.js';
+import { currentGateway } from '../access/index.js';
 import type { InboxService } from './inbox.service.js';
 import {
   AccountNoticeList,

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { currentAccount } from '../../plugins/auth.js';
+import { currentAccount } from '../accounts/index.js';
 import type { NotificationRulesService } from './rules.service.js';
 import { LooseBody, RuleListResponse, RuleParams, RuleRecord, RulesParams, Success } from './notifications.schemas.js';
 

@@ -3,7 +3,7 @@ import type { Clock } from '../../shared/clock.js';
 import { badRequest, notFound } from '../../shared/errors.js';
 import { parsePage } from '../../shared/pagination.js';
 import type { AccountUser } from '../accounts/index.js';
-import { REQUIRED, type BaseAccess } from '../workspaces/index.js';
+import { REQUIRED, type BaseAccess } from '../access/index.js';
 import { outboxPosition } from '../events/index.js';
 import { loadBaseContext } from './base-context.js';
 import { ruleRecord } from './present.js';

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Server } from 'socket.io';
 import { Type } from 'typebox';
-import { currentGateway } from '../../plugins/base-auth.js';
+import { currentGateway } from '../access/index.js';
 import { badRequest } from '../../shared/errors.js';
 import { baseRoom } from './rooms.js';
 

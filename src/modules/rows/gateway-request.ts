@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { currentGateway } from '../../plugins/base-auth.js';
+import { currentGateway } from '../access/index.js';
 import { AppError, badRequest } from '../../shared/errors.js';
 import type { Actor, BaseRef } from './base-writer.js';
 import type { Viewer } from './rows.service.js';

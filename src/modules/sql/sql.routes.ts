@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { currentGateway } from '../../plugins/base-auth.js';
+import { currentGateway } from '../access/index.js';
 import { AppError } from '../../shared/errors.js';
 import { GatewayError, SqlBody, SqlErrorResponse, SqlParams, SqlResponse } from './sql.schemas.js';
 import { actorOf, baseOf, parseConvertKeys } from '../rows/index.js';

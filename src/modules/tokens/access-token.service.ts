@@ -1,11 +1,12 @@
 import type { Clock } from '../../shared/clock.js';
 import { apiError, notFound, permissionDenied } from '../../shared/errors.js';
-import { parseAuthorization } from '../../plugins/auth.js';
+import { parseAuthorization } from '../../shared/authorization.js';
 import type { AccountsService, AccountUser } from '../accounts/index.js';
-import type { BaseAccess, BaseListing, ExternalLinksService, ShareTarget } from '../workspaces/index.js';
-import { REQUIRED, tokenPermissionFor } from '../workspaces/index.js';
+import type { ExternalLinksService, ShareTarget } from '../workspaces/index.js';
+import type { BaseAccess, BaseListing, BaseTokenGrant } from '../access/index.js';
+import { REQUIRED, decide } from '../access/index.js';
 import type { ApiTokensService } from './api-tokens.service.js';
-import type { BaseTokenGrant, BaseTokenSigner } from './base-token.js';
+import type { BaseTokenSigner } from './base-token.js';
 import { credentialKey, type CredentialVersions } from './credential-versions.js';
 import type { TempApiTokens } from './temp-api-token.js';
 import { SameSecond } from './same-second.js';
@@ -75,10 +76,12 @@ export class AccessTokenService {
     // The token and its version come from one statement (see findApiTokenByHash).
     const row = await this.deps.apiTokens.authenticate(token);
     if (!row) throw permissionDenied();
+    const { tokenPermission } = decide({ kind: 'api-token', permission: row.permission });
+    if (!tokenPermission) throw permissionDenied();
     const response = this.issue(
       { uuid: row.base_uuid, workspace_id: row.workspace_id, name: row.base_name },
       {
-        permission: row.permission === 'rw' ? 'rw' : 'r',
+        permission: tokenPermission,
         username: '',
         appName: row.app_name,
         source: 'api-token',
@@ -106,7 +109,9 @@ export class AccessTokenService {
     const version = await this.deps.versions.current(credentialKey.externalLink(link.id));
     // The link is known only after the lookup, so look again once the version is read.
     if (!(await this.deps.links.exists(link))) throw notFound(`Token ${linkToken} not found`);
-    const grant: Grant = { permission: 'r', username: 'dtable-web', appName: null, source: 'external-link', sourceId: link.id, version };
+    const { tokenPermission } = decide({ kind: 'external-link' });
+    if (!tokenPermission) throw notFound(`Token ${linkToken} not found`);
+    const grant: Grant = { permission: tokenPermission, username: 'dtable-web', appName: null, source: 'external-link', sourceId: link.id, version };
     const notAfter = link.expire_at === null ? undefined : Math.floor(link.expire_at / 1000);
     return this.issue(base, grant, await this.ownerVirtualId(base.owner_id), notAfter);
   }
@@ -139,7 +144,7 @@ export class AccessTokenService {
       const user = await this.deps.accounts.findUserById(userId);
       if (!user || user.is_active !== 1 || user.virtual_id !== username) throw permissionDenied();
     }
-    const permission = tokenPermissionFor(await this.deps.access.permissionOf(base, userId));
+    const permission = (await this.deps.access.decisionFor(base, userId)).tokenPermission;
     if (!permission) throw permissionDenied();
     const owner = base.owner_id === userId ? username : await this.ownerVirtualId(base.owner_id);
     return this.issue(base, { permission, username, appName, source, sourceId: userId, version }, owner);

@@ -1,7 +1,8 @@
 import { decodeJwt } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../shared/clock.js';
-import { BASE_TOKEN_TTL_SECONDS, BaseTokenSigner, type BaseTokenGrant } from './base-token.js';
+import type { BaseTokenGrant } from '../access/index.js';
+import { BASE_TOKEN_TTL_SECONDS, BaseTokenSigner } from './base-token.js';
 import { credentialKey, keyOfClaims } from './credential-versions.js';
 import { TEMP_API_TOKEN_TTL_SECONDS, TempApiTokens } from './temp-api-token.js';
 

@@ -1,31 +1,9 @@
 import { errors as joseErrors, jwtVerify } from 'jose';
 import type { Clock } from '../../shared/clock.js';
-import type { TokenPermission } from '../workspaces/index.js';
+import type { BaseTokenClaims, BaseTokenGrant, BaseTokenSource } from '../access/index.js';
 import { signHs256 } from './jws.js';
 
 export const BASE_TOKEN_TTL_SECONDS = 3 * 24 * 3600;
-
-/** Where a Base-Token came from; revocation is checked per source. */
-export type BaseTokenSource = 'account' | 'api-token' | 'temp-api-token' | 'external-link';
-
-export interface BaseTokenGrant {
-  baseUuid: string;
-  permission: TokenPermission;
-  /** The user's virtual id for Account-Token grants, `""` for API-Tokens, `dtable-web` for links. */
-  username: string;
-  /** The workspace owner's virtual id (the original's `owner_id`). */
-  ownerId: string;
-  appName: string | null;
-  source: BaseTokenSource;
-  /** Id of the credential it was issued from (user id, API-Token id, link id). */
-  sourceId: number;
-  /** The credential's revocation version at issue time. */
-  version: number;
-}
-
-export interface BaseTokenClaims extends BaseTokenGrant {
-  expiresAt: number; // seconds since the epoch
-}
 
 export type VerifyResult = { ok: true; claims: BaseTokenClaims } | { ok: false; reason: 'expired' | 'invalid' };
 

@@ -1,5 +1,5 @@
 import type { Db, Executor } from '../../db/index.js';
-import type { BaseTokenClaims } from './base-token.js';
+import type { BaseTokenClaims } from '../access/index.js';
 import type { TtlCache } from './ttl-cache.js';
 import type { InvalidationBus } from './invalidation-bus.js';
 import * as repo from './tokens.repository.js';

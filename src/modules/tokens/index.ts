@@ -1,5 +1,5 @@
 export { BaseTokenSigner, BASE_TOKEN_TTL_SECONDS } from './base-token.js';
-export type { BaseTokenClaims, BaseTokenGrant, BaseTokenSource, VerifyResult } from './base-token.js';
+export type { VerifyResult } from './base-token.js';
 export { BaseTokenVerifier } from './base-token-verifier.js';
 export { CACHE_TTL_MS } from './ttl-cache.js';
 export type { GatewayCheck } from './base-token-verifier.js';

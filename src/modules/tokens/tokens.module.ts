@@ -1,7 +1,8 @@
 import type { Db } from '../../db/index.js';
 import type { Clock } from '../../shared/clock.js';
 import type { AccountsService } from '../accounts/index.js';
-import type { BaseAccess, BasesService, ExternalLinksService, SharesService } from '../workspaces/index.js';
+import type { BasesService, ExternalLinksService, SharesService } from '../workspaces/index.js';
+import type { BaseAccess } from '../access/index.js';
 import { AccessTokenService } from './access-token.service.js';
 import { ApiTokensService } from './api-tokens.service.js';
 import { BaseTokenSigner } from './base-token.js';

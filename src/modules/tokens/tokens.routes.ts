@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { currentAccount } from '../../plugins/auth.js';
+import { currentAccount } from '../accounts/index.js';
 import type { AccessTokenService } from './access-token.service.js';
 import type { ApiTokensService } from './api-tokens.service.js';
 import {

@@ -4,7 +4,7 @@ import type { Db, DialectName } from '../../db/index.js';
 import { createOutboundHttp, type OutboundHttp } from '../../platform/http/index.js';
 import type { Clock } from '../../shared/clock.js';
 import { WebhookDeliverer } from '../../workers/webhook-deliverer.js';
-import type { BaseAccess } from '../workspaces/index.js';
+import type { BaseAccess } from '../access/index.js';
 import { WebhookDeliveryService, type WebhookNotifier } from './delivery.service.js';
 import { SecretBox } from './secret-box.js';
 import { WebhookEventConsumer } from './webhooks.consumer.js';

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { currentAccount } from '../../plugins/auth.js';
+import { currentAccount } from '../accounts/index.js';
 import { parsePage } from '../../shared/pagination.js';
 import type { WebhooksService } from './webhooks.service.js';
 import {

@@ -4,7 +4,7 @@ import { sha256Hex } from '../../shared/crypto.js';
 import { badRequest, conflict, notFound } from '../../shared/errors.js';
 import type { Page } from '../../shared/pagination.js';
 import type { AccountUser } from '../accounts/index.js';
-import { REQUIRED, type BaseAccess, type BaseListing } from '../workspaces/index.js';
+import { REQUIRED, type BaseAccess, type BaseListing } from '../access/index.js';
 import { outboxPosition } from '../events/index.js';
 import * as deliveries from './deliveries.repository.js';
 import { attemptRow, type WebhookDeliveryService } from './delivery.service.js';

@@ -5,9 +5,9 @@ import type { Clock } from '../../shared/clock.js';
 import { badRequest, conflict, notFound, permissionDenied } from '../../shared/errors.js';
 import { newBaseUuid, parsePositiveId } from '../../shared/ids.js';
 import type { AccountUser } from '../accounts/index.js';
-import type { BaseAccess } from './base-access.js';
+import type { BaseAccess } from '../access/index.js';
 import * as repo from './workspaces.repository.js';
-import type { BaseListing } from './workspaces.repository.js';
+import type { BaseListing } from '../access/index.js';
 
 type Body = Record<string, unknown>;
 
@@ -34,7 +34,7 @@ export class BaseCopyService {
     const dstWorkspace = workspaceId(body.dst_workspace_id, 'dst_workspace_id');
     if (typeof body.name !== 'string' || body.name.trim() === '') throw badRequest('name invalid.');
     const { base: source } = await this.access.resolve(user, srcWorkspace, body.name, 'r');
-    const target = await repo.findWorkspace(this.db, dstWorkspace);
+    const target = await this.access.findWorkspace(dstWorkspace);
     if (!target) throw notFound(`Workspace ${dstWorkspace} not found.`);
     if (target.owner_id !== user.id) throw permissionDenied();
     const now = this.clock.now();
@@ -68,7 +68,7 @@ export class BaseCopyService {
       if (isUniqueViolation(error)) throw conflict(`Table ${source.name} already exists.`);
       throw error;
     }
-    const created = await repo.findBase(this.db, target.id, source.name);
+    const created = await this.access.findInWorkspace(target.id, source.name);
     if (!created) throw new Error('copied base vanished after write');
     return created;
   }

@@ -5,11 +5,11 @@ import { badRequest, conflict, notFound, permissionDenied } from '../../shared/e
 import { newBaseUuid, parsePositiveId } from '../../shared/ids.js';
 import type { AccountsService, AccountUser } from '../accounts/index.js';
 import { defaultMetadataJson, insertBlankBaseRows } from '../rows/index.js';
-import type { BaseAccess } from './base-access.js';
+import type { BaseAccess } from '../access/index.js';
 import { BaseCopyService } from './base-copy.js';
-import { REQUIRED } from './base-policy.js';
+import { REQUIRED } from '../access/index.js';
 import * as repo from './workspaces.repository.js';
-import type { BaseListing, WorkspaceRow } from './workspaces.repository.js';
+import type { BaseListing, WorkspaceRow } from '../access/index.js';
 
 export const MAX_BASE_NAME_LENGTH = 255;
 
@@ -83,7 +83,7 @@ export class BasesService {
         await insertBlankBaseRows(trx, base.id, user.virtualId, now);
         return base.id;
       });
-      return (await repo.findBase(this.db, workspace.id, name)) ?? missing(id);
+      return (await this.access.findInWorkspace(workspace.id, name)) ?? missing(id);
     } catch (error) {
       if (isUniqueViolation(error)) throw conflict(`Table ${name} already exists.`);
       throw error;
@@ -95,7 +95,7 @@ export class BasesService {
     if (workspaceId !== undefined && workspaceId !== null && workspaceId !== '') {
       const id = parsePositiveId(workspaceId);
       if (id === null) throw badRequest('workspace_id invalid.');
-      const workspace = await repo.findWorkspace(this.db, id);
+      const workspace = await this.access.findWorkspace(id);
       if (!workspace) throw notFound(`Workspace ${id} not found.`);
       if (workspace.owner_id !== user.id) throw permissionDenied();
       return workspace;
@@ -123,7 +123,7 @@ export class BasesService {
         throw error;
       }
     }
-    return (await repo.findBase(this.db, base.workspace_id, newName)) ?? missing(base.id);
+    return (await this.access.findInWorkspace(base.workspace_id, newName)) ?? missing(base.id);
   }
 
   async delete(user: AccountUser, workspaceId: string, name: unknown): Promise<void> {

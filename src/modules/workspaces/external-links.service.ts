@@ -4,10 +4,11 @@ import type { Clock } from '../../shared/clock.js';
 import { hashPassword, randomHex, sha256Hex, verifyPassword } from '../../shared/crypto.js';
 import { badRequest, conflict, notFound } from '../../shared/errors.js';
 import type { AccountUser } from '../accounts/index.js';
-import type { BaseAccess } from './base-access.js';
-import { REQUIRED } from './base-policy.js';
+import type { BaseAccess } from '../access/index.js';
+import { REQUIRED } from '../access/index.js';
 import * as repo from './workspaces.repository.js';
-import type { BaseListing, ExternalLinkRow } from './workspaces.repository.js';
+import type { BaseListing } from '../access/index.js';
+import type { ExternalLinkRow } from './workspaces.repository.js';
 import type { ShareTarget } from './shares.service.js';
 
 const CUSTOM_TOKEN = /^[A-Za-z0-9_-]{4,100}$/;
@@ -106,7 +107,7 @@ export class ExternalLinksService {
       if (password === null) return { ok: false, reason: 'password-required' };
       if (!(await verifyPassword(password, link.password_hash))) return { ok: false, reason: 'password-wrong' };
     }
-    const base = await repo.findBaseById(this.db, link.base_id);
+    const base = await this.access.findById(link.base_id);
     if (!base) return { ok: false, reason: 'not-found' };
     return { ok: true, link, base };
   }

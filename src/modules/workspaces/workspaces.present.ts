@@ -1,5 +1,6 @@
 import { isoSeconds } from '../../shared/time.js';
-import type { BaseListing, ExternalLinkRow } from './workspaces.repository.js';
+import type { BaseListing } from '../access/index.js';
+import type { ExternalLinkRow } from './workspaces.repository.js';
 
 /** Wire shape of a base, as dtable-web renders it. */
 export function baseRecord(base: BaseListing) {

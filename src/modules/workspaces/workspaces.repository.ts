@@ -1,22 +1,10 @@
 import type { Selectable } from 'kysely';
 import type { Executor } from '../../db/index.js';
 import { sha256Hex } from '../../shared/crypto.js';
-import type { BasesTable, ExternalLinksTable, WorkspacesTable } from './workspaces.table.js';
+import { baseListingQuery, type BaseListing, type BaseRow, type WorkspaceRow } from '../access/index.js';
+import type { ExternalLinksTable } from './workspaces.table.js';
 
-export type WorkspaceRow = Selectable<WorkspacesTable>;
-export type BaseRow = Selectable<BasesTable>;
 export type ExternalLinkRow = Selectable<ExternalLinksTable>;
-
-/** A base with the names the API shows next to it. */
-export interface BaseListing extends BaseRow {
-  owner_id: number;
-  creator_name: string;
-  modifier_name: string;
-}
-
-export function findWorkspace(db: Executor, id: number): Promise<WorkspaceRow | undefined> {
-  return db.selectFrom('workspaces').selectAll().where('id', '=', id).executeTakeFirst();
-}
 
 export function findPersonalWorkspace(db: Executor, ownerId: number): Promise<WorkspaceRow | undefined> {
   return db
@@ -32,24 +20,6 @@ export async function insertWorkspace(db: Executor, ownerId: number, now: number
   const row = { owner_id: ownerId, type: 'personal', created_at: now };
   const { id } = await db.insertInto('workspaces').values(row).returning('id').executeTakeFirstOrThrow();
   return { ...row, id: Number(id) };
-}
-
-function baseListingQuery(db: Executor) {
-  return db
-    .selectFrom('bases')
-    .innerJoin('workspaces', 'workspaces.id', 'bases.workspace_id')
-    .innerJoin('users as creator', 'creator.id', 'bases.creator_id')
-    .innerJoin('users as modifier', 'modifier.id', 'bases.modifier_id')
-    .selectAll('bases')
-    .select(['workspaces.owner_id', 'creator.name as creator_name', 'modifier.name as modifier_name']);
-}
-
-export function findBase(db: Executor, workspaceId: number, name: string): Promise<BaseListing | undefined> {
-  return baseListingQuery(db).where('bases.workspace_id', '=', workspaceId).where('bases.name', '=', name).executeTakeFirst();
-}
-
-export function findBaseByUuid(db: Executor, uuid: string): Promise<BaseListing | undefined> {
-  return baseListingQuery(db).where('bases.uuid', '=', uuid).executeTakeFirst();
 }
 
 export function listWorkspaceBases(db: Executor, workspaceId: number): Promise<BaseListing[]> {
@@ -77,16 +47,6 @@ export async function renameBase(db: Executor, id: number, name: string, modifie
 
 export async function deleteBase(db: Executor, id: number): Promise<void> {
   await db.deleteFrom('bases').where('id', '=', id).execute();
-}
-
-export async function findShare(db: Executor, baseId: number, userId: number): Promise<string | undefined> {
-  const row = await db
-    .selectFrom('base_shares')
-    .select('permission')
-    .where('base_id', '=', baseId)
-    .where('user_id', '=', userId)
-    .executeTakeFirst();
-  return row?.permission;
 }
 
 export function listShares(db: Executor, baseId: number) {
@@ -145,24 +105,3 @@ export async function insertMetadata(db: Executor, baseId: number, data: string)
   await db.insertInto('base_metadata').values({ base_id: baseId, version: 1, data }).execute();
 }
 
-export function findBaseById(db: Executor, id: number): Promise<BaseListing | undefined> {
-  return baseListingQuery(db).where('bases.id', '=', id).executeTakeFirst();
-}
-
-/** Ids of the bases shared with a user, and uuids of the bases in the user's own workspaces. */
-export async function basesOfUser(db: Executor, userId: number): Promise<UserBases> {
-  const shared = await db.selectFrom('base_shares').select('base_id').where('user_id', '=', userId).execute();
-  const owned = await db
-    .selectFrom('bases')
-    .innerJoin('workspaces', 'workspaces.id', 'bases.workspace_id')
-    .select(['bases.id', 'bases.uuid'])
-    .where('workspaces.owner_id', '=', userId)
-    .execute();
-  return { sharedBaseIds: shared.map((r) => Number(r.base_id)), owned: owned.map((r) => ({ id: Number(r.id), uuid: r.uuid })) };
-}
-
-/** The bases shared with a user, and those in the user's own workspaces. */
-export interface UserBases {
-  sharedBaseIds: number[];
-  owned: Array<{ id: number; uuid: string }>;
-}

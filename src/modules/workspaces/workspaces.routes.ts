@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { currentAccount } from '../../plugins/auth.js';
+import { currentAccount } from '../accounts/index.js';
 import type { Clock } from '../../shared/clock.js';
 import type { BasesService } from './bases.service.js';
 import type { ExternalLinksService } from './external-links.service.js';

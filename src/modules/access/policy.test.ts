@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { atLeast, isSharePermission, permissionOn, tokenPermissionFor, type BasePermission } from './base-policy.js';
+import { atLeast, isSharePermission, permissionOn, tokenPermissionFor, type BasePermission } from './policy.js';
 
 describe('base policy', () => {
   it('ranks owner ⊃ admin ⊃ rw ⊃ r ⊃ none', () => {

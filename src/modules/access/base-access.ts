@@ -1,10 +1,10 @@
 import type { Db } from '../../db/index.js';
 import { notFound, permissionDenied } from '../../shared/errors.js';
-import type { AccountUser } from '../accounts/index.js';
-import { atLeast, isSharePermission, permissionOn, type BasePermission } from './base-policy.js';
-import * as repo from './workspaces.repository.js';
-import type { BaseListing } from './workspaces.repository.js';
 import { parsePositiveId } from '../../shared/ids.js';
+import type { AccountUser } from '../accounts/index.js';
+import * as repo from './access.repository.js';
+import type { BaseListing, UserBases, WorkspaceRow } from './access.repository.js';
+import { atLeast, decide, isSharePermission, type AccessDecision, type BasePermission } from './policy.js';
 
 export interface ResolvedBase {
   base: BaseListing;
@@ -12,7 +12,8 @@ export interface ResolvedBase {
 }
 
 /**
- * Resolves `{workspace_id}/dtable/{base_name}` for a user in the contract's order:
+ * Gathers the facts an access decision needs (the base and its owner, the user's share) and asks the
+ * policy (`decide`). Resolves `{workspace_id}/dtable/{base_name}` for a user in the contract's order:
  * unknown workspace → 404, unknown base → 404, too little permission → 403.
  */
 export class BaseAccess {
@@ -36,18 +37,34 @@ export class BaseAccess {
   }
 
   async permissionOf(base: Pick<BaseListing, 'id' | 'owner_id'>, userId: number): Promise<BasePermission> {
-    if (base.owner_id === userId) return 'owner';
-    const share = await repo.findShare(this.db, base.id, userId);
-    return permissionOn(base.owner_id, userId, isSharePermission(share) ? share : null);
+    return (await this.decisionFor(base, userId)).permission;
+  }
+
+  /** The policy's decision for a user on a base (the owner needs no share lookup). */
+  async decisionFor(base: Pick<BaseListing, 'id' | 'owner_id'>, userId: number): Promise<AccessDecision> {
+    const share = base.owner_id === userId ? null : await repo.findShare(this.db, base.id, userId);
+    return decide({ kind: 'user', userId, ownerId: base.owner_id, share: isSharePermission(share) ? share : null });
   }
 
   /** What a user can reach: shared base ids and owned base uuids (for revocation on deletion). */
-  basesOfUser(userId: number): Promise<repo.UserBases> {
+  basesOfUser(userId: number): Promise<UserBases> {
     return repo.basesOfUser(this.db, userId);
   }
 
   findByUuid(uuid: string): Promise<BaseListing | undefined> {
     return repo.findBaseByUuid(this.db, uuid);
   }
-}
 
+  findById(id: number): Promise<BaseListing | undefined> {
+    return repo.findBaseById(this.db, id);
+  }
+
+  findWorkspace(id: number): Promise<WorkspaceRow | undefined> {
+    return repo.findWorkspace(this.db, id);
+  }
+
+  /** The base named `name` in a known workspace, or undefined. */
+  findInWorkspace(workspaceId: number, name: string): Promise<BaseListing | undefined> {
+    return repo.findBase(this.db, workspaceId, name);
+  }
+}

@@ -1,0 +1,69 @@
+import type { Selectable } from 'kysely';
+import type { Database, Executor } from '../../db/index.js';
+
+// The facts access decisions are made from: a workspace, a base (with its owner), a user's share.
+// Reads only; the workspaces module writes these tables.
+
+export type WorkspaceRow = Selectable<Database['workspaces']>;
+export type BaseRow = Selectable<Database['bases']>;
+
+export function findWorkspace(db: Executor, id: number): Promise<WorkspaceRow | undefined> {
+  return db.selectFrom('workspaces').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export function baseListingQuery(db: Executor) {
+  return db
+    .selectFrom('bases')
+    .innerJoin('workspaces', 'workspaces.id', 'bases.workspace_id')
+    .innerJoin('users as creator', 'creator.id', 'bases.creator_id')
+    .innerJoin('users as modifier', 'modifier.id', 'bases.modifier_id')
+    .selectAll('bases')
+    .select(['workspaces.owner_id', 'creator.name as creator_name', 'modifier.name as modifier_name']);
+}
+
+export function findBase(db: Executor, workspaceId: number, name: string): Promise<BaseListing | undefined> {
+  return baseListingQuery(db).where('bases.workspace_id', '=', workspaceId).where('bases.name', '=', name).executeTakeFirst();
+}
+
+export function findBaseByUuid(db: Executor, uuid: string): Promise<BaseListing | undefined> {
+  return baseListingQuery(db).where('bases.uuid', '=', uuid).executeTakeFirst();
+}
+
+export async function findShare(db: Executor, baseId: number, userId: number): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('base_shares')
+    .select('permission')
+    .where('base_id', '=', baseId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  return row?.permission;
+}
+
+export function findBaseById(db: Executor, id: number): Promise<BaseListing | undefined> {
+  return baseListingQuery(db).where('bases.id', '=', id).executeTakeFirst();
+}
+
+/** Ids of the bases shared with a user, and uuids of the bases in the user's own workspaces. */
+export async function basesOfUser(db: Executor, userId: number): Promise<UserBases> {
+  const shared = await db.selectFrom('base_shares').select('base_id').where('user_id', '=', userId).execute();
+  const owned = await db
+    .selectFrom('bases')
+    .innerJoin('workspaces', 'workspaces.id', 'bases.workspace_id')
+    .select(['bases.id', 'bases.uuid'])
+    .where('workspaces.owner_id', '=', userId)
+    .execute();
+  return { sharedBaseIds: shared.map((r) => Number(r.base_id)), owned: owned.map((r) => ({ id: Number(r.id), uuid: r.uuid })) };
+}
+
+/** The bases shared with a user, and those in the user's own workspaces. */
+export interface UserBases {
+  sharedBaseIds: number[];
+  owned: Array<{ id: number; uuid: string }>;
+}
+
+/** A base with the names the API shows next to it. */
+export interface BaseListing extends BaseRow {
+  owner_id: number;
+  creator_name: string;
+  modifier_name: string;
+}

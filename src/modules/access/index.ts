@@ -1,0 +1,13 @@
+/**
+ * Access: what a credential may do on a base, answered in one place. `policy.ts` is the pure decision
+ * (`decide`: facts → none/r/rw/admin/owner plus flags; `REQUIRED` per action); `BaseAccess` gathers the
+ * facts (base, owner, share) and asks it. How each access path is checked: README.md next to this file.
+ */
+export * from './policy.js';
+export { BaseAccess } from './base-access.js';
+export type { ResolvedBase } from './base-access.js';
+export { baseListingQuery } from './access.repository.js';
+export type { BaseListing, BaseRow, UserBases, WorkspaceRow } from './access.repository.js';
+export type { BaseTokenClaims, BaseTokenGrant, BaseTokenSource } from './credentials.js';
+export { currentGateway } from './gateway.js';
+export type { GatewayAccess } from './gateway.js';
