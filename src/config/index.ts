@@ -1,2 +1,3 @@
-export { loadConfig, ConfigError } from './load.js';
+export { loadConfig } from './load.js';
+export { ConfigError } from './env.js';
 export type { Config, Edition, Role } from './load.js';

@@ -2,7 +2,8 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from './load.js';
+import { ConfigError } from './env.js';
+import { loadConfig } from './load.js';
 
 const KEY = 'k'.repeat(40);
 const dir = () => mkdtempSync(path.join(tmpdir(), 'basegate-config-'));

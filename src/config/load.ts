@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
+import { ConfigError, bool, int, optional, str, type Env } from './env.js';
 import { loadSecurityConfig, type SecurityConfig } from './security.js';
 
 export type Edition = 'self-hosted' | 'cloud';
@@ -88,15 +89,6 @@ export interface Config {
   /** WEBHOOK_MAX_BACKLOG — queued deliveries one webhook may have; past it the webhook is paused and its owner told; default 10000. */
   webhookMaxBacklog: number;
 }
-
-export class ConfigError extends Error {
-  constructor(readonly variable: string, message: string) {
-    super(`Invalid configuration: ${variable} ${message}`);
-    this.name = 'ConfigError';
-  }
-}
-
-type Env = Record<string, string | undefined>;
 
 /** Upper bound of the RATE_LIMIT_* variables (per minute). */
 const MAX_RATE = 10_000_000;
@@ -204,32 +196,6 @@ function secretFromDataDir(dataDir: string, persist: boolean): string {
     writeFileSync(file, generated + '\n', { mode: 0o600, flag: 'wx' });
   }
   return generated;
-}
-
-function optional(env: Env, name: string): string | null {
-  const value = env[name];
-  return value === undefined || value.trim() === '' ? null : value.trim();
-}
-
-function str(env: Env, name: string, fallback: string): string {
-  return optional(env, name) ?? fallback;
-}
-
-export function int(env: Env, name: string, fallback: number, min: number, max: number): number {
-  const raw = optional(env, name);
-  if (raw === null) return fallback;
-  if (!/^\d+$/.test(raw)) throw new ConfigError(name, `must be a whole number, got "${raw}"`);
-  const value = Number(raw);
-  if (value < min || value > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
-  return value;
-}
-
-export function bool(env: Env, name: string, fallback: boolean): boolean {
-  const raw = optional(env, name);
-  if (raw === null) return fallback;
-  if (/^(1|true|yes|on)$/i.test(raw)) return true;
-  if (/^(0|false|no|off)$/i.test(raw)) return false;
-  throw new ConfigError(name, `must be true or false, got "${raw}"`);
 }
 
 const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };

@@ -1,4 +1,4 @@
-import { ConfigError, int } from './load.js';
+import { ConfigError, int } from './env.js';
 
 type Env = Record<string, string | undefined>;
 

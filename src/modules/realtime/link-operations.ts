@@ -1,5 +1,6 @@
 import type { ChangeEvent } from '../events/index.js';
-import { origin, type Operation } from './operations.js';
+import { origin } from './operation-origin.js';
+import type { Operation } from './operations.js';
 
 interface LinkData {
   link_id?: string;

@@ -1,6 +1,7 @@
 import type { ChangeEvent } from '../events/index.js';
 import { presentCell } from '../../shared/dates/index.js';
 import { linkOperation } from './link-operations.js';
+import { origin } from './operation-origin.js';
 
 /** An operation object as the original's `dtable-store` applies it (`op_type` plus its attributes). */
 export type Operation = { op_type: string } & Record<string, unknown>;
@@ -50,11 +51,6 @@ export function groupWrites(events: ChangeEvent[]): ChangeGroup[] {
 /** True for a group of inserted rows: its operation needs the row the first one follows (`anchorOf`). */
 export function isInsertGroup(group: ChangeGroup): boolean {
   return kindOf(group[0]!) === 'insert';
-}
-
-/** What every message carries besides the operation's own attributes (the webhook's data). */
-export function origin(event: ChangeEvent) {
-  return { op_user: event.opUser, op_app: event.opApp, op_time: event.opTime };
 }
 
 function rowOrigin(group: ChangeGroup) {

@@ -1,6 +1,6 @@
 import { sql, type ExpressionBuilder } from 'kysely';
 import type { Database, DialectName, Executor } from '../../db/index.js';
-import { resolveBodies } from './deliveries.repository.js';
+import { resolveBodies } from './payload-bodies.repository.js';
 
 /** A claimed delivery with what sending it needs. */
 export interface ClaimedDelivery {

@@ -2,6 +2,7 @@ import { sql, type Insertable, type Selectable } from 'kysely';
 import type { DialectName, Executor } from '../../db/index.js';
 import type { DeliveryStatus, WebhookAttemptsTable, WebhookDeliveriesTable } from './webhooks.table.js';
 import { claimDeliveries, type ClaimedDelivery, type ClaimInput } from './claim.repository.js';
+import { resolveBodies } from './payload-bodies.repository.js';
 
 export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
 export type AttemptRow = Selectable<WebhookAttemptsTable>;
@@ -42,16 +43,6 @@ export async function insertPayloads(db: Executor, payloads: Array<{ eventId: nu
     for (const r of rows) ids.set(Number(r.event_id), Number(r.id));
   }
   return ids;
-}
-
-/** Put the shared body into deliveries that reference one (rows are changed in place). */
-export async function resolveBodies<T extends { body: string; payload_id?: number | null }>(db: Executor, rows: T[]): Promise<T[]> {
-  const ids = [...new Set(rows.flatMap((r) => (r.payload_id == null ? [] : [Number(r.payload_id)])))];
-  if (ids.length === 0) return rows;
-  const payloads = await db.selectFrom('webhook_payloads').select(['id', 'body']).where('id', 'in', ids).execute();
-  const bodies = new Map(payloads.map((p) => [Number(p.id), p.body]));
-  for (const row of rows) if (row.payload_id != null) row.body = bodies.get(Number(row.payload_id)) ?? row.body;
-  return rows;
 }
 
 /** What tells queued deliveries apart; the rest of a new one is the same for all. */
