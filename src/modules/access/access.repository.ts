@@ -67,3 +67,14 @@ export interface BaseListing extends BaseRow {
   creator_name: string;
   modifier_name: string;
 }
+
+/** The owner of a base (the owner of its workspace), or undefined for an unknown base. */
+export async function findBaseOwnerId(db: Executor, baseId: number): Promise<number | undefined> {
+  const row = await db
+    .selectFrom('bases')
+    .innerJoin('workspaces', 'workspaces.id', 'bases.workspace_id')
+    .select('workspaces.owner_id')
+    .where('bases.id', '=', baseId)
+    .executeTakeFirst();
+  return row === undefined ? undefined : Number(row.owner_id);
+}

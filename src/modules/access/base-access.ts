@@ -1,4 +1,4 @@
-import type { Db } from '../../db/index.js';
+import type { Db, Executor } from '../../db/index.js';
 import { notFound, permissionDenied } from '../../shared/errors.js';
 import { parsePositiveId } from '../../shared/ids.js';
 import type { AccountUser } from '../accounts/index.js';
@@ -67,4 +67,15 @@ export class BaseAccess {
   findInWorkspace(workspaceId: number, name: string): Promise<BaseListing | undefined> {
     return repo.findBase(this.db, workspaceId, name);
   }
+}
+
+/**
+ * A user's access to a base read inside `executor` (a write's transaction, so the decision and the
+ * write see the same shares); `none` for an unknown base.
+ */
+export async function userAccessIn(executor: Executor, baseId: number, userId: number): Promise<AccessDecision> {
+  const ownerId = await repo.findBaseOwnerId(executor, baseId);
+  if (ownerId === undefined) return decide({ kind: 'user', userId, ownerId: -1, share: null });
+  const share = ownerId === userId ? null : await repo.findShare(executor, baseId, userId);
+  return decide({ kind: 'user', userId, ownerId, share: isSharePermission(share) ? share : null });
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { atLeast, isSharePermission, permissionOn, tokenPermissionFor, type BasePermission } from './policy.js';
+import { REQUIRED, atLeast, decide, isSharePermission, mayCreateBaseIn, permissionOn, tokenPermissionFor, type BasePermission } from './policy.js';
 
 describe('base policy', () => {
   it('ranks owner ⊃ admin ⊃ rw ⊃ r ⊃ none', () => {
@@ -33,5 +33,64 @@ describe('base policy', () => {
   it('accepts only r, rw and admin as share permissions', () => {
     expect(['r', 'rw', 'admin'].every(isSharePermission)).toBe(true);
     expect(['', 'owner', 'RW', 'w', null, 1].some(isSharePermission)).toBe(false);
+  });
+
+  describe('decide', () => {
+    it('judges a user by ownership, then by share', () => {
+      expect(decide({ kind: 'user', userId: 1, ownerId: 1, share: null })).toEqual({
+        permission: 'owner',
+        tokenPermission: 'rw',
+        canRead: true,
+        canWrite: true,
+        isAdmin: false,
+      });
+      expect(decide({ kind: 'user', userId: 1, ownerId: 1, share: 'r' }).permission).toBe('owner');
+      expect(decide({ kind: 'user', userId: 2, ownerId: 1, share: 'admin' }).permission).toBe('admin');
+      const reader = decide({ kind: 'user', userId: 2, ownerId: 1, share: 'r' });
+      expect([reader.permission, reader.tokenPermission, reader.canRead, reader.canWrite]).toEqual(['r', 'r', true, false]);
+    });
+
+    it('gives a user without share nothing, and no Base-Token', () => {
+      expect(decide({ kind: 'user', userId: 2, ownerId: 1, share: null })).toEqual({
+        permission: 'none',
+        tokenPermission: null,
+        canRead: false,
+        canWrite: false,
+        isAdmin: false,
+      });
+    });
+
+    it('flags a system administrator without widening their rights on the base', () => {
+      const staff = decide({ kind: 'user', userId: 2, ownerId: 1, share: null, isAdmin: true });
+      expect(staff.isAdmin).toBe(true);
+      expect(staff.permission).toBe('none');
+    });
+
+    it('lets API-Tokens and Base-Tokens write only with rw', () => {
+      for (const kind of ['api-token', 'base-token'] as const) {
+        expect(decide({ kind, permission: 'rw' })).toMatchObject({ permission: 'rw', tokenPermission: 'rw', canWrite: true });
+        expect(decide({ kind, permission: 'r' })).toMatchObject({ permission: 'r', tokenPermission: 'r', canRead: true, canWrite: false });
+        // Anything unexpected reads only, never more.
+        expect(decide({ kind, permission: 'admin' })).toMatchObject({ permission: 'r', canWrite: false });
+        expect(decide({ kind, permission: '' })).toMatchObject({ permission: 'r', canWrite: false });
+      }
+    });
+
+    it('makes an external link read-only', () => {
+      expect(decide({ kind: 'external-link' })).toEqual({ permission: 'r', tokenPermission: 'r', canRead: true, canWrite: false, isAdmin: false });
+    });
+
+    it('never lets a token or link manage the base or change locked rows', () => {
+      for (const facts of [{ kind: 'api-token', permission: 'rw' }, { kind: 'base-token', permission: 'rw' }, { kind: 'external-link' }] as const) {
+        const { permission } = decide(facts);
+        expect(atLeast(permission, REQUIRED.changeLockedRows)).toBe(false);
+        expect(atLeast(permission, REQUIRED.manageShares)).toBe(false);
+      }
+    });
+  });
+
+  it('lets only the owner of a workspace create bases in it', () => {
+    expect(mayCreateBaseIn(1, 1)).toBe(true);
+    expect(mayCreateBaseIn(1, 2)).toBe(false);
   });
 });

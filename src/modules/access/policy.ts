@@ -31,6 +31,11 @@ export function tokenPermissionFor(permission: BasePermission): TokenPermission 
   return atLeast(permission, 'rw') ? 'rw' : 'r';
 }
 
+/** Whether a user may create or copy bases into a workspace: only its owner (personal workspaces). */
+export function mayCreateBaseIn(workspaceOwnerId: number, userId: number): boolean {
+  return workspaceOwnerId === userId;
+}
+
 /** What each action on a base requires. */
 export const REQUIRED = {
   read: 'r',
@@ -40,6 +45,8 @@ export const REQUIRED = {
   manageApiTokens: 'admin',
   manageWebhooks: 'admin',
   rename: 'admin',
+  /** Update or delete a locked row (API-Tokens and links never may). */
+  changeLockedRows: 'admin',
   delete: 'owner',
 } as const satisfies Record<string, BasePermission>;
 
@@ -53,7 +60,7 @@ export type AccessFacts =
   | { kind: 'user'; userId: number; ownerId: number; share: SharePermission | null; isAdmin?: boolean }
   | { kind: 'api-token'; permission: string }
   | { kind: 'external-link' }
-  | { kind: 'base-token'; permission: TokenPermission };
+  | { kind: 'base-token'; permission: string };
 
 export interface AccessDecision {
   permission: BasePermission;
@@ -82,11 +89,10 @@ function permissionFrom(facts: AccessFacts): BasePermission {
     case 'user':
       return permissionOn(facts.ownerId, facts.userId, facts.share);
     case 'api-token':
-      // Stored as 'rw' or 'r'; anything else only reads, as the original.
+    case 'base-token':
+      // 'rw' or 'r'; anything else only reads, as the original.
       return facts.permission === 'rw' ? 'rw' : 'r';
     case 'external-link':
       return 'r';
-    case 'base-token':
-      return facts.permission;
   }
 }

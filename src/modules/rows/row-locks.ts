@@ -1,4 +1,5 @@
 import { apiError, badRequest, notFound } from '../../shared/errors.js';
+import { REQUIRED, atLeast, userAccessIn } from '../access/index.js';
 import type { Actor, BaseRef, BaseWriter, WriteScope } from './base-writer.js';
 import { findTable } from './metadata.js';
 import type { StoredRow } from './present.js';
@@ -23,19 +24,11 @@ export function lockFields(row: StoredRow): { _locked: boolean | null; _locked_b
   return { _locked: typeof locked === 'boolean' ? locked : null, _locked_by: typeof by === 'string' ? by : null };
 }
 
-/** Owner or admin of the base: only they may change locked rows. API-Tokens and links never are. */
+/** Owner or admin of the base (asked of the access policy): only they may change locked rows. API-Tokens and links never are. */
 async function hasAdminRights(w: WriteScope): Promise<boolean> {
   const userId = w.actor.userId;
   if (userId === undefined) return false;
-  const owner = await w.trx
-    .selectFrom('bases')
-    .innerJoin('workspaces', 'workspaces.id', 'bases.workspace_id')
-    .select('workspaces.owner_id')
-    .where('bases.id', '=', w.base.id)
-    .executeTakeFirst();
-  if (owner && Number(owner.owner_id) === userId) return true;
-  const share = await w.trx.selectFrom('base_shares').select('permission').where('base_id', '=', w.base.id).where('user_id', '=', userId).executeTakeFirst();
-  return share?.permission === 'admin';
+  return atLeast((await userAccessIn(w.trx, w.base.id, userId)).permission, REQUIRED.changeLockedRows);
 }
 
 /**

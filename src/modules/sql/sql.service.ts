@@ -1,5 +1,6 @@
 import type { Db, DialectName, Executor } from '../../db/index.js';
 import type { Actor, BaseRef } from '../rows/index.js';
+import { decide } from '../access/index.js';
 import { AppError } from '../../shared/errors.js';
 import { isQueryCanceled, parseLimited, runLimitedQuery, setStatementTimeout, timeoutError, type LimitedSqlDeps, type SqlCostLimits } from './cost-limits.js';
 import type { SqlThreads } from './sql-threads.js';
@@ -32,7 +33,7 @@ export type { Actor, BaseRef };
 
 export interface SqlCaller {
   base: BaseRef;
-  /** `rw` may write; anything else may only read. */
+  /** The Base-Token's permission: `rw` may write; anything else may only read (the access policy decides). */
   permission: string;
   actor: Actor;
 }
@@ -106,7 +107,7 @@ export class SqlService {
     const { db, dialect } = this.deps;
     if (type !== 'select') {
       if (!['insert', 'update', 'delete'].includes(type)) throw sqlError('Only SELECT, INSERT, UPDATE and DELETE statements are supported.');
-      if (caller.permission !== 'rw') throw new AppError(403, { error_msg: READ_ONLY });
+      if (!decide({ kind: 'base-token', permission: caller.permission }).canWrite) throw new AppError(403, { error_msg: READ_ONLY });
       const tables = await loadTables(db, caller.base.id);
       const affected = await this.write(caller, planWrite(parsed.ast, { dialect, tables, bindings }));
       return { ...ok([], []), affected_rows: affected };

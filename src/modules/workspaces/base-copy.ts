@@ -5,7 +5,7 @@ import type { Clock } from '../../shared/clock.js';
 import { badRequest, conflict, notFound, permissionDenied } from '../../shared/errors.js';
 import { newBaseUuid, parsePositiveId } from '../../shared/ids.js';
 import type { AccountUser } from '../accounts/index.js';
-import type { BaseAccess } from '../access/index.js';
+import { mayCreateBaseIn, type BaseAccess } from '../access/index.js';
 import * as repo from './workspaces.repository.js';
 import type { BaseListing } from '../access/index.js';
 
@@ -36,7 +36,7 @@ export class BaseCopyService {
     const { base: source } = await this.access.resolve(user, srcWorkspace, body.name, 'r');
     const target = await this.access.findWorkspace(dstWorkspace);
     if (!target) throw notFound(`Workspace ${dstWorkspace} not found.`);
-    if (target.owner_id !== user.id) throw permissionDenied();
+    if (!mayCreateBaseIn(target.owner_id, user.id)) throw permissionDenied();
     const now = this.clock.now();
     try {
       // Repeatable read (PostgreSQL): metadata, rows and links from one snapshot of the source.

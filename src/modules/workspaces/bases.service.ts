@@ -7,7 +7,7 @@ import type { AccountsService, AccountUser } from '../accounts/index.js';
 import { defaultMetadataJson, insertBlankBaseRows } from '../rows/index.js';
 import type { BaseAccess } from '../access/index.js';
 import { BaseCopyService } from './base-copy.js';
-import { REQUIRED } from '../access/index.js';
+import { REQUIRED, mayCreateBaseIn } from '../access/index.js';
 import * as repo from './workspaces.repository.js';
 import type { BaseListing, WorkspaceRow } from '../access/index.js';
 
@@ -97,7 +97,7 @@ export class BasesService {
       if (id === null) throw badRequest('workspace_id invalid.');
       const workspace = await this.access.findWorkspace(id);
       if (!workspace) throw notFound(`Workspace ${id} not found.`);
-      if (workspace.owner_id !== user.id) throw permissionDenied();
+      if (!mayCreateBaseIn(workspace.owner_id, user.id)) throw permissionDenied();
       return workspace;
     }
     if (owner !== undefined && owner !== null && owner !== '') {
