@@ -31,6 +31,23 @@ module.exports = {
       to: { path: '^src/modules/', pathNot: '\\.table\\.ts$' },
     },
     {
+      name: 'modules-below-plugins-and-workers',
+      comment:
+        'Modules (and everything below them) never import the Fastify plugins or the worker loops; what a ' +
+        'route needs from a request lives in a module. Known exception, to be moved: the webhooks module ' +
+        'builds its delivery loop from src/workers/webhook-deliverer.ts (which imports no module).',
+      severity: 'error',
+      from: { path: '^src/(modules|db|shared|platform|config)/', pathNot: '^src/modules/webhooks/webhooks\\.module\\.ts$' },
+      to: { path: '^src/(plugins|workers)/' },
+    },
+    {
+      name: 'base-layers-import-no-module',
+      comment: 'shared, config and platform sit below the database and the modules.',
+      severity: 'error',
+      from: { path: '^src/(shared|platform|config)/' },
+      to: { path: '^src/(modules|db|plugins|workers)/' },
+    },
+    {
       name: 'no-import-of-the-composition-root',
       comment: 'app.ts, container.ts, server.ts and cli.ts wire everything; nothing below imports them.',
       severity: 'error',
