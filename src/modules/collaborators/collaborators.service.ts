@@ -1,8 +1,7 @@
 import type { Db } from '../../db/index.js';
 import { apiError, badRequest, notFound, permissionDenied } from '../../shared/errors.js';
 import type { AccountUser } from '../accounts/index.js';
-import type { BaseAccess } from '../access/index.js';
-import { atLeast, REQUIRED } from '../access/index.js';
+import { atLeast, REQUIRED, type BaseAccess } from '../access/index.js';
 import { relatedUsers, type RelatedUserRow } from './collaborators.repository.js';
 
 /** A user as the original's related-users and app-user-info answer it. */

@@ -2,9 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { currentAccount } from '../accounts/index.js';
-import { currentGateway } from '../access/index.js';
+import { currentGateway, atLeast, type BaseAccess } from '../access/index.js';
 import { apiError, notFound, permissionDenied } from '../../shared/errors.js';
-import { atLeast, type BaseAccess } from '../access/index.js';
 import { COMMENT_MAX_LENGTH, type CommentAuthor, type CommentBase, type CommentsService } from './comments.service.js';
 
 const tags = ['comments'];

@@ -1,6 +1,5 @@
 import type { Clock } from '../../shared/clock.js';
-import type { BaseAccess, BaseListing } from '../access/index.js';
-import type { BaseTokenClaims } from '../access/index.js';
+import type { BaseAccess, BaseListing, BaseTokenClaims } from '../access/index.js';
 import type { BaseTokenSigner, VerifyResult } from './base-token.js';
 import type { CredentialVersions } from './credential-versions.js';
 import { CACHE_TTL_MS, TtlCache } from './ttl-cache.js';

@@ -5,9 +5,8 @@ import type { Clock } from '../../shared/clock.js';
 import { badRequest, conflict, notFound, permissionDenied } from '../../shared/errors.js';
 import { newBaseUuid, parsePositiveId } from '../../shared/ids.js';
 import type { AccountUser } from '../accounts/index.js';
-import { mayCreateBaseIn, type BaseAccess } from '../access/index.js';
+import { mayCreateBaseIn, type BaseAccess, type BaseListing } from '../access/index.js';
 import * as repo from './workspaces.repository.js';
-import type { BaseListing } from '../access/index.js';
 
 type Body = Record<string, unknown>;
 

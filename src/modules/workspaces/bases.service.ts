@@ -5,11 +5,9 @@ import { badRequest, conflict, notFound, permissionDenied } from '../../shared/e
 import { newBaseUuid, parsePositiveId } from '../../shared/ids.js';
 import type { AccountsService, AccountUser } from '../accounts/index.js';
 import { defaultMetadataJson, insertBlankBaseRows } from '../rows/index.js';
-import type { BaseAccess } from '../access/index.js';
+import { REQUIRED, mayCreateBaseIn, type BaseAccess, type BaseListing, type WorkspaceRow } from '../access/index.js';
 import { BaseCopyService } from './base-copy.js';
-import { REQUIRED, mayCreateBaseIn } from '../access/index.js';
 import * as repo from './workspaces.repository.js';
-import type { BaseListing, WorkspaceRow } from '../access/index.js';
 
 export const MAX_BASE_NAME_LENGTH = 255;
 

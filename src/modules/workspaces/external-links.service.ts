@@ -4,10 +4,8 @@ import type { Clock } from '../../shared/clock.js';
 import { hashPassword, randomHex, sha256Hex, verifyPassword } from '../../shared/crypto.js';
 import { badRequest, conflict, notFound } from '../../shared/errors.js';
 import type { AccountUser } from '../accounts/index.js';
-import type { BaseAccess } from '../access/index.js';
-import { REQUIRED } from '../access/index.js';
+import { REQUIRED, type BaseAccess, type BaseListing } from '../access/index.js';
 import * as repo from './workspaces.repository.js';
-import type { BaseListing } from '../access/index.js';
 import type { ExternalLinkRow } from './workspaces.repository.js';
 import type { ShareTarget } from './shares.service.js';
 

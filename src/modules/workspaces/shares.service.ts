@@ -3,8 +3,7 @@ import { isUniqueViolation } from '../../db/index.js';
 import type { Clock } from '../../shared/clock.js';
 import { badRequest, conflict, notFound } from '../../shared/errors.js';
 import type { AccountsService, AccountUser } from '../accounts/index.js';
-import type { BaseAccess } from '../access/index.js';
-import { REQUIRED, isSharePermission, type SharePermission } from '../access/index.js';
+import { REQUIRED, isSharePermission, type BaseAccess, type SharePermission } from '../access/index.js';
 import * as repo from './workspaces.repository.js';
 
 export interface ShareTarget {
