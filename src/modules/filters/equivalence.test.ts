@@ -203,17 +203,11 @@ describe.each(DIALECTS)('filter engine equivalence (%s)', (dialect) => {
     await db
       .insertInto('base_rows')
       .values([
-        ...ROWS.map((r, i) => ({
-          id: i + 1,
-          base_id: 1,
-          table_id: '0000',
-          row_id: r._id,
-          data: JSON.stringify(r.data),
-          ctime: r._ctime,
-          mtime: r._mtime,
-          creator: r._creator,
-          last_modifier: r._last_modifier,
-        })),
+        // The fixture rows as records of the table made above (the filter engine reads `data` and the row fields).
+        ...ROWS.map((r, i) => {
+          const { _id: row_id, _ctime: ctime, _mtime: mtime, _creator: creator, _last_modifier: last_modifier } = r;
+          return { id: i + 1, base_id: 1, table_id: '0000', row_id, data: JSON.stringify(r.data), ctime, mtime, creator, last_modifier };
+        }),
         // A row of another base: the filter composes with the caller's own conditions.
         { id: 999, base_id: 2, table_id: '0000', row_id: 'other', data: '{"0000":"Alpha"}', ctime: NOW, mtime: NOW, creator: U1, last_modifier: U1 },
       ])
