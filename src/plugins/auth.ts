@@ -2,6 +2,7 @@ import fp from 'fastify-plugin';
 import type { FastifyRequest } from 'fastify';
 import { parseAuthorization } from '../shared/authorization.js';
 import { detailError } from '../shared/errors.js';
+import { mayAdminister } from '../modules/access/index.js';
 import type { AccountsService } from '../modules/accounts/index.js';
 
 declare module 'fastify' {
@@ -37,7 +38,7 @@ async function authenticate(request: FastifyRequest, mode: 'account' | 'admin', 
   // The rate limiter may have looked the token up already (requests naming a base).
   const user = request.account ?? (await accounts.authenticate(parsed.token));
   if (!user) throw detailError(401, 'Invalid token');
-  if (mode === 'admin' && !user.isStaff) {
+  if (mode === 'admin' && !mayAdminister(user)) {
     throw detailError(403, 'You do not have permission to perform this action.');
   }
   request.account = user;

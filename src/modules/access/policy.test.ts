@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { REQUIRED, atLeast, decide, isSharePermission, mayCreateBaseIn, permissionOn, tokenPermissionFor, type BasePermission } from './policy.js';
+import { REQUIRED, atLeast, decide, isSharePermission, mayAdminister, mayCreateBaseIn, permissionOn, tokenPermissionFor, type BasePermission } from './policy.js';
 
 describe('base policy', () => {
   it('ranks owner ⊃ admin ⊃ rw ⊃ r ⊃ none', () => {
@@ -42,7 +42,6 @@ describe('base policy', () => {
         tokenPermission: 'rw',
         canRead: true,
         canWrite: true,
-        isAdmin: false,
       });
       expect(decide({ kind: 'user', userId: 1, ownerId: 1, share: 'r' }).permission).toBe('owner');
       expect(decide({ kind: 'user', userId: 2, ownerId: 1, share: 'admin' }).permission).toBe('admin');
@@ -56,14 +55,7 @@ describe('base policy', () => {
         tokenPermission: null,
         canRead: false,
         canWrite: false,
-        isAdmin: false,
       });
-    });
-
-    it('flags a system administrator without widening their rights on the base', () => {
-      const staff = decide({ kind: 'user', userId: 2, ownerId: 1, share: null, isAdmin: true });
-      expect(staff.isAdmin).toBe(true);
-      expect(staff.permission).toBe('none');
     });
 
     it('lets API-Tokens and Base-Tokens write only with rw', () => {
@@ -77,7 +69,7 @@ describe('base policy', () => {
     });
 
     it('makes an external link read-only', () => {
-      expect(decide({ kind: 'external-link' })).toEqual({ permission: 'r', tokenPermission: 'r', canRead: true, canWrite: false, isAdmin: false });
+      expect(decide({ kind: 'external-link' })).toEqual({ permission: 'r', tokenPermission: 'r', canRead: true, canWrite: false });
     });
 
     it('never lets a token or link manage the base or change locked rows', () => {
@@ -87,6 +79,11 @@ describe('base policy', () => {
         expect(atLeast(permission, REQUIRED.manageShares)).toBe(false);
       }
     });
+  });
+
+  it('opens the admin endpoints to system administrators only', () => {
+    expect(mayAdminister({ isStaff: true })).toBe(true);
+    expect(mayAdminister({ isStaff: false })).toBe(false);
   });
 
   it('lets only the owner of a workspace create bases in it', () => {

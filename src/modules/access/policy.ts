@@ -31,6 +31,11 @@ export function tokenPermissionFor(permission: BasePermission): TokenPermission 
   return atLeast(permission, 'rw') ? 'rw' : 'r';
 }
 
+/** Whether an account may use the admin endpoints (`config.auth: 'admin'`): system administrators only. */
+export function mayAdminister(account: { isStaff: boolean }): boolean {
+  return account.isStaff;
+}
+
 /** Whether a user may create or copy bases into a workspace: only its owner (personal workspaces). */
 export function mayCreateBaseIn(workspaceOwnerId: number, userId: number): boolean {
   return workspaceOwnerId === userId;
@@ -57,7 +62,7 @@ export const REQUIRED = {
  * its permission. (A group role, a view share or a token scope will each be one more fact here.)
  */
 export type AccessFacts =
-  | { kind: 'user'; userId: number; ownerId: number; share: SharePermission | null; isAdmin?: boolean }
+  | { kind: 'user'; userId: number; ownerId: number; share: SharePermission | null }
   | { kind: 'api-token'; permission: string }
   | { kind: 'external-link' }
   | { kind: 'base-token'; permission: string };
@@ -68,8 +73,6 @@ export interface AccessDecision {
   tokenPermission: TokenPermission | null;
   canRead: boolean;
   canWrite: boolean;
-  /** The user is a system administrator (`is_staff`): the admin endpoints, not more rights on the base. */
-  isAdmin: boolean;
 }
 
 /** What the credential may do on the base: the one place where access is decided. */
@@ -80,7 +83,6 @@ export function decide(facts: AccessFacts): AccessDecision {
     tokenPermission: tokenPermissionFor(permission),
     canRead: atLeast(permission, REQUIRED.read),
     canWrite: atLeast(permission, REQUIRED.write),
-    isAdmin: facts.kind === 'user' && facts.isAdmin === true,
   };
 }
 
