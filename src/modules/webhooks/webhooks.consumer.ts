@@ -11,10 +11,11 @@ export const WEBHOOKS_CONSUMER = 'webhooks';
 /**
  * Deliveries one dispatcher transaction creates, at most (issue 24: twenty webhooks on a base made a
  * 500-event batch 10,000 inserts, holding SQLite's connection and the event loop for seconds). A larger
- * fan-out acknowledges a prefix of the batch; the dispatcher yields, then hands over the rest.
- * 500 events to up to four webhooks still go in one transaction, as before.
+ * fan-out acknowledges a prefix of the batch; the dispatcher yields, then hands over the rest. A
+ * request needs a few turns of the event loop, each of which may wait for one batch: 500 keeps that
+ * wait short. A 500-event batch to one webhook still goes in one transaction, as before.
  */
-export const MAX_DELIVERIES_PER_BATCH = 2000;
+export const MAX_DELIVERIES_PER_BATCH = 500;
 
 /** WEBHOOK_MAX_BACKLOG: a webhook with more queued deliveries is paused (disabled, its owner told). */
 export interface BacklogCap {
