@@ -5,7 +5,7 @@ import { AccountsService } from './modules/accounts/index.js';
 import { BasesService, ExternalLinksService, SharesService } from './modules/workspaces/index.js';
 import { BaseAccess } from './modules/access/index.js';
 import { createTokensModule, type AccessTokenService, type BaseTokenVerifier, type TokensModule } from './modules/tokens/index.js';
-import { Dispatcher } from './workers/dispatcher.js';
+import { Dispatcher } from './modules/outbox/index.js';
 import { configureSizeLimits, createBaseData, ROW_LIMITS, volatileFormulaTick, type BaseData } from './modules/rows/index.js';
 import { SqlService, SqlThreads, sqliteFileOf } from './modules/sql/index.js';
 import { createLimits, type Limits } from './modules/limits/index.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appendEvents, outboxStats } from '../../src/modules/events/index.js';
 import { WebhookEventConsumer } from '../../src/modules/webhooks/index.js';
-import { Dispatcher } from '../../src/workers/dispatcher.js';
+import { Dispatcher } from '../../src/modules/outbox/index.js';
 import { DIALECTS, createUser, type TestApp, type TestUser } from '../helpers/index.js';
 import { addRows, createRule, dispatch, inbox, modifiedRule, ruleBase, share, updateRow } from './notification-fixtures.js';
 import { changeEvent, createWebhook, drain, emit, freshTarget, webhookApp } from './webhooks-support.js';

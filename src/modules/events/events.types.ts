@@ -40,27 +40,3 @@ export interface ChangeEvent {
 
 /** A change about to be written; the id is assigned by the database. */
 export type NewChangeEvent = Omit<ChangeEvent, 'id'>;
-
-/** What a consumer's `handle` may ask of the dispatcher's transaction. */
-export interface ConsumerContext {
-  /** Run `fn` once the transaction that acknowledges these events has committed (never on rollback). */
-  afterCommit(fn: () => void): void;
-}
-
-/**
- * Something that reacts to committed changes. `handle` runs inside the transaction that also records
- * the consumer's progress: throw to have the same events handed over again later (at-least-once);
- * return normally and they are never handed to this consumer again.
- */
-export interface EventConsumer {
-  /** Stable name: progress is stored under it, so renaming replays every retained event. */
-  name: string;
-  handle(trx: Executor, events: ChangeEvent[], context?: ConsumerContext): Promise<void>;
-  /**
-   * Optional filter: which of these bases have anything subscribed (one indexed lookup). Events of
-   * other bases are skipped unread (never parsed) and acknowledged. Without it, every event is handed over.
-   */
-  basesOfInterest?(trx: Executor, baseIds: number[]): Promise<number[]>;
-  /** True to also receive structure events (`isStructureEvent`); others get row and link events only. */
-  wantsStructure?: boolean;
-}

@@ -1,6 +1,6 @@
 import type { Executor } from '../../db/index.js';
 import type { Clock } from '../../shared/clock.js';
-import type { ChangeEvent, EventConsumer, OpType } from '../events/index.js';
+import type { ChangeEvent, OpType, OutboxConsumer } from '../events/index.js';
 import { loadBaseContexts, nameLookup } from './base-context.js';
 import { evaluate, type EngineContext } from './engine.js';
 import type { RuleInvalidation } from './invalidation.js';
@@ -24,13 +24,13 @@ export interface RuleConsumerOptions {
  * one indexed lookup of the rules of the tables it touches, plus, only for bases that have such rules,
  * their metadata and members; rules of other tables and bases are never read.
  */
-export class RuleEventConsumer implements EventConsumer {
+export class RuleEventConsumer implements OutboxConsumer {
   readonly name = 'notification-rules';
 
   constructor(
     private readonly clock: Clock,
     private readonly invalidation: RuleInvalidation,
-    private readonly options: RuleConsumerOptions,
+    private readonly settings: RuleConsumerOptions,
   ) {}
 
   basesOfInterest(trx: Executor, baseIds: number[]): Promise<number[]> {
@@ -66,7 +66,7 @@ export class RuleEventConsumer implements EventConsumer {
       const prepared = byTable.get(`${event.baseId}:${event.tableId}`);
       if (!prepared) continue;
       const members = contexts.get(event.baseId)!.members;
-      const ctx: EngineContext = { members, timeZone: this.options.timeZone, userName: nameLookup(members) };
+      const ctx: EngineContext = { members, timeZone: this.settings.timeZone, userName: nameLookup(members) };
       for (const p of prepared) {
         if (event.id <= (startOf.get(p.rule.id) ?? 0)) continue;
         const decision = evaluate(p, event, ctx);
@@ -76,7 +76,7 @@ export class RuleEventConsumer implements EventConsumer {
       }
     }
     // Per rule AND row: changes to other rows are never swallowed (the original throttles the whole rule).
-    const granted = await claimUpdateWindows(trx, fired.map((f) => f.claim), this.options.dedupWindowMs);
+    const granted = await claimUpdateWindows(trx, fired.map((f) => f.claim), this.settings.dedupWindowMs);
     const notices: Notice[] = [];
     const triggered = new Set<number>();
     fired.forEach((f, i) => {
@@ -87,7 +87,7 @@ export class RuleEventConsumer implements EventConsumer {
       }
     });
     const now = this.clock.now();
-    await writeNotices(trx, notices, now, this.options.emailDelayMs);
+    await writeNotices(trx, notices, now, this.settings.emailDelayMs);
     await setLastTriggerTime(trx, [...triggered], now);
   }
 }

@@ -12,8 +12,8 @@ import {
   eventHeadsAfter,
   eventsOfBases,
   type ChangeEvent,
-  type ConsumerContext,
-  type EventConsumer,
+  type BatchContext,
+  type OutboxConsumer,
   type StructureEvent,
 } from '../events/index.js';
 import { anchorOf } from './anchors.js';
@@ -47,7 +47,7 @@ interface Outgoing {
  * Changes older than `maxAgeMs` (a first start, a long outage) are skipped: no client could still be
  * waiting for them, and a reconnecting one reloads the base.
  */
-export class RealtimeConsumer implements EventConsumer {
+export class RealtimeConsumer implements OutboxConsumer {
   readonly name = NAME;
   private started = false;
   /** Set once the dispatcher runs this consumer here: only then does `catchUp` run it too. */
@@ -101,7 +101,7 @@ export class RealtimeConsumer implements EventConsumer {
     }
   }
 
-  async handle(trx: Executor, events: ChangeEvent[], context?: ConsumerContext): Promise<void> {
+  async handle(trx: Executor, events: ChangeEvent[], context?: BatchContext): Promise<void> {
     await this.ensureStarted(trx);
     this.dispatched = true;
     // Events of a write whose operation went out already with an earlier batch (read ahead, below).

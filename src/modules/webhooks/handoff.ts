@@ -1,5 +1,5 @@
 import type { Executor } from '../../db/index.js';
-import type { ConsumerContext } from '../events/index.js';
+import type { BatchContext } from '../events/index.js';
 import { queueWindows, type ClaimedDelivery, type QueueItem } from './claim.repository.js';
 import type { NewDelivery } from './deliveries.repository.js';
 
@@ -58,10 +58,8 @@ export interface HandoffLease {
   lanes: number;
 }
 
-/** The dispatcher's context with a rollback hook (src/workers/dispatcher.ts provides it). */
-export interface HandoffContext extends ConsumerContext {
-  afterRollback?(fn: () => void): void;
-}
+/** The dispatcher's batch context (src/modules/outbox): the hand-off needs its rollback hook. */
+export type HandoffContext = BatchContext;
 
 /**
  * Which of the new deliveries (`rows`, in event order) may be handed off: indexes into `rows`, each

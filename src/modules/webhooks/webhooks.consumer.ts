@@ -1,5 +1,5 @@
 import type { Executor } from '../../db/index.js';
-import type { ChangeEvent, EventConsumer } from '../events/index.js';
+import type { ChangeEvent, OutboxConsumer, PartialBatch } from '../events/index.js';
 import * as deliveries from './deliveries.repository.js';
 import type { ClaimedDelivery, NewDelivery } from './deliveries.repository.js';
 import { BacklogHints, handoffCandidates, type HandoffContext, type HandoffWorker } from './handoff.js';
@@ -7,6 +7,15 @@ import { eventBody, newMessageId } from './payload.js';
 import * as repo from './webhooks.repository.js';
 
 export const WEBHOOKS_CONSUMER = 'webhooks';
+
+/**
+ * Deliveries one dispatcher transaction creates, at most (issue 24: twenty webhooks on a base made a
+ * 500-event batch 10,000 inserts, holding SQLite's connection and the event loop for seconds). A larger
+ * fan-out acknowledges a prefix of the batch; the dispatcher yields, then hands over the rest. A
+ * request needs a few turns of the event loop, each of which may wait for one batch: 500 keeps that
+ * wait short. A 500-event batch to one webhook still goes in one transaction, as before.
+ */
+export const MAX_DELIVERIES_PER_BATCH = 500;
 
 /** WEBHOOK_MAX_BACKLOG: a webhook with more queued deliveries is paused (disabled, its owner told). */
 export interface BacklogCap {
@@ -19,8 +28,10 @@ export interface BacklogCap {
  * event's base, written in the dispatcher's transaction (so an event is queued exactly when the
  * consumer acknowledges it). `dedupe_key` makes a replayed event a no-op.
  */
-export class WebhookEventConsumer implements EventConsumer {
+export class WebhookEventConsumer implements OutboxConsumer {
   readonly name = WEBHOOKS_CONSUMER;
+  /** Webhook latency is what users feel: caught up again before the later consumers go on. */
+  readonly options = { catchUpFirst: true };
   private readonly backlogHints = new BacklogHints();
 
   constructor(
@@ -30,17 +41,30 @@ export class WebhookEventConsumer implements EventConsumer {
     private readonly backlog: BacklogCap | null = null,
     /** This process's delivery worker: deliveries that may go at once are handed to it already leased. */
     private readonly handoff: HandoffWorker | null = null,
+    private readonly maxDeliveries = MAX_DELIVERIES_PER_BATCH,
   ) {}
 
   basesOfInterest(trx: Executor, baseIds: number[]): Promise<number[]> {
     return repo.basesWithWebhooks(trx, baseIds);
   }
 
-  async handle(trx: Executor, events: ChangeEvent[], context?: HandoffContext): Promise<void> {
+  async handle(trx: Executor, events: ChangeEvent[], context?: HandoffContext): Promise<PartialBatch | undefined> {
     const baseIds = [...new Set(events.map((e) => e.baseId))];
     const hooks = await repo.validForBases(trx, baseIds);
-    if (hooks.length === 0) return;
+    if (hooks.length === 0) return undefined;
     const now = this.now();
+    const bounded = boundFanOut(events, hooks, this.maxDeliveries);
+    await this.queue(trx, bounded, hooks, now, context);
+    return bounded.length < events.length ? { through: bounded[bounded.length - 1]!.id } : undefined;
+  }
+
+  private async queue(
+    trx: Executor,
+    events: ChangeEvent[],
+    hooks: Array<{ id: number; base_id: number; url: string; start_event_id: number }>,
+    now: number,
+    context: HandoffContext | undefined,
+  ): Promise<void> {
     const { paused, queued } = await this.pauseOverflowing(trx, hooks, events, now);
     const byBase = new Map<number, Array<{ id: number; start: number }>>();
     for (const hook of hooks) {
@@ -160,4 +184,19 @@ export class WebhookEventConsumer implements EventConsumer {
     }
     return { paused, queued };
   }
+}
+
+/**
+ * The longest prefix of `events` (at least one event) whose deliveries — one per valid webhook of the
+ * event's base — stay within `max`. Counted before each webhook's start filter: an upper bound.
+ */
+export function boundFanOut(events: ChangeEvent[], hooks: Array<{ base_id: number }>, max: number): ChangeEvent[] {
+  const perBase = new Map<number, number>();
+  for (const hook of hooks) perBase.set(hook.base_id, (perBase.get(hook.base_id) ?? 0) + 1);
+  let deliveries = 0;
+  for (const [index, event] of events.entries()) {
+    deliveries += perBase.get(event.baseId) ?? 0;
+    if (deliveries > max && index > 0) return events.slice(0, index);
+  }
+  return events;
 }
