@@ -1,4 +1,4 @@
-import type { Db } from '../../db/index.js';
+import type { Db, Executor } from '../../db/index.js';
 import { notFound, permissionDenied } from '../../shared/errors.js';
 import type { AccountUser } from '../accounts/index.js';
 import { atLeast, isSharePermission, permissionOn, type BasePermission } from './base-policy.js';
@@ -41,9 +41,9 @@ export class BaseAccess {
     return permissionOn(base.owner_id, userId, isSharePermission(share) ? share : null);
   }
 
-  /** What a user can reach: shared base ids and owned base uuids (for revocation on deletion). */
-  basesOfUser(userId: number): Promise<repo.UserBases> {
-    return repo.basesOfUser(this.db, userId);
+  /** What a user can reach: shared base ids and owned base uuids (for revocation; `db` may be a transaction). */
+  basesOfUser(userId: number, db: Executor = this.db): Promise<repo.UserBases> {
+    return repo.basesOfUser(db, userId);
   }
 
   findByUuid(uuid: string): Promise<BaseListing | undefined> {
