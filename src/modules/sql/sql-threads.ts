@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
+import { SQLITE_TICK_FUNCTION } from '../../db/index.js';
 import { READER_THREAD_SOURCE } from './reader-thread.js';
 
 const require = createRequire(import.meta.url);
@@ -27,8 +28,12 @@ export class SqlTimeoutError extends Error {
 
 type Job = { kind: 'parse'; text: string; options: unknown; maxTerms: number; maxInValues: number } | { kind: 'query'; sql: string; parameters: readonly unknown[]; snapshot?: Buffer };
 
+/** Whose job it is (the base): no owner holds more than its share of the threads. */
+export type ThreadOwner = string | number;
+
 interface Pending {
   job: Job;
+  owner: ThreadOwner | undefined;
   resolve(value: unknown): void;
   reject(error: unknown): void;
   timer: NodeJS.Timeout;
@@ -38,6 +43,8 @@ interface Pending {
 interface Slot {
   worker: Worker | null;
   busy: Pending | null;
+  /** The owner of the job running or, while `dying`, of the job that timed out (it still holds the slot). */
+  owner: ThreadOwner | undefined;
   /** A terminated thread still finishing native work: the slot stays taken until it exits. */
   dying: boolean;
 }
@@ -57,8 +64,10 @@ export interface SqlThreadsOptions {
 /**
  * A small fixed pool of threads for the CPU-heavy parts of a SQL request. Every job has a time limit
  * that includes its wait for a free thread. A job over its limit is answered at once and its thread
- * terminated; the slot is reused only once that thread has exited, so stuck work never piles up beyond
- * the pool size.
+ * terminated; SELECTs call back once per row (interruptible.ts), so the thread stops at the next row
+ * and the slot is reused once it has exited — stuck work never piles up beyond the pool size. Jobs
+ * name their owner (the base): one owner holds at most half the threads (at least one), so a base
+ * whose statements run to the limit cannot keep the others' statements waiting.
  */
 export class SqlThreads {
   private readonly slots: Slot[];
@@ -69,7 +78,12 @@ export class SqlThreads {
   private closed = false;
 
   constructor(private readonly options: SqlThreadsOptions) {
-    this.slots = Array.from({ length: options.threads }, () => ({ worker: null, busy: null, dying: false }));
+    this.slots = Array.from({ length: options.threads }, () => ({ worker: null, busy: null, owner: undefined, dying: false }));
+  }
+
+  /** Threads one owner may hold at once. */
+  get sharePerOwner(): number {
+    return Math.max(1, Math.ceil(this.slots.length / 2));
   }
 
   get enabled(): boolean {
@@ -84,15 +98,15 @@ export class SqlThreads {
   }
 
   /** Parse on a thread; the tree comes back (as JSON text) only when its cost is within the limits. */
-  parse(text: string, options: unknown, limits: { maxTerms: number; maxInValues: number }): Promise<ThreadParse> {
-    return this.run({ kind: 'parse', text, options, ...limits }) as Promise<ThreadParse>;
+  parse(text: string, options: unknown, limits: { maxTerms: number; maxInValues: number }, owner?: ThreadOwner): Promise<ThreadParse> {
+    return this.run({ kind: 'parse', text, options, ...limits }, owner) as Promise<ThreadParse>;
   }
 
-  async query(sql: string, parameters: readonly unknown[]): Promise<Array<Record<string, unknown>>> {
+  async query(sql: string, parameters: readonly unknown[], owner?: ThreadOwner): Promise<Array<Record<string, unknown>>> {
     this.file ??= this.options.sqliteFile();
     // Taken now, so the query sees every write committed before it was asked for.
     const snapshot = (await this.file) === null ? this.options.sqliteSnapshot?.() : undefined;
-    return this.run({ kind: 'query', sql, parameters, snapshot }) as Promise<Array<Record<string, unknown>>>;
+    return this.run({ kind: 'query', sql, parameters, snapshot }, owner) as Promise<Array<Record<string, unknown>>>;
   }
 
   async close(): Promise<void> {
@@ -101,10 +115,11 @@ export class SqlThreads {
     await Promise.all(this.slots.map((slot) => slot.worker?.terminate()));
   }
 
-  private run(job: Job): Promise<unknown> {
+  private run(job: Job, owner: ThreadOwner | undefined): Promise<unknown> {
     return new Promise((resolve, reject) => {
       const pending: Pending = {
         job,
+        owner,
         resolve,
         reject,
         timer: setTimeout(() => this.timeOut(pending), this.options.timeoutMs),
@@ -118,9 +133,12 @@ export class SqlThreads {
     for (const slot of this.slots) {
       if (this.queue.length === 0) return;
       if (slot.busy || slot.dying) continue;
-      const pending = this.queue.shift()!;
+      const next = this.queue.findIndex((p) => this.withinShare(p.owner));
+      if (next < 0) return;
+      const pending = this.queue.splice(next, 1)[0]!;
       const id = this.nextId++;
       slot.busy = pending;
+      slot.owner = pending.owner;
       pending.slot = slot;
       this.byId.set(id, pending);
       void this.post(slot, id, pending);
@@ -135,6 +153,7 @@ export class SqlThreads {
     } catch (error) {
       this.byId.delete(id);
       slot.busy = null;
+      slot.owner = undefined;
       this.fail(pending, error);
       this.pump();
     }
@@ -146,7 +165,7 @@ export class SqlThreads {
     const sqliteFile = await this.file;
     const worker = new Worker(READER_THREAD_SOURCE, {
       eval: true,
-      workerData: { parserPath: require.resolve('node-sql-parser/build/mysql'), sqlitePath: require.resolve('better-sqlite3'), sqliteFile },
+      workerData: { parserPath: require.resolve('node-sql-parser/build/mysql'), sqlitePath: require.resolve('better-sqlite3'), sqliteFile, tickFunction: SQLITE_TICK_FUNCTION },
       // A statement nested deeply enough to exhaust this stack is a RangeError ("nested too deeply"), as on the main thread.
       // A heap of its own: a statement that needs more memory fails alone instead of the process.
       resourceLimits: { stackSizeMb: 4, maxOldGenerationSizeMb: THREAD_HEAP_MB },
@@ -157,6 +176,7 @@ export class SqlThreads {
       if (!pending) return;
       this.byId.delete(message.id);
       slot.busy = null;
+      slot.owner = undefined;
       clearTimeout(pending.timer);
       if (message.ok) pending.resolve(message.result);
       else pending.reject(rebuildError(message.error ?? {}));
@@ -168,10 +188,19 @@ export class SqlThreads {
     return worker;
   }
 
+  /** Whether a job of `owner` may take a thread now (jobs without an owner always may). */
+  private withinShare(owner: ThreadOwner | undefined): boolean {
+    if (owner === undefined) return true;
+    let held = 0;
+    for (const slot of this.slots) if ((slot.busy || slot.dying) && slot.owner === owner) held++;
+    return held < this.sharePerOwner;
+  }
+
   /** The thread is gone (terminated, crashed): fail its job, free the slot, serve the queue. */
   private lose(slot: Slot, error: unknown): void {
     slot.worker = null;
     slot.dying = false;
+    slot.owner = undefined;
     const pending = slot.busy;
     slot.busy = null;
     if (pending) {
@@ -192,7 +221,7 @@ export class SqlThreads {
       if (slot.worker) {
         slot.dying = true;
         void slot.worker.terminate();
-      }
+      } else slot.owner = undefined;
     }
     pending.reject(new SqlTimeoutError(this.options.timeoutMs));
   }
