@@ -5,6 +5,7 @@ import { VERSION } from './version.js';
 import { authPlugin } from './plugins/auth.js';
 import { baseAuthPlugin } from './plugins/base-auth.js';
 import { bodyParsersPlugin } from './plugins/body-parsers.js';
+import { DEFAULT_JSON_SHAPE } from './plugins/json-shape.js';
 import { errorHandlerPlugin } from './plugins/error-handler.js';
 import { clientErrorHandler, frameworkErrors, requestId } from './plugins/framework-errors.js';
 import { loggerOptions } from './plugins/logging.js';
@@ -75,7 +76,7 @@ export async function buildApp(c: Container, options: BuildAppOptions = {}): Pro
   if (c.config.security.metricsToken) await app.register(metricsGuardPlugin, { token: c.config.security.metricsToken });
   // Before the auth plugins, so the limiter runs before any token check.
   await app.register(rateLimitPlugin, { limits: c.limits, accounts: c.accounts, verifier: c.baseTokens });
-  await app.register(bodyParsersPlugin, { bodyLimit: c.config.bodyLimitBytes });
+  await app.register(bodyParsersPlugin, { bodyLimit: c.config.bodyLimitBytes, jsonShape: { ...DEFAULT_JSON_SHAPE, maxObjectKeys: c.config.bodyMaxObjectKeys } });
   await app.register(openApiPlugin, { version: VERSION, publicUrl: c.config.publicUrl });
   await app.register(authPlugin, { accounts: c.accounts });
   await app.register(baseAuthPlugin, { verifier: c.baseTokens });

@@ -34,6 +34,8 @@ export interface Config {
   bodyLimitBytes: number;
   /** BASE_BODY_LIMIT_BYTES — request body limit for base operations (row batches are large). */
   baseBodyLimitBytes: number;
+  /** BODY_MAX_OBJECT_KEYS — keys in one object of a JSON body, checked before parsing. */
+  bodyMaxObjectKeys: number;
   /** TRUST_PROXY — honour X-Forwarded-For for the client IP. */
   trustProxy: boolean;
   /** RATE_LIMIT_ACCOUNT_PER_MINUTE — `/api/v2.1/*`, `/api2/*`; 0 = unlimited; default 3000 (cloud 1000). */
@@ -146,6 +148,7 @@ export function loadConfig(env: Env = process.env, options: { persistSecret?: bo
     edition,
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 1024 * 1024 * 1024),
     baseBodyLimitBytes: int(env, 'BASE_BODY_LIMIT_BYTES', 32 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    bodyMaxObjectKeys: int(env, 'BODY_MAX_OBJECT_KEYS', 10_000, 100, 10_000_000),
     trustProxy: bool(env, 'TRUST_PROXY', false),
     rateLimitAccountPerMinute: int(env, 'RATE_LIMIT_ACCOUNT_PER_MINUTE', edition === 'cloud' ? 1000 : 3000, 0, MAX_RATE),
     rateLimitBasePerMinute: int(env, 'RATE_LIMIT_BASE_PER_MINUTE', edition === 'cloud' ? 200 : 500, 0, MAX_RATE),

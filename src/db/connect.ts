@@ -57,6 +57,18 @@ const pgTypes = {
     oid === 20 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
 };
 
+/**
+ * A SQLite function that does nothing (returns 1). The SQL module calls it for every row a SELECT
+ * looks at, so a SQL thread terminated at the time limit stops at the next row instead of running the
+ * statement to its end (a terminated thread's JavaScript cannot run again). Registered on every
+ * connection, so the same statements also run here.
+ */
+export const SQLITE_TICK_FUNCTION = 'basegate_tick';
+
+export function registerSqliteTick(database: { function(name: string, options: { deterministic: boolean; varargs: boolean }, fn: () => number): unknown }): void {
+  database.function(SQLITE_TICK_FUNCTION, { deterministic: false, varargs: true }, () => 1);
+}
+
 export function connect(options: ConnectOptions): DbHandle {
   const url = options.databaseUrl;
   const connectTimeoutMs = options.connectTimeoutMs ?? 5_000;
@@ -74,6 +86,7 @@ export function connect(options: ConnectOptions): DbHandle {
   database.pragma(`busy_timeout = ${Math.trunc(connectTimeoutMs)}`);
   database.pragma('foreign_keys = ON');
   database.pragma('synchronous = NORMAL');
+  registerSqliteTick(database);
   cachePreparedStatements(database);
   const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect(database) });
   // Synchronous and cheap (no file locks in practice, unlike a SELECT's read transaction). While this

@@ -1,4 +1,4 @@
-export { connect, isUniqueViolation } from './connect.js';
+export { connect, isUniqueViolation, SQLITE_TICK_FUNCTION } from './connect.js';
 export type { DbHandle, ConnectOptions, ConnectionLog } from './connect.js';
 export { databaseFault, type DatabaseFault } from './faults.js';
 export { waitForDatabase, isDatabaseReady } from './availability.js';

@@ -35,9 +35,9 @@ describe.each(DIALECTS)('lock-rows / unlock-rows (%s)', (dialect) => {
     const listed = (await g.call('GET', 'rows/?table_name=Tasks')).json().rows.find((r: { _id: string }) => r._id === b);
     expect(listed).toMatchObject({ _locked: true });
 
-    const byApp = await lock([b!], roles.tokens['api-rw'], 'unlock-rows/');
-    expect(byApp.statusCode, byApp.body).toBe(200);
-    expect(await row(b!)).toMatchObject({ _locked: false, _locked_by: 'roles-rw' });
+    const byAdmin = await lock([b!], roles.tokens.admin, 'unlock-rows/');
+    expect(byAdmin.statusCode, byAdmin.body).toBe(200);
+    expect(await row(b!)).toMatchObject({ _locked: false, _locked_by: roles.users.admin.virtualId });
     expect(await row(a!)).toMatchObject({ _locked: true });
   });
 
@@ -64,8 +64,15 @@ describe.each(DIALECTS)('lock-rows / unlock-rows (%s)', (dialect) => {
     expect(await row(free!)).toMatchObject({ Title: 'free' });
     expect(await row(id!)).toMatchObject({ Title: 'locked', _locked: true });
     expect(await storedRowCount(g)).toBe(count);
-    // Unlocked, the same caller may change it.
-    expect((await lock([id!], roles.tokens[role], 'unlock-rows/')).statusCode).toBe(200);
+    // Nor may it lift the lock itself (issue #24: it could then update the row): 403, still locked.
+    const unlock = await lock([id!], roles.tokens[role], 'unlock-rows/');
+    expect(unlock.statusCode, unlock.body).toBe(403);
+    expect(unlock.json()).toEqual({ error_msg: "Only the base's owner and admins may unlock rows." });
+    expect(await row(id!)).toMatchObject({ Title: 'locked', _locked: true });
+    const still = await g.call('PUT', 'rows/', { table_name: 'Tasks', row_id: id, row: { Title: 'changed' } }, roles.tokens[role]);
+    expect(still.statusCode).toBe(403);
+    // Unlocked by the owner, the same caller may change it.
+    expect((await lock([id!], undefined, 'unlock-rows/')).statusCode).toBe(200);
     const after = await g.call('PUT', 'rows/', { table_name: 'Tasks', row_id: id, row: { Title: 'changed' } }, roles.tokens[role]);
     expect(after.statusCode, after.body).toBe(200);
     expect(await row(id!)).toMatchObject({ Title: 'changed', _locked: false });
@@ -88,12 +95,13 @@ describe.each(DIALECTS)('lock-rows / unlock-rows (%s)', (dialect) => {
     expect(del.json()).toEqual({ success: true, deleted_rows: 1 });
   });
 
-  it.each(WRITE_ROLES)('%s may lock and unlock', async (role) => {
+  it.each(WRITE_ROLES)('%s may lock; only owner and admin may unlock', async (role) => {
     const [id] = await appendRows(g, 'Tasks', [{ Title: role }]);
     expect((await lock([id!], roles.tokens[role])).statusCode).toBe(200);
     expect((await row(id!))._locked).toBe(true);
-    expect((await lock([id!], roles.tokens[role], 'unlock-rows/')).statusCode).toBe(200);
-    expect((await row(id!))._locked).toBe(false);
+    const mayUnlock = role === 'owner' || role === 'admin';
+    expect((await lock([id!], roles.tokens[role], 'unlock-rows/')).statusCode).toBe(mayUnlock ? 200 : 403);
+    expect((await row(id!))._locked).toBe(!mayUnlock);
   });
 
   it.each(READ_ONLY_ROLES)('%s (read-only) may not lock or unlock: 403, nothing changes', async (role) => {

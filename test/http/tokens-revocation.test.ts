@@ -130,6 +130,51 @@ function revocationScenarios(ctx: () => { t: TestApp; observe: Requester; settle
     await refusedSoon(onOwn, ownBase, 404);
   });
 
+  /** The guest's Base-Tokens from the Account-Token and a temporary API-Token on a shared base, and from the Account-Token on their own base. */
+  const signInTokens = async () => {
+    const { t } = ctx();
+    const ownBase = await createBase(t, guest);
+    const temp = (await t.request({ method: 'GET', url: basePath(base, 'temp-api-token/'), token: guest.token })).json().api_token;
+    const tokens = { onShared: await baseToken(t, guest, base), fromTemp: await exchange(temp), onOwn: await baseToken(t, guest, ownBase), ownBase };
+    await works(tokens.onShared);
+    await works(tokens.fromTemp);
+    await works(tokens.onOwn, ownBase);
+    return tokens;
+  };
+
+  it('deactivating a user revokes every Base-Token from their sign-in (shared and own bases), not the owner\'s', async () => {
+    await setup();
+    const { t } = ctx();
+    const admin = await createUser(t, { admin: true });
+    const { onShared, fromTemp, onOwn, ownBase } = await signInTokens();
+    const ownerToken = await baseToken(t, owner, base);
+    const res = await t.request({ method: 'PUT', url: `/api/v2.1/admin/users/${guest.email}/`, token: admin.token, payload: { is_active: false } });
+    expect(res.statusCode, res.body).toBe(200);
+    await refusedSoon(onShared);
+    await refusedSoon(fromTemp);
+    await refusedSoon(onOwn, ownBase);
+    await works(ownerToken);
+  });
+
+  it('a password change (by the user or by an admin) revokes every Base-Token from their sign-in', async () => {
+    await setup();
+    const { t } = ctx();
+    const first = await signInTokens();
+    const own = await t.request({ method: 'PUT', url: '/api/v2.1/user/password/', token: guest.token, payload: { old_password: guest.password, new_password: 'changed-pass-1' } });
+    expect(own.statusCode, own.body).toBe(200);
+    for (const token of [first.onShared, first.fromTemp]) await refusedSoon(token);
+    await refusedSoon(first.onOwn, first.ownBase);
+
+    const login = await t.request({ method: 'POST', url: '/api2/auth-token/', payload: { username: guest.email, password: 'changed-pass-1' } });
+    guest = { ...guest, token: login.json().token, password: 'changed-pass-1' };
+    const second = await signInTokens();
+    const admin = await createUser(t, { admin: true });
+    const byAdmin = await t.request({ method: 'PUT', url: `/api/v2.1/admin/users/${guest.email}/`, token: admin.token, payload: { password: 'changed-pass-2' } });
+    expect(byAdmin.statusCode, byAdmin.body).toBe(200);
+    for (const token of [second.onShared, second.fromTemp]) await refusedSoon(token);
+    await refusedSoon(second.onOwn, second.ownBase);
+  });
+
   it('deleting a base makes its Base-Tokens fail with 404', async () => {
     await setup();
     const { t } = ctx();

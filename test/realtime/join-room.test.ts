@@ -80,6 +80,26 @@ describe.each(DIALECTS)('live channel: join-room (%s)', (dialect) => {
     expect(ownerSocket.socket.connected).toBe(true);
   });
 
+  it('disconnects the sockets of a deactivated user and of a user whose password changed, and no others', async () => {
+    const admin = await createUser(t, { admin: true });
+    const [deactivated, renewed] = [await createUser(t), await createUser(t)];
+    for (const guest of [deactivated, renewed]) {
+      const shared = await t.request({ method: 'POST', url: basePath(base, 'share/'), token: owner.token, payload: { email: guest.email, permission: 'rw' } });
+      expect(shared.statusCode).toBe(201);
+    }
+    const [deactivatedSocket, renewedSocket] = [track(await joined(url, base.uuid, await baseToken(t, deactivated, base))), track(await joined(url, base.uuid, await baseToken(t, renewed, base)))];
+    const ownerSocket = track(await joined(url, base.uuid, await baseToken(t, owner, base)));
+    const off = await t.request({ method: 'PUT', url: `/api/v2.1/admin/users/${deactivated.email}/`, token: admin.token, payload: { is_active: false } });
+    expect(off.statusCode).toBe(200);
+    const password = await t.request({ method: 'PUT', url: '/api/v2.1/user/password/', token: renewed.token, payload: { old_password: renewed.password, new_password: 'a-new-password' } });
+    expect(password.statusCode).toBe(200);
+    expect(await disconnected(deactivatedSocket, 6000)).toBe('io server disconnect');
+    expect(await disconnected(renewedSocket, 6000)).toBe('io server disconnect');
+    expect(deactivatedSocket.messages('error')).toEqual([{ error_msg: 'Permission denied.' }]);
+    await settle(100);
+    expect(ownerSocket.socket.connected).toBe(true);
+  });
+
   it('refuses an expired token with "Token expired." (and drops a joined socket once its token expires)', async () => {
     const token = await baseToken(t, owner, base);
     const live = track(await joined(url, base.uuid, token));

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Realtime } from '../../src/modules/realtime/index.js';
-import { DIALECTS, baseToken, createTestApp, type TestApp } from '../helpers/index.js';
+import { DIALECTS, basePath, baseToken, createTestApp, createUser, type TestApp } from '../helpers/index.js';
 import { RedisProcess, secondInstance, type Instance } from '../http/rate-limit.helpers.js';
 import { appendRows, gateway, through, type Gateway } from '../http/rows.fixtures.js';
-import { joined, settle, waitFor, type LiveClient } from './live.support.js';
+import { disconnected, joined, settle, waitFor, type LiveClient } from './live.support.js';
 
 /*
  * Two app instances on one database and one Redis (TEST_REDIS_URL, else a redis-server of the suite's
@@ -124,5 +124,21 @@ describe.each(DIALECTS)('live channel across two instances through Redis (%s)', 
     await waitFor(() => names(c).includes('back'), 'a change after recovery');
     await settle(800);
     expect(names(c).slice(seen)).toEqual(['while away 1', 'while away 2', 'back']);
+  });
+
+  it('ends the sockets on the other instance of a user deactivated here, and no others', async () => {
+    const [admin, guest] = [await createUser(t, { admin: true }), await createUser(t)];
+    const shared = await t.request({ method: 'POST', url: basePath(g.base, 'share/'), token: g.owner.token, payload: { email: guest.email, permission: 'rw' } });
+    expect(shared.statusCode).toBe(201);
+    const token = await baseToken(t, guest, g.base);
+    const guestThere = await joined(secondUrl, g.base.uuid, token);
+    extra.push(guestThere);
+    const off = await t.request({ method: 'PUT', url: `/api/v2.1/admin/users/${guest.email}/`, token: admin.token, payload: { is_active: false } });
+    expect(off.statusCode).toBe(200);
+    expect(await disconnected(guestThere, 6000)).toBe('io server disconnect');
+    // Dropped for its revoked credential: the other instance refuses the same token.
+    const there = await other.app.inject({ method: 'GET', url: `/api-gateway/api/v2/dtables/${g.base.uuid}/`, headers: { authorization: `Token ${token}` } });
+    expect(there.statusCode).toBe(403);
+    expect(onSecond.socket.connected).toBe(true);
   });
 });

@@ -136,7 +136,7 @@ describe('SQL threads on a SQLite file (time limit, recovery)', () => {
   it('answers a query over its limit with a timeout at once, and the next query is still served', async () => {
     // Finite but long (tens of millions of steps): the terminated thread exits when SQLite returns.
     const slow = 'with recursive c(x) as (select 1 union all select x + 1 from c where x < 30000000) select count(*) from c';
-    await expect(threads.query(slow, [])).rejects.toMatchObject({ name: 'SqlTimeoutError', limitMs: 1500 });
+    await expect(threads.query(slow, [])).rejects.toMatchObject({ name: 'ThreadTimeoutError', limitMs: 1500 });
     expect(await threads.query('select count(*) as c from t', [])).toEqual([{ c: 3 }]);
   });
 });

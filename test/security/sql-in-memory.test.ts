@@ -40,7 +40,7 @@ describe('SQL threads on a SQLite database in memory', () => {
     let ticks = 0;
     const timer = setInterval(() => ticks++, 10);
     try {
-      await expect(threads.query(slow, [])).rejects.toMatchObject({ name: 'SqlTimeoutError', limitMs: 1500 });
+      await expect(threads.query(slow, [])).rejects.toMatchObject({ name: 'ThreadTimeoutError', limitMs: 1500 });
     } finally {
       clearInterval(timer);
     }

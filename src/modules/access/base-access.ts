@@ -46,9 +46,9 @@ export class BaseAccess {
     return decide({ kind: 'user', userId, ownerId: base.owner_id, share: isSharePermission(share) ? share : null });
   }
 
-  /** What a user can reach: shared base ids and owned base uuids (for revocation on deletion). */
-  basesOfUser(userId: number): Promise<UserBases> {
-    return repo.basesOfUser(this.db, userId);
+  /** What a user can reach: shared base ids and owned base uuids (for revocation; `db` may be a transaction). */
+  basesOfUser(userId: number, db: Executor = this.db): Promise<UserBases> {
+    return repo.basesOfUser(db, userId);
   }
 
   findByUuid(uuid: string): Promise<BaseListing | undefined> {

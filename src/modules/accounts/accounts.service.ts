@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import type { Db } from '../../db/index.js';
+import type { Db, Executor } from '../../db/index.js';
 import { isUniqueViolation } from '../../db/index.js';
 import { AppError, badRequest, notFound } from '../../shared/errors.js';
 import type { Clock } from '../../shared/clock.js';
@@ -49,8 +49,16 @@ let dummyHash: Promise<string> | null = null;
  */
 export type UserDeletingListener = (userId: number) => Promise<void | (() => void | Promise<void>)> | void;
 
+/**
+ * Called inside the transaction that deactivates a user or changes their password, so every credential
+ * derived from the user's sign-in (Base-Tokens from the Account-Token or temporary API-Tokens) is revoked
+ * with it; the returned follow-up runs once that transaction has committed (to announce the revocation).
+ */
+export type SignInRevokingListener = (trx: Executor, userId: number) => Promise<() => Promise<void>>;
+
 export class AccountsService {
   private readonly deletingListeners: UserDeletingListener[] = [];
+  private readonly signInRevokingListeners: SignInRevokingListener[] = [];
 
   constructor(
     private readonly db: Db,
@@ -162,10 +170,13 @@ export class AccountsService {
       checkPassword(changes.password);
       patch.password_hash = await hashPassword(changes.password);
     }
-    await this.db.transaction().execute(async (trx) => {
+    const revokeSignIn = patch.password_hash !== undefined || patch.is_active === 0;
+    const followUps = await this.db.transaction().execute(async (trx) => {
       if (Object.keys(patch).length > 0) await repo.updateUser(trx, row.id, patch);
       if (patch.password_hash !== undefined) await repo.deleteAccountToken(trx, row.id);
+      return revokeSignIn ? this.revokingSignIn(trx, row.id) : [];
     });
+    for (const followUp of followUps) await followUp();
     return (await repo.findUserById(this.db, row.id))!;
   }
 
@@ -181,10 +192,23 @@ export class AccountsService {
   private async storePassword(userId: number, password: string): Promise<void> {
     checkPassword(password);
     const hash = await hashPassword(password);
-    await this.db.transaction().execute(async (trx) => {
+    const followUps = await this.db.transaction().execute(async (trx) => {
       await repo.updateUser(trx, userId, { password_hash: hash });
       await repo.deleteAccountToken(trx, userId);
+      return this.revokingSignIn(trx, userId);
     });
+    for (const followUp of followUps) await followUp();
+  }
+
+  private async revokingSignIn(trx: Executor, userId: number): Promise<Array<() => Promise<void>>> {
+    const followUps = [];
+    for (const listener of this.signInRevokingListeners) followUps.push(await listener(trx, userId));
+    return followUps;
+  }
+
+  /** See SignInRevokingListener: a deactivation or a password change. */
+  onSignInRevoking(listener: SignInRevokingListener): void {
+    this.signInRevokingListeners.push(listener);
   }
 
   async updateProfile(user: AccountUser, changes: { name?: string; emailNotification?: boolean }): Promise<AccountUser> {

@@ -1,4 +1,6 @@
+import { resetBudget, spend, textUnits } from './budget.js';
 import { FUNCTIONS } from './functions/index.js';
+import { MAX_TEXT } from './functions/text.js';
 import type { CompiledFormula } from './compile.js';
 import type { BinaryOp, Node } from './syntax.js';
 import { FormulaDate, FormulaValueError, isBlank, toDate, toNumber, toText, type EvalContext, type Value } from './values.js';
@@ -10,9 +12,11 @@ export type CellReader = (key: string) => Value;
 
 /**
  * The value of a compiled formula for one row. Pure: it reads only `cell` and `ctx`. A value the formula
- * cannot use (`'abc' * 2`, a division by zero) makes the whole result empty (null), as an error cell.
+ * cannot use (`'abc' * 2`, a division by zero), or more work than one evaluation may do (budget.ts),
+ * makes the whole result empty (null), as an error cell.
  */
 export function evaluate(formula: CompiledFormula, cell: CellReader, ctx: EvalContext): Value {
+  resetBudget();
   try {
     return evalNode(formula.ast, cell, ctx);
   } catch (e) {
@@ -21,7 +25,8 @@ export function evaluate(formula: CompiledFormula, cell: CellReader, ctx: EvalCo
   }
 }
 
-export function evalNode(node: Node, cell: CellReader, ctx: EvalContext): Value {
+function evalNode(node: Node, cell: CellReader, ctx: EvalContext): Value {
+  spend(1);
   switch (node.kind) {
     case 'number':
     case 'string':
@@ -38,15 +43,23 @@ export function evalNode(node: Node, cell: CellReader, ctx: EvalContext): Value 
     case 'call': {
       const def = FUNCTIONS.get(node.name)!;
       if (def.lazy) return def.lazy(node.args.map((a) => () => evalNode(a, cell, ctx)), ctx);
-      return def.fn!(node.args.map((a) => evalNode(a, cell, ctx)), ctx);
+      const args = node.args.map((a) => evalNode(a, cell, ctx));
+      spend(textUnits(args));
+      const result = def.fn!(args, ctx);
+      if (typeof result === 'string') spend(result.length);
+      return result;
     }
   }
 }
 
 function binary(op: BinaryOp, l: Value, r: Value, ctx: EvalContext): Value {
   switch (op) {
-    case '&':
-      return toText(l, ctx.timeZone) + toText(r, ctx.timeZone);
+    case '&': {
+      const [a, b] = [toText(l, ctx.timeZone), toText(r, ctx.timeZone)];
+      if (a.length + b.length > MAX_TEXT) throw new FormulaValueError(`text longer than ${MAX_TEXT} characters`);
+      spend(a.length + b.length);
+      return a + b;
+    }
     case '+':
       if (l instanceof FormulaDate && !(r instanceof FormulaDate)) return new FormulaDate(l.ms + toNumber(r) * DAY_MS);
       if (r instanceof FormulaDate && !(l instanceof FormulaDate)) return new FormulaDate(r.ms + toNumber(l) * DAY_MS);

@@ -1,5 +1,6 @@
 import { FormulaColumnError, FormulaPlan, formulaColumnData, isVolatileFormula, renameReference } from '../formulas/index.js';
 import { badRequest } from '../../shared/errors.js';
+import { EventLoopTurns } from '../../shared/event-loop-turns.js';
 import type { WriteScope } from './base-writer.js';
 import type { ColumnMeta, TableMeta } from './metadata.js';
 import type { StoredRow } from './present.js';
@@ -28,13 +29,20 @@ export function configureTableFormulas(table: TableMeta): void {
   for (const column of table.columns) if (column.type === 'formula') configureFormulaColumn(table, column);
 }
 
-/** The hook of the row write path: compute the formula cells of rows being written (in place); `fresh` rows are new. */
-export function computeFormulas(w: WriteScope, timeZone: string, table: TableMeta, rows: StoredRow[], fresh = false): void {
+/**
+ * The hook of the row write path: compute the formula cells of rows being written (in place); `fresh` rows are new.
+ * Each cell's work is bounded (formulas/budget.ts); a batch lets other requests take turns meanwhile.
+ */
+export async function computeFormulas(w: WriteScope, timeZone: string, table: TableMeta, rows: StoredRow[], fresh = false): Promise<void> {
   if (fresh) emptyLinkFormulas(w, timeZone, table, rows);
   const plan = FormulaPlan.of(table);
   if (!plan) return;
   const ctx = { timeZone, now: w.now, modifier: w.actor.user };
-  for (const row of rows) plan.apply(row, ctx);
+  const turns = new EventLoopTurns();
+  for (const row of rows) {
+    plan.apply(row, ctx);
+    await turns.pass();
+  }
 }
 
 /** True when a structural change to `column` can change the table's formula cells. */
@@ -61,11 +69,13 @@ export async function recomputeTable(w: WriteScope, timeZone: string, table: Tab
   const plan = FormulaPlan.of(table);
   if (!plan) return;
   const ctx = { timeZone, now: w.now };
+  const turns = new EventLoopTurns();
   for await (const batch of scanTable(w.trx, w.base.id, table._id)) {
     const changed = [];
     for (const row of batch) {
       const before = { ...row.data };
       plan.apply(row, ctx);
+      await turns.pass();
       if (!sameCells(before, row.data)) changed.push({ rowId: row._id, data: row.data });
     }
     await updateRows(w.trx, w.dialect, w.base.id, changed, null);
@@ -95,11 +105,13 @@ export async function refreshVolatileFormulas(w: WriteScope, timeZone: string, t
   if (!plan) return 0;
   const ctx = { timeZone, now: w.now };
   let count = 0;
+  const turns = new EventLoopTurns();
   for await (const batch of scanTable(w.trx, w.base.id, table._id)) {
     const changed: Array<{ before: StoredRow; after: StoredRow }> = [];
     for (const row of batch) {
       const before = { ...row, data: { ...row.data } };
       plan.apply(row, ctx);
+      await turns.pass();
       if (!sameCells(before.data, row.data)) changed.push({ before, after: row });
     }
     if (changed.length === 0) continue;

@@ -42,6 +42,8 @@ export async function refuseLockedRows(w: WriteScope, rows: Iterable<StoredRow>)
   throw apiError(403, `Row ${locked._id} is locked: only the base's owner and admins may change or delete it.`);
 }
 
+export const UNLOCK_REFUSED = "Only the base's owner and admins may unlock rows.";
+
 function lockInput(body: Body): string[] {
   const ids = body.row_ids;
   if (!Array.isArray(ids) || ids.length === 0 || !ids.every((id) => typeof id === 'string' && id.length > 0 && id.length <= 64)) {
@@ -54,10 +56,14 @@ function lockInput(body: Body): string[] {
 export class RowLocksService {
   constructor(private readonly writer: BaseWriter) {}
 
-  /** Sets `_locked` and `_locked_by` (the user's id or the API-Token's app) on every row named; unknown rows: 404, nothing changed. */
+  /**
+   * Sets `_locked` and `_locked_by` (the user's id or the API-Token's app) on every row named; unknown rows: 404, nothing changed.
+   * Any writer may lock; only the owner and admins may unlock (else a caller stopped by a lock could lift it).
+   */
   async set(base: BaseRef, actor: Actor, body: Body, locked: boolean) {
     const ids = lockInput(body);
     await this.writer.write(base, actor, async (w) => {
+      if (!locked && !(await hasAdminRights(w))) throw apiError(403, UNLOCK_REFUSED);
       const table = findTable(w.meta, body);
       const rows = await repo.findRows(w.trx, base.id, table._id, ids);
       const missing = ids.find((id) => !rows.has(id));

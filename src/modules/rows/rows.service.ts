@@ -247,7 +247,7 @@ export class RowsService {
       return { _id: newRowId(), _ctime: w.now, _mtime: w.now, _creator: actor.user, _last_modifier: actor.user, data };
     });
     if (countersMoved || input.optionsAdded()) w.metadataChanged('contents');
-    computeFormulas(w, this.writer.timeZone, table, stored, true);
+    await computeFormulas(w, this.writer.timeZone, table, stored, true);
     // SQLite stores each row's cells as JSON text: written once, for the row and its insert event.
     const texts = w.dialect === 'sqlite' ? stored.map((r) => JSON.stringify(r.data)) : undefined;
     await repo.insertRows(w.trx, base.id, table._id, stored, texts);
@@ -274,7 +274,7 @@ export class RowsService {
       after.set(row_id, current);
     }
     if (input.optionsAdded()) w.metadataChanged('contents');
-    computeFormulas(w, this.writer.timeZone, table, [...after.values()]);
+    await computeFormulas(w, this.writer.timeZone, table, [...after.values()]);
     const changed = [...after.values()].filter((r) => !sameCells(before.get(r._id)!.data, r.data));
     for (const r of changed) {
       r._mtime = w.now;

@@ -75,7 +75,7 @@ export class TablesService {
         for await (const batch of scanTable(w.trx, base.id, source._id)) {
           const rows = batch.map((r) => ({ ...r, _id: newRowId(), _ctime: w.now, _mtime: w.now, _creator: actor.user, _last_modifier: actor.user }));
           // The copy has no links: its link formulas start empty, its formulas see the new row fields.
-          computeFormulas(w, this.writer.timeZone, copy, rows, true);
+          await computeFormulas(w, this.writer.timeZone, copy, rows, true);
           await insertRows(w.trx, base.id, copy._id, rows);
           w.emit(insertEvents(base, copy, rows, actor, w.now));
         }

@@ -5,7 +5,7 @@ import { isNode, parseStatement, PARSE_OPTIONS, statementOf, syntaxError, type N
 import { withoutIlike } from './ilike.js';
 import { isStatementError, MAX_BOUND_VALUES } from './sql.repository.js';
 import { SqlError, sqlError } from './sql-error.js';
-import { SqlThreads, SqlTimeoutError, THREAD_HEAP_MB, type StatementCost, type ThreadParse } from './sql-threads.js';
+import { SqlThreads, SqlTimeoutError, THREAD_HEAP_MB, type StatementCost, type ThreadOwner, type ThreadParse } from './sql-threads.js';
 
 /** The cost bounds of one statement (SQL_* in the configuration; see docs/security.md). */
 export interface SqlCostLimits {
@@ -82,7 +82,7 @@ export interface LimitedSqlDeps {
 }
 
 /** Size check, parse (on a SQL thread when there is one), cost check. */
-export async function parseLimited(deps: LimitedSqlDeps, text: string): Promise<ParsedStatement> {
+export async function parseLimited(deps: LimitedSqlDeps, text: string, owner?: ThreadOwner): Promise<ParsedStatement> {
   checkStatementSize(text, deps.limits);
   const { limits, threads } = deps;
   if (!threads?.enabled || text.trim() === '') {
@@ -92,7 +92,7 @@ export async function parseLimited(deps: LimitedSqlDeps, text: string): Promise<
   }
   let result: ThreadParse;
   try {
-    result = await threads.parse(withoutIlike(text), PARSE_OPTIONS, { maxTerms: limits.maxPredicateTerms, maxInValues: limits.maxInValues });
+    result = await threads.parse(withoutIlike(text), PARSE_OPTIONS, { maxTerms: limits.maxPredicateTerms, maxInValues: limits.maxInValues }, owner);
   } catch (error) {
     if (error instanceof SqlTimeoutError) throw timeoutError(limits);
     if ((error as { code?: unknown }).code === 'ERR_WORKER_OUT_OF_MEMORY') {
@@ -110,7 +110,7 @@ export async function parseLimited(deps: LimitedSqlDeps, text: string): Promise<
  * its own transaction); SQLite runs it on a SQL thread's read-only connection (or a copy of a database
  * in memory), so the event loop never waits on it (SQL_READER_THREADS=0 runs it here).
  */
-export async function runLimitedQuery(deps: LimitedSqlDeps, query: Fragment): Promise<Array<Record<string, unknown>>> {
+export async function runLimitedQuery(deps: LimitedSqlDeps, query: Fragment, owner?: ThreadOwner): Promise<Array<Record<string, unknown>>> {
   const compiled = query.compile(deps.db);
   if (compiled.parameters.length > MAX_BOUND_VALUES) throw sqlError(`The statement has too many values (more than ${MAX_BOUND_VALUES}).`);
   try {
@@ -120,7 +120,7 @@ export async function runLimitedQuery(deps: LimitedSqlDeps, query: Fragment): Pr
         return (await trx.executeQuery<Record<string, unknown>>(compiled)).rows;
       });
     }
-    if (deps.threads && (await deps.threads.canQuery())) return await deps.threads.query(compiled.sql, compiled.parameters);
+    if (deps.threads && (await deps.threads.canQuery())) return await deps.threads.query(compiled.sql, compiled.parameters, owner);
     return (await deps.db.executeQuery<Record<string, unknown>>(compiled)).rows;
   } catch (error) {
     if (error instanceof SqlTimeoutError || isQueryCanceled(error)) throw timeoutError(deps.limits);

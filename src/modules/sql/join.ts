@@ -11,6 +11,7 @@
  */
 import { sql } from 'kysely';
 import { fieldSql, type Fragment } from './field-sql.js';
+import { interruptible } from './interruptible.js';
 import { selectWindow } from './limits.js';
 import { fieldKey, fieldMetadata } from './output.js';
 import { isNode, type Node } from './parser.js';
@@ -92,7 +93,7 @@ export function planJoin(ast: Node, ctx: SelectContext): JoinPlan {
   const from = scopes.map((_, i) => sql`base_rows as ${sql.ref(alias(i))}`);
   const scoped = scopes.map((s, i) => sql`${sql.ref(`${alias(i)}.base_id`)} = ${ctx.baseId} and ${sql.ref(`${alias(i)}.table_id`)} = ${s.table.id}`);
   const tiebreak = scopes.map((_, i) => sql`${sql.ref(`${alias(i)}.id`)} asc`);
-  const query = sql`select ${sql.join(columns)} from ${sql.join(from)} where ${sql.join(scoped, sql` and `)} and ${where} order by ${sql.join([...orders, ...tiebreak])} limit ${window.limit} offset ${window.offset}`;
+  const query = sql`select ${sql.join(columns)} from ${sql.join(from)} where ${sql.join(scoped, sql` and `)} and ${interruptible(ctx.dialect, scopes.map((_, i) => `${alias(i)}.id`))} and ${where} order by ${sql.join([...orders, ...tiebreak])} limit ${window.limit} offset ${window.offset}`;
   return { kind: 'join', tables: scopes.map((s) => s.table), query, outputs, metadata };
 }
 

@@ -9,11 +9,16 @@ const { Parser } = require(workerData.parserPath);
 const parser = new Parser();
 let db = null;
 const statements = new Map();
+// The statements call this once per row (interruptible.ts): a terminated thread stops at the next row.
+function tick(database) {
+  database.function(workerData.tickFunction, { deterministic: false, varargs: true }, () => 1);
+}
 function connection() {
   if (db === null) {
     const Database = require(workerData.sqlitePath);
     db = new Database(workerData.sqliteFile, { readonly: true, fileMustExist: true });
     db.pragma('busy_timeout = 5000');
+    tick(db);
   }
   return db;
 }
@@ -32,6 +37,7 @@ function snapshotQuery(job) {
   const bytes = Buffer.from(job.snapshot.buffer, job.snapshot.byteOffset, job.snapshot.byteLength);
   const copy = new Database(bytes, { readonly: true });
   try {
+    tick(copy);
     return copy.prepare(job.sql).all(job.parameters);
   } finally {
     copy.close();

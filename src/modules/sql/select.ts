@@ -12,6 +12,7 @@ import type { DialectName } from '../../db/index.js';
 import { C, fieldSql, optionRank, type FieldSql, type Fragment } from './field-sql.js';
 import { aggregateOf, labelOf, type Aggregate, type InnerColumns } from './aggregates.js';
 import { containsAggregate, decodeExpression, expressionMetadata, expressionOperand, expressionShape, isExpression } from './select-expressions.js';
+import { interruptible } from './interruptible.js';
 import { isJoin, planJoin, type JoinPlan } from './join.js';
 import { selectWindow } from './limits.js';
 import { fieldKey, fieldMetadata, decodeGrouped } from './output.js';
@@ -77,7 +78,7 @@ export function planSelect(ast: Node, ctx: SelectContext): SelectPlan {
   const groupNodes = groupByNodes(ast.groupby);
   const distinct = typeof ast.distinct === 'string' && ast.distinct.toUpperCase() === 'DISTINCT';
   const grouped = distinct || groupNodes.length > 0 || isNode(ast.having) || items.some((i) => i.kind === 'aggregate' || (i.kind === 'expression' && containsAggregate(i.node)));
-  const filter = sql`base_id = ${ctx.baseId} and table_id = ${scope.table.id} and ${where}`;
+  const filter = sql`base_id = ${ctx.baseId} and table_id = ${scope.table.id} and ${interruptible(ctx.dialect, ['id'])} and ${where}`;
   const window = selectWindow(ast.limit, ctx.bindings);
   const page = sql`limit ${window.limit} offset ${window.offset}`;
   return grouped ? planGrouped(ast, ctx, scope, items, groupNodes, distinct, filter, page) : planRows(ast, ctx, scope, items, filter, page);

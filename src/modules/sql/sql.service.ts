@@ -100,7 +100,8 @@ export class SqlService {
 
   /** Run one statement. Refusals are SqlError (400); a read-only token writing is a 403 AppError. */
   async execute(caller: SqlCaller, request: SqlRequest): Promise<SqlResult> {
-    const parsed = await parseLimited(this.limited, request.sql);
+    // Each base gets its share of the SQL threads (sql-threads.ts).
+    const parsed = await parseLimited(this.limited, request.sql, caller.base.id);
     const bindings = bindParameters(parsed.placeholders, request.parameters ?? []);
     const convertKeys = request.convert_keys === true;
     const type = String(parsed.ast.type).toLowerCase();
@@ -114,7 +115,7 @@ export class SqlService {
     }
     const tables = await loadTables(db, caller.base.id);
     const plan = planSelect(parsed.ast, { dialect, tables, baseId: caller.base.id, bindings, text: parsed.text, convertKeys, timeZone: this.deps.timeZone });
-    const rows = await runLimitedQuery(this.limited, plan.query);
+    const rows = await runLimitedQuery(this.limited, plan.query, caller.base.id);
     if (plan.kind === 'grouped') return ok(plan.metadata, shapeGrouped(plan, rows));
     if (plan.kind === 'join') return { ...ok(plan.metadata, await this.joinResults(caller.base, plan, rows, convertKeys)), is_join_stmt: true };
     const stored = rows.map(toStoredRow);

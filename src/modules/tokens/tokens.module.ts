@@ -74,6 +74,15 @@ export function createTokensModule(deps: TokensModuleDeps): TokensModule {
     // Once more after the commit: a request in between may have cached a base again.
     return forgetOwned;
   });
+  // A deactivated user or a new password ends every Base-Token that stands on the user's sign-in, on every base they reach.
+  deps.accounts.onSignInRevoking(async (trx, userId) => {
+    const { sharedBaseIds, owned } = await access.basesOfUser(userId, trx);
+    const keys = [...sharedBaseIds, ...owned.map((b) => b.id)].map((baseId) => credentialKey.share(baseId, userId));
+    for (const key of keys) await versions.bump(trx, key);
+    return async () => {
+      for (const key of keys) await versions.announce(key);
+    };
+  });
   deps.links.onLinkDeleting((trx, link) => versions.bump(trx, credentialKey.externalLink(link.id)));
   deps.links.onLinkDeleted((link) => versions.announce(credentialKey.externalLink(link.id)));
   deps.bases.onBaseChanged((base) => {

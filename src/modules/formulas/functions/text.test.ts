@@ -60,10 +60,29 @@ describe('text functions', () => {
     ['regexextract("order 42 of 7", "[0-9]+")', '42'],
     ['regexextract("key=val", "key=(\\\\w+)")', 'val'],
     ['regexextract({T}, "x+")', null],
-    ['regexmatch("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!", "(a+)+$")', null],
+    // Patterns that make a backtracking engine take exponential time get their answer (RE2: linear time).
+    ['regexmatch("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!", "(a+)+$")', false],
+    ['regexmatch(rept("a", 9999) & "!", "((a+))+$")', false],
+    ['regexmatch(rept("a", 9999), "a*a*a*a*a*a*b")', false],
+    ['regexmatch(rept("a", 9999) & "!", "(a|a)+$")', false],
+    ['regexmatch(rept("a", 9999), "(a|a)+$")', true],
+    ['regexextract("x-12-y", "-([0-9]+)-")', '12'],
+    ['regexextract("ab", "(z)?b")', 'b'],
+    // RE2 has no backreferences or lookaround: an error value, like any invalid pattern.
+    ['regexmatch("ab", "a(?=b)")', null],
     ['regexmatch("ab", "(a|b)*c")', false],
     ['regexmatch("abab", "(ab){2}")', true],
     ['regexmatch(rept("a", 20000), "a")', null],
+    // Text grows only within MAX_TEXT, refused before it is built; a formula doing too much work is an error value.
+    ['len(substitute(rept("ab", 50000), "a", rept("x", 3)))', null],
+    ['len(substitute(rept("ab", 20000), "a", "xy"))', 60000],
+    ['len(rept("ab", 30000) & rept("ab", 30000))', null],
+    ['len(substitute(substitute(substitute(substitute(substitute(substitute(substitute(substitute(substitute(substitute(rept("ab", 50000), "a", "c"), "c", "a"), "a", "c"), "c", "a"), "a", "c"), "c", "a"), "a", "c"), "c", "a"), "a", "c"), "c", "a"))', null],
+    ['len(substitute(rept("ab", 50000), "a", "c"))', 100000],
+    ['len(substitute(substitute(substitute(rept("ab", 50000), "a", "c"), "c", "a"), "a", "c"))', null],
+    // A pattern's matching cost is its compiled size times the text: a huge repetition on a long text is refused.
+    ['regexmatch(rept("a", 9999), "(.*a){200}")', null],
+    ['regexmatch(rept("a", 200), "(.*a){200}")', true],
   ])('%s → %j', (formula, expected) => {
     expect(run(formula, ROW)).toEqual(expected);
   });

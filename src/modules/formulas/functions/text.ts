@@ -1,4 +1,6 @@
+import { RE2JS } from 're2js';
 import { FormulaDate, FormulaValueError, toNumber, toText, type EvalContext, type Value } from '../values.js';
+import { spend } from '../budget.js';
 import { formatDate, formatNumber } from './format.js';
 import { num } from './math.js';
 import { arg, VARIADIC, type FunctionDef } from './types.js';
@@ -6,6 +8,7 @@ import { arg, VARIADIC, type FunctionDef } from './types.js';
 /** Longest text a text function builds (rept, substitute…): bounded memory per cell. */
 export const MAX_TEXT = 100_000;
 const MAX_PATTERN = 200;
+
 
 const str = (a: Value[], i: number, ctx: EvalContext) => toText(arg(a, i), ctx.timeZone);
 const chars = (s: string) => [...s];
@@ -21,24 +24,49 @@ function count(a: Value[], i: number, fallback: number): number {
   return n;
 }
 
-/** A quantified group holding a quantifier (`(a+)+`): the shape of catastrophic backtracking. */
-const NESTED_QUANTIFIER = /\((?:[^()\\]|\\.)*[+*}](?:[^()\\]|\\.)*\)\s*[+*{]/;
-/** Text a regular expression runs over (JavaScript regexes backtrack: bounded input, bounded time). */
+/** Text a regular expression runs over: linear time (RE2), but still in proportion to the text. */
 const MAX_REGEX_INPUT = 10_000;
+/** Compiled patterns kept (compiling costs far more than matching a short text). */
+const PATTERN_CACHE_SIZE = 500;
+const patterns = new Map<string, RE2JS>();
 
-function regex(pattern: string, flags = ''): RegExp {
+/**
+ * A user's pattern, compiled by RE2JS (a port of RE2): matching takes time linear in the text whatever
+ * the pattern (`(a+)+$`, `a*a*a*b`), which JavaScript's backtracking RegExp cannot promise. RE2 syntax
+ * has no backreferences or lookaround; such a pattern is invalid here (an error value).
+ */
+function regex(pattern: string): RE2JS {
   if (pattern.length > MAX_PATTERN) throw new FormulaValueError(`pattern longer than ${MAX_PATTERN} characters`);
-  if (NESTED_QUANTIFIER.test(pattern)) throw new FormulaValueError('nested quantifiers are not allowed');
-  try {
-    return new RegExp(pattern, flags);
-  } catch {
-    throw new FormulaValueError('invalid regular expression');
+  let compiled = patterns.get(pattern);
+  if (!compiled) {
+    try {
+      compiled = RE2JS.compile(pattern);
+    } catch {
+      throw new FormulaValueError('invalid regular expression');
+    }
+    if (patterns.size >= PATTERN_CACHE_SIZE) patterns.delete(patterns.keys().next().value!);
+    patterns.set(pattern, compiled);
   }
+  return compiled;
 }
 
-function regexInput(text: string): string {
+/** The text a compiled pattern runs over, its matching cost spent from the evaluation's budget. */
+function regexInput(text: string, pattern: RE2JS): string {
   if (text.length > MAX_REGEX_INPUT) throw new FormulaValueError(`text longer than ${MAX_REGEX_INPUT} characters for a regular expression`);
+  spend(text.length * pattern.programSize());
   return text;
+}
+
+function matcher(a: Value[], ctx: EvalContext) {
+  const pattern = regex(str(a, 1, ctx));
+  return pattern.matcher(regexInput(str(a, 0, ctx), pattern));
+}
+
+/** `text` with every `old` replaced, refused before it is built when the result would be too long. */
+function replaceAll(text: string, old: string, replacement: string): string {
+  const parts = text.split(old);
+  if (text.length + (parts.length - 1) * (replacement.length - old.length) > MAX_TEXT) throw new FormulaValueError(`text longer than ${MAX_TEXT} characters`);
+  return parts.join(replacement);
 }
 
 /** 1-based position of `needle` in `hay` from `start`, 0 when absent. */
@@ -86,7 +114,7 @@ export const TEXT_FUNCTIONS: Record<string, FunctionDef> = {
     fn: (a, ctx) => {
       const [text, old, replacement] = [str(a, 0, ctx), str(a, 1, ctx), str(a, 2, ctx)];
       if (old === '') return text;
-      if (a.length < 4) return bounded(text.split(old).join(replacement));
+      if (a.length < 4) return replaceAll(text, old, replacement);
       const nth = Math.trunc(num(a, 3));
       if (nth < 1) throw new FormulaValueError('instance must be at least 1');
       let from = 0;
@@ -136,15 +164,15 @@ export const TEXT_FUNCTIONS: Record<string, FunctionDef> = {
     },
   },
   value: { min: 1, max: 1, result: 'number', fn: (a) => toNumber(arg(a, 0)) },
-  regexmatch: { min: 2, max: 2, result: 'bool', fn: (a, ctx) => regex(str(a, 1, ctx)).test(regexInput(str(a, 0, ctx))) },
+  regexmatch: { min: 2, max: 2, result: 'bool', fn: (a, ctx) => matcher(a, ctx).find() },
   regexextract: {
     min: 2,
     max: 2,
     result: 'string',
     fn: (a, ctx) => {
-      const m = regex(str(a, 1, ctx)).exec(regexInput(str(a, 0, ctx)));
-      if (!m) return '';
-      return m[1] ?? m[0];
+      const m = matcher(a, ctx);
+      if (!m.find()) return '';
+      return (m.groupCount() >= 1 ? m.group(1) : null) ?? m.group(0) ?? '';
     },
   },
 };
