@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { Registry, collectDefaultMetrics } from 'prom-client';
+import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { redisConnections } from '../platform/redis.js';
 import { Type } from 'typebox';
 
 /**
@@ -20,6 +21,19 @@ function processMetrics(): Registry {
   if (!processRegistry) {
     processRegistry = new Registry();
     collectDefaultMetrics({ register: processRegistry });
+    new Gauge({
+      name: 'basegate_redis_connected',
+      help: 'Redis connections of this process by client: 1 connected, 0 away (each falls back while away; see docs/operations.md)',
+      labelNames: ['client'],
+      registers: [processRegistry],
+      collect() {
+        this.reset();
+        // Several connections of one name (the adapter's reader and subscriber): 1 only when all are up.
+        const up = new Map<string, boolean>();
+        for (const { name, ready } of redisConnections()) up.set(name, (up.get(name) ?? true) && ready);
+        for (const [name, ready] of up) this.set({ client: name }, ready ? 1 : 0);
+      },
+    });
   }
   return processRegistry;
 }
