@@ -142,10 +142,13 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
       watcher.start();
       structure.start();
       own.start();
-      // Live connections would hold the HTTP server open: end them before it closes.
+      // Live connections would hold the HTTP server open: end them before it closes. Only their
+      // transport is closed, without socket.io's disconnect packet: a client takes a server-side
+      // disconnect as final, a lost transport as a reason to reconnect (to this instance once it is
+      // back, or another) and resume where it left off.
       app.addHook('preClose', (done) => {
         sockets.stop();
-        io.local.disconnectSockets(true);
+        for (const socket of io.of('/').sockets.values()) socket.conn.close();
         done();
       });
       await app.register(uiToastsRoutes(io));
