@@ -71,11 +71,12 @@ export function connect(options: ConnectOptions): DbHandle {
   const database = new SQLite(file);
   restrictFileModes(file);
   database.pragma('journal_mode = WAL');
-  database.pragma(`busy_timeout = ${Math.trunc(connectTimeoutMs)}`);
+  // No synchronous wait for another process's lock: the dialect waits asynchronously (sqlite-dialect.ts).
+  database.pragma('busy_timeout = 0');
   database.pragma('foreign_keys = ON');
   database.pragma('synchronous = NORMAL');
   cachePreparedStatements(database);
-  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect(database) });
+  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect(database, connectTimeoutMs) });
   // Synchronous and cheap (no file locks in practice, unlike a SELECT's read transaction). While this
   // connection has a transaction open (a write in progress), it notices other connections' commits
   // only when that transaction ends.
