@@ -61,13 +61,8 @@ export function connect(options: ConnectOptions): DbHandle {
   const url = options.databaseUrl;
   const connectTimeoutMs = options.connectTimeoutMs ?? 5_000;
   if (url && /^postgres(ql)?:\/\//.test(url)) return connectPostgres(url, options, connectTimeoutMs);
-  let file: string;
-  if (url?.startsWith('sqlite:')) {
-    file = url.slice('sqlite:'.length) || ':memory:';
-  } else {
-    mkdirSync(options.dataDir, { recursive: true });
-    file = path.join(options.dataDir, 'basegate.sqlite3');
-  }
+  const file = sqliteFile(url, options.dataDir);
+  if (!url?.startsWith('sqlite:')) mkdirSync(options.dataDir, { recursive: true });
   const database = new SQLite(file);
   restrictFileModes(file);
   database.pragma('journal_mode = WAL');
@@ -89,6 +84,12 @@ export function connect(options: ConnectOptions): DbHandle {
     ...(inMemory ? { snapshot: () => database.serialize() } : {}),
     close: () => db.destroy(),
   };
+}
+
+/** The SQLite database file of a configuration: `sqlite:<file>` (`:memory:` when empty), else `<dataDir>/basegate.sqlite3`. */
+export function sqliteFile(databaseUrl: string | null | undefined, dataDir: string): string {
+  if (databaseUrl?.startsWith('sqlite:')) return databaseUrl.slice('sqlite:'.length) || ':memory:';
+  return path.join(dataDir, 'basegate.sqlite3');
 }
 
 /**
