@@ -11,6 +11,7 @@ import { NotificationWatcher } from './notification-watcher.js';
 import { Poller } from './poller.js';
 import { Presence } from './presence.js';
 import { RealtimeConsumer } from './realtime.consumer.js';
+import { boundRecoveryBuffer } from './recovery-buffer.js';
 import { uiToastsRoutes } from './ui-toasts.routes.js';
 
 export const SOCKET_IO_PATH = '/api-gateway/socket.io';
@@ -27,6 +28,9 @@ export interface RealtimeDeps {
     realtimeMaxConnectionsPerIp: number;
     realtimeRecoverySeconds: number;
     realtimeMaxBufferedPackets: number;
+    realtimeMaxBufferedBytes: number;
+    realtimeRecoveryBufferBytes: number;
+    realtimeJoinsPerMinute: number;
   };
   /** Tests shorten these; defaults: credentials re-checked every 2 s, notifications looked for every 250 ms. */
   sweepIntervalMs?: number;
@@ -103,6 +107,7 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
   };
   if (redis) options.adapter = createAdapter(redis, { streamName: 'basegate:realtime', blockTimeInMs: 1000, maxLen: 100_000 });
   const io = new Server(options);
+  boundRecoveryBuffer(io, config.realtimeRecoveryBufferBytes);
   const sweepIntervalMs = deps.sweepIntervalMs ?? 2000;
   // Refreshed by every sweep: missing many in a row (a stalled instance) is needed before a base is skipped.
   const presence = new Presence(deps.db, deps.clock, Math.max(PRESENCE_TTL_MS, 10 * sweepIntervalMs), recoveryMs, () => log);
@@ -113,6 +118,8 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
       maxPerUser: config.realtimeMaxConnectionsPerUser,
       maxPerIp: config.realtimeMaxConnectionsPerIp,
       maxBufferedPackets: config.realtimeMaxBufferedPackets,
+      maxBufferedBytes: config.realtimeMaxBufferedBytes,
+      joinsPerMinute: config.realtimeJoinsPerMinute,
       trustProxy: config.trustProxy,
       sweepIntervalMs,
     },
