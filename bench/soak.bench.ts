@@ -134,40 +134,41 @@ async function main(): Promise<void> {
 
   const rowIds: string[] = [];
   let n = 0;
-  const kinds: Array<() => Promise<Response>> = [
-    () => fetch(`${gw}/rows/`, { method: 'POST', headers: baseAuth, body: JSON.stringify({ table_name: 'Table1', rows: [{ Name: `row ${n++} ${'x'.repeat(200)}` }] }) }),
-    () => {
+  const kinds: Array<[string, () => Promise<Response>]> = [
+    ['append', () => fetch(`${gw}/rows/`, { method: 'POST', headers: baseAuth, body: JSON.stringify({ table_name: 'Table1', rows: [{ Name: `row ${n++} ${'x'.repeat(200)}` }] }) })],
+    ['update', () => {
       const id = rowIds[Math.floor(Math.random() * rowIds.length)];
       return id
         ? fetch(`${gw}/rows/`, { method: 'PUT', headers: baseAuth, body: JSON.stringify({ table_name: 'Table1', updates: [{ row_id: id, row: { Name: `updated ${n++}` } }] }) })
         : fetch(`${server.url}/ping/`);
-    },
-    () => fetch(`${gw}/rows/?table_name=Table1&limit=100`, { headers: baseAuth }),
-    () => fetch(`${gw}/filtered-rows/`, { method: 'POST', headers: baseAuth, body: JSON.stringify({ table_name: 'Table1', filters: [{ column_name: 'Name', filter_predicate: 'contains', filter_term: '1' }] }) }),
-    () => fetch(`${gw}/`, { headers: baseAuth }),
-    () => fetch(`${gw}/sql/`, { method: 'POST', headers: baseAuth, body: JSON.stringify({ sql: 'SELECT Name FROM Table1 LIMIT 50', convert_keys: true }) }),
-    () => fetch(`${server.url}/ping/`),
+    }],
+    ['list', () => fetch(`${gw}/rows/?table_name=Table1&limit=100`, { headers: baseAuth })],
+    ['filter', () => fetch(`${gw}/filtered-rows/`, { method: 'POST', headers: baseAuth, body: JSON.stringify({ table_name: 'Table1', filters: [{ column_name: 'Name', filter_predicate: 'contains', filter_term: '1' }] }) })],
+    ['base', () => fetch(`${gw}/`, { headers: baseAuth })],
+    ['sql', () => fetch(`${gw}/sql/`, { method: 'POST', headers: baseAuth, body: JSON.stringify({ sql: 'SELECT Name FROM Table1 LIMIT 50', convert_keys: true }) })],
+    ['ping', () => fetch(`${server.url}/ping/`)],
   ];
-  const statuses = new Map<number, number>();
+  const statuses = new Map<string, number>();
+  const count = (key: string) => statuses.set(key, (statuses.get(key) ?? 0) + 1);
   let inFlight = 0;
   const tick = setInterval(() => {
     if (inFlight > RATE * 5) return; // the server fell far behind: do not pile up requests in this process
-    const kind = kinds[Math.floor(Math.random() * kinds.length)]!;
+    const [name, kind] = kinds[Math.floor(Math.random() * kinds.length)]!;
     inFlight++;
     kind()
       .then(async (res) => {
-        statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+        count(res.ok ? String(res.status) : `${name} ${res.status}`);
         const body = await res.text();
         if (res.ok && rowIds.length < 5000 && body.includes('"row_ids"')) {
           for (const m of body.matchAll(/"_id":"([^"]+)"/g)) rowIds.push(m[1]!);
         }
       })
-      .catch(() => statuses.set(0, (statuses.get(0) ?? 0) + 1))
+      .catch(() => count(`${name} failed`))
       .finally(() => inFlight--);
   }, 1000 / RATE);
 
   console.log(`soak: ${MINUTES} min at ${RATE} requests/s, ${process.env.BENCH_DATABASE_URL ? 'PostgreSQL' : 'SQLite'}${HEAP_MB ? `, heap capped at ${HEAP_MB} MB` : ''}`);
-  console.log('minute | RSS MB | heap used MB | heap total MB | external MB | requests (status: count) | webhook deliveries | live changes');
+  console.log('minute | RSS MB | heap used MB | heap total MB | external MB | requests (status or failed kind: count) | webhook deliveries | live changes');
   const first = await memory(server.url);
   console.log(`     0 | ${first.rss.toFixed(0).padStart(6)} | ${first.heapUsed.toFixed(0).padStart(12)} | ${first.heapTotal.toFixed(0).padStart(13)} | ${first.external.toFixed(0).padStart(11)} |`);
   for (let minute = 1; minute <= MINUTES; minute++) {
