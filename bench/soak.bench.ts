@@ -143,7 +143,7 @@ async function main(): Promise<void> {
         : fetch(`${server.url}/ping/`);
     }],
     ['list', () => fetch(`${gw}/rows/?table_name=Table1&limit=100`, { headers: baseAuth })],
-    ['filter', () => fetch(`${gw}/filtered-rows/`, { method: 'POST', headers: baseAuth, body: JSON.stringify({ table_name: 'Table1', filters: [{ column_name: 'Name', filter_predicate: 'contains', filter_term: '1' }] }) })],
+    ['filter', () => fetch(`${gw}/filtered-rows/?table_name=Table1`, { method: 'POST', headers: baseAuth, body: JSON.stringify({ filters: [{ column_name: 'Name', filter_predicate: 'contains', filter_term: '1' }] }) })],
     ['base', () => fetch(`${gw}/`, { headers: baseAuth })],
     ['sql', () => fetch(`${gw}/sql/`, { method: 'POST', headers: baseAuth, body: JSON.stringify({ sql: 'SELECT Name FROM Table1 LIMIT 50', convert_keys: true }) })],
     ['ping', () => fetch(`${server.url}/ping/`)],
@@ -159,8 +159,9 @@ async function main(): Promise<void> {
       .then(async (res) => {
         count(res.ok ? String(res.status) : `${name} ${res.status}`);
         const body = await res.text();
-        if (res.ok && rowIds.length < 5000 && body.includes('"row_ids"')) {
-          for (const m of body.matchAll(/"_id":"([^"]+)"/g)) rowIds.push(m[1]!);
+        // Rows to update: the ids a listing returned.
+        if (res.ok && name === 'list' && rowIds.length < 5000) {
+          for (const m of body.matchAll(/"_id":"([^"]+)"/g)) if (!rowIds.includes(m[1]!)) rowIds.push(m[1]!);
         }
       })
       .catch(() => count(`${name} failed`))

@@ -1,22 +1,14 @@
 import http from 'node:http';
-import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DIALECTS } from '../helpers/index.js';
 import { client, join, waitFor, type LiveClient } from '../realtime/live.support.js';
-import { ADMIN, appendRow, baseWithWebhook, killHard, serverEnv, startServerProcess, waitUntil } from './processes.js';
+import { ADMIN, appendRow, baseWithWebhook, freePort, killHard, serverEnv, startServerProcess, waitUntil } from './processes.js';
 
 const cleanup: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
   for (const step of cleanup.splice(0).reverse()) await step().catch(() => undefined);
 });
 
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as net.AddressInfo).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** One request through `agent`; resolves with the status, or the error code when the connection failed. */
 function request(agent: http.Agent, url: string, method: string, headers: Record<string, string> = {}, body?: string): Promise<number | string> {

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createServer, type IncomingMessage, type ServerResponse, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { adminQuery } from '../helpers/db.js';
 
@@ -73,6 +73,15 @@ export async function serverEnv(dialect: 'sqlite' | 'postgres', extra: NodeJS.Pr
     env.DATABASE_URL = url.toString();
   }
   return { env, dataDir, schema, drop };
+}
+
+/** A local TCP port nothing listens on (at the moment of asking). */
+export async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as net.AddressInfo).port;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }
 
 /** Kill with SIGKILL (no stop handler runs) and wait until the process is gone. */
