@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Role } from './config/index.js';
 import { createContainer } from './container.js';
-import { migrateToLatest } from './db/index.js';
+import { backupSqlite, migrateToLatest, sqliteFile } from './db/index.js';
 import { AppError, badRequest } from './shared/errors.js';
 import { startServer, stopOnSignals } from './server.js';
 
@@ -10,6 +10,8 @@ const USAGE = `Usage: basegate [command]
 Commands:
   serve [--role api|worker|scheduler|all]   run the server (default)
   migrate                                   apply pending database migrations
+  backup <file>                             SQLite: copy the database to a new file while the server runs
+                                            (PostgreSQL: use pg_dump; see docs/operations.md)
   create-user <email> [--password-stdin | --password <p>] [--admin] [--name <n>]
       the password comes from stdin (first line) with --password-stdin, else from
       BASEGATE_PASSWORD, else from --password (visible to other users in the process list)
@@ -66,6 +68,25 @@ async function main(argv: string[]): Promise<number> {
         await c.close();
       }
       return 0;
+    }
+    case 'backup': {
+      const target = positionals[1];
+      if (!target) {
+        process.stderr.write(`backup needs the file to write.\n${USAGE}`);
+        return 2;
+      }
+      if (config.databaseUrl && !config.databaseUrl.startsWith('sqlite:')) {
+        process.stderr.write('backup copies a SQLite database; for PostgreSQL use pg_dump (docs/operations.md).\n');
+        return 2;
+      }
+      try {
+        const { bytes } = backupSqlite(sqliteFile(config.databaseUrl, config.dataDir), target);
+        process.stdout.write(`Backed up to ${target} (${bytes} bytes).\n`);
+        return 0;
+      } catch (error) {
+        process.stderr.write(`Backup failed: ${(error as Error).message}\n`);
+        return 1;
+      }
     }
     case 'create-user': {
       const email = positionals[1];

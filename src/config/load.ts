@@ -84,6 +84,12 @@ export interface Config {
   realtimeRecoverySeconds: number;
   /** REALTIME_MAX_BUFFERED_PACKETS — a client with more packets waiting to be sent is dropped; default 1000. */
   realtimeMaxBufferedPackets: number;
+  /** REALTIME_MAX_BUFFERED_BYTES — a client with more bytes waiting to be sent is dropped at once; default 16 MiB. */
+  realtimeMaxBufferedBytes: number;
+  /** REALTIME_RECOVERY_BUFFER_BYTES — the broadcasts kept for connection-state recovery (in memory, without Redis), oldest dropped first; default 64 MiB. */
+  realtimeRecoveryBufferBytes: number;
+  /** REALTIME_JOINS_PER_MINUTE — `join-room` calls one socket may make per minute; more are refused and the socket dropped; default 60. */
+  realtimeJoinsPerMinute: number;
   /** Resource bounds and hardening (SQL_*, CELL_MAX_BYTES, LOGIN_*, METRICS_*): see `src/config/security.ts`. */
   security: SecurityConfig;
   /** WEBHOOK_MAX_PER_BASE — webhooks one base may have; creating one more answers 400; default 20. */
@@ -169,6 +175,9 @@ export function loadConfig(env: Env = process.env, options: { persistSecret?: bo
     realtimeMaxConnectionsPerIp: int(env, 'REALTIME_MAX_CONNECTIONS_PER_IP', 200, 1, 1_000_000),
     realtimeRecoverySeconds: int(env, 'REALTIME_RECOVERY_SECONDS', 300, 0, 3600),
     realtimeMaxBufferedPackets: int(env, 'REALTIME_MAX_BUFFERED_PACKETS', 1000, 10, 1_000_000),
+    realtimeMaxBufferedBytes: int(env, 'REALTIME_MAX_BUFFERED_BYTES', 16 * 2 ** 20, 64 * 1024, 2 ** 30),
+    realtimeRecoveryBufferBytes: int(env, 'REALTIME_RECOVERY_BUFFER_BYTES', 64 * 2 ** 20, 0, 2 ** 32),
+    realtimeJoinsPerMinute: int(env, 'REALTIME_JOINS_PER_MINUTE', 60, 1, 100_000),
     security: loadSecurityConfig(env),
     webhookMaxPerBase: int(env, 'WEBHOOK_MAX_PER_BASE', 20, 1, 1000),
     webhookMaxBacklog: int(env, 'WEBHOOK_MAX_BACKLOG', 10_000, 10, 10_000_000),

@@ -73,22 +73,18 @@ export function connect(options: ConnectOptions): DbHandle {
   const url = options.databaseUrl;
   const connectTimeoutMs = options.connectTimeoutMs ?? 5_000;
   if (url && /^postgres(ql)?:\/\//.test(url)) return connectPostgres(url, options, connectTimeoutMs);
-  let file: string;
-  if (url?.startsWith('sqlite:')) {
-    file = url.slice('sqlite:'.length) || ':memory:';
-  } else {
-    mkdirSync(options.dataDir, { recursive: true });
-    file = path.join(options.dataDir, 'basegate.sqlite3');
-  }
+  const file = sqliteFile(url, options.dataDir);
+  if (!url?.startsWith('sqlite:')) mkdirSync(options.dataDir, { recursive: true });
   const database = new SQLite(file);
   restrictFileModes(file);
   database.pragma('journal_mode = WAL');
-  database.pragma(`busy_timeout = ${Math.trunc(connectTimeoutMs)}`);
+  // No synchronous wait for another process's lock: the dialect waits asynchronously (sqlite-dialect.ts).
+  database.pragma('busy_timeout = 0');
   database.pragma('foreign_keys = ON');
   database.pragma('synchronous = NORMAL');
   registerSqliteTick(database);
   cachePreparedStatements(database);
-  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect(database) });
+  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect(database, connectTimeoutMs) });
   // Synchronous and cheap (no file locks in practice, unlike a SELECT's read transaction). While this
   // connection has a transaction open (a write in progress), it notices other connections' commits
   // only when that transaction ends.
@@ -101,6 +97,12 @@ export function connect(options: ConnectOptions): DbHandle {
     ...(inMemory ? { snapshot: () => database.serialize() } : {}),
     close: () => db.destroy(),
   };
+}
+
+/** The SQLite database file of a configuration: `sqlite:<file>` (`:memory:` when empty), else `<dataDir>/basegate.sqlite3`. */
+export function sqliteFile(databaseUrl: string | null | undefined, dataDir: string): string {
+  if (databaseUrl?.startsWith('sqlite:')) return databaseUrl.slice('sqlite:'.length) || ':memory:';
+  return path.join(dataDir, 'basegate.sqlite3');
 }
 
 /**

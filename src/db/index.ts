@@ -1,4 +1,5 @@
-export { connect, isUniqueViolation, SQLITE_TICK_FUNCTION } from './connect.js';
+export { connect, isUniqueViolation, sqliteFile, SQLITE_TICK_FUNCTION } from './connect.js';
+export { backupSqlite } from './backup.js';
 export type { DbHandle, ConnectOptions, ConnectionLog } from './connect.js';
 export { databaseFault, type DatabaseFault } from './faults.js';
 export { waitForDatabase, isDatabaseReady } from './availability.js';

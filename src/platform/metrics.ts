@@ -1,4 +1,5 @@
-import { Registry, collectDefaultMetrics } from 'prom-client';
+import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { redisConnections } from './redis.js';
 
 /**
  * The app's Prometheus metrics. Modules register their counters on `registry` (one per container,
@@ -18,6 +19,19 @@ function processMetrics(): Registry {
   if (!processRegistry) {
     processRegistry = new Registry();
     collectDefaultMetrics({ register: processRegistry });
+    new Gauge({
+      name: 'basegate_redis_connected',
+      help: 'Redis connections of this process by client: 1 connected, 0 away (each falls back while away; see docs/operations.md)',
+      labelNames: ['client'],
+      registers: [processRegistry],
+      collect() {
+        this.reset();
+        // Several connections of one name (the adapter's reader and subscriber): 1 only when all are up.
+        const up = new Map<string, boolean>();
+        for (const { name, ready } of redisConnections()) up.set(name, (up.get(name) ?? true) && ready);
+        for (const [name, ready] of up) this.set({ client: name }, ready ? 1 : 0);
+      },
+    });
   }
   return processRegistry;
 }

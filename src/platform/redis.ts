@@ -15,6 +15,19 @@ export interface RedisConnectionOptions {
   commandTimeoutMs?: number;
   /** Upper bound of the reconnect back-off in ms (default 1000), so service resumes quickly. */
   maxReconnectDelayMs?: number;
+  /**
+   * For a reader that blocks (XREAD BLOCK, SUBSCRIBE): its commands wait for Redis to come back
+   * instead of failing, and have no command timeout. Default false: commands fail at once.
+   */
+  waitWhileAway?: boolean;
+}
+
+/** Every client made here, by name, and whether it is connected now (the `basegate_redis_connected` metric). */
+const clients = new Map<Redis, string>();
+
+/** The Redis connections of this process and their state (`ready` = connected and usable). */
+export function redisConnections(): Array<{ name: string; ready: boolean }> {
+  return [...clients].map(([client, name]) => ({ name, ready: client.status === 'ready' }));
 }
 
 /**
@@ -26,12 +39,14 @@ export interface RedisConnectionOptions {
  */
 export function createRedis(url: string, options: RedisConnectionOptions = {}): Redis {
   const maxDelay = options.maxReconnectDelayMs ?? 1000;
+  const waits = options.waitWhileAway ?? false;
   const redisOptions: RedisOptions = {
-    lazyConnect: true,
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 1,
+    // Connects in the background at once (startup does not wait); failures go to 'error' below.
+    lazyConnect: false,
+    enableOfflineQueue: waits,
+    maxRetriesPerRequest: waits ? null : 1,
     connectTimeout: 2000,
-    commandTimeout: options.commandTimeoutMs ?? 500,
+    ...(waits ? {} : { commandTimeout: options.commandTimeoutMs ?? 500 }),
     retryStrategy: (attempt) => Math.min(50 * 2 ** Math.min(attempt, 10), maxDelay),
     connectionName: options.name ? `basegate:${options.name}` : 'basegate',
   };
@@ -51,8 +66,9 @@ export function createRedis(url: string, options: RedisConnectionOptions = {}): 
     options.onError?.(error, suppressed);
     suppressed = 0;
   });
-  // Connect in the background; failures are reported through 'error' and retried by retryStrategy.
-  client.connect().catch(() => undefined);
+  const name = options.name ?? 'default';
+  clients.set(client, name);
+  client.on('end', () => clients.delete(client));
   return client;
 }
 

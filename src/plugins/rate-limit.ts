@@ -66,13 +66,10 @@ async function limit(
   const { limits } = deps;
   const key = await keyOf(request, cls, deps);
   const result = await limits.service.check(cls, key);
-  if (result.kind === 'failed-open') {
-    if (result.warn) {
-      request.log.warn({ err: result.error, suppressed: result.suppressed }, 'rate-limit store unreachable: allowing requests uncounted');
-    }
-    return;
-  }
   if (result.kind === 'unlimited') return;
+  if (result.kind === 'counted-locally' && result.warn) {
+    request.log.warn({ err: result.error, suppressed: result.suppressed }, 'rate-limit store unreachable: counting on this instance only');
+  }
   const decision = result.decision;
   if (cls === 'base') reply.headers(usageHeaders(decision));
   if (!decision.allowed) reply.code(429).header('retry-after', String(decision.retryAfter)).send();

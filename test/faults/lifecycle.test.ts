@@ -9,6 +9,7 @@ import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { DIALECTS } from '../helpers/index.js';
 import { adminQuery } from '../helpers/db.js';
+import { freePort } from './processes.js';
 import { StallingProxy } from './support.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -179,13 +180,6 @@ describe('a stop that outlasts SHUTDOWN_TIMEOUT_MS', () => {
   }, 60_000);
 });
 
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as net.AddressInfo).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 
 describe.each(['postgres' as const].filter(() => !!process.env.TEST_DATABASE_URL))('start while the database is down (%s)', () => {

@@ -1,7 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createServer, type IncomingMessage, type ServerResponse, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import path from 'node:path';
+import { adminQuery } from '../helpers/db.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -38,6 +42,46 @@ export function startServerProcess(env: NodeJS.ProcessEnv, args: string[] = []):
       reject(new Error(`server exited at start:\n${output}`));
     });
   });
+}
+
+export const ADMIN = { email: 'admin@example.com', password: 'admin-password-1' };
+
+/**
+ * The environment of a server process on a fresh database of `dialect` (a data directory of its own;
+ * on PostgreSQL a schema of its own, dropped by `drop`), with the admin above; `extra` on top.
+ */
+export async function serverEnv(dialect: 'sqlite' | 'postgres', extra: NodeJS.ProcessEnv = {}) {
+  const { DATABASE_URL: _d, REDIS_URL: _r, ...rest } = process.env;
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'basegate-proc-'));
+  const env: NodeJS.ProcessEnv = {
+    ...rest,
+    DATA_DIR: dataDir,
+    PORT: '0',
+    LOG_LEVEL: 'info',
+    ADMIN_EMAIL: ADMIN.email,
+    ADMIN_PASSWORD: ADMIN.password,
+    SECRET_KEY: 'process-test-secret-key-0123456789abcdef0123456789',
+    ...extra,
+  };
+  const schema = `t_${randomBytes(6).toString('hex')}`;
+  let drop = async () => undefined as unknown;
+  if (dialect === 'postgres') {
+    await adminQuery(`CREATE SCHEMA ${schema}`);
+    drop = () => adminQuery(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    const url = new URL(process.env.TEST_DATABASE_URL!);
+    url.searchParams.set('options', `-c search_path=${schema}`);
+    env.DATABASE_URL = url.toString();
+  }
+  return { env, dataDir, schema, drop };
+}
+
+/** A local TCP port nothing listens on (at the moment of asking). */
+export async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as net.AddressInfo).port;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }
 
 /** Kill with SIGKILL (no stop handler runs) and wait until the process is gone. */
@@ -101,7 +145,7 @@ async function json<T>(res: Response): Promise<T> {
 }
 
 /** The admin's base with one webhook to `hookUrl`, used through the HTTP API of a running server. */
-export async function baseWithWebhook(server: ServerProcess, admin: { email: string; password: string }, hookUrl: string) {
+export async function baseWithWebhook(server: ServerProcess, admin: { email: string; password: string }, hookUrl: string | null) {
   const { token } = await json<{ token: string }>(
     await fetch(`${server.url}/api2/auth-token/`, {
       method: 'POST',
@@ -114,7 +158,9 @@ export async function baseWithWebhook(server: ServerProcess, admin: { email: str
     await fetch(`${server.url}/api/v2.1/dtables/`, { method: 'POST', headers: auth, body: JSON.stringify({ name: 'kill-base' }) }),
   );
   const basePath = `${server.url}/api/v2.1/workspace/${table.workspace_id}/dtable/kill-base`;
-  await json(await fetch(`${basePath}/webhooks/`, { method: 'POST', headers: auth, body: JSON.stringify({ url: hookUrl, secret: 'kill-test-secret' }) }));
+  if (hookUrl !== null) {
+    await json(await fetch(`${basePath}/webhooks/`, { method: 'POST', headers: auth, body: JSON.stringify({ url: hookUrl, secret: 'kill-test-secret' }) }));
+  }
   const { access_token } = await json<{ access_token: string }>(await fetch(`${basePath}/access-token/`, { headers: auth }));
   return { uuid: table.uuid, baseToken: access_token };
 }

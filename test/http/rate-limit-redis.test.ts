@@ -136,7 +136,7 @@ describe.each(DIALECTS)('a Redis outage (%s)', (dialect) => {
     await redis?.kill();
   });
 
-  it('fails open with a throttled warning and a metric, and limits again once Redis is back', async () => {
+  it('counts on this instance with a throttled warning and a metric, and in Redis again once it is back', async () => {
     const uuid = randomUUID();
     const hit = () => t.request({ method: 'GET', url: gateway(uuid) });
     const before = [await hit(), await hit(), await hit()];
@@ -151,16 +151,16 @@ describe.each(DIALECTS)('a Redis outage (%s)', (dialect) => {
     try {
       const during = [];
       for (let i = 0; i < 5; i++) during.push(await hit());
-      // Allowed (base-auth answers 403, the limiter does not refuse), uncounted, without usage headers.
-      expect(during.map((r) => r.statusCode)).toEqual([403, 403, 403, 403, 403]);
-      for (const res of during) expect(res.headers['x-ratelimit-limit']).toBeUndefined();
+      // Counted in this instance's memory: the limit of 2 still holds (base-auth answers 403 below it).
+      expect(during.map((r) => r.statusCode)).toEqual([403, 403, 429, 429, 429]);
+      expect(usage(during[0]!)).toMatchObject({ limit: '2', remaining: '1' });
       expect(await metricValue(t, 'basegate_rate_limit_store_errors_total')).toBe(5);
       expect(warn).toHaveBeenCalledTimes(1);
-      expect(warn.mock.calls[0]![1]).toMatch(/rate-limit store unreachable/);
+      expect(warn.mock.calls[0]![1]).toMatch(/rate-limit store unreachable: counting on this instance only/);
 
       // The warning comes back after the interval, telling how many were not logged.
       t.clock.advance(STORE_WARNING_INTERVAL_MS);
-      expect((await hit()).statusCode).toBe(403);
+      expect((await hit()).statusCode).toBe(429);
       expect(warn).toHaveBeenCalledTimes(2);
       expect(warn.mock.calls[1]![0]).toMatchObject({ suppressed: 4 });
     } finally {
@@ -176,15 +176,16 @@ describe.each(DIALECTS)('a Redis outage (%s)', (dialect) => {
     expect(await metricValue(t, 'basegate_rate_limit_store_errors_total')).toBe(6);
   });
 
-  it('a hung Redis also fails open, after the command timeout', async () => {
+  it('a hung Redis also falls back to local counts, after the command timeout', async () => {
     const client = t.container.redis!;
     await waitForStatus(client, (s) => s === 'ready');
     // Simulate a server that accepts commands but never answers.
     const errors = await metricValue(t, 'basegate_rate_limit_store_errors_total');
     await client.call('CLIENT', 'PAUSE', '3000', 'ALL');
-    const res = await t.request({ method: 'GET', url: gateway(randomUUID()) });
+    // (A client address not counted yet in this instance's memory.)
+    const res = await t.request({ method: 'GET', url: gateway(randomUUID()), remoteAddress: randomIp() });
     expect(res.statusCode).toBe(403);
-    expect(res.headers['x-ratelimit-limit']).toBeUndefined();
+    expect(usage(res)).toMatchObject({ limit: '2', remaining: '1' });
     expect(await metricValue(t, 'basegate_rate_limit_store_errors_total')).toBe(errors + 1);
   });
 });

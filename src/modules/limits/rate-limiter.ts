@@ -18,8 +18,11 @@ const NEVER_REFUSE = Number.MAX_SAFE_INTEGER;
 export type CheckResult =
   | { kind: 'unlimited' }
   | { kind: 'counted'; decision: RateDecision }
-  /** The store (Redis) failed: the request is allowed uncounted. `warn` is true when this one should be logged. */
-  | { kind: 'failed-open'; error: unknown; warn: boolean; suppressed: number };
+  /**
+   * The shared store (Redis) failed: the request was counted in this instance's memory instead.
+   * `warn` is true when this one should be logged.
+   */
+  | { kind: 'counted-locally'; decision: RateDecision; error: unknown; warn: boolean; suppressed: number };
 
 export interface RateLimitServiceOptions {
   limits: ClassLimits;
@@ -31,13 +34,26 @@ export interface RateLimitServiceOptions {
   keyPrefix?: string;
 }
 
+/** The counter after one more request (rate-limiter-flexible rejects with it when over its points). */
+async function consumed(limiter: RateLimiterAbstract, key: string): Promise<RateLimiterRes> {
+  try {
+    return await limiter.consume(key);
+  } catch (error) {
+    if (error instanceof RateLimiterRes) return error;
+    throw error;
+  }
+}
+
 /**
  * Fixed 60-second windows per class and key, counted by rate-limiter-flexible in memory or in
- * Redis (so every instance shares one budget). A Redis failure allows the request (fail open).
+ * Redis (so every instance shares one budget). While Redis fails, each instance counts in its own
+ * memory (the limit holds per instance), with a metric and a throttled warning.
  */
 export class RateLimitService {
   readonly store: 'memory' | 'redis';
   private readonly limiters: Record<LimitClass, RateLimiterAbstract>;
+  /** With Redis: this instance's own counters, used while Redis fails (each instance then allows the full budget). */
+  private readonly local: Record<LimitClass, RateLimiterAbstract> | null;
   private readonly storeErrors: Counter;
   private readonly rejected: Counter<'class'>;
   private lastWarning = -Infinity;
@@ -53,9 +69,11 @@ export class RateLimitService {
         : new RateLimiterMemory(common);
     };
     this.limiters = Object.fromEntries(LIMIT_CLASSES.map((cls) => [cls, make(cls)])) as Record<LimitClass, RateLimiterAbstract>;
+    const memory = (cls: LimitClass): RateLimiterAbstract => new RateLimiterMemory({ points: NEVER_REFUSE, duration: WINDOW_SECONDS, keyPrefix: `${prefix}:${cls}` });
+    this.local = options.redis ? (Object.fromEntries(LIMIT_CLASSES.map((cls) => [cls, memory(cls)])) as Record<LimitClass, RateLimiterAbstract>) : null;
     this.storeErrors = new Counter({
       name: 'basegate_rate_limit_store_errors_total',
-      help: 'Requests allowed without counting because the rate-limit store (Redis) failed',
+      help: 'Requests counted in this instance memory because the shared rate-limit store (Redis) failed',
       registers: [options.metrics.registry],
     });
     this.rejected = new Counter({
@@ -84,28 +102,32 @@ export class RateLimitService {
   async check(cls: LimitClass, key: RateKey): Promise<CheckResult> {
     const limit = await this.limitFor(cls, key);
     if (limit === 0) return { kind: 'unlimited' };
-    let res: RateLimiterRes;
     try {
-      res = await this.limiters[cls].consume(storageKey(key));
+      return { kind: 'counted', decision: this.decide(cls, limit, await consumed(this.limiters[cls], storageKey(key))) };
     } catch (error) {
-      if (!(error instanceof RateLimiterRes)) return this.failOpen(error);
-      res = error;
+      // Redis failed (the memory store never throws): count here instead, so a limit still holds per instance.
+      const decision = this.decide(cls, limit, await consumed(this.local![cls], storageKey(key)));
+      return { kind: 'counted-locally', decision, error, ...this.storeFailed() };
     }
-    const decision = decide(limit, res.consumedPoints, res.msBeforeNext, this.options.clock.now());
-    if (!decision.allowed) this.rejected.inc({ class: cls });
-    return { kind: 'counted', decision };
   }
 
-  private failOpen(error: unknown): CheckResult {
+  private decide(cls: LimitClass, limit: number, res: RateLimiterRes): RateDecision {
+    const decision = decide(limit, res.consumedPoints, res.msBeforeNext, this.options.clock.now());
+    if (!decision.allowed) this.rejected.inc({ class: cls });
+    return decision;
+  }
+
+  /** Counts a store failure; says whether to log it (at most once per interval, with the repeats not logged). */
+  private storeFailed(): { warn: boolean; suppressed: number } {
     this.storeErrors.inc();
     const now = this.options.clock.now();
     if (now - this.lastWarning < STORE_WARNING_INTERVAL_MS) {
       this.suppressedWarnings += 1;
-      return { kind: 'failed-open', error, warn: false, suppressed: 0 };
+      return { warn: false, suppressed: 0 };
     }
     const suppressed = this.suppressedWarnings;
     this.lastWarning = now;
     this.suppressedWarnings = 0;
-    return { kind: 'failed-open', error, warn: true, suppressed };
+    return { warn: true, suppressed };
   }
 }

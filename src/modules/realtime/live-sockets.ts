@@ -1,3 +1,4 @@
+import { RateLimiterMemory } from 'rate-limiter-flexible';
 import type { Server, Socket } from 'socket.io';
 import { normalizeUuid } from '../../shared/ids.js';
 import type { BaseTokenVerifier, GatewayCheck } from '../tokens/index.js';
@@ -9,6 +10,10 @@ export interface LiveSocketsOptions {
   maxPerUser: number;
   maxPerIp: number;
   maxBufferedPackets: number;
+  /** Bytes waiting for a client above which it is dropped at once (checked as each message is queued). */
+  maxBufferedBytes: number;
+  /** `join-room` calls per socket and minute. */
+  joinsPerMinute: number;
   trustProxy: boolean;
   /** How often every socket's credential is checked again and its send buffer measured. */
   sweepIntervalMs: number;
@@ -27,10 +32,25 @@ type Log = { warn(obj: object, msg: string): void };
 
 const MAX_TOKEN_LENGTH = 8192;
 
-/** Packets engine.io holds for the client because its transport is still busy with earlier ones. */
-function bufferedPackets(socket: Socket): number {
-  // `writeBuffer` is engine.io's own queue; its typings mark it private.
-  return (socket.conn as unknown as { writeBuffer: unknown[] }).writeBuffer.length;
+type EnginePacket = { data?: unknown };
+
+/** engine.io's queue of packets for the client while its transport is still busy with earlier ones (typed private). */
+function writeBuffer(socket: Socket): EnginePacket[] {
+  return (socket.conn as unknown as { writeBuffer: EnginePacket[] }).writeBuffer;
+}
+
+function packetBytes(packet: EnginePacket): number {
+  const data = packet.data;
+  if (typeof data === 'string') return data.length; // (UTF-16 units: bytes for the ASCII-escaped JSON sent here)
+  if (data instanceof ArrayBuffer || ArrayBuffer.isView(data)) return data.byteLength;
+  return 0;
+}
+
+/** Bytes queued for the client in engine.io's buffer. */
+function bufferedBytes(buffer: EnginePacket[]): number {
+  let bytes = 0;
+  for (const packet of buffer) bytes += packetBytes(packet);
+  return bytes;
 }
 
 /** Why a Base-Token was refused, in the gateway's words. */
@@ -50,6 +70,7 @@ export class LiveSockets {
   private readonly perUser: ConnectionCounter;
   private sweepTimer: NodeJS.Timeout | null = null;
   private sweeping = false;
+  private readonly joins: RateLimiterMemory;
 
   constructor(
     private readonly io: Server,
@@ -60,6 +81,7 @@ export class LiveSockets {
   ) {
     this.perIp = new ConnectionCounter(options.maxPerIp);
     this.perUser = new ConnectionCounter(options.maxPerUser);
+    this.joins = new RateLimiterMemory({ points: options.joinsPerMinute, duration: 60, keyPrefix: 'realtime-join' });
     io.on('connection', (socket) => this.onConnection(socket));
   }
 
@@ -81,6 +103,7 @@ export class LiveSockets {
       return;
     }
     socket.on('disconnect', () => {
+      void this.joins.delete(socket.id);
       this.perIp.remove(ip, socket.id);
       const data = socket.data as Partial<JoinedData>;
       if (data.userKey) this.perUser.remove(data.userKey, socket.id);
@@ -100,9 +123,17 @@ export class LiveSockets {
         if (socket.data === restored) socket.data = { ...restored, baseId: undefined };
       });
     }
+    // A client that stops reading is dropped as soon as its queue passes the bound, not at the next sweep:
+    // large broadcasts would otherwise pile up in memory for seconds.
+    socket.conn.on('packetCreate', (packet: EnginePacket) => {
+      const buffer = writeBuffer(socket);
+      if (buffer.length === 0) return;
+      const bytes = bufferedBytes(buffer) + packetBytes(packet);
+      if (bytes > this.options.maxBufferedBytes) this.drop(socket, { bufferedBytes: bytes });
+    });
     socket.on('join-room', (uuid: unknown, token: unknown, ack: unknown) => {
       const reply = typeof ack === 'function' ? (ack as (answer: object) => void) : () => undefined;
-      this.join(socket, uuid, token).then(
+      this.joinLimited(socket, uuid, token).then(
         (error) => {
           if (error === null) return reply({ status: true });
           reply({ status: false, error_msg: error });
@@ -114,6 +145,28 @@ export class LiveSockets {
         },
       );
     });
+  }
+
+  /** `join` within the socket's budget of joins per minute; over it the socket is refused. */
+  private async joinLimited(socket: Socket, uuid: unknown, token: unknown): Promise<string | null> {
+    const allowed = await this.joins.consume(socket.id).then(
+      () => true,
+      () => false,
+    );
+    if (!allowed) return 'Too many requests.';
+    return this.join(socket, uuid, token);
+  }
+
+  /**
+   * Ends a client that stopped reading at once, discarding what is queued for it (a plain disconnect
+   * would wait for the queue to drain, which it never does), and frees its place in the join budget.
+   */
+  private drop(socket: Socket, detail: object): void {
+    if (!socket.connected) return;
+    this.log()?.warn({ socket: socket.id, ...detail }, 'dropping a live client that stopped reading');
+    socket.conn.close(true);
+    const ws = (socket.conn.transport as unknown as { socket?: { terminate?: () => void } }).socket;
+    ws?.terminate?.();
   }
 
   /** Joins the base's room (and the user's); returns the refusal message, or null. */
@@ -173,10 +226,9 @@ export class LiveSockets {
       await this.presence.refresh().catch((error: unknown) => this.log()?.warn({ err: error }, 'refreshing realtime presence failed'));
       const checks = new Map<string, Promise<GatewayCheck>>();
       for (const socket of this.io.of('/').sockets.values()) {
-        const buffered = bufferedPackets(socket);
+        const buffered = writeBuffer(socket).length;
         if (buffered > this.options.maxBufferedPackets) {
-          this.log()?.warn({ socket: socket.id, buffered }, 'dropping a live client that stopped reading');
-          socket.disconnect(true);
+          this.drop(socket, { buffered });
           continue;
         }
         const data = socket.data as Partial<JoinedData>;

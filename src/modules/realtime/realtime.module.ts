@@ -1,16 +1,17 @@
 import type { FastifyInstance } from 'fastify';
-import type { Redis } from 'ioredis';
+import type { Redis } from '../../platform/redis.js';
 import { Server, type ServerOptions } from 'socket.io';
 import { createAdapter } from '@socket.io/redis-streams-adapter';
 import type { DialectName, Db } from '../../db/index.js';
 import type { Clock } from '../../shared/clock.js';
 import type { BaseTokenVerifier } from '../tokens/index.js';
-import { loadIoredis } from '../../platform/redis.js';
+import { createRedis } from '../../platform/redis.js';
 import { LiveSockets } from './live-sockets.js';
 import { NotificationWatcher } from './notification-watcher.js';
 import { Poller } from './poller.js';
 import { Presence } from './presence.js';
 import { RealtimeConsumer } from './realtime.consumer.js';
+import { boundRecoveryBuffer } from './recovery-buffer.js';
 import { uiToastsRoutes } from './ui-toasts.routes.js';
 
 export const SOCKET_IO_PATH = '/api-gateway/socket.io';
@@ -27,6 +28,9 @@ export interface RealtimeDeps {
     realtimeMaxConnectionsPerIp: number;
     realtimeRecoverySeconds: number;
     realtimeMaxBufferedPackets: number;
+    realtimeMaxBufferedBytes: number;
+    realtimeRecoveryBufferBytes: number;
+    realtimeJoinsPerMinute: number;
   };
   /** Tests shorten these; defaults: credentials re-checked every 2 s, notifications looked for every 250 ms. */
   sweepIntervalMs?: number;
@@ -63,11 +67,32 @@ const MAX_MESSAGE_BYTES = 64 * 1024;
 /** How long a base stays present after this instance last recorded its sockets there (at least). */
 const PRESENCE_TTL_MS = 60_000;
 
+const REDIS_AWAY = "realtime Redis unreachable; live changes reach this instance's clients only until it is back";
+
+/**
+ * The adapter's Redis client. Its own commands (XADD of a broadcast, the session SET) fail at once
+ * while Redis is away, so a broadcast still reaches this instance's sockets at once (the adapter
+ * catches the failed publish); the clients it duplicates for its blocking stream reader and its
+ * subscriber wait for Redis instead (no failing loop, no unhandled rejection) and read on when it
+ * is back. Nothing here ends the process or delays start: the live channel serves this instance alone
+ * meanwhile (warned in the log, `basegate_redis_connected{client="realtime"}` is 0).
+ */
+function adapterClient(url: string, log: () => Log | undefined): Redis {
+  const onError = (error: Error, suppressed: number) => log()?.warn({ err: error, suppressed }, REDIS_AWAY);
+  const client = createRedis(url, { name: 'realtime', onError });
+  client.duplicate = () => createRedis(url, { name: 'realtime-reader', waitWhileAway: true });
+  // The adapter sends these without awaiting them (a session kept on disconnect, ephemeral messages):
+  // while Redis is away their rejection would otherwise be unhandled and end the process.
+  const { set, publish } = client;
+  client.set = ((...args: unknown[]) => (set as (...a: unknown[]) => Promise<unknown>).apply(client, args).catch(() => null)) as typeof set;
+  client.publish = ((...args: unknown[]) => (publish as (...a: unknown[]) => Promise<unknown>).apply(client, args).catch(() => 0)) as typeof publish;
+  return client;
+}
+
 export function createRealtime(deps: RealtimeDeps): Realtime {
   const { config } = deps;
   let log: Log | undefined;
-  const redis = config.redisUrl ? new (loadIoredis().Redis)(config.redisUrl, { connectionName: 'basegate:realtime', maxRetriesPerRequest: 3 }) : null;
-  redis?.on('error', (error: Error) => log?.warn({ err: error }, 'realtime Redis connection failed'));
+  const redis = config.redisUrl ? adapterClient(config.redisUrl, () => log) : null;
   const recoveryMs = config.realtimeRecoverySeconds * 1000;
   const options: Partial<ServerOptions> = {
     path: SOCKET_IO_PATH,
@@ -82,6 +107,7 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
   };
   if (redis) options.adapter = createAdapter(redis, { streamName: 'basegate:realtime', blockTimeInMs: 1000, maxLen: 100_000 });
   const io = new Server(options);
+  boundRecoveryBuffer(io, config.realtimeRecoveryBufferBytes);
   const sweepIntervalMs = deps.sweepIntervalMs ?? 2000;
   // Refreshed by every sweep: missing many in a row (a stalled instance) is needed before a base is skipped.
   const presence = new Presence(deps.db, deps.clock, Math.max(PRESENCE_TTL_MS, 10 * sweepIntervalMs), recoveryMs, () => log);
@@ -92,6 +118,8 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
       maxPerUser: config.realtimeMaxConnectionsPerUser,
       maxPerIp: config.realtimeMaxConnectionsPerIp,
       maxBufferedPackets: config.realtimeMaxBufferedPackets,
+      maxBufferedBytes: config.realtimeMaxBufferedBytes,
+      joinsPerMinute: config.realtimeJoinsPerMinute,
       trustProxy: config.trustProxy,
       sweepIntervalMs,
     },
@@ -121,10 +149,13 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
       watcher.start();
       structure.start();
       own.start();
-      // Live connections would hold the HTTP server open: end them before it closes.
+      // Live connections would hold the HTTP server open: end them before it closes. Only their
+      // transport is closed, without socket.io's disconnect packet: a client takes a server-side
+      // disconnect as final, a lost transport as a reason to reconnect (to this instance once it is
+      // back, or another) and resume where it left off.
       app.addHook('preClose', (done) => {
         sockets.stop();
-        io.local.disconnectSockets(true);
+        for (const socket of io.of('/').sockets.values()) socket.conn.close();
         done();
       });
       await app.register(uiToastsRoutes(io));
@@ -148,6 +179,8 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
     },
     useLogger(next) {
       log = next;
+      // (Errors before the logger was given went unlogged: say it now.)
+      if (redis && redis.status !== 'ready') log.warn({ status: redis.status }, REDIS_AWAY);
     },
     async close() {
       sockets.stop();

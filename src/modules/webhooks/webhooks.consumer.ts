@@ -3,7 +3,7 @@ import type { ChangeEvent, OutboxConsumer, PartialBatch } from '../events/index.
 import * as deliveries from './deliveries.repository.js';
 import type { ClaimedDelivery, NewDelivery } from './deliveries.repository.js';
 import { BacklogHints, handoffCandidates, type HandoffContext, type HandoffWorker } from './handoff.js';
-import { eventBody, newMessageId } from './payload.js';
+import { changeMessageId, eventBody } from './payload.js';
 import * as repo from './webhooks.repository.js';
 
 export const WEBHOOKS_CONSUMER = 'webhooks';
@@ -87,7 +87,7 @@ export class WebhookEventConsumer implements OutboxConsumer {
               base_id: event.baseId,
               event_id: event.id,
               dedupe_key: `${webhookId}:${event.id}`,
-              msg_id: newMessageId(),
+              msg_id: changeMessageId(webhookId, event.id, event.writeId),
               kind: 'event',
               op_type: event.opType,
               body: '',
