@@ -5,7 +5,7 @@ import { AccountsService } from './modules/accounts/index.js';
 import { BaseAccess, BasesService, ExternalLinksService, SharesService } from './modules/workspaces/index.js';
 import { createTokensModule, type AccessTokenService, type BaseTokenVerifier, type TokensModule } from './modules/tokens/index.js';
 import { Dispatcher } from './workers/dispatcher.js';
-import { configureSizeLimits, createBaseData, ROW_LIMITS, volatileFormulaTick, type BaseData } from './modules/rows/index.js';
+import { actorOfClaims, applyLiveOperation, configureSizeLimits, createBaseData, ROW_LIMITS, volatileFormulaTick, type BaseData } from './modules/rows/index.js';
 import { SqlService, SqlThreads, sqliteFileOf } from './modules/sql/index.js';
 import { createLimits, type Limits } from './modules/limits/index.js';
 import { createMetrics, type Metrics } from './plugins/metrics.js';
@@ -105,7 +105,14 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   // A deleted or retyped table, view or column invalidates the rules using it at once.
   baseData.writer.onStructureChanged((base) => notifications.invalidation.recheckBaseSafely(base.id));
   // After the notification consumer: its batch has committed when this one runs (new-notification).
-  const realtime = createRealtime({ db, dialect: handle.dialect, clock, verifier: tokens.verifier, config });
+  const realtime = createRealtime({
+    db,
+    dialect: handle.dialect,
+    clock,
+    verifier: tokens.verifier,
+    config,
+    applyOperation: ({ claims, base }, op, writeId) => applyLiveOperation(baseData.rows, { id: base.id, uuid: base.uuid }, { ...actorOfClaims(claims), writeId }, op),
+  });
   dispatcher.register(realtime.consumer);
   baseData.writer.onStructureChanged(async () => realtime.wakeStructure());
   baseData.writer.onCommitted((base) => realtime.wakeConsumer(base.id));

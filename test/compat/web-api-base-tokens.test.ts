@@ -37,7 +37,7 @@ describe.each(DIALECTS)('web-API routes of a base take its Base-Token (%s)', (di
     otherToken = (await roleSet(t, owner, other)).tokens.owner;
     const g = through(t, { owner, base, token: roles.tokens.owner });
     tableId = (await addTable(g, 'Tasks', [{ column_name: 'Title', column_type: 'text' }]))._id;
-    [rowId] = await appendRows(g, 'Tasks', [{ Title: 'a' }]);
+    rowId = (await appendRows(g, 'Tasks', [{ Title: 'a' }]))[0]!;
   });
   afterAll(() => t.close());
 
