@@ -146,7 +146,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     tokens,
     dispatcher,
     baseData,
-    sql: new SqlService({ db, dialect: handle.dialect, writer: baseData.rows, limits: ROW_LIMITS, links: baseData.links, cost: sqlCost, threads: sqlThreads, timeZone: config.timeZone }),
+    sql: new SqlService({ db, dialect: handle.dialect, writer: baseData.rows, limits: ROW_LIMITS, links: baseData.links, cost: sqlCost, threads: sqlThreads, timeZone: config.timeZone, clock }),
     metrics,
     redis,
     limits: createLimits({ config, db, clock, access, metrics, redis }),
