@@ -273,6 +273,22 @@ interface GroupKey {
   field: Field;
   column: string;
   sql: FieldSql;
+  /** A multiple-select column in GROUP BY: one group per option (the key is one option name). */
+  perOption?: boolean;
+}
+
+/**
+ * The options of a multiple-select cell as rows (`alias.value`), joined to each row of the inner query:
+ * a row with options `a` and `b` counts in group `a` and in group `b`, as the original groups; a row with
+ * none joins one NULL (the empty group).
+ */
+function optionRows(dialect: DialectName, key: string, alias: string): Fragment {
+  if (dialect === 'postgres') {
+    const json = sql`(base_rows.data -> cast(${key} as text))`;
+    return sql`left join lateral jsonb_array_elements_text(case when jsonb_typeof(${json}) = 'array' then ${json} else '[]'::jsonb end) as ${sql.ref(alias)}(value) on true`;
+  }
+  const path = `$."${key}"`;
+  return sql`left join json_each(case when json_type(base_rows.data, ${path}) = 'array' then json_extract(base_rows.data, ${path}) else '[]' end) as ${sql.ref(alias)}`;
 }
 
 function planGrouped(
@@ -288,12 +304,20 @@ function planGrouped(
   if (items.some((i) => i.kind === 'star')) throw sqlError('* cannot be used with DISTINCT, GROUP BY or aggregates.');
   const inner: InnerColumns = { fragments: [], names: new Map() };
   const keys: GroupKey[] = [];
-  const addKey = (field: Field): GroupKey => {
+  const joins: Fragment[] = [];
+  const addKey = (field: Field, groupBy = false): GroupKey => {
     const existing = keys.find((k) => sameField(k.field, field));
     if (existing) return existing;
     if (field.valueType === 'opaque') throw sqlError(`${field.label} cannot be used in GROUP BY or DISTINCT.`);
     const key: GroupKey = { field, column: `g${keys.length}`, sql: fieldSql(field, ctx.dialect) };
-    inner.fragments.push(sql`${key.sql.group} as ${sql.ref(key.column)}`);
+    if (groupBy && field.kind === 'cell' && field.column.type === 'multiple-select') {
+      const alias = `m${joins.length}`;
+      joins.push(optionRows(ctx.dialect, field.column.key, alias));
+      key.perOption = true;
+      inner.fragments.push(sql`nullif(${sql.ref(`${alias}.value`)}, '') as ${sql.ref(key.column)}`);
+    } else {
+      inner.fragments.push(sql`${key.sql.group} as ${sql.ref(key.column)}`);
+    }
     keys.push(key);
     return key;
   };
@@ -320,11 +344,11 @@ function planGrouped(
       const item = items[index]!;
       if (item.kind === 'expression') addExpressionKey(item.node);
       else if (item.kind !== 'field') throw sqlError('GROUP BY must name a column or an expression.');
-      else addKey(item.field);
+      else addKey(item.field, true);
     } else if (isExpression(node)) {
       addExpressionKey(node);
     } else if (node.type === 'column_ref') {
-      addKey(resolveColumnRef(node, scope));
+      addKey(resolveColumnRef(node, scope), true);
     } else {
       throw sqlError('GROUP BY must name a column or an expression.');
     }
@@ -382,7 +406,8 @@ function planGrouped(
       const key = keyFor(item.field);
       selectList.push(sql`${sql.ref(key.column)} as ${sql.ref(column)}`);
       outputSort.push(keySort(key));
-      outputs.push({ key: item.alias ?? fieldKey(item.field, ctx.convertKeys), column, decode: (raw) => decodeGrouped(item.field, raw, ctx.convertKeys) });
+      const decode = key.perOption ? (raw: unknown) => (raw === null || raw === undefined ? null : decodeGrouped(item.field, JSON.stringify([raw]), ctx.convertKeys)) : (raw: unknown) => decodeGrouped(item.field, raw, ctx.convertKeys);
+      outputs.push({ key: item.alias ?? fieldKey(item.field, ctx.convertKeys), column, decode });
       metadata.push(fieldMetadata(item.field, item.alias));
     } else if (item.kind === 'aggregate') {
       const agg = aggregate(item.node);
@@ -424,7 +449,7 @@ function planGrouped(
   for (const key of expressionKeys) orders.push(sql`${sql.ref(key.column)} asc nulls first`);
 
   if (inner.fragments.length === 0) inner.fragments.push(sql`1 as one`);
-  const source = sql`(select ${sql.join(inner.fragments)} from base_rows where ${filter}) as s`;
+  const source = sql`(select ${sql.join(inner.fragments)} from base_rows ${joins.length > 0 ? sql.join(joins, sql` `) : sql``} where ${filter}) as s`;
   const groupColumns = [...keys.map((k) => k.column), ...expressionKeys.map((k) => k.column)];
   const groupBy = groupColumns.length > 0 ? sql`group by ${sql.join(groupColumns.map((c) => sql.ref(c)))}` : sql``;
   const havingSql = having ? sql`having ${having}` : sql``;
