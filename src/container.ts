@@ -1,3 +1,4 @@
+import { apiError } from './shared/errors.js';
 import type { Config } from './config/index.js';
 import { connect, type Db, type DbHandle, type DialectName } from './db/index.js';
 import { systemClock, type Clock } from './shared/clock.js';
@@ -104,6 +105,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   dispatcher.register(notifications.consumer);
   // A deleted or retyped table, view or column invalidates the rules using it at once.
   baseData.writer.onStructureChanged((base) => notifications.invalidation.recheckBaseSafely(base.id));
+  const limits = createLimits({ config, db, clock, access, metrics, redis });
   // After the notification consumer: its batch has committed when this one runs (new-notification).
   const realtime = createRealtime({
     db,
@@ -111,7 +113,12 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     clock,
     verifier: tokens.verifier,
     config,
-    applyOperation: ({ claims, base }, op, writeId) => applyLiveOperation(baseData.rows, { id: base.id, uuid: base.uuid }, { ...actorOfClaims(claims), writeId }, op),
+    applyOperation: async ({ claims, base }, op, writeId) => {
+      // A live operation spends the base's budget as a gateway request does (RATE_LIMIT_BASE_PER_MINUTE).
+      const spent = await limits.service.check('base', { kind: 'base', uuid: base.uuid });
+      if (spent.kind === 'counted' && !spent.decision.allowed) throw apiError(429, 'Too many requests: the base’s rate limit is spent.');
+      return applyLiveOperation(baseData.rows, { id: base.id, uuid: base.uuid }, { ...actorOfClaims(claims), writeId }, op);
+    },
   });
   dispatcher.register(realtime.consumer);
   baseData.writer.onStructureChanged(async () => realtime.wakeStructure());
@@ -149,7 +156,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     sql: new SqlService({ db, dialect: handle.dialect, writer: baseData.rows, limits: ROW_LIMITS, links: baseData.links, cost: sqlCost, threads: sqlThreads, timeZone: config.timeZone, clock }),
     metrics,
     redis,
-    limits: createLimits({ config, db, clock, access, metrics, redis }),
+    limits,
     webhooks,
     notifications,
     scheduler,

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS, basePath, createTestApp, type TestApp } from '../helpers/index.js';
-import { addTable, appendRows, gateway, listRows, readOnlyToken, type Gateway } from '../http/rows.fixtures.js';
+import { addTable, appendRows, gateway, listRows, readOnlyToken, storedRowCount, type Gateway } from '../http/rows.fixtures.js';
 import { joined, listen, settle, waitFor, type LiveClient } from '../realtime/live.support.js';
 
 /*
@@ -158,6 +158,37 @@ describe.each(DIALECTS)('dtable-sdk against a listening server (%s)', (dialect) 
       expect(mentions(writer)).toBe(0);
     } finally {
       writer.close();
+    }
+  });
+});
+
+describe.each(DIALECTS)('live operations spend the base’s rate limit (%s)', (dialect) => {
+  let t: TestApp;
+
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('the operation past RATE_LIMIT_BASE_PER_MINUTE is refused and writes nothing', async () => {
+    t = await createTestApp(dialect, { RATE_LIMIT_BASE_PER_MINUTE: '3' });
+    const server = await listen(t);
+    const g = await gateway(t);
+    const table = await addTable(g, 'Tasks', [{ column_name: 'Title', column_type: 'text' }]);
+    const before = await storedRowCount(g);
+    const c = await joined(server, g.base.uuid, g.token);
+    try {
+      const answers: Array<{ status: boolean; message?: string }> = [];
+      for (const id of ['CCCCCCCCCCCCCCCCCCCCC1', 'CCCCCCCCCCCCCCCCCCCCC2', 'CCCCCCCCCCCCCCCCCCCCC3', 'CCCCCCCCCCCCCCCCCCCCC4']) {
+        const op = { op_type: 'insert_row', table_id: table._id, row_id: '', row_insert_position: 'insert_below', row_data: { _id: id, [table.columns[0]!.key]: id } };
+        answers.push(await c.socket.timeout(8000).emitWithAck('update-dtable', g.base.uuid, JSON.stringify(op)));
+      }
+      const refused = answers.filter((a) => !a.status);
+      expect(refused.length).toBeGreaterThan(0);
+      expect(refused[0]!.message).toMatch(/rate limit/);
+      expect(answers[0]).toEqual({ status: true });
+      expect((await storedRowCount(g)) - before).toBe(answers.length - refused.length);
+    } finally {
+      c.close();
     }
   });
 });
