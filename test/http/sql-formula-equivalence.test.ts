@@ -100,6 +100,23 @@ describe.each(DIALECTS)('every formula function: formula column ≡ SQL (%s)', (
     expect(sum.json().results).toEqual([{ 'SUM(数字)': 3.5, 'COUNT(*)': 2, 'ROUND(avg(数字), 1)': 1.8 }]);
   });
 
+  it('applies LIMIT and OFFSET after the conditions the formula library evaluates; refuses them where SQL must compute them', async () => {
+    const page = await g.call('POST', 'sql/', { sql: "SELECT Name FROM Calc WHERE Name <> 'r9' AND isblank(S) = false ORDER BY Name DESC LIMIT 1 OFFSET 1", convert_keys: true });
+    expect(page.statusCode, page.body).toBe(200);
+    expect(page.json().results.map((r: { Name: string }) => r.Name)).toEqual(['r2']);
+    const refused: Array<[string, RegExp]> = [
+      ["UPDATE Calc SET A = 1 WHERE upper(S) = 'X'", /Function upper is not supported/],
+      ['SELECT Name FROM Calc ORDER BY lower(S)', /ORDER BY cannot use functions computed by the formula engine/],
+      ['SELECT upper(S), COUNT(*) FROM Calc GROUP BY S', /cannot be combined with GROUP BY/],
+      ["SELECT Name FROM Calc WHERE upper(S) IN ('A')", /cannot be combined with function upper/],
+    ];
+    for (const [text, message] of refused) {
+      const res = await g.call('POST', 'sql/', { sql: text });
+      expect(res.statusCode, text).toBe(400);
+      expect(JSON.stringify(res.json()), text).toMatch(message);
+    }
+  });
+
   it.each(CASES)('select %s', async (...testCase) => {
     const column = columnOf.get(testCase[0])!;
     const res = await g.call('POST', 'sql/', { sql: `SELECT Name, ${column}, ${sqlOf(testCase)} AS v FROM Calc ORDER BY Name`, convert_keys: true });

@@ -127,11 +127,14 @@ function formulaSource(node: Node, scope: TableScope, bindings: Bindings, reader
     }
     case 'binary_expr': {
       const op = String(node.operator).toUpperCase();
+      const logical = op === 'AND' || op === 'OR' || op === '&&' || op === '||';
+      if (!ARITHMETIC.has(op) && !COMPARISONS[op] && !logical) {
+        throw sqlError(`Operator ${op} cannot be combined with function ${firstFunction(node)} (computed by the formula engine).`);
+      }
       const left = formulaSource(node.left as Node, scope, bindings, readers);
       const right = formulaSource(node.right as Node, scope, bindings, readers);
-      if (ARITHMETIC.has(op) || COMPARISONS[op]) return `(${left} ${COMPARISONS[op] ?? op} ${right})`;
-      if (op === 'AND' || op === 'OR' || op === '&&' || op === '||') return `${op === 'AND' || op === '&&' ? 'and' : 'or'}(${left}, ${right})`;
-      throw sqlError(`Operator ${op} cannot be combined with function ${firstFunction(node)} (computed by the formula engine).`);
+      if (logical) return `${op === 'AND' || op === '&&' ? 'and' : 'or'}(${left}, ${right})`;
+      return `(${left} ${COMPARISONS[op] ?? op} ${right})`;
     }
     case 'unary_expr':
       if (String(node.operator) === '-') return `(0 - ${formulaSource(node.expr as Node, scope, bindings, readers)})`;
