@@ -1,3 +1,4 @@
+import { apiError } from './shared/errors.js';
 import type { Config } from './config/index.js';
 import { connect, type Db, type DbHandle, type DialectName } from './db/index.js';
 import { systemClock, type Clock } from './shared/clock.js';
@@ -6,7 +7,7 @@ import { BasesService, ExternalLinksService, SharesService } from './modules/wor
 import { BaseAccess } from './modules/access/index.js';
 import { createTokensModule, type AccessTokenService, type BaseTokenVerifier, type TokensModule } from './modules/tokens/index.js';
 import { Dispatcher } from './modules/outbox/index.js';
-import { configureSizeLimits, createBaseData, ROW_LIMITS, volatileFormulaTick, type BaseData } from './modules/rows/index.js';
+import { actorOfClaims, applyLiveOperation, configureSizeLimits, createBaseData, ROW_LIMITS, volatileFormulaTick, type BaseData } from './modules/rows/index.js';
 import { SqlService, SqlThreads, sqliteFileOf } from './modules/sql/index.js';
 import { createLimits, type Limits } from './modules/limits/index.js';
 import { createMetrics, type Metrics } from './platform/metrics.js';
@@ -105,8 +106,21 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   dispatcher.register(notifications.consumer);
   // A deleted or retyped table, view or column invalidates the rules using it at once.
   baseData.writer.onStructureChanged((base) => notifications.invalidation.recheckBaseSafely(base.id));
+  const limits = createLimits({ config, db, clock, access, metrics, redis });
   // After the notification consumer: its batch has committed when this one runs (new-notification).
-  const realtime = createRealtime({ db, dialect: handle.dialect, clock, verifier: tokens.verifier, config });
+  const realtime = createRealtime({
+    db,
+    dialect: handle.dialect,
+    clock,
+    verifier: tokens.verifier,
+    config,
+    applyOperation: async ({ claims, base }, op, writeId) => {
+      // A live operation spends the base's budget as a gateway request does (RATE_LIMIT_BASE_PER_MINUTE).
+      const spent = await limits.service.check('base', { kind: 'base', uuid: base.uuid });
+      if (spent.kind === 'counted' && !spent.decision.allowed) throw apiError(429, 'Too many requests: the base’s rate limit is spent.');
+      return applyLiveOperation(baseData.rows, { id: base.id, uuid: base.uuid }, { ...actorOfClaims(claims), writeId }, op);
+    },
+  });
   dispatcher.register(realtime.consumer);
   baseData.writer.onStructureChanged(async () => realtime.wakeStructure());
   baseData.writer.onCommitted((base) => realtime.wakeConsumer(base.id));
@@ -140,10 +154,10 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     tokens,
     dispatcher,
     baseData,
-    sql: new SqlService({ db, dialect: handle.dialect, writer: baseData.rows, limits: ROW_LIMITS, links: baseData.links, cost: sqlCost, threads: sqlThreads, timeZone: config.timeZone }),
+    sql: new SqlService({ db, dialect: handle.dialect, writer: baseData.rows, limits: ROW_LIMITS, links: baseData.links, cost: sqlCost, threads: sqlThreads, timeZone: config.timeZone, clock }),
     metrics,
     redis,
-    limits: createLimits({ config, db, clock, access, metrics, redis }),
+    limits,
     webhooks,
     notifications,
     scheduler,

@@ -9,6 +9,11 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Which credential the route requires; checked in onRequest, before the body is validated. */
     auth?: 'account' | 'admin';
+    /**
+     * On an `auth: 'account'` route naming `:base_uuid`: a Base-Token of that base is accepted instead of an
+     * Account-Token, needing this permission (checked by the base-auth plugin; see `currentCaller`).
+     */
+    baseToken?: 'read' | 'write';
   }
 }
 
@@ -37,6 +42,8 @@ async function authenticate(request: FastifyRequest, mode: 'account' | 'admin', 
   }
   // The rate limiter may have looked the token up already (requests naming a base).
   const user = request.account ?? (await accounts.authenticate(parsed.token));
+  // Not an Account-Token: the base-auth plugin, next, tries it as a Base-Token where the route takes one.
+  if (!user && mode === 'account' && request.routeOptions.config.baseToken) return;
   if (!user) throw detailError(401, 'Invalid token');
   if (mode === 'admin' && !mayAdminister(user)) {
     throw detailError(403, 'You do not have permission to perform this action.');

@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin';
 import type { FastifyRequest } from 'fastify';
-import { apiError, type AppError } from '../shared/errors.js';
+import { apiError, detailError, type AppError } from '../shared/errors.js';
 import { normalizeUuid } from '../shared/ids.js';
 import { parseAuthorization } from '../shared/authorization.js';
 import { decide } from '../modules/access/index.js';
@@ -28,27 +28,37 @@ export const baseAuthPlugin = fp<{ verifier: BaseTokenVerifier }>(
     // A callback hook: routes without Base-Token auth, and repeat callers whose token, base and
     // credential version are all in memory, pass without a promise.
     app.addHook('onRequest', (request, _reply, done) => {
-      const mode = request.routeOptions.config.baseAuth ?? (request.routeOptions.url?.startsWith(GATEWAY_BASES) ? 'write' : undefined);
-      if (!mode) return done();
+      const config = request.routeOptions.config;
+      const mode = config.baseAuth ?? (request.routeOptions.url?.startsWith(GATEWAY_BASES) ? 'write' : undefined);
+      if (mode) return verify(request, mode, denied(), done);
+      // A web-API route that takes a Base-Token too, and the auth plugin found no Account-Token.
+      if (config.baseToken && config.auth === 'account' && request.account === null) return verify(request, config.baseToken, invalidToken(), done);
+      done();
+    });
+
+    function verify(request: FastifyRequest, mode: 'read' | 'write', refusal: AppError, done: (error?: Error) => void): void {
       const parsed = parseAuthorization(request.headers.authorization);
-      if (parsed.kind !== 'token') return done(denied());
+      if (parsed.kind !== 'token') return done(refusal);
       const pathUuid = (request.params as { base_uuid?: string }).base_uuid;
       const wanted = pathUuid === undefined ? null : normalizeUuid(pathUuid);
-      if (wanted === null && pathUuid !== undefined) return done(denied());
+      if (wanted === null && pathUuid !== undefined) return done(refusal);
       const cached = verifier.checkCached(parsed.token, wanted);
-      if (cached) return done(admit(request, mode, cached));
-      verifier.check(parsed.token, wanted).then((result) => done(admit(request, mode, result)), done);
-    });
+      if (cached) return done(admit(request, mode, cached, refusal));
+      verifier.check(parsed.token, wanted).then((result) => done(admit(request, mode, result, refusal)), done);
+    }
   },
   { name: 'base-auth' },
 );
 
-/** Sets `request.gateway` for a passing check; else the error to answer with. */
-function admit(request: FastifyRequest, mode: 'read' | 'write', result: GatewayCheck): AppError | undefined {
+/** What a web-API route answers for a credential that is neither an Account-Token nor a Base-Token of its base. */
+const invalidToken = () => detailError(401, 'Invalid token');
+
+/** Sets `request.gateway` for a passing check; else the error to answer with (`refusal` for a bad token). */
+function admit(request: FastifyRequest, mode: 'read' | 'write', result: GatewayCheck, refusal: AppError): AppError | undefined {
   if (!result.ok) {
     if (result.reason === 'expired') return apiError(403, 'Token expired.');
     if (result.reason === 'base-gone') return apiError(404, 'dtable not found.');
-    return denied();
+    return refusal;
   }
   if (mode === 'write' && !decide({ kind: 'base-token', permission: result.claims.permission }).canWrite) {
     return apiError(403, "You don't have permission to perform this operation on this base.");

@@ -34,7 +34,7 @@ describe.each(DIALECTS)('selected_collaborator notifications (%s)', (dialect) =>
     await t.container.db.deleteFrom('notifications').execute();
   });
 
-  it('a row insert notifies each member put into the cell, not the author and not strangers', async () => {
+  it('a row insert notifies each member put into the cell (the author too, as the original), not strangers', async () => {
     const { rw, r, none } = roles.users;
     const [rowId] = await appendRows(g, 'Tasks', [{ Title: 'a', Assignee: [rw.virtualId, owner.virtualId, none.virtualId, r.virtualId] }]);
     for (const user of [rw, r]) {
@@ -44,7 +44,8 @@ describe.each(DIALECTS)('selected_collaborator notifications (%s)', (dialect) =>
       expect(notes[0]!.detail).toEqual({ author: owner.virtualId, row_id: rowId, table_id: tableId });
       expect(notes[0]!.email_due_at).not.toBeNull();
     }
-    expect(await stored(owner)).toEqual([]);
+    // The author put themselves in: notified as well (the original's 6.0.10 does so).
+    expect((await stored(owner)).map((n) => [n.msg_type, n.detail])).toEqual([['selected_collaborator', { author: owner.virtualId, row_id: rowId, table_id: tableId }]]);
     expect(await stored(none)).toEqual([]);
 
     // The recipient sees it in the base's inbox in the contract shape.
@@ -93,10 +94,12 @@ describe.each(DIALECTS)('selected_collaborator notifications (%s)', (dialect) =>
     expect(notes[0]!.detail.author).toBe(expectedAuthor);
   });
 
-  it('a user who puts themselves into a cell is not notified', async () => {
-    const res = await g.call('POST', 'rows/', { table_name: 'Tasks', row: { Title: 'me', Assignee: [roles.users.rw.virtualId] } }, roles.tokens.rw);
+  it('a user who puts themselves into a cell is notified too (the original 6.0.10 answers show it)', async () => {
+    const { rw } = roles.users;
+    const res = await g.call('POST', 'rows/', { table_name: 'Tasks', row: { Title: 'me', Assignee: [rw.virtualId] } }, roles.tokens.rw);
     expect(res.statusCode, res.body).toBe(200);
-    expect(await total()).toBe(0);
+    expect((await stored(rw)).map((n) => [n.msg_type, n.detail.author, n.detail.table_id])).toEqual([['selected_collaborator', rw.virtualId, tableId]]);
+    expect(await total()).toBe(1);
   });
 
   it.each(READ_ONLY_ROLES)('a read-only token (%s) is refused and notifies nobody', async (role) => {

@@ -93,7 +93,7 @@ describe.each(DIALECTS)('column-options, column-cascade-settings, batch-append-r
     expect((await options()).find((o: { name: string }) => o.name === 'open').color).toBe('#FFFCB5');
   });
 
-  it('stores cascade settings on the child column, and refuses unknown options', async () => {
+  it('stores cascade settings on the child column, and refuses unknown parent options', async () => {
     const res = await g.call('POST', 'column-cascade-settings/', {
       table_name: 'Tasks',
       child_column: 'Country',
@@ -112,7 +112,7 @@ describe.each(DIALECTS)('column-options, column-cascade-settings, batch-append-r
 
     const bad: [unknown, string][] = [
       [{ table_name: 'Tasks', child_column: 'Country', parent_column: 'Continent', cascade_settings: { Africa: ['France'] } }, 'cascade_settings: option Africa of Continent not found.'],
-      [{ table_name: 'Tasks', child_column: 'Country', parent_column: 'Continent', cascade_settings: { Europe: ['Spain'] } }, 'cascade_settings: option Spain of Country not found.'],
+      [{ table_name: 'Tasks', child_column: 'Country', parent_column: 'Continent', cascade_settings: { Europe: [' '] } }, 'cascade_settings.Europe.0.name invalid.'],
       [{ table_name: 'Tasks', child_column: 'Country', parent_column: 'Continent', cascade_settings: [] }, 'cascade_settings invalid.'],
       [{ table_name: 'Tasks', child_column: 'Country', parent_column: 'Country', cascade_settings: {} }, 'child_column and parent_column must differ.'],
       [{ table_name: 'Tasks', child_column: 'Country', parent_column: 'Title', cascade_settings: {} }, 'column Title is not a single or multiple select column.'],
@@ -122,6 +122,30 @@ describe.each(DIALECTS)('column-options, column-cascade-settings, batch-append-r
       expect(r.statusCode).toBe(400);
       expect(r.json()).toEqual({ error_msg: message });
     }
+  });
+
+  it('creates child options named in cascade settings that do not exist yet (the original accepts them)', async () => {
+    const res = await g.call('POST', 'column-cascade-settings/', {
+      table_name: 'Tasks',
+      child_column: 'Country',
+      parent_column: 'Continent',
+      cascade_settings: { Europe: ['France', 'Spain', 'Italy'], Asia: ['Japan', 'Spain'] },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const columns = (await g.call('GET', 'metadata/')).json().metadata.tables.find((x: { name: string }) => x.name === 'Tasks').columns;
+    const continent = columns.find((c: { name: string }) => c.name === 'Continent');
+    const country = columns.find((c: { name: string }) => c.name === 'Country');
+    const id = (col: { data: { options: { id: string; name: string }[] } }, name: string) => col.data.options.find((o) => o.name === name)!.id;
+    const names = country.data.options.map((o: { name: string }) => o.name);
+    expect(names.filter((n: string) => n === 'Spain')).toHaveLength(1);
+    expect(names).toEqual(expect.arrayContaining(['France', 'Japan', 'Spain', 'Italy']));
+    expect(country.data.cascade_settings).toEqual({
+      [id(continent, 'Europe')]: [id(country, 'France'), id(country, 'Spain'), id(country, 'Italy')],
+      [id(continent, 'Asia')]: [id(country, 'Japan'), id(country, 'Spain')],
+    });
+    // The new options are real options: a row may take one.
+    const added = await g.call('POST', 'rows/', { table_name: 'Tasks', rows: [{ Country: 'Italy' }] });
+    expect(added.statusCode, added.body).toBe(200);
   });
 
   it('batch-append-rows is POST rows/: same answer, same validation', async () => {

@@ -73,10 +73,15 @@ describe.each(DIALECTS)('POST /api/v2.1/dtable-copy/ (%s)', (dialect) => {
     const user = roles.users[role];
     const dst = role === 'owner' ? (await t.request({ method: 'POST', url: '/api/v2.1/dtables/', token: user.token, payload: { name: 'x' } })).json().table.workspace_id : await workspaceOf(user);
     if (role === 'owner') {
-      // The owner's own workspace already holds "Projects": a name conflict, as base creation.
-      const res = await copy(user.token, { src_workspace_id: source.workspaceId, name: 'Projects', dst_workspace_id: dst });
-      expect(res.statusCode).toBe(409);
-      expect(res.json()).toEqual({ error_msg: 'Table Projects already exists.' });
+      // The owner's own workspace already holds "Projects": the copies are "Projects (1)", "Projects (2)".
+      for (const expected of ['Projects (1)', 'Projects (2)']) {
+        const res = await copy(user.token, { src_workspace_id: source.workspaceId, name: 'Projects', dst_workspace_id: dst });
+        expect(res.statusCode, res.body).toBe(200);
+        expect(res.json().dtable).toMatchObject({ name: expected, workspace_id: dst });
+      }
+      // Copying a copy names it after the copy.
+      const again = await copy(user.token, { src_workspace_id: source.workspaceId, name: 'Projects (1)', dst_workspace_id: dst });
+      expect(again.json().dtable.name).toBe('Projects (1) (1)');
       return;
     }
     const res = await copy(user.token, { src_workspace_id: source.workspaceId, name: 'Projects', dst_workspace_id: dst });

@@ -112,13 +112,19 @@ describe.each(DIALECTS)('row comments (%s)', (dialect) => {
     expect((await list(`row_id=${rowA}`, role)).map((c) => c.author)).toEqual([roles.users[role].virtualId]);
   });
 
-  it.each(['api-rw', 'api-r', 'link'] as const)('a Base-Token without a user (%s) reads but cannot write', async (role) => {
+  it.each(['api-r', 'link'] as const)('a read-only Base-Token without a user (%s) reads but cannot write', async (role) => {
     await post({ comment: 'seed', row_id: rowA, table_id: tableId });
     expect((await list(`row_id=${rowA}`, role)).length).toBe(1);
     const res = await post({ comment: role, row_id: rowA, table_id: tableId }, role);
     expect(res.statusCode).toBe(403);
     expect(res.json()).toHaveProperty('error_msg');
     expect(await count()).toBe(1);
+  });
+
+  it('a read-write API-Token’s Base-Token writes as the API-Token’s creator', async () => {
+    const res = await post({ comment: 'from a script', row_id: rowA, table_id: tableId }, 'api-rw');
+    expect(res.statusCode, res.body).toBe(200);
+    expect((await list(`row_id=${rowA}`)).map((c) => [c.comment, c.author])).toEqual([['from a script', owner.virtualId]]);
   });
 
   it('only the author edits or deletes a comment', async () => {

@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DIALECTS, basePath, createBase, createTestApp, createUser, type TestApp, type TestBase } from '../helpers/index.js';
+import { DIALECTS, basePath, createBase, createTestApp, createUser, type TestApp, type TestBase, type TestUser } from '../helpers/index.js';
 import { listRows as listViaApi, type Gateway } from '../http/rows.fixtures.js';
 
 interface ToolResult {
@@ -16,6 +16,7 @@ describe.each(DIALECTS)('@seatable/mcp-seatable tools against a listening server
   let base: TestBase;
   let mcp: McpServer;
   let g: Pick<Gateway, 'call'>;
+  let owner: TestUser;
 
   const call = async (name: string, args: Record<string, unknown>) => {
     const result = await mcp.handleCallTool({ params: { name, arguments: args } });
@@ -27,7 +28,7 @@ describe.each(DIALECTS)('@seatable/mcp-seatable tools against a listening server
     t = await createTestApp(dialect);
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     const server = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-    const owner = await createUser(t);
+    owner = await createUser(t);
     base = await createBase(t, owner, 'MCP base');
     const created = await t.request({ method: 'POST', url: basePath(base, 'api-tokens/'), token: owner.token, payload: { app_name: 'mcp-agent', permission: 'rw' } });
     const apiToken = created.json<{ api_token: string }>().api_token;
@@ -79,5 +80,12 @@ describe.each(DIALECTS)('@seatable/mcp-seatable tools against a listening server
     expect(result).toEqual({ success: true, deleted_count: 2 });
     const left = await listViaApi({ call: g.call } as Gateway, 'table_name=Table1&convert_keys=true');
     expect(left.map((r) => r.Name)).toEqual(['gamma']);
+  });
+
+  it('list_collaborators reads related-users with its Base-Token (Bearer, /api/v2.1/dtables/{uuid}/related-users/)', async () => {
+    const result = await mcp.handleCallTool({ params: { name: 'list_collaborators', arguments: {} } });
+    expect(result.isError, result.content[0]?.text).toBeFalsy();
+    const users = JSON.parse(result.content[0]!.text) as Array<{ email: string }>;
+    expect(users.map((u) => u.email)).toEqual([owner.virtualId]);
   });
 });

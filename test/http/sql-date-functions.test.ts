@@ -66,7 +66,7 @@ describe.each(DIALECTS.flatMap((d) => ZONES.map((z) => [d, z] as const)))('SQL d
   it.each(PARTS)('select %s(D)', async (part) => {
     const res = await g.call('POST', 'sql/', { sql: `SELECT Name, ${part}(D) FROM Dates ORDER BY Name`, convert_keys: true });
     expect(res.statusCode, res.body).toBe(200);
-    expect(res.json().results.map((r: Record<string, unknown>) => r[`${part}(D)`])).toEqual(inMemory(`${part}({D})`));
+    expect(res.json().results.map((r: Record<string, unknown>) => r[`${part.toUpperCase()}(D)`])).toEqual(inMemory(`${part}({D})`));
   });
 
   it.each([

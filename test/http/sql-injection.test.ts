@@ -73,7 +73,9 @@ const ATTACKS: Record<string, Attack[]> = {
     { sql: 'SELECT current_user', status: 400 },
     { sql: "SELECT * FROM Contacts WHERE Name = CHAR(65)", status: 400 },
     { sql: 'SELECT * FROM Contacts WHERE Age = 1 << 1', status: 400 },
-    { sql: 'SELECT * FROM Contacts WHERE Age = exp(4)', status: 400 },
+    // A formula function: evaluated by the formula library per row, never written into SQL.
+    { sql: 'SELECT * FROM Contacts WHERE Age = exp(4)', status: 200, rows: 0 },
+    { sql: `SELECT * FROM Contacts WHERE ${'upper('.repeat(70)}Name${')'.repeat(70)} = 'X'`, status: 400 },
     { sql: "SELECT * FROM Contacts WHERE Name REGEXP '.*'", status: 400 },
     { sql: "SELECT * FROM Contacts INTO OUTFILE '/tmp/x'", status: 400 },
     { sql: 'DROP TABLE Contacts', status: 400 },

@@ -1,3 +1,4 @@
+import type { AccountUser } from '../accounts/index.js';
 import type { BaseListing } from './access.repository.js';
 import type { BaseTokenClaims } from './credentials.js';
 
@@ -18,4 +19,12 @@ declare module 'fastify' {
 export function currentGateway(request: { gateway: GatewayAccess | null }): GatewayAccess {
   if (!request.gateway) throw new Error('route is missing config.baseAuth');
   return request.gateway;
+}
+
+/** Who called a route declared with `config.auth: 'account'` and `config.baseToken`: a user, or a Base-Token of the path's base. */
+export type Caller = { kind: 'account'; user: AccountUser } | { kind: 'base-token'; gateway: GatewayAccess };
+
+export function currentCaller(request: { account: AccountUser | null; gateway: GatewayAccess | null }): Caller {
+  if (request.account) return { kind: 'account', user: request.account };
+  return { kind: 'base-token', gateway: currentGateway(request) };
 }

@@ -9,5 +9,5 @@ export type { ResolvedBase } from './base-access.js';
 export { baseListingQuery } from './access.repository.js';
 export type { BaseListing, BaseRow, UserBases, WorkspaceRow } from './access.repository.js';
 export type { BaseTokenClaims, BaseTokenGrant, BaseTokenSource } from './credentials.js';
-export { currentGateway } from './gateway.js';
-export type { GatewayAccess } from './gateway.js';
+export { currentCaller, currentGateway } from './gateway.js';
+export type { Caller, GatewayAccess } from './gateway.js';

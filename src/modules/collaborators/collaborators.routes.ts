@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { currentAccount } from '../accounts/index.js';
 import { parseAuthorization } from '../../shared/authorization.js';
-import { currentGateway } from '../access/index.js';
+import { currentCaller, currentGateway } from '../access/index.js';
 import { detailError, permissionDenied } from '../../shared/errors.js';
 import type { AccountsService } from '../accounts/index.js';
 import type { ApiTokensService } from '../tokens/index.js';
@@ -15,7 +15,9 @@ const RelatedUser = Type.Object({
   avatar_url: Type.String(),
   id_in_org: Type.String(),
 });
-const RelatedUsers = Type.Object({ user_list: Type.Array(RelatedUser) });
+const RelatedUsers = Type.Object({ user_list: Type.Array(RelatedUser), app_user_list: Type.Array(RelatedUser) });
+const Departments = Type.Object({ departments: Type.Array(Type.Object({ id: Type.Integer(), name: Type.String() })) });
+const BaseUuidParams = Type.Object({ base_uuid: Type.String({ maxLength: 64 }) });
 const AccountInfo = Type.Object({
   email: Type.String(),
   name: Type.String(),
@@ -81,10 +83,26 @@ export function collaboratorsRoutes({ collaborators, accounts, apiTokens }: Coll
       async (request) => collaborators.forBase(currentGateway(request).base.id),
     );
 
+    // The original's clients (dtable-sdk, the Python SDK) call these with a Base-Token; people with an Account-Token.
     app.get(
       '/api/v2.1/dtables/:base_uuid/related-users/',
-      { config: { auth: 'account' }, schema: { tags, params: Type.Object({ base_uuid: Type.String({ maxLength: 64 }) }), response: { 200: RelatedUsers } } },
-      async (request) => collaborators.forAccount(currentAccount(request), request.params.base_uuid),
+      { config: { auth: 'account', baseToken: 'read' }, schema: { tags, params: BaseUuidParams, response: { 200: RelatedUsers } } },
+      async (request) => {
+        const caller = currentCaller(request);
+        if (caller.kind === 'base-token') return collaborators.forBase(caller.gateway.base.id);
+        return collaborators.forAccount(caller.user, request.params.base_uuid);
+      },
+    );
+
+    // Departments are not modelled (no organisations): every base has none, which is a true answer.
+    app.get(
+      '/api/v2.1/dtables/:base_uuid/departments/',
+      { config: { auth: 'account', baseToken: 'read' }, schema: { tags, params: BaseUuidParams, response: { 200: Departments } } },
+      async (request) => {
+        const caller = currentCaller(request);
+        if (caller.kind === 'account') await collaborators.forAccount(caller.user, request.params.base_uuid);
+        return { departments: [] };
+      },
     );
 
     app.get(

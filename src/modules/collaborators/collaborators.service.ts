@@ -24,12 +24,13 @@ export class CollaboratorsService {
     private readonly access: BaseAccess,
   ) {}
 
-  async forBase(baseId: number): Promise<{ user_list: RelatedUser[] }> {
-    return { user_list: (await relatedUsers(this.db, baseId)).map(relatedUserRecord) };
+  /** `app_user_list` (the original's users of its app feature) is always empty here. */
+  async forBase(baseId: number): Promise<{ user_list: RelatedUser[]; app_user_list: RelatedUser[] }> {
+    return { user_list: (await relatedUsers(this.db, baseId)).map(relatedUserRecord), app_user_list: [] };
   }
 
   /** Account-Token: any access to the base (404 unknown base, 403 no access). */
-  async forAccount(user: AccountUser, baseUuid: string): Promise<{ user_list: RelatedUser[] }> {
+  async forAccount(user: AccountUser, baseUuid: string): Promise<{ user_list: RelatedUser[]; app_user_list: RelatedUser[] }> {
     const base = await this.access.findByUuid(baseUuid);
     if (!base) throw notFound('dtable not found.');
     if (!atLeast(await this.access.permissionOf(base, user.id), 'r')) throw permissionDenied();
@@ -37,7 +38,7 @@ export class CollaboratorsService {
   }
 
   /** Account-Token, the base by workspace and name (the contract's 404 workspace → 404 base → 403 order). */
-  async forNamedBase(user: AccountUser, workspaceId: string, baseName: string): Promise<{ user_list: RelatedUser[] }> {
+  async forNamedBase(user: AccountUser, workspaceId: string, baseName: string): Promise<{ user_list: RelatedUser[]; app_user_list: RelatedUser[] }> {
     const { base } = await this.access.resolve(user, workspaceId, baseName, REQUIRED.read);
     return this.forBase(base.id);
   }

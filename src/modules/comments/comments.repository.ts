@@ -49,3 +49,25 @@ export async function tableOfRow(db: Executor, baseId: number, rowId: string): P
   const row = await db.selectFrom('base_rows').select('table_id').where('base_id', '=', baseId).where('row_id', '=', rowId).executeTakeFirst();
   return row?.table_id;
 }
+
+/** The active user who created API-Token `tokenId` (its `generated_by`), if any. */
+export function apiTokenCreator(db: Executor, tokenId: number): Promise<{ id: number; virtual_id: string } | undefined> {
+  return db
+    .selectFrom('api_tokens')
+    .innerJoin('users', 'users.virtual_id', 'api_tokens.generated_by')
+    .select(['users.id', 'users.virtual_id'])
+    .where('api_tokens.id', '=', tokenId)
+    .where('users.is_active', '=', 1)
+    .executeTakeFirst();
+}
+
+/** Comments per row of a base (rows without comments are absent). */
+export async function commentsPerRow(db: Executor, baseId: number): Promise<Record<string, number>> {
+  const rows = await db
+    .selectFrom('row_comments')
+    .select(['row_id', (eb) => eb.fn.countAll<number>().as('n')])
+    .where('base_id', '=', baseId)
+    .groupBy('row_id')
+    .execute();
+  return Object.fromEntries(rows.map((r) => [r.row_id, Number(r.n)]));
+}

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { currentAccount } from '../accounts/index.js';
-import { currentGateway, atLeast, type BaseAccess } from '../access/index.js';
+import { currentCaller, currentGateway, atLeast, type BaseAccess, type GatewayAccess } from '../access/index.js';
 import { apiError, notFound, permissionDenied } from '../../shared/errors.js';
 import { COMMENT_MAX_LENGTH, type CommentAuthor, type CommentBase, type CommentsService } from './comments.service.js';
 
@@ -37,11 +37,28 @@ function gatewayBase(request: FastifyRequest): CommentBase {
   return { id: base.id, uuid: base.uuid };
 }
 
-/** Comments have a user as author: Base-Tokens of API-Tokens and external links cannot write them. */
-function gatewayAuthor(request: FastifyRequest): CommentAuthor {
-  const { claims } = currentGateway(request);
+const userOnly = () => apiError(403, 'Only a user can write comments.');
+
+/**
+ * Comments have a user as author. A user's Base-Token writes as that user; an API-Token's (which has no
+ * user) as the API-Token's creator when the token is read-write and that user is active and still has
+ * access to the base (the original's API-Token Base-Token names its creator); external links cannot.
+ */
+async function authorOf({ claims, base }: GatewayAccess, comments: CommentsService, access: BaseAccess): Promise<CommentAuthor> {
   if ((claims.source === 'account' || claims.source === 'temp-api-token') && claims.username) return { userId: claims.sourceId, virtualId: claims.username };
-  throw apiError(403, 'Only a user can write comments.');
+  if (claims.source !== 'api-token') throw userOnly();
+  if (claims.permission !== 'rw') throw apiError(403, "You don't have permission to perform this operation on this base.");
+  const creator = await comments.apiTokenAuthor(claims.sourceId);
+  if (!creator || !atLeast(await access.permissionOf(base, creator.userId), 'r')) throw userOnly();
+  return creator;
+}
+
+/** A base the user may read, by uuid (404 unknown, 403 no access). */
+async function readableBase(access: BaseAccess, userId: number, uuid: string): Promise<CommentBase> {
+  const base = await access.findByUuid(uuid);
+  if (!base) throw notFound('dtable not found.');
+  if (!atLeast(await access.permissionOf(base, userId), 'r')) throw permissionDenied();
+  return { id: base.id, uuid: base.uuid };
 }
 
 export interface CommentsRoutesDeps {
@@ -81,28 +98,36 @@ export function commentsRoutes({ comments, access }: CommentsRoutesDeps): Fastif
     app.post(
       `${GATEWAY}/comments/`,
       { config: { baseAuth: 'read' }, bodyLimit, schema: { tags, params: BaseParams, body: Body, response: { 200: Success } } },
-      async (request) => comments.add(gatewayBase(request), gatewayAuthor(request), request.body),
+      async (request) => comments.add(gatewayBase(request), await authorOf(currentGateway(request), comments, access), request.body),
     );
     app.put(
       `${GATEWAY}/comments/:comment_id/`,
       { config: { baseAuth: 'read' }, bodyLimit, schema: { tags, params: CommentParams, body: Body, response: { 200: Success } } },
-      async (request) => comments.edit(gatewayBase(request), gatewayAuthor(request), request.params.comment_id, request.body),
+      async (request) => comments.edit(gatewayBase(request), await authorOf(currentGateway(request), comments, access), request.params.comment_id, request.body),
     );
     app.delete(
       `${GATEWAY}/comments/:comment_id/`,
       { config: { baseAuth: 'read' }, schema: { tags, params: CommentParams, response: { 200: Success } } },
-      async (request) => comments.remove(gatewayBase(request), gatewayAuthor(request), request.params.comment_id),
+      async (request) => comments.remove(gatewayBase(request), await authorOf(currentGateway(request), comments, access), request.params.comment_id),
     );
 
+    // The web-API forms: an Account-Token, or a Base-Token of the base (the original's clients send one).
     app.post(
       '/api/v2.1/dtables/:base_uuid/comments/',
-      { config: { auth: 'account' }, bodyLimit, schema: { tags, params: BaseParams, body: Body, response: { 200: Success } } },
+      { config: { auth: 'account', baseToken: 'read' }, bodyLimit, schema: { tags, params: BaseParams, body: Body, response: { 200: Success } } },
       async (request) => {
-        const user = currentAccount(request);
-        const base = await access.findByUuid(request.params.base_uuid);
-        if (!base) throw notFound('dtable not found.');
-        if (!atLeast(await access.permissionOf(base, user.id), 'r')) throw permissionDenied();
-        return comments.add({ id: base.id, uuid: base.uuid }, { userId: user.id, virtualId: user.virtualId }, request.body);
+        const caller = currentCaller(request);
+        if (caller.kind === 'base-token') return comments.add(gatewayBase(request), await authorOf(caller.gateway, comments, access), request.body);
+        const base = await readableBase(access, caller.user.id, request.params.base_uuid);
+        return comments.add(base, { userId: caller.user.id, virtualId: caller.user.virtualId }, request.body);
+      },
+    );
+    app.get(
+      '/api/v2.1/dtables/:base_uuid/rows-comments-num/',
+      { config: { auth: 'account', baseToken: 'read' }, schema: { tags, params: BaseParams, response: { 200: Type.Object({ rows_comments_num: Type.Record(Type.String(), Type.Integer()) }) } } },
+      async (request) => {
+        const caller = currentCaller(request);
+        return comments.countPerRow(caller.kind === 'base-token' ? gatewayBase(request) : await readableBase(access, caller.user.id, request.params.base_uuid));
       },
     );
   };

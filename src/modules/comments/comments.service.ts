@@ -3,7 +3,7 @@ import type { Clock } from '../../shared/clock.js';
 import { apiError, badRequest, notFound } from '../../shared/errors.js';
 import { relatedUsers } from '../collaborators/index.js';
 import type { NotifyUserInput } from '../notifications/index.js';
-import { commentsSince, countRowComments, deleteComment, findComment, insertComment, listComments, tableOfRow, updateComment, type CommentRow } from './comments.repository.js';
+import { apiTokenCreator, commentsPerRow, commentsSince, countRowComments, deleteComment, findComment, insertComment, listComments, tableOfRow, updateComment, type CommentRow } from './comments.repository.js';
 
 export const MSG_TYPE_COMMENT = 'comment';
 export const COMMENT_MAX_LENGTH = 10_000;
@@ -82,6 +82,16 @@ export class CommentsService {
     const limit = intParam(query.limit, 'limit', LIST_DEFAULT_LIMIT, 1, LIST_MAX_LIMIT);
     const rows = await listComments(this.db, base.id, tableId, rowId, start, limit);
     return rows.map((r) => commentRecord(r, base.uuid));
+  }
+
+  /** The user an API-Token's comments are written as: its creator, while still active. */
+  async apiTokenAuthor(tokenId: number): Promise<CommentAuthor | undefined> {
+    const user = await apiTokenCreator(this.db, tokenId);
+    return user && { userId: Number(user.id), virtualId: user.virtual_id };
+  }
+
+  async countPerRow(base: CommentBase): Promise<{ rows_comments_num: Record<string, number> }> {
+    return { rows_comments_num: await commentsPerRow(this.db, base.id) };
   }
 
   async count(base: CommentBase, query: { row_id?: unknown }): Promise<{ count: number }> {

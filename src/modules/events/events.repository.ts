@@ -18,10 +18,9 @@ const INSERT_CHUNK = 2000;
  * 10 and 11 and commit 11 first; the transaction-scoped advisory lock taken here serializes the short
  * "insert events → commit" tail, so ids are handed out in commit order. SQLite has a single writer.
  */
-export async function appendEvents(trx: Executor, dialect: DialectName, events: NewChangeEvent[], now: number): Promise<void> {
+export async function appendEvents(trx: Executor, dialect: DialectName, events: NewChangeEvent[], now: number, writeId: string = randomUUID()): Promise<void> {
   if (events.length === 0) return;
-  // One id for the whole write: the live channel sends a batch as one operation.
-  const writeId = randomUUID();
+  // One id for the whole write: the live channel sends a batch as one operation (and knows its sender by it).
   // Insert events' cells are stored once, in `row` (see event-cells.ts).
   const encoded = encodeEvents(events);
   if (dialect === 'postgres') return appendPostgres(trx, events, encoded, now, writeId);

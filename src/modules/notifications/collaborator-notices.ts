@@ -21,7 +21,8 @@ function addedCollaborators(event: NewChangeEvent): Set<string> {
 
 /**
  * Writes a `selected_collaborator` notification, in the write's transaction, for each user a write
- * put into a collaborator cell: only users newly added, never the author, only members of the base.
+ * put into a collaborator cell: only users newly added, only members of the base. A user who puts
+ * themselves into a cell is notified too, as the original's 6.0.10 answers show.
  */
 export async function noticeSelectedCollaborators(trx: Executor, events: NewChangeEvent[], now: number, emailDelayMs: number): Promise<void> {
   const wanted = events.map((e) => ({ event: e, added: addedCollaborators(e) })).filter((x) => x.added.size > 0);
@@ -32,7 +33,6 @@ export async function noticeSelectedCollaborators(trx: Executor, events: NewChan
   const notices: Notice[] = [];
   for (const { event, added } of wanted) {
     for (const virtualId of added) {
-      if (virtualId === event.opUser) continue;
       const userId = members.get(`${event.baseId}:${virtualId}`);
       if (userId === undefined) continue;
       notices.push({

@@ -1,7 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
 import type { Server, Socket } from 'socket.io';
+import { AppError } from '../../shared/errors.js';
 import { normalizeUuid } from '../../shared/ids.js';
 import type { BaseTokenVerifier, GatewayCheck } from '../tokens/index.js';
+import type { GatewayAccess } from '../access/index.js';
 import { ConnectionCounter } from './connection-counter.js';
 import type { Presence } from './presence.js';
 import { baseRoom, userRoom } from './rooms.js';
@@ -29,6 +32,16 @@ interface JoinedData {
 }
 
 type Log = { warn(obj: object, msg: string): void };
+
+/** Row operations live clients send (`update-dtable`): applied by the rows module, their echo kept from the sender. */
+export interface LiveOperations {
+  /** Applies `op` for a verified read-write Base-Token; the write's events get `writeId`. Throws an AppError for a refused one. */
+  apply(access: GatewayAccess, op: unknown, writeId: string): Promise<void>;
+  noteOrigin(writeId: string, socketId: string): void;
+  forgetOrigin(writeId: string): void;
+}
+
+type OperationAnswer = { status: true } | { status: false; message: string };
 
 const MAX_TOKEN_LENGTH = 8192;
 
@@ -78,6 +91,7 @@ export class LiveSockets {
     private readonly options: LiveSocketsOptions,
     private readonly log: () => Log | undefined,
     private readonly presence: Presence,
+    private readonly operations?: LiveOperations,
   ) {
     this.perIp = new ConnectionCounter(options.maxPerIp);
     this.perUser = new ConnectionCounter(options.maxPerUser);
@@ -130,6 +144,13 @@ export class LiveSockets {
       if (buffer.length === 0) return;
       const bytes = bufferedBytes(buffer) + packetBytes(packet);
       if (bytes > this.options.maxBufferedBytes) this.drop(socket, { bufferedBytes: bytes });
+    });
+    socket.on('update-dtable', (uuid: unknown, op: unknown, ack: unknown) => {
+      const reply = typeof ack === 'function' ? (ack as (answer: object) => void) : () => undefined;
+      this.operate(socket, uuid, op).then(reply, (error: unknown) => {
+        this.log()?.warn({ err: error }, 'applying a live operation failed');
+        reply({ status: false, message: 'Internal Server Error' });
+      });
     });
     socket.on('join-room', (uuid: unknown, token: unknown, ack: unknown) => {
       const reply = typeof ack === 'function' ? (ack as (answer: object) => void) : () => undefined;
@@ -201,6 +222,37 @@ export class LiveSockets {
     await socket.join(baseRoom(uuid));
     if (claims.source === 'account') await socket.join(userRoom(claims.sourceId));
     return null;
+  }
+
+  /**
+   * One operation of a joined socket, with the credential it joined with checked again (revoked or expired
+   * tokens stop here) and `rw` required. The answer is what dtable-store's sender reads (`status`, `message`).
+   */
+  private async operate(socket: Socket, uuidArg: unknown, opArg: unknown): Promise<OperationAnswer> {
+    const data = socket.data as Partial<JoinedData>;
+    if (!this.operations) return { status: false, message: 'Operations are not accepted on this connection.' };
+    if (typeof uuidArg !== 'string' || !data.token || !data.baseUuid || normalizeUuid(uuidArg) !== data.baseUuid) return { status: false, message: 'Permission denied.' };
+    const result = await this.verifier.check(data.token, data.baseUuid);
+    if (!result.ok) return { status: false, message: refusal(result) };
+    if (result.claims.permission !== 'rw') return { status: false, message: "You don't have permission to perform this operation on this base." };
+    let op = opArg;
+    if (typeof op === 'string') {
+      try {
+        op = JSON.parse(op);
+      } catch {
+        return { status: false, message: 'operation invalid.' };
+      }
+    }
+    const writeId = randomUUID();
+    this.operations.noteOrigin(writeId, socket.id);
+    try {
+      await this.operations.apply(result, op, writeId);
+      return { status: true };
+    } catch (error) {
+      this.operations.forgetOrigin(writeId);
+      if (error instanceof AppError) return { status: false, message: error.message };
+      throw error;
+    }
   }
 
   /** The error event, then the disconnect (sent after it, on the same transport). */

@@ -35,7 +35,12 @@ interface Outgoing {
   room: string;
   op: string;
   version: number;
+  /** The socket that sent the operation itself (it applied it already): left out. */
+  except?: string;
 }
+
+/** Writes of live clients whose echo is still to be sent (bounded: a write that never commits ages out). */
+const MAX_ORIGINS = 10_000;
 
 /**
  * The outbox consumer behind `update-dtable`: the committed row changes (`events`, one operation per
@@ -54,6 +59,8 @@ export class RealtimeConsumer implements OutboxConsumer {
   private dispatched = false;
   /** The highest event id already sent (a write read ahead past the dispatcher's batch). */
   private sentThrough = 0;
+  /** Write id → the socket that sent it over the live channel (`noteOrigin`). */
+  private readonly origins = new Map<string, string>();
 
   constructor(
     private readonly db: Db,
@@ -128,7 +135,8 @@ export class RealtimeConsumer implements OutboxConsumer {
       while (next < pending.length && pending[next]!.afterEventId < first.id) this.structureMessage(pending[next++]!, oldest, out);
       if (first.opTime < oldest) continue;
       const op = toOperation(group, isInsertGroup(group) ? await anchorOf(trx, this.dialect, group) : '');
-      if (op) out.push({ room: baseRoom(first.baseUuid), op: JSON.stringify(op), version: group[group.length - 1]!.id });
+      const except = first.writeId ? this.origins.get(first.writeId) : undefined;
+      if (op) out.push({ room: baseRoom(first.baseUuid), op: JSON.stringify(op), version: group[group.length - 1]!.id, ...(except ? { except } : {}) });
     }
     while (next < pending.length) this.structureMessage(pending[next++]!, oldest, out);
     await this.advanceStructure(trx, pending);
@@ -182,9 +190,26 @@ export class RealtimeConsumer implements OutboxConsumer {
     out.push({ room: baseRoom(change.baseUuid), op: JSON.stringify(op), version: change.afterEventId });
   }
 
+  /**
+   * Write `writeId` comes from live socket `socketId`, which applied it itself: its operation goes to the
+   * others only, as the original sends a client's operation. (Known to this instance only: the consumer
+   * that sends the write runs here right after the commit, `catchUp`, while sockets here watch the base.)
+   */
+  noteOrigin(writeId: string, socketId: string): void {
+    if (this.origins.size >= MAX_ORIGINS) this.origins.delete(this.origins.keys().next().value!);
+    this.origins.set(writeId, socketId);
+  }
+
+  forgetOrigin(writeId: string): void {
+    this.origins.delete(writeId);
+  }
+
   /** Each message serialized once, whatever the number of sockets in its room (and instances). */
   private send(out: Outgoing[]): void {
-    for (const message of out) this.io.to(message.room).emit('update-dtable', message.op, message.version);
+    for (const message of out) {
+      const room = this.io.to(message.room);
+      (message.except ? room.except(message.except) : room).emit('update-dtable', message.op, message.version);
+    }
   }
 
   private oldest(): number {

@@ -6,7 +6,7 @@ import type { DialectName, Db } from '../../db/index.js';
 import type { Clock } from '../../shared/clock.js';
 import type { BaseTokenVerifier } from '../tokens/index.js';
 import { createRedis } from '../../platform/redis.js';
-import { LiveSockets } from './live-sockets.js';
+import { LiveSockets, type LiveOperations } from './live-sockets.js';
 import { NotificationWatcher } from './notification-watcher.js';
 import { Poller } from './poller.js';
 import { Presence } from './presence.js';
@@ -21,6 +21,8 @@ export interface RealtimeDeps {
   dialect: DialectName;
   clock: Clock;
   verifier: BaseTokenVerifier;
+  /** Applies row operations live clients send (the rows module's); without it they are refused. */
+  applyOperation?: LiveOperations['apply'];
   config: {
     redisUrl: string | null;
     trustProxy: boolean;
@@ -111,6 +113,12 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
   const sweepIntervalMs = deps.sweepIntervalMs ?? 2000;
   // Refreshed by every sweep: missing many in a row (a stalled instance) is needed before a base is skipped.
   const presence = new Presence(deps.db, deps.clock, Math.max(PRESENCE_TTL_MS, 10 * sweepIntervalMs), recoveryMs, () => log);
+  // (The consumer is made below; operations arrive only once sockets connect, after this function returned.)
+  const operations: LiveOperations | undefined = deps.applyOperation && {
+    apply: deps.applyOperation,
+    noteOrigin: (writeId, socketId) => consumer.noteOrigin(writeId, socketId),
+    forgetOrigin: (writeId) => consumer.forgetOrigin(writeId),
+  };
   const sockets = new LiveSockets(
     io,
     deps.verifier,
@@ -125,6 +133,7 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
     },
     () => log,
     presence,
+    operations,
   );
   const notifications = new NotificationWatcher(deps.db, io);
   const watcher = new Poller(() => notifications.pass(), deps.notificationPollMs ?? 250, (error) =>

@@ -25,6 +25,8 @@ export interface Actor {
   app: string | null;
   /** The account's id when the Base-Token came from a user (Account-Token or temporary API-Token): admin checks. */
   userId?: number;
+  /** The id this write's events get (default: a fresh one); the live channel leaves the write's sender out of its echo by it. */
+  writeId?: string;
 }
 
 export interface WriteScope {
@@ -164,7 +166,7 @@ export class BaseWriter {
         const ops = structureOps(metadataAsRead(meta), meta).map((op) => ({ baseId: base.id, baseUuid: base.uuid, op, opUser: actor.user, opApp: actor.app, opTime: now }));
         await appendStructureEvents(trx, this.dialect, ops, now);
       }
-      await appendEvents(trx, this.dialect, events, now);
+      await appendEvents(trx, this.dialect, events, now, actor.writeId);
       return { value, emitted: events.length, structural };
     });
   }

@@ -141,19 +141,30 @@ export class ColumnOptionsService {
       const parent = selectColumn(table, { column: body.parent_column });
       if (child === parent) throw badRequest('child_column and parent_column must differ.');
       const parentNames = new Set(selectOptions(parent).map((o) => o.name));
-      const childByName = new Map(selectOptions(child).map((o) => [o.name, o.id]));
+      const childOptions = selectOptions(child);
+      const childByName = new Map(childOptions.map((o) => [o.name, o.id]));
+      const childIds = new Set(childOptions.map((o) => o.id));
+      // Child options named here that the column lacks yet are created (the original accepts them; its SDK test relies on it).
+      const created: SelectOption[] = [];
       // Stored as the original does: parent option id → child option ids, on the child column.
       const byId: Record<string, string[]> = {};
       for (const [parentName, childNames] of Object.entries(settings)) {
         const parentOption = selectOptions(parent).find((o) => o.name === parentName || o.id === parentName);
         if (!parentOption || !parentNames.has(parentOption.name)) throw badRequest(`cascade_settings: option ${parentName} of ${parent.name} not found.`);
         if (!Array.isArray(childNames) || !childNames.every((n) => typeof n === 'string')) throw badRequest(`cascade_settings.${parentName} invalid.`);
-        byId[parentOption.id] = (childNames as string[]).map((name) => {
-          const id = childByName.get(name) ?? (selectOptions(child).some((o) => o.id === name) ? name : undefined);
-          if (id === undefined) throw badRequest(`cascade_settings: option ${name} of ${child.name} not found.`);
-          return id;
+        byId[parentOption.id] = (childNames as string[]).map((name, index) => {
+          const known = childByName.get(name) ?? (childIds.has(name) ? name : undefined);
+          if (known !== undefined) return known;
+          const optionLabel = optionName(name, `cascade_settings.${parentName}.${index}`);
+          if (created.length >= MAX_OPTIONS_PER_CALL) throw badRequest(`Number of options exceeds ${MAX_OPTIONS_PER_CALL}.`);
+          const palette = OPTION_COLORS[(childOptions.length + created.length) % OPTION_COLORS.length]!;
+          const option = { id: newOptionId(childIds), name: optionLabel, color: palette.color, textColor: palette.textColor };
+          created.push(option);
+          childByName.set(optionLabel, option.id);
+          return option.id;
         });
       }
+      if (created.length > 0) child.data = { ...(child.data ?? {}), options: [...childOptions, ...created] };
       child.data = { ...(child.data ?? {}), cascade_column_key: parent.key, cascade_settings: byId };
       w.metadataChanged('structure');
       return { success: true as const };

@@ -3,6 +3,7 @@ import { currentGateway } from '../access/index.js';
 import { AppError, badRequest } from '../../shared/errors.js';
 import type { Actor, BaseRef } from './base-writer.js';
 import type { Viewer } from './rows.service.js';
+import type { BaseTokenClaims } from '../tokens/index.js';
 
 export const GATEWAY = '/api-gateway/api/v2/dtables/:base_uuid';
 
@@ -16,7 +17,11 @@ export function baseOf(request: FastifyRequest): BaseRef {
  * issued from an API-Token (the original's `_creator` / `_last_modifier` rule).
  */
 export function actorOf(request: FastifyRequest): Actor {
-  const { claims } = currentGateway(request);
+  return actorOfClaims(currentGateway(request).claims);
+}
+
+/** `actorOf` for a Base-Token verified elsewhere (the live channel). */
+export function actorOfClaims(claims: BaseTokenClaims): Actor {
   const app = claims.appName;
   const user = claims.source === 'api-token' ? (app ?? '') : claims.username || app || '';
   const userId = claims.source === 'account' || claims.source === 'temp-api-token' ? claims.sourceId : undefined;

@@ -62,6 +62,9 @@ function isObject(value: unknown): value is Body {
 
 type UpdateItem = { row_id: string; row: Body };
 
+/** A row id as this server and the original's clients make them. */
+const ROW_ID = /^[A-Za-z0-9_-]{22}$/;
+
 /** Row writes inside one `writeMany` transaction; `trx` lets the caller read within it. */
 export interface ScopedRowWriter {
   trx: WriteScope['trx'];
@@ -203,6 +206,20 @@ export class RowsService {
     return this.writer.write(base, actor, (w) => this.appendIn(w, body, rows), { lockLate: true });
   }
 
+  /**
+   * Appends rows under ids the client chose (dtable-store names the rows it inserts, and later changes
+   * them by those ids): each id must be a 22-character row id not used in the base yet.
+   */
+  async appendWithIds(base: BaseRef, actor: Actor, body: Body, ids: string[]) {
+    const rows = appendInput(body);
+    if (rows.length > ROW_LIMITS.append) throw badRequest(`Number of rows to append exceeds ${ROW_LIMITS.append}.`);
+    if (ids.length !== rows.length || !ids.every((id) => ROW_ID.test(id)) || new Set(ids).size !== ids.length) throw badRequest('row _id invalid.');
+    return this.writer.write(base, actor, async (w) => {
+      if ((await repo.findRowsInBase(w.trx, base.id, ids)).size > 0) throw badRequest('The row inserted is exist.');
+      return this.appendIn(w, body, rows, ids);
+    });
+  }
+
   async update(base: BaseRef, actor: Actor, body: Body) {
     const items = updateInput(body);
     if (items.length > ROW_LIMITS.update) throw badRequest(`Number of rows to update exceeds ${ROW_LIMITS.update}.`);
@@ -232,7 +249,7 @@ export class RowsService {
     );
   }
 
-  private async appendIn(w: WriteScope, body: Body, rows: Body[]) {
+  private async appendIn(w: WriteScope, body: Body, rows: Body[], ids?: string[]) {
     const applyDefault = body.apply_default === true || body.apply_default === 'true';
     const { base, actor } = w;
     const table = findTable(w.meta, body);
@@ -244,7 +261,7 @@ export class RowsService {
       input.apply(data, values, label);
       if (applyDefault) input.applyDefaults(data, label);
       countersMoved = input.fillAutoNumbers(data, w.now) || countersMoved;
-      return { _id: newRowId(), _ctime: w.now, _mtime: w.now, _creator: actor.user, _last_modifier: actor.user, data };
+      return { _id: ids?.[index] ?? newRowId(), _ctime: w.now, _mtime: w.now, _creator: actor.user, _last_modifier: actor.user, data };
     });
     if (countersMoved || input.optionsAdded()) w.metadataChanged('contents');
     await computeFormulas(w, this.writer.timeZone, table, stored, true);

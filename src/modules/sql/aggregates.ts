@@ -44,11 +44,18 @@ function fieldId(field: Field): string {
   return field.kind === 'row' ? `row:${field.field}` : `cell:${field.column.key}`;
 }
 
+/** The original keys a function or aggregate item by its upper-cased name and the argument as written: `SUM(数字)`. */
+function upperCasedCall(node: Node, written: string): string {
+  if (node.type !== 'function' && node.type !== 'aggr_func') return written;
+  const m = /^([A-Za-z_][A-Za-z0-9_]*)(\s*\()/.exec(written);
+  return m ? m[1]!.toUpperCase() + written.slice(m[1]!.length) : written;
+}
+
 export function labelOf(node: Node, text: string, name: string): string {
   const loc = node.loc as { start?: { offset?: number }; end?: { offset?: number } } | undefined;
   const start = loc?.start?.offset;
   const end = loc?.end?.offset;
-  if (typeof start === 'number' && typeof end === 'number' && end > start && end <= text.length) return text.slice(start, end).trim();
+  if (typeof start === 'number' && typeof end === 'number' && end > start && end <= text.length) return upperCasedCall(node, text.slice(start, end).trim());
   return `${name}(…)`;
 }
 

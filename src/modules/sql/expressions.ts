@@ -139,9 +139,8 @@ export function compileExpression(node: Node, scope: PredicateScope, side: Side)
     }
     case 'int': {
       arity(1);
-      // Toward zero, as Math.trunc (SQLite's cast to integer truncates).
-      const n = number(a[0]!, 'int');
-      return operand('int', 'number', scope.dialect === 'postgres' ? sql`trunc(${n})` : sql`cast(${n} as integer)`);
+      // Toward minus infinity, as the original (`int(-3.33)` = -4) and the formula library.
+      return operand('int', 'number', floorOf(number(a[0]!, 'int'), scope.dialect));
     }
     case 'mod': {
       arity(2);

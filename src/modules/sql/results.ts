@@ -29,7 +29,11 @@ export function shapeRows(plan: RowsPlan, rows: StoredRow[], convertKeys: boolea
   return rows.map((row, i) => {
     // The original always answers the row id; the official clients read it.
     const out: Record<string, unknown> = { _id: row._id };
-    for (const o of outputs) out[o.key] = 'field' in o ? readField(o.field, row, convertKeys, links) : o.decode(raw[i]?.[o.column]);
+    for (const o of outputs) {
+      if ('field' in o) out[o.key] = readField(o.field, row, convertKeys, links);
+      else if ('formula' in o) out[o.key] = o.formula.evaluate(row);
+      else out[o.key] = o.decode(raw[i]?.[o.column]);
+    }
     return out;
   });
 }

@@ -22,6 +22,7 @@ import { columnName, identifier, resolveColumnRef, singleTable, type TableScope 
 import { sameField, selectOptions, type Field, type SqlTable } from './schema.js';
 import { sqlError } from './sql-error.js';
 import type { Bindings } from './values.js';
+import { formulaItem, formulaItemColumnType, needsFormulaEngine, type FormulaItem } from './formula-items.js';
 
 export interface SelectContext {
   dialect: DialectName;
@@ -33,15 +34,34 @@ export interface SelectContext {
   convertKeys: boolean;
   /** TIME_ZONE (date functions read dates there); UTC when not given. */
   timeZone?: string;
+  /** The instant `now()` and `today()` read (default: the clock at evaluation). */
+  now?: () => number;
 }
+
+/**
+ * Rows a WHERE with formula-engine conditions may scan (after its SQL conditions): those conditions are
+ * evaluated per row in the application, so LIMIT applies after them.
+ */
+export const FORMULA_SCAN_LIMIT = 50_000;
 
 export interface RowsPlan {
   kind: 'rows';
   table: SqlTable;
   query: Fragment;
   /** null: `SELECT *` (every column plus the row fields). */
-  outputs: Array<{ key: string; field: Field } | ComputedOutput> | null;
+  outputs: Array<{ key: string; field: Field } | ComputedOutput | FormulaOutput> | null;
   metadata: Record<string, unknown>[];
+  /**
+   * Conditions of the WHERE the formula library evaluates (all must hold); the query then reads up to
+   * FORMULA_SCAN_LIMIT + 1 rows and `window` is applied after them.
+   */
+  residual?: { conditions: FormulaItem[]; window: { limit: number; offset: number } };
+}
+
+/** A select item the formula library computes per row (see formula-items.ts). */
+export interface FormulaOutput {
+  key: string;
+  formula: FormulaItem;
 }
 
 /** A column SQL computed (`column` of the query's row), decoded into the response value. */
@@ -73,15 +93,38 @@ export function planSelect(ast: Node, ctx: SelectContext): SelectPlan {
   refuseUnsupportedClauses(ast);
   if (isJoin(ast)) return planJoin(ast, ctx);
   const scope = singleTable(ast.from, ctx.tables);
-  const where = ast.where ? whereCondition(ast.where, scope, ctx) : sql`(1 = 1)`;
+  const { pushed, residual } = splitWhere(ast.where, scope);
+  const where = pushed.length > 0 ? sql.join(pushed.map((node) => whereCondition(node, scope, ctx)), sql` and `) : sql`(1 = 1)`;
   const items = selectItems(ast.columns, scope, ctx.text);
   const groupNodes = groupByNodes(ast.groupby);
   const distinct = typeof ast.distinct === 'string' && ast.distinct.toUpperCase() === 'DISTINCT';
   const grouped = distinct || groupNodes.length > 0 || isNode(ast.having) || items.some((i) => i.kind === 'aggregate' || (i.kind === 'expression' && containsAggregate(i.node)));
   const filter = sql`base_id = ${ctx.baseId} and table_id = ${scope.table.id} and ${interruptible(ctx.dialect, ['id'])} and ${where}`;
   const window = selectWindow(ast.limit, ctx.bindings);
-  const page = sql`limit ${window.limit} offset ${window.offset}`;
-  return grouped ? planGrouped(ast, ctx, scope, items, groupNodes, distinct, filter, page) : planRows(ast, ctx, scope, items, filter, page);
+  if (grouped) {
+    const formulaNode = [...residual, ...items.flatMap((i) => (i.kind === 'expression' && needsFormulaEngine(i.node, scope) ? [i.node] : []))][0];
+    if (formulaNode) throw sqlError('Functions computed by the formula engine (see docs/sql.md) cannot be combined with GROUP BY, DISTINCT or aggregates.');
+    return planGrouped(ast, ctx, scope, items, groupNodes, distinct, filter, sql`limit ${window.limit} offset ${window.offset}`);
+  }
+  if (residual.length === 0) return planRows(ast, ctx, scope, items, filter, sql`limit ${window.limit} offset ${window.offset}`);
+  const conditions = residual.map((node) => formulaItem(node, scope, ctx.bindings, ctx.timeZone ?? 'UTC', ctx.now ?? Date.now));
+  const plan = planRows(ast, ctx, scope, items, filter, sql`limit ${FORMULA_SCAN_LIMIT + 1}`);
+  return { ...plan, residual: { conditions, window } };
+}
+
+/** The WHERE's top-level AND terms: those SQL computes, and those the formula library evaluates per row. */
+function splitWhere(where: unknown, scope: TableScope): { pushed: Node[]; residual: Node[] } {
+  if (where === null || where === undefined) return { pushed: [], residual: [] };
+  if (!isNode(where)) throw sqlError('Unsupported WHERE clause.');
+  const terms: Node[] = [];
+  const stack: Node[] = [where];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    const parenthesized = node.parentheses === true;
+    if (node.type === 'binary_expr' && String(node.operator).toUpperCase() === 'AND' && !parenthesized && isNode(node.left) && isNode(node.right)) stack.push(node.right, node.left);
+    else terms.push(node);
+  }
+  return { pushed: terms.filter((t) => !needsFormulaEngine(t, scope)), residual: terms.filter((t) => needsFormulaEngine(t, scope)) };
 }
 
 function refuseUnsupportedClauses(ast: Node): void {
@@ -172,12 +215,17 @@ function planRows(ast: Node, ctx: SelectContext, scope: TableScope, items: Item[
   if (star && items.length > 1) throw sqlError('* cannot be combined with other select items.');
   const rowScope = whereScope(scope, ctx.dialect, ctx.bindings, ctx.timeZone);
   const computed = new Map<number, Operand>();
+  const formulas = new Map<number, FormulaItem>();
   items.forEach((item, index) => {
-    if (item.kind === 'expression') computed.set(index, expressionOperand(item.node, rowScope));
+    if (item.kind !== 'expression') return;
+    if (needsFormulaEngine(item.node, scope)) formulas.set(index, formulaItem(item.node, scope, ctx.bindings, ctx.timeZone ?? 'UTC', ctx.now ?? Date.now));
+    else computed.set(index, expressionOperand(item.node, rowScope));
   });
+  const formulaOrder = () => sqlError('ORDER BY cannot use functions computed by the formula engine (see docs/sql.md).');
   const orders = orderByEntries(ast.orderby).map(({ node, desc }) => {
     const index = ordinal(node, items.length) ?? aliasIndex(node, items);
     let field: Field;
+    if ((index !== undefined && formulas.has(index)) || (index === undefined && needsFormulaEngine(node, scope))) throw formulaOrder();
     if (index !== undefined && computed.has(index)) {
       return sql`${computed.get(index)!.value} ${direction(desc)}`;
     } else if (index !== undefined) {
@@ -207,6 +255,11 @@ function planRows(ast: Node, ctx: SelectContext, scope: TableScope, items: Item[
     if (item.kind === 'field') {
       outputs.push({ key: item.alias ?? fieldKey(item.field, ctx.convertKeys), field: item.field });
       metadata.push(fieldMetadata(item.field, item.alias));
+    } else if (item.kind === 'expression' && formulas.has(index)) {
+      const formula = formulas.get(index)!;
+      const key = item.alias ?? item.label;
+      outputs.push({ key, formula });
+      metadata.push({ key, name: key, type: formulaItemColumnType(formula.type), data: null });
     } else if (item.kind === 'expression') {
       const type = computed.get(index)!.type;
       const key = item.alias ?? item.label;
@@ -221,6 +274,22 @@ interface GroupKey {
   field: Field;
   column: string;
   sql: FieldSql;
+  /** A multiple-select column in GROUP BY: one group per option (the key is one option name). */
+  perOption?: boolean;
+}
+
+/**
+ * The options of a multiple-select cell as rows (`alias.value`), joined to each row of the inner query:
+ * a row with options `a` and `b` counts in group `a` and in group `b`, as the original groups; a row with
+ * none joins one NULL (the empty group).
+ */
+function optionRows(dialect: DialectName, key: string, alias: string): Fragment {
+  if (dialect === 'postgres') {
+    const json = sql`(base_rows.data -> cast(${key} as text))`;
+    return sql`left join lateral jsonb_array_elements_text(case when jsonb_typeof(${json}) = 'array' then ${json} else '[]'::jsonb end) as ${sql.ref(alias)}(value) on true`;
+  }
+  const path = `$."${key}"`;
+  return sql`left join json_each(case when json_type(base_rows.data, ${path}) = 'array' then json_extract(base_rows.data, ${path}) else '[]' end) as ${sql.ref(alias)}`;
 }
 
 function planGrouped(
@@ -236,12 +305,20 @@ function planGrouped(
   if (items.some((i) => i.kind === 'star')) throw sqlError('* cannot be used with DISTINCT, GROUP BY or aggregates.');
   const inner: InnerColumns = { fragments: [], names: new Map() };
   const keys: GroupKey[] = [];
-  const addKey = (field: Field): GroupKey => {
+  const joins: Fragment[] = [];
+  const addKey = (field: Field, groupBy = false): GroupKey => {
     const existing = keys.find((k) => sameField(k.field, field));
     if (existing) return existing;
     if (field.valueType === 'opaque') throw sqlError(`${field.label} cannot be used in GROUP BY or DISTINCT.`);
     const key: GroupKey = { field, column: `g${keys.length}`, sql: fieldSql(field, ctx.dialect) };
-    inner.fragments.push(sql`${key.sql.group} as ${sql.ref(key.column)}`);
+    if (groupBy && field.kind === 'cell' && field.column.type === 'multiple-select') {
+      const alias = `m${joins.length}`;
+      joins.push(optionRows(ctx.dialect, field.column.key, alias));
+      key.perOption = true;
+      inner.fragments.push(sql`nullif(${sql.ref(`${alias}.value`)}, '') as ${sql.ref(key.column)}`);
+    } else {
+      inner.fragments.push(sql`${key.sql.group} as ${sql.ref(key.column)}`);
+    }
     keys.push(key);
     return key;
   };
@@ -268,11 +345,11 @@ function planGrouped(
       const item = items[index]!;
       if (item.kind === 'expression') addExpressionKey(item.node);
       else if (item.kind !== 'field') throw sqlError('GROUP BY must name a column or an expression.');
-      else addKey(item.field);
+      else addKey(item.field, true);
     } else if (isExpression(node)) {
       addExpressionKey(node);
     } else if (node.type === 'column_ref') {
-      addKey(resolveColumnRef(node, scope));
+      addKey(resolveColumnRef(node, scope), true);
     } else {
       throw sqlError('GROUP BY must name a column or an expression.');
     }
@@ -330,7 +407,8 @@ function planGrouped(
       const key = keyFor(item.field);
       selectList.push(sql`${sql.ref(key.column)} as ${sql.ref(column)}`);
       outputSort.push(keySort(key));
-      outputs.push({ key: item.alias ?? fieldKey(item.field, ctx.convertKeys), column, decode: (raw) => decodeGrouped(item.field, raw, ctx.convertKeys) });
+      const decode = key.perOption ? (raw: unknown) => (raw === null || raw === undefined ? null : decodeGrouped(item.field, JSON.stringify([raw]), ctx.convertKeys)) : (raw: unknown) => decodeGrouped(item.field, raw, ctx.convertKeys);
+      outputs.push({ key: item.alias ?? fieldKey(item.field, ctx.convertKeys), column, decode });
       metadata.push(fieldMetadata(item.field, item.alias));
     } else if (item.kind === 'aggregate') {
       const agg = aggregate(item.node);
@@ -372,7 +450,7 @@ function planGrouped(
   for (const key of expressionKeys) orders.push(sql`${sql.ref(key.column)} asc nulls first`);
 
   if (inner.fragments.length === 0) inner.fragments.push(sql`1 as one`);
-  const source = sql`(select ${sql.join(inner.fragments)} from base_rows where ${filter}) as s`;
+  const source = sql`(select ${sql.join(inner.fragments)} from base_rows ${joins.length > 0 ? sql.join(joins, sql` `) : sql``} where ${filter}) as s`;
   const groupColumns = [...keys.map((k) => k.column), ...expressionKeys.map((k) => k.column)];
   const groupBy = groupColumns.length > 0 ? sql`group by ${sql.join(groupColumns.map((c) => sql.ref(c)))}` : sql``;
   const havingSql = having ? sql`having ${having}` : sql``;

@@ -5,9 +5,9 @@ import { AppError } from '../../shared/errors.js';
 import { isQueryCanceled, parseLimited, runLimitedQuery, setStatementTimeout, timeoutError, type LimitedSqlDeps, type SqlCostLimits } from './cost-limits.js';
 import type { SqlThreads } from './sql-threads.js';
 import { shapeGrouped, shapeRows, type LinkCells } from './results.js';
-import { planSelect } from './select.js';
+import { FORMULA_SCAN_LIMIT, planSelect, type RowsPlan } from './select.js';
 import type { JoinPlan } from './join.js';
-import { readField } from './output.js';
+import { readField, type StoredRow } from './output.js';
 import { loadTables, matchingRowIds, toStoredRow } from './sql.repository.js';
 import { sqlError } from './sql-error.js';
 import { bindParameters } from './values.js';
@@ -84,6 +84,19 @@ export interface SqlServiceDeps {
   threads?: SqlThreads;
   /** TIME_ZONE: SQL date functions read dates there (default UTC). */
   timeZone?: string;
+  /** `now()` / `today()` in SQL read this clock (default: the system clock). */
+  clock?: { now(): number };
+}
+
+/** The WHERE conditions the formula library evaluates, then the statement's LIMIT/OFFSET (see planSelect). */
+function applyResidual(residual: NonNullable<RowsPlan['residual']>, rows: Array<Record<string, unknown>>, stored: StoredRow[]) {
+  if (rows.length > FORMULA_SCAN_LIMIT) {
+    throw sqlError(`The WHERE uses functions computed by the formula engine, which reads at most ${FORMULA_SCAN_LIMIT} rows; narrow it with other conditions.`);
+  }
+  const keep = stored.map((row) => residual.conditions.every((c) => c.evaluate(row) === true));
+  const { limit, offset } = residual.window;
+  const pick = <T>(list: T[]) => list.filter((_, i) => keep[i]).slice(offset, offset + limit);
+  return { rows: pick(rows), stored: pick(stored) };
 }
 
 /** The documented defaults of SQL_MAX_STATEMENT_BYTES, SQL_MAX_PREDICATE_TERMS, SQL_MAX_IN_VALUES and SQL_TIMEOUT_MS. */
@@ -114,11 +127,13 @@ export class SqlService {
       return { ...ok([], []), affected_rows: affected };
     }
     const tables = await loadTables(db, caller.base.id);
-    const plan = planSelect(parsed.ast, { dialect, tables, baseId: caller.base.id, bindings, text: parsed.text, convertKeys, timeZone: this.deps.timeZone });
-    const rows = await runLimitedQuery(this.limited, plan.query, caller.base.id);
+    const now = (this.deps.clock ?? Date).now();
+    const plan = planSelect(parsed.ast, { dialect, tables, baseId: caller.base.id, bindings, text: parsed.text, convertKeys, timeZone: this.deps.timeZone, now: () => now });
+    let rows = await runLimitedQuery(this.limited, plan.query, caller.base.id);
     if (plan.kind === 'grouped') return ok(plan.metadata, shapeGrouped(plan, rows));
     if (plan.kind === 'join') return { ...ok(plan.metadata, await this.joinResults(caller.base, plan, rows, convertKeys)), is_join_stmt: true };
-    const stored = rows.map(toStoredRow);
+    let stored = rows.map(toStoredRow);
+    if (plan.residual) ({ rows, stored } = applyResidual(plan.residual, rows, stored));
     const columns = plan.outputs ? plan.outputs.flatMap((o) => ('field' in o && o.field.kind === 'cell' ? [o.field.column] : [])) : plan.table.columns;
     const linkKeys = columns.filter((c) => c.type === 'link').map((c) => c.key);
     const links = await this.linkCells(caller.base, plan.table.id, linkKeys, stored.map((r) => r._id));

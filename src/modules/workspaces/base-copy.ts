@@ -18,7 +18,7 @@ function workspaceId(value: unknown, field: string): number {
 
 /**
  * `POST /api/v2.1/dtable-copy/`: a copy of a base the caller can read, in a workspace the caller owns,
- * under the same name. Structure, rows and links are copied (row and link ids kept: they are unique per
+ * under the same name or, when that is taken there, the first free `Name (k)`. Structure, rows and links are copied (row and link ids kept: they are unique per
  * base); API-Tokens, shares, external links, webhooks and rules are not.
  */
 export class BaseCopyService {
@@ -37,38 +37,61 @@ export class BaseCopyService {
     if (!target) throw notFound(`Workspace ${dstWorkspace} not found.`);
     if (!mayCreateBaseIn(target.owner_id, user.id)) throw permissionDenied();
     const now = this.clock.now();
-    try {
-      // Repeatable read (PostgreSQL): metadata, rows and links from one snapshot of the source.
-      await this.db
-        .transaction()
-        .setIsolationLevel('repeatable read')
-        .execute(async (trx) => {
-          const meta = await trx.selectFrom('base_metadata').select(['data']).where('base_id', '=', source.id).executeTakeFirst();
-          if (!meta) throw notFound(`dtable ${source.name} not found.`);
-          const copy = await repo.insertBase(trx, {
-            uuid: newBaseUuid(),
-            workspace_id: target.id,
-            name: source.name,
-            creator_id: user.id,
-            modifier_id: user.id,
-            created_at: now,
-            updated_at: now,
-          });
-          const data = typeof meta.data === 'string' ? meta.data : JSON.stringify(meta.data);
-          await repo.insertMetadata(trx, copy.id, data);
-          await sql`insert into base_rows (base_id, table_id, row_id, data, ctime, mtime, creator, last_modifier)
-            select ${copy.id}, table_id, row_id, data, ctime, mtime, creator, last_modifier
-            from base_rows where base_id = ${source.id} order by id`.execute(trx);
-          await sql`insert into base_links (base_id, link_id, row_id, other_row_id, ctime)
-            select ${copy.id}, link_id, row_id, other_row_id, ctime
-            from base_links where base_id = ${source.id} order by id`.execute(trx);
-        });
-    } catch (error) {
-      if (isUniqueViolation(error)) throw conflict(`Table ${source.name} already exists.`);
-      throw error;
+    // The copy takes the first free name of `Name`, `Name (1)`, `Name (2)` … in the target workspace, as a
+    // person duplicating a base in place expects; a name taken meanwhile by another request is tried again.
+    for (let attempt = 1; ; attempt++) {
+      const name = freeName(source.name, new Set((await repo.listWorkspaceBases(this.db, target.id)).map((b) => b.name)));
+      try {
+        await this.write(source, target.id, name, user.id, now);
+      } catch (error) {
+        if (!isUniqueViolation(error)) throw error;
+        if (attempt >= COPY_NAME_ATTEMPTS) throw conflict(`Table ${name} already exists.`);
+        continue;
+      }
+      const created = await this.access.findInWorkspace(target.id, name);
+      if (!created) throw new Error('copied base vanished after write');
+      return created;
     }
-    const created = await this.access.findInWorkspace(target.id, source.name);
-    if (!created) throw new Error('copied base vanished after write');
-    return created;
+  }
+
+  /** The copy under `name`, in one transaction (repeatable read on PostgreSQL: one snapshot of the source). */
+  private async write(source: BaseListing, workspaceId: number, name: string, userId: number, now: number): Promise<void> {
+    await this.db
+      .transaction()
+      .setIsolationLevel('repeatable read')
+      .execute(async (trx) => {
+        const meta = await trx.selectFrom('base_metadata').select(['data']).where('base_id', '=', source.id).executeTakeFirst();
+        if (!meta) throw notFound(`dtable ${source.name} not found.`);
+        const copy = await repo.insertBase(trx, {
+          uuid: newBaseUuid(),
+          workspace_id: workspaceId,
+          name,
+          creator_id: userId,
+          modifier_id: userId,
+          created_at: now,
+          updated_at: now,
+        });
+        const data = typeof meta.data === 'string' ? meta.data : JSON.stringify(meta.data);
+        await repo.insertMetadata(trx, copy.id, data);
+        await sql`insert into base_rows (base_id, table_id, row_id, data, ctime, mtime, creator, last_modifier)
+          select ${copy.id}, table_id, row_id, data, ctime, mtime, creator, last_modifier
+          from base_rows where base_id = ${source.id} order by id`.execute(trx);
+        await sql`insert into base_links (base_id, link_id, row_id, other_row_id, ctime)
+          select ${copy.id}, link_id, row_id, other_row_id, ctime
+          from base_links where base_id = ${source.id} order by id`.execute(trx);
+      });
+  }
+}
+
+const COPY_NAME_ATTEMPTS = 3;
+const MAX_NAME_LENGTH = 255;
+
+/** `name` when free, else `name (k)` with the smallest free k (the name shortened to stay within 255 characters). */
+export function freeName(name: string, taken: Set<string>): string {
+  if (!taken.has(name)) return name;
+  for (let k = 1; ; k++) {
+    const suffix = ` (${k})`;
+    const candidate = [...name].slice(0, MAX_NAME_LENGTH - suffix.length).join('') + suffix;
+    if (!taken.has(candidate)) return candidate;
   }
 }

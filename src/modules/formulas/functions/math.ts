@@ -40,7 +40,8 @@ export const MATH_FUNCTIONS: Record<string, FunctionDef> = {
   round: { min: 1, max: 2, result: 'number', fn: (a) => roundHalfAway(num(a, 0), num(a, 1, 0)) },
   rounddown: { min: 1, max: 2, result: 'number', fn: (a) => roundHalfAway(num(a, 0), num(a, 1, 0), 'down') },
   roundup: { min: 1, max: 2, result: 'number', fn: (a) => roundHalfAway(num(a, 0), num(a, 1, 0), 'up') },
-  int: unary(Math.trunc),
+  // Rounds toward minus infinity, as the original (`int(-3.33)` = -4).
+  int: unary(Math.floor),
   mod: {
     min: 2,
     max: 2,
