@@ -1,9 +1,8 @@
 import type { FastifyRequest } from 'fastify';
-import { currentGateway } from '../access/index.js';
+import { currentGateway, type BaseTokenClaims } from '../access/index.js';
 import { AppError, badRequest } from '../../shared/errors.js';
 import type { Actor, BaseRef } from './base-writer.js';
 import type { Viewer } from './rows.service.js';
-import type { BaseTokenClaims } from '../tokens/index.js';
 
 export const GATEWAY = '/api-gateway/api/v2/dtables/:base_uuid';
 
