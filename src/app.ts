@@ -32,6 +32,7 @@ import { webConsolePlugin } from './plugins/web-console.js';
 import { createCommentsRoutes } from './modules/comments/index.js';
 import { lazySchemaCompilers } from './plugins/lazy-schema-compilers.js';
 import { adminWebhooksRoutes } from './modules/webhooks/index.js';
+import { assetsRoutes, BaseGuard } from './modules/assets/index.js';
 
 export interface BuildAppOptions {
   /** false silences request logs (tests); default: pino at LOG_LEVEL. */
@@ -103,5 +104,8 @@ export async function buildApp(c: Container, options: BuildAppOptions = {}): Pro
   await app.register(webConsolePlugin);
   await app.register(createCommentsRoutes({ db: c.db, clock: c.clock, access: c.access, notify: c.notifications.notifyUser }));
   await app.register(adminWebhooksRoutes(c.db));
+  const guard = new BaseGuard(c.access, c.accessTokens, c.baseTokens);
+  const { maxBytes, tmpDir } = c.config.assets;
+  await app.register(assetsRoutes({ assets: c.assets.service, guard, maxBytes, tmpDir, timeoutMs: c.config.requestTimeoutMs }));
   return app;
 }
