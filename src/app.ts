@@ -33,6 +33,7 @@ import { createCommentsRoutes } from './modules/comments/index.js';
 import { lazySchemaCompilers } from './plugins/lazy-schema-compilers.js';
 import { adminWebhooksRoutes } from './modules/webhooks/index.js';
 import { assetsRoutes, BaseGuard } from './modules/assets/index.js';
+import { exportRoutes } from './modules/transfer/index.js';
 
 export interface BuildAppOptions {
   /** false silences request logs (tests); default: pino at LOG_LEVEL. */
@@ -107,5 +108,6 @@ export async function buildApp(c: Container, options: BuildAppOptions = {}): Pro
   const guard = new BaseGuard(c.access, c.accessTokens, c.baseTokens);
   const { maxBytes, tmpDir } = c.config.assets;
   await app.register(assetsRoutes({ assets: c.assets.service, guard, maxBytes, tmpDir, timeoutMs: c.config.requestTimeoutMs }));
+  await app.register(exportRoutes({ baseData: c.baseData, guard }));
   return app;
 }

@@ -1,0 +1,2 @@
+export { exportRoutes } from './export.routes.js';
+export { safeText, cellValue } from './cell-text.js';
