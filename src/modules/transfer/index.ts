@@ -1,2 +1,4 @@
 export { exportRoutes } from './export.routes.js';
 export { safeText, cellValue } from './cell-text.js';
+export { importRoutes } from './import.routes.js';
+export { ImportService, IMPORT_BATCH } from './import.service.js';
