@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { rm } from 'node:fs/promises';
+import { open, rm } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import type { Clock } from '../../shared/clock.js';
 import { apiError, badRequest, conflict, notFound } from '../../shared/errors.js';
@@ -80,6 +80,22 @@ export class AssetsService {
       return [{ name: stored, id: randomBytes(20).toString('hex'), size: file.size }];
     } finally {
       await rm(file.tempFile, { force: true });
+    }
+  }
+
+  /** Stores a file from a base archive at `rawPath` (checked like any path; counts against the quota). */
+  async importFile(baseUuid: string, rawPath: string, tempFile: string): Promise<void> {
+    const path = checkAssetPath(rawPath, 'asset path', baseUuid);
+    const handle = await open(tempFile);
+    try {
+      const head = Buffer.alloc(4100);
+      const { bytesRead } = await handle.read(head, 0, head.length, 0);
+      const { size } = await handle.stat();
+      await this.checkQuota(baseUuid, size);
+      const type = await servedType(head.subarray(0, bytesRead));
+      await this.storage.putFile(assetKey(baseUuid, path), tempFile, type.contentType);
+    } finally {
+      await handle.close();
     }
   }
 

@@ -48,9 +48,14 @@ export function exportRoutes({ baseData, guard }: ExportRouteDeps): FastifyPlugi
         });
         return reply
           .header('content-type', format === 'csv' ? 'text/csv; charset=utf-8' : 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet')
-          .header('content-disposition', `attachment; filename="${name.replace(/[^\x20-\x7e]|["\\]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(name)}`)
+          .header('content-disposition', attachment(name))
           .send(body);
       });
     }
   };
+}
+
+/** `Content-Disposition` of a download named `name` (ASCII fallback and the UTF-8 name). */
+export function attachment(name: string): string {
+  return `attachment; filename="${name.replace(/[^\x20-\x7e]|["\\]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(name)}`;
 }
