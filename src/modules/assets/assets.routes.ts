@@ -9,12 +9,16 @@ import { receiveUpload } from './receive-upload.js';
 import { checkAssetPath } from './asset-paths.js';
 import { useStreamingMultipart } from './streaming-multipart.js';
 
-export interface AssetsRouteDeps {
-  assets: AssetsService;
+/** What every route that receives a file needs: who may touch which base, and the upload limits. */
+export interface UploadRouteDeps {
   guard: BaseGuard;
   maxBytes: number;
   tmpDir: string;
   timeoutMs: number;
+}
+
+export interface AssetsRouteDeps extends UploadRouteDeps {
+  assets: AssetsService;
 }
 
 const tags = ['assets'];

@@ -4,17 +4,13 @@ import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/ty
 import { Type } from 'typebox';
 import { currentAccount } from '../../plugins/auth.js';
 import { badRequest } from '../../shared/errors.js';
-import { discardUpload, receiveUpload, useStreamingMultipart, type BaseGuard } from '../assets/index.js';
+import { discardUpload, receiveUpload, useStreamingMultipart, type UploadRouteDeps } from '../assets/index.js';
 import { baseRecord } from '../workspaces/index.js';
 import type { ArchiveService } from './archive.service.js';
 import { attachment } from './export.routes.js';
 
-export interface ArchiveRouteDeps {
+export interface ArchiveRouteDeps extends UploadRouteDeps {
   archives: ArchiveService;
-  guard: BaseGuard;
-  maxBytes: number;
-  tmpDir: string;
-  timeoutMs: number;
 }
 
 const tags = ['import and export'];

@@ -3,17 +3,13 @@ import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { currentAccount } from '../../plugins/auth.js';
 import { badRequest, notFound } from '../../shared/errors.js';
-import { discardUpload, receiveUpload, useStreamingMultipart, type BaseGuard, type ReceivedUpload } from '../assets/index.js';
+import { discardUpload, receiveUpload, useStreamingMultipart, type ReceivedUpload, type UploadRouteDeps } from '../assets/index.js';
 import type { BaseListing } from '../workspaces/index.js';
 import { sourceKind } from './import-source.js';
 import type { ImportFile, ImportService } from './import.service.js';
 
-export interface ImportRouteDeps {
+export interface ImportRouteDeps extends UploadRouteDeps {
   imports: ImportService;
-  guard: BaseGuard;
-  maxBytes: number;
-  tmpDir: string;
-  timeoutMs: number;
 }
 
 const tags = ['import and export'];
