@@ -33,6 +33,8 @@ import { webConsolePlugin } from './plugins/web-console.js';
 import { createCommentsRoutes } from './modules/comments/index.js';
 import { lazySchemaCompilers } from './plugins/lazy-schema-compilers.js';
 import { adminWebhooksRoutes } from './modules/webhooks/index.js';
+import { assetsRoutes, BaseGuard } from './modules/assets/index.js';
+import { archiveRoutes, ArchiveService, exportRoutes, importRoutes, ImportService } from './modules/transfer/index.js';
 
 export interface BuildAppOptions {
   /** false silences request logs (tests); default: pino at LOG_LEVEL. */
@@ -104,5 +106,14 @@ export async function buildApp(c: Container, options: BuildAppOptions = {}): Pro
   await app.register(webConsolePlugin);
   await app.register(createCommentsRoutes({ db: c.db, clock: c.clock, access: c.access, notify: c.notifications.notifyUser }));
   await app.register(adminWebhooksRoutes(c.db));
+  const guard = new BaseGuard(c.access, c.accessTokens, c.baseTokens);
+  const { maxBytes, tmpDir } = c.config.assets;
+  await app.register(assetsRoutes({ assets: c.assets.service, guard, maxBytes, tmpDir, timeoutMs: c.config.requestTimeoutMs }));
+  await app.register(exportRoutes({ baseData: c.baseData, guard }));
+  const zip = { maxUncompressedBytes: 512 * 1024 * 1024, maxRatio: 200, maxEntries: 10_000 };
+  const imports = new ImportService(c.baseData, c.bases, zip);
+  await app.register(importRoutes({ imports, guard, maxBytes, tmpDir, timeoutMs: c.config.requestTimeoutMs }));
+  const archives = new ArchiveService(c.db, c.bases, c.assets.service, (baseId) => c.baseData.snapshots.evict(baseId), { zip: { ...zip, maxUncompressedBytes: 20 * maxBytes }, tmpDir });
+  await app.register(archiveRoutes({ archives, guard, maxBytes, tmpDir, timeoutMs: c.config.requestTimeoutMs }));
   return app;
 }

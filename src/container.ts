@@ -17,6 +17,7 @@ import { createNotifications, type NotificationsModule } from './modules/notific
 import { Scheduler } from './workers/scheduler.js';
 import { createRealtime, type Realtime } from './modules/realtime/index.js';
 import { configureTimeZone } from './shared/dates/index.js';
+import { createAssets, type AssetsModule } from './modules/assets/index.js';
 
 /** Everything the app and the workers share, built once. Tests pass their own clock or database. */
 export interface Container {
@@ -55,6 +56,8 @@ export interface Container {
   scheduler: Scheduler;
   /** The live channel (socket.io): `update-dtable` from the outbox, `new-notification`, ui-toasts. */
   realtime: Realtime;
+  /** File and image storage (local disk or S3) behind the asset endpoints, import and export. */
+  assets: AssetsModule;
   close(): Promise<void>;
 }
 
@@ -102,6 +105,12 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     const { owned } = await access.basesOfUser(userId);
     return () => owned.forEach((base) => baseData.snapshots.evict(base.id));
   });
+  const assets = createAssets(config, clock);
+  // A deleted base's files go with it (a rename also calls here: the base is still there then).
+  bases.onBaseChanged(async (base) => {
+    if (!(await access.findByUuid(base.uuid))) await assets.service.removeBase(base.uuid);
+  });
+  bases.onBaseCopied((source, copy) => assets.service.copyBase(source.uuid, copy.uuid));
   const notifications = createNotifications({ config, db, dialect: handle.dialect, clock, access, shares });
   dispatcher.register(notifications.consumer);
   // A deleted or retyped table, view or column invalidates the rules using it at once.
@@ -162,6 +171,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     notifications,
     scheduler,
     realtime,
+    assets,
     close: async () => {
       await scheduler.stop();
       await dispatcher.stop();
@@ -171,6 +181,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
       await tokens.close();
       await sqlThreads.close();
       redis?.disconnect();
+      assets.storage.close();
       await handle.close();
     },
   };

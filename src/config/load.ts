@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { ConfigError, bool, int, optional, str, type Env } from './env.js';
 import { loadSecurityConfig, type SecurityConfig } from './security.js';
+import { loadAssetsConfig, type AssetsConfig } from './assets.js';
 
 export type Edition = 'self-hosted' | 'cloud';
 export type Role = 'api' | 'worker' | 'scheduler';
@@ -96,6 +97,8 @@ export interface Config {
   webhookMaxPerBase: number;
   /** WEBHOOK_MAX_BACKLOG — queued deliveries one webhook may have; past it the webhook is paused and its owner told; default 10000. */
   webhookMaxBacklog: number;
+  /** File and image storage (ASSET_*, S3_*): see `src/config/assets.ts`. */
+  assets: AssetsConfig;
 }
 
 /** Upper bound of the RATE_LIMIT_* variables (per minute). */
@@ -182,6 +185,7 @@ export function loadConfig(env: Env = process.env, options: { persistSecret?: bo
     webhookMaxPerBase: int(env, 'WEBHOOK_MAX_PER_BASE', 20, 1, 1000),
     webhookMaxBacklog: int(env, 'WEBHOOK_MAX_BACKLOG', 10_000, 10, 10_000_000),
     webhookWorkerStaleMs: int(env, 'WEBHOOK_WORKER_STALE_MS', 3_000, 1_000, 600_000),
+    assets: loadAssetsConfig(env, dataDir),
   });
 }
 

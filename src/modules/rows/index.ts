@@ -4,6 +4,7 @@ export { rowsRoutes } from './routes.js';
 export { createBaseData } from './base-data.js';
 export type { BaseData } from './base-data.js';
 export type { BaseMetadata, ColumnMeta, TableMeta, ViewMeta } from './metadata.js';
+export { findTable, optionalView, visibleColumns } from './metadata.js';
 export type { RowField, StoredRow } from './present.js';
 export { isoMillis, rowFieldValue, ROW_FIELD_OF_COLUMN_TYPE } from './present.js';
 export { loadMetadata } from './metadata.repository.js';

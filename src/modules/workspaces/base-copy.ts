@@ -28,7 +28,8 @@ export class BaseCopyService {
     private readonly access: BaseAccess,
   ) {}
 
-  async copy(user: AccountUser, body: Body): Promise<BaseListing> {
+  /** Copies the base; returns the source and the copy. */
+  async copy(user: AccountUser, body: Body): Promise<{ source: BaseListing; created: BaseListing }> {
     const srcWorkspace = workspaceId(body.src_workspace_id, 'src_workspace_id');
     const dstWorkspace = workspaceId(body.dst_workspace_id, 'dst_workspace_id');
     if (typeof body.name !== 'string' || body.name.trim() === '') throw badRequest('name invalid.');
@@ -50,7 +51,7 @@ export class BaseCopyService {
       }
       const created = await this.access.findInWorkspace(target.id, name);
       if (!created) throw new Error('copied base vanished after write');
-      return created;
+      return { source, created };
     }
   }
 

@@ -27,6 +27,7 @@ export type BaseChangeListener = (base: BaseListing) => Promise<void> | void;
 
 export class BasesService {
   private readonly listeners: BaseChangeListener[] = [];
+  private readonly copyListeners: Array<(source: BaseListing, copy: BaseListing) => Promise<void>> = [];
 
   constructor(
     private readonly db: Db,
@@ -36,8 +37,15 @@ export class BasesService {
   ) {}
 
   /** `POST /api/v2.1/dtable-copy/` (see BaseCopyService). */
-  copy(user: AccountUser, body: Record<string, unknown>): Promise<BaseListing> {
-    return new BaseCopyService(this.db, this.clock, this.access).copy(user, body);
+  async copy(user: AccountUser, body: Record<string, unknown>): Promise<BaseListing> {
+    const { source, created } = await new BaseCopyService(this.db, this.clock, this.access).copy(user, body);
+    for (const listener of this.copyListeners) await listener(source, created);
+    return created;
+  }
+
+  /** Called after a base is copied (its files are copied too). */
+  onBaseCopied(listener: (source: BaseListing, copy: BaseListing) => Promise<void>): void {
+    this.copyListeners.push(listener);
   }
 
   onBaseChanged(listener: BaseChangeListener): void {

@@ -1,0 +1,133 @@
+/**
+ * CSV import and export at scale (issue #27): BENCH_ROWS rows (default 1,000,000) imported from a CSV
+ * file through `synchronous-import/import-excel-csv-to-table` (streamed upload, two passes, 1000-row
+ * changes), beside the plain multi-row insert of the same rows through the rows service
+ * (`RowsService.append`, 1000 rows per call: the write path import uses, without file, parsing or
+ * HTTP), in the same run; then the imported table exported as CSV and as XLSX. Prints rows/s, the
+ * import's rate as a ratio of the plain insert's (aim: ≥ 0.5), and each phase's peak RSS growth; the
+ * import also runs at a tenth of the rows, so "memory flat in the file size" reads off two numbers.
+ *
+ *   npx tsx bench/transfer.bench.ts
+ *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npx tsx bench/transfer.bench.ts
+ *
+ * Knobs: BENCH_ROWS.
+ */
+import { createWriteStream, openAsBlob, statSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
+import { once } from 'node:events';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { FormData, request } from 'undici';
+import { startBasegate } from './lib/servers.js';
+
+const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
+const STATUS = ['open', 'closed', 'waiting'];
+const record = (i: number) => ({ Name: `task ${i}`, Points: i, Due: `2026-0${(i % 9) + 1}-1${i % 10}`, Done: i % 2 === 0, Status: STATUS[i % 3]!, Note: `note ${i}` });
+
+async function writeCsv(file: string, rows: number): Promise<void> {
+  const out = createWriteStream(file);
+  out.write('Name,Points,Due,Done,Status,Note\n');
+  for (let i = 0; i < rows; i++) {
+    const r = record(i);
+    if (!out.write(`${r.Name},${r.Points},${r.Due},${r.Done},${r.Status},${r.Note}\n`)) await once(out, 'drain');
+  }
+  out.end();
+  await once(out, 'finish');
+}
+
+/** Runs `work`, sampling RSS every 50 ms: seconds taken and the peak growth in MB. */
+async function measure(work: () => Promise<void>): Promise<{ seconds: number; peakMb: number }> {
+  global.gc?.();
+  const start = process.memoryUsage().rss;
+  let peak = start;
+  const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 50);
+  const t0 = process.hrtime.bigint();
+  try {
+    await work();
+  } finally {
+    clearInterval(timer);
+  }
+  peak = Math.max(peak, process.memoryUsage().rss);
+  return { seconds: Number(process.hrtime.bigint() - t0) / 1e9, peakMb: (peak - start) / 1024 / 1024 };
+}
+
+async function main() {
+  const dir = mkdtempSync(path.join(tmpdir(), 'basegate-transfer-'));
+  const server = await startBasegate({ ASSET_MAX_BYTES: String(4 * 1024 ** 3), REQUEST_TIMEOUT_MS: '3600000', LOG_LEVEL: 'silent' });
+  const { base, accountToken, baseToken } = server.seeded;
+  const auth = { authorization: `Token ${accountToken}` };
+  const dialect = server.container.dialect;
+  const baseRef = { id: (await server.container.access.findByUuid(base.uuid))!.id, uuid: base.uuid };
+  const actor = { user: 'bench@auth.local', app: null };
+  console.log(`transfer bench: ${ROWS} rows, ${dialect}`);
+
+  // Baseline: the same rows through the rows service, 1000 per call, into a table of the same columns.
+  const columns = [
+    { column_name: 'Name', column_type: 'text' },
+    { column_name: 'Points', column_type: 'number' },
+    { column_name: 'Due', column_type: 'date' },
+    { column_name: 'Done', column_type: 'checkbox' },
+    { column_name: 'Status', column_type: 'single-select' },
+    { column_name: 'Note', column_type: 'text' },
+  ];
+  const created = await request(`${server.origin}/api-gateway/api/v2/dtables/${base.uuid}/tables/`, {
+    method: 'POST',
+    headers: { authorization: `Token ${baseToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ table_name: 'Plain', columns }),
+  });
+  if (created.statusCode !== 200) throw new Error(`create table: ${await created.body.text()}`);
+  await created.body.dump();
+  const plain = await measure(async () => {
+    for (let i = 0; i < ROWS; i += 1000) {
+      const rows = Array.from({ length: Math.min(1000, ROWS - i) }, (_, j) => record(i + j));
+      await server.container.baseData.rows.append(baseRef, actor, { table_name: 'Plain', rows });
+    }
+  });
+
+  const importFile = async (rows: number, name: string) => {
+    const file = path.join(dir, `${name}.csv`);
+    await writeCsv(file, rows);
+    const size = statSync(file).size;
+    const result = await measure(async () => {
+      const form = new FormData();
+      form.append('dtable_uuid', base.uuid);
+      form.append('file', await openAsBlob(file), `${name}.csv`);
+      const res = await request(`${server.origin}/api/v2.1/workspace/${base.workspace_id}/synchronous-import/import-excel-csv-to-table/`, { method: 'POST', headers: auth, body: form, headersTimeout: 3_600_000, bodyTimeout: 3_600_000 });
+      const text = await res.body.text();
+      if (res.statusCode !== 200) throw new Error(`import: ${res.statusCode} ${text}`);
+    });
+    return { ...result, size };
+  };
+  const small = await importFile(Math.max(1, Math.floor(ROWS / 10)), 'small');
+  const big = await importFile(ROWS, 'big');
+
+  const exportAs = async (format: 'csv' | 'xlsx') =>
+    measure(async () => {
+      const res = await request(
+        `${server.origin}/api/v2.1/workspace/${base.workspace_id}/synchronous-export/export-table-to-excel/?dtable_name=${base.name}&table_name=big&format=${format}`,
+        { headers: auth, headersTimeout: 3_600_000, bodyTimeout: 3_600_000 },
+      );
+      if (res.statusCode !== 200) throw new Error(`export: ${res.statusCode}`);
+      let bytes = 0;
+      for await (const chunk of res.body) bytes += (chunk as Buffer).length;
+      if (bytes === 0) throw new Error('empty export');
+    });
+  const csv = await exportAs('csv');
+  const xlsx = await exportAs('xlsx');
+
+  const rate = (rows: number, s: number) => Math.round(rows / s);
+  const line = (label: string, rows: number, m: { seconds: number; peakMb: number }) =>
+    console.log(`${label.padEnd(34)} ${String(rate(rows, m.seconds)).padStart(8)} rows/s  ${m.seconds.toFixed(1).padStart(7)} s  peak RSS +${m.peakMb.toFixed(0)} MB`);
+  line('plain insert (rows service)', ROWS, plain);
+  line(`import CSV ${Math.floor(ROWS / 10)} rows (${(small.size / 1e6).toFixed(0)} MB)`, Math.floor(ROWS / 10), small);
+  line(`import CSV ${ROWS} rows (${(big.size / 1e6).toFixed(0)} MB)`, ROWS, big);
+  line('export CSV', ROWS, csv);
+  line('export XLSX', ROWS, xlsx);
+  console.log(`import rate / plain insert rate: ${(rate(ROWS, big.seconds) / rate(ROWS, plain.seconds)).toFixed(2)} (aim ≥ 0.50)`);
+  await server.close();
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

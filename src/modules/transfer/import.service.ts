@@ -1,0 +1,225 @@
+import type { AccountUser } from '../accounts/index.js';
+import type { BaseData, TableMeta } from '../rows/index.js';
+import { findTable } from '../rows/index.js';
+import type { BaseListing, BasesService } from '../workspaces/index.js';
+import { badRequest } from '../../shared/errors.js';
+import { ColumnStats, convertCell, headerNames, looksLikeFormula, type ColumnPlan } from './infer.js';
+import { openSheets, type RawCell, type SourceKind } from './import-source.js';
+import { checkZip, type ZipLimits } from './zip-guard.js';
+
+/** What the first pass found in one sheet: the columns it would create and a few rows. */
+export interface SheetPlan {
+  name: string;
+  columns: ColumnPlan[];
+  rows: number;
+  sample: Array<Record<string, unknown>>;
+}
+
+export interface ImportFile {
+  path: string;
+  kind: SourceKind;
+  /** The file's name without its extension: a CSV's table name, a new base's name. */
+  stem: string;
+}
+
+/** Rows per write: one change (one transaction, its events) each, as the rows API's largest append. */
+export const IMPORT_BATCH = 1000;
+const SAMPLE_ROWS = 10;
+/** The rows API's first-column rule: other inferred types become text there. */
+const FIRST_COLUMN_TYPES = new Set(['text', 'number', 'date', 'single-select']);
+
+type Row = Record<string, unknown>;
+
+/**
+ * CSV and XLSX import in two streaming passes over the uploaded temp file: the first checks the
+ * whole file (encoding, ragged rows, formulas, a zip bomb) and infers the column types, so a bad
+ * file is refused before anything is written; the second converts and appends in batches through
+ * the rows API's writer (each batch one change with its events, so webhooks and rules fire).
+ */
+export class ImportService {
+  constructor(
+    private readonly baseData: BaseData,
+    private readonly bases: BasesService,
+    private readonly zipLimits: ZipLimits,
+  ) {}
+
+  /** Pass one: the sheets as they would be imported (also the preview endpoint's answer). */
+  async analyze(file: ImportFile): Promise<SheetPlan[]> {
+    if (file.kind === 'xlsx') await checkZip(file.path, this.zipLimits);
+    const plans: SheetPlan[] = [];
+    for await (const sheet of openSheets(file.path, file.kind, file.stem)) {
+      const names = headerNames(sheet.header);
+      const stats = names.map(() => new ColumnStats());
+      const sample: Row[] = [];
+      let rows = 0;
+      for await (const row of sheet.rows) {
+        checkRow(row.cells, row.line, names);
+        row.cells.forEach((cell, i) => stats[i]?.observe(cell));
+        rows++;
+        if (sample.length < SAMPLE_ROWS) sample.push(Object.fromEntries(names.map((n, i) => [n, row.cells[i] ?? null])));
+      }
+      const columns = names.map((name, i) => stats[i]!.plan(name));
+      if (columns.length > 0 && !FIRST_COLUMN_TYPES.has(columns[0]!.type)) columns[0] = { name: columns[0]!.name, type: 'text' };
+      plans.push({ name: sheet.name, columns, rows, sample: sample.map((r) => convertRow(columns, Object.values(r) as RawCell[])) });
+    }
+    if (plans.length === 0) throw badRequest('The file has no rows to import.');
+    return plans;
+  }
+
+  /** A new base named after the file, one table per sheet. */
+  async toNewBase(user: AccountUser, workspaceId: unknown, file: ImportFile): Promise<BaseListing> {
+    const plans = await this.analyze(file);
+    const base = await this.bases.create(user, { name: file.stem, workspaceId });
+    const actor = actorOf(user);
+    // The blank base's tables make way for the file's (renamed first: a sheet may share a name).
+    const blank = (await this.baseData.writer.read(base)).tables.map((t, i) => ({ name: t.name, parked: `basegate-import-blank-${i}` }));
+    for (const b of blank) await this.baseData.tables.rename(base, actor, { table_name: b.name, new_table_name: b.parked });
+    for (const plan of plans) await this.createTable(base, actor, plan, []);
+    for (const b of blank) await this.baseData.tables.remove(base, actor, { table_name: b.parked });
+    await this.fill(file, plans, base, actor, (plan) => plan.name);
+    return base;
+  }
+
+  /** A new table (per sheet) in an existing base. */
+  async toNewTables(user: AccountUser, base: BaseListing, file: ImportFile): Promise<string[]> {
+    const plans = await this.analyze(file);
+    const meta = await this.baseData.writer.read(base);
+    for (const plan of plans) if (meta.tables.some((t) => t.name === plan.name)) throw badRequest(`Table ${plan.name} exists.`);
+    const actor = actorOf(user);
+    for (const plan of plans) await this.createTable(base, actor, plan, []);
+    await this.fill(file, plans, base, actor, (plan) => plan.name);
+    return plans.map((p) => p.name);
+  }
+
+  /** Appends the (first) sheet's rows to a table; columns match by name, others are ignored. */
+  async append(user: AccountUser, base: BaseListing, tableName: unknown, file: ImportFile): Promise<number> {
+    const table = findTable(await this.baseData.writer.read(base), { table_name: tableName });
+    const plans = (await this.analyze(file)).slice(0, 1);
+    const target = matchColumns(table, plans[0]!);
+    return this.fill(file, [target], base, actorOf(user), () => table.name);
+  }
+
+  /**
+   * Updates the rows whose `keys` columns equal the file row's, appends the rest
+   * (`update-table-via-excel-csv`). Matching reads the table's key values once into memory.
+   */
+  async update(user: AccountUser, base: BaseListing, tableName: unknown, keyColumns: unknown, file: ImportFile): Promise<{ updated: number; appended: number }> {
+    const meta = await this.baseData.writer.read(base);
+    const table = findTable(meta, { table_name: tableName });
+    if (typeof keyColumns !== 'string' || keyColumns.trim() === '') throw badRequest('selected_columns invalid.');
+    const keys = keyColumns.split(',').map((k) => k.trim());
+    for (const k of keys) if (!table.columns.some((c) => c.name === k)) throw badRequest(`Column ${k} not found.`);
+    const plan = matchColumns(table, (await this.analyze(file))[0]!);
+    for (const k of keys) if (!plan.columns.some((c) => c.name === k)) throw badRequest(`Column ${k} is not in the file.`);
+    const actor = actorOf(user);
+    const existing = await this.keyIndex(base, table, keys);
+    let updated = 0;
+    let appended = 0;
+    await this.batches(file, [plan], async (_plan, rows) => {
+      const updates: Array<{ row_id: string; row: Row }> = [];
+      const inserts: Row[] = [];
+      for (const row of rows) {
+        const id = existing.get(keyOf(keys.map((k) => row[k])));
+        if (id) updates.push({ row_id: id, row });
+        else inserts.push(row);
+      }
+      if (updates.length > 0) await this.baseData.rows.update(base, actor, { table_name: table.name, updates });
+      if (inserts.length > 0) await this.baseData.rows.append(base, actor, { table_name: table.name, rows: inserts });
+      updated += updates.length;
+      appended += inserts.length;
+    });
+    return { updated, appended };
+  }
+
+  private async createTable(base: BaseListing, actor: ReturnType<typeof actorOf>, plan: SheetPlan, existing: string[]): Promise<void> {
+    if (existing.includes(plan.name)) return;
+    await this.baseData.tables.create(base, actor, {
+      table_name: plan.name,
+      columns: plan.columns.map((c) => ({ column_name: c.name, column_type: c.type, ...(c.data ? { column_data: c.data } : {}) })),
+    });
+    existing.push(plan.name);
+  }
+
+  /** Pass two: appends every sheet's rows into its table, a batch per change. */
+  private async fill(file: ImportFile, plans: SheetPlan[], base: BaseListing, actor: ReturnType<typeof actorOf>, tableOf: (plan: SheetPlan) => string): Promise<number> {
+    let total = 0;
+    await this.batches(file, plans, async (plan, rows) => {
+      await this.baseData.rows.append(base, actor, { table_name: tableOf(plan), rows });
+      total += rows.length;
+    });
+    return total;
+  }
+
+  private async batches(file: ImportFile, plans: SheetPlan[], write: (plan: SheetPlan, rows: Row[]) => Promise<void>): Promise<void> {
+    let index = 0;
+    for await (const sheet of openSheets(file.path, file.kind, file.stem)) {
+      const plan = plans[index++];
+      if (!plan) return;
+      const positions = headerNames(sheet.header).map((name) => plan.columns.findIndex((c) => c.name === name));
+      let batch: Row[] = [];
+      for await (const row of sheet.rows) {
+        const values: RawCell[] = plan.columns.map(() => null);
+        positions.forEach((p, i) => {
+          if (p !== -1) values[p] = row.cells[i] ?? null;
+        });
+        batch.push(convertRow(plan.columns, values));
+        if (batch.length === IMPORT_BATCH) {
+          await write(plan, batch);
+          batch = [];
+        }
+      }
+      if (batch.length > 0) await write(plan, batch);
+    }
+  }
+
+  private async keyIndex(base: BaseListing, table: TableMeta, keys: string[]): Promise<Map<string, string>> {
+    const index = new Map<string, string>();
+    for (let start = 0; ; start += 1000) {
+      const rows = await this.baseData.rows.list(base, { table_id: table._id, start, limit: 1000, convert_keys: true }, {});
+      for (const r of rows) index.set(keyOf(keys.map((k) => r[k])), r._id as string);
+      if (rows.length < 1000) return index;
+    }
+  }
+}
+
+function actorOf(user: AccountUser) {
+  return { user: user.virtualId, app: null, userId: user.id };
+}
+
+function keyOf(values: unknown[]): string {
+  return JSON.stringify(values.map((v) => (v === undefined || v === null ? '' : String(v))));
+}
+
+function checkRow(cells: RawCell[], line: number, names: string[]): void {
+  for (let i = names.length; i < cells.length; i++) {
+    if (cells[i] !== null && cells[i] !== '') throw badRequest(`Row ${line}: it has more cells than the header has columns.`);
+  }
+  cells.forEach((cell, i) => {
+    if (typeof cell === 'string' && looksLikeFormula(cell)) {
+      throw badRequest(`Row ${line}: cell ${i + 1} (${names[i] ?? '?'}) holds a formula a spreadsheet would run.`);
+    }
+  });
+}
+
+function convertRow(columns: ColumnPlan[], values: RawCell[]): Row {
+  const row: Row = {};
+  columns.forEach((c, i) => {
+    const v = convertCell(c, values[i] ?? null);
+    if (v !== undefined) row[c.name] = v;
+  });
+  return row;
+}
+
+/** The file's sheet planned against an existing table: its columns' types, file columns it lacks dropped. */
+function matchColumns(table: TableMeta, plan: SheetPlan): SheetPlan {
+  const columns: ColumnPlan[] = [];
+  for (const c of plan.columns) {
+    const target = table.columns.find((t) => t.name === c.name);
+    if (!target) continue;
+    const type = (['number', 'date', 'checkbox'] as const).find((t) => t === target.type) ?? 'text';
+    columns.push({ name: c.name, type });
+  }
+  if (columns.length === 0) throw badRequest(`No column of the file is in table ${table.name}.`);
+  return { ...plan, columns };
+}
+

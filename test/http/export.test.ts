@@ -1,0 +1,87 @@
+import ExcelJS from 'exceljs';
+import { parse } from 'csv-parse/sync';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DIALECTS, createTestApp, createUser, type TestApp } from '../helpers/index.js';
+import { addTable, appendRows, gateway, type Gateway } from './rows.fixtures.js';
+
+describe.each(DIALECTS)('export a table or a view as CSV or XLSX (%s)', (dialect) => {
+  let t: TestApp;
+  let g: Gateway;
+  const exportUrl = (kind: 'table' | 'view', query: string) =>
+    `/api/v2.1/workspace/${g.base.workspaceId}/synchronous-export/export-${kind}-to-excel/?dtable_name=${encodeURIComponent(g.base.name)}&${query}`;
+
+  beforeAll(async () => {
+    t = await createTestApp(dialect);
+    g = await gateway(t);
+    await addTable(g, 'Tasks', [
+      { column_name: 'Title', column_type: 'text' },
+      { column_name: 'Points', column_type: 'number' },
+      { column_name: 'Done', column_type: 'checkbox' },
+      { column_name: 'Secret', column_type: 'text' },
+    ]);
+    // More rows than one listing page (1000), and more than the rows API's limit per call.
+    const rows = Array.from({ length: 2500 }, (_, i) => ({ Title: `task ${i}`, Points: i, Done: i % 2 === 0, Secret: 's' }));
+    for (let i = 0; i < rows.length; i += 1000) await appendRows(g, 'Tasks', rows.slice(i, i + 1000));
+    await appendRows(g, 'Tasks', [
+      { Title: '=HYPERLINK("http://evil.example","x")', Points: -5, Secret: '+cmd' },
+      { Title: '@SUM(A1)', Points: 1 },
+      { Title: '-2+3', Points: 2 },
+    ]);
+    const view = await g.call('POST', 'views/?table_name=Tasks', {
+      name: 'Big ones',
+      filters: [{ column_name: 'Points', filter_predicate: 'greater', filter_term: 2490 }],
+      sorts: [{ column_key: 'Points', sort_type: 'down' }],
+      hidden_columns: ['Secret'],
+    });
+    expect(view.statusCode, view.body).toBe(200);
+  }, 120_000);
+
+  afterAll(() => t?.close());
+
+  it('exports a whole table as CSV without a row cap, escaping formula cells', async () => {
+    const res = await t.request({ method: 'GET', url: exportUrl('table', 'table_name=Tasks&format=csv'), token: g.owner.token });
+    expect(res.statusCode, res.body.slice(0, 200)).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^text\/csv/);
+    expect(res.headers['content-disposition']).toMatch(/^attachment; filename="Tasks.csv"/);
+    const records = parse(res.body, { bom: true }) as string[][];
+    expect(records[0]).toEqual(['Title', 'Points', 'Done', 'Secret']);
+    expect(records).toHaveLength(1 + 2500 + 3);
+    expect(records[1]).toEqual(['task 0', '0', 'true', 's']);
+    expect(records.slice(-3)).toEqual([
+      [`'=HYPERLINK("http://evil.example","x")`, '-5', '', `'+cmd`],
+      [`'@SUM(A1)`, '1', '', ''],
+      [`'-2+3`, '2', '', ''],
+    ]);
+  }, 60_000);
+
+  it("exports a view as XLSX with the view's filters, sorts and hidden columns", async () => {
+    const res = await t.request({ method: 'GET', url: exportUrl('view', 'table_name=Tasks&view_name=Big%20ones'), token: g.owner.token });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('application/vnd.openxmlformats-officedocument.spreadsheetml.sheet');
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.load(res.rawPayload as never);
+    const sheet = workbook.worksheets[0]!;
+    const values = sheet.getSheetValues().slice(1).map((r) => (r as unknown[]).slice(1));
+    expect(values).toEqual([
+      ['Title', 'Points', 'Done'],
+      ...Array.from({ length: 9 }, (_, i) => [`task ${2499 - i}`, 2499 - i, (2499 - i) % 2 === 0]),
+    ]);
+  }, 60_000);
+
+  it('refuses unknown tables, views, formats and users without access', async () => {
+    const stranger = await createUser(t);
+    const cases: Array<[string, string | undefined, number]> = [
+      [exportUrl('table', 'table_name=Nope'), g.owner.token, 404],
+      [exportUrl('view', 'table_name=Tasks&view_name=Nope'), g.owner.token, 404],
+      [exportUrl('view', 'table_name=Tasks'), g.owner.token, 400],
+      [exportUrl('table', 'table_name=Tasks&format=pdf'), g.owner.token, 400],
+      [exportUrl('table', 'table_name=Tasks'), stranger.token, 403],
+      [exportUrl('table', 'table_name=Tasks'), undefined, 403],
+    ];
+    for (const [url, token, status] of cases) {
+      const res = await t.request({ method: 'GET', url, ...(token ? { token } : {}) });
+      expect(res.statusCode, url).toBe(status);
+      expect(Object.keys(res.json())).toEqual([expect.stringMatching(/^(error_msg|detail)$/)]);
+    }
+  });
+});
