@@ -1,7 +1,5 @@
 import path from 'node:path';
-import { ConfigError, int, bool } from './load.js';
-
-type Env = Record<string, string | undefined>;
+import { ConfigError, int, bool, type Env } from './env.js';
 
 /** Where file and image cells keep their bytes, and how much they may hold (docs/assets.md). */
 export interface AssetsConfig {

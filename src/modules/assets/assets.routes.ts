@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { FastifyReply } from 'fastify';
-import { currentAccount } from '../../plugins/auth.js';
+import { currentAccount } from '../accounts/index.js';
 import { apiError } from '../../shared/errors.js';
 import type { AssetsService, ServedAsset } from './assets.service.js';
 import type { BaseGuard } from './base-guard.js';

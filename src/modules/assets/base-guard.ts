@@ -1,6 +1,6 @@
 import type { AccountUser } from '../accounts/index.js';
 import type { AccessTokenService, BaseTokenVerifier } from '../tokens/index.js';
-import { atLeast, type BaseAccess, type BaseListing, type BasePermission } from '../workspaces/index.js';
+import { atLeast, type BaseAccess, type BaseListing, type BasePermission } from '../access/index.js';
 import { notFound, permissionDenied } from '../../shared/errors.js';
 
 /**

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { PassThrough } from 'node:stream';
 import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { currentAccount } from '../../plugins/auth.js';
+import { currentAccount } from '../accounts/index.js';
 import { badRequest } from '../../shared/errors.js';
 import { discardUpload, receiveUpload, useStreamingMultipart, type UploadRouteDeps } from '../assets/index.js';
 import { baseRecord } from '../workspaces/index.js';

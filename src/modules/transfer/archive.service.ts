@@ -11,7 +11,8 @@ import type { Db } from '../../db/index.js';
 import { badRequest } from '../../shared/errors.js';
 import type { AccountUser } from '../accounts/index.js';
 import type { AssetsService } from '../assets/index.js';
-import type { BaseListing, BasesService } from '../workspaces/index.js';
+import type { BasesService } from '../workspaces/index.js';
+import type { BaseListing } from '../access/index.js';
 import * as repo from './archive.repository.js';
 import { checkZip, type ZipLimits } from './zip-guard.js';
 

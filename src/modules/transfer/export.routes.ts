@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { currentAccount } from '../../plugins/auth.js';
+import { currentAccount } from '../accounts/index.js';
 import { badRequest } from '../../shared/errors.js';
 import type { BaseGuard } from '../assets/index.js';
 import type { BaseData } from '../rows/index.js';

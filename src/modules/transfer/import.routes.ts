@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { currentAccount } from '../../plugins/auth.js';
+import { currentAccount } from '../accounts/index.js';
 import { badRequest, notFound } from '../../shared/errors.js';
 import { discardUpload, receiveUpload, useStreamingMultipart, type ReceivedUpload, type UploadRouteDeps } from '../assets/index.js';
-import type { BaseListing } from '../workspaces/index.js';
+import type { BaseListing } from '../access/index.js';
 import { sourceKind } from './import-source.js';
 import type { ImportFile, ImportService } from './import.service.js';
 

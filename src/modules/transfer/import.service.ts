@@ -1,7 +1,8 @@
 import type { AccountUser } from '../accounts/index.js';
 import type { BaseData, TableMeta } from '../rows/index.js';
 import { findTable } from '../rows/index.js';
-import type { BaseListing, BasesService } from '../workspaces/index.js';
+import type { BasesService } from '../workspaces/index.js';
+import type { BaseListing } from '../access/index.js';
 import { badRequest } from '../../shared/errors.js';
 import { ColumnStats, convertCell, headerNames, looksLikeFormula, type ColumnPlan } from './infer.js';
 import { openSheets, type RawCell, type SourceKind } from './import-source.js';
