@@ -9,8 +9,12 @@ import { Integrations } from './pages/Integrations';
 import { Inbox, Bell } from './pages/Inbox';
 import { Admin } from './pages/Admin';
 import { Loading } from './ui';
+import { ExternalBase, externalLinkToken } from './pages/ExternalBase';
 
 export function App() {
+  // An external link is opened without an account, so it needs no session.
+  const linkToken = externalLinkToken(window.location.pathname);
+  if (linkToken) return <ExternalBase token={linkToken} />;
   return (
     <SessionProvider>
       <Shell />
@@ -42,7 +46,7 @@ function Shell() {
           Sign out
         </button>
       </header>
-      <main>
+      <main className={route[0] === 'base' && route[3] !== 'share' && route[3] !== 'integrations' ? 'fill' : undefined}>
         <Page route={route} />
       </main>
     </>

@@ -1,0 +1,246 @@
+import { mkdirSync } from 'node:fs';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningServer } from '../../src/server.js';
+import { ADMIN, launchBrowser, signIn, startConsoleServer, step } from './browser.js';
+
+const BASE = 'First contact';
+const BOB = { email: 'bob@first.test', password: 'bob-password-1', name: 'Bob Builder' };
+const CAROL = { email: 'carol@first.test', password: 'carol-password-1', name: 'Carol Reader' };
+
+/**
+ * What a new user meets first (issue #29 item 1, #24 item 8), in headless Chromium against a real
+ * server: the external link's page without an account, a grid that fills the window, collaborators
+ * picked from the base's users, a read-only share without edit controls, dates in the column's
+ * format, and only http/https/mailto values rendered as links.
+ */
+describe('console: first contact (headless Chromium)', () => {
+  let server: RunningServer;
+  let url: string;
+  let browser: Browser;
+  let page: Page;
+  let adminToken: string;
+  let workspaceId: number;
+  let baseUuid: string;
+  const ids: Record<string, string> = {};
+
+  const call = async <T>(path: string, init: { method?: string; body?: unknown; token?: string } = {}): Promise<{ status: number; data: T }> => {
+    const res = await fetch(url + path, {
+      method: init.method ?? 'GET',
+      headers: { authorization: `Token ${init.token ?? adminToken}`, ...(init.body ? { 'content-type': 'application/json' } : {}) },
+      body: init.body ? JSON.stringify(init.body) : undefined,
+    });
+    return { status: res.status, data: (await res.json()) as T };
+  };
+  const gw = async <T>(suffix: string, init: { method?: string; body?: unknown } = {}) => {
+    const token = (await call<{ access_token: string }>(`/api/v2.1/workspace/${workspaceId}/dtable/${encodeURIComponent(BASE)}/access-token/`)).data.access_token;
+    return call<T>(`/api-gateway/api/v2/dtables/${baseUuid}/${suffix}`, { ...init, token });
+  };
+  const login = async (email: string, password: string) => {
+    const res = await fetch(`${url}/api2/auth-token/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: email, password }) });
+    return ((await res.json()) as { token: string }).token;
+  };
+  const grid = (p: Page) => p.getByRole('grid', { name: 'Rows of Table1' });
+  const cellOf = (p: Page, rowName: string, column: string) =>
+    p.locator('.grid [role=row]').filter({ hasText: rowName }).locator(`[role=gridcell][aria-colindex="${columnIndex[column]}"]`);
+  const columnIndex: Record<string, number> = {};
+
+  beforeAll(async () => {
+    ({ server, url } = await startConsoleServer());
+    browser = await launchBrowser();
+    adminToken = await login(ADMIN.email, ADMIN.password);
+    for (const user of [BOB, CAROL]) expect((await call('/api/v2.1/admin/users/', { method: 'POST', body: user })).status).toBeLessThan(300);
+    expect((await call('/api/v2.1/dtables/', { method: 'POST', body: { name: BASE } })).status).toBeLessThan(300);
+    const list = await call<{ workspace_list: Array<{ table_list?: Array<{ name: string; uuid: string; workspace_id: number }> }> }>('/api/v2.1/workspaces/');
+    const base = list.data.workspace_list.flatMap((w) => w.table_list ?? []).find((b) => b.name === BASE)!;
+    workspaceId = base.workspace_id;
+    baseUuid = base.uuid;
+    for (const [email, permission] of [[BOB.email, 'rw'], [CAROL.email, 'r']]) {
+      expect((await call(`/api/v2.1/workspace/${workspaceId}/dtable/${encodeURIComponent(BASE)}/share/`, { method: 'POST', body: { email, permission } })).status).toBeLessThan(300);
+    }
+    const columns: Array<[string, string, Record<string, unknown>?]> = [
+      ['Due', 'date', { format: 'DD.MM.YYYY' }],
+      ['Meeting', 'date', { format: 'M/D/YYYY HH:mm' }],
+      ['Site', 'url'],
+      ['Owner', 'collaborator'],
+    ];
+    for (const [name, type, data] of columns) {
+      const added = await gw('columns/', { method: 'POST', body: { table_name: 'Table1', column_name: name, column_type: type, ...(data ? { column_data: data } : {}) } });
+      expect(added.status).toBe(200);
+    }
+    const blank = await gw<{ rows: Array<{ _id: string }> }>('rows/?table_name=Table1');
+    await gw('rows/', { method: 'DELETE', body: { table_name: 'Table1', row_ids: blank.data.rows.map((r) => r._id) } });
+    const rows = [
+      { Name: 'Safe', Due: '2026-12-31', Meeting: '2026-03-04 09:30', Site: 'https://example.com/safe' },
+      { Name: 'Evil', Site: 'javascript:alert(document.domain)' },
+      { Name: 'Mailto', Site: 'mailto:someone@example.com' },
+    ];
+    expect((await gw('rows/', { method: 'POST', body: { table_name: 'Table1', rows } })).status).toBe(200);
+    const meta = await gw<{ metadata: { tables: Array<{ columns: Array<{ name: string }> }> } }>('metadata/');
+    // Column 1 is the row selection; the table's columns follow in order.
+    meta.data.metadata.tables[0]!.columns.forEach((c, i) => (columnIndex[c.name] = i + 2));
+    const users = await gw<{ user_list: Array<{ email: string; contact_email: string }> }>('related-users/');
+    for (const u of users.data.user_list) ids[u.contact_email] = u.email;
+  }, 90_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  it('the grid fills the window on a 1080-px screen and on a phone', async () => {
+    page = await browser.newPage({ viewport: { width: 1920, height: 1080 } });
+    page.setDefaultTimeout(10_000);
+    await step(page, 'grid-height', async () => {
+      await signIn(page, url, ADMIN.email, ADMIN.password);
+      await page.goto(`${url}/#/base/${workspaceId}/${encodeURIComponent(BASE)}`);
+      await grid(page).waitFor();
+      const box = (await grid(page).boundingBox())!;
+      // It reaches the bottom of the window (a few pixels of padding), far beyond the library's 350 px.
+      expect(box.y + box.height).toBeGreaterThan(1080 - 24);
+      expect(box.y + box.height).toBeLessThanOrEqual(1080);
+      expect(await page.evaluate(() => document.documentElement.scrollHeight)).toBeLessThanOrEqual(1080);
+      await page.setViewportSize({ width: 390, height: 844 });
+      await expect.poll(async () => {
+        const b = (await grid(page).boundingBox())!;
+        return b.y + b.height;
+      }).toBeGreaterThan(844 - 24);
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+      await page.setViewportSize({ width: 1920, height: 1080 });
+    });
+  });
+
+  it('shows dates in the column’s format and only http, https and mailto values as links', async () => {
+    await step(page, 'dates-links', async () => {
+      await expect.poll(() => cellOf(page, 'Safe', 'Due').innerText()).toBe('31.12.2026');
+      expect(await cellOf(page, 'Safe', 'Meeting').innerText()).toBe('3/4/2026 09:30');
+      expect(await cellOf(page, 'Safe', 'Site').locator('a').getAttribute('href')).toBe('https://example.com/safe');
+      expect(await cellOf(page, 'Mailto', 'Site').locator('a').getAttribute('href')).toBe('mailto:someone@example.com');
+      // The javascript: value is shown, as text, with no link to click.
+      expect(await cellOf(page, 'Evil', 'Site').innerText()).toBe('javascript:alert(document.domain)');
+      expect(await cellOf(page, 'Evil', 'Site').locator('a').count()).toBe(0);
+      expect(await page.locator('a[href^="javascript:"]').count()).toBe(0);
+    });
+  });
+
+  it('picks a collaborator from the base’s users with the keyboard alone, and shows names', async () => {
+    await step(page, 'collaborator', async () => {
+      await cellOf(page, 'Safe', 'Name').click();
+      for (let i = columnIndex.Name!; i < columnIndex.Owner!; i++) await page.keyboard.press('ArrowRight');
+      await page.keyboard.press('Enter');
+      const dialog = page.getByRole('dialog', { name: 'Choose Owner' });
+      await dialog.waitFor();
+      // Free text is no choice: a typed e-mail that is no user of the base matches nothing.
+      await page.keyboard.type('nobody@nowhere.test');
+      await dialog.getByText('No user of this base matches.').waitFor();
+      await page.keyboard.press('Control+A');
+      await page.keyboard.type('bob');
+      await expect.poll(() => dialog.getByRole('option').count()).toBe(1);
+      await dialog.getByRole('option', { name: /Bob Builder/ }).waitFor();
+      await page.keyboard.press('Enter');
+      await expect.poll(() => dialog.getByRole('option', { name: /Bob Builder/ }).getAttribute('aria-selected')).toBe('true');
+      await page.keyboard.press('Control+Enter');
+      await dialog.waitFor({ state: 'detached' });
+      await expect.poll(() => cellOf(page, 'Safe', 'Owner').innerText()).toContain('Bob Builder');
+      expect(await cellOf(page, 'Safe', 'Owner').innerText()).not.toContain('@auth.local');
+    });
+    await expect
+      .poll(async () => (await gw<{ rows: Array<Record<string, unknown>> }>('rows/?table_name=Table1&convert_keys=true')).data.rows.find((r) => r.Name === 'Safe')?.Owner)
+      .toEqual([ids[BOB.email]]);
+    mkdirSync('docs/screenshots', { recursive: true });
+    await page.screenshot({ path: 'docs/screenshots/grid-full-height.png' });
+  });
+
+  it('a read-only user sees no edit controls, and a read-write user does', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const carol = await context.newPage();
+    carol.setDefaultTimeout(10_000);
+    try {
+      await step(carol, 'read-only-share', async () => {
+        await signIn(carol, url, CAROL.email, CAROL.password);
+        await carol.getByRole('link', { name: BASE, exact: true }).click();
+        await grid(carol).waitFor();
+        await carol.getByRole('note').filter({ hasText: 'Read-only' }).waitFor();
+        for (const name of ['+ Row', 'Columns', '+ Table', /^Delete \d+ row/, /^Filter & sort/]) {
+          expect(await carol.getByRole('button', { name }).count()).toBe(0);
+        }
+        // Double-click and Enter open no editor; a checkbox-free table: cells stay text.
+        await cellOf(carol, 'Safe', 'Name').dblclick();
+        await carol.keyboard.press('Enter');
+        expect(await carol.locator('.grid input, .grid textarea, .grid select').count()).toBe(0);
+        expect(await carol.getByRole('dialog').count()).toBe(0);
+        await expect.poll(() => cellOf(carol, 'Safe', 'Owner').innerText()).toContain('Bob Builder');
+        await carol.screenshot({ path: 'docs/screenshots/read-only-share.png' });
+      });
+      await step(carol, 'read-write-share', async () => {
+        await carol.getByRole('button', { name: 'Sign out' }).click();
+        await signIn(carol, url, BOB.email, BOB.password);
+        await carol.getByRole('link', { name: BASE, exact: true }).click();
+        await grid(carol).waitFor();
+        await carol.getByRole('button', { name: '+ Row' }).waitFor();
+        expect(await carol.getByRole('note').filter({ hasText: 'Read-only' }).count()).toBe(0);
+      });
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('an external link opens the base read-only without an account: password prompt, expiry, deletion', async () => {
+    const links = `/api/v2.1/workspace/${workspaceId}/dtable/${encodeURIComponent(BASE)}/external-links/`;
+    const open = await call<{ url: string; token: string }>(links, { method: 'POST', body: {} });
+    const locked = await call<{ url: string; token: string }>(links, { method: 'POST', body: { password: 'link-password-1' } });
+    const custom = await call<{ url: string; token: string }>(links, { method: 'POST', body: { token: 'team-board' } });
+    expect(open.data.url).toBe(`${url}/dtable/external-links/${open.data.token}/`);
+    expect(custom.data.url).toBe(`${url}/dtable/external-links/custom/team-board/`);
+    // The link itself answers with the console (not a JSON 404).
+    const html = await fetch(open.data.url);
+    expect(html.status).toBe(200);
+    expect(html.headers.get('content-type')).toContain('text/html');
+    expect(html.headers.get('content-security-policy')).toContain("script-src 'self'");
+
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const guest = await context.newPage();
+    guest.setDefaultTimeout(10_000);
+    try {
+      await step(guest, 'external-link', async () => {
+        for (const link of [open.data.url, custom.data.url]) {
+          await guest.goto(link);
+          await grid(guest).waitFor();
+          await guest.getByRole('heading', { name: BASE }).waitFor();
+          await expect.poll(() => grid(guest).innerText()).toContain('Safe');
+          await guest.getByRole('note').filter({ hasText: 'Read-only' }).waitFor();
+          expect(await guest.getByRole('button', { name: '+ Row' }).count()).toBe(0);
+          expect(await guest.getByRole('button', { name: 'Comments' }).count()).toBe(0);
+          expect(await guest.getByRole('button', { name: 'Sign in' }).count()).toBe(0);
+          expect(await guest.evaluate(() => sessionStorage.length)).toBe(0);
+        }
+        await guest.screenshot({ path: 'docs/screenshots/external-link.png' });
+      });
+      await step(guest, 'external-link-password', async () => {
+        await guest.goto(locked.data.url);
+        const form = guest.getByRole('form', { name: 'Link password' });
+        await form.getByLabel('Password').fill('wrong-password');
+        await form.getByRole('button', { name: 'Open' }).click();
+        await guest.getByRole('alert').filter({ hasText: 'Password is incorrect.' }).waitFor();
+        expect(await grid(guest).count()).toBe(0);
+        await form.getByLabel('Password').fill('link-password-1');
+        await form.getByRole('button', { name: 'Open' }).click();
+        await expect.poll(() => grid(guest).innerText()).toContain('Safe');
+      });
+      // Expired (the link's expiry moved into the past) and deleted links show the same notice.
+      await server.container.db.updateTable('external_links').set({ expire_at: Date.now() - 1000 }).where('is_custom', '=', 1).execute();
+      const del = await call(`${links}${open.data.token}/`, { method: 'DELETE' });
+      expect(del.status).toBe(200);
+      await step(guest, 'external-link-gone', async () => {
+        for (const link of [custom.data.url, open.data.url]) {
+          await guest.goto('about:blank');
+          await guest.goto(link);
+          await guest.getByRole('heading', { name: 'Link not available' }).waitFor();
+          expect(await grid(guest).count()).toBe(0);
+        }
+      });
+    } finally {
+      await context.close();
+    }
+  });
+});

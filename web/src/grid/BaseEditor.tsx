@@ -1,0 +1,251 @@
+import { useEffect, useMemo, useRef, useState, type ReactNode, type RefObject } from 'react';
+import { useInfiniteQuery, useQueryClient, type InfiniteData } from '@tanstack/react-query';
+import DataGrid, { type DataGridHandle, type RowsChangeData } from 'react-data-grid';
+import { SelectColumn } from './select-column';
+import { ConfirmButton, Empty, ErrorText, Loading, useAction } from '../ui';
+import { gateway, q, slimRow, useMetadata, type BaseAccess } from './base';
+import { gridColumns } from './cells';
+import { ColumnsPanel } from './ColumnsPanel';
+import { ViewPanel } from './ViewPanel';
+import { CommentsPanel } from './CommentsPanel';
+import { useRelatedUsers } from './people';
+import { canEditBase } from './permission';
+import type { Row, Table } from '../types';
+
+const PAGE = 1000;
+type RowPages = InfiniteData<{ rows: Row[]; start: number }>;
+const rowKey = (r: Row) => r._id;
+
+export interface BaseEditorProps {
+  access: BaseAccess;
+  title: string;
+  tableId?: string;
+  rowId?: string;
+  /** The link of a table's tab. */
+  tableHref: (tableId: string) => string;
+  /** Shown beside the title: links to sharing and integrations, the live status. */
+  head?: ReactNode;
+  /** Row comments need an account (not offered on an external link). */
+  comments?: boolean;
+}
+
+/**
+ * A base: tables as tabs, a virtual-scrolling grid loading 1,000 rows a request, views, columns.
+ * What can be changed follows the Base-Token's permission: read-only users see no edit controls.
+ */
+export function BaseEditor({ access, title, tableId, rowId, tableHref, head, comments = true }: BaseEditorProps) {
+  const metadata = useMetadata(access);
+  const canEdit = canEditBase(access);
+  if (metadata.isLoading) return <Loading what="Opening base" />;
+  if (metadata.error) return <ErrorText error={metadata.error} />;
+  const tables = metadata.data?.tables ?? [];
+  const table = tables.find((t) => t._id === tableId) ?? tables[0];
+  return (
+    <section className="editor">
+      <div className="editor-head">
+        <h1>{title}</h1>
+        {head}
+        {!canEdit && (
+          <span className="tag" role="note">
+            Read-only: you can view this base but not change it
+          </span>
+        )}
+      </div>
+      <nav className="tabs" aria-label="Tables">
+        {tables.map((t) => (
+          <a key={t._id} href={tableHref(t._id)} aria-current={t._id === table?._id ? 'page' : undefined}>
+            {t.name}
+          </a>
+        ))}
+        {canEdit && <NewTable access={access} />}
+      </nav>
+      {table ? (
+        <TableView key={table._id} access={access} table={table} tables={tables} rowId={table._id === tableId ? rowId : undefined} canEdit={canEdit} comments={comments} />
+      ) : (
+        <Empty>This base has no tables.</Empty>
+      )}
+    </section>
+  );
+}
+
+function NewTable({ access }: { access: BaseAccess }) {
+  const client = useQueryClient();
+  const action = useAction();
+  return (
+    <>
+      <button
+        type="button"
+        className="ghost"
+        onClick={() => {
+          const name = window.prompt('Name of the new table');
+          if (name)
+            void action.run(async () => {
+              await gateway(access, 'tables/', { method: 'POST', body: { table_name: name } });
+              await client.invalidateQueries(['metadata', access.dtable_uuid]);
+            });
+        }}
+      >
+        + Table
+      </button>
+      <ErrorText error={action.error} />
+    </>
+  );
+}
+
+function TableView({ access, table, tables, rowId, canEdit, comments }: { access: BaseAccess; table: Table; tables: Table[]; rowId?: string; canEdit: boolean; comments: boolean }) {
+  const client = useQueryClient();
+  const [viewName, setViewName] = useState(table.views[0]?.name ?? '');
+  const view = table.views.find((v) => v.name === viewName) ?? table.views[0];
+  const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
+  const [panel, setPanel] = useState<'none' | 'columns' | 'view' | 'comments'>('none');
+  const action = useAction();
+  const key = ['rows', access.dtable_uuid, table._id, view?.name, JSON.stringify(view?.filters), JSON.stringify(view?.sorts), view?.filter_conjunction];
+  const rows = useInfiniteQuery(
+    key,
+    async ({ pageParam = 0, signal }) => {
+      const r = await gateway<{ rows: Row[] }>(access, `rows/?${q({ table_name: table.name, view_name: view?.name, start: pageParam, limit: PAGE, convert_keys: true })}`, { signal });
+      return { rows: r.rows.map((row) => slimRow(row)), start: pageParam as number };
+    },
+    { getNextPageParam: (last) => (last.rows.length === PAGE ? last.start + PAGE : undefined), staleTime: 30_000 },
+  );
+  const allRows = useMemo(() => rows.data?.pages.flatMap((p) => p.rows) ?? [], [rows.data]);
+  const hasCollaborators = table.columns.some((c) => c.type === 'collaborator');
+  // An external link's Base-Token may not list the base's users: its collaborator cells show ids.
+  const people = useRelatedUsers(access, { enabled: hasCollaborators && comments });
+  const columns = useMemo(
+    () => [SelectColumn, ...gridColumns(table.columns, { access, table, tables, people: people.data ?? [], canEdit })],
+    [table.columns, access, tables, people.data, canEdit],
+  );
+
+  const grid = useRef<DataGridHandle>(null);
+  const rowShown = useShowRow(rowId, allRows, rows.isLoading, grid, (id) => {
+    setSelected(new Set([id]));
+    if (comments) setPanel('comments');
+  });
+  const commentRow = selected.size === 1 ? allRows.find((r) => selected.has(r._id)) : undefined;
+
+  const onRowsChange = (next: Row[], data: RowsChangeData<Row>) => {
+    const changed = data.indexes.map((i) => next[i]!);
+    // Compare rather than trust data.column: for a formatter's change (a checkbox click) the grid
+    // reports the selected cell's column, which may be another one.
+    const diff = [...new Set(data.indexes.flatMap((i) => Object.keys(next[i]!).filter((k) => next[i]![k] !== allRows[i]?.[k])))];
+    const columnNames = diff.length > 0 ? diff : data.column ? [data.column.key] : [];
+    if (columnNames.length === 0) return;
+    // Shown at once; the server's answer (or error) follows.
+    client.setQueryData<RowPages>(key, (old) =>
+      old ? { ...old, pages: old.pages.map((p) => ({ ...p, rows: p.rows.map((r) => changed.find((c) => c._id === r._id) ?? r) })) } : old,
+    );
+    void action.run(async () => {
+      try {
+        await gateway(access, 'rows/', {
+          method: 'PUT',
+          body: { table_name: table.name, updates: changed.map((r) => ({ row_id: r._id, row: Object.fromEntries(columnNames.map((c) => [c, r[c] ?? null])) })) },
+        });
+      } finally {
+        await client.invalidateQueries(key);
+      }
+    });
+  };
+
+  const addRow = () =>
+    action.run(async () => {
+      await gateway(access, 'rows/', { method: 'POST', body: { table_name: table.name, rows: [{}] } });
+      await client.invalidateQueries(key);
+    });
+  const deleteRows = () =>
+    action.run(async () => {
+      await gateway(access, 'rows/', { method: 'DELETE', body: { table_name: table.name, row_ids: [...selected] } });
+      setSelected(new Set());
+      await client.invalidateQueries(key);
+    });
+
+  return (
+    <div className="table-view">
+      <div className="toolbar" role="toolbar" aria-label="Table tools">
+        <label>
+          View{' '}
+          <select aria-label="View" value={view?.name} onChange={(e) => setViewName(e.target.value)}>
+            {table.views.map((v) => (
+              <option key={v._id}>{v.name}</option>
+            ))}
+          </select>
+        </label>
+        {canEdit && (
+          <>
+            <button type="button" aria-pressed={panel === 'view'} onClick={() => setPanel(panel === 'view' ? 'none' : 'view')}>
+              Filter & sort{view && view.filters.length + view.sorts.length > 0 ? ` (${view.filters.length + view.sorts.length})` : ''}
+            </button>
+            <button type="button" aria-pressed={panel === 'columns'} onClick={() => setPanel(panel === 'columns' ? 'none' : 'columns')}>
+              Columns
+            </button>
+            <button type="button" onClick={() => void addRow()} disabled={action.busy}>
+              + Row
+            </button>
+          </>
+        )}
+        {comments && (
+          <button
+            type="button"
+            aria-pressed={panel === 'comments'}
+            disabled={selected.size !== 1}
+            title={selected.size === 1 ? undefined : 'Select one row to see its comments'}
+            onClick={() => setPanel(panel === 'comments' ? 'none' : 'comments')}
+          >
+            Comments
+          </button>
+        )}
+        {canEdit && (
+          <ConfirmButton label={`Delete ${selected.size} row(s)`} question={`Delete ${selected.size} row(s)?`} disabled={selected.size === 0} onConfirm={() => void deleteRows()} />
+        )}
+        <span className="muted small" role="status">
+          {rows.isFetching ? 'Loading rows…' : `${allRows.length}${rows.hasNextPage ? '+' : ''} rows`}
+        </span>
+      </div>
+      <ErrorText error={action.error} />
+      {rowShown === false && <p className="notice">The linked row is not among the loaded rows of this view (it may be filtered out, further down, or deleted).</p>}
+      {panel === 'view' && canEdit && view && <ViewPanel access={access} table={table} view={view} onViewChange={setViewName} />}
+      {panel === 'columns' && canEdit && <ColumnsPanel access={access} table={table} />}
+      {panel === 'comments' && commentRow && <CommentsPanel key={commentRow._id} access={access} table={table} row={commentRow} onClose={() => setPanel('none')} />}
+      {rows.error ? <ErrorText error={rows.error} /> : null}
+      {rows.isLoading ? (
+        <Loading what="Loading rows" />
+      ) : (
+        <DataGrid
+          ref={grid}
+          className="rdg-light grid"
+          aria-label={`Rows of ${table.name}`}
+          columns={columns}
+          rows={allRows}
+          rowKeyGetter={rowKey}
+          selectedRows={selected}
+          onSelectedRowsChange={(s) => setSelected(s as Set<string>)}
+          onRowsChange={onRowsChange}
+          rowHeight={34}
+          emptyRowsRenderer={() => <div className="empty">No rows{view && view.filters.length > 0 ? ' match this view' : canEdit ? ' yet — add one with “+ Row”' : ' yet'}.</div>}
+          onScroll={(e) => {
+            const el = e.currentTarget;
+            if (el.scrollTop + el.clientHeight > el.scrollHeight - 600 && rows.hasNextPage && !rows.isFetchingNextPage) void rows.fetchNextPage();
+          }}
+        />
+      )}
+    </div>
+  );
+}
+
+/**
+ * A link to a row (`#/base/…/table/<id>/row/<row id>`, from the inbox): once the rows are loaded,
+ * scroll to it, select it and open its comments. Returns whether it was found (undefined: not yet).
+ */
+function useShowRow(rowId: string | undefined, rows: Row[], loading: boolean, grid: RefObject<DataGridHandle>, select: (id: string) => void): boolean | undefined {
+  const [result, setResult] = useState<{ id: string; found: boolean }>();
+  useEffect(() => {
+    if (!rowId || loading || result?.id === rowId) return;
+    const index = rows.findIndex((r) => r._id === rowId);
+    if (index >= 0) {
+      grid.current?.scrollToRow(index);
+      select(rowId);
+    }
+    setResult({ id: rowId, found: index >= 0 });
+  }, [rowId, rows, loading, result, grid, select]);
+  return rowId && result?.id === rowId ? result.found : undefined;
+}
