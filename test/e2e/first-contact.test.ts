@@ -164,10 +164,10 @@ describe('console: first contact (headless Chromium)', () => {
         for (const name of ['+ Row', 'Columns', '+ Table', /^Delete \d+ row/, /^Filter & sort/]) {
           expect(await carol.getByRole('button', { name }).count()).toBe(0);
         }
-        // Double-click and Enter open no editor; a checkbox-free table: cells stay text.
+        // Double-click and Enter open no editor (the only inputs are the row-selection checkboxes).
         await cellOf(carol, 'Safe', 'Name').dblclick();
         await carol.keyboard.press('Enter');
-        expect(await carol.locator('.grid input, .grid textarea, .grid select').count()).toBe(0);
+        expect(await carol.locator('.grid input:not([type=checkbox]), .grid textarea, .grid select').count()).toBe(0);
         expect(await carol.getByRole('dialog').count()).toBe(0);
         await expect.poll(() => cellOf(carol, 'Safe', 'Owner').innerText()).toContain('Bob Builder');
         await carol.screenshot({ path: 'docs/screenshots/read-only-share.png' });

@@ -2,3 +2,5 @@ export { AccountsService, toAccountUser } from './accounts.service.js';
 export type { AccountUser, NewUser, UserDeletingListener } from './accounts.service.js';
 export type { UserRow } from './accounts.repository.js';
 export { accountsRoutes } from './accounts.routes.js';
+export { passwordResetRoutes } from './password-reset.routes.js';
+export { generatePassword, resetPassword } from './password-reset.js';
