@@ -11,6 +11,7 @@ import { CommentsPanel } from './CommentsPanel';
 import { useRelatedUsers } from './people';
 import { canEditBase } from './permission';
 import type { Row, Table } from '../types';
+import { t } from '../i18n';
 
 const PAGE = 1000;
 type RowPages = InfiniteData<{ rows: Row[]; start: number }>;
@@ -36,7 +37,7 @@ export interface BaseEditorProps {
 export function BaseEditor({ access, title, tableId, rowId, tableHref, head, comments = true }: BaseEditorProps) {
   const metadata = useMetadata(access);
   const canEdit = canEditBase(access);
-  if (metadata.isLoading) return <Loading what="Opening base" />;
+  if (metadata.isLoading) return <Loading what={t('editor.opening')} />;
   if (metadata.error) return <ErrorText error={metadata.error} />;
   const tables = metadata.data?.tables ?? [];
   const table = tables.find((t) => t._id === tableId) ?? tables[0];
@@ -47,11 +48,11 @@ export function BaseEditor({ access, title, tableId, rowId, tableHref, head, com
         {head}
         {!canEdit && (
           <span className="tag" role="note">
-            Read-only: you can view this base but not change it
+            {t('editor.readOnly')}
           </span>
         )}
       </div>
-      <nav className="tabs" aria-label="Tables">
+      <nav className="tabs" aria-label={t('editor.tables')}>
         {tables.map((t) => (
           <a key={t._id} href={tableHref(t._id)} aria-current={t._id === table?._id ? 'page' : undefined}>
             {t.name}
@@ -62,7 +63,7 @@ export function BaseEditor({ access, title, tableId, rowId, tableHref, head, com
       {table ? (
         <TableView key={table._id} access={access} table={table} tables={tables} rowId={table._id === tableId ? rowId : undefined} canEdit={canEdit} comments={comments} />
       ) : (
-        <Empty>This base has no tables.</Empty>
+        <Empty>{t('editor.noTables')}</Empty>
       )}
     </section>
   );
@@ -77,7 +78,7 @@ function NewTable({ access }: { access: BaseAccess }) {
         type="button"
         className="ghost"
         onClick={() => {
-          const name = window.prompt('Name of the new table');
+          const name = window.prompt(t('editor.newTableName'));
           if (name)
             void action.run(async () => {
               await gateway(access, 'tables/', { method: 'POST', body: { table_name: name } });
@@ -85,7 +86,7 @@ function NewTable({ access }: { access: BaseAccess }) {
             });
         }}
       >
-        + Table
+        {t('editor.newTable')}
       </button>
       <ErrorText error={action.error} />
     </>
@@ -161,10 +162,10 @@ function TableView({ access, table, tables, rowId, canEdit, comments }: { access
 
   return (
     <div className="table-view">
-      <div className="toolbar" role="toolbar" aria-label="Table tools">
+      <div className="toolbar" role="toolbar" aria-label={t('toolbar.label')}>
         <label>
-          View{' '}
-          <select aria-label="View" value={view?.name} onChange={(e) => setViewName(e.target.value)}>
+          {t('toolbar.view')}{' '}
+          <select aria-label={t('toolbar.view')} value={view?.name} onChange={(e) => setViewName(e.target.value)}>
             {table.views.map((v) => (
               <option key={v._id}>{v.name}</option>
             ))}
@@ -173,13 +174,13 @@ function TableView({ access, table, tables, rowId, canEdit, comments }: { access
         {canEdit && (
           <>
             <button type="button" aria-pressed={panel === 'view'} onClick={() => setPanel(panel === 'view' ? 'none' : 'view')}>
-              Filter & sort{view && view.filters.length + view.sorts.length > 0 ? ` (${view.filters.length + view.sorts.length})` : ''}
+              {t('toolbar.filterSort')}{view && view.filters.length + view.sorts.length > 0 ? ` (${view.filters.length + view.sorts.length})` : ''}
             </button>
             <button type="button" aria-pressed={panel === 'columns'} onClick={() => setPanel(panel === 'columns' ? 'none' : 'columns')}>
-              Columns
+              {t('toolbar.columns')}
             </button>
             <button type="button" onClick={() => void addRow()} disabled={action.busy}>
-              + Row
+              {t('toolbar.addRow')}
             </button>
           </>
         )}
@@ -188,32 +189,32 @@ function TableView({ access, table, tables, rowId, canEdit, comments }: { access
             type="button"
             aria-pressed={panel === 'comments'}
             disabled={selected.size !== 1}
-            title={selected.size === 1 ? undefined : 'Select one row to see its comments'}
+            title={selected.size === 1 ? undefined : t('toolbar.commentsHint')}
             onClick={() => setPanel(panel === 'comments' ? 'none' : 'comments')}
           >
-            Comments
+            {t('toolbar.comments')}
           </button>
         )}
         {canEdit && (
-          <ConfirmButton label={`Delete ${selected.size} row(s)`} question={`Delete ${selected.size} row(s)?`} disabled={selected.size === 0} onConfirm={() => void deleteRows()} />
+          <ConfirmButton label={t('toolbar.deleteRows', { count: selected.size })} question={t('toolbar.deleteRowsQuestion', { count: selected.size })} disabled={selected.size === 0} onConfirm={() => void deleteRows()} />
         )}
         <span className="muted small" role="status">
-          {rows.isFetching ? 'Loading rows…' : `${allRows.length}${rows.hasNextPage ? '+' : ''} rows`}
+          {rows.isFetching ? t('toolbar.loadingRows') : t('toolbar.rowCount', { count: `${allRows.length}${rows.hasNextPage ? '+' : ''}` })}
         </span>
       </div>
       <ErrorText error={action.error} />
-      {rowShown === false && <p className="notice">The linked row is not among the loaded rows of this view (it may be filtered out, further down, or deleted).</p>}
+      {rowShown === false && <p className="notice">{t('grid.rowNotLoaded')}</p>}
       {panel === 'view' && canEdit && view && <ViewPanel access={access} table={table} view={view} onViewChange={setViewName} />}
       {panel === 'columns' && canEdit && <ColumnsPanel access={access} table={table} />}
       {panel === 'comments' && commentRow && <CommentsPanel key={commentRow._id} access={access} table={table} row={commentRow} onClose={() => setPanel('none')} />}
       {rows.error ? <ErrorText error={rows.error} /> : null}
       {rows.isLoading ? (
-        <Loading what="Loading rows" />
+        <Loading what={t('grid.loading')} />
       ) : (
         <DataGrid
           ref={grid}
-          className="rdg-light grid"
-          aria-label={`Rows of ${table.name}`}
+          className="grid"
+          aria-label={t('grid.label', { table: table.name })}
           columns={columns}
           rows={allRows}
           rowKeyGetter={rowKey}
@@ -221,7 +222,7 @@ function TableView({ access, table, tables, rowId, canEdit, comments }: { access
           onSelectedRowsChange={(s) => setSelected(s as Set<string>)}
           onRowsChange={onRowsChange}
           rowHeight={34}
-          emptyRowsRenderer={() => <div className="empty">No rows{view && view.filters.length > 0 ? ' match this view' : canEdit ? ' yet — add one with “+ Row”' : ' yet'}.</div>}
+          emptyRowsRenderer={() => <div className="empty">{t(view && view.filters.length > 0 ? 'grid.emptyFiltered' : canEdit ? 'grid.emptyEditable' : 'grid.empty')}</div>}
           onScroll={(e) => {
             const el = e.currentTarget;
             if (el.scrollTop + el.clientHeight > el.scrollHeight - 600 && rows.hasNextPage && !rows.isFetchingNextPage) void rows.fetchNextPage();

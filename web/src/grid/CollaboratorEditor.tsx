@@ -3,6 +3,7 @@ import { createPortal } from 'react-dom';
 import type { EditorProps } from 'react-data-grid';
 import type { Row } from '../types';
 import { Avatar, type RelatedUser } from './people';
+import { t } from '../i18n';
 
 /**
  * Picks a collaborator cell's users from the base's users (never free text, so a rule that notifies
@@ -11,6 +12,7 @@ import { Avatar, type RelatedUser } from './people';
  */
 export function collaboratorEditor(people: readonly RelatedUser[]) {
   return function CollaboratorEditor({ row, column, onRowChange, onClose }: EditorProps<Row>) {
+    const label = typeof column.name === 'string' ? column.name : column.key;
     const initial = Array.isArray(row[column.key]) ? (row[column.key] as unknown[]).filter((v): v is string => typeof v === 'string') : [];
     const [chosen, setChosen] = useState<string[]>(initial);
     const [filter, setFilter] = useState('');
@@ -35,22 +37,22 @@ export function collaboratorEditor(people: readonly RelatedUser[]) {
     const activeId = shown[active] ? `collab-${shown[active]!.email}` : undefined;
     return createPortal(
       <div className="dialog-backdrop" onMouseDown={(e) => e.target === e.currentTarget && onClose(false)}>
-        <div className="dialog" role="dialog" aria-modal="true" aria-label={`Choose ${column.name}`} onKeyDown={onKey}>
+        <div className="dialog" role="dialog" aria-modal="true" aria-label={t('collaborator.choose', { column: label })} onKeyDown={onKey}>
           <input
             autoFocus
             role="combobox"
-            aria-label={`Find a user for ${column.name}`}
+            aria-label={t('collaborator.find', { column: label })}
             aria-expanded="true"
             aria-controls="collab-list"
             aria-activedescendant={activeId}
-            placeholder="Name or e-mail"
+            placeholder={t('collaborator.placeholder')}
             value={filter}
             onChange={(e) => {
               setFilter(e.target.value);
               setActive(0);
             }}
           />
-          <ul id="collab-list" ref={list} className="choices people" role="listbox" aria-multiselectable="true" aria-label={`Users for ${column.name}`}>
+          <ul id="collab-list" ref={list} className="choices people" role="listbox" aria-multiselectable="true" aria-label={t('collaborator.users', { column: label })}>
             {shown.map((p, i) => (
               <li
                 key={p.email}
@@ -71,14 +73,14 @@ export function collaboratorEditor(people: readonly RelatedUser[]) {
                 </span>
               </li>
             ))}
-            {shown.length === 0 && <li className="muted">No user of this base matches.</li>}
+            {shown.length === 0 && <li className="muted">{t('collaborator.none')}</li>}
           </ul>
           <div className="actions">
             <button type="button" className="primary" onClick={save}>
-              Done
+              {t('common.done')}
             </button>
             <button type="button" onClick={() => onClose(false)}>
-              Cancel
+              {t('common.cancel')}
             </button>
           </div>
         </div>

@@ -1,5 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { gateway, type BaseAccess } from './base';
+import { t } from '../i18n';
 
 export interface RelatedUser {
   /** The user's id as stored in collaborator cells and comments (`…@auth.local`). */
@@ -36,7 +37,7 @@ export function Avatar({ user }: { user: RelatedUser }) {
 /** A collaborator as shown in a cell: avatar and name, or the raw id for someone unknown. */
 export function Person({ id, people }: { id: string; people: ReadonlyMap<string, RelatedUser> }) {
   const user = people.get(id);
-  if (!user) return <span className="person unknown" title="Not a user of this base">{id}</span>;
+  if (!user) return <span className="person unknown" title={t('collaborator.unknown')}>{id}</span>;
   return (
     <span className="person" title={user.contact_email}>
       <Avatar user={user} />

@@ -5,6 +5,7 @@ import { href, useRoute } from '../router';
 import { ErrorText, Loading } from '../ui';
 import { BaseEditor } from '../grid/BaseEditor';
 import type { BaseAccess } from '../grid/base';
+import { t } from '../i18n';
 
 /** `/dtable/external-links/<token>/` or `/dtable/external-links/custom/<name>/`: the link's token, else null. */
 export function externalLinkToken(pathname: string): string | null {
@@ -38,13 +39,13 @@ export function ExternalBase({ token }: { token: string }) {
   // 403: the link has a password (none or a wrong one given); 429: too many wrong guesses, wait.
   const needsPassword = access.error instanceof ApiError && (access.error.status === 403 || access.error.status === 429);
   let body;
-  if (access.isLoading) body = <Loading what="Opening the shared base" />;
+  if (access.isLoading) body = <Loading what={t('link.opening')} />;
   else if (needsPassword) body = <PasswordForm error={password === null ? null : (access.error as ApiError).message} onSubmit={setPassword} />;
   else if (access.error)
     body = (
       <>
-        <h1>Link not available</h1>
-        <p>This link does not exist, was deleted or has expired. Ask the person who shared it for a new one.</p>
+        <h1>{t('link.unavailable')}</h1>
+        <p>{t('link.unavailableText')}</p>
         <ErrorText error={access.error} />
       </>
     );
@@ -52,7 +53,7 @@ export function ExternalBase({ token }: { token: string }) {
     body = (
       <BaseEditor
         access={access.data!}
-        title={access.data!.dtable_name ?? 'Shared base'}
+        title={access.data!.dtable_name ?? t('link.sharedBase')}
         tableId={route[0] === 'table' ? route[1] : undefined}
         tableHref={(id) => href('table', id)}
         comments={false}
@@ -61,8 +62,8 @@ export function ExternalBase({ token }: { token: string }) {
   return (
     <>
       <header className="topbar">
-        <span className="brand">basegate</span>
-        <span className="muted-inverse">Shared base · read-only link</span>
+        <span className="brand">{t('app.name')}</span>
+        <span className="muted-inverse">{t('link.banner')}</span>
       </header>
       <main className="fill">{body}</main>
     </>
@@ -76,10 +77,10 @@ function PasswordForm({ error, onSubmit }: { error: string | null; onSubmit: (pa
     onSubmit(value);
   };
   return (
-    <form className="stack narrow" onSubmit={submit} aria-label="Link password">
-      <h1>This link is protected</h1>
+    <form className="stack narrow" onSubmit={submit} aria-label={t('link.passwordForm')}>
+      <h1>{t('link.protected')}</h1>
       <label>
-        Password
+        {t('link.password')}
         <input type="password" autoFocus value={value} onChange={(e) => setValue(e.target.value)} required />
       </label>
       {error && (
@@ -87,7 +88,7 @@ function PasswordForm({ error, onSubmit }: { error: string | null; onSubmit: (pa
           {error}
         </p>
       )}
-      <button type="submit">Open</button>
+      <button type="submit">{t('link.open')}</button>
     </form>
   );
 }
