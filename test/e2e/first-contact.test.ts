@@ -3,6 +3,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/server.js';
 import { ADMIN, launchBrowser, signIn, startConsoleServer, step } from './browser.js';
+import { seriousAxeViolations, unnamedControls } from './accessibility.js';
 
 const BASE = 'First contact';
 const BOB = { email: 'bob@first.test', password: 'bob-password-1', name: 'Bob Builder' };
@@ -214,11 +215,14 @@ describe('console: first contact (headless Chromium)', () => {
           expect(await guest.getByRole('button', { name: 'Sign in' }).count()).toBe(0);
           expect(await guest.evaluate(() => sessionStorage.length)).toBe(0);
         }
+        expect(await seriousAxeViolations(guest)).toEqual([]);
         await guest.screenshot({ path: 'docs/screenshots/external-link.png' });
       });
       await step(guest, 'external-link-password', async () => {
         await guest.goto(locked.data.url);
         const form = guest.getByRole('form', { name: 'Link password' });
+        await form.waitFor();
+        expect(await seriousAxeViolations(guest)).toEqual([]);
         await form.getByLabel('Password').fill('wrong-password');
         await form.getByRole('button', { name: 'Open' }).click();
         await guest.getByRole('alert').filter({ hasText: 'Password is incorrect.' }).waitFor();
@@ -243,4 +247,44 @@ describe('console: first contact (headless Chromium)', () => {
       await context.close();
     }
   });
+
+  it('at 390×844 every page fits without sideways scrolling; axe finds nothing serious, in light and dark mode', async () => {
+    const base = `#/base/${workspaceId}/${encodeURIComponent(BASE)}`;
+    const pages: Array<[string, string]> = [
+      ['bases', '#/'],
+      ['editor', base],
+      ['share', `${base}/share`],
+      ['integrations', `${base}/integrations`],
+      ['admin', '#/admin'],
+      ['settings', '#/settings'],
+      ['inbox', '#/inbox'],
+    ];
+    for (const scheme of ['light', 'dark'] as const) {
+      const context = await browser.newContext({ viewport: { width: 390, height: 844 }, colorScheme: scheme });
+      const phone = await context.newPage();
+      phone.setDefaultTimeout(10_000);
+      try {
+        await step(phone, `narrow-${scheme}`, async () => {
+          await signIn(phone, url, ADMIN.email, ADMIN.password);
+          for (const [name, hash] of pages) {
+            await phone.goto(`${url}/${hash}`);
+            await phone.getByRole('heading', { level: 1 }).first().waitFor();
+            await phone.locator('[role=status]:has-text("…")').first().waitFor({ state: 'detached' }).catch(() => undefined);
+            expect({ name, width: await phone.evaluate(() => document.documentElement.scrollWidth) }).toEqual({ name, width: 390 });
+            expect({ name, scheme, violations: await seriousAxeViolations(phone) }).toEqual({ name, scheme, violations: [] });
+            expect({ name, unnamed: await unnamedControls(phone) }).toEqual({ name, unnamed: [] });
+            if (scheme === 'light' && ['editor', 'integrations', 'admin'].includes(name)) await phone.screenshot({ path: `docs/screenshots/phone-${name}.png` });
+          }
+          if (scheme === 'dark') {
+            await phone.goto(`${url}/${base}`);
+            await grid(phone).waitFor();
+            expect(await phone.evaluate(() => getComputedStyle(document.body).backgroundColor)).not.toBe('rgb(246, 247, 249)');
+            await phone.screenshot({ path: 'docs/screenshots/dark-mode-editor.png' });
+          }
+        });
+      } finally {
+        await context.close();
+      }
+    }
+  }, 120_000);
 });
