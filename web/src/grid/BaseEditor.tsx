@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useRef, useState, type ReactNode, type RefObject } from 'react';
+import { useEffect, useMemo, useRef, useState, type KeyboardEvent, type ReactNode, type RefObject } from 'react';
 import { useInfiniteQuery, useQueryClient, type InfiniteData } from '@tanstack/react-query';
 import DataGrid, { type DataGridHandle, type RowsChangeData } from 'react-data-grid';
 import { SelectColumn } from './select-column';
@@ -10,6 +10,9 @@ import { ViewPanel } from './ViewPanel';
 import { CommentsPanel } from './CommentsPanel';
 import { useRelatedUsers } from './people';
 import { canEditBase } from './permission';
+import { HideColumnsPanel } from './HideColumnsPanel';
+import { useSearch } from './search';
+import { useUndo } from './undo';
 import type { Row, Table } from '../types';
 import { t } from '../i18n';
 
@@ -98,7 +101,9 @@ function TableView({ access, table, tables, rowId, canEdit, comments }: { access
   const [viewName, setViewName] = useState(table.views[0]?.name ?? '');
   const view = table.views.find((v) => v.name === viewName) ?? table.views[0];
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
-  const [panel, setPanel] = useState<'none' | 'columns' | 'view' | 'comments'>('none');
+  const [panel, setPanel] = useState<'none' | 'columns' | 'view' | 'comments' | 'hide'>('none');
+  const [term, setTerm] = useState('');
+  const [matchAt, setMatchAt] = useState(-1);
   const action = useAction();
   const key = ['rows', access.dtable_uuid, table._id, view?.name, JSON.stringify(view?.filters), JSON.stringify(view?.sorts), view?.filter_conjunction];
   const rows = useInfiniteQuery(
@@ -113,10 +118,15 @@ function TableView({ access, table, tables, rowId, canEdit, comments }: { access
   const hasCollaborators = table.columns.some((c) => c.type === 'collaborator');
   // An external link's Base-Token may not list the base's users: its collaborator cells show ids.
   const people = useRelatedUsers(access, { enabled: hasCollaborators && comments });
-  const columns = useMemo(
-    () => [SelectColumn, ...gridColumns(table.columns, { access, table, tables, people: people.data ?? [], canEdit })],
-    [table.columns, access, tables, people.data, canEdit],
-  );
+  const hidden = view?.hidden_columns;
+  const shownColumns = useMemo(() => table.columns.filter((c, i) => i === 0 || !hidden?.includes(c.key)), [table.columns, hidden]);
+  const search = useSearch(allRows, shownColumns, term);
+  const columns = useMemo(() => {
+    const cols = gridColumns(shownColumns, { access, table, tables, people: people.data ?? [], canEdit });
+    // Only while searching: a class per cell costs a call per rendered cell.
+    const marked = term.trim() ? cols.map((c) => ({ ...c, cellClass: (row: Row) => (search.isMatch(row, c.key) ? 'match' : undefined) })) : cols;
+    return [SelectColumn, ...marked];
+  }, [shownColumns, access, table, tables, people.data, canEdit, term, search]);
 
   const grid = useRef<DataGridHandle>(null);
   const rowShown = useShowRow(rowId, allRows, rows.isLoading, grid, (id) => {
@@ -125,27 +135,53 @@ function TableView({ access, table, tables, rowId, canEdit, comments }: { access
   });
   const commentRow = selected.size === 1 ? allRows.find((r) => selected.has(r._id)) : undefined;
 
+  /** Writes cell values: shown at once, then the server's answer (or error) follows. */
+  const writeRows = (updates: Array<{ rowId: string; values: Record<string, unknown> }>) => {
+    const byId = new Map(updates.map((u) => [u.rowId, u.values]));
+    client.setQueryData<RowPages>(key, (old) =>
+      old ? { ...old, pages: old.pages.map((p) => ({ ...p, rows: p.rows.map((r) => (byId.has(r._id) ? { ...r, ...byId.get(r._id) } : r)) })) } : old,
+    );
+    return action.run(async () => {
+      try {
+        await gateway(access, 'rows/', { method: 'PUT', body: { table_name: table.name, updates: updates.map((u) => ({ row_id: u.rowId, row: u.values })) } });
+      } finally {
+        await client.invalidateQueries(key);
+      }
+    });
+  };
+  const history = useUndo(writeRows);
+
   const onRowsChange = (next: Row[], data: RowsChangeData<Row>) => {
-    const changed = data.indexes.map((i) => next[i]!);
     // Compare rather than trust data.column: for a formatter's change (a checkbox click) the grid
     // reports the selected cell's column, which may be another one.
     const diff = [...new Set(data.indexes.flatMap((i) => Object.keys(next[i]!).filter((k) => next[i]![k] !== allRows[i]?.[k])))];
     const columnNames = diff.length > 0 ? diff : data.column ? [data.column.key] : [];
     if (columnNames.length === 0) return;
-    // Shown at once; the server's answer (or error) follows.
-    client.setQueryData<RowPages>(key, (old) =>
-      old ? { ...old, pages: old.pages.map((p) => ({ ...p, rows: p.rows.map((r) => changed.find((c) => c._id === r._id) ?? r) })) } : old,
-    );
-    void action.run(async () => {
-      try {
-        await gateway(access, 'rows/', {
-          method: 'PUT',
-          body: { table_name: table.name, updates: changed.map((r) => ({ row_id: r._id, row: Object.fromEntries(columnNames.map((c) => [c, r[c] ?? null])) })) },
-        });
-      } finally {
-        await client.invalidateQueries(key);
-      }
-    });
+    const pick = (r: Row | undefined) => Object.fromEntries(columnNames.map((c) => [c, r?.[c] ?? null]));
+    const rowsChanged = data.indexes.map((i) => ({ rowId: next[i]!._id, before: pick(allRows[i]), after: pick(next[i]) }));
+    history.record({ rows: rowsChanged });
+    void writeRows(rowsChanged.map((r) => ({ rowId: r.rowId, values: r.after })));
+  };
+
+  /** Ctrl+Z / Ctrl+Shift+Z (or Ctrl+Y) anywhere in the table view but in a text field; inside an input the browser's own undo applies. */
+  const onKeyDown = (e: KeyboardEvent) => {
+    if (!canEdit || !(e.ctrlKey || e.metaKey) || (e.target as HTMLElement).closest('input, textarea, select')) return;
+    const k = e.key.toLowerCase();
+    if (k === 'z' && !e.shiftKey) void history.undo();
+    else if ((k === 'z' && e.shiftKey) || k === 'y') void history.redo();
+    else return;
+    // Handled before the grid sees it: the grid would take the key as typing and open an editor.
+    e.preventDefault();
+    e.stopPropagation();
+  };
+
+  const nextMatch = (backwards = false) => {
+    const count = search.matches.length;
+    if (count === 0) return;
+    const at = (matchAt + (backwards ? count - 1 : 1)) % count;
+    setMatchAt(at);
+    const m = search.matches[at]!;
+    grid.current?.selectCell({ rowIdx: m.rowIdx, idx: m.columnIdx + 1 });
   };
 
   const addRow = () =>
@@ -161,7 +197,7 @@ function TableView({ access, table, tables, rowId, canEdit, comments }: { access
     });
 
   return (
-    <div className="table-view">
+    <div className="table-view" onKeyDownCapture={onKeyDown}>
       <div className="toolbar" role="toolbar" aria-label={t('toolbar.label')}>
         <label>
           {t('toolbar.view')}{' '}
@@ -184,6 +220,42 @@ function TableView({ access, table, tables, rowId, canEdit, comments }: { access
             </button>
           </>
         )}
+        {canEdit && (
+          <>
+            <button type="button" aria-pressed={panel === 'hide'} onClick={() => setPanel(panel === 'hide' ? 'none' : 'hide')}>
+              {t('toolbar.hide')}
+              {hidden && hidden.length > 0 ? ` (${hidden.length})` : ''}
+            </button>
+            <button type="button" onClick={() => void history.undo()} disabled={!history.canUndo} title="Ctrl+Z">
+              {t('toolbar.undo')}
+            </button>
+            <button type="button" onClick={() => void history.redo()} disabled={!history.canRedo} title="Ctrl+Shift+Z">
+              {t('toolbar.redo')}
+            </button>
+          </>
+        )}
+        <input
+          type="search"
+          className="search"
+          aria-label={t('search.label')}
+          placeholder={t('search.placeholder')}
+          value={term}
+          onChange={(e) => {
+            setTerm(e.target.value);
+            setMatchAt(-1);
+          }}
+          onKeyDown={(e) => {
+            if (e.key === 'Enter') {
+              e.preventDefault();
+              nextMatch(e.shiftKey);
+            }
+          }}
+        />
+        {term.trim() && (
+          <span className="muted small" role="status" aria-label={t('search.status')}>
+            {search.matches.length === 0 ? t('search.none') : t('search.count', { at: matchAt >= 0 ? matchAt + 1 : 0, count: search.matches.length })}
+          </span>
+        )}
         {comments && (
           <button
             type="button"
@@ -205,6 +277,7 @@ function TableView({ access, table, tables, rowId, canEdit, comments }: { access
       <ErrorText error={action.error} />
       {rowShown === false && <p className="notice">{t('grid.rowNotLoaded')}</p>}
       {panel === 'view' && canEdit && view && <ViewPanel access={access} table={table} view={view} onViewChange={setViewName} />}
+      {panel === 'hide' && canEdit && view && <HideColumnsPanel access={access} table={table} view={view} />}
       {panel === 'columns' && canEdit && <ColumnsPanel access={access} table={table} />}
       {panel === 'comments' && commentRow && <CommentsPanel key={commentRow._id} access={access} table={table} row={commentRow} onClose={() => setPanel('none')} />}
       {rows.error ? <ErrorText error={rows.error} /> : null}
