@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useRef, useState, type KeyboardEvent, type ReactNode, type RefObject } from 'react';
-import { useInfiniteQuery, useQueryClient, type InfiniteData } from '@tanstack/react-query';
+import { useInfiniteQuery, useQuery, useQueryClient, type InfiniteData } from '@tanstack/react-query';
 import DataGrid, { type DataGridHandle, type RowsChangeData } from 'react-data-grid';
 import { SelectColumn } from './select-column';
 import { ConfirmButton, Empty, ErrorText, Loading, useAction } from '../ui';
@@ -13,6 +13,7 @@ import { canEditBase } from './permission';
 import { HideColumnsPanel } from './HideColumnsPanel';
 import { useSearch } from './search';
 import { useUndo } from './undo';
+import { RowForm } from './RowForm';
 import type { Row, Table } from '../types';
 import { t } from '../i18n';
 
@@ -103,6 +104,7 @@ function TableView({ access, table, tables, rowId, canEdit, comments }: { access
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
   const [panel, setPanel] = useState<'none' | 'columns' | 'view' | 'comments' | 'hide'>('none');
   const [term, setTerm] = useState('');
+  const [expanded, setExpanded] = useState(false);
   const [matchAt, setMatchAt] = useState(-1);
   const action = useAction();
   const key = ['rows', access.dtable_uuid, table._id, view?.name, JSON.stringify(view?.filters), JSON.stringify(view?.sorts), view?.filter_conjunction];
@@ -121,12 +123,15 @@ function TableView({ access, table, tables, rowId, canEdit, comments }: { access
   const hidden = view?.hidden_columns;
   const shownColumns = useMemo(() => table.columns.filter((c, i) => i === 0 || !hidden?.includes(c.key)), [table.columns, hidden]);
   const search = useSearch(allRows, shownColumns, term);
+  // Rebuilt only when the shown columns really change (not on every metadata reload, e.g. another
+  // user's view change): new column objects would close an editor that is open.
+  const columnsKey = JSON.stringify(shownColumns);
   const columns = useMemo(() => {
     const cols = gridColumns(shownColumns, { access, table, tables, people: people.data ?? [], canEdit });
     // Only while searching: a class per cell costs a call per rendered cell.
     const marked = term.trim() ? cols.map((c) => ({ ...c, cellClass: (row: Row) => (search.isMatch(row, c.key) ? 'match' : undefined) })) : cols;
     return [SelectColumn, ...marked];
-  }, [shownColumns, access, table, tables, people.data, canEdit, term, search]);
+  }, [columnsKey, table._id, access, people.data, canEdit, term, search]);
 
   const grid = useRef<DataGridHandle>(null);
   const rowShown = useShowRow(rowId, allRows, rows.isLoading, grid, (id) => {
@@ -145,7 +150,7 @@ function TableView({ access, table, tables, rowId, canEdit, comments }: { access
       try {
         await gateway(access, 'rows/', { method: 'PUT', body: { table_name: table.name, updates: updates.map((u) => ({ row_id: u.rowId, row: u.values })) } });
       } finally {
-        await client.invalidateQueries(key);
+        await Promise.all([client.invalidateQueries(key), client.invalidateQueries(['row', access.dtable_uuid])]);
       }
     });
   };
@@ -161,6 +166,26 @@ function TableView({ access, table, tables, rowId, canEdit, comments }: { access
     const rowsChanged = data.indexes.map((i) => ({ rowId: next[i]!._id, before: pick(allRows[i]), after: pick(next[i]) }));
     history.record({ rows: rowsChanged });
     void writeRows(rowsChanged.map((r) => ({ rowId: r.rowId, values: r.after })));
+  };
+
+  // Every field, hidden ones too, for the expanded row.
+  const formColumns = useMemo(
+    () => (expanded ? gridColumns(table.columns, { access, table, tables, people: people.data ?? [], canEdit }) : []),
+    [expanded, table, access, tables, people.data, canEdit],
+  );
+  // The view's rows leave out its hidden fields: the form reads the whole row.
+  const fullRow = useQuery(
+    ['row', access.dtable_uuid, table._id, commentRow?._id],
+    () => gateway<Row>(access, `rows/${encodeURIComponent(commentRow!._id)}/?${q({ table_name: table.name, convert_keys: true })}`).then(slimRow),
+    { enabled: expanded && commentRow !== undefined },
+  );
+  const formRow = commentRow && fullRow.data ? { ...fullRow.data, ...commentRow } : undefined;
+  const saveFromForm = (before: Row, after: Row) => {
+    const names = Object.keys(after).filter((k) => k !== '_id' && after[k] !== before[k]);
+    if (names.length === 0) return;
+    const pick = (r: Row) => Object.fromEntries(names.map((c) => [c, r[c] ?? null]));
+    history.record({ rows: [{ rowId: after._id, before: pick(before), after: pick(after) }] });
+    void writeRows([{ rowId: after._id, values: pick(after) }]);
   };
 
   /** Ctrl+Z / Ctrl+Shift+Z (or Ctrl+Y) anywhere in the table view but in a text field; inside an input the browser's own undo applies. */
@@ -256,6 +281,9 @@ function TableView({ access, table, tables, rowId, canEdit, comments }: { access
             {search.matches.length === 0 ? t('search.none') : t('search.count', { at: matchAt >= 0 ? matchAt + 1 : 0, count: search.matches.length })}
           </span>
         )}
+        <button type="button" disabled={selected.size !== 1} title={selected.size === 1 ? undefined : t('toolbar.expandHint')} onClick={() => setExpanded(true)}>
+          {t('toolbar.expand')}
+        </button>
         {comments && (
           <button
             type="button"
@@ -280,6 +308,9 @@ function TableView({ access, table, tables, rowId, canEdit, comments }: { access
       {panel === 'hide' && canEdit && view && <HideColumnsPanel access={access} table={table} view={view} />}
       {panel === 'columns' && canEdit && <ColumnsPanel access={access} table={table} />}
       {panel === 'comments' && commentRow && <CommentsPanel key={commentRow._id} access={access} table={table} row={commentRow} onClose={() => setPanel('none')} />}
+      {expanded && formRow && (
+        <RowForm row={formRow} columns={formColumns} types={new Map(table.columns.map((c) => [c.name, c.type]))} onSave={saveFromForm} onClose={() => setExpanded(false)} />
+      )}
       {rows.error ? <ErrorText error={rows.error} /> : null}
       {rows.isLoading ? (
         <Loading what={t('grid.loading')} />

@@ -1,5 +1,5 @@
 import { useState, type KeyboardEvent } from 'react';
-import { TextEditor, type Column as GridColumn, type EditorProps, type FormatterProps } from 'react-data-grid';
+import { type Column as GridColumn, type EditorProps, type FormatterProps } from 'react-data-grid';
 import type { Column, Row, SelectOption, Table } from '../types';
 import type { BaseAccess } from './base';
 import { linkEditor } from './LinkEditor';
@@ -117,8 +117,10 @@ export function formatterFor(column: Column, people: ReadonlyMap<string, Related
 
 function InputEditor({ row, column, onRowChange, onClose, type, toValue, fromValue }: EProps & { type: string; toValue: (s: string) => unknown; fromValue: (v: unknown) => string }) {
   const key = column.key;
-  const [text, setText] = useState(fromValue(row[key]));
-  const commit = () => onRowChange({ ...row, [key]: toValue(text) }, true);
+  const [initial] = useState(() => fromValue(row[key]));
+  const [text, setText] = useState(initial);
+  // Unchanged text writes nothing: leaving a field must not rewrite (or, for a date, truncate) it.
+  const commit = () => (text === initial ? onClose(false) : onRowChange({ ...row, [key]: toValue(text) }, true));
   return (
     <input
       className="rdg-text-editor"
@@ -149,6 +151,11 @@ function editorFor(column: Column, people: readonly RelatedUser[]) {
     case 'rate':
       return (p: EProps) => <InputEditor {...p} type="number" toValue={(s) => (s.trim() === '' ? null : Number(s))} fromValue={(v) => (v === null || v === undefined ? '' : String(v))} />;
     case 'date':
+      // A format with a time of day gets a date-and-time field (`2026-03-04 09:30` ⇄ `2026-03-04T09:30`).
+      if (String(column.data?.format ?? '').includes('HH'))
+        return (p: EProps) => (
+          <InputEditor {...p} type="datetime-local" toValue={(s) => (s ? s.replace('T', ' ') : null)} fromValue={(v) => (typeof v === 'string' ? v.slice(0, 16).replace(' ', 'T') : '')} />
+        );
       return (p: EProps) => <InputEditor {...p} type="date" toValue={(s) => s || null} fromValue={(v) => (typeof v === 'string' ? v.slice(0, 10) : '')} />;
     case 'duration':
       return (p: EProps) => <InputEditor {...p} type="text" toValue={parseDuration} fromValue={formatDuration} />;
@@ -195,7 +202,7 @@ function editorFor(column: Column, people: readonly RelatedUser[]) {
         );
       };
     default:
-      return TextEditor;
+      return (p: EProps) => <InputEditor {...p} type="text" toValue={(s) => s} fromValue={(v) => (v === null || v === undefined ? '' : String(v))} />;
   }
 }
 
