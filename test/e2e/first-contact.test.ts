@@ -1,3 +1,5 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { mkdirSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -379,5 +381,36 @@ describe('console: first contact (headless Chromium)', () => {
       await form.waitFor({ state: 'detached' });
       await expect.poll(() => cellOf(page, 'Safe', 'Due').innerText()).toBe('15.01.2027');
     });
+  });
+
+  it('"Use the API" shows this base\'s Base-Token exchange; the curl and JavaScript examples work as shown', async () => {
+    const created = await call<{ api_token: string }>(`/api/v2.1/workspace/${workspaceId}/dtable/${encodeURIComponent(BASE)}/api-tokens/`, {
+      method: 'POST',
+      body: { app_name: 'example', permission: 'r' },
+    });
+    expect(created.status).toBe(201);
+    const apiToken = created.data.api_token;
+    const examples: Record<string, string> = {};
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    page.setDefaultTimeout(10_000);
+    await step(page, 'use-the-api', async () => {
+      await signIn(page, url, ADMIN.email, ADMIN.password);
+      await page.goto(`${url}/#/base/${workspaceId}/${encodeURIComponent(BASE)}/integrations`);
+      await page.getByRole('heading', { name: 'Use the API' }).waitFor();
+      for (const [label, id] of [['curl', 'curl'], ['Python', 'python'], ['JavaScript', 'javascript']] as const) {
+        await page.getByRole('radiogroup', { name: 'Example language' }).getByLabel(label).check();
+        examples[id] = await page.getByTestId(`api-example-${id}`).innerText();
+      }
+    });
+    for (const code of Object.values(examples)) expect(code).toContain(url);
+    expect(examples.python).toContain('base.list_rows("Table1")');
+    // Run them as a person would after pasting their token.
+    // Asynchronously: the server answering it runs in this process.
+    const { stdout: curl } = await promisify(execFile)('bash', ['-c', examples.curl!.replaceAll('YOUR_API_TOKEN', apiToken)], { encoding: 'utf8', timeout: 20_000 });
+    expect((JSON.parse(curl) as { rows: Array<{ Name: string }> }).rows.map((r) => r.Name)).toContain('Safe');
+    const AsyncFunction = Object.getPrototypeOf(async () => undefined).constructor as new (...args: string[]) => (console: { log(v: unknown): void }) => Promise<void>;
+    const logged: unknown[] = [];
+    await new AsyncFunction('console', examples.javascript!.replaceAll('YOUR_API_TOKEN', apiToken))({ log: (v) => logged.push(v) });
+    expect((logged[0] as Array<{ Name: string }>).map((r) => r.Name)).toContain('Safe');
   });
 });
