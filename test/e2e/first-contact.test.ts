@@ -4,7 +4,7 @@ import { mkdirSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/server.js';
-import { ADMIN, launchBrowser, signIn, startConsoleServer, step } from './browser.js';
+import { ADMIN, apiCaller, launchBrowser, signIn, startConsoleServer, step } from './browser.js';
 import { seriousAxeViolations, unnamedControls } from './accessibility.js';
 
 const BASE = 'First contact';
@@ -27,14 +27,7 @@ describe('console: first contact (headless Chromium)', () => {
   let baseUuid: string;
   const ids: Record<string, string> = {};
 
-  const call = async <T>(path: string, init: { method?: string; body?: unknown; token?: string } = {}): Promise<{ status: number; data: T }> => {
-    const res = await fetch(url + path, {
-      method: init.method ?? 'GET',
-      headers: { authorization: `Token ${init.token ?? adminToken}`, ...(init.body ? { 'content-type': 'application/json' } : {}) },
-      body: init.body ? JSON.stringify(init.body) : undefined,
-    });
-    return { status: res.status, data: (await res.json()) as T };
-  };
+  const call = apiCaller(() => url, () => adminToken);
   const gw = async <T>(suffix: string, init: { method?: string; body?: unknown } = {}) => {
     const token = (await call<{ access_token: string }>(`/api/v2.1/workspace/${workspaceId}/dtable/${encodeURIComponent(BASE)}/access-token/`)).data.access_token;
     return call<T>(`/api-gateway/api/v2/dtables/${baseUuid}/${suffix}`, { ...init, token });
