@@ -406,4 +406,42 @@ describe('console: first contact (headless Chromium)', () => {
     await new AsyncFunction('console', examples.javascript!.replaceAll('YOUR_API_TOKEN', apiToken))({ log: (v) => logged.push(v) });
     expect((logged[0] as Array<{ Name: string }>).map((r) => r.Name)).toContain('Safe');
   });
+
+  it('paste of a 2×2 block from a spreadsheet fills cells and adds rows; Delete clears a cell; Ctrl+C copies it', async () => {
+    const rowsNow = async () => (await gw<{ rows: Array<Record<string, unknown>> }>('rows/?table_name=Table1&convert_keys=true')).data.rows;
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    page.setDefaultTimeout(10_000);
+    const clipboard = (type: 'copy' | 'paste', text = '') =>
+      page.evaluate(
+        ({ type, text }) => {
+          const data = new DataTransfer();
+          data.setData('text/plain', text);
+          document.activeElement!.dispatchEvent(new ClipboardEvent(type, { clipboardData: data, bubbles: true, cancelable: true }));
+          return data.getData('text/plain');
+        },
+        { type, text },
+      );
+    await step(page, 'paste-block', async () => {
+      await signIn(page, url, ADMIN.email, ADMIN.password);
+      await page.goto(`${url}/#/base/${workspaceId}/${encodeURIComponent(BASE)}`);
+      await grid(page).waitFor();
+      const last = (await rowsNow()).at(-1)!.Name as string;
+      await cellOf(page, last, 'Name').click();
+      // Name and Due of the last row, and one new row below it.
+      await clipboard('paste', 'Pasted one\t2027-02-01\nPasted two\t2027-03-01\n');
+      await expect.poll(async () => (await rowsNow()).length).toBe(4);
+      const rows = await rowsNow();
+      expect(rows.find((r) => r.Name === 'Pasted one')?.Due).toMatch(/^2027-02-01/);
+      expect(rows.find((r) => r.Name === 'Pasted two')?.Due).toMatch(/^2027-03-01/);
+      await expect.poll(() => grid(page).innerText()).toContain('Pasted two');
+    });
+    await step(page, 'delete-copy', async () => {
+      await cellOf(page, 'Pasted one', 'Due').click();
+      expect(await clipboard('copy')).toMatch(/^2027-02-01/);
+      await page.keyboard.press('Delete');
+      await expect.poll(async () => (await rowsNow()).find((r) => r.Name === 'Pasted one')?.Due ?? null).toBe(null);
+      await page.keyboard.press('Control+z');
+      await expect.poll(async () => (await rowsNow()).find((r) => r.Name === 'Pasted one')?.Due).toMatch(/^2027-02-01/);
+    });
+  });
 });

@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useRef, useState, type KeyboardEvent, type ReactNode, type RefObject } from 'react';
+import { useEffect, useMemo, useRef, useState, type ClipboardEvent, type KeyboardEvent, type ReactNode, type RefObject } from 'react';
 import { useInfiniteQuery, useQuery, useQueryClient, type InfiniteData } from '@tanstack/react-query';
 import DataGrid, { type DataGridHandle, type RowsChangeData } from 'react-data-grid';
 import { SelectColumn } from './select-column';
@@ -14,6 +14,7 @@ import { HideColumnsPanel } from './HideColumnsPanel';
 import { useSearch } from './search';
 import { useUndo } from './undo';
 import { RowForm } from './RowForm';
+import { copyText, parseBlock, pastedValue } from './clipboard';
 import type { Row, Table } from '../types';
 import { t } from '../i18n';
 
@@ -190,6 +191,11 @@ function TableView({ access, table, tables, rowId, canEdit, comments }: { access
 
   /** Ctrl+Z / Ctrl+Shift+Z (or Ctrl+Y) anywhere in the table view but in a text field; inside an input the browser's own undo applies. */
   const onKeyDown = (e: KeyboardEvent) => {
+    if (clearCell(e)) {
+      e.preventDefault();
+      e.stopPropagation();
+      return;
+    }
     if (!canEdit || !(e.ctrlKey || e.metaKey) || (e.target as HTMLElement).closest('input, textarea, select')) return;
     const k = e.key.toLowerCase();
     if (k === 'z' && !e.shiftKey) void history.undo();
@@ -198,6 +204,68 @@ function TableView({ access, table, tables, rowId, canEdit, comments }: { access
     // Handled before the grid sees it: the grid would take the key as typing and open an editor.
     e.preventDefault();
     e.stopPropagation();
+  };
+
+  // The grid's selected cell (index among the grid's columns, 0 being the selection column).
+  const cellAt = useRef<{ idx: number; rowIdx: number } | null>(null);
+  const selectedCell = () => {
+    const at = cellAt.current;
+    const column = at ? shownColumns[at.idx - 1] : undefined;
+    const row = at ? allRows[at.rowIdx] : undefined;
+    return at && column && row ? { ...at, column, row } : null;
+  };
+  const inField = (target: EventTarget) => (target as HTMLElement).closest('input, textarea, select') !== null;
+
+  /** Delete or Backspace on a selected cell clears it (an undoable change). */
+  const clearCell = (e: KeyboardEvent) => {
+    const cell = selectedCell();
+    if (!canEdit || !cell || inField(e.target) || (e.key !== 'Delete' && e.key !== 'Backspace')) return false;
+    if (pastedValue(cell.column, '') === undefined) return false;
+    const name = cell.column.name;
+    history.record({ rows: [{ rowId: cell.row._id, before: { [name]: cell.row[name] ?? null }, after: { [name]: null } }] });
+    void writeRows([{ rowId: cell.row._id, values: { [name]: null } }]);
+    return true;
+  };
+
+  /** Ctrl+C on a selected cell copies its text. */
+  const onCopy = (e: ClipboardEvent) => {
+    const cell = selectedCell();
+    if (!cell || inField(e.target)) return;
+    e.clipboardData.setData('text/plain', copyText(cell.row[cell.column.name]));
+    e.preventDefault();
+  };
+
+  /**
+   * A block pasted on a selected cell (tab-separated, e.g. from a spreadsheet) fills as many cells to
+   * the right and below, adding rows when it runs past the last one; one undoable change.
+   */
+  const onPaste = (e: ClipboardEvent) => {
+    const cell = selectedCell();
+    if (!canEdit || !cell || inField(e.target)) return;
+    e.preventDefault();
+    const block = parseBlock(e.clipboardData.getData('text/plain'));
+    const valuesOf = (line: string[]) => {
+      const values: Record<string, unknown> = {};
+      line.forEach((text, j) => {
+        const column = shownColumns[cell.idx - 1 + j];
+        const value = column ? pastedValue(column, text) : undefined;
+        if (column && value !== undefined) values[column.name] = value;
+      });
+      return values;
+    };
+    const updates = block
+      .map((line, i) => ({ row: allRows[cell.rowIdx + i], values: valuesOf(line) }))
+      .filter((u): u is { row: Row; values: Record<string, unknown> } => u.row !== undefined && Object.keys(u.values).length > 0);
+    const extra = block.slice(allRows.length - cell.rowIdx).map(valuesOf);
+    if (updates.length > 0) {
+      history.record({ rows: updates.map((u) => ({ rowId: u.row._id, before: Object.fromEntries(Object.keys(u.values).map((k) => [k, u.row[k] ?? null])), after: u.values })) });
+      void writeRows(updates.map((u) => ({ rowId: u.row._id, values: u.values })));
+    }
+    if (extra.length > 0)
+      void action.run(async () => {
+        await gateway(access, 'rows/', { method: 'POST', body: { table_name: table.name, rows: extra } });
+        await client.invalidateQueries(key);
+      });
   };
 
   const nextMatch = (backwards = false) => {
@@ -222,7 +290,7 @@ function TableView({ access, table, tables, rowId, canEdit, comments }: { access
     });
 
   return (
-    <div className="table-view" onKeyDownCapture={onKeyDown}>
+    <div className="table-view" onKeyDownCapture={onKeyDown} onCopy={onCopy} onPaste={onPaste}>
       <div className="toolbar" role="toolbar" aria-label={t('toolbar.label')}>
         <label>
           {t('toolbar.view')}{' '}
@@ -324,6 +392,7 @@ function TableView({ access, table, tables, rowId, canEdit, comments }: { access
           rowKeyGetter={rowKey}
           selectedRows={selected}
           onSelectedRowsChange={(s) => setSelected(s as Set<string>)}
+          onSelectedCellChange={(position) => (cellAt.current = position)}
           onRowsChange={onRowsChange}
           rowHeight={34}
           emptyRowsRenderer={() => <div className="empty">{t(view && view.filters.length > 0 ? 'grid.emptyFiltered' : canEdit ? 'grid.emptyEditable' : 'grid.empty')}</div>}
