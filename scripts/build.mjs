@@ -20,7 +20,7 @@ const INPUTS = ['tsconfig.json', 'tsconfig.build.json', 'package.json', 'package
  * worker threads (node-sql-parser), loaded on first use (ioredis, nodemailer), or that read files or
  * start workers relative to their own location (socket.io serves its client, pino's transports).
  */
-const EXTERNAL = ['better-sqlite3', 'node-sql-parser', 'ioredis', 'nodemailer', 'socket.io', 'pino', 'thread-stream', 'pg-native', '@fastify/static'];
+const EXTERNAL = ['better-sqlite3', 'node-sql-parser', 'ioredis', 'nodemailer', 'socket.io', 'pino', 'thread-stream', 'pg-native', '@fastify/static', 'pino-pretty', '@fastify/swagger-ui'];
 
 /** Newest modification time (ms) of the build's inputs. */
 function newestInput() {

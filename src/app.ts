@@ -17,7 +17,7 @@ import { securityHeadersPlugin } from './plugins/security-headers.js';
 import { metricsGuardPlugin } from './plugins/metrics-guard.js';
 import { passwordThrottlePlugin } from './plugins/password-throttle.js';
 import { limitsRoutes, PasswordThrottleService } from './modules/limits/index.js';
-import { accountsRoutes } from './modules/accounts/index.js';
+import { accountsRoutes, passwordResetRoutes } from './modules/accounts/index.js';
 import { rowsRoutes } from './modules/rows/index.js';
 import { sqlRoutes } from './modules/sql/index.js';
 import { systemRoutes } from './modules/system/index.js';
@@ -93,6 +93,7 @@ export async function buildApp(c: Container, options: BuildAppOptions = {}): Pro
   await app.register(metricsRoutes(c.metrics));
   await app.register(limitsRoutes(c.limits, c.config.edition));
   await app.register(accountsRoutes(c.accounts));
+  await app.register(passwordResetRoutes(c.accounts));
   await app.register(
     workspacesRoutes({ bases: c.bases, shares: c.shares, links: c.links, clock: c.clock, publicUrl: c.config.publicUrl }),
   );

@@ -4,6 +4,9 @@ import { createContainer } from './container.js';
 import { backupSqlite, migrateToLatest, sqliteFile } from './db/index.js';
 import { AppError, badRequest } from './shared/errors.js';
 import { startServer, stopOnSignals } from './server.js';
+import { resetPassword } from './modules/accounts/index.js';
+import { startupBanner } from './startup-banner.js';
+import { VERSION } from './version.js';
 
 const USAGE = `Usage: basegate [command]
 
@@ -15,6 +18,9 @@ Commands:
   create-user <email> [--password-stdin | --password <p>] [--admin] [--name <n>]
       the password comes from stdin (first line) with --password-stdin, else from
       BASEGATE_PASSWORD, else from --password (visible to other users in the process list)
+  reset-password <email> [--password-stdin | --password <p>]
+      sets a forgotten password (the same sources as create-user); with none of them a
+      random password is generated and printed once. The user is signed out everywhere.
 `;
 
 /** Longest password line read from stdin, and how long we wait for it. */
@@ -57,6 +63,7 @@ async function main(argv: string[]): Promise<number> {
       }
       const server = await startServer(config, role === 'all' ? ROLES : [role as Role]);
       stopOnSignals(server);
+      if (role === 'all' || role === 'api') process.stdout.write(startupBanner(config, server.app.server.address(), VERSION));
       return -1; // keep running
     }
     case 'migrate': {
@@ -101,6 +108,24 @@ async function main(argv: string[]): Promise<number> {
         await migrateToLatest(c.db);
         const user = await c.accounts.createUser({ email, password, name: values.name, isStaff: values.admin });
         process.stdout.write(`Created ${user.isStaff ? 'admin' : 'user'} ${user.email} (${user.virtualId}).\n`);
+      } finally {
+        await c.close();
+      }
+      return 0;
+    }
+    case 'reset-password': {
+      const email = positionals[1];
+      const sources = [values['password-stdin'], process.env.BASEGATE_PASSWORD !== undefined, values.password !== undefined];
+      if (!email || sources.filter(Boolean).length > 1) {
+        process.stderr.write(`reset-password needs an e-mail and at most one of --password-stdin, BASEGATE_PASSWORD, --password.\n${USAGE}`);
+        return 2;
+      }
+      const given = values['password-stdin'] ? await readPasswordLine() : (process.env.BASEGATE_PASSWORD ?? values.password);
+      const c = createContainer(config);
+      try {
+        await migrateToLatest(c.db);
+        const { user, password } = await resetPassword(c.accounts, email, given);
+        process.stdout.write(given === undefined ? `New password for ${user.email}: ${password}\nIt is shown only this once.\n` : `Password of ${user.email} changed.\n`);
       } finally {
         await c.close();
       }

@@ -1,4 +1,16 @@
+import { createRequire } from 'node:module';
 import type { FastifyRequest, FastifyServerOptions } from 'fastify';
+
+const require = createRequire(import.meta.url);
+
+/**
+ * Log lines for a person at a terminal: pino-pretty's coloured one-liners (synchronous, in this
+ * thread). Loaded only when stdout is a TTY; anywhere else (files, pipes, containers) logs stay JSON.
+ */
+function prettyStream(): { write(line: string): void } {
+  const pretty = require('pino-pretty') as (options: Record<string, unknown>) => { write(line: string): void };
+  return pretty({ colorize: true, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname', sync: true });
+}
 
 /** A parameter or query name that may carry a secret, once decoded (`pass%77ord`, `Token[]`, …). */
 const SECRET_NAME = /pass|pwd|token|secret|key|signature|auth/i;
@@ -63,13 +75,15 @@ export function redactUrl(url: string, params: Record<string, unknown> = {}): st
 }
 
 /**
- * pino options for Fastify: structured JSON with the request id; the Authorization header,
- * cookies and any field named like a secret are redacted, and URLs are logged redacted.
+ * pino options for Fastify: structured JSON with the request id (human-readable when stdout is a
+ * terminal); the Authorization header, cookies and any field named like a secret are redacted, and
+ * URLs are logged redacted.
  */
-export function loggerOptions(level: string, stream?: { write(line: string): void }): FastifyServerOptions['logger'] {
+export function loggerOptions(level: string, stream?: { write(line: string): void }, isTty = process.stdout.isTTY === true): FastifyServerOptions['logger'] {
+  const out = stream ?? (isTty && level !== 'silent' ? prettyStream() : undefined);
   return {
     level,
-    ...(stream ? { stream } : {}),
+    ...(out ? { stream: out } : {}),
     redact: {
       paths: [
         'req.headers.authorization',

@@ -1,8 +1,16 @@
 import fp from 'fastify-plugin';
 import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
 import { Type } from 'typebox';
 
-/** An OpenAPI document generated from the route schemas, served at GET /api/docs/openapi.json. */
+/**
+ * The browsable API reference (Swagger UI, served from the package itself: no CDN) at /api/docs/.
+ * Scripts and styles only from this origin; the UI fetches the document from /api/docs/json.
+ */
+const DOCS_CSP =
+  "default-src 'self'; base-uri 'self'; img-src 'self' data:; object-src 'none'; script-src 'self'; script-src-attr 'none'; style-src 'self' 'unsafe-inline'; font-src 'self' data:; frame-ancestors 'none'";
+
+/** An OpenAPI document generated from the route schemas, served at GET /api/docs/openapi.json and browsable at /api/docs/. */
 export const openApiPlugin = fp<{ version: string; publicUrl: string }>(
   async (app, { version, publicUrl }) => {
     await app.register(swagger, {
@@ -15,6 +23,11 @@ export const openApiPlugin = fp<{ version: string; publicUrl: string }>(
           },
         },
       },
+    });
+    await app.register(swaggerUi, {
+      routePrefix: '/api/docs',
+      staticCSP: DOCS_CSP,
+      uiConfig: { docExpansion: 'list', deepLinking: true, displayOperationId: false, filter: true },
     });
     app.get(
       '/api/docs/openapi.json',

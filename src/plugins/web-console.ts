@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 /**
  * `web/dist`, the built console, under the package root: the nearest directory above this file with a
@@ -62,4 +62,10 @@ export async function webConsolePlugin(app: FastifyInstance, options: { root?: s
       reply.header('x-frame-options', 'DENY');
     },
   });
+  // The URL an external link hands out (workspaces.present.ts) opens the console, which shows the
+  // base read-only without an account. The parameter is named `token` so request logs redact it.
+  const openConsole = (_request: FastifyRequest, reply: FastifyReply) => reply.sendFile('index.html');
+  for (const url of ['/dtable/external-links/:token/', '/dtable/external-links/custom/:token/']) {
+    app.get(url, { schema: { hide: true } }, openConsole);
+  }
 }

@@ -73,3 +73,17 @@ export async function signIn(page: Page, url: string, email: string, password: s
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('button', { name: 'Sign out' }).waitFor();
 }
+
+export type ApiCall = <T>(path: string, init?: { method?: string; body?: unknown; token?: string }) => Promise<{ status: number; data: T }>;
+
+/** JSON calls to the server under test, with `token()` (an Account-Token) unless a call names another. */
+export function apiCaller(url: () => string, token: () => string): ApiCall {
+  return async <T>(path: string, init: { method?: string; body?: unknown; token?: string } = {}) => {
+    const res = await fetch(url() + path, {
+      method: init.method ?? 'GET',
+      headers: { authorization: `Token ${init.token ?? token()}`, ...(init.body ? { 'content-type': 'application/json' } : {}) },
+      body: init.body ? JSON.stringify(init.body) : undefined,
+    });
+    return { status: res.status, data: (await res.json()) as T };
+  };
+}

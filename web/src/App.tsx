@@ -9,8 +9,13 @@ import { Integrations } from './pages/Integrations';
 import { Inbox, Bell } from './pages/Inbox';
 import { Admin } from './pages/Admin';
 import { Loading } from './ui';
+import { ExternalBase, externalLinkToken } from './pages/ExternalBase';
+import { t } from './i18n';
 
 export function App() {
+  // An external link is opened without an account, so it needs no session.
+  const linkToken = externalLinkToken(window.location.pathname);
+  if (linkToken) return <ExternalBase token={linkToken} />;
   return (
     <SessionProvider>
       <Shell />
@@ -22,27 +27,27 @@ function Shell() {
   const { token, user, signOut } = useSession();
   const route = useRoute();
   if (!token) return <Login />;
-  if (!user) return <Loading what="Signing in" />;
+  if (!user) return <Loading what={t('session.signingIn')} />;
   return (
     <>
       <header className="topbar">
         <a className="brand" href={href()}>
-          basegate
+          {t('app.name')}
         </a>
-        <nav aria-label="Main">
-          <a href={href()}>Bases</a>
-          {user.is_staff && <a href={href('admin')}>Admin</a>}
-          <a href={href('settings')}>Settings</a>
+        <nav aria-label={t('nav.main')}>
+          <a href={href()}>{t('nav.bases')}</a>
+          {user.is_staff && <a href={href('admin')}>{t('nav.admin')}</a>}
+          <a href={href('settings')}>{t('nav.settings')}</a>
         </nav>
         <Bell />
         <span className="who" title={user.email}>
           {user.name || user.contact_email}
         </span>
         <button type="button" onClick={signOut}>
-          Sign out
+          {t('session.signOut')}
         </button>
       </header>
-      <main>
+      <main className={route[0] === 'base' && route[3] !== 'share' && route[3] !== 'integrations' ? 'fill' : undefined}>
         <Page route={route} />
       </main>
     </>

@@ -29,13 +29,15 @@ export interface RequestOptions {
   /** Defaults to the signed-in user's Account-Token. */
   token?: string | null;
   signal?: AbortSignal;
+  /** Extra request headers (e.g. `X-Link-Password`). */
+  headers?: Record<string, string>;
 }
 
 const TIMEOUT_MS = 30_000;
 
 export async function api<T>(path: string, options: RequestOptions = {}): Promise<T> {
   const token = options.token === undefined ? tokenStore.get() : options.token;
-  const headers: Record<string, string> = { accept: 'application/json' };
+  const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
   if (token) headers.authorization = `Token ${token}`;
   if (options.body !== undefined) headers['content-type'] = 'application/json';
   const controller = new AbortController();

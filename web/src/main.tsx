@@ -4,6 +4,9 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { App } from './App';
 import { ApiError } from './api';
 import './styles.css';
+import { language } from './i18n';
+
+document.documentElement.lang = language;
 
 const client = new QueryClient({
   defaultOptions: {

@@ -63,6 +63,8 @@ export interface View {
   filters: Filter[];
   filter_conjunction: 'And' | 'Or';
   sorts: Sort[];
+  /** Keys of the columns this view hides. */
+  hidden_columns?: string[];
 }
 
 export interface Table {

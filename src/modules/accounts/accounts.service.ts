@@ -189,6 +189,17 @@ export class AccountsService {
     await repo.deleteAccountToken(this.db, userId);
   }
 
+  /**
+   * Sets a user's password without the old one (an admin's reset, `basegate reset-password`); the
+   * Account-Token is rotated like on any password change. Unknown login → 404.
+   */
+  async resetPassword(login: string, password: string): Promise<UserRow> {
+    const row = await repo.findUserByLogin(this.db, login);
+    if (!row) throw notFound(`User ${login} not found.`);
+    await this.storePassword(row.id, password);
+    return row;
+  }
+
   private async storePassword(userId: number, password: string): Promise<void> {
     checkPassword(password);
     const hash = await hashPassword(password);

@@ -3,6 +3,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useSession } from '../session';
 import { ConfirmButton, Empty, ErrorText, Loading, useAction } from '../ui';
 import { gateway, q, type BaseAccess } from './base';
+import { useRelatedUsers } from './people';
 import type { Row, Table } from '../types';
 
 interface Comment {
@@ -12,21 +13,9 @@ interface Comment {
   created_at: string;
   updated_at: string;
 }
-interface RelatedUser {
-  email: string;
-  name: string;
-  contact_email: string;
-}
 
 const when = (iso: string) => iso.replace('T', ' ').slice(0, 16);
 
-/** Who can see the base: names for comment authors and the people one can @mention. */
-function useRelatedUsers(access: BaseAccess) {
-  // Read again whenever the panel opens: someone the base was just shared with can be mentioned.
-  return useQuery(['related-users', access.dtable_uuid], () => gateway<{ user_list: RelatedUser[] }>(access, 'related-users/').then((r) => r.user_list), {
-    refetchOnMount: 'always',
-  });
-}
 
 /** The comments of one row: list (newest first), add with @mentions, edit and delete one's own. */
 export function CommentsPanel({ access, table, row, onClose }: { access: BaseAccess; table: Table; row: Row; onClose: () => void }) {
@@ -34,7 +23,8 @@ export function CommentsPanel({ access, table, row, onClose }: { access: BaseAcc
   const client = useQueryClient();
   const key = ['comments', access.dtable_uuid, row._id];
   const comments = useQuery(key, () => gateway<Comment[]>(access, `comments/?${q({ row_id: row._id, table_id: table._id, limit: 100 })}`));
-  const people = useRelatedUsers(access);
+  // Read again whenever the panel opens: someone the base was just shared with can be mentioned.
+  const people = useRelatedUsers(access, { refetchOnMount: 'always' });
   const nameOf = (author: string) => people.data?.find((p) => p.email === author)?.name || author;
   const action = useAction();
   const [text, setText] = useState('');

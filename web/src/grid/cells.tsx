@@ -1,9 +1,12 @@
 import { useState, type KeyboardEvent } from 'react';
-import { TextEditor, type Column as GridColumn, type EditorProps, type FormatterProps } from 'react-data-grid';
+import { type Column as GridColumn, type EditorProps, type FormatterProps } from 'react-data-grid';
 import type { Column, Row, SelectOption, Table } from '../types';
 import type { BaseAccess } from './base';
 import { linkEditor } from './LinkEditor';
 import { formatDuration, isEditable, parseDuration } from './column-types';
+import { collaboratorEditor } from './CollaboratorEditor';
+import { formatDate, formatInstant, safeHref } from './format';
+import { Person, type RelatedUser } from './people';
 
 type Props = FormatterProps<Row>;
 type EProps = EditorProps<Row>;
@@ -27,8 +30,19 @@ function display(value: unknown): string {
   return String(value);
 }
 
+/** A URL as a link only when it is http, https or mailto (never `javascript:`); else plain text. */
+export function UrlText({ value, mailto = false }: { value: string; mailto?: boolean }) {
+  const href = safeHref(mailto ? `mailto:${value}` : value);
+  if (!href) return <>{value}</>;
+  return (
+    <a href={href} target={mailto ? undefined : '_blank'} rel="noreferrer noopener">
+      {value}
+    </a>
+  );
+}
+
 /** The cell renderer for one column type. */
-function formatterFor(column: Column) {
+export function formatterFor(column: Column, people: ReadonlyMap<string, RelatedUser> = new Map(), canEdit = true) {
   const key = column.name;
   switch (column.type) {
     case 'checkbox':
@@ -39,13 +53,31 @@ function formatterFor(column: Column) {
             aria-label={`${key} of row`}
             tabIndex={isCellSelected ? 0 : -1}
             checked={row[key] === true}
+            disabled={!canEdit}
             // Toggled on click (not change): the grid's own cell click handling must not swallow it.
             onChange={() => undefined}
             onClick={(e) => {
               e.stopPropagation();
-              onRowChange({ ...row, [key]: row[key] !== true });
+              if (canEdit) onRowChange({ ...row, [key]: row[key] !== true });
             }}
           />
+        );
+      };
+    case 'date':
+      return ({ row }: Props) => <>{formatDate(row[key], column.data?.format)}</>;
+    case 'ctime':
+    case 'mtime':
+      return ({ row }: Props) => <>{formatInstant(row[key])}</>;
+    case 'collaborator':
+      return function CollaboratorCell({ row }: Props) {
+        const value = row[key];
+        if (!Array.isArray(value)) return null;
+        return (
+          <>
+            {value.map((id) => (
+              <Person key={String(id)} id={String(id)} people={people} />
+            ))}
+          </>
         );
       };
     case 'single-select':
@@ -75,9 +107,9 @@ function formatterFor(column: Column) {
     case 'duration':
       return ({ row }: Props) => <>{formatDuration(row[key])}</>;
     case 'url':
-      return ({ row }: Props) => (typeof row[key] === 'string' ? <a href={row[key] as string} target="_blank" rel="noreferrer noopener">{row[key] as string}</a> : null);
+      return ({ row }: Props) => (typeof row[key] === 'string' ? <UrlText value={row[key] as string} /> : null);
     case 'email':
-      return ({ row }: Props) => (typeof row[key] === 'string' ? <a href={`mailto:${row[key] as string}`}>{row[key] as string}</a> : null);
+      return ({ row }: Props) => (typeof row[key] === 'string' ? <UrlText value={row[key] as string} mailto /> : null);
     default:
       return ({ row }: Props) => <>{display(row[key])}</>;
   }
@@ -85,8 +117,10 @@ function formatterFor(column: Column) {
 
 function InputEditor({ row, column, onRowChange, onClose, type, toValue, fromValue }: EProps & { type: string; toValue: (s: string) => unknown; fromValue: (v: unknown) => string }) {
   const key = column.key;
-  const [text, setText] = useState(fromValue(row[key]));
-  const commit = () => onRowChange({ ...row, [key]: toValue(text) }, true);
+  const [initial] = useState(() => fromValue(row[key]));
+  const [text, setText] = useState(initial);
+  // Unchanged text writes nothing: leaving a field must not rewrite (or, for a date, truncate) it.
+  const commit = () => (text === initial ? onClose(false) : onRowChange({ ...row, [key]: toValue(text) }, true));
   return (
     <input
       className="rdg-text-editor"
@@ -111,17 +145,23 @@ const splitList = (s: string) =>
     .filter(Boolean);
 
 /** The in-place editor for one column type (none for read-only types and checkboxes). */
-function editorFor(column: Column) {
+function editorFor(column: Column, people: readonly RelatedUser[]) {
   switch (column.type) {
     case 'number':
     case 'rate':
       return (p: EProps) => <InputEditor {...p} type="number" toValue={(s) => (s.trim() === '' ? null : Number(s))} fromValue={(v) => (v === null || v === undefined ? '' : String(v))} />;
     case 'date':
+      // A format with a time of day gets a date-and-time field (`2026-03-04 09:30` ⇄ `2026-03-04T09:30`).
+      if (String(column.data?.format ?? '').includes('HH'))
+        return (p: EProps) => (
+          <InputEditor {...p} type="datetime-local" toValue={(s) => (s ? s.replace('T', ' ') : null)} fromValue={(v) => (typeof v === 'string' ? v.slice(0, 16).replace(' ', 'T') : '')} />
+        );
       return (p: EProps) => <InputEditor {...p} type="date" toValue={(s) => s || null} fromValue={(v) => (typeof v === 'string' ? v.slice(0, 10) : '')} />;
     case 'duration':
       return (p: EProps) => <InputEditor {...p} type="text" toValue={parseDuration} fromValue={formatDuration} />;
-    case 'multiple-select':
     case 'collaborator':
+      return collaboratorEditor(people);
+    case 'multiple-select':
       return (p: EProps) => <InputEditor {...p} type="text" toValue={splitList} fromValue={(v) => (Array.isArray(v) ? v.join(', ') : '')} />;
     case 'single-select':
       return function SelectEditor({ row, column: c, onRowChange, onClose }: EProps) {
@@ -162,32 +202,44 @@ function editorFor(column: Column) {
         );
       };
     default:
-      return TextEditor;
+      return (p: EProps) => <InputEditor {...p} type="text" toValue={(s) => s} fromValue={(v) => (v === null || v === undefined ? '' : String(v))} />;
   }
 }
 
+export interface GridContext {
+  access: BaseAccess;
+  table: Table;
+  tables: Table[];
+  /** The base's users: collaborator names and choices. */
+  people: readonly RelatedUser[];
+  /** False for a read-only share or an external link: no editors, checkboxes disabled. */
+  canEdit: boolean;
+}
+
 /** Grid columns from the table's columns; keys are column names (rows are read with convert_keys). */
-export function gridColumns(columns: Column[], context?: { access: BaseAccess; table: Table; tables: Table[] }): GridColumn<Row>[] {
+export function gridColumns(columns: Column[], context: GridContext): GridColumn<Row>[] {
+  const people = new Map(context.people.map((p) => [p.email, p]));
   return columns.map((column, index) => {
-    if (column.type === 'link' && context) {
+    const formatter = formatterFor(column, people, context.canEdit);
+    if (column.type === 'link') {
       return {
         key: column.name,
         name: column.name,
         width: column.width ?? 160,
         resizable: true,
-        formatter: formatterFor(column),
-        editor: linkEditor(context.access, context.table, context.tables, column),
+        formatter,
+        ...(context.canEdit ? { editor: linkEditor(context.access, context.table, context.tables, column) } : {}),
       };
     }
-    const editable = isEditable(column.type) && column.type !== 'checkbox';
+    const editable = context.canEdit && isEditable(column.type) && column.type !== 'checkbox';
     return {
       key: column.name,
       name: column.name,
       width: column.width ?? 160,
       resizable: true,
       frozen: index === 0,
-      formatter: formatterFor(column),
-      ...(editable ? { editor: editorFor(column), editorOptions: { editOnClick: false } } : {}),
+      formatter,
+      ...(editable ? { editor: editorFor(column, context.people), editorOptions: { editOnClick: false } } : {}),
       headerCellClass: isEditable(column.type) ? undefined : 'readonly-head',
     };
   });

@@ -5,6 +5,7 @@ import { href } from '../router';
 import { ConfirmButton, CopyButton, Empty, ErrorText, Loading, useAction } from '../ui';
 import { Webhooks } from './Webhooks';
 import { Rules } from './Rules';
+import { UseApi } from './UseApi';
 
 interface ApiToken {
   app_name: string;
@@ -24,6 +25,7 @@ export function Integrations({ workspaceId, baseName }: { workspaceId: string; b
       </p>
       <h1>Integrations of “{baseName}”</h1>
       <ApiTokens workspaceId={workspaceId} baseName={baseName} />
+      <UseApi workspaceId={workspaceId} baseName={baseName} />
       <Webhooks workspaceId={workspaceId} baseName={baseName} />
       <Rules workspaceId={workspaceId} baseName={baseName} />
       <h2>Rate limit</h2>

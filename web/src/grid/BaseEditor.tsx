@@ -1,0 +1,425 @@
+import { useEffect, useMemo, useRef, useState, type ClipboardEvent, type KeyboardEvent, type ReactNode, type RefObject } from 'react';
+import { useInfiniteQuery, useQuery, useQueryClient, type InfiniteData } from '@tanstack/react-query';
+import DataGrid, { type DataGridHandle, type RowsChangeData } from 'react-data-grid';
+import { SelectColumn } from './select-column';
+import { ConfirmButton, Empty, ErrorText, Loading, useAction } from '../ui';
+import { gateway, q, slimRow, useMetadata, type BaseAccess } from './base';
+import { gridColumns } from './cells';
+import { ColumnsPanel } from './ColumnsPanel';
+import { ViewPanel } from './ViewPanel';
+import { CommentsPanel } from './CommentsPanel';
+import { useRelatedUsers } from './people';
+import { canEditBase } from './permission';
+import { HideColumnsPanel } from './HideColumnsPanel';
+import { useSearch } from './search';
+import { useUndo } from './undo';
+import { RowForm } from './RowForm';
+import { copyText, parseBlock, pastedValue } from './clipboard';
+import type { Row, Table } from '../types';
+import { t } from '../i18n';
+
+const PAGE = 1000;
+type RowPages = InfiniteData<{ rows: Row[]; start: number }>;
+const rowKey = (r: Row) => r._id;
+
+export interface BaseEditorProps {
+  access: BaseAccess;
+  title: string;
+  tableId?: string;
+  rowId?: string;
+  /** The link of a table's tab. */
+  tableHref: (tableId: string) => string;
+  /** Shown beside the title: links to sharing and integrations, the live status. */
+  head?: ReactNode;
+  /** Row comments need an account (not offered on an external link). */
+  comments?: boolean;
+}
+
+/**
+ * A base: tables as tabs, a virtual-scrolling grid loading 1,000 rows a request, views, columns.
+ * What can be changed follows the Base-Token's permission: read-only users see no edit controls.
+ */
+export function BaseEditor({ access, title, tableId, rowId, tableHref, head, comments = true }: BaseEditorProps) {
+  const metadata = useMetadata(access);
+  const canEdit = canEditBase(access);
+  if (metadata.isLoading) return <Loading what={t('editor.opening')} />;
+  if (metadata.error) return <ErrorText error={metadata.error} />;
+  const tables = metadata.data?.tables ?? [];
+  const table = tables.find((t) => t._id === tableId) ?? tables[0];
+  return (
+    <section className="editor">
+      <div className="editor-head">
+        <h1>{title}</h1>
+        {head}
+        {!canEdit && (
+          <span className="tag" role="note">
+            {t('editor.readOnly')}
+          </span>
+        )}
+      </div>
+      <nav className="tabs" aria-label={t('editor.tables')}>
+        {tables.map((t) => (
+          <a key={t._id} href={tableHref(t._id)} aria-current={t._id === table?._id ? 'page' : undefined}>
+            {t.name}
+          </a>
+        ))}
+        {canEdit && <NewTable access={access} />}
+      </nav>
+      {table ? (
+        <TableView key={table._id} access={access} table={table} tables={tables} rowId={table._id === tableId ? rowId : undefined} canEdit={canEdit} comments={comments} />
+      ) : (
+        <Empty>{t('editor.noTables')}</Empty>
+      )}
+    </section>
+  );
+}
+
+function NewTable({ access }: { access: BaseAccess }) {
+  const client = useQueryClient();
+  const action = useAction();
+  return (
+    <>
+      <button
+        type="button"
+        className="ghost"
+        onClick={() => {
+          const name = window.prompt(t('editor.newTableName'));
+          if (name)
+            void action.run(async () => {
+              await gateway(access, 'tables/', { method: 'POST', body: { table_name: name } });
+              await client.invalidateQueries(['metadata', access.dtable_uuid]);
+            });
+        }}
+      >
+        {t('editor.newTable')}
+      </button>
+      <ErrorText error={action.error} />
+    </>
+  );
+}
+
+function TableView({ access, table, tables, rowId, canEdit, comments }: { access: BaseAccess; table: Table; tables: Table[]; rowId?: string; canEdit: boolean; comments: boolean }) {
+  const client = useQueryClient();
+  const [viewName, setViewName] = useState(table.views[0]?.name ?? '');
+  const view = table.views.find((v) => v.name === viewName) ?? table.views[0];
+  const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
+  const [panel, setPanel] = useState<'none' | 'columns' | 'view' | 'comments' | 'hide'>('none');
+  const [term, setTerm] = useState('');
+  const [expanded, setExpanded] = useState(false);
+  const [matchAt, setMatchAt] = useState(-1);
+  const action = useAction();
+  const key = ['rows', access.dtable_uuid, table._id, view?.name, JSON.stringify(view?.filters), JSON.stringify(view?.sorts), view?.filter_conjunction];
+  const rows = useInfiniteQuery(
+    key,
+    async ({ pageParam = 0, signal }) => {
+      const r = await gateway<{ rows: Row[] }>(access, `rows/?${q({ table_name: table.name, view_name: view?.name, start: pageParam, limit: PAGE, convert_keys: true })}`, { signal });
+      return { rows: r.rows.map((row) => slimRow(row)), start: pageParam as number };
+    },
+    { getNextPageParam: (last) => (last.rows.length === PAGE ? last.start + PAGE : undefined), staleTime: 30_000 },
+  );
+  const allRows = useMemo(() => rows.data?.pages.flatMap((p) => p.rows) ?? [], [rows.data]);
+  const hasCollaborators = table.columns.some((c) => c.type === 'collaborator');
+  // An external link's Base-Token may not list the base's users: its collaborator cells show ids.
+  const people = useRelatedUsers(access, { enabled: hasCollaborators && comments });
+  const hidden = view?.hidden_columns;
+  const shownColumns = useMemo(() => table.columns.filter((c, i) => i === 0 || !hidden?.includes(c.key)), [table.columns, hidden]);
+  const search = useSearch(allRows, shownColumns, term);
+  // Rebuilt only when the shown columns really change (not on every metadata reload, e.g. another
+  // user's view change): new column objects would close an editor that is open.
+  const columnsKey = JSON.stringify(shownColumns);
+  const columns = useMemo(() => {
+    const cols = gridColumns(shownColumns, { access, table, tables, people: people.data ?? [], canEdit });
+    // Only while searching: a class per cell costs a call per rendered cell.
+    const marked = term.trim() ? cols.map((c) => ({ ...c, cellClass: (row: Row) => (search.isMatch(row, c.key) ? 'match' : undefined) })) : cols;
+    return [SelectColumn, ...marked];
+  }, [columnsKey, table._id, access, people.data, canEdit, term, search]);
+
+  const grid = useRef<DataGridHandle>(null);
+  const rowShown = useShowRow(rowId, allRows, rows.isLoading, grid, (id) => {
+    setSelected(new Set([id]));
+    if (comments) setPanel('comments');
+  });
+  const commentRow = selected.size === 1 ? allRows.find((r) => selected.has(r._id)) : undefined;
+
+  /** Writes cell values: shown at once, then the server's answer (or error) follows. */
+  const writeRows = (updates: Array<{ rowId: string; values: Record<string, unknown> }>) => {
+    const byId = new Map(updates.map((u) => [u.rowId, u.values]));
+    client.setQueryData<RowPages>(key, (old) =>
+      old ? { ...old, pages: old.pages.map((p) => ({ ...p, rows: p.rows.map((r) => (byId.has(r._id) ? { ...r, ...byId.get(r._id) } : r)) })) } : old,
+    );
+    return action.run(async () => {
+      try {
+        await gateway(access, 'rows/', { method: 'PUT', body: { table_name: table.name, updates: updates.map((u) => ({ row_id: u.rowId, row: u.values })) } });
+      } finally {
+        await Promise.all([client.invalidateQueries(key), client.invalidateQueries(['row', access.dtable_uuid])]);
+      }
+    });
+  };
+  const history = useUndo(writeRows);
+
+  const onRowsChange = (next: Row[], data: RowsChangeData<Row>) => {
+    // Compare rather than trust data.column: for a formatter's change (a checkbox click) the grid
+    // reports the selected cell's column, which may be another one.
+    const diff = [...new Set(data.indexes.flatMap((i) => Object.keys(next[i]!).filter((k) => next[i]![k] !== allRows[i]?.[k])))];
+    const columnNames = diff.length > 0 ? diff : data.column ? [data.column.key] : [];
+    if (columnNames.length === 0) return;
+    const pick = (r: Row | undefined) => Object.fromEntries(columnNames.map((c) => [c, r?.[c] ?? null]));
+    const rowsChanged = data.indexes.map((i) => ({ rowId: next[i]!._id, before: pick(allRows[i]), after: pick(next[i]) }));
+    history.record({ rows: rowsChanged });
+    void writeRows(rowsChanged.map((r) => ({ rowId: r.rowId, values: r.after })));
+  };
+
+  // Every field, hidden ones too, for the expanded row.
+  const formColumns = useMemo(
+    () => (expanded ? gridColumns(table.columns, { access, table, tables, people: people.data ?? [], canEdit }) : []),
+    [expanded, table, access, tables, people.data, canEdit],
+  );
+  // The view's rows leave out its hidden fields: the form reads the whole row.
+  const fullRow = useQuery(
+    ['row', access.dtable_uuid, table._id, commentRow?._id],
+    () => gateway<Row>(access, `rows/${encodeURIComponent(commentRow!._id)}/?${q({ table_name: table.name, convert_keys: true })}`).then(slimRow),
+    { enabled: expanded && commentRow !== undefined },
+  );
+  const formRow = commentRow && fullRow.data ? { ...fullRow.data, ...commentRow } : undefined;
+  const saveFromForm = (before: Row, after: Row) => {
+    const names = Object.keys(after).filter((k) => k !== '_id' && after[k] !== before[k]);
+    if (names.length === 0) return;
+    const pick = (r: Row) => Object.fromEntries(names.map((c) => [c, r[c] ?? null]));
+    history.record({ rows: [{ rowId: after._id, before: pick(before), after: pick(after) }] });
+    void writeRows([{ rowId: after._id, values: pick(after) }]);
+  };
+
+  /** Ctrl+Z / Ctrl+Shift+Z (or Ctrl+Y) anywhere in the table view but in a text field; inside an input the browser's own undo applies. */
+  const onKeyDown = (e: KeyboardEvent) => {
+    if (clearCell(e)) {
+      e.preventDefault();
+      e.stopPropagation();
+      return;
+    }
+    if (!canEdit || !(e.ctrlKey || e.metaKey) || (e.target as HTMLElement).closest('input, textarea, select')) return;
+    const k = e.key.toLowerCase();
+    if (k === 'z' && !e.shiftKey) void history.undo();
+    else if ((k === 'z' && e.shiftKey) || k === 'y') void history.redo();
+    else return;
+    // Handled before the grid sees it: the grid would take the key as typing and open an editor.
+    e.preventDefault();
+    e.stopPropagation();
+  };
+
+  // The grid's selected cell (index among the grid's columns, 0 being the selection column).
+  const cellAt = useRef<{ idx: number; rowIdx: number } | null>(null);
+  const selectedCell = () => {
+    const at = cellAt.current;
+    const column = at ? shownColumns[at.idx - 1] : undefined;
+    const row = at ? allRows[at.rowIdx] : undefined;
+    return at && column && row ? { ...at, column, row } : null;
+  };
+  const inField = (target: EventTarget) => (target as HTMLElement).closest('input, textarea, select') !== null;
+
+  /** Delete or Backspace on a selected cell clears it (an undoable change). */
+  const clearCell = (e: KeyboardEvent) => {
+    const cell = selectedCell();
+    if (!canEdit || !cell || inField(e.target) || (e.key !== 'Delete' && e.key !== 'Backspace')) return false;
+    if (pastedValue(cell.column, '') === undefined) return false;
+    const name = cell.column.name;
+    history.record({ rows: [{ rowId: cell.row._id, before: { [name]: cell.row[name] ?? null }, after: { [name]: null } }] });
+    void writeRows([{ rowId: cell.row._id, values: { [name]: null } }]);
+    return true;
+  };
+
+  /** Ctrl+C on a selected cell copies its text. */
+  const onCopy = (e: ClipboardEvent) => {
+    const cell = selectedCell();
+    if (!cell || inField(e.target)) return;
+    e.clipboardData.setData('text/plain', copyText(cell.row[cell.column.name]));
+    e.preventDefault();
+  };
+
+  /**
+   * A block pasted on a selected cell (tab-separated, e.g. from a spreadsheet) fills as many cells to
+   * the right and below, adding rows when it runs past the last one; one undoable change.
+   */
+  const onPaste = (e: ClipboardEvent) => {
+    const cell = selectedCell();
+    if (!canEdit || !cell || inField(e.target)) return;
+    e.preventDefault();
+    const block = parseBlock(e.clipboardData.getData('text/plain'));
+    const valuesOf = (line: string[]) => {
+      const values: Record<string, unknown> = {};
+      line.forEach((text, j) => {
+        const column = shownColumns[cell.idx - 1 + j];
+        const value = column ? pastedValue(column, text) : undefined;
+        if (column && value !== undefined) values[column.name] = value;
+      });
+      return values;
+    };
+    const updates = block
+      .map((line, i) => ({ row: allRows[cell.rowIdx + i], values: valuesOf(line) }))
+      .filter((u): u is { row: Row; values: Record<string, unknown> } => u.row !== undefined && Object.keys(u.values).length > 0);
+    const extra = block.slice(allRows.length - cell.rowIdx).map(valuesOf);
+    if (updates.length > 0) {
+      history.record({ rows: updates.map((u) => ({ rowId: u.row._id, before: Object.fromEntries(Object.keys(u.values).map((k) => [k, u.row[k] ?? null])), after: u.values })) });
+      void writeRows(updates.map((u) => ({ rowId: u.row._id, values: u.values })));
+    }
+    if (extra.length > 0)
+      void action.run(async () => {
+        await gateway(access, 'rows/', { method: 'POST', body: { table_name: table.name, rows: extra } });
+        await client.invalidateQueries(key);
+      });
+  };
+
+  const nextMatch = (backwards = false) => {
+    const count = search.matches.length;
+    if (count === 0) return;
+    const at = (matchAt + (backwards ? count - 1 : 1)) % count;
+    setMatchAt(at);
+    const m = search.matches[at]!;
+    grid.current?.selectCell({ rowIdx: m.rowIdx, idx: m.columnIdx + 1 });
+  };
+
+  const addRow = () =>
+    action.run(async () => {
+      await gateway(access, 'rows/', { method: 'POST', body: { table_name: table.name, rows: [{}] } });
+      await client.invalidateQueries(key);
+    });
+  const deleteRows = () =>
+    action.run(async () => {
+      await gateway(access, 'rows/', { method: 'DELETE', body: { table_name: table.name, row_ids: [...selected] } });
+      setSelected(new Set());
+      await client.invalidateQueries(key);
+    });
+
+  return (
+    <div className="table-view" onKeyDownCapture={onKeyDown} onCopy={onCopy} onPaste={onPaste}>
+      <div className="toolbar" role="toolbar" aria-label={t('toolbar.label')}>
+        <label>
+          {t('toolbar.view')}{' '}
+          <select aria-label={t('toolbar.view')} value={view?.name} onChange={(e) => setViewName(e.target.value)}>
+            {table.views.map((v) => (
+              <option key={v._id}>{v.name}</option>
+            ))}
+          </select>
+        </label>
+        {canEdit && (
+          <>
+            <button type="button" aria-pressed={panel === 'view'} onClick={() => setPanel(panel === 'view' ? 'none' : 'view')}>
+              {t('toolbar.filterSort')}{view && view.filters.length + view.sorts.length > 0 ? ` (${view.filters.length + view.sorts.length})` : ''}
+            </button>
+            <button type="button" aria-pressed={panel === 'columns'} onClick={() => setPanel(panel === 'columns' ? 'none' : 'columns')}>
+              {t('toolbar.columns')}
+            </button>
+            <button type="button" onClick={() => void addRow()} disabled={action.busy}>
+              {t('toolbar.addRow')}
+            </button>
+          </>
+        )}
+        {canEdit && (
+          <>
+            <button type="button" aria-pressed={panel === 'hide'} onClick={() => setPanel(panel === 'hide' ? 'none' : 'hide')}>
+              {t('toolbar.hide')}
+              {hidden && hidden.length > 0 ? ` (${hidden.length})` : ''}
+            </button>
+            <button type="button" onClick={() => void history.undo()} disabled={!history.canUndo} title="Ctrl+Z">
+              {t('toolbar.undo')}
+            </button>
+            <button type="button" onClick={() => void history.redo()} disabled={!history.canRedo} title="Ctrl+Shift+Z">
+              {t('toolbar.redo')}
+            </button>
+          </>
+        )}
+        <input
+          type="search"
+          className="search"
+          aria-label={t('search.label')}
+          placeholder={t('search.placeholder')}
+          value={term}
+          onChange={(e) => {
+            setTerm(e.target.value);
+            setMatchAt(-1);
+          }}
+          onKeyDown={(e) => {
+            if (e.key === 'Enter') {
+              e.preventDefault();
+              nextMatch(e.shiftKey);
+            }
+          }}
+        />
+        {term.trim() && (
+          <span className="muted small" role="status" aria-label={t('search.status')}>
+            {search.matches.length === 0 ? t('search.none') : t('search.count', { at: matchAt >= 0 ? matchAt + 1 : 0, count: search.matches.length })}
+          </span>
+        )}
+        <button type="button" disabled={selected.size !== 1} title={selected.size === 1 ? undefined : t('toolbar.expandHint')} onClick={() => setExpanded(true)}>
+          {t('toolbar.expand')}
+        </button>
+        {comments && (
+          <button
+            type="button"
+            aria-pressed={panel === 'comments'}
+            disabled={selected.size !== 1}
+            title={selected.size === 1 ? undefined : t('toolbar.commentsHint')}
+            onClick={() => setPanel(panel === 'comments' ? 'none' : 'comments')}
+          >
+            {t('toolbar.comments')}
+          </button>
+        )}
+        {canEdit && (
+          <ConfirmButton label={t('toolbar.deleteRows', { count: selected.size })} question={t('toolbar.deleteRowsQuestion', { count: selected.size })} disabled={selected.size === 0} onConfirm={() => void deleteRows()} />
+        )}
+        <span className="muted small" role="status">
+          {rows.isFetching ? t('toolbar.loadingRows') : t('toolbar.rowCount', { count: `${allRows.length}${rows.hasNextPage ? '+' : ''}` })}
+        </span>
+      </div>
+      <ErrorText error={action.error} />
+      {rowShown === false && <p className="notice">{t('grid.rowNotLoaded')}</p>}
+      {panel === 'view' && canEdit && view && <ViewPanel access={access} table={table} view={view} onViewChange={setViewName} />}
+      {panel === 'hide' && canEdit && view && <HideColumnsPanel access={access} table={table} view={view} />}
+      {panel === 'columns' && canEdit && <ColumnsPanel access={access} table={table} />}
+      {panel === 'comments' && commentRow && <CommentsPanel key={commentRow._id} access={access} table={table} row={commentRow} onClose={() => setPanel('none')} />}
+      {expanded && formRow && (
+        <RowForm row={formRow} columns={formColumns} types={new Map(table.columns.map((c) => [c.name, c.type]))} onSave={saveFromForm} onClose={() => setExpanded(false)} />
+      )}
+      {rows.error ? <ErrorText error={rows.error} /> : null}
+      {rows.isLoading ? (
+        <Loading what={t('grid.loading')} />
+      ) : (
+        <DataGrid
+          ref={grid}
+          className="grid"
+          aria-label={t('grid.label', { table: table.name })}
+          columns={columns}
+          rows={allRows}
+          rowKeyGetter={rowKey}
+          selectedRows={selected}
+          onSelectedRowsChange={(s) => setSelected(s as Set<string>)}
+          onSelectedCellChange={(position) => (cellAt.current = position)}
+          onRowsChange={onRowsChange}
+          rowHeight={34}
+          emptyRowsRenderer={() => <div className="empty">{t(view && view.filters.length > 0 ? 'grid.emptyFiltered' : canEdit ? 'grid.emptyEditable' : 'grid.empty')}</div>}
+          onScroll={(e) => {
+            const el = e.currentTarget;
+            if (el.scrollTop + el.clientHeight > el.scrollHeight - 600 && rows.hasNextPage && !rows.isFetchingNextPage) void rows.fetchNextPage();
+          }}
+        />
+      )}
+    </div>
+  );
+}
+
+/**
+ * A link to a row (`#/base/…/table/<id>/row/<row id>`, from the inbox): once the rows are loaded,
+ * scroll to it, select it and open its comments. Returns whether it was found (undefined: not yet).
+ */
+function useShowRow(rowId: string | undefined, rows: Row[], loading: boolean, grid: RefObject<DataGridHandle>, select: (id: string) => void): boolean | undefined {
+  const [result, setResult] = useState<{ id: string; found: boolean }>();
+  useEffect(() => {
+    if (!rowId || loading || result?.id === rowId) return;
+    const index = rows.findIndex((r) => r._id === rowId);
+    if (index >= 0) {
+      grid.current?.scrollToRow(index);
+      select(rowId);
+    }
+    setResult({ id: rowId, found: index >= 0 });
+  }, [rowId, rows, loading, result, grid, select]);
+  return rowId && result?.id === rowId ? result.found : undefined;
+}

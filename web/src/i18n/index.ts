@@ -1,0 +1,31 @@
+import { messages as en, type MessageKey } from './en';
+
+type Catalogue = Partial<Record<MessageKey, string>>;
+
+/** Every catalogue file in this folder (`en.ts`, `de.ts`, …), by language code. */
+const files = import.meta.glob<{ messages: Catalogue }>('./*.ts', { eager: true });
+const catalogues = new Map<string, Catalogue>(
+  Object.entries(files)
+    .filter(([file]) => !file.endsWith('/index.ts'))
+    .map(([file, module]) => [file.replace(/^\.\/|\.ts$/g, ''), module.messages]),
+);
+
+/** The first of the browser's languages that has a catalogue; English otherwise. */
+function pickLanguage(): string {
+  for (const tag of navigator.languages ?? [navigator.language]) {
+    const code = tag.toLowerCase();
+    if (catalogues.has(code)) return code;
+    const base = code.split('-')[0]!;
+    if (catalogues.has(base)) return base;
+  }
+  return 'en';
+}
+
+export const language = pickLanguage();
+const active = catalogues.get(language) ?? {};
+
+/** The text for `key` in the user's language (English when missing), `{name}` filled from `params`. */
+export function t(key: MessageKey, params: Record<string, string | number> = {}): string {
+  const text = active[key] ?? en[key];
+  return text.replace(/\{(\w+)\}/g, (whole, name: string) => (name in params ? String(params[name]) : whole));
+}
