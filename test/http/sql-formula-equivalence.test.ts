@@ -104,6 +104,13 @@ describe.each(DIALECTS)('every formula function: formula column ≡ SQL (%s)', (
     const page = await g.call('POST', 'sql/', { sql: "SELECT Name FROM Calc WHERE Name <> 'r9' AND isblank(S) = false ORDER BY Name DESC LIMIT 1 OFFSET 1", convert_keys: true });
     expect(page.statusCode, page.body).toBe(200);
     expect(page.json().results.map((r: { Name: string }) => r.Name)).toEqual(['r2']);
+    for (const condition of ['upper(S) IS NULL', "dateadd(D, 1, 'days') IS NULL", "upper(S) IS NULL AND dateadd(D, 1, 'days') IS NULL"]) {
+      const empty = await g.call('POST', 'sql/', { sql: `SELECT Name FROM Calc WHERE ${condition} ORDER BY Name`, convert_keys: true });
+      expect(empty.statusCode, empty.body).toBe(200);
+      expect(empty.json().results.map((r: { Name: string }) => r.Name), condition).toEqual(['r4']);
+    }
+    const present = await g.call('POST', 'sql/', { sql: 'SELECT Name FROM Calc WHERE proper(S) IS NOT NULL ORDER BY Name', convert_keys: true });
+    expect(present.json().results.map((r: { Name: string }) => r.Name)).toEqual(['r1', 'r2', 'r3']);
     const refused: Array<[string, RegExp]> = [
       ["UPDATE Calc SET A = 1 WHERE upper(S) = 'X'", /Function upper is not supported/],
       ['SELECT Name FROM Calc ORDER BY lower(S)', /ORDER BY cannot use functions computed by the formula engine/],

@@ -127,6 +127,11 @@ function formulaSource(node: Node, scope: TableScope, bindings: Bindings, reader
     }
     case 'binary_expr': {
       const op = String(node.operator).toUpperCase();
+      // `x IS [NOT] NULL`: empty as SQL reads it ('' and [] are NULL), the formula's isblank.
+      if ((op === 'IS' || op === 'IS NOT') && isNode(node.right) && node.right.type === 'null') {
+        const blank = `isblank(${formulaSource(node.left as Node, scope, bindings, readers)})`;
+        return op === 'IS' ? blank : `not(${blank})`;
+      }
       const logical = op === 'AND' || op === 'OR' || op === '&&' || op === '||';
       if (!ARITHMETIC.has(op) && !COMPARISONS[op] && !logical) {
         throw sqlError(`Operator ${op} cannot be combined with function ${firstFunction(node)} (computed by the formula engine).`);
@@ -194,6 +199,20 @@ export function formulaItem(node: Node, scope: TableScope, bindings: Bindings, t
       return toCell(evaluate(compiled, (key) => byKey.get(key)?.read(row, timeZone) ?? null, ctx), type, timeZone);
     },
   };
+}
+
+/**
+ * A WHERE term the formula library evaluates; the row is kept when it gives `true`. `x IS [NOT] NULL` at
+ * the top reads x's own value (empty, or a value the formula cannot compute, is NULL), so an error inside
+ * x does not make the whole condition unknown.
+ */
+export function formulaCondition(node: Node, scope: TableScope, bindings: Bindings, timeZone: string, now: () => number): FormulaItem {
+  const op = node.type === 'binary_expr' ? String(node.operator).toUpperCase() : '';
+  if ((op === 'IS' || op === 'IS NOT') && isNode(node.right) && node.right.type === 'null' && isNode(node.left)) {
+    const inner = formulaItem(node.left, scope, bindings, timeZone, now);
+    return { type: 'bool', evaluate: (row) => (inner.evaluate(row) === null) === (op === 'IS') };
+  }
+  return formulaItem(node, scope, bindings, timeZone, now);
 }
 
 /** The `metadata` type of a formula item's column. */

@@ -22,7 +22,7 @@ import { columnName, identifier, resolveColumnRef, singleTable, type TableScope 
 import { sameField, selectOptions, type Field, type SqlTable } from './schema.js';
 import { sqlError } from './sql-error.js';
 import type { Bindings } from './values.js';
-import { formulaItem, formulaItemColumnType, needsFormulaEngine, type FormulaItem } from './formula-items.js';
+import { formulaCondition, formulaItem, formulaItemColumnType, needsFormulaEngine, type FormulaItem } from './formula-items.js';
 
 export interface SelectContext {
   dialect: DialectName;
@@ -107,7 +107,7 @@ export function planSelect(ast: Node, ctx: SelectContext): SelectPlan {
     return planGrouped(ast, ctx, scope, items, groupNodes, distinct, filter, sql`limit ${window.limit} offset ${window.offset}`);
   }
   if (residual.length === 0) return planRows(ast, ctx, scope, items, filter, sql`limit ${window.limit} offset ${window.offset}`);
-  const conditions = residual.map((node) => formulaItem(node, scope, ctx.bindings, ctx.timeZone ?? 'UTC', ctx.now ?? Date.now));
+  const conditions = residual.map((node) => formulaCondition(node, scope, ctx.bindings, ctx.timeZone ?? 'UTC', ctx.now ?? Date.now));
   const plan = planRows(ast, ctx, scope, items, filter, sql`limit ${FORMULA_SCAN_LIMIT + 1}`);
   return { ...plan, residual: { conditions, window } };
 }
