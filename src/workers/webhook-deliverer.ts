@@ -1,5 +1,5 @@
 import type { Clock } from '../shared/clock.js';
-import { LoopTimer } from './loop-timer.js';
+import { LoopTimer } from '../shared/loop-timer.js';
 
 /** What the loop drives: a round (tests), the continuous pool (the loop), and the next due time. */
 export interface DeliveryRounds {

@@ -1,7 +1,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { DialectName, Db, Executor } from '../../db/index.js';
 import type { Clock } from '../../shared/clock.js';
-import { LoopTimer } from '../../workers/loop-timer.js';
+import { LoopTimer } from '../../shared/loop-timer.js';
 import {
   advanceConsumer,
   ensureConsumer,
