@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { FormData, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DIALECTS, basePath, createBase, createTestApp, createUser, type TestApp, type TestBase, type TestUser } from '../helpers/index.js';
+import { DIALECTS, basePath, baseToken, createBase, createTestApp, createUser, type TestApp, type TestBase, type TestUser } from '../helpers/index.js';
 import { STORAGES, storageEnv } from '../helpers/s3-server.js';
 import { PNG_1X1 } from '../helpers/asset-fixtures.js';
 
@@ -43,6 +43,11 @@ describe.each(DIALECTS.flatMap((d) => STORAGES.map((s) => [d, s] as const)))('of
     base = await createBase(t, owner, 'Files');
     const created = await t.request({ method: 'POST', url: basePath(base, 'api-tokens/'), token: owner.token, payload: { app_name: 'files', permission: 'rw' } });
     apiToken = created.json<{ api_token: string }>().api_token;
+    const token = await baseToken(t, owner, base);
+    for (const [name, type] of [['Attachment', 'file'], ['Picture', 'image']]) {
+      const column = await t.request({ method: 'POST', url: `/api-gateway/api/v2/dtables/${base.uuid}/columns/`, token, payload: { table_name: 'Table1', column_name: name, column_type: type } });
+      expect(column.statusCode, column.body).toBe(200);
+    }
   }, 60_000);
 
   afterAll(async () => {
@@ -70,6 +75,9 @@ describe.each(DIALECTS.flatMap((d) => STORAGES.map((s) => [d, s] as const)))('of
     expect(out.download_link).toMatch(new RegExp(`^${server}/seafhttp/files/`));
     expect(out.downloaded).toBe('replaced!');
     expect(out.downloaded_image_size).toBe(PNG_1X1.length);
+    // The original's cell values: file `[{name, size, type, url}]`, image `[url]`.
+    expect(out.row.Attachment).toEqual([{ type: 'file', name: 'hello world.txt', size: 17, url: out.bytes.url }]);
+    expect(out.row.Picture).toEqual([out.image.url]);
   }, 90_000);
 
   it('PHP SDK shapes: Bearer API-Token, the file part before the fields, DELETE app-asset', async () => {

@@ -26,4 +26,7 @@ with open(saved, 'rb') as f:
 saved_img = os.path.join(download_dir, 'saved.png')
 base.download_file(out['image']['url'], saved_img)
 out['downloaded_image_size'] = os.path.getsize(saved_img)
+# The uploaded file's info dict and the image URL go into file and image cells unchanged.
+row = base.append_row('Table1', {'Name': 'with files', 'Attachment': [out['bytes']], 'Picture': [out['image']['url']]})
+out['row'] = [r for r in base.list_rows('Table1') if r.get('_id') == row['_id']][0]
 print(json.dumps(out))
