@@ -126,3 +126,22 @@ describe.each(DIALECTS)('restore from a backup (%s)', (dialect) => {
     expect(await restored.exited).toBe(0);
   }, 180_000);
 });
+
+describe('basegate backup', () => {
+  const backup = (env: NodeJS.ProcessEnv, file: string) =>
+    run(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'backup', file], { cwd: ROOT, env }).then(
+      (done) => ({ code: 0, out: done.stdout + done.stderr }),
+      (failed: { code: number; stdout: string; stderr: string }) => ({ code: failed.code, out: failed.stdout + failed.stderr }),
+    );
+
+  it('never overwrites a file, and sends PostgreSQL to pg_dump', async () => {
+    const { env, dataDir } = await serverEnv('sqlite');
+    const first = await startServerProcess(env); // creates and migrates the database
+    cleanup.push(() => killHard(first));
+    const target = path.join(dataDir, 'copy.sqlite3');
+    expect(await backup(env, target)).toMatchObject({ code: 0, out: expect.stringMatching(/Backed up to .*copy\.sqlite3 \(\d+ bytes\)/) });
+    expect(await backup(env, target)).toEqual({ code: 1, out: expect.stringMatching(/Backup failed: .*exists; name a new file/) });
+    const pgEnv = { ...env, DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' };
+    expect(await backup(pgEnv, path.join(dataDir, 'pg.dump'))).toEqual({ code: 2, out: expect.stringMatching(/for PostgreSQL use pg_dump/) });
+  }, 60_000);
+});

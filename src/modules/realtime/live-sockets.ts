@@ -17,6 +17,11 @@ export interface LiveSocketsOptions {
   maxBufferedBytes: number;
   /** `join-room` calls per socket and minute. */
   joinsPerMinute: number;
+  /**
+   * With a shared adapter (Redis): how often a joined socket's recovery session is written to it while
+   * connected (0 = never). socket.io writes it only on disconnect, which a killed process never does.
+   */
+  sessionRefreshMs: number;
   trustProxy: boolean;
   /** How often every socket's credential is checked again and its send buffer measured. */
   sweepIntervalMs: number;
@@ -84,6 +89,7 @@ export class LiveSockets {
   private sweepTimer: NodeJS.Timeout | null = null;
   private sweeping = false;
   private readonly joins: RateLimiterMemory;
+  private readonly sessionWritten = new WeakMap<Socket, number>();
 
   constructor(
     private readonly io: Server,
@@ -129,6 +135,8 @@ export class LiveSockets {
       this.refuse(socket, 'Too many connections.');
       return;
     }
+    // (Restoring took the stored session away: store it again for the next reconnect.)
+    if (socket.recovered && restored.token) this.storeSession(socket, true);
     if (socket.recovered && restored.baseId !== undefined) {
       const baseId = restored.baseId;
       this.presence.joined(baseId).catch((error: unknown) => {
@@ -221,6 +229,7 @@ export class LiveSockets {
     for (const room of socket.rooms) if (room !== socket.id) await socket.leave(room);
     await socket.join(baseRoom(uuid));
     if (claims.source === 'account') await socket.join(userRoom(claims.sourceId));
+    this.storeSession(socket, true);
     return null;
   }
 
@@ -255,6 +264,21 @@ export class LiveSockets {
     }
   }
 
+  /**
+   * Writes the joined socket's recovery session (rooms and data) to the shared adapter now and then
+   * while it is connected, so that when this process dies without a goodbye (kill -9) the client
+   * still resumes on another instance: the adapter's session lives `REALTIME_RECOVERY_SECONDS`.
+   */
+  private storeSession(socket: Socket, now: boolean): void {
+    if (this.options.sessionRefreshMs <= 0 || !socket.connected) return;
+    const at = Date.now();
+    if (!now && at - (this.sessionWritten.get(socket) ?? 0) < this.options.sessionRefreshMs) return;
+    const pid = (socket as unknown as { pid?: string }).pid;
+    if (!pid) return;
+    this.sessionWritten.set(socket, at);
+    this.io.of('/').adapter.persistSession({ sid: socket.id, pid, rooms: [...socket.rooms], data: socket.data });
+  }
+
   /** The error event, then the disconnect (sent after it, on the same transport). */
   private refuse(socket: Socket, message: string): void {
     socket.emit('error', { error_msg: message });
@@ -285,6 +309,7 @@ export class LiveSockets {
         }
         const data = socket.data as Partial<JoinedData>;
         if (!data.token || !data.baseUuid) continue;
+        this.storeSession(socket, false);
         const key = `${data.baseUuid} ${data.token}`;
         let check = checks.get(key);
         if (!check) checks.set(key, (check = this.verifier.check(data.token, data.baseUuid)));

@@ -128,6 +128,8 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
       maxBufferedPackets: config.realtimeMaxBufferedPackets,
       maxBufferedBytes: config.realtimeMaxBufferedBytes,
       joinsPerMinute: config.realtimeJoinsPerMinute,
+      // Written well within the session's lifetime (the recovery window).
+      sessionRefreshMs: redis ? recoveryMs / 3 : 0,
       trustProxy: config.trustProxy,
       sweepIntervalMs,
     },
