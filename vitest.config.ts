@@ -15,7 +15,7 @@ const SHARED_REDIS = [
 const ISOLATED = ['src/**/*.test.ts'];
 
 /**
- * Speed (issue 35 item 5; figures in docs/testing.md): the suite spends most of its time waiting
+ * Speed (issue 35 item 5; figures in the README, Tests): the suite spends most of its time waiting
  * (HTTP, timers, child processes) and importing the app's module graph, so
  * - more workers than cores (vitest's default on a 2-core machine is one), each file still on a
  *   database of its own (a fresh in-memory SQLite or PostgreSQL schema: test/helpers/db.ts);

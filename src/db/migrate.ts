@@ -7,10 +7,18 @@ const provider: MigrationProvider = { getMigrations: async () => migrations };
 /** Apply every pending migration; throws with the failing migration's error. */
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
   const migrator = new Migrator({ db, provider, ...(await migrationSchema(db)) });
-  const { error, results } = await migrator.migrateToLatest();
-  if (error) throw error instanceof Error ? error : new Error(String(error));
-  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+  for (let attempt = 1; ; attempt++) {
+    const { error, results } = await migrator.migrateToLatest();
+    if (!error) return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+    // Kysely's existence check reads the catalog of every schema (has_schema_privilege per schema):
+    // another schema dropped meanwhile fails it with 3F000 (tests drop theirs side by side). Nothing
+    // was applied by that check; applied migrations are recorded, so running again is safe.
+    if ((error as { code?: string }).code !== INVALID_SCHEMA_NAME || attempt >= 3) throw error instanceof Error ? error : new Error(String(error));
+  }
 }
+
+/** PostgreSQL's invalid_schema_name. */
+const INVALID_SCHEMA_NAME = '3F000';
 
 /**
  * On PostgreSQL, pin Kysely's bookkeeping tables to the connection's current schema: without it the
