@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import type { Container } from './container.js';
+import { generatePassword } from './modules/accounts/index.js';
 
 /**
  * On a fresh installation (no users), create the first system admin from ADMIN_EMAIL and
@@ -7,7 +7,7 @@ import type { Container } from './container.js';
  */
 export async function ensureAdmin(c: Container, print: (line: string) => void): Promise<void> {
   if ((await c.accounts.countUsers()) > 0) return;
-  const password = c.config.adminPassword ?? randomBytes(12).toString('base64url');
+  const password = c.config.adminPassword ?? generatePassword();
   await c.accounts.createUser({ email: c.config.adminEmail, password, name: 'admin', isStaff: true });
   if (c.config.adminPassword) {
     print(`Created admin ${c.config.adminEmail} with the password from ADMIN_PASSWORD.`);

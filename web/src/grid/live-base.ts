@@ -81,7 +81,7 @@ class BaseUpdates {
     for (const tableId of reload) await this.client.invalidateQueries(this.rowsKey(tableId));
   }
 
-  /** Reads the changed rows as the grid shows them and puts them in place of the cached ones. */
+  /** Reads the changed rows as the grid shows them (an unchanged row keeps its object, see keepIfSame) and puts them in place of the cached ones. */
   private async patch(table: Table, ids: string[]): Promise<void> {
     const fresh = new Map<string, Row>();
     await Promise.all(
@@ -99,7 +99,7 @@ class BaseUpdates {
       if (filters !== '[]' || sorts !== '[]') void this.client.invalidateQueries(query.queryKey, { exact: true });
       else
         this.client.setQueryData<RowPages>(query.queryKey, (old) =>
-          old ? { ...old, pages: old.pages.map((p) => ({ ...p, rows: p.rows.map((r) => fresh.get(r._id) ?? r) })) } : old,
+          old ? { ...old, pages: old.pages.map((p) => ({ ...p, rows: p.rows.map((r) => keepIfSame(r, fresh.get(r._id))) })) } : old,
         );
     }
   }
@@ -117,4 +117,15 @@ export function useLiveBase(access: BaseAccess | undefined, workspaceId: string,
     );
   }, [client, access, workspaceId, baseName]);
   return status;
+}
+
+/**
+ * The fresh row, or the cached one when nothing in it changed: the grid closes an open editor when
+ * the edited row's object is replaced, and the echo of the user's own earlier write must not do that.
+ */
+function keepIfSame(cached: Row, fresh: Row | undefined): Row {
+  if (!fresh) return cached;
+  const keys = new Set([...Object.keys(cached), ...Object.keys(fresh)]);
+  for (const key of keys) if (JSON.stringify(cached[key]) !== JSON.stringify(fresh[key])) return fresh;
+  return cached;
 }

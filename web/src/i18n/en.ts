@@ -5,6 +5,10 @@
  */
 export const messages = {
   'app.name': 'basegate',
+  'login.form': 'Sign in',
+  'login.email': 'E-mail',
+  'login.password': 'Password',
+  'login.submit': 'Sign in',
   'nav.main': 'Main',
   'nav.bases': 'Bases',
   'nav.admin': 'Admin',

@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { useSession } from '../session';
 import { ErrorText, useAction } from '../ui';
+import { t } from '../i18n';
 
 export function Login() {
   const { signIn, ended } = useSession();
@@ -13,23 +14,23 @@ export function Login() {
   };
   return (
     <main className="login">
-      <h1>basegate</h1>
+      <h1>{t('app.name')}</h1>
       {ended && (
         <p className="notice" role="status">
           {ended}
         </p>
       )}
-      <form onSubmit={submit} aria-label="Sign in">
+      <form onSubmit={submit} aria-label={t('login.form')}>
         <label>
-          E-mail
+          {t('login.email')}
           <input type="email" autoComplete="username" value={email} onChange={(e) => setEmail(e.target.value)} required />
         </label>
         <label>
-          Password
+          {t('login.password')}
           <input type="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} required />
         </label>
         <button type="submit" disabled={action.busy}>
-          Sign in
+          {t('login.submit')}
         </button>
         <ErrorText error={action.error} />
       </form>
