@@ -28,6 +28,8 @@ export interface FormulaThreadsOptions {
  */
 export class FormulaThreads {
   private readonly pool: ThreadPool;
+  /** Batches computed on threads so far (tests and diagnostics tell the two paths apart by it). */
+  threadBatches = 0;
 
   constructor(readonly options: FormulaThreadsOptions) {
     this.pool = new ThreadPool({ threads: options.threads, name: 'formula thread', start: startThread, rebuildError: (f) => new Error(String(f.message ?? 'formula thread error')) });
@@ -39,6 +41,7 @@ export class FormulaThreads {
     if (!plan || rows.length === 0) return 0;
     const deadline = performance.now() + this.options.timeoutMs;
     const offThread = this.pool.enabled && rows.length * plan.keys.length >= THREAD_MIN_CELLS;
+    if (offThread) this.threadBatches++;
     const done = offThread ? await this.onThreads(plan, table, rows, ctx, deadline, owner) : await onMainThread(plan, rows, ctx, deadline);
     for (const row of rows.slice(done)) storeFormulaCells(row, plan.keys, undefined);
     return rows.length - done;
