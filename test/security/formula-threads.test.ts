@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DIALECTS, createTestApp, type TestApp } from '../helpers/index.js';
+import { DIALECTS, type TestApp } from '../helpers/index.js';
 import { expectNoStall } from '../helpers/ping-stall.js';
-import { addTable, appendRows, gateway, listRows, type Gateway } from '../http/rows.fixtures.js';
+import { appWithTable, appendRows, listRows, type Gateway } from '../http/rows.fixtures.js';
 
 /** Issue #24 item 1: large formula batches run on formula threads under FORMULA_BATCH_TIMEOUT_MS. */
 
@@ -35,9 +35,7 @@ describe.each(DIALECTS)('formula batches on threads (%s)', (dialect) => {
   let g: Gateway;
 
   beforeAll(async () => {
-    t = await createTestApp(dialect, { TIME_ZONE: 'Europe/Berlin' });
-    g = await gateway(t);
-    await addTable(g, 'T', [
+    ({ t, g } = await appWithTable(dialect, { TIME_ZONE: 'Europe/Berlin' }, [
       { column_name: 'Item', column_type: 'text' },
       { column_name: 'Price', column_type: 'number' },
       { column_name: 'Qty', column_type: 'number' },
@@ -45,7 +43,7 @@ describe.each(DIALECTS)('formula batches on threads (%s)', (dialect) => {
       { column_name: 'Paid', column_type: 'checkbox' },
       { column_name: 'Text', column_type: 'text' },
       { column_name: 'Copy', column_type: 'number' },
-    ]);
+    ]));
     for (const [name, formula] of FORMULAS) {
       const res = await g.call('POST', 'columns/', { table_name: 'T', column_name: name, column_type: 'formula', column_data: { formula } });
       expect(res.statusCode, res.body).toBe(200);
@@ -99,9 +97,7 @@ describe.each(DIALECTS)('a formula batch over FORMULA_BATCH_TIMEOUT_MS (%s)', (d
   const heavy = (n: number) => `len(substitute(substitute(rept({Text}, 4000), "a", "${n}"), "${n}", "c"))`;
 
   beforeAll(async () => {
-    t = await createTestApp(dialect, { FORMULA_BATCH_TIMEOUT_MS: '300' });
-    g = await gateway(t);
-    await addTable(g, 'T', [{ column_name: 'Text', column_type: 'text' }]);
+    ({ t, g } = await appWithTable(dialect, { FORMULA_BATCH_TIMEOUT_MS: '300' }, [{ column_name: 'Text', column_type: 'text' }]));
     for (const n of [1, 2, 3]) {
       const res = await g.call('POST', 'columns/', { table_name: 'T', column_name: `Heavy ${n}`, column_type: 'formula', column_data: { formula: heavy(n) } });
       expect(res.statusCode, res.body).toBe(200);
