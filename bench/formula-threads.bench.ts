@@ -26,15 +26,8 @@ const rowsOf = (count: number): PlanRow[] =>
 const ctx = { timeZone: 'UTC', now: Date.UTC(2024, 0, 31) };
 
 // One thread, and every batch sent to it (threshold aside): the bench times the hop itself.
-const threads = new FormulaThreads({ threads: 1, timeoutMs: 600_000 });
-const onThread = (rows: PlanRow[]) => (threads as unknown as { onThreads: (...a: unknown[]) => Promise<number> }).onThreads(
-  // The plan argument is only used to store cells; the thread compiles its own.
-  { keys: FORMULAS.map((_, i) => `f${i}`) },
-  table,
-  rows,
-  ctx,
-  performance.now() + 600_000,
-);
+const threads = new FormulaThreads({ threads: 1, timeoutMs: 600_000, minThreadCells: 0 });
+const onThread = (rows: PlanRow[]) => threads.compute(table, rows, ctx);
 
 await onThread(rowsOf(1000)); // start and warm the thread
 console.log(`formula batch on the main thread vs on a warm formula thread — ${FORMULAS.length} formula columns, ${ROUNDS} rounds (medians)`);

@@ -18,6 +18,8 @@ export interface FormulaThreadsOptions {
   threads: number;
   /** FORMULA_BATCH_TIMEOUT_MS: the time limit of one batch; cells still unevaluated at the limit become errors. */
   timeoutMs: number;
+  /** Smallest batch (rows x formula columns) sent to a thread; THREAD_MIN_CELLS unless set (benchmarks). */
+  minThreadCells?: number;
 }
 
 /**
@@ -40,7 +42,7 @@ export class FormulaThreads {
     const plan = FormulaPlan.of(table);
     if (!plan || rows.length === 0) return 0;
     const deadline = performance.now() + this.options.timeoutMs;
-    const offThread = this.pool.enabled && rows.length * plan.keys.length >= THREAD_MIN_CELLS;
+    const offThread = this.pool.enabled && rows.length * plan.keys.length >= (this.options.minThreadCells ?? THREAD_MIN_CELLS);
     if (offThread) this.threadBatches++;
     const done = offThread ? await this.onThreads(plan, table, rows, ctx, deadline, owner) : await onMainThread(plan, rows, ctx, deadline);
     for (const row of rows.slice(done)) storeFormulaCells(row, plan.keys, undefined);
