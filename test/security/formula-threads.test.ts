@@ -119,7 +119,7 @@ describe.each(DIALECTS)('a formula batch over FORMULA_BATCH_TIMEOUT_MS (%s)', (d
     expect(rows.slice(-200).every((row) => [1, 2, 3].every((n) => (row[`Heavy ${n}`] ?? null) === null))).toBe(true);
   });
 
-  it('computes a small batch on the main thread as before, after the thread at the limit was replaced', async () => {
+  it('computes a small batch afterwards on the main thread as before', async () => {
     const [id] = await appendRows(g, 'T', [{ Text: 'abcdefghijabcdefghij' }]);
     const row = (await g.call('GET', `rows/${id}/?table_name=T&convert_keys=true`)).json();
     expect(row).toMatchObject({ 'Heavy 1': 80_000, 'Heavy 2': 80_000, 'Heavy 3': 80_000 });
