@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Bundles src/ into one file, dist/cli.js, with esbuild (a dependency of tsx and vite). `npm run build`
+// Bundles src/ into dist/cli.js (and the formula threads' dist/formula-thread.js) with esbuild (a dependency of tsx and vite). `npm run build`
 // runs it; bin/basegate.js calls `ensureBuilt()` so `npm start` rebuilds only when dist/ is older than
 // its inputs. One file instead of ~1,000 ES modules (ours, typebox's, kysely's, jose's …) roughly
 // halves the CPU time to the first answer: resolving, reading and linking each module was most of it.
@@ -55,8 +55,9 @@ export async function build({ log = (line) => process.stderr.write(line + '\n') 
   try {
     await esbuild.build({
       absWorkingDir: ROOT,
-      entryPoints: ['src/cli.ts'],
-      outfile: path.join(tmp, 'cli.js'),
+      // The formula threads' code is an entry of its own (src/modules/formulas/formula-threads.ts starts dist/formula-thread.js).
+      entryPoints: { cli: 'src/cli.ts', 'formula-thread': 'src/modules/formulas/formula-thread.ts' },
+      outdir: tmp,
       bundle: true,
       platform: 'node',
       format: 'esm',

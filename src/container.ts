@@ -9,6 +9,7 @@ import { createTokensModule, type AccessTokenService, type BaseTokenVerifier, ty
 import { Dispatcher } from './modules/outbox/index.js';
 import { actorOfClaims, applyLiveOperation, configureSizeLimits, createBaseData, ROW_LIMITS, volatileFormulaTick, type BaseData } from './modules/rows/index.js';
 import { SqlService, SqlThreads, sqliteFileOf } from './modules/sql/index.js';
+import { FormulaThreads } from './modules/formulas/index.js';
 import { createLimits, type Limits } from './modules/limits/index.js';
 import { createMetrics, type Metrics } from './platform/metrics.js';
 import { createRedis, type Redis } from './platform/redis.js';
@@ -99,6 +100,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   const redis = config.redisUrl ? createRedis(config.redisUrl, { name: 'shared', clock }) : null;
   const baseData = createBaseData(db, handle.dialect, clock, () => dispatcher.wake(), handle.externalChanges, handle.revisionChannel);
   baseData.writer.timeZone = config.timeZone;
+  baseData.writer.formulas = new FormulaThreads({ threads: config.security.formulaThreads, timeoutMs: config.security.formulaBatchTimeoutMs });
   configureTimeZone(config.timeZone);
   bases.onBaseChanged((base) => baseData.snapshots.evict(base.id));
   accounts.onUserDeleting(async (userId) => {
@@ -180,6 +182,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
       await webhooks.close();
       await tokens.close();
       await sqlThreads.close();
+      await baseData.writer.formulas.close();
       redis?.disconnect();
       assets.storage.close();
       await handle.close();

@@ -14,6 +14,10 @@ export interface SecurityConfig {
   sqlTimeoutMs: number;
   /** SQL_READER_THREADS — SQLite: threads running SELECTs off the main thread (0 = on the main thread); default 2. */
   sqlReaderThreads: number;
+  /** FORMULA_BATCH_TIMEOUT_MS — time limit of one batch of formula cells (a write's rows, 1,000 rows of a recompute); cells unevaluated at the limit become errors; default 10000. */
+  formulaBatchTimeoutMs: number;
+  /** FORMULA_THREADS — threads computing large formula batches off the main thread (0 = on the main thread); default 2. */
+  formulaThreads: number;
   /** CELL_MAX_BYTES — one cell's value as JSON; default 1048576 (1 MB). */
   cellMaxBytes: number;
   /** COLUMN_DATA_MAX_BYTES — a column's `data` or a view's settings as JSON; default 65536. */
@@ -39,6 +43,8 @@ export function loadSecurityConfig(env: Env): SecurityConfig {
     sqlMaxInValues: int(env, 'SQL_MAX_IN_VALUES', 1000, 1, 30_000),
     sqlTimeoutMs: int(env, 'SQL_TIMEOUT_MS', 10_000, 1, 600_000),
     sqlReaderThreads: int(env, 'SQL_READER_THREADS', 2, 0, 64),
+    formulaBatchTimeoutMs: int(env, 'FORMULA_BATCH_TIMEOUT_MS', 10_000, 1, 600_000),
+    formulaThreads: int(env, 'FORMULA_THREADS', 2, 0, 64),
     cellMaxBytes: int(env, 'CELL_MAX_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
     columnDataMaxBytes: int(env, 'COLUMN_DATA_MAX_BYTES', 65_536, 1024, 16 * 1024 * 1024),
     baseMetadataMaxBytes: int(env, 'BASE_METADATA_MAX_BYTES', 4 * 1024 * 1024, 64 * 1024, 256 * 1024 * 1024),

@@ -1,5 +1,6 @@
 import type { LightMyRequestResponse } from 'fastify';
-import { basePath, baseToken, createBase, createUser, type TestApp, type TestBase, type TestUser } from '../helpers/index.js';
+import type { DialectName } from '../../src/db/index.js';
+import { basePath, baseToken, createBase, createTestApp, createUser, type TestApp, type TestBase, type TestUser } from '../helpers/index.js';
 
 /** A base with an owner and an `rw` Base-Token, and a caller for its `/api-gateway/` routes. */
 export interface Gateway {
@@ -50,7 +51,17 @@ export async function apiTokenBaseToken(g: Gateway, appName: string, permission:
 }
 
 /** Add a table with the given columns through the API; returns its metadata object. */
-export async function addTable(g: Gateway, name: string, columns: Array<{ column_name: string; column_type: string; column_data?: unknown }>) {
+type NewColumn = { column_name: string; column_type: string; column_data?: unknown };
+
+/** A test app (configured by `env`), an owner's gateway to a new base, and a table `T` (one text column `Name` unless `columns`). */
+export async function appWithTable(dialect: DialectName, env: Record<string, string> = {}, columns: NewColumn[] = [{ column_name: 'Name', column_type: 'text' }]): Promise<{ t: TestApp; g: Gateway }> {
+  const t = await createTestApp(dialect, env);
+  const g = await gateway(t);
+  await addTable(g, 'T', columns);
+  return { t, g };
+}
+
+export async function addTable(g: Gateway, name: string, columns: NewColumn[]) {
   const res = await g.call('POST', 'tables/', { table_name: name, columns });
   if (res.statusCode !== 200) throw new Error(`create table failed: ${res.body}`);
   return res.json<{ _id: string; name: string; columns: Array<{ key: string; name: string; type: string; data: Record<string, unknown> | null }> }>();

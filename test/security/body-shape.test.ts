@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DIALECTS, createTestApp, type TestApp } from '../helpers/index.js';
+import { DIALECTS, type TestApp } from '../helpers/index.js';
 import { expectNoStall } from '../helpers/ping-stall.js';
-import { addTable, gateway, storedRowCount, type Gateway } from '../http/rows.fixtures.js';
+import { appWithTable, storedRowCount, type Gateway } from '../http/rows.fixtures.js';
 
 /** Issue #24 item 2: a body's shape is bounded before it is parsed; a refused body costs about its reading. */
 describe.each(DIALECTS)('request body shape (%s)', (dialect) => {
@@ -9,9 +9,7 @@ describe.each(DIALECTS)('request body shape (%s)', (dialect) => {
   let g: Gateway;
 
   beforeAll(async () => {
-    t = await createTestApp(dialect);
-    g = await gateway(t);
-    await addTable(g, 'T', [{ column_name: 'Name', column_type: 'text' }]);
+    ({ t, g } = await appWithTable(dialect));
   });
   afterAll(() => t.close());
 

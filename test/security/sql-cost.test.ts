@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, migrateToLatest } from '../../src/db/index.js';
 import { SqlThreads } from '../../src/modules/sql/index.js';
 import { DIALECTS, createTestApp, type TestApp } from '../helpers/index.js';
-import { addTable, appendRows, gateway, type Gateway } from '../http/rows.fixtures.js';
+import { addTable, appWithTable, appendRows, gateway, type Gateway } from '../http/rows.fixtures.js';
 import { expectSelectsOnThreadSeeWrites, threadsOf } from './sql-threads-support.js';
 
 const orTerms = (n: number) => `SELECT * FROM T WHERE ${Array.from({ length: n }, (_, i) => `Name = 'v${i}'`).join(' OR ')}`;
@@ -16,9 +16,7 @@ describe.each(DIALECTS)('SQL cost limits (%s)', (dialect) => {
     let t: TestApp;
     let g: Gateway;
     beforeAll(async () => {
-      t = await createTestApp(dialect);
-      g = await gateway(t);
-      await addTable(g, 'T', [{ column_name: 'Name', column_type: 'text' }]);
+      ({ t, g } = await appWithTable(dialect));
       await appendRows(g, 'T', [{ Name: 'v1' }, { Name: 'v7' }, { Name: 'other' }]);
     });
     afterAll(() => t.close());
@@ -49,9 +47,7 @@ describe.each(DIALECTS)('SQL cost limits (%s)', (dialect) => {
     let t: TestApp;
     let g: Gateway;
     beforeAll(async () => {
-      t = await createTestApp(dialect, { SQL_MAX_STATEMENT_BYTES: '1000000' });
-      g = await gateway(t);
-      await addTable(g, 'T', [{ column_name: 'Name', column_type: 'text' }]);
+      ({ t, g } = await appWithTable(dialect, { SQL_MAX_STATEMENT_BYTES: '1000000' }));
     });
     afterAll(() => t.close());
 
@@ -93,9 +89,7 @@ if (DIALECTS.includes('postgres')) describe('SQL time limit on PostgreSQL', () =
   let g: Gateway;
   beforeAll(async () => {
     // 1 ms: any query over a few thousand rows with hundreds of LIKE terms takes longer.
-    t = await createTestApp('postgres', { SQL_TIMEOUT_MS: '1', SQL_READER_THREADS: '0' });
-    g = await gateway(t);
-    await addTable(g, 'T', [{ column_name: 'Name', column_type: 'text' }]);
+    ({ t, g } = await appWithTable('postgres', { SQL_TIMEOUT_MS: '1', SQL_READER_THREADS: '0' }));
     for (let i = 0; i < 3; i++) await appendRows(g, 'T', Array.from({ length: 1000 }, (_, j) => ({ Name: `row ${i}-${j} ${'lorem ipsum '.repeat(5)}` })));
   });
   afterAll(() => t.close());

@@ -12,3 +12,5 @@ export { rfc3339, partsIn, zonedMs } from './calendar.js';
 export { FormulaColumnError, FormulaPlan, formulaColumnData, renameReference, type PlanColumn, type PlanContext, type PlanRow, type PlanTable } from './table-plan.js';
 export { LINK_FORMULAS, SUMMARY_METHODS, linkFormulaCell, linkFormulaColumnData, otherTableId, readSpec, type LinkFormulaSpec, type LinkedCells } from './link-formula.js';
 export { isVolatileFormula } from './volatile.js';
+export { evaluateBatch, storeFormulaCells, type FormulaBatch, type FormulaCells } from './batch.js';
+export { FormulaThreads, THREAD_MIN_CELLS, type FormulaThreadsOptions } from './formula-threads.js';

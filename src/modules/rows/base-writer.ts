@@ -2,6 +2,7 @@ import type { Transaction } from 'kysely';
 import type { Database, DialectName, Db } from '../../db/index.js';
 import type { Clock } from '../../shared/clock.js';
 import { appendEvents, appendStructureEvents, type NewChangeEvent } from '../events/index.js';
+import { FormulaThreads } from '../formulas/index.js';
 import type { BaseMetadata } from './metadata.js';
 import { notFound } from '../../shared/errors.js';
 import { POSTGRES_WRITE_SLOTS, Slots } from './write-slots.js';
@@ -44,6 +45,8 @@ export interface WriteScope {
   metadataChanged(kind?: 'structure' | 'contents'): void;
   /** Queue change events; they are appended as the transaction's last statement. */
   emit(events: NewChangeEvent[]): void;
+  /** Computes formula cells within the batch time limit (large batches on formula threads). */
+  formulas: FormulaThreads;
 }
 
 /**
@@ -68,6 +71,9 @@ export class BaseWriter {
 
   /** IANA zone of formula date functions (TIME_ZONE); the container sets it from the configuration. */
   timeZone = 'UTC';
+
+  /** Formula batches (FORMULA_THREADS, FORMULA_BATCH_TIMEOUT_MS); the container sets it from the configuration. */
+  formulas = new FormulaThreads({ threads: 0, timeoutMs: 10_000 });
 
   read(base: BaseRef): Promise<BaseMetadata> {
     return loadMetadata(this.db, base.id);
@@ -152,6 +158,7 @@ export class BaseWriter {
         emit: (more) => {
           for (const e of more) events.push(e);
         },
+        formulas: this.formulas,
       });
       if (events.length > 0) for (const hook of this.eventsHooks) await hook(trx, events, now);
       if (late) {

@@ -1,6 +1,5 @@
 import { FormulaColumnError, FormulaPlan, formulaColumnData, isVolatileFormula, renameReference } from '../formulas/index.js';
 import { badRequest } from '../../shared/errors.js';
-import { EventLoopTurns } from '../../shared/event-loop-turns.js';
 import type { WriteScope } from './base-writer.js';
 import type { ColumnMeta, TableMeta } from './metadata.js';
 import type { StoredRow } from './present.js';
@@ -31,18 +30,12 @@ export function configureTableFormulas(table: TableMeta): void {
 
 /**
  * The hook of the row write path: compute the formula cells of rows being written (in place); `fresh` rows are new.
- * Each cell's work is bounded (formulas/budget.ts); a batch lets other requests take turns meanwhile.
+ * Each cell's work is bounded (formulas/budget.ts), a batch by FORMULA_BATCH_TIMEOUT_MS (a large one runs
+ * on a formula thread): cells still unevaluated at the limit become errors, and the write goes on.
  */
 export async function computeFormulas(w: WriteScope, timeZone: string, table: TableMeta, rows: StoredRow[], fresh = false): Promise<void> {
   if (fresh) emptyLinkFormulas(w, timeZone, table, rows);
-  const plan = FormulaPlan.of(table);
-  if (!plan) return;
-  const ctx = { timeZone, now: w.now, modifier: w.actor.user };
-  const turns = new EventLoopTurns();
-  for (const row of rows) {
-    plan.apply(row, ctx);
-    await turns.pass();
-  }
+  await w.formulas.compute(table, rows, { timeZone, now: w.now, modifier: w.actor.user }, w.base.id);
 }
 
 /** True when a structural change to `column` can change the table's formula cells. */
@@ -66,18 +59,12 @@ export async function recomputeTable(w: WriteScope, timeZone: string, table: Tab
       }
     }
   }
-  const plan = FormulaPlan.of(table);
-  if (!plan) return;
+  if (!table.columns.some((c) => c.type === 'formula')) return;
   const ctx = { timeZone, now: w.now };
-  const turns = new EventLoopTurns();
   for await (const batch of scanTable(w.trx, w.base.id, table._id)) {
-    const changed = [];
-    for (const row of batch) {
-      const before = { ...row.data };
-      plan.apply(row, ctx);
-      await turns.pass();
-      if (!sameCells(before, row.data)) changed.push({ rowId: row._id, data: row.data });
-    }
+    const before = batch.map((row) => ({ ...row.data }));
+    await w.formulas.compute(table, batch, ctx, w.base.id);
+    const changed = batch.filter((row, i) => !sameCells(before[i]!, row.data)).map((row) => ({ rowId: row._id, data: row.data }));
     await updateRows(w.trx, w.dialect, w.base.id, changed, null);
   }
 }
@@ -101,19 +88,13 @@ export function hasVolatileFormulas(table: TableMeta): boolean {
  * for other recomputed cells), carrying the change on to link formulas. Batches of 1,000 rows.
  */
 export async function refreshVolatileFormulas(w: WriteScope, timeZone: string, table: TableMeta): Promise<number> {
-  const plan = FormulaPlan.of(table);
-  if (!plan) return 0;
+  if (!table.columns.some((c) => c.type === 'formula')) return 0;
   const ctx = { timeZone, now: w.now };
   let count = 0;
-  const turns = new EventLoopTurns();
   for await (const batch of scanTable(w.trx, w.base.id, table._id)) {
-    const changed: Array<{ before: StoredRow; after: StoredRow }> = [];
-    for (const row of batch) {
-      const before = { ...row, data: { ...row.data } };
-      plan.apply(row, ctx);
-      await turns.pass();
-      if (!sameCells(before.data, row.data)) changed.push({ before, after: row });
-    }
+    const before = batch.map((row) => ({ ...row, data: { ...row.data } }));
+    await w.formulas.compute(table, batch, ctx, w.base.id);
+    const changed = batch.flatMap((after, i) => (sameCells(before[i]!.data, after.data) ? [] : [{ before: before[i]!, after }]));
     if (changed.length === 0) continue;
     await updateRows(w.trx, w.dialect, w.base.id, changed.map((c) => ({ rowId: c.after._id, data: c.after.data })), null);
     w.emit(changed.flatMap((c) => modifyEvent(w.base, table, c.before, c.after, w.actor, w.now) ?? []));

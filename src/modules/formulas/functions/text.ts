@@ -170,9 +170,11 @@ export const TEXT_FUNCTIONS: Record<string, FunctionDef> = {
     max: 2,
     result: 'string',
     fn: (a, ctx) => {
-      const m = matcher(a, ctx);
-      if (!m.find()) return '';
-      return (m.groupCount() >= 1 ? m.group(1) : null) ?? m.group(0) ?? '';
+      // One pass that records the groups (a Matcher finds the match, then runs again for its groups).
+      const pattern = regex(str(a, 1, ctx));
+      const m: Array<string | null> | null = pattern.re2().findSubmatch(regexInput(str(a, 0, ctx), pattern));
+      if (!m) return '';
+      return m[1] ?? m[0] ?? '';
     },
   },
 };
