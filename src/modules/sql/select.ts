@@ -99,7 +99,7 @@ export function planSelect(ast: Node, ctx: SelectContext): SelectPlan {
   const groupNodes = groupByNodes(ast.groupby);
   const distinct = typeof ast.distinct === 'string' && ast.distinct.toUpperCase() === 'DISTINCT';
   const grouped = distinct || groupNodes.length > 0 || isNode(ast.having) || items.some((i) => i.kind === 'aggregate' || (i.kind === 'expression' && containsAggregate(i.node)));
-  const filter = sql`base_id = ${ctx.baseId} and table_id = ${scope.table.id} and ${interruptible(ctx.dialect, ['id'])} and ${where}`;
+  const filter = sql`base_id = ${ctx.baseId} and table_id = ${scope.table.id} and ${interruptible(ctx.dialect, ['base_rows.id'])} and ${where}`;
   const window = selectWindow(ast.limit, ctx.bindings);
   if (grouped) {
     const formulaNode = [...residual, ...items.flatMap((i) => (i.kind === 'expression' && needsFormulaEngine(i.node, scope) ? [i.node] : []))][0];
