@@ -319,9 +319,12 @@ describe('console: first contact (headless Chromium)', () => {
       await page.getByRole('button', { name: 'Hide fields (1)' }).click();
       const type = async (rowName: string, text: string) => {
         const editor = page.locator('.grid input.rdg-text-editor');
-        // The previous write's reload may re-render the rows under the pointer: open the editor
-        // with the keyboard (select, Enter) once the saved text shows.
+        // The previous write's reload replaces the row it wrote, and the grid closes an editor whose row is
+        // replaced: open the editor with the keyboard (select, Enter) once the write is stored and the
+        // grid has no reload in flight.
+        await expect.poll(async () => (await rowsNow()).map((r) => r.Name)).toContain(rowName);
         await expect.poll(() => grid(page).innerText()).toContain(rowName);
+        await page.getByRole('status').filter({ hasText: /^\d+\+? rows$/ }).waitFor();
         await cellOf(page, rowName, 'Name').click();
         await page.keyboard.press('Enter');
         await editor.fill(text);

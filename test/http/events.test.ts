@@ -6,13 +6,13 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../src/config/index.js';
 import { createContainer, type Container } from '../../src/container.js';
 import { migrateToLatest, type Executor } from '../../src/db/index.js';
-import { appendEvents, type ChangeEvent, type EventConsumer } from '../../src/modules/events/index.js';
+import { appendEvents, type ChangeEvent, type OutboxConsumer } from '../../src/modules/events/index.js';
 import { ManualClock } from '../../src/shared/clock.js';
 import { DIALECTS, SharedDatabase, createTestApp, type TestApp } from '../helpers/index.js';
 import { addTable, apiTokenBaseToken, appendRows, gateway, type Gateway } from './rows.fixtures.js';
 
 /** A consumer that records what it is handed; `failNext` makes the next call throw after writing. */
-class Recorder implements EventConsumer {
+class Recorder implements OutboxConsumer {
   seen: ChangeEvent[] = [];
   calls = 0;
   failNext = false;
@@ -173,7 +173,7 @@ describe.each(DIALECTS)('dispatcher across restarts (%s)', (dialect) => {
     { SECRET_KEY: 'test-secret-key-test-secret-key-0123456789', DATA_DIR: mkdtempSync(path.join(tmpdir(), 'basegate-ev-')), LOG_LEVEL: 'silent' },
     { persistSecret: false },
   );
-  const boot = async (...consumers: EventConsumer[]): Promise<Container> => {
+  const boot = async (...consumers: OutboxConsumer[]): Promise<Container> => {
     const c = createContainer(config, { clock, database: await shared.open() });
     await migrateToLatest(c.db);
     for (const consumer of consumers) c.dispatcher.register(consumer);
@@ -235,7 +235,7 @@ describe.each(DIALECTS)('dispatcher across restarts (%s)', (dialect) => {
   // Only PostgreSQL runs several instances on one database (SQLite is single-process by design).
   if (dialect === 'postgres') it('two instances never hand the same event to one consumer twice', async () => {
     const handed: ChangeEvent[] = [];
-    const counting = (): EventConsumer => ({ name: 'shared', handle: async (_trx, events) => void handed.push(...events) });
+    const counting = (): OutboxConsumer => ({ name: 'shared', handle: async (_trx, events) => void handed.push(...events) });
     const a = await boot(counting());
     const b = await boot(counting());
     const user = await a.accounts.createUser({ email: `v${randomBytes(3).toString('hex')}@example.com`, password: 'password-123' });

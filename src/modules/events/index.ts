@@ -1,7 +1,5 @@
 export type { CellColumn, ChangeEvent, NewChangeEvent, OpType, RowDataItem } from './events.types.js';
 export type { BatchContext, OutboxConsumer, OutboxConsumerOptions, PartialBatch } from './outbox-consumer.js';
-/** The former names of `OutboxConsumer` and `BatchContext`. */
-export type { BatchContext as ConsumerContext, OutboxConsumer as EventConsumer } from './outbox-consumer.js';
 export {
   appendEvents,
   eventsAfter,
