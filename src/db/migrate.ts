@@ -10,15 +10,17 @@ export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
   for (let attempt = 1; ; attempt++) {
     const { error, results } = await migrator.migrateToLatest();
     if (!error) return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
-    // Kysely's existence check reads the catalog of every schema (has_schema_privilege per schema):
-    // another schema dropped meanwhile fails it with 3F000 (tests drop theirs side by side). Nothing
-    // was applied by that check; applied migrations are recorded, so running again is safe.
-    if ((error as { code?: string }).code !== INVALID_SCHEMA_NAME || attempt >= 3) throw error instanceof Error ? error : new Error(String(error));
+    // Kysely's existence check reads the catalog of every schema (has_schema_privilege per schema,
+    // each table's columns): another schema dropped meanwhile fails it with 3F000, or 42P01 naming
+    // that schema's table (tests drop theirs side by side). Nothing was applied by that check, and a
+    // migration runs in its own transaction with applied ones recorded, so running again is safe.
+    const code = (error as { code?: string }).code;
+    if (!CATALOG_RACE_CODES.has(code ?? '') || attempt >= 5) throw error instanceof Error ? error : new Error(String(error));
   }
 }
 
-/** PostgreSQL's invalid_schema_name. */
-const INVALID_SCHEMA_NAME = '3F000';
+/** PostgreSQL's invalid_schema_name and undefined_table. */
+const CATALOG_RACE_CODES = new Set(['3F000', '42P01']);
 
 /**
  * On PostgreSQL, pin Kysely's bookkeeping tables to the connection's current schema: without it the
