@@ -319,17 +319,28 @@ describe('console: first contact (headless Chromium)', () => {
       await page.getByRole('button', { name: 'Hide fields (1)' }).click();
       const type = async (rowName: string, text: string) => {
         const editor = page.locator('.grid input.rdg-text-editor');
-        // The previous write's reload replaces the row it wrote, and the grid closes an editor whose row is
-        // replaced: open the editor with the keyboard (select, Enter) once the write is stored and the
-        // grid has no reload in flight.
-        await expect.poll(async () => (await rowsNow()).map((r) => r.Name)).toContain(rowName);
-        await expect.poll(() => grid(page).innerText()).toContain(rowName);
-        await page.getByRole('status').filter({ hasText: /^\d+\+? rows$/ }).waitFor();
-        await cellOf(page, rowName, 'Name').click();
-        await page.keyboard.press('Enter');
-        await editor.fill(text);
-        await editor.press('Enter');
-        await editor.waitFor({ state: 'detached' });
+        // Open the editor with the keyboard (select, Enter) once the previous write is stored and the grid
+        // has no reload in flight. The grid still closes an open editor when a late reload replaces its
+        // row (a known console bug, see docs/console.md): then the edit is made again, and the undo
+        // steps below hold only if exactly one edit per call was recorded.
+        for (let attempt = 1; ; attempt++) {
+          await expect.poll(async () => (await rowsNow()).map((r) => r.Name)).toContain(rowName);
+          await expect.poll(() => grid(page).innerText()).toContain(rowName);
+          await page.getByRole('status').filter({ hasText: /^\d+\+? rows$/ }).waitFor();
+          try {
+            await cellOf(page, rowName, 'Name').click();
+            await page.keyboard.press('Enter');
+            await editor.fill(text, { timeout: 3_000 });
+            await editor.press('Enter', { timeout: 3_000 });
+            await editor.waitFor({ state: 'detached' });
+            return;
+          } catch (error) {
+            if (attempt >= 3) throw error;
+            await page.keyboard.press('Escape');
+            // The closing editor may have saved the text after all: then this edit is done.
+            if ((await rowsNow()).some((r) => r.Name === text)) return;
+          }
+        }
       };
       await type('Evil', 'Evil one');
       await type('Mailto', 'Mailto one');
