@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DIALECTS, basePath, createBase, createTestApp, createUser, type TestApp, type TestBase } from '../helpers/index.js';
+import { DIALECTS, basePath, createBase, createTestApp, type TestApp, type TestBase } from '../helpers/index.js';
 import { listen, rawRequest } from '../helpers/raw-http.js';
-import { roleSet, type GatewayRole, type RoleSet } from '../helpers/roles.js';
+import { baseWithRoles, type GatewayRole, type RoleSet } from '../helpers/roles.js';
 
 describe.each(DIALECTS)('account/info, related-users, app-user-info (%s)', (dialect) => {
   let t: TestApp;
@@ -12,9 +12,7 @@ describe.each(DIALECTS)('account/info, related-users, app-user-info (%s)', (dial
   beforeAll(async () => {
     t = await createTestApp(dialect);
     server = await listen(t);
-    const owner = await createUser(t, { name: 'Olga Owner' });
-    base = await createBase(t, owner);
-    roles = await roleSet(t, owner, base);
+    ({ base, roles } = await baseWithRoles(t));
   });
   afterAll(() => t.close());
 

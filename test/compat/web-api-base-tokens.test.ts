@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DIALECTS, createBase, createTestApp, createUser, type TestApp, type TestBase } from '../helpers/index.js';
+import { DIALECTS, createBase, createTestApp, type TestApp, type TestBase } from '../helpers/index.js';
 import { listen, rawRequest } from '../helpers/raw-http.js';
-import { roleSet, type GatewayRole, type RoleSet } from '../helpers/roles.js';
+import { baseWithRoles, roleSet, type GatewayRole, type RoleSet } from '../helpers/roles.js';
 import { addTable, appendRows, through } from '../http/rows.fixtures.js';
 
 /*
@@ -30,9 +30,9 @@ describe.each(DIALECTS)('web-API routes of a base take its Base-Token (%s)', (di
   beforeAll(async () => {
     t = await createTestApp(dialect);
     server = await listen(t);
-    const owner = await createUser(t, { name: 'Olga Owner' });
-    base = await createBase(t, owner);
-    roles = await roleSet(t, owner, base);
+    const set = await baseWithRoles(t);
+    const owner = set.owner;
+    ({ base, roles } = set);
     other = await createBase(t, owner, 'Other');
     otherToken = (await roleSet(t, owner, other)).tokens.owner;
     const g = through(t, { owner, base, token: roles.tokens.owner });

@@ -1,4 +1,4 @@
-import { basePath, baseToken, createUser, type TestApp, type TestBase, type TestUser } from './index.js';
+import { basePath, baseToken, createBase, createUser, type TestApp, type TestBase, type TestUser } from './index.js';
 
 /** Who can hold a Base-Token: the base's users by permission, API-Tokens, and an external link. */
 export type GatewayRole = 'owner' | 'admin' | 'rw' | 'r' | 'api-rw' | 'api-r' | 'link';
@@ -47,4 +47,11 @@ export async function roleSet(t: TestApp, owner: TestUser, base: TestBase): Prom
       link: linkAccess.access_token,
     },
   };
+}
+
+/** A user "Olga Owner" with a new base, shared with every role (see roleSet). */
+export async function baseWithRoles(t: TestApp): Promise<{ owner: TestUser; base: TestBase; roles: RoleSet }> {
+  const owner = await createUser(t, { name: 'Olga Owner' });
+  const base = await createBase(t, owner);
+  return { owner, base, roles: await roleSet(t, owner, base) };
 }
