@@ -14,11 +14,8 @@ import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
-import { buildApp } from '../src/app.js';
-import { createContainer } from '../src/container.js';
-import { migrateToLatest, type DialectName } from '../src/db/index.js';
-import { benchDatabase } from './lib/databases.js';
-import { benchConfig } from './lib/webhook-cases.js';
+import type { DialectName } from '../src/db/index.js';
+import { benchBase, stand } from './lib/webhook-cases.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const RATE = Number(process.env.BENCH_RATE ?? 1000);
@@ -43,19 +40,12 @@ async function run(dialect: DialectName, withNats: boolean): Promise<Outcome> {
   const stream = `BENCH_${tag}`;
   const prefix = `bench_${tag}`;
   const env: Record<string, string> = withNats ? { EVENTS_NATS_URL: NATS_URL, EVENTS_NATS_STREAM: stream, EVENTS_NATS_SUBJECT_PREFIX: prefix } : {};
-  const db = await benchDatabase(dialect, dir, { pgUrl: PG_URL, poolSize: 10 });
-  const container = createContainer(benchConfig(dir, env), { database: db.handle });
+  const s = await stand(dialect, dir, PG_URL, env);
+  const { app, container } = s;
   const nc = withNats ? await connect({ servers: NATS_URL }) : null;
   try {
-    await migrateToLatest(container.db);
-    const app = await buildApp(container, { logger: false });
-    await container.accounts.createUser({ email: 'bench@example.com', password: 'password-123' });
-    const login = await app.inject({ method: 'POST', url: '/api2/auth-token/', payload: { username: 'bench@example.com', password: 'password-123' } });
-    const auth = { authorization: `Token ${login.json<{ token: string }>().token}` };
-    const created = await app.inject({ method: 'POST', url: '/api/v2.1/dtables/', headers: auth, payload: { name: 'bench' } });
-    const base = created.json<{ table: { workspace_id: number; uuid: string } }>().table;
-    const access = await app.inject({ method: 'GET', url: `/api/v2.1/workspace/${base.workspace_id}/dtable/bench/access-token/`, headers: auth });
-    const token = access.json<{ access_token: string }>().access_token;
+    const base = await benchBase(s, 'bench', []);
+    const token = base.token;
 
     const arrived = new Map<string, number>();
     if (nc) {
@@ -102,14 +92,11 @@ async function run(dialect: DialectName, withNats: boolean): Promise<Outcome> {
       const jsm = await jetstreamManager(nc);
       await jsm.streams.delete(stream).catch(() => undefined);
     }
-    await container.dispatcher.stop();
-    await app.close();
     insertMs.sort((a, b) => a - b);
     return { inserted: committed.size, insertP50: percentile(insertMs, 0.5), insertP99: percentile(insertMs, 0.99), lag };
   } finally {
     await nc?.close();
-    await container.close();
-    await db.dispose();
+    await s.dispose();
     rmSync(dir, { recursive: true, force: true });
   }
 }
