@@ -19,6 +19,7 @@ import { Scheduler } from './workers/scheduler.js';
 import { createRealtime, type Realtime } from './modules/realtime/index.js';
 import { configureTimeZone } from './shared/dates/index.js';
 import { createAssets, type AssetsModule } from './modules/assets/index.js';
+import { createNatsStream, type NatsStream } from './modules/nats/index.js';
 
 /** Everything the app and the workers share, built once. Tests pass their own clock or database. */
 export interface Container {
@@ -59,6 +60,8 @@ export interface Container {
   realtime: Realtime;
   /** File and image storage (local disk or S3) behind the asset endpoints, import and export. */
   assets: AssetsModule;
+  /** The change stream to NATS JetStream when EVENTS_NATS_URL is set (an `outside` outbox consumer). */
+  nats: NatsStream | null;
   close(): Promise<void>;
 }
 
@@ -134,6 +137,8 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   });
   dispatcher.register(realtime.consumer);
   baseData.writer.onStructureChanged(async () => realtime.wakeStructure());
+  const nats = config.eventsNats ? createNatsStream({ config: config.eventsNats, db, clock, registry: metrics.registry }) : null;
+  if (nats) dispatcher.register(nats.consumer);
   baseData.writer.onCommitted((base) => realtime.wakeConsumer(base.id));
   baseData.writer.beforeCommit((trx, events, now) => notifications.noticeSelectedCollaborators(trx, events, now));
   const scheduler = new Scheduler(db, clock, { timeZone: config.timeZone });
@@ -174,9 +179,11 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     scheduler,
     realtime,
     assets,
+    nats,
     close: async () => {
       await scheduler.stop();
       await dispatcher.stop();
+      await nats?.close();
       await realtime.close();
       notifications.close();
       await webhooks.close();

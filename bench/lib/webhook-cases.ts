@@ -44,9 +44,9 @@ export function benchConfig(dir: string, env: Record<string, string> = {}): Conf
   );
 }
 
-export async function stand(dialect: DialectName, dir: string, pgUrl: string | null): Promise<Stand> {
+export async function stand(dialect: DialectName, dir: string, pgUrl: string | null, env: Record<string, string> = {}): Promise<Stand> {
   const db = await benchDatabase(dialect, dir, { pgUrl, poolSize: 10 });
-  const container = createContainer(benchConfig(dir), { database: db.handle });
+  const container = createContainer(benchConfig(dir, env), { database: db.handle });
   await migrateToLatest(container.db);
   const app = await buildApp(container, { logger: false });
   await container.accounts.createUser({ email: 'bench@example.com', password: 'password-123' });

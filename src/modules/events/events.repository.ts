@@ -267,6 +267,20 @@ export async function consumerPosition(db: Executor, name: string): Promise<numb
 }
 
 /**
+ * How far a consumer is behind: committed events after its position (the highest id minus the
+ * position: ids are drawn in commit order, so only a rolled-back write leaves a gap and overcounts)
+ * and when the oldest of them was committed (null when none is pending).
+ */
+export async function consumerLag(db: Executor, name: string): Promise<{ events: number; oldestCreatedAt: number | null }> {
+  const position = (await consumerPosition(db, name)) ?? 0;
+  const head = await db.selectFrom('events').select((eb) => eb.fn.max('id').as('id')).executeTakeFirst();
+  const last = head?.id === null || head?.id === undefined ? 0 : Number(head.id);
+  if (last <= position) return { events: 0, oldestCreatedAt: null };
+  const oldest = await db.selectFrom('events').select('created_at').where('id', '>', position).orderBy('id').limit(1).executeTakeFirst();
+  return { events: last - position, oldestCreatedAt: oldest ? Number(oldest.created_at) : null };
+}
+
+/**
  * Delete events older than `before` (ms) that every registered consumer has acknowledged.
  * Returns how many were deleted.
  */

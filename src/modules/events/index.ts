@@ -10,6 +10,7 @@ export {
   lockConsumer,
   advanceConsumer,
   consumerPosition,
+  consumerLag,
   pruneEvents,
   outboxPosition,
   outboxStats,

@@ -22,6 +22,14 @@ export interface OutboxConsumerOptions {
    * after it run, it catches up again before they go on.
    */
   catchUpFirst?: boolean;
+  /**
+   * `handle` talks to a system outside the database (a message broker): it runs with no transaction
+   * held (`trx` is the database itself), in a lane of its own that never holds back the other
+   * consumers; the position advances after `handle` returned, only if no one moved it meanwhile; a
+   * failure is retried with backoff (src/modules/outbox/outside-lane.ts). The consumer must make a
+   * repeat harmless (the broker de-duplicates by the event's id).
+   */
+  outside?: boolean;
 }
 
 /**

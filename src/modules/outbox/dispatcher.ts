@@ -2,6 +2,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { DialectName, Db, Executor } from '../../db/index.js';
 import type { Clock } from '../../shared/clock.js';
 import { LoopTimer } from '../../shared/loop-timer.js';
+import { OutsideLane } from './outside-lane.js';
 import {
   advanceConsumer,
   ensureConsumer,
@@ -21,6 +22,10 @@ export interface DispatcherOptions {
   /** How often a started dispatcher looks for events committed by other instances. */
   pollIntervalMs?: number;
   log?: { error(obj: object, msg: string): void };
+  /** Backoff of an `outside` consumer after a failure: first retry after this many ms (default 1000), doubling. */
+  outsideMinBackoffMs?: number;
+  /** The longest an `outside` consumer rests after failures (default 60000). */
+  outsideMaxBackoffMs?: number;
 }
 
 export interface DispatchReport {
@@ -51,6 +56,8 @@ interface BatchOutcome {
  */
 export class Dispatcher {
   private readonly consumers = new Map<string, OutboxConsumer>();
+  /** Consumers with `options.outside` (a broker publisher), each run in a lane of its own. */
+  private readonly lanes = new Map<string, OutsideLane>();
   private readonly known = new Set<string>();
   private readonly batchSize: number;
   private readonly pollIntervalMs: number;
@@ -72,6 +79,22 @@ export class Dispatcher {
   register(consumer: OutboxConsumer): void {
     if (this.consumers.has(consumer.name)) throw new Error(`event consumer ${consumer.name} is already registered`);
     this.consumers.set(consumer.name, consumer);
+    if (consumer.options?.outside) {
+      const batchSize = Math.min(this.batchSize, consumer.options.batchSize ?? this.batchSize);
+      this.lanes.set(
+        consumer.name,
+        new OutsideLane(consumer, batchSize, {
+          db: this.db,
+          dialect: this.dialect,
+          clock: this.clock,
+          ensureKnown: (c) => this.ensureKnown(c),
+          readBatch: (executor, c, position, size) => this.batchFor(executor, c, position, size),
+          checkedThrough: (c, batch, through) => this.checkedThrough(c, batch, through),
+          ...(this.options.outsideMinBackoffMs !== undefined ? { minBackoffMs: this.options.outsideMinBackoffMs } : {}),
+          ...(this.options.outsideMaxBackoffMs !== undefined ? { maxBackoffMs: this.options.outsideMaxBackoffMs } : {}),
+        }),
+      );
+    }
   }
 
   /** Where consumer failures are logged (the server passes its pino logger). */
@@ -97,18 +120,27 @@ export class Dispatcher {
     this.loop.start();
   }
 
-  /** Stops polling and waits for the batch in flight. */
-  stop(): Promise<void> {
-    return this.loop.stop(this.current);
+  /** Stops polling and waits for the batch in flight (and the outside lanes' runs). */
+  async stop(): Promise<void> {
+    await this.loop.stop(this.current);
+    for (const lane of this.lanes.values()) await lane.settled();
   }
 
-  /** Run every consumer until it has caught up. Concurrent calls share one run. */
+  /**
+   * Run every consumer until it has caught up (the outside lanes too, unless resting after a failure).
+   * Concurrent calls share one run.
+   */
   runOnce(): Promise<DispatchReport> {
+    return this.runShared(true);
+  }
+
+  /** `waitOutside` false (the loop's ticks): the outside lanes are started, not waited for. */
+  private runShared(waitOutside: boolean): Promise<DispatchReport> {
     if (this.current) {
       // A run is in flight: it may have read before the caller's commit, so run again after it.
-      return this.current.then(() => this.runOnce());
+      return this.current.then(() => this.runShared(waitOutside));
     }
-    const run = this.runAll().finally(() => {
+    const run = this.runAll(waitOutside).finally(() => {
       this.current = null;
     });
     this.current = run;
@@ -121,7 +153,7 @@ export class Dispatcher {
   }
 
   private tick(): void {
-    void this.runOnce()
+    void this.runShared(false)
       .catch((error: unknown) => this.options.log?.error({ err: error }, 'event dispatch failed'))
       .finally(() => {
         const again = this.rerun;
@@ -130,8 +162,17 @@ export class Dispatcher {
       });
   }
 
-  private async runAll(): Promise<DispatchReport> {
+  private async runAll(waitOutside: boolean): Promise<DispatchReport> {
     const report: DispatchReport = { handed: 0, failed: [] };
+    const outside = [...this.lanes.values()].map((lane) =>
+      lane.run().then(
+        (handed) => void (report.handed += handed),
+        (error: unknown) => {
+          report.failed.push({ consumer: lane.consumer.name, error });
+          this.options.log?.error({ err: error, consumer: lane.consumer.name, failures: lane.failing }, 'event consumer failed; its events stay pending, retried with backoff');
+        },
+      ),
+    );
     const run = async (consumer: OutboxConsumer) => {
       try {
         report.handed += await this.runConsumer(consumer);
@@ -140,7 +181,7 @@ export class Dispatcher {
         this.options.log?.error({ err: error, consumer: consumer.name }, 'event consumer failed; its events stay pending');
       }
     };
-    const consumers = [...this.consumers.values()];
+    const consumers = [...this.consumers.values()].filter((consumer) => !consumer.options?.outside);
     const first = consumers.filter((consumer) => consumer.options?.catchUpFirst);
     for (const [index, consumer] of consumers.entries()) {
       if (index > 0) await nextTurn(); // requests first, between consumers as between batches
@@ -149,14 +190,18 @@ export class Dispatcher {
       // users feel) catch up before the later ones go on; the whole run repeats after.
       if (this.rerun && !first.includes(consumer)) for (const urgent of first) await run(urgent);
     }
+    if (waitOutside) await Promise.all(outside);
     return report;
   }
 
+  private async ensureKnown(consumer: OutboxConsumer): Promise<void> {
+    if (this.known.has(consumer.name)) return;
+    await ensureConsumer(this.db, consumer.name, this.clock.now());
+    this.known.add(consumer.name);
+  }
+
   private async runConsumer(consumer: OutboxConsumer): Promise<number> {
-    if (!this.known.has(consumer.name)) {
-      await ensureConsumer(this.db, consumer.name, this.clock.now());
-      this.known.add(consumer.name);
-    }
+    await this.ensureKnown(consumer);
     const batchSize = Math.min(this.batchSize, consumer.options?.batchSize ?? this.batchSize);
     let total = 0;
     for (;;) {
