@@ -19,6 +19,7 @@ import { Scheduler } from './workers/scheduler.js';
 import { createRealtime, type Realtime } from './modules/realtime/index.js';
 import { configureTimeZone } from './shared/dates/index.js';
 import { createAssets, type AssetsModule } from './modules/assets/index.js';
+import { createHistory, type HistoryModule } from './modules/history/index.js';
 
 /** Everything the app and the workers share, built once. Tests pass their own clock or database. */
 export interface Container {
@@ -59,6 +60,8 @@ export interface Container {
   realtime: Realtime;
   /** File and image storage (local disk or S3) behind the asset endpoints, import and export. */
   assets: AssetsModule;
+  /** The operation log (filled in each write's transaction), row history, restore. */
+  history: HistoryModule;
   close(): Promise<void>;
 }
 
@@ -149,6 +152,8 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   for (const tick of notifications.ticks) scheduler.register(tick);
   for (const tick of webhooks.ticks) scheduler.register(tick);
   scheduler.register(volatileFormulaTick(db, baseData.writer));
+  const history = createHistory({ db, clock, access, baseData, retentionDays: config.operationLogRetentionDays });
+  for (const tick of history.ticks) scheduler.register(tick);
   return {
     config,
     db,
@@ -174,6 +179,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     scheduler,
     realtime,
     assets,
+    history,
     close: async () => {
       await scheduler.stop();
       await dispatcher.stop();
