@@ -32,7 +32,6 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('op_id', bigint, (c) => c.notNull())
     .addPrimaryKeyConstraint('operation_log_rows_pk', ['base_id', 'row_id', 'op_id'])
     .execute();
-  await db.schema.createIndex('operation_log_rows_op').on('operation_log_rows').column('op_id').execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

@@ -1,4 +1,4 @@
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { Executor } from '../../db/index.js';
 import type { OperationLogTable } from './history.table.js';
 import type { LoggedChanges, Operation, OperationFilter } from './history.types.js';
@@ -36,7 +36,9 @@ export async function listOperations(db: Executor, baseId: number, filter: Opera
   if (filter.from !== undefined) query = query.where('operation_log.op_time', '>=', filter.from);
   if (filter.to !== undefined) query = query.where('operation_log.op_time', '<=', filter.to);
   if (filter.beforeId !== undefined) query = query.where('operation_log.id', '<', filter.beforeId);
-  const rows = await query.orderBy('operation_log.id', 'desc').limit(limit).offset(offset).execute();
+  // A row's operations are walked down its own index range (base, row, op), never the base's.
+  const order = sql.ref(filter.rowId !== undefined ? 'operation_log_rows.op_id' : 'operation_log.id');
+  const rows = await query.orderBy(order, 'desc').limit(limit).offset(offset).execute();
   return rows.map(toOperation);
 }
 
@@ -79,10 +81,22 @@ export async function laterOperationsOfRows(db: Executor, baseId: number, rowIds
  * lock); returns how many were deleted. Call again while it returns `batch`.
  */
 export async function pruneOperations(db: Executor, cutoff: number, batch: number): Promise<number> {
-  const old = await db.selectFrom('operation_log').select('id').where('op_time', '<', cutoff).orderBy('op_time').limit(batch).execute();
+  const old = await db.selectFrom('operation_log').select(['id', 'base_id', 'changes']).where('op_time', '<', cutoff).orderBy('op_time').limit(batch).execute();
   if (old.length === 0) return 0;
-  const ids = old.map((r) => Number(r.id));
-  await db.deleteFrom('operation_log_rows').where('op_id', 'in', ids).execute();
-  await db.deleteFrom('operation_log').where('id', 'in', ids).execute();
-  return ids.length;
+  // Each operation's rows are named in its changes: deleted by primary key (no index on op_id to keep up on every write).
+  await db.transaction().execute(async (trx) => {
+    for (const op of old) {
+      const rowIds = [...new Set((JSON.parse(op.changes) as LoggedChanges).rows.map((c) => c.r))];
+      for (let i = 0; i < rowIds.length; i += 500) {
+        await trx
+          .deleteFrom('operation_log_rows')
+          .where('base_id', '=', Number(op.base_id))
+          .where('row_id', 'in', rowIds.slice(i, i + 500))
+          .where('op_id', '=', Number(op.id))
+          .execute();
+      }
+    }
+    await trx.deleteFrom('operation_log').where('id', 'in', old.map((r) => Number(r.id))).execute();
+  });
+  return old.length;
 }
