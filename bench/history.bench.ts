@@ -33,9 +33,12 @@ async function ok(res: Promise<{ statusCode: number; body: string }>): Promise<v
   if (r.statusCode !== 200) throw new Error(`${r.statusCode} ${r.body}`);
 }
 
+/** No rate limits: the bench calls faster than a client may. */
+const UNLIMITED = { RATE_LIMIT_BASE_PER_MINUTE: '0', RATE_LIMIT_ACCOUNT_PER_MINUTE: '0' };
+
 async function overhead(dialect: DialectName) {
-  const on = await createTestApp(dialect);
-  const off = await createTestApp(dialect, { OPERATION_LOG_RETENTION_DAYS: '0' });
+  const on = await createTestApp(dialect, UNLIMITED);
+  const off = await createTestApp(dialect, { ...UNLIMITED, OPERATION_LOG_RETENTION_DAYS: '0' });
   const sides: Array<[string, Gateway]> = [
     ['on', await gateway(on)],
     ['off', await gateway(off)],
@@ -82,7 +85,7 @@ async function seed(t: TestApp, baseId: number, count: number): Promise<void> {
 }
 
 async function listing(dialect: DialectName) {
-  const t = await createTestApp(dialect);
+  const t = await createTestApp(dialect, UNLIMITED);
   const big = await gateway(t);
   const small = await gateway(t);
   const seeding = await timed(() => seed(t, big.base.id, OPS));

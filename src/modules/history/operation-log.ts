@@ -1,11 +1,9 @@
-import type { Transaction } from 'kysely';
-import type { Database } from '../../db/index.js';
+import { sql, type Transaction } from 'kysely';
+import type { Database, DialectName } from '../../db/index.js';
 import type { NewChangeEvent } from '../events/index.js';
 import { FORMULA_REFRESH_ACTOR, type WriteRecord } from '../rows/index.js';
 import type { Cells, LoggedChange, LoggedChanges } from './history.types.js';
 
-/** Rows of `operation_log_rows` per INSERT statement (well under both engines' parameter limits). */
-const ROWS_PER_INSERT = 500;
 
 function changeOf(e: NewChangeEvent): LoggedChange {
   const change: LoggedChange = { o: e.opType, t: e.tableId, r: e.rowId, n: e.rowName };
@@ -46,7 +44,7 @@ export function operationType(rows: LoggedChange[], structure: unknown[]): strin
  * Appends one write to the operation log, inside the write's transaction (so the log is exactly the
  * committed writes). Formula refreshes of the scheduler are not a person's change and are left out.
  */
-export async function recordWrite(trx: Transaction<Database>, write: WriteRecord): Promise<void> {
+export async function recordWrite(trx: Transaction<Database>, dialect: DialectName, write: WriteRecord): Promise<void> {
   if (write.actor.user === FORMULA_REFRESH_ACTOR.user && write.actor.app === FORMULA_REFRESH_ACTOR.app) return;
   const rows = write.events.map(changeOf);
   const changes: LoggedChanges = write.structure.length > 0 ? { rows, structure: write.structure } : { rows };
@@ -69,10 +67,11 @@ export async function recordWrite(trx: Transaction<Database>, write: WriteRecord
     .executeTakeFirstOrThrow();
   const opId = Number(inserted.id);
   const rowIds = [...new Set(rows.map((c) => c.r))];
-  for (let i = 0; i < rowIds.length; i += ROWS_PER_INSERT) {
-    await trx
-      .insertInto('operation_log_rows')
-      .values(rowIds.slice(i, i + ROWS_PER_INSERT).map((rowId) => ({ base_id: write.base.id, row_id: rowId, op_id: opId })))
-      .execute();
+  if (rowIds.length === 0) return;
+  // One statement whatever the number of rows: the ids travel as one array (no per-row parameters to build).
+  if (dialect === 'postgres') {
+    await sql`INSERT INTO operation_log_rows (base_id, row_id, op_id) SELECT ${write.base.id}, r, ${opId} FROM unnest(${rowIds}::text[]) AS r`.execute(trx);
+  } else {
+    await sql`INSERT INTO operation_log_rows (base_id, row_id, op_id) SELECT ${write.base.id}, value, ${opId} FROM json_each(${JSON.stringify(rowIds)})`.execute(trx);
   }
 }
