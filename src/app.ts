@@ -107,6 +107,7 @@ export async function buildApp(c: Container, options: BuildAppOptions = {}): Pro
   await app.register(webConsolePlugin);
   await app.register(createCommentsRoutes({ db: c.db, clock: c.clock, access: c.access, notify: c.notifications.notifyUser }));
   await app.register(adminWebhooksRoutes(c.db));
+  await app.register(c.history.routes);
   const guard = new BaseGuard(c.access, c.accessTokens, c.baseTokens);
   const { maxBytes, tmpDir } = c.config.assets;
   await app.register(assetsRoutes({ assets: c.assets.service, guard, maxBytes, tmpDir, timeoutMs: c.config.requestTimeoutMs }));

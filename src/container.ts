@@ -20,6 +20,7 @@ import { createRealtime, type Realtime } from './modules/realtime/index.js';
 import { configureTimeZone } from './shared/dates/index.js';
 import { createAssets, type AssetsModule } from './modules/assets/index.js';
 import { createNatsStream, type NatsStream } from './modules/nats/index.js';
+import { createHistory, type HistoryModule } from './modules/history/index.js';
 
 /** Everything the app and the workers share, built once. Tests pass their own clock or database. */
 export interface Container {
@@ -62,6 +63,8 @@ export interface Container {
   assets: AssetsModule;
   /** The change stream to NATS JetStream when EVENTS_NATS_URL is set (an `outside` outbox consumer). */
   nats: NatsStream | null;
+  /** The operation log (filled in each write's transaction), row history, restore. */
+  history: HistoryModule;
   close(): Promise<void>;
 }
 
@@ -154,6 +157,8 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   for (const tick of notifications.ticks) scheduler.register(tick);
   for (const tick of webhooks.ticks) scheduler.register(tick);
   scheduler.register(volatileFormulaTick(db, baseData.writer));
+  const history = createHistory({ db, clock, access, baseData, retentionDays: config.operationLogRetentionDays });
+  for (const tick of history.ticks) scheduler.register(tick);
   return {
     config,
     db,
@@ -180,6 +185,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     realtime,
     assets,
     nats,
+    history,
     close: async () => {
       await scheduler.stop();
       await dispatcher.stop();

@@ -64,6 +64,8 @@ export interface Config {
   webhookRetrySchedule: readonly number[];
   /** WEBHOOK_RETENTION_DAYS — finished deliveries are kept this long in the delivery log; default 30. */
   webhookRetentionDays: number;
+  /** Days the operation log keeps an operation (OPERATION_LOG_RETENTION_DAYS; 0 turns the log off). */
+  operationLogRetentionDays: number;
   /** WEBHOOK_CONCURRENCY — deliveries one worker sends at once (slots shared round robin between webhooks); default 512 (16 webhooks at the default 32 lanes). */
   webhookConcurrency: number;
   /** DATABASE_CONNECT_TIMEOUT_MS — longest wait for a database connection (PostgreSQL connect or pool slot, SQLite lock); default 5000. */
@@ -174,6 +176,7 @@ export function loadConfig(env: Env = process.env, options: { persistSecret?: bo
     webhookAllowPrivate: bool(env, 'WEBHOOK_ALLOW_PRIVATE', false),
     webhookRetrySchedule: Object.freeze(durations(env, 'WEBHOOK_RETRY_SCHEDULE', '5s,5m,30m,2h,5h,10h,10h')),
     webhookRetentionDays: int(env, 'WEBHOOK_RETENTION_DAYS', 30, 1, 3650),
+    operationLogRetentionDays: int(env, 'OPERATION_LOG_RETENTION_DAYS', 180, 0, 36500),
     webhookConcurrency: int(env, 'WEBHOOK_CONCURRENCY', 512, 1, 1024),
     ...faultLimits(env),
     webhookLanes: int(env, 'WEBHOOK_LANES', 32, 1, 64),

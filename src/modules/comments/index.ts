@@ -19,3 +19,5 @@ export interface CommentsDeps {
 export function createCommentsRoutes(deps: CommentsDeps): FastifyPluginAsyncTypebox {
   return commentsRoutes({ comments: new CommentsService(deps.db, deps.clock, deps.notify), access: deps.access });
 }
+export { listComments } from './comments.repository.js';
+export { countRowComments } from './comments.repository.js';

@@ -36,6 +36,8 @@ export interface ChangeEvent {
   row: Record<string, unknown> | null;
   /** Shared by the events of one write (set when appended; null on events older than it). */
   writeId?: string | null;
+  /** A deleted row's links by link column key: seen by the writer's in-transaction hooks only, never stored here. */
+  links?: Record<string, string[]>;
 }
 
 /** A change about to be written; the id is assigned by the database. */

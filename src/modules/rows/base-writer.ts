@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Transaction } from 'kysely';
 import type { Database, DialectName, Db } from '../../db/index.js';
 import type { Clock } from '../../shared/clock.js';
@@ -7,7 +8,7 @@ import type { BaseMetadata } from './metadata.js';
 import { notFound } from '../../shared/errors.js';
 import { POSTGRES_WRITE_SLOTS, Slots } from './write-slots.js';
 import { loadMetadata, lockByRevision, lockMetadata, metadataAsRead, saveRevision, storeMetadata } from './metadata.repository.js';
-import { structureOps } from './structure-ops.js';
+import { structureOps, type StructureOp } from './structure-ops.js';
 
 /** The base a request addresses (from the Base-Token). */
 export interface BaseRef {
@@ -20,6 +21,20 @@ export type StructureChangeListener = (base: BaseRef) => Promise<void>;
 /** Runs inside the write's transaction, after the work, with the change events it emitted. */
 export type EventsHook = (trx: Transaction<Database>, events: NewChangeEvent[], now: number) => Promise<void>;
 
+/** Everything one write changed, as the operation log keeps it. */
+export interface WriteRecord {
+  base: BaseRef;
+  actor: Actor;
+  writeId: string;
+  now: number;
+  events: NewChangeEvent[];
+  /** Tables, columns and views added, changed or deleted. */
+  structure: StructureOp[];
+}
+
+/** Runs inside the write's transaction, last before its events are appended. */
+export type WriteLogHook = (trx: Transaction<Database>, write: WriteRecord) => Promise<void>;
+
 /** Who writes: a user's virtual id, or an API-Token's app_name (then also `app`). */
 export interface Actor {
   user: string;
@@ -28,6 +43,8 @@ export interface Actor {
   userId?: number;
   /** The id this write's events get (default: a fresh one); the live channel leaves the write's sender out of its echo by it. */
   writeId?: string;
+  /** The logged operation this write reverts (the history module's restore). */
+  reverts?: number;
 }
 
 export interface WriteScope {
@@ -84,6 +101,12 @@ export class BaseWriter {
   readonly slots: Slots;
   private readonly commitListeners: Array<(base: BaseRef) => void> = [];
   private readonly eventsHooks: EventsHook[] = [];
+  private readonly logHooks: WriteLogHook[] = [];
+
+  /** Called in the transaction of every write that changed rows or structure (the operation log). */
+  onWrite(hook: WriteLogHook): void {
+    this.logHooks.push(hook);
+  }
 
   /**
    * Called in the transaction of every write that emitted change events (e.g. notifications that must
@@ -169,11 +192,14 @@ export class BaseWriter {
       } else {
         await saveRevision(trx, base.id, changed ? meta : null);
       }
-      if (changed) {
-        const ops = structureOps(metadataAsRead(meta), meta).map((op) => ({ baseId: base.id, baseUuid: base.uuid, op, opUser: actor.user, opApp: actor.app, opTime: now }));
+      const structure = changed ? structureOps(metadataAsRead(meta), meta) : [];
+      if (structure.length > 0) {
+        const ops = structure.map((op) => ({ baseId: base.id, baseUuid: base.uuid, op, opUser: actor.user, opApp: actor.app, opTime: now }));
         await appendStructureEvents(trx, this.dialect, ops, now);
       }
-      await appendEvents(trx, this.dialect, events, now, actor.writeId);
+      const writeId = actor.writeId ?? randomUUID();
+      if (events.length > 0 || structure.length > 0) for (const hook of this.logHooks) await hook(trx, { base, actor, writeId, now, events, structure });
+      await appendEvents(trx, this.dialect, events, now, writeId);
       return { value, emitted: events.length, structural };
     });
   }

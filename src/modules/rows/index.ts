@@ -19,3 +19,8 @@ export { toStored as storedRowFromRecord } from './rows.repository.js';
 export { configureSizeLimits, DEFAULT_SIZE_LIMITS } from './size-limits.js';
 export type { SizeLimits } from './size-limits.js';
 export { volatileFormulaTick, refreshVolatileFormulasEverywhere, FORMULA_REFRESH_ACTOR } from './volatile-refresh.js';
+export type { RestoreScope, RestoredRow } from './rows.service.js';
+export type { WriteRecord, WriteLogHook } from './base-writer.js';
+export type { StructureOp } from './structure-ops.js';
+export type { RowsService } from './rows.service.js';
+export type { LinksService } from './links.service.js';

@@ -74,11 +74,13 @@ export function modifyEvent(base: BaseRef, table: TableMeta, before: StoredRow, 
   return cells.length === 0 ? null : event(base, table, after, 'modify_row', actor, now, cells, rowByKeys(after));
 }
 
-export function deleteEvent(base: BaseRef, table: TableMeta, row: StoredRow, actor: Actor, now: number): NewChangeEvent {
+/** `links`: the row's links by link column key, for the operation log (not stored in the outbox). */
+export function deleteEvent(base: BaseRef, table: TableMeta, row: StoredRow, actor: Actor, now: number, links?: Record<string, string[]>): NewChangeEvent {
   const cells = dataColumns(table)
     .filter((c) => row.data[c.key] !== undefined)
     .map((c) => item(c, null, row.data[c.key]));
-  return event(base, table, row, 'delete_row', actor, now, cells, null);
+  const deleted = event(base, table, row, 'delete_row', actor, now, cells, null);
+  return links ? { ...deleted, links } : deleted;
 }
 
 /** A row's link cell changed from `before` to `after` (linked row ids). */

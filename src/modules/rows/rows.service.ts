@@ -13,6 +13,7 @@ import { ReadMetadata } from './read-metadata.js';
 import { sizeLimits, tooLargeToRead } from './size-limits.js';
 import { changedCellKeys, dependentRows, propagateLinkFormulas, recomputeLinkFormulas } from './link-formula-columns.js';
 import { removeLinksOfRows } from './links.repository.js';
+import { linksOfRows, restoreLinks, setRowLinks } from './kept-links.js';
 import { findTable, lookupColumn, optionalView, visibleColumns, type BaseMetadata, type TableMeta, type ViewMeta } from './metadata.js';
 import { dateColumnKeys, presentRow, presentRowByKeys, type StoredRow } from './present.js';
 import { deleteEvent, insertEvents, modifyEvent, sameCells } from './row-events.js';
@@ -71,6 +72,31 @@ export interface ScopedRowWriter {
   append(body: Body): Promise<{ inserted_row_count: number }>;
   update(body: Body): Promise<number>;
   remove(body: Body): Promise<number>;
+}
+
+/** A stored row put back by a restore: its id, its stored cells and, optionally, its links by column key. */
+export interface RestoredRow {
+  rowId: string;
+  data: Record<string, unknown>;
+  links?: Record<string, string[]>;
+}
+
+/**
+ * Row writes of a restore (the history module) inside one write: values are stored ones, set as they
+ * are (no coercion), with the same formulas, events, webhooks and rules as any write.
+ */
+export interface RestoreScope {
+  trx: WriteScope['trx'];
+  meta: BaseMetadata;
+  /** Current stored rows of a table by id (missing ids are absent). */
+  find(tableId: string, rowIds: string[]): Promise<Map<string, StoredRow>>;
+  remove(tableId: string, rowIds: string[]): Promise<number>;
+  /** Set these cells (column key → stored value; null clears) on existing rows. */
+  setCells(tableId: string, changes: Array<{ rowId: string; data: Record<string, unknown> }>): Promise<number>;
+  /** Insert deleted rows again under their ids, with the links whose other rows still exist. */
+  reinsert(tableId: string, rows: RestoredRow[]): Promise<number>;
+  /** Set one row's link cell to these linked row ids (those still there). */
+  setLinks(tableId: string, rowId: string, columnKey: string, ids: string[]): Promise<boolean>;
 }
 
 function appendInput(body: Body): Body[] {
@@ -249,6 +275,53 @@ export class RowsService {
     );
   }
 
+  /** One write of a restore (see RestoreScope). */
+  restore<T>(base: BaseRef, actor: Actor, work: (scope: RestoreScope) => Promise<T>): Promise<T> {
+    return this.writer.write(base, actor, (w) =>
+      work({
+        trx: w.trx,
+        meta: w.meta,
+        find: (tableId, ids) => repo.findRows(w.trx, base.id, tableId, ids),
+        remove: (tableId, ids) => this.removeIn(w, { table_id: tableId }, ids),
+        setCells: (tableId, changes) => {
+          const table = findTable(w.meta, { table_id: tableId });
+          const keys = new Set(table.columns.map((c) => c.key));
+          return this.updateWith(w, table, changes.map((c) => c.rowId), (data, rowId) => {
+            for (const [key, value] of Object.entries(changes.find((c) => c.rowId === rowId)!.data)) {
+              if (!keys.has(key)) continue;
+              if (value === null || value === undefined) delete data[key];
+              else data[key] = value;
+            }
+          });
+        },
+        reinsert: (tableId, rows) => this.reinsertIn(w, tableId, rows),
+        setLinks: (tableId, rowId, columnKey, ids) => setRowLinks(w, this.writer.timeZone, findTable(w.meta, { table_id: tableId }), rowId, columnKey, ids),
+      }),
+    );
+  }
+
+  private async reinsertIn(w: WriteScope, tableId: string, rows: RestoredRow[]): Promise<number> {
+    const table = findTable(w.meta, { table_id: tableId });
+    const keys = new Set(table.columns.map((c) => c.key));
+    const stored = rows.map((r): StoredRow => {
+      const data = Object.fromEntries(Object.entries(r.data).filter(([key]) => keys.has(key)));
+      return { _id: r.rowId, _ctime: w.now, _mtime: w.now, _creator: w.actor.user, _last_modifier: w.actor.user, data };
+    });
+    await this.insertStored(w, table, stored);
+    await restoreLinks(w, this.writer.timeZone, table, rows);
+    return stored.length;
+  }
+
+  /** Formulas, the rows and their insert events (new rows whose cells are final). */
+  private async insertStored(w: WriteScope, table: TableMeta, stored: StoredRow[]): Promise<string[] | undefined> {
+    await computeFormulas(w, this.writer.timeZone, table, stored, true);
+    // SQLite stores each row's cells as JSON text: written once, for the row and its insert event.
+    const texts = w.dialect === 'sqlite' ? stored.map((r) => JSON.stringify(r.data)) : undefined;
+    await repo.insertRows(w.trx, w.base.id, table._id, stored, texts);
+    w.emit(insertEvents(w.base, table, stored, w.actor, w.now, texts));
+    return texts;
+  }
+
   private async appendIn(w: WriteScope, body: Body, rows: Body[], ids?: string[]) {
     const applyDefault = body.apply_default === true || body.apply_default === 'true';
     const { base, actor } = w;
@@ -264,11 +337,7 @@ export class RowsService {
       return { _id: ids?.[index] ?? newRowId(), _ctime: w.now, _mtime: w.now, _creator: actor.user, _last_modifier: actor.user, data };
     });
     if (countersMoved || input.optionsAdded()) w.metadataChanged('contents');
-    await computeFormulas(w, this.writer.timeZone, table, stored, true);
-    // SQLite stores each row's cells as JSON text: written once, for the row and its insert event.
-    const texts = w.dialect === 'sqlite' ? stored.map((r) => JSON.stringify(r.data)) : undefined;
-    await repo.insertRows(w.trx, base.id, table._id, stored, texts);
-    w.emit(insertEvents(base, table, stored, actor, w.now, texts));
+    await this.insertStored(w, table, stored);
     return {
       inserted_row_count: stored.length,
       row_ids: stored.map((r) => ({ _id: r._id })),
@@ -277,20 +346,36 @@ export class RowsService {
   }
 
   private async updateIn(w: WriteScope, body: Body, items: UpdateItem[]): Promise<number> {
-    const { base, actor } = w;
     const table = findTable(w.meta, body);
-    const before = await repo.findRows(w.trx, base.id, table._id, items.map((u) => u.row_id));
-    const missing = items.find((u) => !before.has(u.row_id));
-    if (missing) throw notFound(`row ${missing.row_id} not found`);
-    await refuseLockedRows(w, before.values());
     const input = new RowInput(table);
+    // A row may be named twice: the callback sees each row once, so it applies that row's items in order.
+    const byRow = new Map<string, Body[]>();
+    for (const { row_id, row } of items) byRow.set(row_id, [...(byRow.get(row_id) ?? []), row]);
+    return this.updateWith(w, table, [...byRow.keys()], (data, rowId) => {
+      for (const row of byRow.get(rowId)!) input.apply(data, row, `Row ${rowId}`);
+    }, () => input.optionsAdded());
+  }
+
+  /** Change existing rows of `table` by `apply` (on a copy of each row's cells); store, emit and propagate the changed ones. */
+  private async updateWith(
+    w: WriteScope,
+    table: TableMeta,
+    rowIds: string[],
+    apply: (data: Record<string, unknown>, rowId: string) => void,
+    optionsAdded: () => boolean = () => false,
+  ): Promise<number> {
+    const { base, actor } = w;
+    const before = await repo.findRows(w.trx, base.id, table._id, rowIds);
+    const missing = rowIds.find((id) => !before.has(id));
+    if (missing) throw notFound(`row ${missing} not found`);
+    await refuseLockedRows(w, before.values());
     const after = new Map<string, StoredRow>();
-    for (const { row_id, row } of items) {
-      const current = after.get(row_id) ?? { ...before.get(row_id)!, data: { ...before.get(row_id)!.data } };
-      input.apply(current.data, row, `Row ${row_id}`);
-      after.set(row_id, current);
+    for (const rowId of rowIds) {
+      const current = { ...before.get(rowId)!, data: { ...before.get(rowId)!.data } };
+      apply(current.data, rowId);
+      after.set(rowId, current);
     }
-    if (input.optionsAdded()) w.metadataChanged('contents');
+    if (optionsAdded()) w.metadataChanged('contents');
     await computeFormulas(w, this.writer.timeZone, table, [...after.values()]);
     const changed = [...after.values()].filter((r) => !sameCells(before.get(r._id)!.data, r.data));
     for (const r of changed) {
@@ -314,10 +399,11 @@ export class RowsService {
     await refuseLockedRows(w, rows);
     const rowIds = rows.map((r) => r._id);
     const dependents = await dependentRows(w, table, rowIds);
+    const links = await linksOfRows(w, table, rowIds);
     await repo.deleteRows(w.trx, base.id, rowIds);
     await removeLinksOfRows(w.trx, base.id, rowIds);
     for (const dependent of dependents.values()) await recomputeLinkFormulas(w, this.writer.timeZone, dependent.table, dependent.ids);
-    w.emit(rows.map((r) => deleteEvent(base, table, r, actor, w.now)));
+    w.emit(rows.map((r) => deleteEvent(base, table, r, actor, w.now, links.get(r._id))));
     return rows.length;
   }
 

@@ -1,0 +1,102 @@
+import { sql, type Selectable } from 'kysely';
+import type { Executor } from '../../db/index.js';
+import type { OperationLogTable } from './history.table.js';
+import type { LoggedChanges, Operation, OperationFilter } from './history.types.js';
+
+function toOperation(r: Selectable<OperationLogTable>): Operation {
+  return {
+    id: Number(r.id),
+    baseId: Number(r.base_id),
+    writeId: r.write_id,
+    opType: r.op_type,
+    tableId: r.table_id,
+    opUser: r.op_user,
+    opApp: r.op_app,
+    opTime: Number(r.op_time),
+    rowCount: Number(r.row_count),
+    changes: JSON.parse(r.changes) as LoggedChanges,
+    reverts: r.reverts === null ? null : Number(r.reverts),
+  };
+}
+
+/**
+ * A base's operations, newest first: one index range whatever the log's size ((base, id), or
+ * (base, table, id), (base, author, id), (base, row, op) when filtered). `offset` pages; `beforeId` is the keyset.
+ */
+export async function listOperations(db: Executor, baseId: number, filter: OperationFilter, limit: number, offset = 0): Promise<Operation[]> {
+  let query = db.selectFrom('operation_log').selectAll('operation_log').where('operation_log.base_id', '=', baseId);
+  if (filter.rowId !== undefined) {
+    query = query
+      .innerJoin('operation_log_rows', 'operation_log_rows.op_id', 'operation_log.id')
+      .where('operation_log_rows.base_id', '=', baseId)
+      .where('operation_log_rows.row_id', '=', filter.rowId);
+  }
+  if (filter.tableId !== undefined) query = query.where('operation_log.table_id', '=', filter.tableId);
+  if (filter.author !== undefined) query = query.where('operation_log.op_user', '=', filter.author);
+  if (filter.from !== undefined) query = query.where('operation_log.op_time', '>=', filter.from);
+  if (filter.to !== undefined) query = query.where('operation_log.op_time', '<=', filter.to);
+  if (filter.beforeId !== undefined) query = query.where('operation_log.id', '<', filter.beforeId);
+  // A row's operations are walked down its own index range (base, row, op), never the base's.
+  const order = sql.ref(filter.rowId !== undefined ? 'operation_log_rows.op_id' : 'operation_log.id');
+  const rows = await query.orderBy(order, 'desc').limit(limit).offset(offset).execute();
+  return rows.map(toOperation);
+}
+
+export async function countRowOperations(db: Executor, baseId: number, rowId: string): Promise<number> {
+  const row = await db
+    .selectFrom('operation_log_rows')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('base_id', '=', baseId)
+    .where('row_id', '=', rowId)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export async function findOperation(db: Executor, baseId: number, id: number): Promise<Operation | undefined> {
+  const row = await db.selectFrom('operation_log').selectAll().where('base_id', '=', baseId).where('id', '=', id).executeTakeFirst();
+  return row ? toOperation(row) : undefined;
+}
+
+/** Operations after `afterId` that touched any of these rows, oldest first (a restore's conflicts). */
+export async function laterOperationsOfRows(db: Executor, baseId: number, rowIds: string[], afterId: number): Promise<Operation[]> {
+  if (rowIds.length === 0) return [];
+  const ids = new Set<number>();
+  for (let i = 0; i < rowIds.length; i += 500) {
+    const found = await db
+      .selectFrom('operation_log_rows')
+      .select('op_id')
+      .where('base_id', '=', baseId)
+      .where('row_id', 'in', rowIds.slice(i, i + 500))
+      .where('op_id', '>', afterId)
+      .execute();
+    for (const f of found) ids.add(Number(f.op_id));
+  }
+  if (ids.size === 0) return [];
+  const rows = await db.selectFrom('operation_log').selectAll().where('id', 'in', [...ids]).orderBy('id', 'asc').execute();
+  return rows.map(toOperation);
+}
+
+/**
+ * Deletes operations older than `cutoff` (ms), at most `batch` per call (short transactions, no long
+ * lock); returns how many were deleted. Call again while it returns `batch`.
+ */
+export async function pruneOperations(db: Executor, cutoff: number, batch: number): Promise<number> {
+  const old = await db.selectFrom('operation_log').select(['id', 'base_id', 'changes']).where('op_time', '<', cutoff).orderBy('op_time').limit(batch).execute();
+  if (old.length === 0) return 0;
+  // Each operation's rows are named in its changes: deleted by primary key (no index on op_id to keep up on every write).
+  await db.transaction().execute(async (trx) => {
+    for (const op of old) {
+      const rowIds = [...new Set((JSON.parse(op.changes) as LoggedChanges).rows.map((c) => c.r))];
+      for (let i = 0; i < rowIds.length; i += 500) {
+        await trx
+          .deleteFrom('operation_log_rows')
+          .where('base_id', '=', Number(op.base_id))
+          .where('row_id', 'in', rowIds.slice(i, i + 500))
+          .where('op_id', '=', Number(op.id))
+          .execute();
+      }
+    }
+    await trx.deleteFrom('operation_log').where('id', 'in', old.map((r) => Number(r.id))).execute();
+  });
+  return old.length;
+}

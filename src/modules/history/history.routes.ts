@@ -1,0 +1,94 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { atLeast, currentGateway, type BaseAccess } from '../access/index.js';
+import { actorOf, baseOf } from '../rows/index.js';
+import { apiError, badRequest } from '../../shared/errors.js';
+import { MAX_PER_PAGE, type HistoryService, type Paging } from './history.service.js';
+import type { OperationFilter } from './history.types.js';
+
+const GATEWAY = '/api-gateway/api/v2/dtables/:base_uuid';
+const tags = ['history'];
+const read = { baseAuth: 'read' } as const;
+const write = { baseAuth: 'write' } as const;
+const BaseParams = Type.Object({ base_uuid: Type.String({ maxLength: 64 }) });
+const OpParams = Type.Object({ base_uuid: Type.String({ maxLength: 64 }), op_id: Type.Integer({ minimum: 1, maximum: 2 ** 53 - 1 }) });
+const Num = Type.Optional(Type.String({ maxLength: 20 }));
+const Id = Type.Optional(Type.String({ maxLength: 255 }));
+const ListQuery = Type.Object({
+  page: Num,
+  per_page: Num,
+  table_id: Type.Optional(Type.String({ maxLength: 8 })),
+  row_id: Type.Optional(Type.String({ maxLength: 32 })),
+  author: Id,
+  start_time: Num,
+  end_time: Num,
+  before_op_id: Num,
+});
+const RestoreBody = Type.Optional(Type.Record(Type.String(), Type.Unknown()));
+
+/** A whole number in [min, max] from a query string, or `fallback` when absent. */
+function intParam(value: string | undefined, name: string, fallback: number, min: number, max: number): number {
+  if (value === undefined || value === '') return fallback;
+  if (!/^\d{1,16}$/.test(value) || Number(value) < min || Number(value) > max) throw badRequest(`${name} invalid: a whole number from ${min} to ${max}.`);
+  return Number(value);
+}
+
+/** A time filter: milliseconds, seconds (10 digits, as the original's op_time in db-operations), or an ISO date. */
+function timeParam(value: string | undefined, name: string): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (/^\d{1,10}$/.test(value)) return Number(value) * 1000;
+  if (/^\d{11,16}$/.test(value)) return Number(value);
+  const ms = Date.parse(value);
+  if (Number.isNaN(ms)) throw badRequest(`${name} invalid: milliseconds, seconds or an ISO 8601 date.`);
+  return ms;
+}
+
+function paging(q: { page?: string; per_page?: string }, perPage: number): Paging {
+  return { page: intParam(q.page, 'page', 1, 1, 1_000_000), perPage: intParam(q.per_page, 'per_page', perPage, 1, MAX_PER_PAGE) };
+}
+
+type ListQueryValue = Partial<Record<'page' | 'per_page' | 'table_id' | 'row_id' | 'author' | 'start_time' | 'end_time' | 'before_op_id', string>>;
+
+function filterOf(q: ListQueryValue): OperationFilter {
+  const filter: OperationFilter = {};
+  if (q.table_id) filter.tableId = q.table_id;
+  if (q.row_id) filter.rowId = q.row_id;
+  if (q.author) filter.author = q.author;
+  const from = timeParam(q.start_time, 'start_time');
+  const to = timeParam(q.end_time, 'end_time');
+  if (from !== undefined) filter.from = from;
+  if (to !== undefined) filter.to = to;
+  if (q.before_op_id) filter.beforeId = intParam(q.before_op_id, 'before_op_id', 0, 1, 2 ** 53 - 1);
+  return filter;
+}
+
+/** Restoring changes data others wrote: the base's owner and admins only (a user's Base-Token). */
+async function assertMayRestore(request: FastifyRequest, access: BaseAccess): Promise<void> {
+  const { claims, base } = currentGateway(request);
+  const userId = claims.source === 'account' || claims.source === 'temp-api-token' ? claims.sourceId : undefined;
+  if (userId === undefined || !atLeast(await access.permissionOf(base, userId), 'admin')) {
+    throw apiError(403, 'Only the owner or an admin of the base can restore operations.');
+  }
+}
+
+/** `operations/`, `db-operations/`, `activities/` (read) and `restore-operations/{op_id}/` (owner, admin). */
+export function historyRoutes({ history, access }: { history: HistoryService; access: BaseAccess }): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.get(`${GATEWAY}/operations/`, { config: read, schema: { tags, params: BaseParams, querystring: ListQuery } }, async (request) =>
+      history.operations(baseOf(request), filterOf(request.query), paging(request.query, 25)),
+    );
+    app.get(`${GATEWAY}/db-operations/`, { config: read, schema: { tags, params: BaseParams, querystring: ListQuery } }, async (request) =>
+      history.dbOperations(baseOf(request), filterOf(request.query), paging(request.query, 25)),
+    );
+    app.get(`${GATEWAY}/activities/`, { config: read, schema: { tags, params: BaseParams, querystring: ListQuery } }, async (request) =>
+      history.activities(baseOf(request), request.query.row_id || undefined, paging(request.query, 25)),
+    );
+    app.put(`${GATEWAY}/restore-operations/:op_id/`, { config: write, bodyLimit: 4096, schema: { tags, params: OpParams, body: RestoreBody } }, async (request) => {
+      await assertMayRestore(request, access);
+      const body = request.body ?? {};
+      const overwrite = body.overwrite === true || body.overwrite === 'true';
+      return history.restore(baseOf(request), actorOf(request), request.params.op_id, overwrite);
+    });
+  };
+}

@@ -1,0 +1,110 @@
+import type { Db } from '../../db/index.js';
+import type { Clock } from '../../shared/clock.js';
+import { badRequest, notFound } from '../../shared/errors.js';
+import { countRowComments, listComments } from '../comments/index.js';
+import { loadMetadata, type Actor, type BaseRef, type RowsService } from '../rows/index.js';
+import { countRowOperations, findOperation, listOperations, pruneOperations } from './history.repository.js';
+import type { OperationFilter } from './history.types.js';
+import { presentActivity, presentDbOperation, presentOperation } from './present.js';
+import { conflictError, conflictsOf, revert } from './restore.js';
+
+const DAY_MS = 86_400_000;
+/** Operations pruned per transaction: short deletes, no long lock. */
+const PRUNE_BATCH = 1000;
+export const MAX_PER_PAGE = 100;
+/** Offset paging stops here; deeper pages use the keyset (`before_op_id`). */
+export const MAX_OFFSET = 10_000;
+
+export interface Paging {
+  page: number;
+  perPage: number;
+}
+
+/** The operation log, row history and restore (see docs/history.md). */
+export class HistoryService {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly rows: RowsService,
+    private readonly retentionDays: number,
+  ) {}
+
+  private offset(paging: Paging): number {
+    const offset = (paging.page - 1) * paging.perPage;
+    if (offset > MAX_OFFSET) throw badRequest(`page too deep: page through older operations with before_op_id.`);
+    return offset;
+  }
+
+  async operations(base: BaseRef, filter: OperationFilter, paging: Paging) {
+    const ops = await listOperations(this.db, base.id, filter, paging.perPage, this.offset(paging));
+    return { operations: ops.map(presentOperation) };
+  }
+
+  async dbOperations(base: BaseRef, filter: OperationFilter, paging: Paging) {
+    const ops = await listOperations(this.db, base.id, filter, paging.perPage, this.offset(paging));
+    return { operations: ops.map((op) => presentDbOperation(op, base.uuid)) };
+  }
+
+  /**
+   * A row's history (its operations' changes to it, and its comments), newest first; without a row,
+   * the base's recent row changes.
+   */
+  async activities(base: BaseRef, rowId: string | undefined, paging: Paging) {
+    const offset = this.offset(paging);
+    const meta = await loadMetadata(this.db, base.id);
+    const ops = await listOperations(this.db, base.id, rowId === undefined ? {} : { rowId }, offset + paging.perPage);
+    const entries = ops.flatMap((op) =>
+      op.changes.rows.filter((c) => rowId === undefined || c.r === rowId).map((c) => ({ time: op.opTime, id: op.id, body: presentActivity(op, c, meta, base.uuid) })),
+    );
+    let total = entries.length;
+    if (rowId !== undefined) {
+      const comments = await listComments(this.db, base.id, null, rowId, 0, offset + paging.perPage);
+      for (const c of comments) {
+        entries.push({
+          time: Number(c.created_at),
+          id: Number(c.id),
+          body: {
+            id: Number(c.id),
+            dtable_uuid: base.uuid,
+            row_id: c.row_id,
+            op_user: c.author,
+            op_type: 'add_comment',
+            op_time: new Date(Number(c.created_at)).toISOString(),
+            detail: { table_id: c.table_id, comment: c.comment },
+          },
+        });
+      }
+      total = (await countRowOperations(this.db, base.id, rowId)) + (await countRowComments(this.db, base.id, rowId));
+    }
+    entries.sort((a, b) => b.time - a.time || b.id - a.id);
+    return { activities: entries.slice(offset, offset + paging.perPage).map((e) => e.body), total_count: total };
+  }
+
+  /**
+   * Reverts an operation as a new write (events, webhooks and rules as for any write) logged as
+   * reverting it; refused with 409 when later operations changed the same cells, unless `overwrite`.
+   */
+  async restore(base: BaseRef, actor: Actor, opId: number, overwrite: boolean): Promise<{ success: true }> {
+    const op = await findOperation(this.db, base.id, opId);
+    if (!op) throw notFound('Operation not found.');
+    if (op.changes.rows.length === 0) throw badRequest('Operation changed tables, columns or views only: restore it from a snapshot.');
+    await this.rows.restore(base, { ...actor, reverts: op.id }, async (scope) => {
+      const conflicts = await conflictsOf(scope, op);
+      if (conflicts.length > 0 && !overwrite) throw conflictError(op.id, conflicts);
+      await revert(scope, op);
+    });
+    return { success: true };
+  }
+
+  /** Deletes operations older than the retention, in batches; returns how many. */
+  async prune(now = this.clock.now()): Promise<number> {
+    if (this.retentionDays === 0) return 0;
+    const cutoff = now - this.retentionDays * DAY_MS;
+    let total = 0;
+    for (;;) {
+      const n = await pruneOperations(this.db, cutoff, PRUNE_BATCH);
+      total += n;
+      if (n < PRUNE_BATCH) return total;
+    }
+  }
+}

@@ -1,0 +1,28 @@
+import type { Generated } from 'kysely';
+
+/** One write to a base (migration 0019_history). */
+export interface OperationLogTable {
+  id: Generated<number>;
+  base_id: number;
+  /** The write's id, shared with its change events. */
+  write_id: string;
+  /** insert_row(s), modify_row(s), delete_row(s), update_links, structure, batch (mixed). */
+  op_type: string;
+  /** The table when the write touched one table only. */
+  table_id: string | null;
+  op_user: string;
+  op_app: string | null;
+  op_time: number;
+  row_count: number;
+  /** JSON: { rows: LoggedChange[], structure?: object[] } (history.types.ts). */
+  changes: string;
+  /** The operation this write reverted (restore-operations), else null. */
+  reverts: number | null;
+}
+
+/** Which rows an operation touched: a row's history and restore conflicts in one index range. */
+export interface OperationLogRowsTable {
+  base_id: number;
+  row_id: string;
+  op_id: number;
+}

@@ -1,0 +1,56 @@
+import type { OpType } from '../events/index.js';
+
+/** Cells by column key (stored values). */
+export type Cells = Record<string, unknown>;
+
+/** One row's change in a logged operation; short keys keep the log small. */
+export interface LoggedChange {
+  /** insert_row, modify_row, delete_row, add_link, remove_link. */
+  o: OpType;
+  /** Table id. */
+  t: string;
+  /** Row id. */
+  r: string;
+  /** Row name (the first column's display text) at the time. */
+  n: string;
+  /** Before: the changed cells' old values (modify, link), every cell (delete). */
+  b?: Cells;
+  /** After: the changed cells' new values (modify, link), every cell (insert). */
+  a?: Cells;
+  /** A deleted row's links by link column key. */
+  l?: Record<string, string[]>;
+}
+
+/** What `operation_log.changes` holds. */
+export interface LoggedChanges {
+  rows: LoggedChange[];
+  /** Table, column and view operations (the live channel's shapes). */
+  structure?: Array<Record<string, unknown>>;
+}
+
+/** An operation as read back. */
+export interface Operation {
+  id: number;
+  baseId: number;
+  writeId: string;
+  opType: string;
+  tableId: string | null;
+  opUser: string;
+  opApp: string | null;
+  opTime: number;
+  rowCount: number;
+  changes: LoggedChanges;
+  reverts: number | null;
+}
+
+/** Which operations a listing wants; all optional. */
+export interface OperationFilter {
+  tableId?: string;
+  rowId?: string;
+  author?: string;
+  /** Milliseconds, inclusive. */
+  from?: number;
+  to?: number;
+  /** Keyset: operations with a smaller id only. */
+  beforeId?: number;
+}

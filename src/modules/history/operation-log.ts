@@ -1,0 +1,77 @@
+import { sql, type Transaction } from 'kysely';
+import type { Database, DialectName } from '../../db/index.js';
+import type { NewChangeEvent } from '../events/index.js';
+import { FORMULA_REFRESH_ACTOR, type WriteRecord } from '../rows/index.js';
+import type { Cells, LoggedChange, LoggedChanges } from './history.types.js';
+
+
+function changeOf(e: NewChangeEvent): LoggedChange {
+  const change: LoggedChange = { o: e.opType, t: e.tableId, r: e.rowId, n: e.rowName };
+  if (e.opType === 'insert_row') {
+    const a: Cells = {};
+    for (const item of e.rowData) a[item.column_key] = item.value;
+    change.a = a;
+  } else if (e.opType === 'delete_row') {
+    const b: Cells = {};
+    for (const item of e.rowData) b[item.column_key] = item.old_value;
+    change.b = b;
+    if (e.links) change.l = e.links;
+  } else {
+    const a: Cells = {};
+    const b: Cells = {};
+    for (const item of e.rowData) {
+      a[item.column_key] = item.value;
+      b[item.column_key] = item.old_value;
+    }
+    change.a = a;
+    change.b = b;
+  }
+  return change;
+}
+
+/** The operation's type as the original names it: one kind of change, one or several rows; else `batch`. */
+export function operationType(rows: LoggedChange[], structure: unknown[]): string {
+  if (rows.length === 0) return structure.length === 1 ? String((structure[0] as { op_type: string }).op_type) : 'structure';
+  if (structure.length > 0) return 'batch';
+  const kinds = new Set(rows.map((c) => (c.o === 'add_link' || c.o === 'remove_link' ? 'update_links' : c.o)));
+  if (kinds.size > 1) return 'batch';
+  const [kind] = kinds;
+  if (kind === 'update_links') return kind;
+  return rows.length === 1 ? kind! : `${kind!}s`;
+}
+
+/**
+ * Appends one write to the operation log, inside the write's transaction (so the log is exactly the
+ * committed writes). Formula refreshes of the scheduler are not a person's change and are left out.
+ */
+export async function recordWrite(trx: Transaction<Database>, dialect: DialectName, write: WriteRecord): Promise<void> {
+  if (write.actor.user === FORMULA_REFRESH_ACTOR.user && write.actor.app === FORMULA_REFRESH_ACTOR.app) return;
+  const rows = write.events.map(changeOf);
+  const changes: LoggedChanges = write.structure.length > 0 ? { rows, structure: write.structure } : { rows };
+  const tables = new Set<string>([...rows.map((c) => c.t), ...write.structure.map((s) => s.table_id)]);
+  const inserted = await trx
+    .insertInto('operation_log')
+    .values({
+      base_id: write.base.id,
+      write_id: write.writeId,
+      op_type: operationType(rows, write.structure),
+      table_id: tables.size === 1 ? [...tables][0]! : null,
+      op_user: write.actor.user,
+      op_app: write.actor.app,
+      op_time: write.now,
+      row_count: new Set(rows.map((c) => c.r)).size,
+      changes: JSON.stringify(changes),
+      reverts: write.actor.reverts ?? null,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  const opId = Number(inserted.id);
+  const rowIds = [...new Set(rows.map((c) => c.r))];
+  if (rowIds.length === 0) return;
+  // One statement whatever the number of rows: the ids travel as one array (no per-row parameters to build).
+  if (dialect === 'postgres') {
+    await sql`INSERT INTO operation_log_rows (base_id, row_id, op_id) SELECT ${write.base.id}, r, ${opId} FROM unnest(${rowIds}::text[]) AS r`.execute(trx);
+  } else {
+    await sql`INSERT INTO operation_log_rows (base_id, row_id, op_id) SELECT ${write.base.id}, value, ${opId} FROM json_each(${JSON.stringify(rowIds)})`.execute(trx);
+  }
+}

@@ -1,0 +1,72 @@
+import { AppError } from '../../shared/errors.js';
+import type { RestoreScope } from '../rows/index.js';
+import { laterOperationsOfRows } from './history.repository.js';
+import type { LoggedChange, Operation } from './history.types.js';
+
+export interface Conflict {
+  op_id: number;
+  row_id: string;
+  column_keys: string[];
+}
+
+const linkOp = (c: LoggedChange) => c.o === 'add_link' || c.o === 'remove_link';
+const keysOf = (c: LoggedChange) => new Set([...Object.keys(c.a ?? {}), ...Object.keys(c.b ?? {})]);
+
+/** Does `later` (a change to the same row after `c`) touch what reverting `c` would set back? */
+function collides(c: LoggedChange, later: LoggedChange): string[] | null {
+  if (c.o === 'insert_row' || later.o === 'delete_row' || later.o === 'insert_row') return [];
+  if (c.o === 'delete_row') return null;
+  if (linkOp(c) !== linkOp(later)) return null;
+  const mine = keysOf(c);
+  const shared = [...keysOf(later)].filter((k) => mine.has(k));
+  return shared.length > 0 ? shared : null;
+}
+
+/** The later operations that changed the cells (or rows) this operation's revert would set back. */
+export async function conflictsOf(scope: RestoreScope, op: Operation): Promise<Conflict[]> {
+  const later = await laterOperationsOfRows(scope.trx, op.baseId, [...new Set(op.changes.rows.map((c) => c.r))], op.id);
+  const conflicts: Conflict[] = [];
+  for (const next of later) {
+    for (const l of next.changes.rows) {
+      for (const c of op.changes.rows) {
+        if (c.r !== l.r) continue;
+        const keys = collides(c, l);
+        if (keys) conflicts.push({ op_id: next.id, row_id: c.r, column_keys: keys });
+      }
+    }
+  }
+  return conflicts;
+}
+
+export function conflictError(opId: number, conflicts: Conflict[]): AppError {
+  const first = conflicts[0]!;
+  const cells = first.column_keys.length > 0 ? ` (columns ${first.column_keys.join(', ')})` : '';
+  return new AppError(409, {
+    error_msg: `Operation ${opId} cannot be restored: operation ${first.op_id} changed row ${first.row_id}${cells} later. Restore with "overwrite": true to set them back anyway.`,
+    conflicts: conflicts.slice(0, 100),
+  });
+}
+
+/**
+ * Reverts an operation's row changes inside one restore write: inserted rows are deleted, changed
+ * cells set back, deleted rows inserted again under their ids with their links (their comments never
+ * left), link cells set back. Rows that are gone meanwhile (with `overwrite`) are skipped.
+ */
+export async function revert(scope: RestoreScope, op: Operation): Promise<void> {
+  const byTable = new Map<string, LoggedChange[]>();
+  // Last change first: a write touching one row twice is undone in reverse order.
+  for (const c of [...op.changes.rows].reverse()) byTable.set(c.t, [...(byTable.get(c.t) ?? []), c]);
+  for (const [tableId, changes] of byTable) {
+    if (!scope.meta.tables.some((t) => t._id === tableId)) continue;
+    const current = await scope.find(tableId, changes.map((c) => c.r));
+    const inserted = changes.filter((c) => c.o === 'insert_row' && current.has(c.r)).map((c) => c.r);
+    if (inserted.length > 0) await scope.remove(tableId, inserted);
+    const modified = changes.filter((c) => c.o === 'modify_row' && current.has(c.r)).map((c) => ({ rowId: c.r, data: c.b ?? {} }));
+    if (modified.length > 0) await scope.setCells(tableId, modified);
+    const deleted = changes.filter((c) => c.o === 'delete_row' && !current.has(c.r));
+    if (deleted.length > 0) await scope.reinsert(tableId, deleted.map((c) => ({ rowId: c.r, data: c.b ?? {}, ...(c.l ? { links: c.l } : {}) })));
+    for (const c of changes.filter(linkOp)) {
+      for (const [key, ids] of Object.entries(c.b ?? {})) await scope.setLinks(tableId, c.r, key, Array.isArray(ids) ? ids.map(String) : []);
+    }
+  }
+}
