@@ -206,3 +206,57 @@ describe.each(DIALECTS.filter((d) => d === 'postgres'))('kill -9 of one of two i
     expect(names()).toEqual(expected);
   }, 120_000);
 });
+
+/**
+ * Issue 25.3 without Redis: the recovery state is not needed. A client of an instance killed with
+ * SIGKILL reconnects 6 s later to the other instance, which never saw it: the offset of the last
+ * broadcast it got names its place in the outbox (`events`), so on joining again it gets every change
+ * made meanwhile, once and in order, then the live ones.
+ */
+describe.each(DIALECTS.filter((d) => d === 'postgres'))('kill -9 of one of two instances without Redis (%s)', (dialect) => {
+  it('the client is resumed from the outbox on the other instance', async () => {
+    const { env, drop } = await serverEnv(dialect);
+    cleanup.push(drop);
+    const first = await startServerProcess(env);
+    cleanup.push(() => killHard(first));
+    const portOf = (url: string) => Number(new URL(url).port);
+    let backend = portOf(first.url);
+    const balancer = await front(() => backend);
+    cleanup.push(() => balancer.close());
+    const base = await baseWithWebhook(first, ADMIN, null);
+
+    const c = client(balancer.url, base.uuid, { reconnection: true, reconnectionDelay: 6000, reconnectionDelayMax: 6000, randomizationFactor: 0 });
+    cleanup.push(async () => c.close());
+    const acks: object[] = [];
+    c.socket.on('connect', () => {
+      if (!c.socket.recovered) void join(c, base.uuid, base.baseToken).then((ack) => acks.push(ack), () => undefined);
+    });
+    const names = () => (c.messages('update-dtable') as Array<{ row_name?: string }>).map((op) => op.row_name);
+    await waitUntil(() => acks.length === 1, 'the client to join');
+    await appendRow(first, base, 'r0');
+    await waitUntil(() => names().includes('r0'), 'the first change');
+    const log = (what: string) => console.info(`[${dialect}] without Redis: ${what} (${names().length} changes received)`);
+    // (Started now: without Redis only the instance that sends a change reaches its own clients.)
+    const second = await startServerProcess(env);
+    cleanup.push(() => killHard(second));
+
+    log('second instance up');
+    await killHard(first);
+    backend = portOf(second.url);
+    const expected = ['r0'];
+    for (let i = 1; i <= 10; i++) {
+      await appendRow(second, base, `r${i}`);
+      expected.push(`r${i}`);
+      await new Promise((r) => setTimeout(r, 300));
+    }
+    await waitUntil(() => acks.length === 2, 'the client to join again', 60_000);
+    log('joined again');
+    expect(acks[1]).toEqual({ status: true }); // resumed: not told to reload
+    await waitUntil(() => names().length >= expected.length, 'the missed changes', 20_000);
+    await appendRow(second, base, 'r11');
+    expected.push('r11');
+    await waitUntil(() => names().length >= expected.length, 'a live change after the resume', 20_000);
+    await new Promise((r) => setTimeout(r, 300)); // (nothing more may come)
+    expect(names()).toEqual(expected);
+  }, 300_000);
+});
