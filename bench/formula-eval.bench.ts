@@ -1,5 +1,5 @@
 /**
- * Formula evaluation throughput, this checkout's engine (RE2JS regexes, the per-evaluation work budget)
+ * Formula evaluation throughput, this checkout's engine (RE2JS regexes, simple ones over short texts on V8: functions/regex.ts; the per-evaluation work budget)
  * against the engine before issue #24, in one run, rounds interleaved (medians): ordinary formulas of
  * every kind over the same rows, in process (no HTTP, no database), then the attack formulas of the
  * issue, timed per row.

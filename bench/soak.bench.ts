@@ -65,7 +65,7 @@ async function startServer(env: NodeJS.ProcessEnv): Promise<{ url: string; stop(
 }
 
 /** The server's memory figures from its /metrics, in MB. */
-async function memory(url: string): Promise<{ rss: number; heapUsed: number; heapTotal: number; external: number }> {
+async function memory(url: string): Promise<{ rss: number; heapUsed: number; heapTotal: number; external: number; arrayBuffers: number }> {
   const text = await (await fetch(`${url}/metrics`)).text();
   const value = (name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.e+]+)`, 'm').exec(text)?.[1] ?? NaN) / 2 ** 20;
   return {
@@ -73,6 +73,7 @@ async function memory(url: string): Promise<{ rss: number; heapUsed: number; hea
     heapUsed: value('nodejs_heap_size_used_bytes'),
     heapTotal: value('nodejs_heap_size_total_bytes'),
     external: value('nodejs_external_memory_bytes'),
+    arrayBuffers: value('nodejs_array_buffers_bytes'),
   };
 }
 
@@ -169,15 +170,22 @@ async function main(): Promise<void> {
   }, 1000 / RATE);
 
   console.log(`soak: ${MINUTES} min at ${RATE} requests/s, ${process.env.BENCH_DATABASE_URL ? 'PostgreSQL' : 'SQLite'}${HEAP_MB ? `, heap capped at ${HEAP_MB} MB` : ''}`);
-  console.log('minute | RSS MB | heap used MB | heap total MB | external MB | requests (status or failed kind: count) | webhook deliveries | live changes');
+  console.log(`MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX ?? '(unset)'}`);
+  // outside MB: resident memory neither in the V8 heap nor in external memory (native allocations: SQLite's
+  // page and statement caches, malloc arenas, thread stacks); the column a native leak shows in.
+  console.log('minute | RSS MB | heap used MB | heap total MB | external MB | array buffers MB | outside MB | requests (status or failed kind: count) | webhook deliveries | live changes');
+  const columns = (m: Awaited<ReturnType<typeof memory>>) =>
+    [m.rss, m.heapUsed, m.heapTotal, m.external, m.arrayBuffers, m.rss - m.heapTotal - m.external]
+      .map((v, i) => v.toFixed(0).padStart([6, 12, 13, 11, 16, 10][i]!))
+      .join(' | ');
   const first = await memory(server.url);
-  console.log(`     0 | ${first.rss.toFixed(0).padStart(6)} | ${first.heapUsed.toFixed(0).padStart(12)} | ${first.heapTotal.toFixed(0).padStart(13)} | ${first.external.toFixed(0).padStart(11)} |`);
+  console.log(`     0 | ${columns(first)} |`);
   for (let minute = 1; minute <= MINUTES; minute++) {
     await new Promise((r) => setTimeout(r, 60_000));
     const m = await memory(server.url);
     const counts = [...statuses].map(([s, c]) => `${s}: ${c}`).join(', ');
     console.log(
-      `${String(minute).padStart(6)} | ${m.rss.toFixed(0).padStart(6)} | ${m.heapUsed.toFixed(0).padStart(12)} | ${m.heapTotal.toFixed(0).padStart(13)} | ${m.external.toFixed(0).padStart(11)} | ${counts} | ${received.count} | ${live.map((l) => l.changes()).join('/')}`,
+      `${String(minute).padStart(6)} | ${columns(m)} | ${counts} | ${received.count} | ${live.map((l) => l.changes()).join('/')}`,
     );
   }
   clearInterval(tick);

@@ -94,6 +94,12 @@ export interface Config {
   realtimeRecoveryBufferBytes: number;
   /** REALTIME_JOINS_PER_MINUTE — `join-room` calls one socket may make per minute; more are refused and the socket dropped; default 60. */
   realtimeJoinsPerMinute: number;
+  /** REALTIME_RECOVERY_BASE_BYTES — of those, the most one base (room) keeps, oldest dropped first; default 8 MiB. */
+  realtimeRecoveryBaseBytes: number;
+  /** REALTIME_RECOVERY_BASE_MESSAGES — the most broadcasts one base (room) keeps for recovery; default 10,000. */
+  realtimeRecoveryBaseMessages: number;
+  /** REALTIME_MAX_OPERATION_BYTES — an `update-dtable` operation longer than this is sent as a small `dtable-changed` (re-read); default 256 KiB. */
+  realtimeMaxOperationBytes: number;
   /** Resource bounds and hardening (SQL_*, CELL_MAX_BYTES, LOGIN_*, METRICS_*): see `src/config/security.ts`. */
   security: SecurityConfig;
   /** WEBHOOK_MAX_PER_BASE — webhooks one base may have; creating one more answers 400; default 20. */
@@ -187,6 +193,9 @@ export function loadConfig(env: Env = process.env, options: { persistSecret?: bo
     realtimeMaxBufferedBytes: int(env, 'REALTIME_MAX_BUFFERED_BYTES', 16 * 2 ** 20, 64 * 1024, 2 ** 30),
     realtimeRecoveryBufferBytes: int(env, 'REALTIME_RECOVERY_BUFFER_BYTES', 64 * 2 ** 20, 0, 2 ** 32),
     realtimeJoinsPerMinute: int(env, 'REALTIME_JOINS_PER_MINUTE', 60, 1, 100_000),
+    realtimeRecoveryBaseBytes: int(env, 'REALTIME_RECOVERY_BASE_BYTES', 8 * 2 ** 20, 0, 2 ** 32),
+    realtimeRecoveryBaseMessages: int(env, 'REALTIME_RECOVERY_BASE_MESSAGES', 10_000, 0, 10_000_000),
+    realtimeMaxOperationBytes: int(env, 'REALTIME_MAX_OPERATION_BYTES', 256 * 1024, 1024, 2 ** 30),
     security: loadSecurityConfig(env),
     webhookMaxPerBase: int(env, 'WEBHOOK_MAX_PER_BASE', 20, 1, 1000),
     webhookMaxBacklog: int(env, 'WEBHOOK_MAX_BACKLOG', 10_000, 10, 10_000_000),

@@ -32,6 +32,15 @@ function processMetrics(): Registry {
         for (const [name, ready] of up) this.set({ client: name }, ready ? 1 : 0);
       },
     });
+    // Buffers (sockets, pg, HTTP bodies) live outside the V8 heap; the soak watches them apart.
+    new Gauge({
+      name: 'nodejs_array_buffers_bytes',
+      help: 'Memory of ArrayBuffers and Buffers (process.memoryUsage().arrayBuffers), outside the V8 heap',
+      registers: [processRegistry],
+      collect() {
+        this.set(process.memoryUsage().arrayBuffers);
+      },
+    });
   }
   return processRegistry;
 }

@@ -30,7 +30,7 @@ const median = (list: number[]) => [...list].sort((a, b) => a - b)[Math.floor(li
  */
 describe('a live client that stops reading', () => {
   it('is dropped at the byte bound while others are served', async () => {
-    const { env, drop } = await serverEnv('sqlite', { REALTIME_MAX_BUFFERED_BYTES: String(4 * 2 ** 20) });
+    const { env, drop } = await serverEnv('sqlite', { REALTIME_MAX_BUFFERED_BYTES: String(4 * 2 ** 20), REALTIME_MAX_OPERATION_BYTES: String(8 * 2 ** 20) });
     cleanup.push(drop);
     const server = await startServerProcess(env);
     cleanup.push(() => killHard(server));

@@ -164,17 +164,18 @@ export async function eventHeadsAfter(db: Executor, afterId: number, limit: numb
   return rows.map((r) => ({ id: Number(r.id), baseId: Number(r.base_id) }));
 }
 
-/** Events with `afterId < id <= throughId` of these bases only, in id order, parsed. */
-export async function eventsOfBases(db: Executor, afterId: number, throughId: number, baseIds: number[]): Promise<ChangeEvent[]> {
+/** Events with `afterId < id <= throughId` of these bases only, in id order, parsed (the first `limit`, when given). */
+export async function eventsOfBases(db: Executor, afterId: number, throughId: number, baseIds: number[], limit?: number): Promise<ChangeEvent[]> {
   if (baseIds.length === 0) return [];
-  const rows = await db
+  let query = db
     .selectFrom('events')
     .selectAll()
     .where('id', '>', afterId)
     .where('id', '<=', throughId)
     .where('base_id', 'in', baseIds)
-    .orderBy('id')
-    .execute();
+    .orderBy('id');
+  if (limit !== undefined) query = query.limit(limit);
+  const rows = await query.execute();
   return parseEvents(db, rows);
 }
 

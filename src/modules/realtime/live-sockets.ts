@@ -7,6 +7,7 @@ import type { BaseTokenVerifier, GatewayCheck } from '../tokens/index.js';
 import type { GatewayAccess } from '../access/index.js';
 import { ConnectionCounter } from './connection-counter.js';
 import type { Presence } from './presence.js';
+import type { OutboxResume } from './resume.js';
 import { baseRoom, userRoom } from './rooms.js';
 
 export interface LiveSocketsOptions {
@@ -49,6 +50,8 @@ export interface LiveOperations {
 type OperationAnswer = { status: true } | { status: false; message: string };
 
 const MAX_TOKEN_LENGTH = 8192;
+/** `join` succeeded but the client missed more than can be sent: it must reload the base. */
+const RELOAD = '\u0000reload';
 
 type EnginePacket = { data?: unknown };
 
@@ -98,6 +101,7 @@ export class LiveSockets {
     private readonly log: () => Log | undefined,
     private readonly presence: Presence,
     private readonly operations?: LiveOperations,
+    private readonly resume?: OutboxResume,
   ) {
     this.perIp = new ConnectionCounter(options.maxPerIp);
     this.perUser = new ConnectionCounter(options.maxPerUser);
@@ -165,6 +169,8 @@ export class LiveSockets {
       this.joinLimited(socket, uuid, token).then(
         (error) => {
           if (error === null) return reply({ status: true });
+          // Told to reload: dtable-store reloads the base on a reconnect whose answer has a higher dtable_version than its own.
+          if (error === RELOAD) return reply({ status: true, reload: true, dtable_version: Number.MAX_SAFE_INTEGER });
           reply({ status: false, error_msg: error });
           this.refuse(socket, error);
         },
@@ -226,10 +232,13 @@ export class LiveSockets {
     const data: JoinedData = { token: tokenArg, baseUuid: uuid, baseId, userKey };
     socket.data = data;
     if (previous.baseId !== undefined) this.presence.left(previous.baseId);
+    // A first join after a reconnect that was not recovered: resume from the outbox where the client left off.
+    const from = previous.baseUuid === undefined ? (this.resume?.begin(socket) ?? null) : null;
     for (const room of socket.rooms) if (room !== socket.id) await socket.leave(room);
     await socket.join(baseRoom(uuid));
     if (claims.source === 'account') await socket.join(userRoom(claims.sourceId));
     this.storeSession(socket, true);
+    if (from && !(await this.resume!.finish(socket, baseId, from))) return RELOAD;
     return null;
   }
 

@@ -20,6 +20,7 @@ import { anchorOf } from './anchors.js';
 import { groupWrites, isInsertGroup, toOperation, together } from './operations.js';
 import { presentBases } from './presence.js';
 import { baseRoom } from './rooms.js';
+import { comparePositions, type Position } from './positions.js';
 
 const NAME = 'realtime';
 /** Progress through `structure_events`, kept beside the consumer's own. */
@@ -30,17 +31,38 @@ const MAX_WRITE_EVENTS = 100_000;
 /** Events per transaction of `catchUp` (as the dispatcher's batches). */
 const OWN_BATCH = 500;
 
-/** One `update-dtable` message: its room, the operation as JSON, its version (event id). */
-interface Outgoing {
+/** One `update-dtable` message: its room, the operation as JSON, its version (event id), its place in the stream. */
+export interface Outgoing {
   room: string;
   op: string;
   version: number;
+  position: Position;
   /** The socket that sent the operation itself (it applied it already): left out. */
   except?: string;
 }
 
 /** Writes of live clients whose echo is still to be sent (bounded: a write that never commits ages out). */
 const MAX_ORIGINS = 10_000;
+
+/** The event that stands in for an operation too large to send: re-read the base (docs/realtime.md). */
+export const CHANGED_EVENT = 'dtable-changed';
+
+export interface ConsumerOptions {
+  /** An operation longer than this (JSON characters) is sent as a small `dtable-changed` instead. */
+  maxOperationBytes: number;
+  /** Emits with the offset naming `position` (the in-memory session adapter's; without it, plainly). */
+  at(position: Position, emit: () => void): void;
+}
+
+/** Sends one message (to a room or a socket), the too-large ones as the small re-read hint. */
+export function emitOutgoing(target: { emit(event: string, ...args: unknown[]): unknown }, message: Outgoing, maxBytes: number): void {
+  if (message.op.length <= maxBytes) {
+    target.emit('update-dtable', message.op, message.version);
+    return;
+  }
+  const { op_type, table_id } = JSON.parse(message.op) as { op_type?: string; table_id?: string };
+  target.emit(CHANGED_EVENT, JSON.stringify({ version: message.version, op_type, table_id, reason: 'too-large' }), message.version);
+}
 
 /**
  * The outbox consumer behind `update-dtable`: the committed row changes (`events`, one operation per
@@ -69,6 +91,7 @@ export class RealtimeConsumer implements OutboxConsumer {
     private readonly clock: Clock,
     private readonly maxAgeMs: number,
     private readonly afterBatch: () => void,
+    private readonly sendOptions: ConsumerOptions = { maxOperationBytes: Infinity, at: (_position, emit) => emit() },
   ) {}
 
   /**
@@ -136,7 +159,7 @@ export class RealtimeConsumer implements OutboxConsumer {
       if (first.opTime < oldest) continue;
       const op = toOperation(group, isInsertGroup(group) ? await anchorOf(trx, this.dialect, group) : '');
       const except = first.writeId ? this.origins.get(first.writeId) : undefined;
-      if (op) out.push({ room: baseRoom(first.baseUuid), op: JSON.stringify(op), version: group[group.length - 1]!.id, ...(except ? { except } : {}) });
+      if (op) out.push(rowMessage(first.baseUuid, JSON.stringify(op), group[group.length - 1]!.id, except));
     }
     while (next < pending.length) this.structureMessage(pending[next++]!, oldest, out);
     await this.advanceStructure(trx, pending);
@@ -187,7 +210,50 @@ export class RealtimeConsumer implements OutboxConsumer {
   private structureMessage(change: StructureEvent, oldest: number, out: Outgoing[]): void {
     if (change.opTime < oldest) return;
     const op = { ...change.op, op_user: change.opUser, op_app: change.opApp, op_time: change.opTime };
-    out.push({ room: baseRoom(change.baseUuid), op: JSON.stringify(op), version: change.afterEventId });
+    out.push({ room: baseRoom(change.baseUuid), op: JSON.stringify(op), version: change.afterEventId, position: { event: change.afterEventId, structure: change.id } });
+  }
+
+  /**
+   * What a client of base `baseId` that last saw `from` missed among the changes already sent (the
+   * consumers' committed positions), in order, built as they were sent; null when more than `limit`
+   * events or a change older than `windowMs` would be needed (the client reloads the base instead).
+   */
+  async missed(baseId: number, from: Position, limit: number, windowMs: number): Promise<Outgoing[] | null> {
+    const through = (await consumerPosition(this.db, NAME)) ?? 0;
+    const structureThrough = (await consumerPosition(this.db, STRUCTURE)) ?? 0;
+    const events = await eventsOfBases(this.db, from.event, through, [baseId], limit + 1);
+    if (events.length > limit) return null;
+    const groups = groupWrites(events);
+    const lastGroup = groups[groups.length - 1];
+    const writeId = lastGroup?.[lastGroup.length - 1]!.writeId;
+    // (The consumer reads the rest of a write past its batch's end: so does the replay.)
+    if (lastGroup && writeId) {
+      for (const event of await eventsOfWrite(this.db, events[events.length - 1]!.id, writeId, MAX_WRITE_EVENTS)) {
+        if (together(lastGroup[lastGroup.length - 1]!, event)) lastGroup.push(event);
+        else groups.push([event]);
+      }
+    }
+    const structure = await structureEventsAfter(this.db, 0, STRUCTURE_BATCH);
+    if (structure.length === STRUCTURE_BATCH) return null;
+    const out: Outgoing[] = [];
+    for (const change of structure) {
+      const position = { event: change.afterEventId, structure: change.id };
+      if (change.baseId === baseId && change.id <= structureThrough && comparePositions(position, from) > 0) this.structureMessage(change, 0, out);
+    }
+    for (const group of groups) {
+      const first = group[0]!;
+      const op = toOperation(group, isInsertGroup(group) ? await anchorOf(this.db, this.dialect, group) : '');
+      if (op) out.push(rowMessage(first.baseUuid, JSON.stringify(op), group[group.length - 1]!.id));
+    }
+    out.sort((a, b) => comparePositions(a.position, b.position));
+    const oldest = events[0]?.opTime ?? structure.find((c) => c.baseId === baseId && c.id <= structureThrough && comparePositions({ event: c.afterEventId, structure: c.id }, from) > 0)?.opTime;
+    if (oldest !== undefined && oldest < this.clock.now() - windowMs) return null;
+    return out;
+  }
+
+  /** Emits one message to `target` with its position as its offset. */
+  emitTo(target: { emit(event: string, ...args: unknown[]): unknown }, message: Outgoing): void {
+    this.sendOptions.at(message.position, () => emitOutgoing(target, message, this.sendOptions.maxOperationBytes));
   }
 
   /**
@@ -208,7 +274,7 @@ export class RealtimeConsumer implements OutboxConsumer {
   private send(out: Outgoing[]): void {
     for (const message of out) {
       const room = this.io.to(message.room);
-      (message.except ? room.except(message.except) : room).emit('update-dtable', message.op, message.version);
+      this.emitTo(message.except ? room.except(message.except) : room, message);
     }
   }
 
@@ -223,4 +289,8 @@ export class RealtimeConsumer implements OutboxConsumer {
     await ensureConsumer(db, STRUCTURE, this.clock.now());
     this.started = true;
   }
+}
+
+function rowMessage(baseUuid: string, op: string, version: number, except?: string): Outgoing {
+  return { room: baseRoom(baseUuid), op, version, position: { event: version, structure: 0 }, ...(except ? { except } : {}) };
 }

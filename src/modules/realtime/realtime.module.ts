@@ -11,7 +11,8 @@ import { NotificationWatcher } from './notification-watcher.js';
 import { Poller } from './poller.js';
 import { Presence } from './presence.js';
 import { RealtimeConsumer } from './realtime.consumer.js';
-import { boundRecoveryBuffer } from './recovery-buffer.js';
+import { OutboxResume } from './resume.js';
+import { sessionAdapter, type PositionedSessionAdapter } from './session-adapter.js';
 import { uiToastsRoutes } from './ui-toasts.routes.js';
 
 export const SOCKET_IO_PATH = '/api-gateway/socket.io';
@@ -33,6 +34,9 @@ export interface RealtimeDeps {
     realtimeMaxBufferedBytes: number;
     realtimeRecoveryBufferBytes: number;
     realtimeJoinsPerMinute: number;
+    realtimeRecoveryBaseBytes: number;
+    realtimeRecoveryBaseMessages: number;
+    realtimeMaxOperationBytes: number;
   };
   /** Tests shorten these; defaults: credentials re-checked every 2 s, notifications looked for every 250 ms. */
   sweepIntervalMs?: number;
@@ -108,8 +112,17 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
     cors: { origin: true, credentials: true },
   };
   if (redis) options.adapter = createAdapter(redis, { streamName: 'basegate:realtime', blockTimeInMs: 1000, maxLen: 100_000 });
+  else {
+    options.adapter = sessionAdapter({
+      windowMs: recoveryMs,
+      maxBytes: config.realtimeRecoveryBufferBytes,
+      perRoomBytes: config.realtimeRecoveryBaseBytes,
+      perRoomMessages: config.realtimeRecoveryBaseMessages,
+    }) as unknown as ServerOptions['adapter'];
+  }
   const io = new Server(options);
-  boundRecoveryBuffer(io, config.realtimeRecoveryBufferBytes);
+  // Without Redis: offsets name outbox positions, so a client is resumed from the outbox by any instance.
+  const positioned = redis ? null : (io.of('/').adapter as unknown as PositionedSessionAdapter);
   const sweepIntervalMs = deps.sweepIntervalMs ?? 2000;
   // Refreshed by every sweep: missing many in a row (a stalled instance) is needed before a base is skipped.
   const presence = new Presence(deps.db, deps.clock, Math.max(PRESENCE_TTL_MS, 10 * sweepIntervalMs), recoveryMs, () => log);
@@ -136,12 +149,18 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
     () => log,
     presence,
     operations,
+    positioned
+      ? new OutboxResume(positioned, (...args) => consumer.missed(...args), (socket, message) => consumer.emitTo(socket, message), recoveryMs)
+      : undefined,
   );
   const notifications = new NotificationWatcher(deps.db, io);
   const watcher = new Poller(() => notifications.pass(), deps.notificationPollMs ?? 250, (error) =>
     log?.error({ err: error }, 'pushing notifications failed'),
   );
-  const consumer = new RealtimeConsumer(deps.db, deps.dialect, io, deps.clock, Math.max(recoveryMs, 60_000), () => watcher.wake());
+  const consumer = new RealtimeConsumer(deps.db, deps.dialect, io, deps.clock, Math.max(recoveryMs, 60_000), () => watcher.wake(), {
+    maxOperationBytes: config.realtimeMaxOperationBytes,
+    at: positioned ? (position, emit) => positioned.at(position, emit) : (_position, emit) => emit(),
+  });
   const structure = new Poller(() => consumer.flushStructure(), deps.structurePollMs ?? 1000, (error) =>
     log?.error({ err: error }, 'sending structure changes failed'),
   );

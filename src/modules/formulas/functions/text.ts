@@ -1,13 +1,12 @@
-import { RE2JS } from 're2js';
 import { FormulaDate, FormulaValueError, toNumber, toText, type EvalContext, type Value } from '../values.js';
 import { spend } from '../budget.js';
 import { formatDate, formatNumber } from './format.js';
 import { num } from './math.js';
+import { compilePattern, regexExtract, regexTest, type Pattern } from './regex.js';
 import { arg, VARIADIC, type FunctionDef } from './types.js';
 
 /** Longest text a text function builds (rept, substitute…): bounded memory per cell. */
 export const MAX_TEXT = 100_000;
-const MAX_PATTERN = 200;
 
 
 const str = (a: Value[], i: number, ctx: EvalContext) => toText(arg(a, i), ctx.timeZone);
@@ -24,42 +23,8 @@ function count(a: Value[], i: number, fallback: number): number {
   return n;
 }
 
-/** Text a regular expression runs over: linear time (RE2), but still in proportion to the text. */
-const MAX_REGEX_INPUT = 10_000;
-/** Compiled patterns kept (compiling costs far more than matching a short text). */
-const PATTERN_CACHE_SIZE = 500;
-const patterns = new Map<string, RE2JS>();
-
-/**
- * A user's pattern, compiled by RE2JS (a port of RE2): matching takes time linear in the text whatever
- * the pattern (`(a+)+$`, `a*a*a*b`), which JavaScript's backtracking RegExp cannot promise. RE2 syntax
- * has no backreferences or lookaround; such a pattern is invalid here (an error value).
- */
-function regex(pattern: string): RE2JS {
-  if (pattern.length > MAX_PATTERN) throw new FormulaValueError(`pattern longer than ${MAX_PATTERN} characters`);
-  let compiled = patterns.get(pattern);
-  if (!compiled) {
-    try {
-      compiled = RE2JS.compile(pattern);
-    } catch {
-      throw new FormulaValueError('invalid regular expression');
-    }
-    if (patterns.size >= PATTERN_CACHE_SIZE) patterns.delete(patterns.keys().next().value!);
-    patterns.set(pattern, compiled);
-  }
-  return compiled;
-}
-
-/** The text a compiled pattern runs over, its matching cost spent from the evaluation's budget. */
-function regexInput(text: string, pattern: RE2JS): string {
-  if (text.length > MAX_REGEX_INPUT) throw new FormulaValueError(`text longer than ${MAX_REGEX_INPUT} characters for a regular expression`);
-  spend(text.length * pattern.programSize());
-  return text;
-}
-
-function matcher(a: Value[], ctx: EvalContext) {
-  const pattern = regex(str(a, 1, ctx));
-  return pattern.matcher(regexInput(str(a, 0, ctx), pattern));
+function pattern(a: Value[], ctx: EvalContext): Pattern {
+  return compilePattern(str(a, 1, ctx));
 }
 
 /** `text` with every `old` replaced, refused before it is built when the result would be too long. */
@@ -164,17 +129,6 @@ export const TEXT_FUNCTIONS: Record<string, FunctionDef> = {
     },
   },
   value: { min: 1, max: 1, result: 'number', fn: (a) => toNumber(arg(a, 0)) },
-  regexmatch: { min: 2, max: 2, result: 'bool', fn: (a, ctx) => matcher(a, ctx).find() },
-  regexextract: {
-    min: 2,
-    max: 2,
-    result: 'string',
-    fn: (a, ctx) => {
-      // One pass that records the groups (a Matcher finds the match, then runs again for its groups).
-      const pattern = regex(str(a, 1, ctx));
-      const m: Array<string | null> | null = pattern.re2().findSubmatch(regexInput(str(a, 0, ctx), pattern));
-      if (!m) return '';
-      return m[1] ?? m[0] ?? '';
-    },
-  },
+  regexmatch: { min: 2, max: 2, result: 'bool', fn: (a, ctx) => regexTest(str(a, 0, ctx), pattern(a, ctx)) },
+  regexextract: { min: 2, max: 2, result: 'string', fn: (a, ctx) => regexExtract(str(a, 0, ctx), pattern(a, ctx)) },
 };
