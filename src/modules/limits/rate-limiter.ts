@@ -115,7 +115,7 @@ export class RateLimitService {
    * Counts one request against a budget of its own (a scoped API-Token's `rate_limit`), kept beside
    * the base operations' counters under `key`; same windows, store and fallback as `check`.
    */
-  async checkBudget(key: string, limit: number): Promise<CheckResult> {
+  async checkBudget(key: string, limit: number): Promise<Exclude<CheckResult, { kind: 'unlimited' }>> {
     const storeKey = `budget:${key}`;
     try {
       return { kind: 'counted', decision: this.decide('base', limit, await consumed(this.limiters.base, storeKey)) };

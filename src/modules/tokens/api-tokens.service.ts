@@ -69,6 +69,7 @@ export class ApiTokensService {
 
   async list(user: AccountUser, target: ShareTarget): Promise<ApiTokenRecord[]> {
     const { base } = await this.access.resolve(user, target.workspaceId, target.baseName, REQUIRED.manageApiTokens);
+    await this.usage.flush(); // so the rows read next carry the last client address
     const rows = await repo.listApiTokens(this.db, base.id);
     const perDay = await this.usage.perDay(rows.map((r) => r.id));
     return rows.map((row) => ({ ...this.record(row), ...(perDay.has(row.id) ? { requests_per_day: perDay.get(row.id) } : {}) }));
