@@ -81,7 +81,7 @@ export async function buildApp(c: Container, options: BuildAppOptions = {}): Pro
   await app.register(bodyParsersPlugin, { bodyLimit: c.config.bodyLimitBytes, jsonShape: { ...DEFAULT_JSON_SHAPE, maxObjectKeys: c.config.bodyMaxObjectKeys } });
   await app.register(openApiPlugin, { version: VERSION, publicUrl: c.config.publicUrl });
   await app.register(authPlugin, { accounts: c.accounts });
-  await app.register(baseAuthPlugin, { verifier: c.baseTokens });
+  await app.register(baseAuthPlugin, { verifier: c.baseTokens, onApiTokenUse: (id, ip) => c.tokens.apiTokens.countUse(id, ip) });
   const { loginFailuresBeforeDelay, loginMaxDelaySeconds } = c.config.security;
   await app.register(passwordThrottlePlugin, {
     // Shared through Redis when REDIS_URL is set (docs/security.md).

@@ -11,7 +11,7 @@ import type { BaseLinksTable, BaseRowsTable } from '../modules/rows/rows.table.j
 import type { EventColumnsTable, EventConsumersTable, EventsTable, StructureEventsTable } from '../modules/events/events.table.js';
 import type { RealtimePresenceTable } from '../modules/realtime/realtime.table.js';
 import type { RateLimitOverridesTable } from '../modules/limits/limits.table.js';
-import type { ApiTokensTable, CredentialVersionsTable } from '../modules/tokens/tokens.table.js';
+import type { ApiTokensTable, ApiTokenUsageTable, CredentialVersionsTable } from '../modules/tokens/tokens.table.js';
 import type {
   WebhookAlertsTable,
   DeliveryWorkersTable,
@@ -46,6 +46,7 @@ export interface Database {
   structure_events: StructureEventsTable;
   rate_limit_overrides: RateLimitOverridesTable;
   api_tokens: ApiTokensTable;
+  api_token_usage: ApiTokenUsageTable;
   credential_versions: CredentialVersionsTable;
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;

@@ -3,15 +3,25 @@ import type { FastifyRequest } from 'fastify';
 import { apiError, detailError, type AppError } from '../shared/errors.js';
 import { normalizeUuid } from '../shared/ids.js';
 import { parseAuthorization } from '../shared/authorization.js';
-import { decide } from '../modules/access/index.js';
+import { decide, scopeRefusal, type BaseTokenClaims, type TokenOperation } from '../modules/access/index.js';
 import type { BaseTokenVerifier, GatewayCheck } from '../modules/tokens/index.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** `read` needs any valid Base-Token for the path's base; `write` needs an `rw` one. */
     baseAuth?: 'read' | 'write';
+    /**
+     * The token-scope operations that admit a scoped Base-Token here (any one suffices); 'any' for
+     * reads every scope allows. Default: `read_rows` for `baseAuth: 'read'`, `write_rows` for writes.
+     */
+    scope?: readonly TokenOperation[] | 'any';
+    /** The route answers with every table at once (the whole base): a table-scoped token may not call it. */
+    scopeAllTables?: boolean;
   }
 }
+
+/** Where requests name tables: checked against a table-scoped token once the body is parsed. */
+const TABLE_FIELDS = ['table_name', 'table_id', 'other_table_name', 'other_table_id'] as const;
 
 const denied = () => apiError(403, 'Permission denied.');
 const GATEWAY_BASES = '/api-gateway/api/v2/dtables/';
@@ -22,9 +32,17 @@ const GATEWAY_BASES = '/api-gateway/api/v2/dtables/';
  * and read-only tokens refused on writes. A route under that prefix that forgot `config.baseAuth`
  * fails closed: it is treated as a write.
  */
-export const baseAuthPlugin = fp<{ verifier: BaseTokenVerifier }>(
-  async (app, { verifier }) => {
+export const baseAuthPlugin = fp<{ verifier: BaseTokenVerifier; onApiTokenUse?: (tokenId: number, ip: string) => void }>(
+  async (app, { verifier, onApiTokenUse }) => {
     app.decorateRequest('gateway', null);
+    // A table-scoped token: the tables a request names are known only once its body is parsed.
+    app.addHook('preHandler', (request, _reply, done) => {
+      const tables = request.gateway?.claims.scope?.tables;
+      if (!tables) return done();
+      const named = namedTables(request.query, request.body);
+      const refusal = scopeRefusal(request.gateway!.claims.scope, { tables: named });
+      done(refusal ? apiError(403, refusal) : undefined);
+    });
     // A callback hook: routes without Base-Token auth, and repeat callers whose token, base and
     // credential version are all in memory, pass without a promise.
     app.addHook('onRequest', (request, _reply, done) => {
@@ -43,8 +61,14 @@ export const baseAuthPlugin = fp<{ verifier: BaseTokenVerifier }>(
       const wanted = pathUuid === undefined ? null : normalizeUuid(pathUuid);
       if (wanted === null && pathUuid !== undefined) return done(refusal);
       const cached = verifier.checkCached(parsed.token, wanted);
-      if (cached) return done(admit(request, mode, cached, refusal));
-      verifier.check(parsed.token, wanted).then((result) => done(admit(request, mode, result, refusal)), done);
+      if (cached) return done(admitted(request, mode, cached, refusal));
+      verifier.check(parsed.token, wanted).then((result) => done(admitted(request, mode, result, refusal)), done);
+    }
+
+    function admitted(request: FastifyRequest, mode: 'read' | 'write', result: GatewayCheck, refusal: AppError): AppError | undefined {
+      const error = admit(request, mode, result, refusal);
+      if (!error && result.ok && result.claims.source === 'api-token') onApiTokenUse?.(result.claims.sourceId, request.ip);
+      return error;
     }
   },
   { name: 'base-auth' },
@@ -63,6 +87,28 @@ function admit(request: FastifyRequest, mode: 'read' | 'write', result: GatewayC
   if (mode === 'write' && !decide({ kind: 'base-token', permission: result.claims.permission }).canWrite) {
     return apiError(403, "You don't have permission to perform this operation on this base.");
   }
+  const scopeError = result.claims.scope && operationRefusal(request, mode, result.claims);
+  if (scopeError) return apiError(403, scopeError);
   request.gateway = { claims: result.claims, base: result.base };
   return undefined;
+}
+
+/** A scoped token's operations and networks, judged by the access policy. */
+function operationRefusal(request: FastifyRequest, mode: 'read' | 'write', claims: BaseTokenClaims): string | null {
+  const declared = request.routeOptions.config.scope;
+  const operations = declared === 'any' ? undefined : (declared ?? [mode === 'read' ? 'read_rows' : 'write_rows']);
+  return scopeRefusal(claims.scope, { operations, ip: request.ip, allTables: request.routeOptions.config.scopeAllTables === true });
+}
+
+/** Every table the query string or body names (single values only; anything else names none). */
+function namedTables(query: unknown, body: unknown): string[] {
+  const names: string[] = [];
+  for (const source of [query, body]) {
+    if (typeof source !== 'object' || source === null || Array.isArray(source)) continue;
+    for (const field of TABLE_FIELDS) {
+      const value = (source as Record<string, unknown>)[field];
+      if (value !== undefined && value !== null) names.push(String(value));
+    }
+  }
+  return names;
 }

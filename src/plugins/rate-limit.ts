@@ -10,6 +10,7 @@ import {
   workspaceBaseFromParams,
   type LimitClass,
   type Limits,
+  type CheckResult,
   type RateKey,
 } from '../modules/limits/index.js';
 
@@ -52,7 +53,7 @@ export const rateLimitPlugin = fp<{ limits: Limits; accounts: AccountsService; v
 function unlimitedBaseCall(request: FastifyRequest, limits: Limits, verifier: BaseTokenVerifier): boolean {
   const token = bearerToken(request);
   const verified = token === null ? undefined : verifier.verifyCached(token);
-  if (!verified?.ok) return false;
+  if (!verified?.ok || verified.claims.ratePerMinute) return false;
   const limit = limits.service.limitFor('base', { kind: 'base', uuid: verified.claims.baseUuid });
   return limit === 0;
 }
@@ -66,13 +67,29 @@ async function limit(
   const { limits } = deps;
   const key = await keyOf(request, cls, deps);
   const result = await limits.service.check(cls, key);
-  if (result.kind === 'unlimited') return;
+  if (result.kind !== 'unlimited' && !answer(request, reply, cls, result)) return;
+  // A scoped API-Token's own budget (issue 33), spent by every Base-Token issued from it.
+  const budget = cls === 'base' ? await tokenBudget(request, deps.verifier) : null;
+  if (budget) answer(request, reply, cls, await limits.service.checkBudget(`api-token:${budget.tokenId}`, budget.perMinute));
+}
+
+/** Applies one counted decision: headers on base operations, 429 when over. False when refused. */
+function answer(request: FastifyRequest, reply: FastifyReply, cls: LimitClass, result: Exclude<CheckResult, { kind: 'unlimited' }>): boolean {
   if (result.kind === 'counted-locally' && result.warn) {
     request.log.warn({ err: result.error, suppressed: result.suppressed }, 'rate-limit store unreachable: counting on this instance only');
   }
   const decision = result.decision;
   if (cls === 'base') reply.headers(usageHeaders(decision));
   if (!decision.allowed) reply.code(429).header('retry-after', String(decision.retryAfter)).send();
+  return decision.allowed;
+}
+
+async function tokenBudget(request: FastifyRequest, verifier: BaseTokenVerifier): Promise<{ tokenId: number; perMinute: number } | null> {
+  const token = bearerToken(request);
+  if (token === null) return null;
+  const verified = await verifier.verify(token);
+  if (!verified.ok || verified.claims.source !== 'api-token' || !verified.claims.ratePerMinute) return null;
+  return { tokenId: verified.claims.sourceId, perMinute: verified.claims.ratePerMinute };
 }
 
 /**

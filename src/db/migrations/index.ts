@@ -17,6 +17,7 @@ import * as m0015 from './0015_event_write_id.js';
 import * as m0016 from './0016_revision_notify.js';
 import * as m0018 from './0018_event_columns.js';
 import * as m0019 from './0019_history.js';
+import * as m0022 from './0022_security.js';
 
 /**
  * Every migration, in order. Listed statically (not read from disk) so the same list works under
@@ -41,4 +42,5 @@ export const migrations: Record<string, Migration> = {
   '0016_revision_notify': m0016,
   '0018_event_columns': m0018,
   '0019_history': m0019,
+  '0022_security': m0022,
 };

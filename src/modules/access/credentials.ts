@@ -1,4 +1,5 @@
 import type { TokenPermission } from './policy.js';
+import type { TokenScope } from './scope.js';
 
 // What a Base-Token carries: the access it grants on one base and the credential it came from.
 // Signed and verified by the tokens module; read by the gateway routes through `currentGateway`.
@@ -19,6 +20,10 @@ export interface BaseTokenGrant {
   sourceId: number;
   /** The credential's revocation version at issue time. */
   version: number;
+  /** A scoped API-Token's scope, carried so the Base-Token can never exceed it; absent = unscoped. */
+  scope?: TokenScope;
+  /** A scoped API-Token's own budget of gateway requests per minute; absent = none of its own. */
+  ratePerMinute?: number;
 }
 
 export interface BaseTokenClaims extends BaseTokenGrant {

@@ -4,6 +4,7 @@
  * facts (base, owner, share) and asks it. How each access path is checked: README.md next to this file.
  */
 export * from './policy.js';
+export * from './scope.js';
 export { BaseAccess, userAccessIn } from './base-access.js';
 export type { ResolvedBase } from './base-access.js';
 export { baseListingQuery } from './access.repository.js';

@@ -33,14 +33,14 @@ export function assetsRoutes({ assets, guard, maxBytes, tmpDir, timeoutMs }: Ass
   return async (app) => {
     // API-Token (`Token` or `Bearer`): the Python, PHP and JavaScript clients.
     app.get('/api/v2.1/dtable/app-upload-link/', { schema: { tags } }, async (request) =>
-      assets.uploadLink(await guard.fromApiToken(request.headers.authorization, 'rw')),
+      assets.uploadLink(await guard.fromApiToken(request.headers.authorization, 'rw', request.ip)),
     );
     app.get('/api/v2.1/dtable/app-download-link/', { schema: { tags, querystring: PathQuery } }, async (request) => {
-      const base = await guard.fromApiToken(request.headers.authorization, 'r');
+      const base = await guard.fromApiToken(request.headers.authorization, 'r', request.ip);
       return assets.downloadLink(base.uuid, request.query.path);
     });
     app.delete('/api/v2.1/dtable/app-asset/', { schema: { tags, querystring: PathQuery } }, async (request) => {
-      const base = await guard.fromApiToken(request.headers.authorization, 'rw');
+      const base = await guard.fromApiToken(request.headers.authorization, 'rw', request.ip);
       return assets.delete(base.uuid, request.query.path);
     });
 

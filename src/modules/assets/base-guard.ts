@@ -1,7 +1,7 @@
 import type { AccountUser } from '../accounts/index.js';
 import type { AccessTokenService, BaseTokenVerifier } from '../tokens/index.js';
-import { atLeast, type BaseAccess, type BaseListing, type BasePermission } from '../access/index.js';
-import { notFound, permissionDenied } from '../../shared/errors.js';
+import { atLeast, scopeRefusal, type BaseAccess, type BaseListing, type BasePermission } from '../access/index.js';
+import { apiError, notFound, permissionDenied } from '../../shared/errors.js';
 
 /**
  * Which base a request may touch and how: from an API-Token (or temporary API-Token) through the
@@ -14,12 +14,14 @@ export class BaseGuard {
     private readonly baseTokens: BaseTokenVerifier,
   ) {}
 
-  /** `Authorization: Token|Bearer <API-Token>`; too little permission is 403. */
-  async fromApiToken(authorization: string | undefined, need: BasePermission): Promise<BaseListing> {
-    const issued = await this.accessTokens.forApiCredential(authorization);
+  /** `Authorization: Token|Bearer <API-Token>`; too little permission, or a scope without `files`, is 403. */
+  async fromApiToken(authorization: string | undefined, need: BasePermission, ip: string): Promise<BaseListing> {
+    const issued = await this.accessTokens.forApiCredential(authorization, ip);
     const check = await this.baseTokens.check(issued.access_token, issued.dtable_uuid);
     if (!check.ok) throw permissionDenied();
     if (!atLeast(check.claims.permission as BasePermission, need)) throw permissionDenied();
+    const outOfScope = scopeRefusal(check.claims.scope, { operations: ['files'], ip });
+    if (outOfScope) throw apiError(403, outOfScope);
     return check.base;
   }
 

@@ -79,14 +79,14 @@ export function collaboratorsRoutes({ collaborators, accounts, apiTokens }: Coll
 
     app.get(
       '/api-gateway/api/v2/dtables/:base_uuid/related-users/',
-      { config: { baseAuth: 'read' }, schema: { tags, params: Type.Object({ base_uuid: Type.String() }), response: { 200: RelatedUsers } } },
+      { config: { baseAuth: 'read', scope: 'any' }, schema: { tags, params: Type.Object({ base_uuid: Type.String() }), response: { 200: RelatedUsers } } },
       async (request) => collaborators.forBase(currentGateway(request).base.id),
     );
 
     // The original's clients (dtable-sdk, the Python SDK) call these with a Base-Token; people with an Account-Token.
     app.get(
       '/api/v2.1/dtables/:base_uuid/related-users/',
-      { config: { auth: 'account', baseToken: 'read' }, schema: { tags, params: BaseUuidParams, response: { 200: RelatedUsers } } },
+      { config: { auth: 'account', baseToken: 'read', scope: 'any' }, schema: { tags, params: BaseUuidParams, response: { 200: RelatedUsers } } },
       async (request) => {
         const caller = currentCaller(request);
         if (caller.kind === 'base-token') return collaborators.forBase(caller.gateway.base.id);
@@ -97,7 +97,7 @@ export function collaboratorsRoutes({ collaborators, accounts, apiTokens }: Coll
     // Departments are not modelled (no organisations): every base has none, which is a true answer.
     app.get(
       '/api/v2.1/dtables/:base_uuid/departments/',
-      { config: { auth: 'account', baseToken: 'read' }, schema: { tags, params: BaseUuidParams, response: { 200: Departments } } },
+      { config: { auth: 'account', baseToken: 'read', scope: 'any' }, schema: { tags, params: BaseUuidParams, response: { 200: Departments } } },
       async (request) => {
         const caller = currentCaller(request);
         if (caller.kind === 'account') await collaborators.forAccount(caller.user, request.params.base_uuid);

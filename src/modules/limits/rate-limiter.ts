@@ -111,6 +111,20 @@ export class RateLimitService {
     }
   }
 
+  /**
+   * Counts one request against a budget of its own (a scoped API-Token's `rate_limit`), kept beside
+   * the base operations' counters under `key`; same windows, store and fallback as `check`.
+   */
+  async checkBudget(key: string, limit: number): Promise<Exclude<CheckResult, { kind: 'unlimited' }>> {
+    const storeKey = `budget:${key}`;
+    try {
+      return { kind: 'counted', decision: this.decide('base', limit, await consumed(this.limiters.base, storeKey)) };
+    } catch (error) {
+      const decision = this.decide('base', limit, await consumed(this.local!.base, storeKey));
+      return { kind: 'counted-locally', decision, error, ...this.storeFailed() };
+    }
+  }
+
   private decide(cls: LimitClass, limit: number, res: RateLimiterRes): RateDecision {
     const decision = decide(limit, res.consumedPoints, res.msBeforeNext, this.options.clock.now());
     if (!decision.allowed) this.rejected.inc({ class: cls });

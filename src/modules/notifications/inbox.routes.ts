@@ -13,7 +13,7 @@ import {
 } from './notifications.schemas.js';
 
 const account = { auth: 'account' } as const;
-const gatewayRead = { baseAuth: 'read' } as const;
+const gatewayRead = { baseAuth: 'read', scope: 'any' } as const;
 const tags = ['notifications'];
 
 /** The user's inbox (`/api/v2.1/notifications/`, contract §5.4) and its per-base view (§8.7). */

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
 import type { Server, Socket } from 'socket.io';
+import { scopeRefusal } from '../access/index.js';
 import { AppError } from '../../shared/errors.js';
 import { normalizeUuid } from '../../shared/ids.js';
 import type { BaseTokenVerifier, GatewayCheck } from '../tokens/index.js';
@@ -212,6 +213,9 @@ export class LiveSockets {
     if (uuid === null || (typeof queried === 'string' && queried !== '' && normalizeUuid(queried) !== uuid)) return 'Permission denied.';
     const result = await this.verifier.check(tokenArg, uuid);
     if (!result.ok) return refusal(result);
+    // A scoped token: the room carries every table's changes, so it needs row reading on all tables.
+    const outOfScope = scopeRefusal(result.claims.scope, { operations: ['read_rows'], allTables: true, ip: this.clientIp(socket) });
+    if (outOfScope) return outOfScope;
     // Recorded before anything else changes, so a failed write leaves the socket as it was.
     const baseId = result.base.id;
     await this.presence.joined(baseId);
@@ -261,6 +265,10 @@ export class LiveSockets {
         return { status: false, message: 'operation invalid.' };
       }
     }
+    // A scoped token: row operations need `write_rows`, anything else changes the structure.
+    const opType = typeof op === 'object' && op !== null ? String((op as { op_type?: unknown }).op_type ?? '') : '';
+    const outOfScope = scopeRefusal(result.claims.scope, { operations: [/_rows?$/.test(opType) ? 'write_rows' : 'structure'], ip: this.clientIp(socket) });
+    if (outOfScope) return { status: false, message: outOfScope };
     const writeId = randomUUID();
     this.operations.noteOrigin(writeId, socket.id);
     try {

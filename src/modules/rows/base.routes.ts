@@ -7,6 +7,9 @@ import type { BaseSnapshot, BaseSnapshots } from './base-snapshots.js';
 import type { BaseWriter } from './base-writer.js';
 
 const read = { baseAuth: 'read' } as const;
+/** Token scopes: the whole base (every table's rows) needs row reading on every table; the structure is read by row readers and structure editors. */
+const wholeBase = { baseAuth: 'read', scopeAllTables: true } as const;
+const readStructure = { baseAuth: 'read', scope: ['read_rows', 'structure'] } as const;
 
 /** The base as a whole (metadata, everything), the gateway ping, and the removed pre-gateway prefixes. */
 export function baseRoutes({ snapshots, writer }: { snapshots: BaseSnapshots; writer: BaseWriter }): FastifyPluginAsyncTypebox {
@@ -21,7 +24,7 @@ export function baseRoutes({ snapshots, writer }: { snapshots: BaseSnapshots; wr
     // revision doubles as an ETag, so a client polling an unchanged base gets a bodiless 304.
     app.get(
       `${GATEWAY}/`,
-      { config: read, schema: { tags: ['base'], params: BaseUuidParams, response: { 200: AnyObject, 304: Type.Null({ description: 'Not modified: the ETag still names the current revision.' }) } } },
+      { config: wholeBase, schema: { tags: ['base'], params: BaseUuidParams, response: { 200: AnyObject, 304: Type.Null({ description: 'Not modified: the ETag still names the current revision.' }) } } },
       (request, reply) => {
         const send = (snapshot: BaseSnapshot) => {
           const etag = `"r${snapshot.revision}"`;
@@ -40,7 +43,7 @@ export function baseRoutes({ snapshots, writer }: { snapshots: BaseSnapshots; wr
 
     app.get(
       `${GATEWAY}/metadata/`,
-      { config: read, schema: { tags: ['base'], params: BaseUuidParams, response: { 200: MetadataResponse } } },
+      { config: readStructure, schema: { tags: ['base'], params: BaseUuidParams, response: { 200: MetadataResponse } } },
       async (request) => {
         const meta = await writer.read(baseOf(request));
         return { metadata: presentMetadata(meta) };

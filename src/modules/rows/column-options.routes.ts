@@ -5,7 +5,7 @@ import { actorOf, baseOf, GATEWAY } from './gateway-request.js';
 import type { RowsService } from './rows.service.js';
 import { AnyBody, AppendResponse, BaseUuidParams, Success } from './rows.schemas.js';
 
-const write = { baseAuth: 'write' } as const;
+const write = { baseAuth: 'write', scope: ['structure'] } as const;
 
 const OptionsOrSuccess = Type.Union([Success, Type.Object({ options: Type.Array(Type.Object({}, { additionalProperties: true })) })]);
 
@@ -28,7 +28,7 @@ export function columnOptionsRoutes({ options, rows, bodyLimit }: { options: Col
     // The original's older name for appending rows (the PHP and Python clients still call it).
     app.post(
       `${GATEWAY}/batch-append-rows/`,
-      { config: write, bodyLimit, schema: { tags: ['base rows'], params: BaseUuidParams, body: AnyBody, response: { 200: AppendResponse } } },
+      { config: { baseAuth: 'write' }, bodyLimit, schema: { tags: ['base rows'], params: BaseUuidParams, body: AnyBody, response: { 200: AppendResponse } } },
       async (request) => rows.append(baseOf(request), actorOf(request), request.body),
     );
   };

@@ -12,8 +12,9 @@ export interface StructureRoutesDeps {
   bodyLimit: number;
 }
 
-const read = { baseAuth: 'read' } as const;
-const write = { baseAuth: 'write' } as const;
+/** Token scopes: changing tables, columns and views is `structure`; reading them, `read_rows` or `structure`. */
+const read = { baseAuth: 'read', scope: ['read_rows', 'structure'] } as const;
+const write = { baseAuth: 'write', scope: ['structure'] } as const;
 
 /** Tables, columns and views under `/api-gateway/api/v2/dtables/{base_uuid}/`. */
 export function structureRoutes({ tables, columns, views, bodyLimit }: StructureRoutesDeps): FastifyPluginAsyncTypebox {

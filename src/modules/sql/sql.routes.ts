@@ -15,7 +15,7 @@ export function sqlRoutes(service: SqlService, bodyLimit: number): FastifyPlugin
     app.post(
       '/api-gateway/api/v2/dtables/:base_uuid/sql',
       {
-        config: { baseAuth: 'read' },
+        config: { baseAuth: 'read', scope: ['sql'] },
         bodyLimit,
         schema: {
           tags: ['base rows'],
@@ -29,7 +29,7 @@ export function sqlRoutes(service: SqlService, bodyLimit: number): FastifyPlugin
         const { claims } = currentGateway(request);
         try {
           const input = sqlRequest(request.body);
-          return await service.execute({ base: baseOf(request), permission: claims.permission, actor: actorOf(request) }, input);
+          return await service.execute({ base: baseOf(request), permission: claims.permission, actor: actorOf(request), scope: claims.scope }, input);
         } catch (error) {
           if (error instanceof SqlError) {
             if (error.cause) request.log.warn({ err: error.cause }, 'SQL statement failed in the database');

@@ -1,6 +1,7 @@
 import type { Db, DialectName, Executor } from '../../db/index.js';
 import type { Actor, BaseRef } from '../rows/index.js';
-import { decide } from '../access/index.js';
+import { decide, type TokenScope } from '../access/index.js';
+import { sqlScopeRefusal } from './scope-tables.js';
 import { AppError } from '../../shared/errors.js';
 import { isQueryCanceled, parseLimited, runLimitedQuery, setStatementTimeout, timeoutError, type LimitedSqlDeps, type SqlCostLimits } from './cost-limits.js';
 import type { SqlThreads } from './sql-threads.js';
@@ -36,6 +37,8 @@ export interface SqlCaller {
   /** The Base-Token's permission: `rw` may write; anything else may only read (the access policy decides). */
   permission: string;
   actor: Actor;
+  /** A scoped token's scope: the tables a statement names must be in it. */
+  scope?: TokenScope;
 }
 
 type Body = Record<string, unknown>;
@@ -104,6 +107,11 @@ export const DEFAULT_COST_LIMITS: SqlCostLimits = { maxStatementBytes: 65_536, m
 
 const READ_ONLY = "You don't have permission to perform this operation on this base.";
 
+function checkScope(caller: SqlCaller, ast: unknown, tables: Parameters<typeof sqlScopeRefusal>[2]): void {
+  const refusal = sqlScopeRefusal(caller.scope, ast as Record<string, unknown>, tables);
+  if (refusal) throw new AppError(403, { error_msg: refusal });
+}
+
 export class SqlService {
   private readonly limited: LimitedSqlDeps;
 
@@ -123,10 +131,12 @@ export class SqlService {
       if (!['insert', 'update', 'delete'].includes(type)) throw sqlError('Only SELECT, INSERT, UPDATE and DELETE statements are supported.');
       if (!decide({ kind: 'base-token', permission: caller.permission }).canWrite) throw new AppError(403, { error_msg: READ_ONLY });
       const tables = await loadTables(db, caller.base.id);
+      checkScope(caller, parsed.ast, tables);
       const affected = await this.write(caller, planWrite(parsed.ast, { dialect, tables, bindings }));
       return { ...ok([], []), affected_rows: affected };
     }
     const tables = await loadTables(db, caller.base.id);
+    checkScope(caller, parsed.ast, tables);
     const now = (this.deps.clock ?? Date).now();
     const plan = planSelect(parsed.ast, { dialect, tables, baseId: caller.base.id, bindings, text: parsed.text, convertKeys, timeZone: this.deps.timeZone, now: () => now });
     let rows = await runLimitedQuery(this.limited, plan.query, caller.base.id);

@@ -67,7 +67,7 @@ export class AccessTokenService {
    * From an API-Token or a temporary API-Token in `Authorization: Token|Bearer …`. Anything
    * missing, malformed, unknown, expired or without access is the same 403 `Permission denied.`.
    */
-  async forApiCredential(authorization: string | undefined): Promise<AccessTokenResponse> {
+  async forApiCredential(authorization: string | undefined, ip?: string): Promise<AccessTokenResponse> {
     const parsed = parseAuthorization(authorization);
     if (parsed.kind !== 'token') throw permissionDenied();
     const token = parsed.token;
@@ -75,8 +75,13 @@ export class AccessTokenService {
     // The token and its version come from one statement (see findApiTokenByHash).
     const row = await this.deps.apiTokens.authenticate(token);
     if (!row) throw permissionDenied();
+    // Expiry, an old secret past its rotation window, a client outside the allowed networks.
+    const refusal = this.deps.apiTokens.refusal(row, ip);
+    if (refusal) throw apiError(403, refusal);
     const { tokenPermission } = decide({ kind: 'api-token', permission: row.permission });
     if (!tokenPermission) throw permissionDenied();
+    const scope = this.deps.apiTokens.scopeOf(row);
+    const notAfter = this.deps.apiTokens.notAfter(row);
     const response = this.issue(
       { uuid: row.base_uuid, workspace_id: row.workspace_id, name: row.base_name },
       {
@@ -86,9 +91,13 @@ export class AccessTokenService {
         source: 'api-token',
         sourceId: row.id,
         version: row.version,
+        ...(scope ? { scope } : {}),
+        ...(row.rate_per_minute !== null ? { ratePerMinute: row.rate_per_minute } : {}),
       },
       row.owner_virtual_id,
+      notAfter === undefined ? undefined : Math.floor(notAfter / 1000),
     );
+    this.deps.apiTokens.countUse(row.id, ip);
     await this.deps.apiTokens.recordUse(row.id);
     return response;
   }
@@ -152,7 +161,7 @@ export class AccessTokenService {
   /** The response for a grant; the same grant twice in one second gets the same token (see SameSecond). */
   private issue(base: BaseFacts, grant: Grant, ownerId: string, notAfter?: number): AccessTokenResponse {
     const g = grant;
-    const key = JSON.stringify([base.uuid, base.workspace_id, base.name, g.permission, g.username, g.appName, g.source, g.sourceId, g.version, ownerId, notAfter]);
+    const key = JSON.stringify([base.uuid, base.workspace_id, base.name, g.permission, g.username, g.appName, g.source, g.sourceId, g.version, ownerId, notAfter, g.scope, g.ratePerMinute]);
     return this.issued.get(key, () => {
       const { token } = this.deps.signer.sign({ ...grant, baseUuid: base.uuid, ownerId }, notAfter);
       const { publicUrl } = this.deps;

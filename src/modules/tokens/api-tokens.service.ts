@@ -6,7 +6,9 @@ import { badRequest, notFound } from '../../shared/errors.js';
 import { isoSeconds } from '../../shared/time.js';
 import type { AccountUser } from '../accounts/index.js';
 import { type ShareTarget } from '../workspaces/index.js';
-import { REQUIRED, type BaseAccess, type TokenPermission } from '../access/index.js';
+import { REQUIRED, scopeRefusal, type BaseAccess, type TokenPermission, type TokenScope } from '../access/index.js';
+import { hasScopeFields, parseScopeInput, storedScope, type ScopeInput } from './token-scope-input.js';
+import type { TokenUsage } from './token-usage.js';
 import { API_TOKEN_KEY_PREFIX, credentialKey, type CredentialVersions } from './credential-versions.js';
 import type { LastAccessRecorder } from './last-access.js';
 import * as repo from './tokens.repository.js';
@@ -24,7 +26,20 @@ export interface ApiTokenRecord {
   generated_at: string;
   last_access: string;
   permission: string;
+  /** Scope fields (issue 33), present only when set, so unscoped tokens look as before. */
+  tables?: string[];
+  operations?: string[];
+  allowed_networks?: string[];
+  expires_at?: string;
+  rate_limit?: number;
+  /** The secret a rotation replaced stays valid until then. */
+  previous_expires_at?: string;
+  last_client_ip?: string;
+  requests_per_day?: Array<{ day: string; requests: number }>;
 }
+
+/** Longest overlap a rotation may keep the old secret valid (30 days). */
+export const MAX_ROTATION_OVERLAP_SECONDS = 30 * 24 * 3600;
 
 /** What lists show instead of the token (never stored): its length, with only the last four characters. */
 export function maskedToken(hint: string): string {
@@ -47,19 +62,23 @@ export class ApiTokensService {
     private readonly access: BaseAccess,
     private readonly versions: CredentialVersions,
     private readonly lastAccess: LastAccessRecorder,
+    private readonly usage: TokenUsage,
   ) {
     this.byHash = new TtlCache(clock, CACHE_TTL_MS);
   }
 
   async list(user: AccountUser, target: ShareTarget): Promise<ApiTokenRecord[]> {
     const { base } = await this.access.resolve(user, target.workspaceId, target.baseName, REQUIRED.manageApiTokens);
+    await this.usage.flush(); // so the rows read next carry the last client address
     const rows = await repo.listApiTokens(this.db, base.id);
-    return rows.map((row) => this.record(row));
+    const perDay = await this.usage.perDay(rows.map((r) => r.id));
+    return rows.map((row) => ({ ...this.record(row), ...(perDay.has(row.id) ? { requests_per_day: perDay.get(row.id) } : {}) }));
   }
 
-  async create(user: AccountUser, target: ShareTarget, input: { appName: unknown; permission: unknown }): Promise<ApiTokenRecord> {
+  async create(user: AccountUser, target: ShareTarget, input: { appName: unknown; permission: unknown; body?: Record<string, unknown> }): Promise<ApiTokenRecord> {
     const appName = checkAppName(input.appName);
     const permission = checkPermission(input.permission);
+    const scoped = parseScopeInput(input.body ?? {}, this.clock.now());
     const { base } = await this.access.resolve(user, target.workspaceId, target.baseName, REQUIRED.manageApiTokens);
     const token = randomHex(20);
     try {
@@ -72,6 +91,7 @@ export class ApiTokensService {
         generated_by: user.virtualId,
         created_at: this.clock.now(),
         last_access: null,
+        ...scopeColumns(scoped),
       });
       return this.record(row, token);
     } catch (error) {
@@ -80,8 +100,21 @@ export class ApiTokensService {
     }
   }
 
-  async update(user: AccountUser, target: ShareTarget, appName: string, permission: unknown): Promise<ApiTokenRecord> {
-    const wanted = checkPermission(permission);
+  /**
+   * Changes the permission (as the original) and, when the body names any scope field, the whole
+   * scope (fields left out become unrestricted). Either revokes every Base-Token issued from it.
+   */
+  async update(user: AccountUser, target: ShareTarget, appName: string, body: Record<string, unknown>): Promise<ApiTokenRecord> {
+    if (hasScopeFields(body)) {
+      const scoped = parseScopeInput(body, this.clock.now());
+      const row = await this.find(user, target, appName);
+      const permission = body.permission === undefined ? (row.permission as TokenPermission) : checkPermission(body.permission);
+      const values = { permission, ...scopeColumns(scoped) };
+      await this.versions.revoke(credentialKey.apiToken(row.id), (trx) => repo.updateApiToken(trx, row.id, values));
+      this.forgetCached(row.id);
+      return this.record({ ...row, ...values });
+    }
+    const wanted = checkPermission(body.permission);
     const row = await this.find(user, target, appName);
     if (row.permission === wanted) throw badRequest(`api token already has ${wanted} permission.`);
     await this.versions.revoke(credentialKey.apiToken(row.id), (trx) => repo.updateApiTokenPermission(trx, row.id, wanted));
@@ -96,6 +129,56 @@ export class ApiTokensService {
     });
     this.forgetCached(row.id);
     this.lastAccess.forget(row.id);
+  }
+
+  /**
+   * A new secret for the token, returned once; the old one keeps working for `overlapSeconds`
+   * (0 = ends now), so clients can be switched without downtime. Base-Tokens already issued stay
+   * valid (their own expiry); deleting the token ends them all.
+   */
+  async rotate(user: AccountUser, target: ShareTarget, appName: string, overlap: unknown): Promise<ApiTokenRecord> {
+    const seconds = checkOverlap(overlap);
+    const row = await this.find(user, target, appName);
+    const token = randomHex(20);
+    const now = this.clock.now();
+    const values = {
+      token_hash: sha256Hex(token),
+      token_hint: token.slice(-4),
+      previous_token_hash: seconds > 0 ? row.token_hash : null,
+      previous_expires_at: seconds > 0 ? now + seconds * 1000 : null,
+    };
+    await repo.updateApiToken(this.db, row.id, values);
+    // The old secret's cached row says "current": drop it here, and on other instances through the bus (no revocation).
+    this.byHash.evict(row.token_hash);
+    this.forgetCached(row.id);
+    await this.versions.announce(credentialKey.apiToken(row.id));
+    return this.record({ ...row, ...values }, token);
+  }
+
+  /**
+   * Whether a presented token may be exchanged now, from `ip`: expiry, the rotation window of an old
+   * secret, and the allowed networks. Null when it may; else the refusal.
+   */
+  refusal(row: ApiTokenWithBase, ip: string | undefined): string | null {
+    const now = this.clock.now();
+    if (row.expires_at !== null && row.expires_at <= now) return 'API token expired.';
+    if (row.matched === 'previous' && (row.previous_expires_at === null || row.previous_expires_at <= now)) return 'API token expired.';
+    return scopeRefusal(this.scopeOf(row), { ip });
+  }
+
+  /** When a Base-Token issued from this row must end at the latest (ms), if earlier than its own lifetime. */
+  notAfter(row: ApiTokenWithBase): number | undefined {
+    const ends = [row.expires_at, row.matched === 'previous' ? row.previous_expires_at : null].filter((v): v is number => v !== null);
+    return ends.length > 0 ? Math.min(...ends) : undefined;
+  }
+
+  scopeOf(row: Pick<ApiTokenRow, 'scope'>): TokenScope | undefined {
+    return storedScope(row.scope);
+  }
+
+  /** Counts one request made with the token (exchange or gateway call), written in batches. */
+  countUse(tokenId: number, ip: string | undefined): void {
+    this.usage.record(tokenId, ip);
   }
 
   /** The API-Token a client presents, with its base and revocation version; undefined for anything unknown. */
@@ -137,7 +220,17 @@ export class ApiTokensService {
   }
 
   private record(row: ApiTokenRow, plaintext?: string): ApiTokenRecord {
+    const scope = storedScope(row.scope);
+    const inWindow = row.previous_expires_at !== null && row.previous_expires_at > this.clock.now();
+    const lastIp = this.usage.pendingIp(row.id) ?? row.last_ip;
     return {
+      ...(scope?.tables ? { tables: scope.tables } : {}),
+      ...(scope?.operations ? { operations: scope.operations } : {}),
+      ...(scope?.networks ? { allowed_networks: scope.networks } : {}),
+      ...(row.expires_at !== null ? { expires_at: isoSeconds(row.expires_at) } : {}),
+      ...(row.rate_per_minute !== null ? { rate_limit: row.rate_per_minute } : {}),
+      ...(inWindow ? { previous_expires_at: isoSeconds(row.previous_expires_at!) } : {}),
+      ...(lastIp ? { last_client_ip: lastIp } : {}),
       app_name: row.app_name,
       api_token: plaintext ?? maskedToken(row.token_hint),
       generated_by: row.generated_by,
@@ -171,4 +264,22 @@ export function checkAppName(value: unknown): string {
 export function checkPermission(value: unknown): TokenPermission {
   if (value !== 'r' && value !== 'rw') throw badRequest('permission invalid.');
   return value;
+}
+
+function scopeColumns(input: ScopeInput) {
+  return {
+    scope: input.scope ? JSON.stringify(input.scope) : null,
+    expires_at: input.expiresAt,
+    rate_per_minute: input.ratePerMinute,
+  };
+}
+
+/** Seconds the old secret stays valid after a rotation; absent = 0 (ends at once). */
+export function checkOverlap(value: unknown): number {
+  if (value === undefined || value === null || value === '') return 0;
+  const n = typeof value === 'string' && /^\d{1,9}$/.test(value) ? Number(value) : value;
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < 0 || n > MAX_ROTATION_OVERLAP_SECONDS) {
+    throw badRequest(`overlap_seconds invalid: 0 to ${MAX_ROTATION_OVERLAP_SECONDS}.`);
+  }
+  return n;
 }

@@ -1,6 +1,6 @@
 import { errors as joseErrors, jwtVerify } from 'jose';
 import type { Clock } from '../../shared/clock.js';
-import type { BaseTokenClaims, BaseTokenGrant, BaseTokenSource } from '../access/index.js';
+import { isTokenOperation, isUnscoped, type BaseTokenClaims, type BaseTokenGrant, type BaseTokenSource, type TokenScope } from '../access/index.js';
 import { signHs256 } from './jws.js';
 
 export const BASE_TOKEN_TTL_SECONDS = 3 * 24 * 3600;
@@ -39,6 +39,8 @@ export class BaseTokenSigner {
         src: grant.source,
         sid: grant.sourceId,
         ver: grant.version,
+        ...(grant.scope && !isUnscoped(grant.scope) ? { scp: grant.scope } : {}),
+        ...(grant.ratePerMinute ? { rpm: grant.ratePerMinute } : {}),
         iat: now,
         exp: expiresAt,
       },
@@ -68,7 +70,11 @@ function toClaims(p: Record<string, unknown>): BaseTokenClaims | null {
   if (typeof p.dtable_uuid !== 'string' || (p.permission !== 'r' && p.permission !== 'rw')) return null;
   if (typeof p.src !== 'string' || !SOURCES.includes(p.src) || typeof p.sid !== 'number' || typeof p.ver !== 'number') return null;
   if (typeof p.exp !== 'number') return null;
+  const scope = p.scp === undefined ? undefined : toScope(p.scp);
+  if (scope === null) return null;
   return {
+    ...(scope ? { scope } : {}),
+    ...(typeof p.rpm === 'number' && p.rpm > 0 ? { ratePerMinute: p.rpm } : {}),
     baseUuid: p.dtable_uuid,
     permission: p.permission,
     username: typeof p.username === 'string' ? p.username : '',
@@ -79,4 +85,16 @@ function toClaims(p: Record<string, unknown>): BaseTokenClaims | null {
     version: p.ver,
     expiresAt: p.exp,
   };
+}
+
+const strings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
+
+/** A signed scope claim; null when malformed (the token is then invalid: fail closed). */
+function toScope(v: unknown): TokenScope | null {
+  if (typeof v !== 'object' || v === null) return null;
+  const { tables, operations, networks } = v as Record<string, unknown>;
+  if (tables !== undefined && !strings(tables)) return null;
+  if (networks !== undefined && !strings(networks)) return null;
+  if (operations !== undefined && !(Array.isArray(operations) && operations.every(isTokenOperation))) return null;
+  return { ...(tables ? { tables } : {}), ...(operations ? { operations } : {}), ...(networks ? { networks } : {}) };
 }

@@ -11,6 +11,7 @@ import { API_TOKEN_KEY_PREFIX, CredentialVersions, credentialKey } from './crede
 import { EVERYTHING, LocalBus, RedisBus, type InvalidationBus } from './invalidation-bus.js';
 import { LAST_ACCESS_WRITE_INTERVAL_MS, LastAccessRecorder } from './last-access.js';
 import { TempApiTokens } from './temp-api-token.js';
+import { TokenUsage, USAGE_FLUSH_INTERVAL_MS } from './token-usage.js';
 import { CACHE_TTL_MS, TtlCache } from './ttl-cache.js';
 
 export interface TokensModuleDeps {
@@ -46,7 +47,8 @@ export function createTokensModule(deps: TokensModuleDeps): TokensModule {
   const signer = new BaseTokenSigner(config.secretKey, clock);
   const verifier = new BaseTokenVerifier(signer, access, versions, clock);
   const lastAccess = new LastAccessRecorder(db, clock);
-  const apiTokens = new ApiTokensService(db, clock, access, versions, lastAccess);
+  const usage = new TokenUsage(db, clock);
+  const apiTokens = new ApiTokensService(db, clock, access, versions, lastAccess, usage);
   const accessTokens = new AccessTokenService({
     signer,
     access,
@@ -102,6 +104,8 @@ export function createTokensModule(deps: TokensModuleDeps): TokensModule {
 
   const flushLater = setInterval(() => void lastAccess.flush().catch(() => undefined), LAST_ACCESS_WRITE_INTERVAL_MS);
   flushLater.unref();
+  const flushUsage = setInterval(() => void usage.flush().catch(() => undefined), USAGE_FLUSH_INTERVAL_MS);
+  flushUsage.unref();
 
   return {
     accessTokens,
@@ -110,7 +114,9 @@ export function createTokensModule(deps: TokensModuleDeps): TokensModule {
     ready: () => bus.ready(),
     async close() {
       clearInterval(flushLater);
+      clearInterval(flushUsage);
       await lastAccess.flush().catch(() => undefined);
+      await usage.flush().catch(() => undefined);
       await bus.close();
     },
   };

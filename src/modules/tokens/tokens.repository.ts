@@ -1,5 +1,5 @@
-import { sql, type Insertable, type Selectable } from 'kysely';
-import type { Executor } from '../../db/index.js';
+import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
+import { isForeignKeyViolation, type Executor } from '../../db/index.js';
 import type { ApiTokensTable } from './tokens.table.js';
 
 export type ApiTokenRow = Selectable<ApiTokensTable>;
@@ -15,6 +15,8 @@ export interface ApiTokenWithBase extends ApiTokenRow {
   workspace_id: number;
   owner_virtual_id: string;
   version: number;
+  /** Which secret was presented: the current one, or the one a rotation replaced (valid until `previous_expires_at`). */
+  matched: 'current' | 'previous';
 }
 
 export function listApiTokens(db: Executor, baseId: number): Promise<ApiTokenRow[]> {
@@ -43,9 +45,9 @@ export async function findApiTokenByHash(db: Executor, tokenHash: string, versio
       'owner.virtual_id as owner_virtual_id',
       sql<number>`coalesce(${sql.ref('cv.version')}, 0)`.as('version'),
     ])
-    .where('api_tokens.token_hash', '=', tokenHash)
+    .where((eb) => eb.or([eb('api_tokens.token_hash', '=', tokenHash), eb('api_tokens.previous_token_hash', '=', tokenHash)]))
     .executeTakeFirst();
-  return row && { ...row, version: Number(row.version) };
+  return row && { ...row, version: Number(row.version), matched: row.token_hash === tokenHash ? 'current' : 'previous' };
 }
 
 export async function insertApiToken(db: Executor, row: Insertable<ApiTokensTable>): Promise<ApiTokenRow> {
@@ -85,4 +87,37 @@ export async function bumpCredentialVersion(db: Executor, credential: string): P
     .returning('version')
     .executeTakeFirstOrThrow();
   return Number(row.version);
+}
+
+export async function updateApiToken(db: Executor, id: number, values: Updateable<ApiTokensTable>): Promise<void> {
+  await db.updateTable('api_tokens').set(values).where('id', '=', id).execute();
+}
+
+/** Adds a batch of request counts per (token, day) and the last client addresses. */
+export async function addUsage(db: Executor, counts: Array<{ tokenId: number; day: string; requests: number }>, lastIps: Map<number, string>): Promise<void> {
+  for (const c of counts) {
+    await db
+      .insertInto('api_token_usage')
+      .values({ token_id: c.tokenId, day: c.day, requests: c.requests })
+      .onConflict((oc) => oc.columns(['token_id', 'day']).doUpdateSet({ requests: sql<number>`api_token_usage.requests + ${c.requests}` }))
+      .execute()
+      .catch((error: unknown) => {
+        // The token was deleted meanwhile (foreign key): its counts go with it.
+        if (!isForeignKeyViolation(error)) throw error;
+      });
+  }
+  for (const [tokenId, ip] of lastIps) await db.updateTable('api_tokens').set({ last_ip: ip }).where('id', '=', tokenId).execute();
+}
+
+/** Requests per day of the given tokens, newest days first, at most `days` per token. */
+export async function usageOf(db: Executor, tokenIds: number[], sinceDay: string): Promise<Array<{ token_id: number; day: string; requests: number }>> {
+  if (tokenIds.length === 0) return [];
+  const rows = await db
+    .selectFrom('api_token_usage')
+    .select(['token_id', 'day', 'requests'])
+    .where('token_id', 'in', tokenIds)
+    .where('day', '>=', sinceDay)
+    .orderBy('day', 'desc')
+    .execute();
+  return rows.map((r) => ({ token_id: Number(r.token_id), day: r.day, requests: Number(r.requests) }));
 }

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
 import { currentAccount } from '../accounts/index.js';
 import type { AccessTokenService } from './access-token.service.js';
 import type { ApiTokensService } from './api-tokens.service.js';
@@ -37,7 +38,7 @@ export function tokensRoutes({ accessTokens, apiTokens }: TokensRouteDeps): Fast
     app.get(
       '/api/v2.1/dtable/app-access-token/',
       { schema: { tags, response: { 200: AccessTokenRecord } } },
-      async (request) => accessTokens.forApiCredential(request.headers.authorization),
+      async (request) => accessTokens.forApiCredential(request.headers.authorization, request.ip),
     );
 
     app.get(
@@ -70,6 +71,7 @@ export function tokensRoutes({ accessTokens, apiTokens }: TokensRouteDeps): Fast
         const record = await apiTokens.create(currentAccount(request), target(request.params), {
           appName: body.app_name,
           permission: body.permission,
+          body,
         });
         return reply.code(201).send(record);
       },
@@ -79,7 +81,15 @@ export function tokensRoutes({ accessTokens, apiTokens }: TokensRouteDeps): Fast
       `${base}/api-tokens/:app_name/`,
       { config: account, schema: { tags, params: ApiTokenParams, body: LooseBody, response: { 200: ApiTokenRecord } } },
       async (request) =>
-        apiTokens.update(currentAccount(request), target(request.params), request.params.app_name, request.body?.permission),
+        apiTokens.update(currentAccount(request), target(request.params), request.params.app_name, request.body ?? {}),
+    );
+
+    // Issue 33: a new secret; the old one stays valid for `overlap_seconds`.
+    app.post(
+      `${base}/api-tokens/:app_name/rotate/`,
+      { config: account, schema: { tags, params: ApiTokenParams, body: Type.Optional(LooseBody), response: { 200: ApiTokenRecord } } },
+      async (request) =>
+        apiTokens.rotate(currentAccount(request), target(request.params), request.params.app_name, request.body?.overlap_seconds),
     );
 
     app.delete(

@@ -20,6 +20,14 @@ export const ApiTokenRecord = Type.Object({
   generated_at: Type.String(),
   last_access: Type.String(),
   permission: Type.String(),
+  tables: Type.Optional(Type.Array(Type.String())),
+  operations: Type.Optional(Type.Array(Type.String())),
+  allowed_networks: Type.Optional(Type.Array(Type.String())),
+  expires_at: Type.Optional(Type.String()),
+  rate_limit: Type.Optional(Type.Integer()),
+  previous_expires_at: Type.Optional(Type.String()),
+  last_client_ip: Type.Optional(Type.String()),
+  requests_per_day: Type.Optional(Type.Array(Type.Object({ day: Type.String(), requests: Type.Integer() }))),
 });
 
 export const ApiTokenList = Type.Object({ api_tokens: Type.Array(ApiTokenRecord) });

@@ -16,6 +16,24 @@ export interface ApiTokensTable {
   created_at: number;
   /** Last Base-Token issued from it (ms), written behind at most once a minute. */
   last_access: number | null;
+  /** JSON `{tables?, operations?, networks?}` (issue 33); null = unscoped, as before. */
+  scope: string | null;
+  /** The token's own gateway budget per minute; null = only the base's limits apply. */
+  rate_per_minute: number | null;
+  /** ms; null = never expires. */
+  expires_at: number | null;
+  /** The secret replaced by the last rotation, valid until `previous_expires_at` (ms). */
+  previous_token_hash: string | null;
+  previous_expires_at: number | null;
+  /** Client address of the last Base-Token issued from it. */
+  last_ip: string | null;
+}
+
+/** Requests per token and UTC day (`YYYY-MM-DD`), added in batches. */
+export interface ApiTokenUsageTable {
+  token_id: number;
+  day: string;
+  requests: number;
 }
 
 /**

@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { inNetworks, isUnscoped, parseNetwork, scopeRefusal } from './scope.js';
+
+describe('token scope policy', () => {
+  it('an absent scope or dimension restricts nothing', () => {
+    expect(scopeRefusal(undefined, { operations: ['sql'], tables: ['x'], allTables: true })).toBeNull();
+    expect(scopeRefusal({ operations: ['sql'] }, { operations: ['sql'], tables: ['any'] })).toBeNull();
+    expect(isUnscoped({})).toBe(true);
+    expect(isUnscoped({ tables: ['a'] })).toBe(false);
+  });
+
+  it.each([
+    [{ operations: ['read_rows' as const] }, { operations: ['write_rows' as const] }, /operation write_rows/],
+    [{ operations: ['read_rows' as const] }, { operations: ['read_rows' as const, 'structure' as const] }, null],
+    [{ tables: ['A'] }, { operations: ['read_rows' as const], tables: ['A', 'B'] }, /table B/],
+    [{ tables: ['A'] }, { tables: [] }, null],
+    [{ tables: ['A'] }, { allTables: true }, /every table/],
+    [{ networks: ['10.0.0.0/8'] }, { ip: '10.2.3.4' }, null],
+    [{ networks: ['10.0.0.0/8'] }, { ip: '::ffff:10.2.3.4' }, null],
+    [{ networks: ['10.0.0.0/8'] }, { ip: '11.0.0.1' }, /11\.0\.0\.1/],
+    [{ networks: ['10.0.0.0/8'] }, {}, /allowed networks/],
+    [{ operations: ['sql' as const] }, {}, null], // the exchange asks no operation
+  ])('%j for %j', (scope, need, refusal) => {
+    const answer = scopeRefusal(scope, need);
+    if (refusal === null) expect(answer).toBeNull();
+    else expect(answer).toMatch(refusal);
+  });
+
+  it('parses CIDR and single addresses, refusing malformed ones', () => {
+    expect(parseNetwork('192.0.2.0/24')).toEqual({ address: '192.0.2.0', prefix: 24, family: 'ipv4' });
+    expect(parseNetwork('2001:db8::1')).toEqual({ address: '2001:db8::1', prefix: 128, family: 'ipv6' });
+    for (const bad of ['10.0.0.0/33', '10.0.0.0/', 'x/8', '10.0.0.0/8/1', '::/129', '10.0.0.0/0x1']) expect(parseNetwork(bad)).toBeNull();
+    expect(inNetworks(['2001:db8::/32'], '2001:db8:1::5')).toBe(true);
+    expect(inNetworks(['2001:db8::/32'], 'not an ip')).toBe(false);
+  });
+});

@@ -1,0 +1,97 @@
+import { BlockList, isIP } from 'node:net';
+
+/**
+ * Token scopes, pure: what a scoped API-Token (and every Base-Token issued from it) may touch beyond
+ * its `r`/`rw` permission. A scope only narrows: an absent dimension means "no restriction", so a
+ * token without scope behaves exactly as before. Every check of a scope goes through `scopeRefusal`.
+ */
+export const TOKEN_OPERATIONS = ['read_rows', 'write_rows', 'structure', 'sql', 'comments', 'files'] as const;
+export type TokenOperation = (typeof TOKEN_OPERATIONS)[number];
+
+export interface TokenScope {
+  /** Table names or ids the token may touch; absent = every table. */
+  tables?: string[];
+  /** Operations it may perform; absent = every operation its permission allows. */
+  operations?: TokenOperation[];
+  /** Client networks (CIDR or single addresses) it may be used from; absent = anywhere. */
+  networks?: string[];
+}
+
+/** What one request asks of a scope. */
+export interface ScopeNeed {
+  /** Any one of these operations suffices (reading structure is allowed to row readers and structure editors); absent = none asked (exchanging the token). */
+  operations?: readonly TokenOperation[];
+  /** The tables the request names (by name or id); empty when it names none. */
+  tables?: readonly string[];
+  /** True when the request reaches every table of the base at once (the live channel's room). */
+  allTables?: boolean;
+  /** The client address, checked against `networks`. */
+  ip?: string;
+}
+
+export const MAX_SCOPE_TABLES = 100;
+export const MAX_SCOPE_NETWORKS = 50;
+
+export function isTokenOperation(value: unknown): value is TokenOperation {
+  return typeof value === 'string' && (TOKEN_OPERATIONS as readonly string[]).includes(value);
+}
+
+/** True when the scope restricts nothing (the token is an unscoped, compatible one). */
+export function isUnscoped(scope: TokenScope | null | undefined): boolean {
+  return !scope || (!scope.tables && !scope.operations && !scope.networks);
+}
+
+/**
+ * Why the scope refuses the request — a sentence naming what is missing — or null when it allows it.
+ * The one place a token scope is judged (REST, SQL, comments, file links, the live channel).
+ */
+export function scopeRefusal(scope: TokenScope | null | undefined, need: ScopeNeed): string | null {
+  if (!scope) return null;
+  if (scope.networks && (need.ip === undefined || !inNetworks(scope.networks, need.ip))) {
+    return `The token may not be used from ${need.ip ?? 'this client'}: its allowed networks do not include it.`;
+  }
+  if (scope.operations && need.operations && !need.operations.some((op) => scope.operations!.includes(op))) {
+    return `The token's scope lacks the operation ${need.operations.join(' or ')}.`;
+  }
+  if (scope.tables) {
+    if (need.allTables) return "The token's scope is limited to some tables; this needs access to every table.";
+    for (const table of need.tables ?? []) {
+      if (!scope.tables.includes(table)) return `The token's scope lacks the table ${table}.`;
+    }
+  }
+  return null;
+}
+
+/** Parses `a.b.c.d/n`, `x::/n` or a single address; null when malformed. */
+export function parseNetwork(value: string): { address: string; prefix: number; family: 'ipv4' | 'ipv6' } | null {
+  const [address, bits, extra] = value.trim().split('/');
+  if (extra !== undefined || !address) return null;
+  const family = isIP(address);
+  if (family === 0) return null;
+  const max = family === 4 ? 32 : 128;
+  const prefix = bits === undefined ? max : /^\d{1,3}$/.test(bits) ? Number(bits) : NaN;
+  if (!Number.isInteger(prefix) || prefix < 0 || prefix > max) return null;
+  return { address, prefix, family: family === 4 ? 'ipv4' : 'ipv6' };
+}
+
+const lists = new Map<string, BlockList>();
+
+/** Whether `ip` lies in one of `networks` (IPv4-mapped IPv6 clients count as their IPv4 address). */
+export function inNetworks(networks: readonly string[], ip: string): boolean {
+  const key = networks.join(',');
+  let list = lists.get(key);
+  if (!list) {
+    list = new BlockList();
+    for (const n of networks) {
+      const parsed = parseNetwork(n);
+      if (parsed) list.addSubnet(parsed.address, parsed.prefix, parsed.family);
+    }
+    if (lists.size >= 1000) lists.clear(); // bounded: one entry per distinct network list
+    lists.set(key, list);
+  }
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
+  const address = mapped ? mapped[1]! : ip;
+  const family = isIP(address);
+  if (family === 0) return false;
+  return list.check(address, family === 4 ? 'ipv4' : 'ipv6');
+}
