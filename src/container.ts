@@ -19,6 +19,7 @@ import { Scheduler } from './workers/scheduler.js';
 import { createRealtime, type Realtime } from './modules/realtime/index.js';
 import { configureTimeZone } from './shared/dates/index.js';
 import { createAssets, type AssetsModule } from './modules/assets/index.js';
+import { createAutomations, type AutomationsModule } from './modules/automations/index.js';
 
 /** Everything the app and the workers share, built once. Tests pass their own clock or database. */
 export interface Container {
@@ -59,6 +60,8 @@ export interface Container {
   realtime: Realtime;
   /** File and image storage (local disk or S3) behind the asset endpoints, import and export. */
   assets: AssetsModule;
+  /** Automation rules: CRUD, the consumer that queues runs, the runner (actions after the commit), periodic rules. */
+  automations: AutomationsModule;
   close(): Promise<void>;
 }
 
@@ -117,6 +120,17 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   dispatcher.register(notifications.consumer);
   // A deleted or retyped table, view or column invalidates the rules using it at once.
   baseData.writer.onStructureChanged((base) => notifications.invalidation.recheckBaseSafely(base.id));
+  const automations = createAutomations({
+    config,
+    db,
+    dialect: handle.dialect,
+    clock,
+    access,
+    writeMany: (base, actor, work) => baseData.rows.writeMany(base, actor, work),
+    mailer: notifications.mailer,
+  });
+  dispatcher.register(automations.consumer);
+  baseData.writer.onStructureChanged((base) => automations.invalidation.recheckBaseSafely(base.id));
   const limits = createLimits({ config, db, clock, access, metrics, redis });
   // After the notification consumer: its batch has committed when this one runs (new-notification).
   const realtime = createRealtime({
@@ -148,6 +162,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   const sqlCost = { maxStatementBytes: sec.sqlMaxStatementBytes, maxPredicateTerms: sec.sqlMaxPredicateTerms, maxInValues: sec.sqlMaxInValues, timeoutMs: sec.sqlTimeoutMs };
   for (const tick of notifications.ticks) scheduler.register(tick);
   for (const tick of webhooks.ticks) scheduler.register(tick);
+  for (const tick of automations.ticks) scheduler.register(tick);
   scheduler.register(volatileFormulaTick(db, baseData.writer));
   return {
     config,
@@ -174,11 +189,13 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     scheduler,
     realtime,
     assets,
+    automations,
     close: async () => {
       await scheduler.stop();
       await dispatcher.stop();
       await realtime.close();
       notifications.close();
+      await automations.close();
       await webhooks.close();
       await tokens.close();
       await sqlThreads.close();

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { ConfigError, bool, int, optional, str, type Env } from './env.js';
 import { loadSecurityConfig, type SecurityConfig } from './security.js';
 import { loadAssetsConfig, type AssetsConfig } from './assets.js';
+import { loadAutomationsConfig, type AutomationsConfig } from './automations.js';
 
 export type Edition = 'self-hosted' | 'cloud';
 export type Role = 'api' | 'worker' | 'scheduler';
@@ -99,6 +100,8 @@ export interface Config {
   webhookMaxBacklog: number;
   /** File and image storage (ASSET_*, S3_*): see `src/config/assets.ts`. */
   assets: AssetsConfig;
+  /** Automation rules' limits (AUTOMATION_*): see `src/config/automations.ts`. */
+  automations: AutomationsConfig;
 }
 
 /** Upper bound of the RATE_LIMIT_* variables (per minute). */
@@ -186,6 +189,7 @@ export function loadConfig(env: Env = process.env, options: { persistSecret?: bo
     webhookMaxBacklog: int(env, 'WEBHOOK_MAX_BACKLOG', 10_000, 10, 10_000_000),
     webhookWorkerStaleMs: int(env, 'WEBHOOK_WORKER_STALE_MS', 3_000, 1_000, 600_000),
     assets: loadAssetsConfig(env, dataDir),
+    automations: loadAutomationsConfig(env, durations(env, 'AUTOMATION_RETRY_SCHEDULE', '30s,5m,30m,2h')),
   });
 }
 
