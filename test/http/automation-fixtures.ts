@@ -54,11 +54,12 @@ export async function runsOf(t: TestApp, user: TestUser, base: TestBase, id: num
 
 /** Hands committed changes to the consumers, then performs the queued runs (as the worker does after the commit). */
 export async function settle(t: TestApp): Promise<void> {
-  for (let i = 0; i < 5; i++) {
+  // Runs' own writes are changes again (chains): repeat until neither side has anything left.
+  for (let i = 0; i < 10; i++) {
     const report = await t.container.dispatcher.runOnce();
     expect(report.failed).toEqual([]);
     const ran = await t.container.automations.runner.runDue();
-    if (ran === 0) return;
+    if (ran === 0 && report.handed === 0) return;
   }
 }
 

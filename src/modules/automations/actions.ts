@@ -57,23 +57,27 @@ export async function writeRow(w: ScopedRowWriter, action: AutomationAction, inp
   switch (action.type) {
     case 'update_record':
       if (!input.row) return 'no row';
-      await w.update({ table_id: tableId, updates: [{ row_id: input.row._id, row: action.updates }] });
+      await w.update({ table_id: tableId, updates: [{ row_id: input.row._id, row: filled(action.updates, input) }] });
       return `row ${input.row._id} updated`;
     case 'lock_record':
       if (!input.row) return 'no row';
       await w.lock({ table_id: tableId, row_ids: [input.row._id] }, true);
       return `row ${input.row._id} locked`;
     case 'add_record': {
-      const cells: Record<string, unknown> = {};
-      for (const [key, value] of Object.entries((action.row as Record<string, unknown>) ?? {})) {
-        cells[key] = typeof value === 'string' ? render(value, input) : value;
-      }
+      const cells = filled(action.row, input);
       const result = (await w.append({ table_id: String(action.table_id ?? tableId), rows: [cells] })) as { row_ids?: Array<{ _id: string }> };
       return `row ${result.row_ids?.[0]?._id ?? ''} added`;
     }
     default:
       throw new Error(`${action.type} is not a row action`);
   }
+}
+
+/** Cell values with `{Column}` placeholders in text values filled from the triggering row. */
+function filled(cells: unknown, input: ActionInput): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries((cells as Record<string, unknown> | undefined) ?? {})) out[key] = typeof value === 'string' ? render(value, input) : value;
+  return out;
 }
 
 function addressList(template: unknown, input: ActionInput): string[] {

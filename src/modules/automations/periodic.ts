@@ -64,7 +64,7 @@ export class PeriodicAutomations {
       if (!listing || listing.next_run_at === null) return null;
       const rule = toAutomation(listing);
       const next = nextPeriodicRun(now, rule.runCondition, rule.trigger, this.options.timeZone);
-      if (!(await claimPeriod(trx, id, Number(listing.next_run_at), next ?? Number.MAX_SAFE_INTEGER))) return null;
+      if (!(await claimPeriod(trx, id, Number(listing.next_run_at), next ?? Number.MAX_SAFE_INTEGER, now))) return null;
       const context = await loadBaseContext(trx, rule.baseId);
       const check = checkAutomation(rule, context.doc, context.members);
       if (!check.ok) {

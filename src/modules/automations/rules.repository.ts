@@ -119,7 +119,8 @@ export async function dueAutomationIds(db: Executor, now: number, limit: number)
 }
 
 /** Moves a due rule's next run on; true only for the instance whose update won (so a period runs once). */
-export async function claimPeriod(db: Executor, id: number, dueAt: number, next: number): Promise<boolean> {
+export async function claimPeriod(db: Executor, id: number, dueAt: number, next: number, now: number): Promise<boolean> {
+  if (dueAt > now) return false;
   const result = await db
     .updateTable('automation_rules')
     .set({ next_run_at: next })
