@@ -102,6 +102,7 @@ export async function buildApp(c: Container, options: BuildAppOptions = {}): Pro
   await app.register(sqlRoutes(c.sql, c.config.baseBodyLimitBytes));
   await app.register(webhooksRoutes(c.webhooks.service));
   await app.register(c.notifications.routes);
+  await app.register(c.automations.routes);
   await app.register(collaboratorsRoutes({ collaborators: new CollaboratorsService(c.db, c.access), accounts: c.accounts, apiTokens: c.tokens.apiTokens }));
   await c.realtime.attach(app);
   await app.register(webConsolePlugin);

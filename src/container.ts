@@ -21,6 +21,7 @@ import { configureTimeZone } from './shared/dates/index.js';
 import { createAssets, type AssetsModule } from './modules/assets/index.js';
 import { createNatsStream, type NatsStream } from './modules/nats/index.js';
 import { createHistory, type HistoryModule } from './modules/history/index.js';
+import { createAutomations, type AutomationsModule } from './modules/automations/index.js';
 
 /** Everything the app and the workers share, built once. Tests pass their own clock or database. */
 export interface Container {
@@ -65,6 +66,8 @@ export interface Container {
   nats: NatsStream | null;
   /** The operation log (filled in each write's transaction), row history, restore. */
   history: HistoryModule;
+  /** Automation rules: CRUD, the consumer that queues runs, the runner (actions after the commit), periodic rules. */
+  automations: AutomationsModule;
   close(): Promise<void>;
 }
 
@@ -123,6 +126,17 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   dispatcher.register(notifications.consumer);
   // A deleted or retyped table, view or column invalidates the rules using it at once.
   baseData.writer.onStructureChanged((base) => notifications.invalidation.recheckBaseSafely(base.id));
+  const automations = createAutomations({
+    config,
+    db,
+    dialect: handle.dialect,
+    clock,
+    access,
+    writeMany: (base, actor, work) => baseData.rows.writeMany(base, actor, work),
+    mailer: notifications.mailer,
+  });
+  dispatcher.register(automations.consumer);
+  baseData.writer.onStructureChanged((base) => automations.invalidation.recheckBaseSafely(base.id));
   const limits = createLimits({ config, db, clock, access, metrics, redis });
   // After the notification consumer: its batch has committed when this one runs (new-notification).
   const realtime = createRealtime({
@@ -156,6 +170,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   const sqlCost = { maxStatementBytes: sec.sqlMaxStatementBytes, maxPredicateTerms: sec.sqlMaxPredicateTerms, maxInValues: sec.sqlMaxInValues, timeoutMs: sec.sqlTimeoutMs };
   for (const tick of notifications.ticks) scheduler.register(tick);
   for (const tick of webhooks.ticks) scheduler.register(tick);
+  for (const tick of automations.ticks) scheduler.register(tick);
   scheduler.register(volatileFormulaTick(db, baseData.writer));
   const history = createHistory({ db, clock, access, baseData, retentionDays: config.operationLogRetentionDays });
   for (const tick of history.ticks) scheduler.register(tick);
@@ -186,12 +201,14 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     assets,
     nats,
     history,
+    automations,
     close: async () => {
       await scheduler.stop();
       await dispatcher.stop();
       await nats?.close();
       await realtime.close();
       notifications.close();
+      await automations.close();
       await webhooks.close();
       await tokens.close();
       await sqlThreads.close();

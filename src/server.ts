@@ -33,6 +33,7 @@ export async function startServer(config: Config, roles: readonly Role[]): Promi
   container.webhooks.deliverer.useLogger(app.log);
   if (roles.includes('worker')) container.webhooks.deliverer.start();
   container.notifications.useLogger(app.log);
+  container.automations.useLogger(app.log);
   container.scheduler.useLogger(app.log);
   if (roles.includes('scheduler')) container.scheduler.start();
   // Listen last: once "Server listening" is logged the caller can install its signal handlers

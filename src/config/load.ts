@@ -5,6 +5,7 @@ import { ConfigError, bool, int, optional, str, type Env } from './env.js';
 import { loadSecurityConfig, type SecurityConfig } from './security.js';
 import { loadAssetsConfig, type AssetsConfig } from './assets.js';
 import { loadEventsNatsConfig, type EventsNatsConfig } from './events-nats.js';
+import { loadAutomationsConfig, type AutomationsConfig } from './automations.js';
 
 export type Edition = 'self-hosted' | 'cloud';
 export type Role = 'api' | 'worker' | 'scheduler';
@@ -110,6 +111,8 @@ export interface Config {
   assets: AssetsConfig;
   /** The change stream to NATS JetStream (EVENTS_NATS_*): see `src/config/events-nats.ts`; null without EVENTS_NATS_URL. */
   eventsNats: EventsNatsConfig | null;
+  /** Automation rules' limits (AUTOMATION_*): see `src/config/automations.ts`. */
+  automations: AutomationsConfig;
 }
 
 /** Upper bound of the RATE_LIMIT_* variables (per minute). */
@@ -202,6 +205,7 @@ export function loadConfig(env: Env = process.env, options: { persistSecret?: bo
     webhookWorkerStaleMs: int(env, 'WEBHOOK_WORKER_STALE_MS', 3_000, 1_000, 600_000),
     assets: loadAssetsConfig(env, dataDir),
     eventsNats: loadEventsNatsConfig(env),
+    automations: loadAutomationsConfig(env, durations(env, 'AUTOMATION_RETRY_SCHEDULE', '30s,5m,30m,2h')),
   });
 }
 

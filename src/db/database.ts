@@ -28,6 +28,7 @@ import type {
 } from '../modules/notifications/notifications.table.js';
 import type { RowCommentsTable } from '../modules/comments/comments.table.js';
 import type { OperationLogRowsTable, OperationLogTable } from '../modules/history/history.table.js';
+import type { AutomationRulesTable, AutomationRunsTable } from '../modules/automations/automations.table.js';
 
 /** Every table, assembled from the modules' `*.table.ts` files. */
 export interface Database {
@@ -62,6 +63,8 @@ export interface Database {
   row_comments: RowCommentsTable;
   operation_log: OperationLogTable;
   operation_log_rows: OperationLogRowsTable;
+  automation_rules: AutomationRulesTable;
+  automation_runs: AutomationRunsTable;
 }
 
 export type Db = Kysely<Database>;

@@ -38,6 +38,19 @@ const ACCEPTED: Record<Exclude<TriggerCondition, 'near_deadline'>, readonly OpTy
 };
 
 export function evaluate(p: PreparedRule, event: ChangeEvent, ctx: EngineContext): Decision {
+  const matched = triggerMatch(p, event, ctx.timeZone);
+  if (!matched.fire) return matched;
+  const row = matched.row;
+  const recipients = recipientsFor(p, row, ctx.members);
+  if (recipients.length === 0) return skip('no_recipients');
+  return { fire: true, rowId: row._id, recipients, detail: detailFor(p, row, ctx) };
+}
+
+/**
+ * The trigger half of the engine, shared with automation rules: does this change fire the rule's
+ * per_update trigger (table, change kind, view, watched columns, filters)? Pure.
+ */
+export function triggerMatch(p: PreparedRule, event: ChangeEvent, timeZone: string): { fire: false; reason: SkipReason } | { fire: true; row: StoredRow } {
   const { rule } = p;
   const t = rule.trigger;
   if (!rule.isValid) return skip('invalid');
@@ -47,7 +60,7 @@ export function evaluate(p: PreparedRule, event: ChangeEvent, ctx: EngineContext
   if (!event.row) return skip('row_deleted');
 
   const row = storedRowOf(event);
-  const filterCtx: FilterContext = { now: event.opTime, timeZone: ctx.timeZone, currentUser: event.opUser };
+  const filterCtx: FilterContext = { now: event.opTime, timeZone, currentUser: event.opUser };
   if (!inView(p, row, filterCtx)) return skip('not_in_view');
 
   if (t.condition !== 'rows_added') {
@@ -59,10 +72,7 @@ export function evaluate(p: PreparedRule, event: ChangeEvent, ctx: EngineContext
     }
   }
   if (t.condition !== 'rows_modified' && p.ruleFilter && !matchesRow(p.ruleFilter, row, filterCtx)) return skip('filters_not_met');
-
-  const recipients = recipientsFor(p, row, ctx.members);
-  if (recipients.length === 0) return skip('no_recipients');
-  return { fire: true, rowId: row._id, recipients, detail: detailFor(p, row, ctx) };
+  return { fire: true, row };
 }
 
 /** The row is in the rule's view: the view's filters (if any) match it. */
@@ -137,4 +147,4 @@ function toMs(value: unknown, fallback: number): number {
   return fallback;
 }
 
-const skip = (reason: SkipReason): Decision => ({ fire: false, reason });
+const skip = (reason: SkipReason) => ({ fire: false as const, reason });

@@ -29,6 +29,17 @@ export type { InboxService } from './inbox.service.js';
 export type { DeadlineScan, DeadlineScanReport } from './deadline-scan.js';
 export type { EmailDigest, EmailDigestReport } from './email-digest.js';
 export type { RuleInvalidation } from './invalidation.js';
+// The rule engine's shared half, used by automation rules (one engine serves both).
+export { triggerMatch, storedRowOf, recipientsFor } from './engine.js';
+export { prepareRule, type PreparedRule } from './rule-check.js';
+export { loadBaseContext, loadBaseContexts, nameLookup, type BaseContext } from './base-context.js';
+export { renderMessage, type TemplateContext } from './templating.js';
+export { writeNotices, type Notice } from './notify.js';
+export { matchingRowsPage } from './deadline.repository.js';
+export { nextRunAt, localDay } from './zoned-time.js';
+export { triggerTarget, updateFields, conjunctionOf, integerField, objectOf, fail as invalidField, filterColumns } from './rules.validation.js';
+export { columnByKey, columnByName, tableById, viewById, USER_COLUMN_TYPES, type MetaDoc, type MetaTable, type MetaColumn } from './metadata-doc.js';
+export type { Rule, RuleTrigger, Members, Member, TriggerCondition } from './rules.model.js';
 
 /** A scheduled job for `src/workers/scheduler.ts` (croner pattern with seconds, evaluated in TIME_ZONE). */
 export interface NotificationTick {

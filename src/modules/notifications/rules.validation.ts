@@ -39,7 +39,7 @@ type Obj = Record<string, unknown>;
 const isObject = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** JSON bodies carry objects; form bodies may carry them as JSON text. */
-function objectOf(value: unknown): Obj | null {
+export function objectOf(value: unknown): Obj | null {
   if (isObject(value)) return value;
   if (typeof value === 'string' && value.trim().startsWith('{')) {
     try {
@@ -67,7 +67,7 @@ export function checkRuleShape(body: unknown): RuleShape {
   return { runCondition: run as RunCondition, trigger, action };
 }
 
-const fail = (field: string, why: string): never => {
+export const fail = (field: string, why: string): never => {
   throw badRequest(`${field} invalid: ${why}.`);
 };
 
@@ -86,19 +86,23 @@ export function validateRule(shape: RuleShape, doc: MetaDoc, members: Members): 
   if (RUN_CONDITION_OF[cond] !== shape.runCondition) {
     fail('trigger.condition', `${cond} needs run_condition ${RUN_CONDITION_OF[cond]}, not ${shape.runCondition}`);
   }
-  const ruleName = typeof t.rule_name === 'string' ? t.rule_name.trim() : '';
-  if (ruleName === '' || ruleName.length > MAX_NAME) fail('trigger.rule_name', `must be text of 1 to ${MAX_NAME} characters`);
-
-  if (typeof t.table_id !== 'string' || t.table_id === '') fail('trigger.table_id', 'must be a table id');
-  const table = tableById(doc, t.table_id as string) ?? fail('trigger.table_id', `table ${String(t.table_id)} not found`);
-  if (typeof t.view_id !== 'string' || t.view_id === '') fail('trigger.view_id', 'must be a view id');
-  if (!viewById(table, t.view_id as string)) fail('trigger.view_id', `view ${String(t.view_id)} not found in table ${table.name}`);
-
+  const { ruleName, table } = triggerTarget(t, doc);
   const trigger: RuleTrigger = { ...t, rule_name: ruleName, table_id: table._id, view_id: t.view_id as string, condition: cond };
   if (cond === 'near_deadline') Object.assign(trigger, deadlineFields(t, table));
   else Object.assign(trigger, updateFields(t, table, cond));
 
   return { runCondition: shape.runCondition, trigger, action: validateAction(shape.action, table, members) };
+}
+
+/** `rule_name`, `table_id` and `view_id` of a trigger (notification and automation rules alike). */
+export function triggerTarget(t: Obj, doc: MetaDoc): { ruleName: string; table: MetaTable } {
+  const ruleName = typeof t.rule_name === 'string' ? t.rule_name.trim() : '';
+  if (ruleName === '' || ruleName.length > MAX_NAME) fail('trigger.rule_name', `must be text of 1 to ${MAX_NAME} characters`);
+  if (typeof t.table_id !== 'string' || t.table_id === '') fail('trigger.table_id', 'must be a table id');
+  const table = tableById(doc, t.table_id as string) ?? fail('trigger.table_id', `table ${String(t.table_id)} not found`);
+  if (typeof t.view_id !== 'string' || t.view_id === '') fail('trigger.view_id', 'must be a view id');
+  if (!viewById(table, t.view_id as string)) fail('trigger.view_id', `view ${String(t.view_id)} not found in table ${table.name}`);
+  return { ruleName, table };
 }
 
 function deadlineFields(t: Obj, table: MetaTable): Partial<RuleTrigger> {
@@ -125,7 +129,11 @@ function deadlineFields(t: Obj, table: MetaTable): Partial<RuleTrigger> {
   return { date_column_name: dateColumnName, alarm_days: alarmDays!, notify_hour: notifyHour! };
 }
 
-function updateFields(t: Obj, table: MetaTable, cond: TriggerCondition): Partial<RuleTrigger> {
+/**
+ * The per_update part of a trigger: watched columns and filters. `filtersOptional`: automations accept
+ * filters_satisfy without filters (the original's "watch all" example), notification rules do not.
+ */
+export function updateFields(t: Obj, table: MetaTable, cond: TriggerCondition, filtersOptional = false): Partial<RuleTrigger> {
   const out: Partial<RuleTrigger> = {};
   if (t.watch_all_columns !== undefined && t.watch_all_columns !== null) {
     if (typeof t.watch_all_columns !== 'boolean') fail('trigger.watch_all_columns', 'must be true or false');
@@ -145,7 +153,7 @@ function updateFields(t: Obj, table: MetaTable, cond: TriggerCondition): Partial
   if (cond === 'filters_satisfy' || cond === 'rows_added') {
     const filters = t.filters ?? [];
     if (!Array.isArray(filters)) fail('trigger.filters', 'must be a list of filters');
-    if (cond === 'filters_satisfy' && (filters as unknown[]).length === 0) fail('trigger.filters', 'filters_satisfy needs at least one filter');
+    if (cond === 'filters_satisfy' && !filtersOptional && (filters as unknown[]).length === 0) fail('trigger.filters', 'filters_satisfy needs at least one filter');
     const conjunction = conjunctionOf(t.filter_conjunction);
     const parsed = parseFilters({ filters, filter_conjunction: conjunction }, filterColumns(table));
     if (!parsed.ok) fail('trigger.filters', parsed.error);
@@ -155,7 +163,7 @@ function updateFields(t: Obj, table: MetaTable, cond: TriggerCondition): Partial
   return out;
 }
 
-function conjunctionOf(value: unknown): 'And' | 'Or' {
+export function conjunctionOf(value: unknown): 'And' | 'Or' {
   if (value === undefined || value === null || value === '') return 'And';
   if (typeof value === 'string' && /^(and|or)$/i.test(value)) return value.toLowerCase() === 'and' ? 'And' : 'Or';
   return fail('trigger.filter_conjunction', 'must be And or Or');
@@ -189,7 +197,7 @@ function validateAction(a: Obj, table: MetaTable, members: Members): RuleAction 
 }
 
 /** An integer given as a number or digit string; `fallback` when absent; null when malformed. */
-function integerField(value: unknown, fallback: number): number | null {
+export function integerField(value: unknown, fallback: number): number | null {
   if (value === undefined || value === null || value === '') return fallback;
   if (typeof value === 'number') return Number.isInteger(value) ? value : null;
   if (typeof value === 'string' && /^\s*-?\d{1,6}\s*$/.test(value)) return Number(value);

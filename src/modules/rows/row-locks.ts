@@ -61,17 +61,20 @@ export class RowLocksService {
    * Any writer may lock; only the owner and admins may unlock (else a caller stopped by a lock could lift it).
    */
   async set(base: BaseRef, actor: Actor, body: Body, locked: boolean) {
-    const ids = lockInput(body);
-    await this.writer.write(base, actor, async (w) => {
-      if (!locked && !(await hasAdminRights(w))) throw apiError(403, UNLOCK_REFUSED);
-      const table = findTable(w.meta, body);
-      const rows = await repo.findRows(w.trx, base.id, table._id, ids);
-      const missing = ids.find((id) => !rows.has(id));
-      if (missing) throw notFound(`row ${missing} not found`);
-      const changed = [...rows.values()].map((r) => ({ rowId: r._id, data: { ...r.data, _locked: locked, _locked_by: actor.user } }));
-      // A lock is not a cell change: no mtime, no change event.
-      await repo.updateRows(w.trx, w.dialect, base.id, changed, null);
-    });
+    await this.writer.write(base, actor, (w) => lockRowsIn(w, body, locked));
     return { success: true as const };
   }
+}
+
+/** Locks or unlocks rows inside a write that is already open (the endpoint and automation actions). */
+export async function lockRowsIn(w: WriteScope, body: Body, locked: boolean): Promise<void> {
+  const ids = lockInput(body);
+  if (!locked && !(await hasAdminRights(w))) throw apiError(403, UNLOCK_REFUSED);
+  const table = findTable(w.meta, body);
+  const rows = await repo.findRows(w.trx, w.base.id, table._id, ids);
+  const missing = ids.find((id) => !rows.has(id));
+  if (missing) throw notFound(`row ${missing} not found`);
+  const changed = [...rows.values()].map((r) => ({ rowId: r._id, data: { ...r.data, _locked: locked, _locked_by: w.actor.user } }));
+  // A lock is not a cell change: no mtime, no change event.
+  await repo.updateRows(w.trx, w.dialect, w.base.id, changed, null);
 }

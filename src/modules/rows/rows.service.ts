@@ -18,7 +18,7 @@ import { findTable, lookupColumn, optionalView, visibleColumns, type BaseMetadat
 import { dateColumnKeys, presentRow, presentRowByKeys, type StoredRow } from './present.js';
 import { deleteEvent, insertEvents, modifyEvent, sameCells } from './row-events.js';
 import { RowInput } from './row-input.js';
-import { refuseLockedRows } from './row-locks.js';
+import { lockRowsIn, refuseLockedRows } from './row-locks.js';
 import { notArchived } from './archived-rows.js';
 import * as repo from './rows.repository.js';
 import { orderTerms } from './sort-sql.js';
@@ -72,6 +72,8 @@ export interface ScopedRowWriter {
   append(body: Body): Promise<{ inserted_row_count: number }>;
   update(body: Body): Promise<number>;
   remove(body: Body): Promise<number>;
+  /** Locks (true) or unlocks the rows `row_ids` of the table named in the body. */
+  lock(body: Body, locked: boolean): Promise<void>;
 }
 
 /** A stored row put back by a restore: its id, its stored cells and, optionally, its links by column key. */
@@ -271,6 +273,7 @@ export class RowsService {
         append: (body) => this.appendIn(w, body, appendInput(body)),
         update: (body) => this.updateIn(w, body, updateInput(body)),
         remove: (body) => this.removeIn(w, body, removeInput(body)),
+        lock: (body, locked) => lockRowsIn(w, body, locked),
       }),
     );
   }

@@ -7,3 +7,4 @@ export { WebhookEventConsumer, WEBHOOKS_CONSUMER } from './webhooks.consumer.js'
 export type { WebhookAlertRow } from './webhooks.repository.js';
 export { webhooksRoutes } from './webhooks.routes.js';
 export { adminWebhooksRoutes } from './admin-webhooks.routes.js';
+export { deliveryHeaders } from './signing.js';

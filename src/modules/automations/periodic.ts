@@ -1,0 +1,125 @@
+import type { Db, DialectName } from '../../db/index.js';
+import type { Clock } from '../../shared/clock.js';
+import { filterToSql, parseFilters } from '../filters/index.js';
+import { filterColumns, loadBaseContext, matchingRowsPage } from '../notifications/index.js';
+import type { AutomationInvalidation } from './invalidation.js';
+import type { ActionOutcome } from './model.js';
+import { checkAutomation } from './rule-check.js';
+import { claimPeriod, countTriggers, dueAutomationIds, findAutomation, toAutomation } from './rules.repository.js';
+import { insertRuns, type NewRun } from './runs.repository.js';
+import { nextPeriodicRun } from './schedule.js';
+
+export interface PeriodicOptions {
+  timeZone: string;
+  /** Rows one period of a "periodic with condition" rule acts on at most (the rest are logged as skipped). */
+  maxRows: number;
+  log: { error(obj: object, msg: string): void; warn(obj: object, msg: string): void };
+}
+
+const PAGE = 500;
+
+/**
+ * The scheduler tick for periodic rules. A due rule's period is claimed by moving `next_run_at` on
+ * with a compare-and-set in the same transaction that queues its runs, so with several instances
+ * (and even without the scheduler's lease) each period is queued exactly once. `run_periodically`
+ * queues one run without a row; `run_periodically_by_condition` one run per matching row of the view,
+ * read in pages of 500 through the filter engine's SQL.
+ */
+export class PeriodicAutomations {
+  constructor(
+    private readonly db: Db,
+    private readonly dialect: DialectName,
+    private readonly clock: Clock,
+    private readonly invalidation: AutomationInvalidation,
+    private readonly options: PeriodicOptions,
+    private readonly onQueued: () => void,
+  ) {}
+
+  async run(now: number = this.clock.now()): Promise<{ rules: number; runs: number }> {
+    const report = { rules: 0, runs: 0 };
+    const attempted = new Set<number>();
+    for (;;) {
+      const ids = (await dueAutomationIds(this.db, now, 100)).filter((id) => !attempted.has(id));
+      if (ids.length === 0) break;
+      for (const id of ids) {
+        attempted.add(id);
+        try {
+          const queued = await this.queue(id, now);
+          if (queued !== null) {
+            report.rules++;
+            report.runs += queued;
+          }
+        } catch (error) {
+          this.options.log.error({ err: error, ruleId: id }, 'periodic automation failed');
+        }
+      }
+    }
+    if (report.runs > 0) this.onQueued();
+    return report;
+  }
+
+  private queue(id: number, now: number): Promise<number | null> {
+    return this.db.transaction().execute(async (trx) => {
+      const listing = await findAutomation(trx, id);
+      if (!listing || listing.next_run_at === null) return null;
+      const rule = toAutomation(listing);
+      const next = nextPeriodicRun(now, rule.runCondition, rule.trigger, this.options.timeZone);
+      if (!(await claimPeriod(trx, id, Number(listing.next_run_at), next ?? Number.MAX_SAFE_INTEGER, now))) return null;
+      const context = await loadBaseContext(trx, rule.baseId);
+      const check = checkAutomation(rule, context.doc, context.members);
+      if (!check.ok) {
+        await this.invalidation.invalidate(trx, rule, check.reason);
+        return null;
+      }
+      const outcomes = JSON.stringify(rule.actions.map((a): ActionOutcome => ({ _id: a._id, type: a.type, status: 'pending' })));
+      const run = (rowIds: string[], row: string | null): NewRun => ({
+        rule_id: rule.id,
+        base_id: rule.baseId,
+        trigger: rule.trigger.condition,
+        row_ids: JSON.stringify(rowIds),
+        row,
+        depth: 0,
+        status: 'pending',
+        outcomes,
+        error: null,
+        next_attempt_at: now,
+        created_at: now,
+      });
+      let queued = 0;
+      if (rule.trigger.condition === 'run_periodically') {
+        await insertRuns(trx, [run([], null)]);
+        queued = 1;
+      } else {
+        const p = check.prepared;
+        const items: unknown[] = [];
+        if ((rule.trigger.filters ?? []).length > 0) items.push({ filters: rule.trigger.filters, filter_conjunction: rule.trigger.filter_conjunction ?? 'And' });
+        const view = p.engine.view;
+        if (Array.isArray(view.filters) && view.filters.length > 0) items.push({ filters: view.filters, filter_conjunction: view.filter_conjunction ?? 'And' });
+        const parsed = parseFilters({ filters: items, filter_conjunction: 'And' }, filterColumns(p.table));
+        if (!parsed.ok) {
+          await this.invalidation.invalidate(trx, rule, `its filters no longer fit: ${parsed.error}`);
+          return null;
+        }
+        const creator = [...context.members.entries()].find(([, m]) => m.userId === rule.creatorId)?.[0];
+        const where = filterToSql(parsed.filter, { now, timeZone: this.options.timeZone, currentUser: creator }, this.dialect);
+        let afterId = 0;
+        for (;;) {
+          const page = await matchingRowsPage(trx, rule.baseId, rule.trigger.table_id, where, afterId, PAGE);
+          if (page.length === 0) break;
+          afterId = page[page.length - 1]!.id;
+          const room = this.options.maxRows - queued;
+          const taken = page.slice(0, room);
+          await insertRuns(trx, taken.map(({ row }) => run([row._id], JSON.stringify(row))));
+          queued += taken.length;
+          if (taken.length < page.length) {
+            this.options.log.warn({ ruleId: rule.id, maxRows: this.options.maxRows }, 'periodic automation: more matching rows than AUTOMATION_PERIODIC_MAX_ROWS; the rest skipped this period');
+            break;
+          }
+          if (page.length < PAGE) break;
+        }
+      }
+      if (queued > 0) await countTriggers(trx, new Map([[rule.id, 1]]), now);
+      return queued;
+    });
+  }
+}
