@@ -27,6 +27,7 @@ import type {
   SchedulerLeasesTable,
 } from '../modules/notifications/notifications.table.js';
 import type { RowCommentsTable } from '../modules/comments/comments.table.js';
+import type { HeldEventColumnsTable, HeldEventsTable } from '../modules/events/held-events.table.js';
 
 /** Every table, assembled from the modules' `*.table.ts` files. */
 export interface Database {
@@ -58,6 +59,8 @@ export interface Database {
   scheduler_leases: SchedulerLeasesTable;
   realtime_presence: RealtimePresenceTable;
   row_comments: RowCommentsTable;
+  held_events: HeldEventsTable;
+  held_event_columns: HeldEventColumnsTable;
 }
 
 export type Db = Kysely<Database>;

@@ -45,14 +45,24 @@ export async function appendEvents(trx: Executor, dialect: DialectName, events: 
       parameters[p++] = e.opUser;
       parameters[p++] = e.opApp;
       parameters[p++] = e.opTime;
-      const form = encoded.form[j];
-      parameters[p++] = form === Form.Full ? JSON.stringify(e.rowData) : form === Form.RowCells ? ROW_CELLS : DATA_CELLS;
-      parameters[p++] = form === Form.DataCells ? (encoded.text[j] ?? JSON.stringify(encoded.data[j])) : e.row === null ? null : JSON.stringify(e.row);
+      parameters[p++] = storedRowData(e, encoded, j);
+      parameters[p++] = storedRow(e, encoded, j);
       parameters[p++] = now;
       parameters[p++] = writeId;
     }
     await trx.executeQuery(CompiledQuery.raw(sqliteInsertText(count), parameters));
   }
+}
+
+/** `events.row_data` of the `j`th encoded event as stored (its cells, or the compact markers). */
+export function storedRowData(e: NewChangeEvent, encoded: EncodedEvents, j: number): string {
+  const form = encoded.form[j];
+  return form === Form.Full ? JSON.stringify(e.rowData) : form === Form.RowCells ? ROW_CELLS : DATA_CELLS;
+}
+
+/** `events.row` of the `j`th encoded event as stored. */
+export function storedRow(e: NewChangeEvent, encoded: EncodedEvents, j: number): string | null {
+  return encoded.form[j] === Form.DataCells ? (encoded.text[j] ?? JSON.stringify(encoded.data[j])) : e.row === null ? null : JSON.stringify(e.row);
 }
 
 const EVENT_COLUMNS_INSERT = 'insert into "event_columns" ("write_id", "table_id", "columns", "created_at") values (?, ?, ?, ?)';

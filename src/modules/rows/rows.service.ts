@@ -23,6 +23,7 @@ import * as repo from './rows.repository.js';
 import { orderTerms } from './sort-sql.js';
 import { presentSettings } from './structure.present.js';
 import { wallClockAt } from '../../shared/dates/index.js';
+import { undoHeldWrites } from './held-writes.js';
 
 /** Rows per call (contract §9 / OA limits); above them the call is refused whole. */
 export const ROW_LIMITS = { list: 1000, append: 1000, update: 1000, delete: 10000 } as const;
@@ -199,11 +200,17 @@ export class RowsService {
     return presented!;
   }
 
-  async append(base: BaseRef, actor: Actor, body: Body) {
+  /** `hold`: keep the events aside under this id (one batch of a multi-batch write; see BaseWriter.releaseHold). */
+  async append(base: BaseRef, actor: Actor, body: Body, hold?: string) {
     const rows = appendInput(body);
     if (rows.length > ROW_LIMITS.append) throw badRequest(`Number of rows to append exceeds ${ROW_LIMITS.append}.`);
     // New rows only: the base's lock can wait until the end (PostgreSQL; see BaseWriter).
-    return this.writer.write(base, actor, (w) => this.appendIn(w, body, rows), { lockLate: true });
+    return this.writer.write(base, actor, (w) => this.appendIn(w, body, rows), { lockLate: true, ...(hold ? { holdEvents: hold } : {}) });
+  }
+
+  /** Undoes the writes made under a hold whose events were not released: its rows and their cells as before. */
+  undoHold(base: BaseRef, actor: Actor, hold: string): Promise<void> {
+    return this.writer.write(base, actor, (w) => undoHeldWrites(w, hold));
   }
 
   /**
@@ -220,10 +227,10 @@ export class RowsService {
     });
   }
 
-  async update(base: BaseRef, actor: Actor, body: Body) {
+  async update(base: BaseRef, actor: Actor, body: Body, hold?: string) {
     const items = updateInput(body);
     if (items.length > ROW_LIMITS.update) throw badRequest(`Number of rows to update exceeds ${ROW_LIMITS.update}.`);
-    await this.writer.write(base, actor, (w) => this.updateIn(w, body, items));
+    await this.writer.write(base, actor, (w) => this.updateIn(w, body, items), hold ? { holdEvents: hold } : {});
     return { success: true as const };
   }
 
