@@ -209,11 +209,10 @@ export class ImportService {
 
   private async keyIndex(base: BaseListing, table: TableMeta, keys: string[]): Promise<Map<string, string>> {
     const index = new Map<string, string>();
-    for (let start = 0; ; start += 1000) {
-      const rows = await this.baseData.rows.list(base, { table_id: table._id, start, limit: 1000, convert_keys: true }, {});
+    for await (const rows of this.baseData.rows.scan(base, { table_id: table._id, convert_keys: true }, {})) {
       for (const r of rows) index.set(keyOf(keys.map((k) => r[k])), r._id as string);
-      if (rows.length < 1000) return index;
     }
+    return index;
   }
 }
 
