@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import type { DialectName, Executor } from '../../db/index.js';
 import { encodeEvents } from './event-cells.js';
 import { EVENTS_COMMIT_LOCK, storedRow, storedRowData } from './events.repository.js';
@@ -11,11 +11,11 @@ import type { NewChangeEvent, RowDataItem } from './events.types.js';
  * whole write is done; `discardHeldEvents` drops them when it failed (the writer undoes its rows).
  */
 
-/** Rows per INSERT: 16 parameters each stays under SQLite's 32,766 and PostgreSQL's 65,535. */
+/** Rows per INSERT: 15 parameters each stays under SQLite's 32,766 and PostgreSQL's 65,535. */
 const CHUNK = 1000;
 
 /** Stores a write's events under `holdId` (in the write's transaction, as appendEvents would). */
-export async function holdEvents(trx: Executor, events: NewChangeEvent[], now: number, writeId: string, holdId: string): Promise<void> {
+export async function holdEvents(trx: Executor, dialect: DialectName, events: NewChangeEvent[], now: number, writeId: string, holdId: string): Promise<void> {
   if (events.length === 0) return;
   const encoded = encodeEvents(events);
   for (const c of encoded.columns) {
@@ -39,8 +39,27 @@ export async function holdEvents(trx: Executor, events: NewChangeEvent[], now: n
       created_at: now,
       write_id: writeId,
     }));
-    await trx.insertInto('held_events').values(values).execute();
+    if (dialect === 'sqlite') {
+      // SQL text kept per row count (SQLite reuses the prepared statement), as appendEvents does.
+      await trx.executeQuery(CompiledQuery.raw(sqliteInsertText(values.length), values.flatMap((v) => HELD_COLUMNS.map((c) => v[c]))));
+    } else {
+      await trx.insertInto('held_events').values(values).execute();
+    }
   }
+}
+
+const HELD_COLUMNS = ['hold_id', 'base_id', 'base_uuid', 'table_id', 'table_name', 'row_id', 'row_name', 'op_type', 'op_user', 'op_app', 'op_time', 'row_data', 'row', 'created_at', 'write_id'] as const;
+const insertTexts = new Map<number, string>();
+
+function sqliteInsertText(count: number): string {
+  let text = insertTexts.get(count);
+  if (text === undefined) {
+    const row = `(${HELD_COLUMNS.map(() => '?').join(', ')})`;
+    text = `insert into "held_events" (${HELD_COLUMNS.map((c) => `"${c}"`).join(', ')}) values ${Array.from({ length: count }, () => row).join(', ')}`;
+    if (insertTexts.size > 16) insertTexts.clear();
+    insertTexts.set(count, text);
+  }
+  return text;
 }
 
 const COLUMNS = sql.raw('base_id, base_uuid, table_id, table_name, row_id, row_name, op_type, op_user, op_app, op_time, row_data, row, created_at, write_id');

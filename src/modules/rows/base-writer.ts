@@ -187,7 +187,7 @@ export class BaseWriter {
         await appendStructureEvents(trx, this.dialect, ops, now);
       }
       if (hold !== undefined) {
-        await holdEvents(trx, events, now, actor.writeId ?? randomUUID(), hold);
+        await holdEvents(trx, this.dialect, events, now, actor.writeId ?? randomUUID(), hold);
         return { value, emitted: 0, structural };
       }
       await appendEvents(trx, this.dialect, events, now, actor.writeId);
