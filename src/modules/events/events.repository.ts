@@ -67,16 +67,17 @@ export function storedRow(e: NewChangeEvent, encoded: EncodedEvents, j: number):
 
 const EVENT_COLUMNS_INSERT = 'insert into "event_columns" ("write_id", "table_id", "columns", "created_at") values (?, ?, ?, ?)';
 const EVENT_COLUMNS = ['base_id', 'base_uuid', 'table_id', 'table_name', 'row_id', 'row_name', 'op_type', 'op_user', 'op_app', 'op_time', 'row_data', 'row', 'created_at', 'write_id'];
-const sqliteInsertTexts = new Map<number, string>();
+const sqliteInsertTexts = new Map<string, string>();
 
-/** `INSERT INTO events (…) VALUES (?, …), …` for `count` events, kept per count. */
-function sqliteInsertText(count: number): string {
-  let text = sqliteInsertTexts.get(count);
+/** `INSERT INTO <table> (…) VALUES (?, …), …` for `count` rows, kept per table and count (SQLite reuses the prepared statement). */
+export function sqliteInsertText(count: number, table = 'events', columns: readonly string[] = EVENT_COLUMNS): string {
+  const key = `${table}:${count}`;
+  let text = sqliteInsertTexts.get(key);
   if (text === undefined) {
-    const row = `(${EVENT_COLUMNS.map(() => '?').join(', ')})`;
-    text = `insert into "events" (${EVENT_COLUMNS.map((c) => `"${c}"`).join(', ')}) values ${Array.from({ length: count }, () => row).join(', ')}`;
+    const row = `(${columns.map(() => '?').join(', ')})`;
+    text = `insert into "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) values ${Array.from({ length: count }, () => row).join(', ')}`;
     if (sqliteInsertTexts.size > 64) sqliteInsertTexts.clear();
-    sqliteInsertTexts.set(count, text);
+    sqliteInsertTexts.set(key, text);
   }
   return text;
 }

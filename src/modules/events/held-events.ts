@@ -1,7 +1,7 @@
 import { CompiledQuery, sql } from 'kysely';
 import type { DialectName, Executor } from '../../db/index.js';
 import { encodeEvents } from './event-cells.js';
-import { EVENTS_COMMIT_LOCK, storedRow, storedRowData } from './events.repository.js';
+import { EVENTS_COMMIT_LOCK, sqliteInsertText, storedRow, storedRowData } from './events.repository.js';
 import type { NewChangeEvent, RowDataItem } from './events.types.js';
 
 /**
@@ -41,7 +41,7 @@ export async function holdEvents(trx: Executor, dialect: DialectName, events: Ne
     }));
     if (dialect === 'sqlite') {
       // SQL text kept per row count (SQLite reuses the prepared statement), as appendEvents does.
-      await trx.executeQuery(CompiledQuery.raw(sqliteInsertText(values.length), values.flatMap((v) => HELD_COLUMNS.map((c) => v[c]))));
+      await trx.executeQuery(CompiledQuery.raw(sqliteInsertText(values.length, 'held_events', HELD_COLUMNS), values.flatMap((v) => HELD_COLUMNS.map((c) => v[c]))));
     } else {
       await trx.insertInto('held_events').values(values).execute();
     }
@@ -49,19 +49,6 @@ export async function holdEvents(trx: Executor, dialect: DialectName, events: Ne
 }
 
 const HELD_COLUMNS = ['hold_id', 'base_id', 'base_uuid', 'table_id', 'table_name', 'row_id', 'row_name', 'op_type', 'op_user', 'op_app', 'op_time', 'row_data', 'row', 'created_at', 'write_id'] as const;
-const insertTexts = new Map<number, string>();
-
-function sqliteInsertText(count: number): string {
-  let text = insertTexts.get(count);
-  if (text === undefined) {
-    const row = `(${HELD_COLUMNS.map(() => '?').join(', ')})`;
-    text = `insert into "held_events" (${HELD_COLUMNS.map((c) => `"${c}"`).join(', ')}) values ${Array.from({ length: count }, () => row).join(', ')}`;
-    if (insertTexts.size > 16) insertTexts.clear();
-    insertTexts.set(count, text);
-  }
-  return text;
-}
-
 const COLUMNS = sql.raw('base_id, base_uuid, table_id, table_name, row_id, row_name, op_type, op_user, op_app, op_time, row_data, row, created_at, write_id');
 
 /**
