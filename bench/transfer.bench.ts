@@ -12,7 +12,7 @@
  *
  * Knobs: BENCH_ROWS.
  */
-import { createWriteStream, openAsBlob, statSync } from 'node:fs';
+import { createWriteStream, openAsBlob, readFileSync, statSync } from 'node:fs';
 import { mkdtempSync } from 'node:fs';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
@@ -59,7 +59,7 @@ async function main() {
   const dialect = server.container.dialect;
   const baseRef = { id: (await server.container.access.findByUuid(base.uuid))!.id, uuid: base.uuid };
   const actor = { user: 'bench@auth.local', app: null };
-  console.log(`transfer bench: ${ROWS} rows, ${dialect}`);
+  console.log(`transfer bench: ${ROWS} rows, ${dialect}, load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);
 
   // Baseline: the same rows through the rows service, 1000 per call, into a table of the same columns.
   const columns = [
@@ -77,6 +77,9 @@ async function main() {
   });
   if (created.statusCode !== 200) throw new Error(`create table: ${await created.body.text()}`);
   await created.body.dump();
+  const rate = (rows: number, s: number) => Math.round(rows / s);
+  const line = (label: string, rows: number, m: { seconds: number; peakMb: number }) =>
+    console.log(`${label.padEnd(34)} ${String(rate(rows, m.seconds)).padStart(8)} rows/s  ${m.seconds.toFixed(1).padStart(7)} s  peak RSS +${m.peakMb.toFixed(0)} MB`);
   const plain = await measure(async () => {
     for (let i = 0; i < ROWS; i += 1000) {
       const rows = Array.from({ length: Math.min(1000, ROWS - i) }, (_, j) => record(i + j));
@@ -98,8 +101,11 @@ async function main() {
     });
     return { ...result, size };
   };
+  line('plain insert (rows service)', ROWS, plain);
   const small = await importFile(Math.max(1, Math.floor(ROWS / 10)), 'small');
+  line(`import CSV ${Math.floor(ROWS / 10)} rows (${(small.size / 1e6).toFixed(0)} MB)`, Math.floor(ROWS / 10), small);
   const big = await importFile(ROWS, 'big');
+  line(`import CSV ${ROWS} rows (${(big.size / 1e6).toFixed(0)} MB)`, ROWS, big);
 
   const exportAs = async (format: 'csv' | 'xlsx') =>
     measure(async () => {
@@ -112,17 +118,9 @@ async function main() {
       for await (const chunk of res.body) bytes += (chunk as Buffer).length;
       if (bytes === 0) throw new Error('empty export');
     });
-  const csv = await exportAs('csv');
-  const xlsx = await exportAs('xlsx');
-
-  const rate = (rows: number, s: number) => Math.round(rows / s);
-  const line = (label: string, rows: number, m: { seconds: number; peakMb: number }) =>
-    console.log(`${label.padEnd(34)} ${String(rate(rows, m.seconds)).padStart(8)} rows/s  ${m.seconds.toFixed(1).padStart(7)} s  peak RSS +${m.peakMb.toFixed(0)} MB`);
-  line('plain insert (rows service)', ROWS, plain);
-  line(`import CSV ${Math.floor(ROWS / 10)} rows (${(small.size / 1e6).toFixed(0)} MB)`, Math.floor(ROWS / 10), small);
-  line(`import CSV ${ROWS} rows (${(big.size / 1e6).toFixed(0)} MB)`, ROWS, big);
-  line('export CSV', ROWS, csv);
-  line('export XLSX', ROWS, xlsx);
+  line('export CSV', ROWS, await exportAs('csv'));
+  line('export XLSX', ROWS, await exportAs('xlsx'));
+  console.log(`load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);
   console.log(`import rate / plain insert rate: ${(rate(ROWS, big.seconds) / rate(ROWS, plain.seconds)).toFixed(2)} (aim ≥ 0.50)`);
   await server.close();
 }

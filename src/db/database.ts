@@ -29,6 +29,7 @@ import type {
 import type { RowCommentsTable } from '../modules/comments/comments.table.js';
 import type { OperationLogRowsTable, OperationLogTable } from '../modules/history/history.table.js';
 import type { AutomationRulesTable, AutomationRunsTable } from '../modules/automations/automations.table.js';
+import type { HeldEventColumnsTable, HeldEventsTable } from '../modules/events/held-events.table.js';
 
 /** Every table, assembled from the modules' `*.table.ts` files. */
 export interface Database {
@@ -65,6 +66,8 @@ export interface Database {
   operation_log_rows: OperationLogRowsTable;
   automation_rules: AutomationRulesTable;
   automation_runs: AutomationRunsTable;
+  held_events: HeldEventsTable;
+  held_event_columns: HeldEventColumnsTable;
 }
 
 export type Db = Kysely<Database>;

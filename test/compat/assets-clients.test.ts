@@ -13,6 +13,9 @@ import { PNG_1X1 } from '../helpers/asset-fixtures.js';
 
 const run = promisify(execFile);
 const sdkDir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'python-sdk');
+const phpSdkDir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'php-sdk');
+/** Debian's php-cli with php-curl, php-mbstring and php-guzzlehttp-guzzle (Guzzle's autoloader in /usr/share/php). */
+const PHP = process.env.TEST_PHP ?? '/usr/bin/php';
 /** Debian's python3 with python3-requests, -socketio, -dateutil, -ply (installed by .ci/run). */
 const PYTHON = process.env.TEST_PYTHON ?? '/usr/bin/python3';
 
@@ -78,6 +81,24 @@ describe.each(DIALECTS.flatMap((d) => STORAGES.map((s) => [d, s] as const)))('of
     // The original's cell values: file `[{name, size, type, url}]`, image `[url]`.
     expect(out.row.Attachment).toEqual([{ type: 'file', name: 'hello world.txt', size: 17, url: out.bytes.url }]);
     expect(out.row.Picture).toEqual([out.image.url]);
+  }, 90_000);
+
+  it('PHP SDK (vendored, run by php-cli): getUploadLink, getFileDownloadLink and deleteBaseAsset unchanged', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'basegate-php-'));
+    const file = path.join(dir, 'notes.txt');
+    writeFileSync(file, 'php sdk bytes');
+    const { stdout } = await run(PHP, [path.join(phpSdkDir, 'files_flow.php'), server, apiToken, file], { timeout: 60_000 });
+    const out = JSON.parse(stdout) as Record<string, unknown>;
+    expect(out.upload_link).toMatch(new RegExp(`^${server}/seafhttp/upload-api/`));
+    expect(out.file_relative_path).toMatch(/^files\/\d{4}-\d{2}$/);
+    // The client's uploadFile checks the link's token against a UUID pattern, which basegate's signed
+    // tokens do not match (docs/assets.md); the script then sends the same form with Guzzle.
+    expect(out.upload_refused).toMatch(/invalid value for "upload_link"/);
+    expect(out.uploaded).toEqual([{ name: 'notes.txt', id: expect.stringMatching(/^[0-9a-f]{40}$/), size: 13 }]);
+    expect(out.download_link).toMatch(new RegExp(`^${server}/`));
+    expect(out.downloaded).toBe('php sdk bytes');
+    expect(out.deleted).toEqual({ success: true });
+    expect(out.after_delete).toBe(404);
   }, 90_000);
 
   it('PHP SDK shapes: Bearer API-Token, the file part before the fields, DELETE app-asset', async () => {

@@ -19,6 +19,7 @@ import * as m0018 from './0018_event_columns.js';
 import * as m0019 from './0019_history.js';
 import * as m0021 from './0021_automations.js';
 import * as m0022 from './0022_security.js';
+import * as m0023 from './0023_import_staging.js';
 
 /**
  * Every migration, in order. Listed statically (not read from disk) so the same list works under
@@ -45,4 +46,5 @@ export const migrations: Record<string, Migration> = {
   '0019_history': m0019,
   '0021_automations': m0021,
   '0022_security': m0022,
+  '0023_import_staging': m0023,
 };

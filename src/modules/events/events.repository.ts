@@ -45,9 +45,8 @@ export async function appendEvents(trx: Executor, dialect: DialectName, events: 
       parameters[p++] = e.opUser;
       parameters[p++] = e.opApp;
       parameters[p++] = e.opTime;
-      const form = encoded.form[j];
-      parameters[p++] = form === Form.Full ? JSON.stringify(e.rowData) : form === Form.RowCells ? ROW_CELLS : DATA_CELLS;
-      parameters[p++] = form === Form.DataCells ? (encoded.text[j] ?? JSON.stringify(encoded.data[j])) : e.row === null ? null : JSON.stringify(e.row);
+      parameters[p++] = storedRowData(e, encoded, j);
+      parameters[p++] = storedRow(e, encoded, j);
       parameters[p++] = now;
       parameters[p++] = writeId;
     }
@@ -55,18 +54,30 @@ export async function appendEvents(trx: Executor, dialect: DialectName, events: 
   }
 }
 
+/** `events.row_data` of the `j`th encoded event as stored (its cells, or the compact markers). */
+export function storedRowData(e: NewChangeEvent, encoded: EncodedEvents, j: number): string {
+  const form = encoded.form[j];
+  return form === Form.Full ? JSON.stringify(e.rowData) : form === Form.RowCells ? ROW_CELLS : DATA_CELLS;
+}
+
+/** `events.row` of the `j`th encoded event as stored. */
+export function storedRow(e: NewChangeEvent, encoded: EncodedEvents, j: number): string | null {
+  return encoded.form[j] === Form.DataCells ? (encoded.text[j] ?? JSON.stringify(encoded.data[j])) : e.row === null ? null : JSON.stringify(e.row);
+}
+
 const EVENT_COLUMNS_INSERT = 'insert into "event_columns" ("write_id", "table_id", "columns", "created_at") values (?, ?, ?, ?)';
 const EVENT_COLUMNS = ['base_id', 'base_uuid', 'table_id', 'table_name', 'row_id', 'row_name', 'op_type', 'op_user', 'op_app', 'op_time', 'row_data', 'row', 'created_at', 'write_id'];
-const sqliteInsertTexts = new Map<number, string>();
+const sqliteInsertTexts = new Map<string, string>();
 
-/** `INSERT INTO events (…) VALUES (?, …), …` for `count` events, kept per count. */
-function sqliteInsertText(count: number): string {
-  let text = sqliteInsertTexts.get(count);
+/** `INSERT INTO <table> (…) VALUES (?, …), …` for `count` rows, kept per table and count (SQLite reuses the prepared statement). */
+export function sqliteInsertText(count: number, table = 'events', columns: readonly string[] = EVENT_COLUMNS): string {
+  const key = `${table}:${count}`;
+  let text = sqliteInsertTexts.get(key);
   if (text === undefined) {
-    const row = `(${EVENT_COLUMNS.map(() => '?').join(', ')})`;
-    text = `insert into "events" (${EVENT_COLUMNS.map((c) => `"${c}"`).join(', ')}) values ${Array.from({ length: count }, () => row).join(', ')}`;
+    const row = `(${columns.map(() => '?').join(', ')})`;
+    text = `insert into "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) values ${Array.from({ length: count }, () => row).join(', ')}`;
     if (sqliteInsertTexts.size > 64) sqliteInsertTexts.clear();
-    sqliteInsertTexts.set(count, text);
+    sqliteInsertTexts.set(key, text);
   }
   return text;
 }

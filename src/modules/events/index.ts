@@ -19,3 +19,4 @@ export { cellsOfRow } from './event-cells.js';
 export { EVENTS_COMMIT_LOCK } from './events.repository.js';
 export { appendStructureEvents, structureEventsAfter, pruneStructureEvents } from './structure-events.js';
 export type { NewStructureEvent, StructureEvent } from './structure-events.js';
+export { holdEvents, releaseHeldEvents, discardHeldEvents, heldInsertedRowIds, heldModifications } from './held-events.js';

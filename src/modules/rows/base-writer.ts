@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Transaction } from 'kysely';
 import type { Database, DialectName, Db } from '../../db/index.js';
 import type { Clock } from '../../shared/clock.js';
-import { appendEvents, appendStructureEvents, type NewChangeEvent } from '../events/index.js';
+import { randomUUID } from 'node:crypto';
+import { appendEvents, appendStructureEvents, holdEvents, releaseHeldEvents, type NewChangeEvent } from '../events/index.js';
 import { FormulaThreads } from '../formulas/index.js';
 import type { BaseMetadata } from './metadata.js';
 import { notFound } from '../../shared/errors.js';
@@ -132,11 +133,11 @@ export class BaseWriter {
     try {
       const late = options.lockLate === true && this.dialect === 'postgres';
       try {
-        outcome = await this.transaction(base, actor, work, late);
+        outcome = await this.transaction(base, actor, work, late, options.holdEvents);
       } catch (error) {
         // Another writer changed the metadata between the unlocked read and the late lock: redo it locked.
         if (!(error instanceof StaleMetadata)) throw error;
-        outcome = await this.transaction(base, actor, work, false);
+        outcome = await this.transaction(base, actor, work, false, options.holdEvents);
       }
     } finally {
       release();
@@ -146,6 +147,17 @@ export class BaseWriter {
     // The write is committed: a listener's failure is its own (it logs), never the caller's.
     if (outcome.structural) for (const listener of this.structureListeners) await listener(base).catch(() => undefined);
     return outcome.value;
+  }
+
+  /**
+   * Moves the events held under `holdId` (writes made with `holdEvents`) into the outbox in one
+   * transaction, so consumers see the whole multi-batch write at once. Returns how many.
+   */
+  async releaseHold(base: BaseRef, holdId: string): Promise<number> {
+    const moved = await this.db.transaction().execute((trx) => releaseHeldEvents(trx, this.dialect, holdId));
+    for (const listener of this.commitListeners) listener(base);
+    if (moved > 0) this.onEvents();
+    return moved;
   }
 
   /**
@@ -159,6 +171,7 @@ export class BaseWriter {
     actor: Actor,
     work: (scope: WriteScope) => Promise<T>,
     late: boolean,
+    hold: string | undefined,
   ): Promise<{ value: T; emitted: number; structural: boolean }> {
     return this.db.transaction().execute(async (trx) => {
       const now = this.clock.now();
@@ -199,6 +212,10 @@ export class BaseWriter {
       }
       const writeId = actor.writeId ?? randomUUID();
       if (events.length > 0 || structure.length > 0) for (const hook of this.logHooks) await hook(trx, { base, actor, writeId, now, events, structure });
+      if (hold !== undefined) {
+        await holdEvents(trx, this.dialect, events, now, writeId, hold);
+        return { value, emitted: 0, structural };
+      }
       await appendEvents(trx, this.dialect, events, now, writeId);
       return { value, emitted: events.length, structural };
     });
@@ -211,6 +228,11 @@ export interface WriteOptions {
    * whose result does not depend on other writers' uncommitted rows: appends (new rows only).
    */
   lockLate?: boolean;
+  /**
+   * Store the write's change events under this hold id instead of the outbox (`releaseHold` publishes
+   * them later; RowsService.undoHold undoes the rows): one part of a multi-batch write such as an import.
+   */
+  holdEvents?: string;
 }
 
 /** The metadata moved between an unlocked read and the late lock. */

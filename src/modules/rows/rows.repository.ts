@@ -190,6 +190,44 @@ export async function listRowTexts(db: Executor, dialect: DialectName, q: ListQu
   return rows.map((r) => r.r);
 }
 
+/**
+ * A page of an unsorted listing in keyset order: the rows after the row with id `afterId`, by id (the
+ * order `listRowTexts` has without sort terms), each as its row text with its id. Costs the same at
+ * any depth, where an offset reads and skips every row before the page.
+ */
+export async function listRowTextsAfter(
+  db: Executor,
+  dialect: DialectName,
+  q: Omit<ListQuery, 'orderBy' | 'offset'> & { afterId: number },
+): Promise<Array<{ id: number; r: string }>> {
+  let query = db
+    .selectFrom('base_rows')
+    .select(['base_rows.id', rowTextSql(dialect).as('r')])
+    .where('base_rows.base_id', '=', q.baseId)
+    .where('base_rows.table_id', '=', q.tableId)
+    .where('base_rows.id', '>', q.afterId);
+  if (q.where) query = query.where(q.where);
+  const rows = await query.orderBy('base_rows.id').limit(q.limit).execute();
+  return rows.map((r) => ({ id: Number(r.id), r: r.r }));
+}
+
+/** The ids of a sorted listing's rows, all of them in its order (8 bytes a row as a Float64Array). */
+export async function sortedRowIds(db: Executor, q: Omit<ListQuery, 'offset' | 'limit'>): Promise<Float64Array> {
+  let query = db.selectFrom('base_rows').select('base_rows.id').where('base_rows.base_id', '=', q.baseId).where('base_rows.table_id', '=', q.tableId);
+  if (q.where) query = query.where(q.where);
+  for (const term of q.orderBy) query = query.orderBy(term);
+  const rows = await query.orderBy('base_rows.id').execute();
+  return Float64Array.from(rows, (r) => Number(r.id));
+}
+
+/** Row texts of the rows with these ids, in the order of `ids`. */
+export async function rowTextsByIds(db: Executor, dialect: DialectName, baseId: number, ids: ArrayLike<number>): Promise<string[]> {
+  const list = Array.from(ids);
+  const rows = await db.selectFrom('base_rows').select(['base_rows.id', rowTextSql(dialect).as('r')]).where('base_rows.base_id', '=', baseId).where('base_rows.id', 'in', list).execute();
+  const byId = new Map(rows.map((r) => [Number(r.id), r.r]));
+  return list.flatMap((id) => byId.get(id) ?? []);
+}
+
 /** `scanTable` answering row texts (see `rowTextSql`): the whole-base read. */
 export async function* scanTableTexts(db: Executor, dialect: DialectName, baseId: number, tableId: string, batch = 1000): AsyncGenerator<string[]> {
   const pages = byId(batch, (after) => tablePage(db, baseId, tableId, after, batch).select(['id', rowTextSql(dialect).as('r')]).execute());

@@ -24,6 +24,7 @@ import * as repo from './rows.repository.js';
 import { orderTerms } from './sort-sql.js';
 import { presentSettings } from './structure.present.js';
 import { wallClockAt } from '../../shared/dates/index.js';
+import { undoHeldWrites } from './held-writes.js';
 
 /** Rows per call (contract §9 / OA limits); above them the call is refused whole. */
 export const ROW_LIMITS = { list: 1000, append: 1000, update: 1000, delete: 10000 } as const;
@@ -164,35 +165,71 @@ export class RowsService {
    * from the fragments kept under them (row-fragments.ts), link cells spliced in.
    */
   async listJson(base: BaseRef, input: ListInput, viewer: Viewer, extraFilter?: Body): Promise<string> {
-    const meta = await this.readMeta.read(base);
-    const table = findTable(meta, input);
-    const view = optionalView(table, input);
-    const byName = parseConvertKeys(input.convert_keys, extraFilter !== undefined);
+    const q = await this.listing(base, input, viewer, extraFilter);
     const start = input.start ?? 0;
     const limit = input.limit ?? ROW_LIMITS.list;
     if (start < 0) throw badRequest('start invalid.');
     if (limit < 1) throw badRequest('limit invalid.');
     if (limit > ROW_LIMITS.list) throw badRequest(`Number of rows to list exceeds ${ROW_LIMITS.list}.`);
+    const texts = await repo.listRowTexts(this.db, this.writer.dialect, { ...q.query, offset: start, limit });
+    return this.pageJson(base, q, texts);
+  }
 
+  /**
+   * Every row of a table or a view (its filters and sorts, presented as `list` presents them), a page
+   * at a time, in the listing's order, for exports. Without sort terms the pages are read in keyset
+   * order (by id, the listing's own order then), so the whole table costs linear time in flat memory;
+   * with sort terms the sorted ids are read once (8 bytes a row) and the rows fetched by id a page at a time.
+   */
+  async *scan(base: BaseRef, input: Omit<ListInput, 'start' | 'limit'>, viewer: Viewer, page: number = ROW_LIMITS.list): AsyncGenerator<Record<string, unknown>[]> {
+    const q = await this.listing(base, input, viewer);
+    const parse = (json: string) => (JSON.parse(json) as { rows: Record<string, unknown>[] }).rows;
+    if (q.query.orderBy.length === 0) {
+      for (let afterId = 0; ; ) {
+        const rows = await repo.listRowTextsAfter(this.db, this.writer.dialect, { ...q.query, afterId, limit: page });
+        if (rows.length > 0) yield parse(await this.pageJson(base, q, rows.map((r) => r.r)));
+        if (rows.length < page) return;
+        afterId = rows[rows.length - 1]!.id;
+      }
+    }
+    const ids = await repo.sortedRowIds(this.db, q.query);
+    for (let i = 0; i < ids.length; i += page) {
+      const texts = await repo.rowTextsByIds(this.db, this.writer.dialect, base.id, ids.subarray(i, i + page));
+      yield parse(await this.pageJson(base, q, texts));
+    }
+  }
+
+  /** A listing's table, view, presentation and query (filters and sorts), without its page. */
+  private async listing(base: BaseRef, input: ListInput, viewer: Viewer, extraFilter?: Body) {
+    const meta = await this.readMeta.read(base);
+    const table = findTable(meta, input);
+    const view = optionalView(table, input);
+    const byName = parseConvertKeys(input.convert_keys, extraFilter !== undefined);
     const ctx = this.filterContext(viewer);
     const conditions: Array<Expression<SqlBool> | undefined> = [notArchived(this.writer.dialect)];
     if (view && view.filters.length > 0) conditions.push(filterWhere(compileFilter(table, view), ctx, this.writer.dialect));
     if (extraFilter) conditions.push(filterWhere(compileFilter(table, extraFilter), ctx, this.writer.dialect));
     const where = conditions.filter((c): c is Expression<SqlBool> => c !== undefined);
-    const texts = await repo.listRowTexts(this.db, this.writer.dialect, {
+    const query = {
       baseId: base.id,
       tableId: table._id,
       where: where.length === 0 ? undefined : where.length === 1 ? where[0] : andAll(where),
       orderBy: orderTerms(this.sorts(table, view, input), this.writer.dialect),
-      offset: start,
-      limit,
-    });
-    const presenter = listingPresenter(visibleColumns(table, view), byName);
+    };
+    return { meta, table, presenter: listingPresenter(visibleColumns(table, view), byName), query };
+  }
+
+  /**
+   * A page of row texts as the `rows/` answer's JSON text: presented from the fragments kept under
+   * them (row-fragments.ts), link cells spliced in.
+   */
+  private async pageJson(base: BaseRef, q: { meta: BaseMetadata; table: TableMeta; presenter: ReturnType<typeof listingPresenter> }, texts: string[]): Promise<string> {
+    const { presenter } = q;
     const fragments = this.fragments.fragments(base.id, presenter, texts);
     const links =
       presenter.linkKeys.length === 0
         ? []
-        : await loadLinkJson(this.db, this.writer.dialect, base.id, meta, table, presenter.linkKeys, fragments.map((f) => f.rowId));
+        : await loadLinkJson(this.db, this.writer.dialect, base.id, q.meta, q.table, presenter.linkKeys, fragments.map((f) => f.rowId));
     let json = '{"rows":[';
     for (let i = 0; i < fragments.length; i++) json += (i === 0 ? '' : ',') + rowJson(fragments[i]!, links);
     return `${json}]}`;
@@ -227,11 +264,17 @@ export class RowsService {
     return presented!;
   }
 
-  async append(base: BaseRef, actor: Actor, body: Body) {
+  /** `hold`: keep the events aside under this id (one batch of a multi-batch write; see BaseWriter.releaseHold). */
+  async append(base: BaseRef, actor: Actor, body: Body, hold?: string) {
     const rows = appendInput(body);
     if (rows.length > ROW_LIMITS.append) throw badRequest(`Number of rows to append exceeds ${ROW_LIMITS.append}.`);
     // New rows only: the base's lock can wait until the end (PostgreSQL; see BaseWriter).
-    return this.writer.write(base, actor, (w) => this.appendIn(w, body, rows), { lockLate: true });
+    return this.writer.write(base, actor, (w) => this.appendIn(w, body, rows), { lockLate: true, ...(hold ? { holdEvents: hold } : {}) });
+  }
+
+  /** Undoes the writes made under a hold whose events were not released: its rows and their cells as before. */
+  undoHold(base: BaseRef, actor: Actor, hold: string): Promise<void> {
+    return this.writer.write(base, actor, (w) => undoHeldWrites(w, hold));
   }
 
   /**
@@ -248,10 +291,10 @@ export class RowsService {
     });
   }
 
-  async update(base: BaseRef, actor: Actor, body: Body) {
+  async update(base: BaseRef, actor: Actor, body: Body, hold?: string) {
     const items = updateInput(body);
     if (items.length > ROW_LIMITS.update) throw badRequest(`Number of rows to update exceeds ${ROW_LIMITS.update}.`);
-    await this.writer.write(base, actor, (w) => this.updateIn(w, body, items));
+    await this.writer.write(base, actor, (w) => this.updateIn(w, body, items), hold ? { holdEvents: hold } : {});
     return { success: true as const };
   }
 

@@ -40,7 +40,8 @@ export function archiveRoutes({ archives, guard, maxBytes, tmpDir, timeoutMs }: 
       const upload = await receiveUpload(request.raw, { maxFileBytes: maxBytes, tmpDir, timeoutMs });
       try {
         if (!upload.file || upload.file.field !== 'dtable') throw badRequest('dtable invalid.');
-        const base = await archives.import(currentAccount(request), request.params.workspace_id, upload.file.tempFile);
+        const stem = upload.file.filename.replace(/\.[^.]*$/, '').replace(/[/\\]/g, '_').trim() || 'Imported';
+        const base = await archives.import(currentAccount(request), request.params.workspace_id, upload.file.tempFile, stem);
         return { task_id: randomUUID(), table: baseRecord(base) };
       } finally {
         await discardUpload(upload);

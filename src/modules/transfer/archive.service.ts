@@ -15,6 +15,7 @@ import type { BasesService } from '../workspaces/index.js';
 import type { BaseListing } from '../access/index.js';
 import * as repo from './archive.repository.js';
 import { checkZip, type ZipLimits } from './zip-guard.js';
+import { fromOriginalContent, isOriginalContent } from './original-dtable.js';
 
 /** The archive's format marker; `content.json` carries it (docs/import-export.md#a-whole-base-as-a-file). */
 export const ARCHIVE_FORMAT = 'basegate-dtable';
@@ -63,19 +64,28 @@ export class ArchiveService {
     await done;
   }
 
-  /** A new base in `workspaceId` from an archive file; all or nothing. */
-  async import(user: AccountUser, workspaceId: unknown, file: string): Promise<BaseListing> {
+  /**
+   * A new base in `workspaceId` from an archive file (basegate's, or the original's `.dtable` with its
+   * rows and links inside `content.json`, then named `name`); all or nothing.
+   */
+  async import(user: AccountUser, workspaceId: unknown, file: string, name = 'Imported'): Promise<BaseListing> {
     await checkZip(file, this.limits.zip);
     const zip = await openZip(file);
     try {
       const entries = await listEntries(zip);
       const contentEntry = entries.get('content.json');
       if (!contentEntry) throw badRequest('The file is not a base archive: content.json is missing.');
-      const content = await readContent(zip, contentEntry);
+      const parsed = await readContent(zip, contentEntry);
+      const original = isOriginalContent(parsed) ? fromOriginalContent(parsed, name) : null;
+      const content = original ?? checkContent(parsed);
       const base = await this.bases.create(user, { name: content.name, workspaceId });
       try {
         await this.db.transaction().execute(async (trx) => {
           await repo.replaceContent(trx, base.id, JSON.stringify(content.metadata));
+          if (original) {
+            for (let i = 0; i < original.rows.length; i += BATCH) await repo.insertArchivedRows(trx, base.id, original.rows.slice(i, i + BATCH));
+            for (let i = 0; i < original.links.length; i += BATCH) await repo.insertArchivedLinks(trx, base.id, original.links.slice(i, i + BATCH));
+          }
           const rows = entries.get('rows.jsonl');
           if (rows) for await (const batch of batches<repo.ArchivedRow>(zip, rows)) await repo.insertArchivedRows(trx, base.id, batch.map(checkRow));
           const links = entries.get('links.jsonl');
@@ -152,16 +162,19 @@ function openEntry(zip: yauzl.ZipFile, entry: yauzl.Entry): Promise<Readable> {
   return new Promise((resolve, reject) => zip.openReadStream(entry, (error, stream) => (error || !stream ? reject(badRequest('The archive is damaged.')) : resolve(stream))));
 }
 
-async function readContent(zip: yauzl.ZipFile, entry: yauzl.Entry): Promise<Content> {
+async function readContent(zip: yauzl.ZipFile, entry: yauzl.Entry): Promise<unknown> {
   if (entry.uncompressedSize > 16 * 1024 * 1024) throw badRequest('content.json is too large.');
   const chunks: Buffer[] = [];
   for await (const chunk of await openEntry(zip, entry)) chunks.push(chunk as Buffer);
-  let content: Content;
   try {
-    content = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Content;
+    return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
   } catch {
     throw badRequest('content.json is not valid JSON.');
   }
+}
+
+function checkContent(parsed: unknown): Content {
+  const content = (parsed ?? {}) as Content;
   if (content.format !== ARCHIVE_FORMAT || content.version !== ARCHIVE_VERSION) throw badRequest(`The archive's format is not ${ARCHIVE_FORMAT} version ${ARCHIVE_VERSION}.`);
   if (typeof content.name !== 'string' || typeof content.metadata !== 'object' || content.metadata === null) throw badRequest('content.json is not valid.');
   return content;

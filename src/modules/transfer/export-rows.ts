@@ -1,6 +1,5 @@
 import type { BaseData, BaseMetadata, ColumnMeta, TableMeta, ViewMeta } from '../rows/index.js';
 import { findTable, optionalView, visibleColumns } from '../rows/index.js';
-import { ROW_LIMITS } from '../rows/index.js';
 import { cellValue } from './cell-text.js';
 
 export interface ExportSource {
@@ -13,7 +12,8 @@ export interface ExportSource {
 
 /**
  * A table or a view to export: its visible columns, and its rows read through the rows API's own
- * listing (the view's filters and sorts, presented values), a page at a time, without a row cap.
+ * listing (the view's filters and sorts, presented values), a page at a time in keyset order
+ * (RowsService.scan: linear in the table's size), without a row cap.
  */
 export function exportSource(baseData: BaseData, base: { id: number; uuid: string }, meta: BaseMetadata, ref: { table_id?: string; table_name?: string; view_id?: string; view_name?: string }): ExportSource {
   const table = findTable(meta, ref);
@@ -24,16 +24,8 @@ export function exportSource(baseData: BaseData, base: { id: number; uuid: strin
     view,
     columns,
     async *rows() {
-      const page = ROW_LIMITS.list;
-      for (let start = 0; ; start += page) {
-        const rows = await baseData.rows.list(
-          base,
-          { table_id: table._id, ...(view ? { view_id: view._id } : {}), start, limit: page, convert_keys: true },
-          {},
-        );
-        yield rows.map((row) => columns.map((c) => cellValue(row[c.name])));
-        if (rows.length < page) return;
-      }
+      const pages = baseData.rows.scan(base, { table_id: table._id, ...(view ? { view_id: view._id } : {}), convert_keys: true }, {});
+      for await (const rows of pages) yield rows.map((row) => columns.map((c) => cellValue(row[c.name])));
     },
   };
 }

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { AccountUser } from '../accounts/index.js';
 import type { BaseData, TableMeta } from '../rows/index.js';
 import { findTable } from '../rows/index.js';
@@ -67,28 +68,39 @@ export class ImportService {
     return plans;
   }
 
-  /** A new base named after the file, one table per sheet. */
+  /** A new base named after the file, one table per sheet; a failure while writing deletes the base again. */
   async toNewBase(user: AccountUser, workspaceId: unknown, file: ImportFile): Promise<BaseListing> {
     const plans = await this.analyze(file);
     const base = await this.bases.create(user, { name: file.stem, workspaceId });
     const actor = actorOf(user);
-    // The blank base's tables make way for the file's (renamed first: a sheet may share a name).
-    const blank = (await this.baseData.writer.read(base)).tables.map((t, i) => ({ name: t.name, parked: `basegate-import-blank-${i}` }));
-    for (const b of blank) await this.baseData.tables.rename(base, actor, { table_name: b.name, new_table_name: b.parked });
-    for (const plan of plans) await this.createTable(base, actor, plan, []);
-    for (const b of blank) await this.baseData.tables.remove(base, actor, { table_name: b.parked });
-    await this.fill(file, plans, base, actor, (plan) => plan.name);
+    try {
+      // The blank base's tables make way for the file's (renamed first: a sheet may share a name).
+      const blank = (await this.baseData.writer.read(base)).tables.map((t, i) => ({ name: t.name, parked: `basegate-import-blank-${i}` }));
+      for (const b of blank) await this.baseData.tables.rename(base, actor, { table_name: b.name, new_table_name: b.parked });
+      for (const plan of plans) await this.createTable(base, actor, plan, []);
+      for (const b of blank) await this.baseData.tables.remove(base, actor, { table_name: b.parked });
+      await this.allOrNothing(base, actor, (hold) => this.fill(file, plans, base, actor, (plan) => plan.name, hold));
+    } catch (error) {
+      await this.bases.delete(user, String(base.workspace_id), base.name).catch(() => undefined);
+      throw error;
+    }
     return base;
   }
 
-  /** A new table (per sheet) in an existing base. */
+  /** A new table (per sheet) in an existing base; a failure while writing removes the tables again. */
   async toNewTables(user: AccountUser, base: BaseListing, file: ImportFile): Promise<string[]> {
     const plans = await this.analyze(file);
     const meta = await this.baseData.writer.read(base);
     for (const plan of plans) if (meta.tables.some((t) => t.name === plan.name)) throw badRequest(`Table ${plan.name} exists.`);
     const actor = actorOf(user);
-    for (const plan of plans) await this.createTable(base, actor, plan, []);
-    await this.fill(file, plans, base, actor, (plan) => plan.name);
+    const created: string[] = [];
+    try {
+      for (const plan of plans) await this.createTable(base, actor, plan, created);
+      await this.allOrNothing(base, actor, (hold) => this.fill(file, plans, base, actor, (plan) => plan.name, hold));
+    } catch (error) {
+      for (const name of created) await this.baseData.tables.remove(base, actor, { table_name: name }).catch(() => undefined);
+      throw error;
+    }
     return plans.map((p) => p.name);
   }
 
@@ -97,7 +109,8 @@ export class ImportService {
     const table = findTable(await this.baseData.writer.read(base), { table_name: tableName });
     const plans = (await this.analyze(file)).slice(0, 1);
     const target = matchColumns(table, plans[0]!);
-    return this.fill(file, [target], base, actorOf(user), () => table.name);
+    const actor = actorOf(user);
+    return this.allOrNothing(base, actor, (hold) => this.fill(file, [target], base, actor, () => table.name, hold));
   }
 
   /**
@@ -116,20 +129,41 @@ export class ImportService {
     const existing = await this.keyIndex(base, table, keys);
     let updated = 0;
     let appended = 0;
-    await this.batches(file, [plan], async (_plan, rows) => {
-      const updates: Array<{ row_id: string; row: Row }> = [];
-      const inserts: Row[] = [];
-      for (const row of rows) {
-        const id = existing.get(keyOf(keys.map((k) => row[k])));
-        if (id) updates.push({ row_id: id, row });
-        else inserts.push(row);
-      }
-      if (updates.length > 0) await this.baseData.rows.update(base, actor, { table_name: table.name, updates });
-      if (inserts.length > 0) await this.baseData.rows.append(base, actor, { table_name: table.name, rows: inserts });
-      updated += updates.length;
-      appended += inserts.length;
-    });
+    await this.allOrNothing(base, actor, (hold) =>
+      this.batches(file, [plan], async (_plan, rows) => {
+        const updates: Array<{ row_id: string; row: Row }> = [];
+        const inserts: Row[] = [];
+        for (const row of rows) {
+          const id = existing.get(keyOf(keys.map((k) => row[k])));
+          if (id) updates.push({ row_id: id, row });
+          else inserts.push(row);
+        }
+        if (updates.length > 0) await this.baseData.rows.update(base, actor, { table_name: table.name, updates }, hold);
+        if (inserts.length > 0) await this.baseData.rows.append(base, actor, { table_name: table.name, rows: inserts }, hold);
+        updated += updates.length;
+        appended += inserts.length;
+      }),
+    );
     return { updated, appended };
+  }
+
+  /**
+   * Pass two as one unit: every batch is written (each its own short transaction, so other writers of
+   * the server go on) with its events held aside; when all are in, the events go to the outbox in one
+   * transaction, so webhooks, rules and live clients see the whole import or nothing. A failure on the
+   * way (database error, disk full, a limit) undoes the batches written and drops their events.
+   */
+  private async allOrNothing<T>(base: BaseListing, actor: ReturnType<typeof actorOf>, write: (hold: string) => Promise<T>): Promise<T> {
+    const hold = randomUUID();
+    let result: T;
+    try {
+      result = await write(hold);
+    } catch (error) {
+      await this.baseData.rows.undoHold(base, actor, hold);
+      throw error;
+    }
+    await this.baseData.writer.releaseHold(base, hold);
+    return result;
   }
 
   private async createTable(base: BaseListing, actor: ReturnType<typeof actorOf>, plan: SheetPlan, existing: string[]): Promise<void> {
@@ -142,10 +176,10 @@ export class ImportService {
   }
 
   /** Pass two: appends every sheet's rows into its table, a batch per change. */
-  private async fill(file: ImportFile, plans: SheetPlan[], base: BaseListing, actor: ReturnType<typeof actorOf>, tableOf: (plan: SheetPlan) => string): Promise<number> {
+  private async fill(file: ImportFile, plans: SheetPlan[], base: BaseListing, actor: ReturnType<typeof actorOf>, tableOf: (plan: SheetPlan) => string, hold: string): Promise<number> {
     let total = 0;
     await this.batches(file, plans, async (plan, rows) => {
-      await this.baseData.rows.append(base, actor, { table_name: tableOf(plan), rows });
+      await this.baseData.rows.append(base, actor, { table_name: tableOf(plan), rows }, hold);
       total += rows.length;
     });
     return total;
@@ -175,11 +209,10 @@ export class ImportService {
 
   private async keyIndex(base: BaseListing, table: TableMeta, keys: string[]): Promise<Map<string, string>> {
     const index = new Map<string, string>();
-    for (let start = 0; ; start += 1000) {
-      const rows = await this.baseData.rows.list(base, { table_id: table._id, start, limit: 1000, convert_keys: true }, {});
+    for await (const rows of this.baseData.rows.scan(base, { table_id: table._id, convert_keys: true }, {})) {
       for (const r of rows) index.set(keyOf(keys.map((k) => r[k])), r._id as string);
-      if (rows.length < 1000) return index;
     }
+    return index;
   }
 }
 
