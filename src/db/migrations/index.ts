@@ -16,6 +16,7 @@ import * as m0014 from './0014_row_comments.js';
 import * as m0015 from './0015_event_write_id.js';
 import * as m0016 from './0016_revision_notify.js';
 import * as m0018 from './0018_event_columns.js';
+import * as m0020 from './0020_subscriptions.js';
 
 /**
  * Every migration, in order. Listed statically (not read from disk) so the same list works under
@@ -39,4 +40,5 @@ export const migrations: Record<string, Migration> = {
   '0015_event_write_id': m0015,
   '0016_revision_notify': m0016,
   '0018_event_columns': m0018,
+  '0020_subscriptions': m0020,
 };

@@ -54,16 +54,33 @@ export async function deleteWebhook(db: Executor, id: number): Promise<void> {
 }
 
 /** The valid webhooks of these bases: who gets a delivery for their events (after `start_event_id`). */
-export async function validForBases(db: Executor, baseIds: number[]): Promise<Array<{ id: number; base_id: number; start_event_id: number; url: string }>> {
+export async function validForBases(db: Executor, baseIds: number[]): Promise<ValidWebhook[]> {
   if (baseIds.length === 0) return [];
   const rows = await db
     .selectFrom('webhooks')
-    .select(['id', 'base_id', 'start_event_id', 'url'])
+    .select(['id', 'base_id', 'start_event_id', 'url', 'subscription', 'updated_at'])
     .where('base_id', 'in', baseIds)
     .where('is_valid', '=', 1)
     .orderBy('id')
     .execute();
-  return rows.map((r) => ({ id: Number(r.id), base_id: Number(r.base_id), start_event_id: Number(r.start_event_id), url: r.url }));
+  return rows.map((r) => ({
+    id: Number(r.id),
+    base_id: Number(r.base_id),
+    start_event_id: Number(r.start_event_id),
+    url: r.url,
+    subscription: r.subscription,
+    updated_at: Number(r.updated_at),
+  }));
+}
+
+/** A valid webhook as the event consumer sees it (its subscription as stored text). */
+export interface ValidWebhook {
+  id: number;
+  base_id: number;
+  start_event_id: number;
+  url: string;
+  subscription: string | null;
+  updated_at: number;
 }
 
 /**

@@ -1,0 +1,24 @@
+import type { Kysely } from 'kysely';
+import { bigint } from './helpers.js';
+
+/**
+ * Subscriptions (issue 31):
+ * - `webhooks.subscription`: the resolved filter of a webhook (tables, columns, events, row filters;
+ *   JSON, src/modules/subscriptions); null = every change, as before.
+ * - `webhooks.previous_secret` / `previous_secret_until`: the secret replaced by a rotation (sealed
+ *   like `secret`), still signing deliveries until that time.
+ * - `webhook_deliveries.background`: 1 for replays, which are claimed only behind live deliveries.
+ */
+export async function up(db: Kysely<unknown>): Promise<void> {
+  await db.schema.alterTable('webhooks').addColumn('subscription', 'text').execute();
+  await db.schema.alterTable('webhooks').addColumn('previous_secret', 'text').execute();
+  await db.schema.alterTable('webhooks').addColumn('previous_secret_until', bigint).execute();
+  await db.schema.alterTable('webhook_deliveries').addColumn('background', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+}
+
+export async function down(db: Kysely<unknown>): Promise<void> {
+  await db.schema.alterTable('webhook_deliveries').dropColumn('background').execute();
+  await db.schema.alterTable('webhooks').dropColumn('previous_secret_until').execute();
+  await db.schema.alterTable('webhooks').dropColumn('previous_secret').execute();
+  await db.schema.alterTable('webhooks').dropColumn('subscription').execute();
+}
