@@ -63,6 +63,8 @@ export interface Config {
   webhookRetrySchedule: readonly number[];
   /** WEBHOOK_RETENTION_DAYS — finished deliveries are kept this long in the delivery log; default 30. */
   webhookRetentionDays: number;
+  /** CHANGE_FEED_RETENTION_DAYS — committed changes stay readable by the change feed (and replayable) this long; default 7. */
+  changeFeedRetentionDays: number;
   /** WEBHOOK_CONCURRENCY — deliveries one worker sends at once (slots shared round robin between webhooks); default 512 (16 webhooks at the default 32 lanes). */
   webhookConcurrency: number;
   /** DATABASE_CONNECT_TIMEOUT_MS — longest wait for a database connection (PostgreSQL connect or pool slot, SQLite lock); default 5000. */
@@ -171,6 +173,7 @@ export function loadConfig(env: Env = process.env, options: { persistSecret?: bo
     webhookAllowPrivate: bool(env, 'WEBHOOK_ALLOW_PRIVATE', false),
     webhookRetrySchedule: Object.freeze(durations(env, 'WEBHOOK_RETRY_SCHEDULE', '5s,5m,30m,2h,5h,10h,10h')),
     webhookRetentionDays: int(env, 'WEBHOOK_RETENTION_DAYS', 30, 1, 3650),
+    changeFeedRetentionDays: int(env, 'CHANGE_FEED_RETENTION_DAYS', 7, 1, 3650),
     webhookConcurrency: int(env, 'WEBHOOK_CONCURRENCY', 512, 1, 1024),
     ...faultLimits(env),
     webhookLanes: int(env, 'WEBHOOK_LANES', 32, 1, 64),
