@@ -161,6 +161,8 @@ export class WebhookEventConsumer implements OutboxConsumer {
         url: hook.url,
         secret: hook.secret,
         failure_streak: hook.failure_streak,
+        previous_secret: hook.previous_secret,
+        previous_secret_until: hook.previous_secret_until,
       };
       return [delivery];
     });

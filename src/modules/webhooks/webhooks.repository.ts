@@ -91,10 +91,18 @@ export async function markHandedOff(
   db: Executor,
   ids: number[],
   now: number,
-): Promise<Map<number, { url: string; secret: string | null; failure_streak: number }>> {
+): Promise<Map<number, { url: string; secret: string | null; failure_streak: number; previous_secret: string | null; previous_secret_until: number | null }>> {
   if (ids.length === 0) return new Map();
-  const rows = await db.updateTable('webhooks').set({ last_claimed_at: now }).where('id', 'in', ids).returning(['id', 'url', 'secret', 'failure_streak']).execute();
-  return new Map(rows.map((r) => [Number(r.id), { url: r.url, secret: r.secret, failure_streak: Number(r.failure_streak) }]));
+  const rows = await db
+    .updateTable('webhooks')
+    .set({ last_claimed_at: now })
+    .where('id', 'in', ids)
+    .returning(['id', 'url', 'secret', 'failure_streak', 'previous_secret', 'previous_secret_until'])
+    .execute();
+  const until = (v: number | null) => (v === null ? null : Number(v));
+  return new Map(
+    rows.map((r) => [Number(r.id), { url: r.url, secret: r.secret, failure_streak: Number(r.failure_streak), previous_secret: r.previous_secret, previous_secret_until: until(r.previous_secret_until) }]),
+  );
 }
 
 /** Which of these bases have a valid webhook (one indexed lookup). */

@@ -64,6 +64,14 @@ export function webhooksRoutes(webhooks: WebhooksService): FastifyPluginAsyncTyp
     );
 
     app.post(
+      `${base}:webhook_id/rotate-secret/`,
+      { config, schema: { tags, params: WebhookParams, body: WebhookBody, response: { 200: WebhookResponse } } },
+      async (request) => ({
+        webhook: await webhooks.rotateSecret(currentAccount(request), target(request.params), request.params.webhook_id, request.body ?? {}),
+      }),
+    );
+
+    app.post(
       `${base}:webhook_id/dry-run/`,
       { config, schema: { tags, params: WebhookParams, body: DryRunBody, response: { 200: DryRunResponse } } },
       async (request) => webhooks.dryRun(currentAccount(request), target(request.params), request.params.webhook_id, request.body),

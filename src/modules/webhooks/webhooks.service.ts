@@ -19,6 +19,9 @@ import { loadMetadata } from '../rows/index.js';
 import { eventsOfBases } from '../events/index.js';
 import { compileSubscription, matchChange, MATCH_MESSAGES, mentionsSubscription, parseSubscription, presentSubscription, readSubscription, SUBSCRIPTION_FIELDS } from '../subscriptions/index.js';
 
+const DEFAULT_ROTATION_GRACE_S = 86_400;
+const MAX_ROTATION_GRACE_S = 7 * 86_400;
+
 export interface BaseTarget {
   workspaceId: string;
   baseName: string;
@@ -97,7 +100,12 @@ export class WebhooksService {
     const changes = {
       ...(url !== undefined ? { url, url_hash: sha256Hex(url) } : {}),
       ...(subscription !== undefined ? { subscription } : {}),
-      ...(secret === null ? { secret: null } : secret !== undefined && secret !== SECRET_MASK ? { secret: this.deps.secrets.seal(secret) } : {}),
+      // A secret set here replaces it at once (no rotation window: see rotateSecret).
+      ...(secret === null
+        ? { secret: null, previous_secret: null, previous_secret_until: null }
+        : secret !== undefined && secret !== SECRET_MASK
+          ? { secret: this.deps.secrets.seal(secret), previous_secret: null, previous_secret_until: null }
+          : {}),
       is_valid: 1,
       failure_streak: 0,
       invalid_reason: null,
@@ -126,6 +134,28 @@ export class WebhooksService {
     }
     const result = matchChange(compileSubscription(readSubscription(webhook.subscription)), event, this.deps.timeZone ?? 'UTC');
     return { event_id: eventId, would_send: result.match, reason: result.reason, message: MATCH_MESSAGES[result.reason], ...sent };
+  }
+
+  /**
+   * Replace the secret without downtime: the old one keeps signing deliveries (a second
+   * `webhook-signature` entry) for `grace_seconds` (default a day, at most 7 days).
+   */
+  async rotateSecret(user: AccountUser, target: BaseTarget, webhookId: string, body: Record<string, unknown>): Promise<WebhookRecord> {
+    const base = await this.base(user, target);
+    const webhook = await this.mustFind(base, webhookId);
+    const secret = checkSecret(body.secret);
+    if (typeof secret !== 'string' || secret === '' || secret === SECRET_MASK) throw badRequest('secret: the new secret is required');
+    const grace = body.grace_seconds === undefined || body.grace_seconds === '' ? DEFAULT_ROTATION_GRACE_S : Number(body.grace_seconds);
+    if (!Number.isInteger(grace) || grace < 0 || grace > MAX_ROTATION_GRACE_S) throw badRequest(`grace_seconds must be an integer from 0 to ${MAX_ROTATION_GRACE_S}`);
+    const now = this.deps.clock.now();
+    const keepOld = webhook.secret !== null && grace > 0;
+    await repo.updateWebhook(this.deps.db, webhook.id, {
+      secret: this.deps.secrets.seal(secret),
+      previous_secret: keepOld ? webhook.secret : null,
+      previous_secret_until: keepOld ? now + grace * 1000 : null,
+      updated_at: now,
+    });
+    return webhookRecord(await this.mustFind(base, webhook.id), base.uuid);
   }
 
   /** The subscription fields of `body` checked against the base's tables, as stored text (null: every change). */
@@ -188,7 +218,15 @@ export class WebhooksService {
     const msgId = newMessageId();
     const created = this.deps.clock.now();
     const body = pingBody({ baseUuid: base.uuid, webhookId: webhook.id, opUser: user.virtualId, now: created });
-    const report = await this.deps.delivery.attempt({ url: webhook.url, secretSealed: webhook.secret, msgId, body, attempt: 1 });
+    const report = await this.deps.delivery.attempt({
+      url: webhook.url,
+      secretSealed: webhook.secret,
+      previousSealed: webhook.previous_secret,
+      previousUntil: webhook.previous_secret_until === null ? null : Number(webhook.previous_secret_until),
+      msgId,
+      body,
+      attempt: 1,
+    });
     const { decision, result } = report;
     const now = this.deps.clock.now();
     const id = await this.deps.db.transaction().execute(async (trx) => {
