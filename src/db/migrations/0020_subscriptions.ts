@@ -7,14 +7,12 @@ import { bigint } from './helpers.js';
  *   JSON, src/modules/subscriptions); null = every change, as before.
  * - `webhooks.previous_secret` / `previous_secret_until`: the secret replaced by a rotation (sealed
  *   like `secret`), still signing deliveries until that time.
- * - `webhook_deliveries.background`: 1 for replays, which are claimed only behind live deliveries.
  * - `events_base_idx`, `structure_events_base_idx`: the change feed reads one base's changes after a cursor.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('webhooks').addColumn('subscription', 'text').execute();
   await db.schema.alterTable('webhooks').addColumn('previous_secret', 'text').execute();
   await db.schema.alterTable('webhooks').addColumn('previous_secret_until', bigint).execute();
-  await db.schema.alterTable('webhook_deliveries').addColumn('background', 'integer', (c) => c.notNull().defaultTo(0)).execute();
   await db.schema.createIndex('events_base_idx').on('events').columns(['base_id', 'id']).execute();
   await db.schema.createIndex('structure_events_base_idx').on('structure_events').columns(['base_id', 'id']).execute();
 }
@@ -22,7 +20,6 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.dropIndex('structure_events_base_idx').execute();
   await db.schema.dropIndex('events_base_idx').execute();
-  await db.schema.alterTable('webhook_deliveries').dropColumn('background').execute();
   await db.schema.alterTable('webhooks').dropColumn('previous_secret_until').execute();
   await db.schema.alterTable('webhooks').dropColumn('previous_secret').execute();
   await db.schema.alterTable('webhooks').dropColumn('subscription').execute();

@@ -59,8 +59,6 @@ export interface WebhookDeliveriesTable {
   redelivery_of: number | null;
   created_at: number;
   completed_at: number | null;
-  /** 1: a replay, claimed only when the webhook has no live delivery waiting. */
-  background: Generated<number>;
 }
 
 export type AttemptOutcome = 'success' | 'retry' | 'failed' | 'gone';
