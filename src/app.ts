@@ -1,3 +1,4 @@
+import { changeFeedRoutes } from './modules/subscriptions/index.js';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Container } from './container.js';
@@ -101,6 +102,7 @@ export async function buildApp(c: Container, options: BuildAppOptions = {}): Pro
   await app.register(rowsRoutes(c.baseData, c.config.baseBodyLimitBytes));
   await app.register(sqlRoutes(c.sql, c.config.baseBodyLimitBytes));
   await app.register(webhooksRoutes(c.webhooks.service));
+  await app.register(changeFeedRoutes(c.changeFeed));
   await app.register(c.notifications.routes);
   await app.register(c.automations.routes);
   await app.register(collaboratorsRoutes({ collaborators: new CollaboratorsService(c.db, c.access), accounts: c.accounts, apiTokens: c.tokens.apiTokens }));

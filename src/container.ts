@@ -14,6 +14,7 @@ import { createLimits, type Limits } from './modules/limits/index.js';
 import { createMetrics, type Metrics } from './platform/metrics.js';
 import { createRedis, type Redis } from './platform/redis.js';
 import { createWebhooksModule, type WebhooksModule } from './modules/webhooks/index.js';
+import { ChangeFeed, CommitSignal } from './modules/subscriptions/index.js';
 import { createNotifications, type NotificationsModule } from './modules/notifications/index.js';
 import { Scheduler } from './workers/scheduler.js';
 import { createRealtime, type Realtime } from './modules/realtime/index.js';
@@ -54,6 +55,8 @@ export interface Container {
   limits: Limits;
   /** Webhook CRUD, the delivery log, the event consumer and the delivery worker (`webhooks.deliverer`). */
   webhooks: WebhooksModule;
+  /** The change feed (`GET …/changes/`) over the outbox; its retention prune runs daily. */
+  changeFeed: ChangeFeed;
   /** Notification rules, the engine (an event consumer), deadline reminders, the inbox, the e-mail digest. */
   notifications: NotificationsModule;
   /** Scheduled ticks (deadline reminders, e-mail digest) under database leases; `runOnce(name)` in tests. */
@@ -174,6 +177,12 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   scheduler.register(volatileFormulaTick(db, baseData.writer));
   const history = createHistory({ db, clock, access, baseData, retentionDays: config.operationLogRetentionDays });
   for (const tick of history.ticks) scheduler.register(tick);
+  // The change feed's readers wake on commits here and (PostgreSQL) on other instances' revisions.
+  const commits = new CommitSignal();
+  baseData.writer.onCommitted((base) => commits.notify(base.id));
+  handle.revisionChannel?.onChange((baseId) => commits.notify(baseId));
+  const changeFeed = new ChangeFeed({ db, clock, timeZone: config.timeZone, retentionDays: config.changeFeedRetentionDays, signal: commits, consumerNames: () => dispatcher.consumerNames() });
+  scheduler.register({ name: 'change-feed-prune', pattern: '0 41 3 * * *', leaseMs: 30 * 60_000, run: (now) => changeFeed.prune(now) });
   return {
     config,
     db,
@@ -195,6 +204,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     redis,
     limits,
     webhooks,
+    changeFeed,
     notifications,
     scheduler,
     realtime,
@@ -204,6 +214,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     automations,
     close: async () => {
       await scheduler.stop();
+      changeFeed.close();
       await dispatcher.stop();
       await nats?.close();
       await realtime.close();

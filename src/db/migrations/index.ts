@@ -17,6 +17,7 @@ import * as m0015 from './0015_event_write_id.js';
 import * as m0016 from './0016_revision_notify.js';
 import * as m0018 from './0018_event_columns.js';
 import * as m0019 from './0019_history.js';
+import * as m0020 from './0020_subscriptions.js';
 import * as m0021 from './0021_automations.js';
 import * as m0022 from './0022_security.js';
 import * as m0023 from './0023_import_staging.js';
@@ -44,6 +45,7 @@ export const migrations: Record<string, Migration> = {
   '0016_revision_notify': m0016,
   '0018_event_columns': m0018,
   '0019_history': m0019,
+  '0020_subscriptions': m0020,
   '0021_automations': m0021,
   '0022_security': m0022,
   '0023_import_staging': m0023,

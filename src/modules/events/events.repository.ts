@@ -203,6 +203,12 @@ export async function eventsOfWrite(db: Executor, afterId: number, writeId: stri
   return parseEvents(db, rows);
 }
 
+/** The next `limit` events of one base after `afterId`, in id (commit) order, parsed: the change feed's page. */
+export async function eventsOfBaseAfter(db: Executor, baseId: number, afterId: number, limit: number): Promise<ChangeEvent[]> {
+  const rows = await db.selectFrom('events').selectAll().where('base_id', '=', baseId).where('id', '>', afterId).orderBy('id').limit(limit).execute();
+  return parseEvents(db, rows);
+}
+
 export async function eventsAfter(db: Executor, afterId: number, limit: number): Promise<ChangeEvent[]> {
   const rows = await db.selectFrom('events').selectAll().where('id', '>', afterId).orderBy('id').limit(limit).execute();
   return parseEvents(db, rows);

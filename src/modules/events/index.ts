@@ -6,6 +6,7 @@ export {
   eventsOfWrite,
   eventHeadsAfter,
   eventsOfBases,
+  eventsOfBaseAfter,
   ensureConsumer,
   lockConsumer,
   advanceConsumer,

@@ -43,8 +43,10 @@ export async function appendStructureEvents(trx: Executor, dialect: DialectName,
     .execute();
 }
 
-export async function structureEventsAfter(db: Executor, afterId: number, limit: number): Promise<StructureEvent[]> {
-  const rows = await db.selectFrom('structure_events').selectAll().where('id', '>', afterId).orderBy('id').limit(limit).execute();
+export async function structureEventsAfter(db: Executor, afterId: number, limit: number, baseId?: number): Promise<StructureEvent[]> {
+  let query = db.selectFrom('structure_events').selectAll().where('id', '>', afterId);
+  if (baseId !== undefined) query = query.where('base_id', '=', baseId);
+  const rows = await query.orderBy('id').limit(limit).execute();
   return rows.map((r) => ({
     id: Number(r.id),
     baseId: Number(r.base_id),

@@ -13,6 +13,9 @@ export interface ClaimedDelivery {
   secret: string | null;
   /** The webhook's failure streak at claim time (a success only writes when it is not 0). */
   failure_streak: number;
+  /** The secret a rotation replaced (sealed) and until when it still signs (issue 31). */
+  previous_secret?: string | null;
+  previous_secret_until?: number | null;
 }
 
 export interface ClaimInput {
@@ -182,7 +185,7 @@ async function takeLeases(db: Executor, ids: number[], input: ClaimInput, dialec
     .updateTable('webhooks')
     .set({ last_claimed_at: input.now })
     .where('id', 'in', [...new Set(taken.map((d) => Number(d.webhook_id)))])
-    .returning(['id', 'url', 'secret', 'failure_streak'])
+    .returning(['id', 'url', 'secret', 'failure_streak', 'previous_secret', 'previous_secret_until'])
     .execute();
   const byId = new Map(hooks.map((h) => [Number(h.id), h]));
   return taken
@@ -198,6 +201,8 @@ async function takeLeases(db: Executor, ids: number[], input: ClaimInput, dialec
         url: hook.url,
         secret: hook.secret,
         failure_streak: Number(hook.failure_streak),
+        previous_secret: hook.previous_secret,
+        previous_secret_until: hook.previous_secret_until === null ? null : Number(hook.previous_secret_until),
       };
     })
     .sort((a, b) => a.id - b.id);

@@ -233,6 +233,11 @@ export async function findDelivery(db: Executor, webhookId: number, id: number):
   return row ? (await resolveBodies(db, [row]))[0] : undefined;
 }
 
+/** The (first) delivery of a change event to a webhook, if one was queued. */
+export function deliveryOfEvent(db: Executor, webhookId: number, eventId: number): Promise<{ id: number; status: string } | undefined> {
+  return db.selectFrom('webhook_deliveries').select(['id', 'status']).where('webhook_id', '=', webhookId).where('event_id', '=', eventId).orderBy('id').executeTakeFirst();
+}
+
 /** Delete finished deliveries (and their attempts) completed before `before`, in batches. */
 export async function pruneFinished(db: Executor, before: number, batch = 1000): Promise<number> {
   let total = 0;

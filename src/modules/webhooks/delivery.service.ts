@@ -297,9 +297,20 @@ export class WebhookDeliveryService implements HandoffWorker {
   }
 
   /** One POST with every header; `secretSealed` is the stored (encrypted) secret. */
-  async attempt(input: { url: string; secretSealed: string | null; msgId: string; body: string; attempt: number }): Promise<AttemptReport> {
+  async attempt(input: {
+    url: string;
+    secretSealed: string | null;
+    msgId: string;
+    body: string;
+    attempt: number;
+    /** A rotated-out secret that still signs until `previousUntil` (ms). */
+    previousSealed?: string | null;
+    previousUntil?: number | null;
+  }): Promise<AttemptReport> {
     const startedAt = this.deps.clock.now();
     const secret = input.secretSealed === null ? null : this.deps.secrets.open(input.secretSealed);
+    const inWindow = input.previousSealed && input.previousUntil !== null && input.previousUntil !== undefined && input.previousUntil > startedAt;
+    const previousSecret = inWindow ? this.deps.secrets.open(input.previousSealed!) : null;
     let result: OutboundResult;
     if (input.secretSealed !== null && secret === null) {
       // Nothing was sent; recorded like a refused target (a failure that is not retried).
@@ -310,7 +321,7 @@ export class WebhookDeliveryService implements HandoffWorker {
         durationMs: 0,
       };
     } else {
-      const headers = deliveryHeaders({ msgId: input.msgId, timestampSeconds: Math.floor(startedAt / 1000), body: input.body, secret });
+      const headers = deliveryHeaders({ msgId: input.msgId, timestampSeconds: Math.floor(startedAt / 1000), body: input.body, secret, previousSecret });
       result = await this.deps.http.post(input.url, headers, input.body);
       if (!result.ok && result.kind === 'blocked') this.deps.onBlocked?.(result.message);
     }
@@ -343,6 +354,8 @@ export class WebhookDeliveryService implements HandoffWorker {
       const report = await this.attempt({
         url: delivery.url,
         secretSealed: delivery.secret,
+        previousSealed: delivery.previous_secret ?? null,
+        previousUntil: delivery.previous_secret_until ?? null,
         msgId: delivery.msg_id,
         body: delivery.body,
         attempt,

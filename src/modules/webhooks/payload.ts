@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { ChangeEvent } from '../events/index.js';
 import { pythonJsonDumps } from './python-json.js';
-import { presentCell } from '../../shared/dates/index.js';
+import { changeData } from '../subscriptions/index.js';
 
 /**
  * The body of a delivery: `{"event": "update", "data": {…}}` with `data` as the original's
@@ -9,30 +9,7 @@ import { presentCell } from '../../shared/dates/index.js';
  * modify carries `value` and `old_value` of each changed cell (`row_data` as the event holds it).
  */
 export function eventBody(event: ChangeEvent): string {
-  return pythonJsonDumps({
-    event: 'update',
-    data: {
-      dtable_uuid: event.baseUuid,
-      row_id: event.rowId,
-      op_user: event.opUser,
-      op_type: event.opType,
-      op_time: event.opTime / 1000,
-      table_id: event.tableId,
-      table_name: event.tableName,
-      row_name: event.rowName,
-      row_data: presentedRowData(event),
-      op_app: event.opApp,
-    },
-  });
-}
-
-/** `row_data` with date cells as every answer shows them (RFC 3339 in TIME_ZONE, src/shared/dates). */
-function presentedRowData(event: ChangeEvent): ChangeEvent['rowData'] {
-  return event.rowData.map((item) => ({
-    ...item,
-    value: presentCell(item.column_type, item.column_data, item.value),
-    old_value: presentCell(item.column_type, item.column_data, item.old_value),
-  }));
+  return pythonJsonDumps({ event: 'update', data: changeData(event) });
 }
 
 /** The body of `POST …/ping/`: a test event receivers can tell apart by its `event` field. */

@@ -5,6 +5,7 @@ import type { ClaimedDelivery, NewDelivery } from './deliveries.repository.js';
 import { BacklogHints, handoffCandidates, type HandoffContext, type HandoffWorker } from './handoff.js';
 import { changeMessageId, eventBody } from './payload.js';
 import * as repo from './webhooks.repository.js';
+import { SubscriptionCache } from './subscription-cache.js';
 
 export const WEBHOOKS_CONSUMER = 'webhooks';
 
@@ -33,6 +34,8 @@ export class WebhookEventConsumer implements OutboxConsumer {
   /** Webhook latency is what users feel: caught up again before the later consumers go on. */
   readonly options = { catchUpFirst: true };
   private readonly backlogHints = new BacklogHints();
+  /** Each webhook's subscription, compiled once per saved version; TIME_ZONE for date filters. */
+  readonly subscriptions = new SubscriptionCache();
 
   constructor(
     private readonly now: () => number,
@@ -61,25 +64,29 @@ export class WebhookEventConsumer implements OutboxConsumer {
   private async queue(
     trx: Executor,
     events: ChangeEvent[],
-    hooks: Array<{ id: number; base_id: number; url: string; start_event_id: number }>,
+    hooks: repo.ValidWebhook[],
     now: number,
     context: HandoffContext | undefined,
   ): Promise<void> {
     const { paused, queued } = await this.pauseOverflowing(trx, hooks, events, now);
-    const byBase = new Map<number, Array<{ id: number; start: number }>>();
+    const byBase = new Map<number, repo.ValidWebhook[]>();
     for (const hook of hooks) {
       if (paused.has(hook.id)) continue;
-      byBase.set(hook.base_id, [...(byBase.get(hook.base_id) ?? []), { id: hook.id, start: hook.start_event_id }]);
+      byBase.set(hook.base_id, [...(byBase.get(hook.base_id) ?? []), hook]);
+    }
+    // A webhook receives exactly the changes committed after it was created that its subscription wants.
+    const targets = new Map<number, number[]>();
+    for (const event of events) {
+      const ids = (byBase.get(event.baseId) ?? []).filter((hook) => event.id > hook.start_event_id && this.subscriptions.wants(hook, event)).map((hook) => hook.id);
+      if (ids.length > 0) targets.set(event.id, ids);
     }
     // One stored body per event, referenced by each webhook's delivery (not copied per webhook).
-    const targeted = events.filter((event) => (byBase.get(event.baseId) ?? []).some((target) => event.id > target.start));
+    const targeted = events.filter((event) => targets.has(event.id));
     const bodies = new Map(targeted.map((event) => [event.id, eventBody(event)]));
     const payloadIds = await deliveries.insertPayloads(trx, targeted.map((event) => ({ eventId: event.id, body: bodies.get(event.id)! })), now);
     const rows: NewDelivery[] = [];
     for (const event of targeted) {
-      for (const { id: webhookId, start } of byBase.get(event.baseId)!) {
-        // A webhook receives exactly the changes committed after it was created.
-        if (event.id <= start) continue;
+      for (const webhookId of targets.get(event.id)!) {
         rows.push(
           deliveries.queuedDelivery(
             {
@@ -154,6 +161,8 @@ export class WebhookEventConsumer implements OutboxConsumer {
         url: hook.url,
         secret: hook.secret,
         failure_streak: hook.failure_streak,
+        previous_secret: hook.previous_secret,
+        previous_secret_until: hook.previous_secret_until,
       };
       return [delivery];
     });

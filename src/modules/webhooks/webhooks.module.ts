@@ -88,14 +88,17 @@ export function createWebhooksModule(deps: WebhooksModuleDeps): WebhooksModule {
     onQueued: wake,
     maxPerBase: config.webhookMaxPerBase,
     allowPrivate: config.webhookAllowPrivate,
+    timeZone: config.timeZone,
   });
+  const consumer = new WebhookEventConsumer(() => deps.clock.now(), wake, {
+    max: config.webhookMaxBacklog,
+    pause: (trx, webhookId, url, reason, now) => delivery.disableAndTell(trx, webhookId, url, reason, now),
+  }, delivery);
+  consumer.subscriptions.timeZone = config.timeZone;
   return {
     service,
     delivery,
-    consumer: new WebhookEventConsumer(() => deps.clock.now(), wake, {
-      max: config.webhookMaxBacklog,
-      pause: (trx, webhookId, url, reason, now) => delivery.disableAndTell(trx, webhookId, url, reason, now),
-    }, delivery),
+    consumer,
     deliverer,
     prune: () => delivery.prune(),
     ticks: [{ name: 'webhook-log-prune', pattern: '0 23 3 * * *', leaseMs: 30 * 60_000, run: () => delivery.prune() }],

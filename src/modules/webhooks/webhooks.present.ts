@@ -1,6 +1,7 @@
 import type { AttemptRow, DeliveryRow } from './deliveries.repository.js';
 import { SECRET_MASK } from './secret-box.js';
 import type { WebhookRow } from './webhooks.repository.js';
+import { presentSubscription, readSubscription } from '../subscriptions/index.js';
 
 /** `"2021-03-16T14:27:58.873621"`: the original renders a webhook's created_at as a naive UTC datetime. */
 export function naiveDatetime(ms: number): string {
@@ -12,9 +13,16 @@ export function isoMillis(ms: number | null): string {
   return ms === null ? '' : new Date(ms).toISOString().replace('Z', '+00:00');
 }
 
-/** The webhook record of contract §6; the secret is never shown, only that one is set. */
+/**
+ * The webhook record of contract §6; the secret is never shown, only that one is set. A subscription
+ * (issue 31) and a running secret rotation add their fields; without them the record is the original's.
+ */
 export function webhookRecord(row: WebhookRow, baseUuid: string) {
+  const subscription = readSubscription(row.subscription);
+  const rotationEnds = row.previous_secret_until === null ? null : Number(row.previous_secret_until);
   return {
+    ...(subscription ? { subscription: presentSubscription(subscription) } : {}),
+    ...(rotationEnds !== null && row.previous_secret !== null ? { previous_secret_valid_until: isoMillis(rotationEnds) } : {}),
     id: Number(row.id),
     dtable_uuid: baseUuid,
     url: row.url,

@@ -180,6 +180,9 @@ describe('payload and record', () => {
       invalid_reason: 'r',
       start_event_id: 0,
       last_claimed_at: null,
+      subscription: null,
+      previous_secret: null,
+      previous_secret_until: null,
     };
     expect(webhookRecord(row, 'uuid')).toEqual({
       id: 4,

@@ -54,16 +54,33 @@ export async function deleteWebhook(db: Executor, id: number): Promise<void> {
 }
 
 /** The valid webhooks of these bases: who gets a delivery for their events (after `start_event_id`). */
-export async function validForBases(db: Executor, baseIds: number[]): Promise<Array<{ id: number; base_id: number; start_event_id: number; url: string }>> {
+export async function validForBases(db: Executor, baseIds: number[]): Promise<ValidWebhook[]> {
   if (baseIds.length === 0) return [];
   const rows = await db
     .selectFrom('webhooks')
-    .select(['id', 'base_id', 'start_event_id', 'url'])
+    .select(['id', 'base_id', 'start_event_id', 'url', 'subscription', 'updated_at'])
     .where('base_id', 'in', baseIds)
     .where('is_valid', '=', 1)
     .orderBy('id')
     .execute();
-  return rows.map((r) => ({ id: Number(r.id), base_id: Number(r.base_id), start_event_id: Number(r.start_event_id), url: r.url }));
+  return rows.map((r) => ({
+    id: Number(r.id),
+    base_id: Number(r.base_id),
+    start_event_id: Number(r.start_event_id),
+    url: r.url,
+    subscription: r.subscription,
+    updated_at: Number(r.updated_at),
+  }));
+}
+
+/** A valid webhook as the event consumer sees it (its subscription as stored text). */
+export interface ValidWebhook {
+  id: number;
+  base_id: number;
+  start_event_id: number;
+  url: string;
+  subscription: string | null;
+  updated_at: number;
 }
 
 /**
@@ -74,10 +91,18 @@ export async function markHandedOff(
   db: Executor,
   ids: number[],
   now: number,
-): Promise<Map<number, { url: string; secret: string | null; failure_streak: number }>> {
+): Promise<Map<number, { url: string; secret: string | null; failure_streak: number; previous_secret: string | null; previous_secret_until: number | null }>> {
   if (ids.length === 0) return new Map();
-  const rows = await db.updateTable('webhooks').set({ last_claimed_at: now }).where('id', 'in', ids).returning(['id', 'url', 'secret', 'failure_streak']).execute();
-  return new Map(rows.map((r) => [Number(r.id), { url: r.url, secret: r.secret, failure_streak: Number(r.failure_streak) }]));
+  const rows = await db
+    .updateTable('webhooks')
+    .set({ last_claimed_at: now })
+    .where('id', 'in', ids)
+    .returning(['id', 'url', 'secret', 'failure_streak', 'previous_secret', 'previous_secret_until'])
+    .execute();
+  const until = (v: number | null) => (v === null ? null : Number(v));
+  return new Map(
+    rows.map((r) => [Number(r.id), { url: r.url, secret: r.secret, failure_streak: Number(r.failure_streak), previous_secret: r.previous_secret, previous_secret_until: until(r.previous_secret_until) }]),
+  );
 }
 
 /** Which of these bases have a valid webhook (one indexed lookup). */

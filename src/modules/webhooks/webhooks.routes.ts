@@ -7,6 +7,8 @@ import {
   DeliveryListResponse,
   DeliveryParams,
   DeliveryResponse,
+  DryRunBody,
+  DryRunResponse,
   PageQuery,
   Success,
   WebhookBody,
@@ -59,6 +61,20 @@ export function webhooksRoutes(webhooks: WebhooksService): FastifyPluginAsyncTyp
       async (request) => ({
         delivery: await webhooks.redeliver(currentAccount(request), target(request.params), request.params.webhook_id, request.params.delivery_id),
       }),
+    );
+
+    app.post(
+      `${base}:webhook_id/rotate-secret/`,
+      { config, schema: { tags, params: WebhookParams, body: WebhookBody, response: { 200: WebhookResponse } } },
+      async (request) => ({
+        webhook: await webhooks.rotateSecret(currentAccount(request), target(request.params), request.params.webhook_id, request.body ?? {}),
+      }),
+    );
+
+    app.post(
+      `${base}:webhook_id/dry-run/`,
+      { config, schema: { tags, params: WebhookParams, body: DryRunBody, response: { 200: DryRunResponse } } },
+      async (request) => webhooks.dryRun(currentAccount(request), target(request.params), request.params.webhook_id, request.body),
     );
 
     app.post(

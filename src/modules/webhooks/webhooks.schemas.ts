@@ -24,7 +24,31 @@ export const PageQuery = Type.Object({
   per_page: Type.Optional(Type.String({ maxLength: 20 })),
 });
 
+const StringList = Type.Union([Type.Array(Type.String()), Type.Null()]);
+
+/** A webhook's subscription (issue 31): which changes it receives. Absent = every change. */
+export const SubscriptionRecord = Type.Object({
+  tables: StringList,
+  columns: StringList,
+  events: StringList,
+  filters: Type.Union([Type.Array(Type.Unknown()), Type.Null()]),
+  filter_conjunction: Type.String(),
+  fire_on: Type.String({ description: 'matching | starts_matching' }),
+});
+
+export const DryRunBody = Type.Object({ event_id: Type.Union([Type.Integer({ minimum: 1 }), Type.String({ maxLength: 20 })]) });
+export const DryRunResponse = Type.Object({
+  event_id: Type.Integer(),
+  would_send: Type.Boolean(),
+  reason: Type.String(),
+  message: Type.String(),
+  delivery_id: Type.Union([Type.Integer(), Type.Null()]),
+  delivery_status: Type.Union([Type.String(), Type.Null()]),
+});
+
 export const WebhookRecord = Type.Object({
+  subscription: Type.Optional(SubscriptionRecord),
+  previous_secret_valid_until: Type.Optional(Type.String()),
   id: Type.Integer(),
   dtable_uuid: Type.String(),
   url: Type.String(),

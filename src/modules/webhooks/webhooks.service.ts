@@ -15,6 +15,12 @@ import * as repo from './webhooks.repository.js';
 import type { WebhookAlertRow, WebhookRow } from './webhooks.repository.js';
 import { deliveryRecord, webhookRecord } from './webhooks.present.js';
 import { parsePositiveId } from '../../shared/ids.js';
+import { loadMetadata } from '../rows/index.js';
+import { eventsOfBases } from '../events/index.js';
+import { compileSubscription, matchChange, MATCH_MESSAGES, mentionsSubscription, parseSubscription, presentSubscription, readSubscription, SUBSCRIPTION_FIELDS } from '../subscriptions/index.js';
+
+const DEFAULT_ROTATION_GRACE_S = 86_400;
+const MAX_ROTATION_GRACE_S = 7 * 86_400;
 
 export interface BaseTarget {
   workspaceId: string;
@@ -33,6 +39,8 @@ export interface WebhooksServiceDeps {
   onQueued?: () => void;
   /** WEBHOOK_MAX_PER_BASE (default 20). */
   maxPerBase?: number;
+  /** TIME_ZONE, for date filters in dry runs. */
+  timeZone?: string;
 }
 
 export type WebhookRecord = ReturnType<typeof webhookRecord>;
@@ -53,6 +61,7 @@ export class WebhooksService {
     const secret = checkSecret(body.secret);
     const max = this.deps.maxPerBase ?? 20;
     if ((await repo.countForBase(this.deps.db, base.id)) >= max) throw badRequest(`A base can have at most ${max} webhooks.`);
+    const subscription = mentionsSubscription(body) ? await this.subscriptionOf(base.id, body) : null;
     const now = this.deps.clock.now();
     const id = await this.unique(() =>
       repo.insertWebhook(this.deps.db, {
@@ -65,6 +74,7 @@ export class WebhooksService {
         created_at: now,
         updated_at: now,
         invalid_reason: null,
+        subscription,
         // Read in the INSERT itself: the webhook receives exactly the changes committed after it.
         start_event_id: outboxPosition(),
       }),
@@ -82,9 +92,20 @@ export class WebhooksService {
     const webhook = await this.mustFind(base, webhookId);
     const url = body.url === undefined || body.url === '' ? undefined : checkWebhookUrl(body.url, { allowPrivate: this.deps.allowPrivate ?? false });
     const secret = checkSecret(body.secret);
+    // Fields not given keep their stored value; `null`, '' or [] clears one.
+    const stored = readSubscription(webhook.subscription);
+    const subscription = mentionsSubscription(body)
+      ? await this.subscriptionOf(base.id, { ...(stored ? presentSubscription(stored) : {}), ...pick(body) })
+      : undefined;
     const changes = {
       ...(url !== undefined ? { url, url_hash: sha256Hex(url) } : {}),
-      ...(secret === null ? { secret: null } : secret !== undefined && secret !== SECRET_MASK ? { secret: this.deps.secrets.seal(secret) } : {}),
+      ...(subscription !== undefined ? { subscription } : {}),
+      // A secret set here replaces it at once (no rotation window: see rotateSecret).
+      ...(secret === null
+        ? { secret: null, previous_secret: null, previous_secret_until: null }
+        : secret !== undefined && secret !== SECRET_MASK
+          ? { secret: this.deps.secrets.seal(secret), previous_secret: null, previous_secret_until: null }
+          : {}),
       is_valid: 1,
       failure_streak: 0,
       invalid_reason: null,
@@ -93,6 +114,55 @@ export class WebhooksService {
     await this.unique(() => repo.updateWebhook(this.deps.db, webhook.id, changes));
     if (Number(webhook.is_valid) !== 1) this.deps.onQueued?.();
     return webhookRecord(await this.mustFind(base, webhook.id), base.uuid);
+  }
+
+  /**
+   * Why a past change was or was not (or would not be) sent to this webhook: its subscription as
+   * saved now, the webhook's start, and the delivery queued for it if any.
+   */
+  async dryRun(user: AccountUser, target: BaseTarget, webhookId: string, body: Record<string, unknown>) {
+    const base = await this.base(user, target);
+    const webhook = await this.mustFind(base, webhookId);
+    const eventId = parsePositiveId(typeof body.event_id === 'number' ? String(body.event_id) : body.event_id);
+    if (eventId === null) throw badRequest('event_id must be a positive integer');
+    const [event] = await eventsOfBases(this.deps.db, eventId - 1, eventId, [base.id]);
+    if (!event) throw notFound('Event not found.');
+    const delivery = await deliveries.deliveryOfEvent(this.deps.db, webhook.id, eventId);
+    const sent = delivery ? { delivery_id: Number(delivery.id), delivery_status: delivery.status } : { delivery_id: null, delivery_status: null };
+    if (eventId <= Number(webhook.start_event_id)) {
+      return { event_id: eventId, would_send: false, reason: 'before_webhook_created', message: 'The change was committed before the webhook was created.', ...sent };
+    }
+    const result = matchChange(compileSubscription(readSubscription(webhook.subscription)), event, this.deps.timeZone ?? 'UTC');
+    return { event_id: eventId, would_send: result.match, reason: result.reason, message: MATCH_MESSAGES[result.reason], ...sent };
+  }
+
+  /**
+   * Replace the secret without downtime: the old one keeps signing deliveries (a second
+   * `webhook-signature` entry) for `grace_seconds` (default a day, at most 7 days).
+   */
+  async rotateSecret(user: AccountUser, target: BaseTarget, webhookId: string, body: Record<string, unknown>): Promise<WebhookRecord> {
+    const base = await this.base(user, target);
+    const webhook = await this.mustFind(base, webhookId);
+    const secret = checkSecret(body.secret);
+    if (typeof secret !== 'string' || secret === '' || secret === SECRET_MASK) throw badRequest('secret: the new secret is required');
+    const grace = body.grace_seconds === undefined || body.grace_seconds === '' ? DEFAULT_ROTATION_GRACE_S : Number(body.grace_seconds);
+    if (!Number.isInteger(grace) || grace < 0 || grace > MAX_ROTATION_GRACE_S) throw badRequest(`grace_seconds must be an integer from 0 to ${MAX_ROTATION_GRACE_S}`);
+    const now = this.deps.clock.now();
+    const keepOld = webhook.secret !== null && grace > 0;
+    await repo.updateWebhook(this.deps.db, webhook.id, {
+      secret: this.deps.secrets.seal(secret),
+      previous_secret: keepOld ? webhook.secret : null,
+      previous_secret_until: keepOld ? now + grace * 1000 : null,
+      updated_at: now,
+    });
+    return webhookRecord(await this.mustFind(base, webhook.id), base.uuid);
+  }
+
+  /** The subscription fields of `body` checked against the base's tables, as stored text (null: every change). */
+  private async subscriptionOf(baseId: number, body: Record<string, unknown>): Promise<string | null> {
+    const meta = await loadMetadata(this.deps.db, baseId);
+    const spec = parseSubscription(body, meta.tables);
+    return spec === null ? null : JSON.stringify(spec);
   }
 
   async remove(user: AccountUser, target: BaseTarget, webhookId: string): Promise<void> {
@@ -148,7 +218,15 @@ export class WebhooksService {
     const msgId = newMessageId();
     const created = this.deps.clock.now();
     const body = pingBody({ baseUuid: base.uuid, webhookId: webhook.id, opUser: user.virtualId, now: created });
-    const report = await this.deps.delivery.attempt({ url: webhook.url, secretSealed: webhook.secret, msgId, body, attempt: 1 });
+    const report = await this.deps.delivery.attempt({
+      url: webhook.url,
+      secretSealed: webhook.secret,
+      previousSealed: webhook.previous_secret,
+      previousUntil: webhook.previous_secret_until === null ? null : Number(webhook.previous_secret_until),
+      msgId,
+      body,
+      attempt: 1,
+    });
     const { decision, result } = report;
     const now = this.deps.clock.now();
     const id = await this.deps.db.transaction().execute(async (trx) => {
@@ -211,3 +289,10 @@ export class WebhooksService {
   }
 }
 
+
+/** The subscription fields a body gives (even as null: clearing one). */
+function pick(body: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const field of SUBSCRIPTION_FIELDS) if (body[field] !== undefined) out[field] = body[field];
+  return out;
+}

@@ -20,6 +20,11 @@ export interface WebhooksTable {
   start_event_id: Generated<number>;
   /** When the webhook last got a sending slot: the deliverer serves the longest-waiting first. */
   last_claimed_at: number | null;
+  /** The resolved subscription (JSON, src/modules/subscriptions); null = every change. */
+  subscription: string | null;
+  /** The secret a rotation replaced (sealed like `secret`): deliveries are signed with it too until `previous_secret_until`. */
+  previous_secret: string | null;
+  previous_secret_until: number | null;
 }
 
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
