@@ -1,5 +1,8 @@
 import type { Worker } from 'node:worker_threads';
 
+/** Longest `close()` waits for its threads to exit. */
+const CLOSE_WAIT_MS = 2_000;
+
 /** Whose job it is (the base): no owner holds more than its share of the threads. */
 export type ThreadOwner = string | number;
 
@@ -80,10 +83,21 @@ export class ThreadPool {
     });
   }
 
+  /**
+   * Terminate every thread. A thread inside a native call (a long SQLite statement) only exits when that
+   * call returns, so wait at most CLOSE_WAIT_MS for them: the threads are unref'd and end with the process.
+   */
   async close(): Promise<void> {
     this.closed = true;
     for (const pending of this.queue.splice(0)) this.fail(pending, new Error(`${this.options.name}s closed`));
-    await Promise.all(this.slots.map((slot) => slot.worker?.terminate()));
+    const exits = Promise.all(this.slots.map((slot) => slot.worker?.terminate()));
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, CLOSE_WAIT_MS);
+      timer.unref();
+    });
+    await Promise.race([exits, bound]);
+    clearTimeout(timer);
   }
 
   private pump(): void {

@@ -16,7 +16,8 @@ export async function listen(t: TestApp): Promise<string> {
 
 /**
  * One HTTP request with exactly the given headers (node adds only Host and Connection), the way an
- * official client sends it; `body` is written as is. Times out after 10 s.
+ * official client sends it; `body` is written as is. Times out after 10 s. A Server-Sent Events answer
+ * never ends by design: it resolves on its head with an empty body and the connection is closed.
  */
 export function rawRequest(server: string, method: string, path: string, headers: Record<string, string>, body?: string): Promise<RawResponse> {
   const url = new URL(path, server);
@@ -24,6 +25,11 @@ export function rawRequest(server: string, method: string, path: string, headers
     const req = http.request(
       { host: url.hostname, port: url.port, path: url.pathname + url.search, method, headers, timeout: 10_000 },
       (res) => {
+        if (/^text\/event-stream/.test(res.headers['content-type'] ?? '')) {
+          resolve({ status: res.statusCode ?? 0, body: '', json: () => { throw new Error(`${method} ${path} is an event stream`); } });
+          req.destroy();
+          return;
+        }
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => {

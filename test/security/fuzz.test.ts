@@ -35,9 +35,11 @@ describe.each(DIALECTS)('fuzz over the OpenAPI routes (%s)', (dialect) => {
     base = await createBase(t, user);
     bt = await baseToken(t, user, base);
     const doc = (await t.request({ method: 'GET', url: '/api/docs/openapi.json' })).json() as { paths: Record<string, Record<string, unknown>> };
+    // The change feed's Server-Sent Events form streams until the client leaves, which an injected request
+    // never does; its input checks are tested in test/http/change-feed.test.ts.
     operations = Object.entries(doc.paths).flatMap(([path, methods]) =>
       Object.keys(methods).filter((m) => ['get', 'post', 'put', 'delete', 'patch'].includes(m)).map((method) => ({ method: method.toUpperCase(), path })),
-    );
+    ).filter((op) => !op.path.endsWith('/changes/stream/'));
   });
   afterAll(() => t.close());
 
