@@ -166,6 +166,20 @@ export function outboxPosition(): RawBuilder<number> {
   return sql<number>`(select coalesce(max(id), 0) from events)`;
 }
 
+/**
+ * The ids of the events committed from `from` through `to` (ms, both included): `[first, last]`, or
+ * null when none was. Commit time and id order agree (ids become visible in commit order).
+ */
+export async function eventIdsBetween(db: Executor, from: number, to: number): Promise<[number, number] | null> {
+  const row = await db
+    .selectFrom('events')
+    .select((eb) => [eb.fn.min('id').as('first'), eb.fn.max('id').as('last')])
+    .where('created_at', '>=', from)
+    .where('created_at', '<=', to)
+    .executeTakeFirst();
+  return row?.first === null || row?.first === undefined ? null : [Number(row.first), Number(row.last)];
+}
+
 /** How many events were parsed (read back with their cells) by this process: a test and metrics probe. */
 export const outboxStats = { parsed: 0 };
 
