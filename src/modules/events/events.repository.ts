@@ -167,17 +167,22 @@ export function outboxPosition(): RawBuilder<number> {
 }
 
 /**
- * The ids of the events committed from `from` through `to` (ms, both included): `[first, last]`, or
- * null when none was. Commit time and id order agree (ids become visible in commit order).
+ * The ids of one base's events committed from `from` through `to` (ms, both included), after
+ * `afterId`, in id order, the first `limit` (by commit time itself: a clock set back may break
+ * the agreement of time and id order).
  */
-export async function eventIdsBetween(db: Executor, from: number, to: number): Promise<[number, number] | null> {
-  const row = await db
+export async function eventIdsBetween(db: Executor, baseId: number, from: number, to: number, afterId: number, limit: number): Promise<number[]> {
+  const rows = await db
     .selectFrom('events')
-    .select((eb) => [eb.fn.min('id').as('first'), eb.fn.max('id').as('last')])
+    .select('id')
+    .where('base_id', '=', baseId)
+    .where('id', '>', afterId)
     .where('created_at', '>=', from)
     .where('created_at', '<=', to)
-    .executeTakeFirst();
-  return row?.first === null || row?.first === undefined ? null : [Number(row.first), Number(row.last)];
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => Number(r.id));
 }
 
 /** How many events were parsed (read back with their cells) by this process: a test and metrics probe. */

@@ -104,17 +104,19 @@ export async function replayRange(ctx: ReplayContext, webhook: WebhookRow, body:
 
 /** The base's changes in the range that the webhook's subscription wants, at most `max` (400 beyond). */
 async function wantedEvents(ctx: ReplayContext, webhook: WebhookRow, from: number, to: number): Promise<ChangeEvent[]> {
-  const range = await eventIdsBetween(ctx.db, from, to);
-  if (!range) return [];
+  const baseId = Number(webhook.base_id);
   const sub = compileSubscription(readSubscription(webhook.subscription));
   const out: ChangeEvent[] = [];
-  let after = range[0] - 1;
+  let after = 0;
   for (;;) {
-    const page = await eventsOfBases(ctx.db, after, range[1], [Number(webhook.base_id)], PAGE);
-    for (const event of page) if (matchChange(sub, event, ctx.timeZone).match) out.push(event);
+    const ids = await eventIdsBetween(ctx.db, baseId, from, to, after, PAGE);
+    if (ids.length === 0) return out;
+    const wanted = new Set(ids);
+    const page = await eventsOfBases(ctx.db, ids[0]! - 1, ids[ids.length - 1]!, [baseId]);
+    for (const event of page) if (wanted.has(event.id) && matchChange(sub, event, ctx.timeZone).match) out.push(event);
     tooMany(out.length, ctx.limits.max, 'changes', 'a shorter range');
-    if (page.length < PAGE) return out;
-    after = page[page.length - 1]!.id;
+    if (ids.length < PAGE) return out;
+    after = ids[ids.length - 1]!;
   }
 }
 
