@@ -14,7 +14,7 @@ describe.each(DIALECTS)('webhook replay and bulk redelivery (%s)', (dialect) => 
   let receiver: Receiver;
 
   beforeAll(async () => {
-    ({ t, owner } = await webhookApp(dialect, { WEBHOOK_LANES: '1', WEBHOOK_REPLAY_MAX: '5' }));
+    ({ t, owner } = await webhookApp(dialect, { WEBHOOK_LANES: '1', WEBHOOK_REPLAY_MAX: '5', WEBHOOK_MAX_BACKLOG: '10' }));
   });
   afterAll(() => t?.close());
   beforeEach(async () => {
@@ -120,12 +120,17 @@ describe.each(DIALECTS)('webhook replay and bulk redelivery (%s)', (dialect) => 
 
     t.clock.set(T0 + HOUR);
     expect((await post(hook.id, 'replay', { from: iso(T0), to: iso(T0) })).json()).toEqual({ count: 5 });
-    // A burst of live changes after the replay was queued.
+    expect((await post(hook.id, 'replay', { from: iso(T0), to: iso(T0) })).json()).toEqual({ count: 5 });
+    // The replay lane is bounded (WEBHOOK_MAX_BACKLOG = 10): a third call is refused, nothing queued.
+    const full = await post(hook.id, 'replay', { from: iso(T0), to: iso(T0) });
+    expect(full.statusCode).toBe(409);
+    expect(full.json()).toHaveProperty('error_msg');
+    // A burst of live changes after the replays were queued: not paused by them, and sent first.
     const burst = Array.from({ length: 3 }, () => changeEvent(base));
     await emit(t, burst);
     await drain(t);
-    // Every live change went first (lanes = 1: in order, one at a time), then the replay in its order.
-    expect(rowIdsReceived()).toEqual([...burst, ...old].map((e) => e.rowId));
+    // Every live change went first (lanes = 1: in order, one at a time), then the replays in their order.
+    expect(rowIdsReceived()).toEqual([...burst, ...old, ...old].map((e) => e.rowId));
   });
 
   it('the replay lane waits behind other webhooks’ live deliveries in one claim', async () => {
