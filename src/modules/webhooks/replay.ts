@@ -81,23 +81,23 @@ export async function replayRange(ctx: ReplayContext, webhook: WebhookRow, body:
   return queue(ctx, webhook, events.length, async (trx) => {
     const payloadIds = await deliveries.insertPayloads(trx, events.map((event) => ({ eventId: event.id, body: eventBody(event) })), ctx.now);
     return events.map((event) =>
-    replayDelivery(
-      {
-        webhook_id: webhookId,
-        base_id: event.baseId,
-        event_id: event.id,
-        // Not the live delivery's dedupe key: a replay of a delivered change is a new attempt, not a duplicate.
-        dedupe_key: null,
-        msg_id: changeMessageId(webhookId, event.id, event.writeId),
-        kind: 'replay',
-        op_type: event.opType,
-        body: '',
-        payload_id: payloadIds.get(event.id)!,
-        redelivery_of: null,
-        row_key: event.rowId,
-      },
-      ctx.now,
-    ),
+      replayDelivery(
+        {
+          webhook_id: webhookId,
+          base_id: event.baseId,
+          event_id: event.id,
+          // Not the live delivery's dedupe key: a replay of a delivered change is a new attempt, not a duplicate.
+          dedupe_key: null,
+          msg_id: changeMessageId(webhookId, event.id, event.writeId),
+          kind: 'replay',
+          op_type: event.opType,
+          body: '',
+          payload_id: payloadIds.get(event.id)!,
+          redelivery_of: null,
+          row_key: event.rowId,
+        },
+        ctx.now,
+      ),
     );
   });
 }
