@@ -109,6 +109,8 @@ export interface Config {
   webhookMaxPerBase: number;
   /** WEBHOOK_MAX_BACKLOG — queued deliveries one webhook may have; past it the webhook is paused and its owner told; default 10000. */
   webhookMaxBacklog: number;
+  /** WEBHOOK_REPLAY_MAX — deliveries one replay or bulk-redeliver call may queue; more answers 400; default 1000. */
+  webhookReplayMax: number;
   /** File and image storage (ASSET_*, S3_*): see `src/config/assets.ts`. */
   assets: AssetsConfig;
   /** The change stream to NATS JetStream (EVENTS_NATS_*): see `src/config/events-nats.ts`; null without EVENTS_NATS_URL. */
@@ -205,6 +207,7 @@ export function loadConfig(env: Env = process.env, options: { persistSecret?: bo
     security: loadSecurityConfig(env),
     webhookMaxPerBase: int(env, 'WEBHOOK_MAX_PER_BASE', 20, 1, 1000),
     webhookMaxBacklog: int(env, 'WEBHOOK_MAX_BACKLOG', 10_000, 10, 10_000_000),
+    webhookReplayMax: int(env, 'WEBHOOK_REPLAY_MAX', 1_000, 1, 100_000),
     webhookWorkerStaleMs: int(env, 'WEBHOOK_WORKER_STALE_MS', 3_000, 1_000, 600_000),
     assets: loadAssetsConfig(env, dataDir),
     eventsNats: loadEventsNatsConfig(env),

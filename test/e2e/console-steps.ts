@@ -26,8 +26,8 @@ export interface ConsoleRun {
   frames: string[];
   /** Messages of the confirmations the admin's page showed. */
   dialogs: string[];
-  /** The admin's page accepts confirmations unless `dismissNext` is set (for one). */
-  confirmations: { dismissNext: boolean };
+  /** The admin's page accepts confirmations unless `dismissNext` is set (for one); a prompt gets `promptText`. */
+  confirmations: { dismissNext: boolean; promptText?: string };
 }
 
 async function accountToken(url: string, email: string, password: string): Promise<{ status: number; token?: string }> {

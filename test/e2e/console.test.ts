@@ -32,7 +32,7 @@ describe('web console (headless Chromium)', () => {
   let script: SeaTableBase;
   const frames: string[] = [];
   const dialogs: string[] = [];
-  const confirmations = { dismissNext: false };
+  const confirmations: { dismissNext: boolean; promptText?: string } = { dismissNext: false };
   const run = (): ConsoleRun => ({ url, browser, page, call, gw, workspaceId, frames, dialogs, confirmations });
 
   const call = apiCaller(() => url, () => adminToken);
@@ -50,7 +50,7 @@ describe('web console (headless Chromium)', () => {
     // Confirmations are accepted, unless a step asks to dismiss the next one.
     page.on('dialog', (d) => {
       dialogs.push(d.message());
-      void (confirmations.dismissNext ? d.dismiss() : d.accept());
+      void (confirmations.dismissNext ? d.dismiss() : d.accept(d.type() === 'prompt' ? confirmations.promptText : undefined));
       confirmations.dismissNext = false;
     });
     page.on('websocket', (ws) => ws.on('framereceived', (frame) => void frames.push(String(frame.payload))));
@@ -286,6 +286,22 @@ describe('web console (headless Chromium)', () => {
       await log.getByText('redelivery').first().waitFor({ timeout: 15_000 });
       await expect.poll(() => log.getByText('succeeded', { exact: true }).count(), { timeout: 15_000 }).toBe(2);
       await page.getByRole('listitem', { name: /^Webhook / }).screenshot({ path: 'docs/screenshots/webhook-delivery-log.png' });
+    });
+    await step(page, 'webhook-subscription', async () => {
+      const hook = page.getByRole('listitem', { name: /^Webhook / });
+      await hook.getByRole('button', { name: 'Subscription' }).click();
+      const form = page.getByRole('form', { name: 'Webhook subscription' });
+      await form.getByLabel('Tables').fill('Table1');
+      await form.getByLabel('insert_row').check();
+      await form.getByRole('button', { name: 'Save subscription' }).click();
+      await hook.getByText('filtered', { exact: true }).waitFor();
+      const listed = await call<{ webhook_list: Array<{ subscription?: Record<string, unknown> }> }>(`/api/v2.1/workspace/${workspaceId}/dtable/${BASE}/webhooks/`);
+      expect(listed.data.webhook_list[0]!.subscription).toMatchObject({ tables: ['0000'], events: ['insert_row'], fire_on: 'matching' });
+      // Rotating keeps the old secret valid for a while; the page says until when.
+      confirmations.promptText = 'rotated-secret';
+      await hook.getByRole('button', { name: 'Rotate secret' }).click();
+      await hook.getByText(/old secret valid until/).waitFor();
+      confirmations.promptText = undefined;
     });
   });
 

@@ -166,6 +166,25 @@ export function outboxPosition(): RawBuilder<number> {
   return sql<number>`(select coalesce(max(id), 0) from events)`;
 }
 
+/**
+ * The ids of one base's events committed from `from` through `to` (ms, both included), after
+ * `afterId`, in id order, the first `limit` (by commit time itself: a clock set back may break
+ * the agreement of time and id order).
+ */
+export async function eventIdsBetween(db: Executor, baseId: number, from: number, to: number, afterId: number, limit: number): Promise<number[]> {
+  const rows = await db
+    .selectFrom('events')
+    .select('id')
+    .where('base_id', '=', baseId)
+    .where('id', '>', afterId)
+    .where('created_at', '>=', from)
+    .where('created_at', '<=', to)
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => Number(r.id));
+}
+
 /** How many events were parsed (read back with their cells) by this process: a test and metrics probe. */
 export const outboxStats = { parsed: 0 };
 

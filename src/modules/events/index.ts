@@ -7,6 +7,7 @@ export {
   eventHeadsAfter,
   eventsOfBases,
   eventsOfBaseAfter,
+  eventIdsBetween,
   ensureConsumer,
   lockConsumer,
   advanceConsumer,

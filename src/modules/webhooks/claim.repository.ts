@@ -1,6 +1,7 @@
 import { sql, type ExpressionBuilder } from 'kysely';
 import type { Database, DialectName, Executor } from '../../db/index.js';
 import { resolveBodies } from './payload-bodies.repository.js';
+import { LIVE_PRIORITY, REPLAY_PRIORITY } from './webhooks.table.js';
 
 /** A claimed delivery with what sending it needs. */
 export interface ClaimedDelivery {
@@ -44,6 +45,7 @@ export interface QueueItem {
   next_attempt_at: number;
   locked_until: number | null;
   lease_owner: string | null;
+  priority: number;
 }
 
 /**
@@ -73,31 +75,39 @@ export async function claimDeliveries(db: Executor, input: ClaimInput, dialect: 
     const batch = candidates.slice(i, i + input.limit);
     const windows = await queueWindows(db, batch, lanes === 1 ? 1 : lanes * WINDOW_PER_LANE);
     const eligible = batch.map((webhookId) => eligibleOf(windows.get(webhookId) ?? [], lanes, input.now, leased));
-    // Round-robin: one delivery of each webhook per turn, longest-waiting webhook first.
-    for (let turn = 0; picked.length < input.limit; turn++) {
-      let any = false;
-      for (const list of eligible) {
-        if (turn < list.length && picked.length < input.limit) {
-          picked.push(list[turn]!);
-          any = true;
-        }
-      }
-      if (!any) break;
+    // Live deliveries of every webhook first, then the replay lane with the slots left (issue 31).
+    for (const priority of [LIVE_PRIORITY, REPLAY_PRIORITY]) {
+      const lists = eligible.map((list) => list.filter((d) => Number(d.priority) === priority).map((d) => Number(d.id)));
+      roundRobin(lists, picked, input.limit);
     }
   }
   if (picked.length === 0) return [];
   return takeLeases(db, picked, input, dialect);
 }
 
-/** The deliveries of one webhook's window that may be sent now, in id order. */
-function eligibleOf(window: QueueItem[], lanes: number, now: number, leased: (d: QueueItem) => boolean): number[] {
+/** Round-robin: one delivery of each webhook per turn, longest-waiting webhook first. */
+function roundRobin(lists: number[][], picked: number[], limit: number): void {
+  for (let turn = 0; picked.length < limit; turn++) {
+    let any = false;
+    for (const list of lists) {
+      if (turn < list.length && picked.length < limit) {
+        picked.push(list[turn]!);
+        any = true;
+      }
+    }
+    if (!any) return;
+  }
+}
+
+/** The deliveries of one webhook's window that may be sent now, in queue order (lane, then id). */
+function eligibleOf(window: QueueItem[], lanes: number, now: number, leased: (d: QueueItem) => boolean): QueueItem[] {
   const inFlight = window.filter(leased).length;
-  const out: number[] = [];
+  const out: QueueItem[] = [];
   const earlierRows = new Set<string>();
   for (const [index, d] of window.entries()) {
     if (out.length + inFlight >= lanes) break;
     const blocked = lanes === 1 ? index > 0 : d.row_key !== null && earlierRows.has(d.row_key);
-    if (!blocked && !leased(d) && Number(d.next_attempt_at) <= now) out.push(Number(d.id));
+    if (!blocked && !leased(d) && Number(d.next_attempt_at) <= now) out.push(d);
     if (d.row_key !== null) earlierRows.add(d.row_key);
   }
   return out;
@@ -122,12 +132,15 @@ async function webhooksWithQueues(db: Executor): Promise<number[]> {
   return result.rows.map((r) => Number(r.id));
 }
 
-/** The first `size` pending deliveries of each webhook, in id order. */
+/**
+ * The first `size` pending deliveries of each webhook in queue order: the live lane, then the replay
+ * lane (a live delivery queued during a replay goes before the replay's rest), each in id order.
+ */
 export async function queueWindows(db: Executor, webhookIds: number[], size: number): Promise<Map<number, QueueItem[]>> {
   const parts = webhookIds.map(
-    (id, i) => sql`SELECT * FROM (SELECT id, webhook_id, row_key, next_attempt_at, locked_until, lease_owner
+    (id, i) => sql`SELECT * FROM (SELECT id, webhook_id, row_key, next_attempt_at, locked_until, lease_owner, priority
                                     FROM webhook_deliveries WHERE webhook_id = ${id} AND status = 'pending'
-                                   ORDER BY id LIMIT ${size}) AS ${sql.raw(`q${i}`)}`,
+                                   ORDER BY priority, id LIMIT ${size}) AS ${sql.raw(`q${i}`)}`,
   );
   const result = await sql<QueueItem>`${sql.join(parts, sql` UNION ALL `)}`.execute(db);
   const byWebhook = new Map<number, QueueItem[]>();
@@ -137,7 +150,7 @@ export async function queueWindows(db: Executor, webhookIds: number[], size: num
     if (list) list.push(row);
     else byWebhook.set(id, [row]);
   }
-  for (const list of byWebhook.values()) list.sort((a, b) => Number(a.id) - Number(b.id));
+  for (const list of byWebhook.values()) list.sort((a, b) => Number(a.priority) - Number(b.priority) || Number(a.id) - Number(b.id));
   return byWebhook;
 }
 
@@ -171,7 +184,7 @@ async function takeLeases(db: Executor, ids: number[], input: ClaimInput, dialec
       .where('id', 'in', targets)
       .where('status', '=', 'pending')
       .where((eb) => claimable(eb, input.now, input.staleBefore))
-      .returning(['id', 'webhook_id', 'msg_id', 'body', 'attempts', 'payload_id'])
+      .returning(['id', 'webhook_id', 'msg_id', 'body', 'attempts', 'payload_id', 'priority'])
       .execute();
   const lockThenUpdate = async (trx: Executor) => {
     const locked = await trx.selectFrom('webhook_deliveries').select('id').where('id', 'in', ids).orderBy('id').forUpdate().skipLocked().execute();
@@ -188,7 +201,9 @@ async function takeLeases(db: Executor, ids: number[], input: ClaimInput, dialec
     .returning(['id', 'url', 'secret', 'failure_streak', 'previous_secret', 'previous_secret_until'])
     .execute();
   const byId = new Map(hooks.map((h) => [Number(h.id), h]));
+  // Live before replays (the pool starts them in this order), each in id order.
   return taken
+    .sort((a, b) => Number(a.priority) - Number(b.priority) || Number(a.id) - Number(b.id))
     .filter((d) => byId.has(Number(d.webhook_id)))
     .map((d) => {
       const hook = byId.get(Number(d.webhook_id))!;
@@ -204,8 +219,7 @@ async function takeLeases(db: Executor, ids: number[], input: ClaimInput, dialec
         previous_secret: hook.previous_secret,
         previous_secret_until: hook.previous_secret_until === null ? null : Number(hook.previous_secret_until),
       };
-    })
-    .sort((a, b) => a.id - b.id);
+    });
 }
 
 /** The worker's heartbeat: its leases stay its own while this is recent. */

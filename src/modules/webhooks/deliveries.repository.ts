@@ -233,6 +233,16 @@ export async function findDelivery(db: Executor, webhookId: number, id: number):
   return row ? (await resolveBodies(db, [row]))[0] : undefined;
 }
 
+/** Deliveries by id, in id order (a shared body stays referenced by `payload_id`). */
+export async function deliveriesById(db: Executor, ids: number[]): Promise<DeliveryRow[]> {
+  const out: DeliveryRow[] = [];
+  for (let i = 0; i < ids.length; i += INSERT_CHUNK) {
+    const rows = await db.selectFrom('webhook_deliveries').selectAll().where('id', 'in', ids.slice(i, i + INSERT_CHUNK)).orderBy('id').execute();
+    out.push(...rows);
+  }
+  return out;
+}
+
 /** The (first) delivery of a change event to a webhook, if one was queued. */
 export function deliveryOfEvent(db: Executor, webhookId: number, eventId: number): Promise<{ id: number; status: string } | undefined> {
   return db.selectFrom('webhook_deliveries').select(['id', 'status']).where('webhook_id', '=', webhookId).where('event_id', '=', eventId).orderBy('id').executeTakeFirst();

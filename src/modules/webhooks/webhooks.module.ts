@@ -89,6 +89,7 @@ export function createWebhooksModule(deps: WebhooksModuleDeps): WebhooksModule {
     maxPerBase: config.webhookMaxPerBase,
     allowPrivate: config.webhookAllowPrivate,
     timeZone: config.timeZone,
+    replay: { max: config.webhookReplayMax, retentionDays: config.changeFeedRetentionDays, maxBacklog: config.webhookMaxBacklog },
   });
   const consumer = new WebhookEventConsumer(() => deps.clock.now(), wake, {
     max: config.webhookMaxBacklog,

@@ -1,6 +1,6 @@
 import type { Insertable, InsertObject, Selectable, Updateable } from 'kysely';
 import type { Database, Executor } from '../../db/index.js';
-import type { WebhookAlertsTable, WebhooksTable } from './webhooks.table.js';
+import { LIVE_PRIORITY, type WebhookAlertsTable, type WebhooksTable } from './webhooks.table.js';
 
 export type WebhookRow = Selectable<WebhooksTable>;
 export type WebhookAlertRow = Selectable<WebhookAlertsTable>;
@@ -26,6 +26,8 @@ export async function backlogOf(db: Executor, webhookIds: number[]): Promise<Map
     .select(['webhook_id', (eb) => eb.fn.countAll<number>().as('n')])
     .where('webhook_id', 'in', webhookIds)
     .where('status', '=', 'pending')
+    // The replay lane is bounded by its own check (replay.ts): a replay never pauses live deliveries.
+    .where('priority', '=', LIVE_PRIORITY)
     .groupBy('webhook_id')
     .execute();
   return new Map(rows.map((r) => [Number(r.webhook_id), Number(r.n)]));

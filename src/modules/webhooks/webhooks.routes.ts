@@ -4,12 +4,15 @@ import { parsePage } from '../../shared/pagination.js';
 import type { WebhooksService } from './webhooks.service.js';
 import {
   BaseParams,
+  CountResponse,
   DeliveryListResponse,
   DeliveryParams,
   DeliveryResponse,
   DryRunBody,
   DryRunResponse,
   PageQuery,
+  RedeliverFailedBody,
+  ReplayBody,
   Success,
   WebhookBody,
   WebhookListResponse,
@@ -22,7 +25,7 @@ const tags = ['webhooks'];
 const base = '/api/v2.1/workspace/:workspace_id/dtable/:base_name/webhooks/';
 const target = (p: { workspace_id: string; base_name: string }) => ({ workspaceId: p.workspace_id, baseName: p.base_name });
 
-/** Webhook CRUD (contract §6) plus the delivery log, redeliver and ping. */
+/** Webhook CRUD (contract §6) plus the delivery log, redeliver, replay and ping. */
 export function webhooksRoutes(webhooks: WebhooksService): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(base, { config, schema: { tags, params: BaseParams, response: { 200: WebhookListResponse } } }, async (request) => ({
@@ -61,6 +64,19 @@ export function webhooksRoutes(webhooks: WebhooksService): FastifyPluginAsyncTyp
       async (request) => ({
         delivery: await webhooks.redeliver(currentAccount(request), target(request.params), request.params.webhook_id, request.params.delivery_id),
       }),
+    );
+
+    // Replay (issue 31): both queue in the lane behind live deliveries and answer how many.
+    app.post(
+      `${base}:webhook_id/redeliver/`,
+      { config, schema: { tags, params: WebhookParams, body: RedeliverFailedBody, response: { 200: CountResponse } } },
+      async (request) => webhooks.redeliverFailed(currentAccount(request), target(request.params), request.params.webhook_id, request.body),
+    );
+
+    app.post(
+      `${base}:webhook_id/replay/`,
+      { config, schema: { tags, params: WebhookParams, body: ReplayBody, response: { 200: CountResponse } } },
+      async (request) => webhooks.replay(currentAccount(request), target(request.params), request.params.webhook_id, request.body),
     );
 
     app.post(

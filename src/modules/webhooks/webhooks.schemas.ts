@@ -37,6 +37,11 @@ export const SubscriptionRecord = Type.Object({
 });
 
 export const DryRunBody = Type.Object({ event_id: Type.Union([Type.Integer({ minimum: 1 }), Type.String({ maxLength: 20 })]) });
+/** An instant: ISO 8601 with an offset, or epoch seconds (checked by the service). */
+const Instant = Type.Union([Type.Number(), Type.String({ maxLength: 40 })]);
+export const RedeliverFailedBody = Type.Object({ since: Instant });
+export const ReplayBody = Type.Object({ from: Instant, to: Type.Optional(Type.Union([Instant, Type.Null()])) });
+export const CountResponse = Type.Object({ count: Type.Integer() });
 export const DryRunResponse = Type.Object({
   event_id: Type.Integer(),
   would_send: Type.Boolean(),

@@ -9,6 +9,7 @@ import { outboxPosition } from '../events/index.js';
 import * as deliveries from './deliveries.repository.js';
 import { attemptRow, type WebhookDeliveryService } from './delivery.service.js';
 import { newMessageId, pingBody } from './payload.js';
+import { redeliverFailed, replayRange, type ReplayContext, type ReplayLimits } from './replay.js';
 import { SECRET_MASK, type SecretBox } from './secret-box.js';
 import { checkSecret, checkWebhookUrl } from './webhook-url.js';
 import * as repo from './webhooks.repository.js';
@@ -41,7 +42,11 @@ export interface WebhooksServiceDeps {
   maxPerBase?: number;
   /** TIME_ZONE, for date filters in dry runs. */
   timeZone?: string;
+  /** Bounds of replays and bulk redeliveries (WEBHOOK_REPLAY_MAX, CHANGE_FEED_RETENTION_DAYS, WEBHOOK_MAX_BACKLOG). */
+  replay?: ReplayLimits;
 }
+
+const DEFAULT_REPLAY_LIMITS: ReplayLimits = { max: 1000, retentionDays: 7, maxBacklog: 10_000 };
 
 export type WebhookRecord = ReturnType<typeof webhookRecord>;
 export type DeliveryRecord = ReturnType<typeof deliveryRecord>;
@@ -209,6 +214,28 @@ export class WebhooksService {
     );
     this.deps.onQueued?.();
     return this.deliveryById(webhook.id, newId);
+  }
+
+  /** Queue again every delivery that failed since `body.since` (replay lane); returns how many. */
+  async redeliverFailed(user: AccountUser, target: BaseTarget, webhookId: string, body: Record<string, unknown>): Promise<{ count: number }> {
+    const base = await this.base(user, target);
+    const webhook = await this.mustFind(base, webhookId);
+    const count = await redeliverFailed(this.replayContext(), webhook, body.since);
+    if (count > 0) this.deps.onQueued?.();
+    return { count };
+  }
+
+  /** Queue the changes committed from `body.from` through `body.to` (replay lane); returns how many. */
+  async replay(user: AccountUser, target: BaseTarget, webhookId: string, body: Record<string, unknown>): Promise<{ count: number }> {
+    const base = await this.base(user, target);
+    const webhook = await this.mustFind(base, webhookId);
+    const count = await replayRange(this.replayContext(), webhook, body);
+    if (count > 0) this.deps.onQueued?.();
+    return { count };
+  }
+
+  private replayContext(): ReplayContext {
+    return { db: this.deps.db, now: this.deps.clock.now(), timeZone: this.deps.timeZone ?? 'UTC', limits: this.deps.replay ?? DEFAULT_REPLAY_LIMITS };
   }
 
   /** Send a test event now, once (no retries, no effect on the disable policy), and log it. */

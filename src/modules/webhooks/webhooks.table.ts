@@ -28,7 +28,11 @@ export interface WebhooksTable {
 }
 
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
-export type DeliveryKind = 'event' | 'ping' | 'redelivery';
+export type DeliveryKind = 'event' | 'ping' | 'redelivery' | 'replay';
+
+/** The live lane and the replay lane behind it (bulk redeliveries, replays of past changes). */
+export const LIVE_PRIORITY = 0;
+export const REPLAY_PRIORITY = 1;
 
 export interface WebhookDeliveriesTable {
   id: Generated<number>;
@@ -59,6 +63,8 @@ export interface WebhookDeliveriesTable {
   redelivery_of: number | null;
   created_at: number;
   completed_at: number | null;
+  /** The lane: LIVE_PRIORITY (0) first, REPLAY_PRIORITY behind it (migration 0024). */
+  priority: Generated<number>;
 }
 
 export type AttemptOutcome = 'success' | 'retry' | 'failed' | 'gone';

@@ -2,3 +2,4 @@
 export { configureTimeZone, zoneGeneration, timeZone, wallClockAt, instantOf, offsetMinutesAt, utcMs, type WallClock } from './zone.js';
 export { presentDate, presentCell, isDateColumn, instantText, offsetText } from './present.js';
 export { parseDateInput, fromDisplayFormat, type DateInputOptions } from './parse.js';
+export { parseInstant } from './instant.js';

@@ -9,7 +9,19 @@ interface Webhook {
   created_at: string;
   is_valid: boolean;
   settings: { secret?: string };
+  subscription?: Subscription;
+  previous_secret_valid_until?: string;
 }
+/** Which changes a webhook receives (issue 31); absent: every change. */
+interface Subscription {
+  tables: string[] | null;
+  columns: string[] | null;
+  events: string[] | null;
+  filters: unknown[] | null;
+  filter_conjunction: string;
+  fire_on: string;
+}
+const ROW_EVENTS = ['insert_row', 'modify_row', 'delete_row', 'add_link', 'remove_link'];
 interface Attempt {
   attempt: number;
   time: string;
@@ -37,6 +49,7 @@ export function Webhooks({ workspaceId, baseName }: { workspaceId: string; baseN
   const [url, setUrl] = useState('');
   const [secret, setSecret] = useState('');
   const [open, setOpen] = useState<number | null>(null);
+  const [editing, setEditing] = useState<number | null>(null);
   const action = useAction();
   const refresh = () => client.invalidateQueries(key);
   const create = (e: FormEvent) => {
@@ -73,6 +86,8 @@ export function Webhooks({ workspaceId, baseName }: { workspaceId: string; baseN
               <div>
                 <code>{h.url}</code> {h.is_valid ? <span className="tag good">active</span> : <span className="tag bad">disabled after failures</span>}
                 {h.settings.secret ? <span className="tag">signed</span> : null}
+                {h.subscription ? <span className="tag">filtered</span> : null}
+                {h.previous_secret_valid_until ? <span className="tag">old secret valid until {h.previous_secret_valid_until.replace('T', ' ').slice(0, 16)}</span> : null}
               </div>
               <div className="actions">
                 <button type="button" aria-expanded={open === h.id} onClick={() => setOpen(open === h.id ? null : h.id)}>
@@ -90,6 +105,18 @@ export function Webhooks({ workspaceId, baseName }: { workspaceId: string; baseN
                 >
                   Edit URL
                 </button>
+                <button type="button" aria-expanded={editing === h.id} onClick={() => setEditing(editing === h.id ? null : h.id)}>
+                  Subscription
+                </button>
+                <button
+                  type="button"
+                  onClick={() => {
+                    const next = window.prompt('New secret (the old one keeps signing for a day)');
+                    if (next) void action.run(async () => { await api(hookPath(h.id, 'rotate-secret/'), { method: 'POST', body: { secret: next } }); await refresh(); });
+                  }}
+                >
+                  Rotate secret
+                </button>
                 {!h.is_valid && (
                   <button type="button" onClick={() => void action.run(async () => { await api(hookPath(h.id), { method: 'PUT', body: {} }); await refresh(); })}>
                     Re-enable
@@ -97,12 +124,76 @@ export function Webhooks({ workspaceId, baseName }: { workspaceId: string; baseN
                 )}
                 <ConfirmButton label="Delete" question={`Delete the webhook to ${h.url}?`} onConfirm={() => void action.run(async () => { await api(hookPath(h.id), { method: 'DELETE' }); await refresh(); })} />
               </div>
+              {editing === h.id && (
+                <SubscriptionForm
+                  value={h.subscription}
+                  onSave={(body) =>
+                    void action.run(async () => {
+                      await api(hookPath(h.id), { method: 'PUT', body });
+                      setEditing(null);
+                      await refresh();
+                    })
+                  }
+                />
+              )}
               {open === h.id && <DeliveryLog path={hookPath(h.id)} webhookId={h.id} />}
             </li>
           ))}
         </ul>
       )}
     </>
+  );
+}
+
+const list = (text: string) => text.split(',').map((s) => s.trim()).filter((s) => s !== '');
+
+/** Edits tables, columns, events, row filters and fire_on; empty fields mean "every". */
+function SubscriptionForm({ value, onSave }: { value: Subscription | undefined; onSave: (body: Record<string, unknown>) => void }) {
+  const [tables, setTables] = useState((value?.tables ?? []).join(', '));
+  const [columns, setColumns] = useState((value?.columns ?? []).join(', '));
+  const [events, setEvents] = useState<string[]>(value?.events ?? []);
+  const [filters, setFilters] = useState(value?.filters ? JSON.stringify(value.filters) : '');
+  const [conjunction, setConjunction] = useState(value?.filter_conjunction ?? 'And');
+  const [fireOn, setFireOn] = useState(value?.fire_on ?? 'matching');
+  const [error, setError] = useState<string | null>(null);
+  const save = (e: FormEvent) => {
+    e.preventDefault();
+    let parsed: unknown = null;
+    try {
+      parsed = filters.trim() === '' ? null : JSON.parse(filters);
+    } catch {
+      setError('Filters must be JSON, e.g. [{"column_name": "Score", "filter_predicate": "greater", "filter_term": 10}]');
+      return;
+    }
+    setError(null);
+    onSave({ tables: list(tables), columns: list(columns), events, filters: parsed, filter_conjunction: conjunction, fire_on: fireOn });
+  };
+  return (
+    <form className="stack" onSubmit={save} aria-label="Webhook subscription">
+      <input aria-label="Tables" placeholder="tables (names or ids, comma-separated; empty: all)" value={tables} onChange={(e) => setTables(e.target.value)} />
+      <input aria-label="Columns" placeholder="columns that must change (empty: any)" value={columns} onChange={(e) => setColumns(e.target.value)} />
+      <fieldset className="inline">
+        <legend>Events (none checked: all)</legend>
+        {ROW_EVENTS.map((op) => (
+          <label key={op}>
+            <input type="checkbox" checked={events.includes(op)} onChange={(e) => setEvents(e.target.checked ? [...events, op] : events.filter((x) => x !== op))} /> {op}
+          </label>
+        ))}
+      </fieldset>
+      <textarea aria-label="Row filters (JSON)" placeholder='[{"column_name": "Score", "filter_predicate": "greater", "filter_term": 10}]' value={filters} onChange={(e) => setFilters(e.target.value)} />
+      <div className="inline">
+        <select aria-label="Filter conjunction" value={conjunction} onChange={(e) => setConjunction(e.target.value)}>
+          <option value="And">all filters</option>
+          <option value="Or">any filter</option>
+        </select>
+        <select aria-label="Fire on" value={fireOn} onChange={(e) => setFireOn(e.target.value)}>
+          <option value="matching">while the row matches</option>
+          <option value="starts_matching">when the row starts matching</option>
+        </select>
+        <button type="submit">Save subscription</button>
+      </div>
+      <ErrorText error={error} />
+    </form>
   );
 }
 
