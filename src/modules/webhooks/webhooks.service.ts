@@ -22,7 +22,10 @@ import { eventsOfBases } from '../events/index.js';
 import { compileSubscription, matchChange, MATCH_MESSAGES, mentionsSubscription, parseSubscription, presentSubscription, readSubscription, SUBSCRIPTION_FIELDS } from '../subscriptions/index.js';
 
 const DEFAULT_ROTATION_GRACE_S = 86_400;
-const STATS_WINDOWS: Record<string, number | undefined> = { hour: 3_600_000, day: 86_400_000 };
+const STATS_WINDOWS = new Map([
+  ['hour', 3_600_000],
+  ['day', 86_400_000],
+]);
 const MAX_ROTATION_GRACE_S = 7 * 86_400;
 
 export interface BaseTarget {
@@ -195,7 +198,7 @@ export class WebhooksService {
   async stats(user: AccountUser, target: BaseTarget, webhookId: string, window: string | undefined) {
     const base = await this.base(user, target);
     const webhook = await this.mustFind(base, webhookId);
-    const span = STATS_WINDOWS[window ?? 'hour'];
+    const span = STATS_WINDOWS.get(window ?? 'hour');
     if (span === undefined) throw badRequest('window must be hour or day');
     const since = this.deps.clock.now() - span;
     const found = await deliveryStats(this.deps.db, webhook.id, since);
