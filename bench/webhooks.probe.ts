@@ -6,6 +6,7 @@
  * handed off in memory (no claim).
  *
  *   npx tsx bench/webhooks.probe.ts          # BENCH_SINGLE_INSERTS=1000 BENCH_SINGLE_WEBHOOKS=1
+ *   BENCH_RATE=50 BENCH_SINGLE_INSERTS=500 npx tsx bench/webhooks.probe.ts   # steady 50 inserts/s (issue 31.8)
  *   BENCH_CHECKOUT=/path/to/other/checkout npx tsx bench/webhooks.probe.ts
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -16,6 +17,7 @@ import { startReceiverChild, webhookCases } from './lib/receiver-child.js';
 const WEBHOOKS = Number(process.env.BENCH_SINGLE_WEBHOOKS ?? 1);
 const INSERTS = Number(process.env.BENCH_SINGLE_INSERTS ?? 1000);
 const CONCURRENCY = 10;
+const RATE = Number(process.env.BENCH_RATE ?? 0);
 const { port, ask, child } = await startReceiverChild();
 const checkout = process.env.BENCH_CHECKOUT;
 const cases = await webhookCases();
@@ -51,11 +53,17 @@ try {
     s.container.webhooks.deliverer.start();
     const committedAt = new Map<string, number>();
     let next = 0;
+    const startedAt = Date.now();
     const cpu0 = process.cpuUsage();
     await Promise.all(
       Array.from({ length: CONCURRENCY }, async () => {
         while (next < INSERTS) {
           next++;
+          // BENCH_RATE: insert i starts no earlier than i/rate s after the first (the steady-rate case).
+          if (RATE > 0) {
+            const wait = startedAt + (next * 1000) / RATE - Date.now();
+            if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+          }
           const res = await cases.append(s, base, [{ Name: `row ${next}` }]);
           committedAt.set(res.json<{ row_ids: Array<{ _id: string }> }>().row_ids[0]!._id, Date.now());
         }

@@ -22,6 +22,7 @@ import * as m0021 from './0021_automations.js';
 import * as m0022 from './0022_security.js';
 import * as m0023 from './0023_import_staging.js';
 import * as m0024 from './0024_webhook_replay.js';
+import * as m0025 from './0025_webhook_pacing.js';
 
 /**
  * Every migration, in order. Listed statically (not read from disk) so the same list works under
@@ -51,4 +52,5 @@ export const migrations: Record<string, Migration> = {
   '0022_security': m0022,
   '0023_import_staging': m0023,
   '0024_webhook_replay': m0024,
+  '0025_webhook_pacing': m0025,
 };

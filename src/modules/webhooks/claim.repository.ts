@@ -1,6 +1,7 @@
 import { sql, type ExpressionBuilder } from 'kysely';
 import type { Database, DialectName, Executor } from '../../db/index.js';
 import { resolveBodies } from './payload-bodies.repository.js';
+import { advance, allowance, type Pace } from './pacing.js';
 import { LIVE_PRIORITY, REPLAY_PRIORITY } from './webhooks.table.js';
 
 /** A claimed delivery with what sending it needs. */
@@ -69,20 +70,53 @@ export async function claimDeliveries(db: Executor, input: ClaimInput, dialect: 
   const leased = (d: QueueItem) =>
     d.locked_until !== null && Number(d.locked_until) > input.now && (live === null || d.lease_owner === null || live.has(d.lease_owner));
 
-  const candidates = await webhooksWithQueues(db);
+  // A paced webhook whose bucket is empty is not a candidate: its deliveries wait in the queue.
+  const queues = (await webhooksWithQueues(db)).filter((q) => q.pace === null || allowance(q.pace, input.now, lanes) > 0);
+  const candidates = queues.map((q) => q.id);
+  const paces = new Map(queues.filter((q) => q.pace !== null).map((q) => [q.id, q.pace!]));
   const picked: number[] = [];
+  const pickedOf = new Map<number, number[]>();
   for (let i = 0; i < candidates.length && picked.length < input.limit; i += input.limit) {
     const batch = candidates.slice(i, i + input.limit);
     const windows = await queueWindows(db, batch, lanes === 1 ? 1 : lanes * WINDOW_PER_LANE);
-    const eligible = batch.map((webhookId) => eligibleOf(windows.get(webhookId) ?? [], lanes, input.now, leased));
+    const eligible = batch.map((webhookId) => {
+      const list = eligibleOf(windows.get(webhookId) ?? [], lanes, input.now, leased);
+      const pace = paces.get(webhookId);
+      return (pace ? list.slice(0, allowance(pace, input.now, lanes)) : list).map((d) => ({ id: Number(d.id), priority: Number(d.priority) }));
+    });
     // Live deliveries of every webhook first, then the replay lane with the slots left (issue 31).
     for (const priority of [LIVE_PRIORITY, REPLAY_PRIORITY]) {
-      const lists = eligible.map((list) => list.filter((d) => Number(d.priority) === priority).map((d) => Number(d.id)));
+      const lists = eligible.map((list) => list.filter((d) => d.priority === priority).map((d) => d.id));
       roundRobin(lists, picked, input.limit);
     }
+    for (const [index, list] of eligible.entries()) pickedOf.set(batch[index]!, list.map((d) => d.id).filter((id) => picked.includes(id)));
   }
   if (picked.length === 0) return [];
-  return takeLeases(db, picked, input, dialect);
+  const refused = await spendTokens(db, paces, pickedOf, input.now);
+  const allowed = refused.size === 0 ? picked : picked.filter((id) => !refused.has(id));
+  return allowed.length === 0 ? [] : takeLeases(db, allowed, input, dialect);
+}
+
+/**
+ * Take the paced webhooks' tokens for their picked deliveries before leasing them: a guarded UPDATE
+ * on the bucket as it was read, so two workers never spend one token (the loser's picks wait for the
+ * next claim). A token spent on a delivery another worker leased meanwhile is lost: slower, never faster.
+ * Returns the delivery ids that may not be leased.
+ */
+async function spendTokens(db: Executor, paces: Map<number, Pace>, pickedOf: Map<number, number[]>, now: number): Promise<Set<number>> {
+  const refused = new Set<number>();
+  for (const [webhookId, pace] of paces) {
+    const ids = pickedOf.get(webhookId) ?? [];
+    if (ids.length === 0) continue;
+    const result = await db
+      .updateTable('webhooks')
+      .set({ paced_until: advance(pace, now, ids.length) })
+      .where('id', '=', webhookId)
+      .where((eb) => (pace.readyAt === null ? eb('paced_until', 'is', null) : eb('paced_until', '=', pace.readyAt)))
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) === 0) for (const id of ids) refused.add(id);
+  }
+  return refused;
 }
 
 /** Round-robin: one delivery of each webhook per turn, longest-waiting webhook first. */
@@ -118,18 +152,21 @@ async function liveWorkers(db: Executor, staleBefore: number): Promise<Set<strin
   return new Set(rows.map((r) => r.id));
 }
 
-/** Valid webhooks with pending deliveries, the one that waited longest for a slot first. */
-async function webhooksWithQueues(db: Executor): Promise<number[]> {
-  const result = await sql<{ id: number }>`
+/** Valid webhooks with pending deliveries, the one that waited longest for a slot first, with their pacing. */
+async function webhooksWithQueues(db: Executor): Promise<Array<{ id: number; pace: Pace | null }>> {
+  const result = await sql<{ id: number; max_rate: number | null; paced_until: number | null }>`
     WITH RECURSIVE queues(webhook_id) AS (
       SELECT MIN(webhook_id) FROM webhook_deliveries WHERE status = 'pending'
       UNION ALL
       SELECT (SELECT MIN(x.webhook_id) FROM webhook_deliveries AS x WHERE x.status = 'pending' AND x.webhook_id > queues.webhook_id)
         FROM queues WHERE queues.webhook_id IS NOT NULL)
-    SELECT w.id FROM queues JOIN webhooks AS w ON w.id = queues.webhook_id
+    SELECT w.id, w.max_rate, w.paced_until FROM queues JOIN webhooks AS w ON w.id = queues.webhook_id
      WHERE w.is_valid = 1
      ORDER BY COALESCE(w.last_claimed_at, 0), w.id`.execute(db);
-  return result.rows.map((r) => Number(r.id));
+  return result.rows.map((r) => ({
+    id: Number(r.id),
+    pace: r.max_rate === null ? null : { maxRate: Number(r.max_rate), readyAt: r.paced_until === null ? null : Number(r.paced_until) },
+  }));
 }
 
 /**

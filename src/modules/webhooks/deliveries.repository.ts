@@ -193,7 +193,9 @@ export async function nextDueAt(db: Executor): Promise<number | null> {
   const row = await db
     .selectFrom('webhook_deliveries as d')
     .innerJoin('webhooks as w', 'w.id', 'd.webhook_id')
-    .select((eb) => eb.fn.min(eb.fn.coalesce('d.locked_until', 'd.next_attempt_at')).as('due'))
+    // A paced webhook's delivery is due no sooner than its bucket allows (else the loop would spin).
+    .select(sql<number | null>`MIN(CASE WHEN w.paced_until > COALESCE(d.locked_until, d.next_attempt_at) THEN w.paced_until
+                                    ELSE COALESCE(d.locked_until, d.next_attempt_at) END)`.as('due'))
     .where('d.status', '=', 'pending')
     .where('w.is_valid', '=', 1)
     .executeTakeFirst();

@@ -107,7 +107,8 @@ export class WebhookEventConsumer implements OutboxConsumer {
         );
       }
     }
-    const handed = await this.leaseForHandoff(trx, rows, now, context, queued);
+    const paced = new Set(hooks.filter((hook) => hook.paced).map((hook) => hook.id));
+    const handed = await this.leaseForHandoff(trx, rows, now, context, queued, paced);
     const inserted = await deliveries.insertDeliveries(trx, rows);
     if (handed) await this.passAfterCommit(trx, handed, rows, inserted, bodies, now, context!);
     // Only what was not handed off waits for a claim. Waking before the commit would let the
@@ -122,12 +123,21 @@ export class WebhookEventConsumer implements OutboxConsumer {
    * and lease a claim sets) and reserves their slots. Only with a dispatcher context that can undo
    * the reservation on rollback.
    */
-  private async leaseForHandoff(trx: Executor, rows: NewDelivery[], now: number, context: HandoffContext | undefined, pending: Map<number, number> | undefined) {
+  private async leaseForHandoff(
+    trx: Executor,
+    rows: NewDelivery[],
+    now: number,
+    context: HandoffContext | undefined,
+    pending: Map<number, number> | undefined,
+    paced: Set<number>,
+  ) {
     const worker = this.handoff;
     if (!worker || rows.length === 0 || !context?.afterRollback) return null;
     const lease = worker.openLease(now);
     if (!lease) return null;
-    const candidates = await handoffCandidates(trx, rows, lease.lanes, now, { backlog: this.backlogHints, epoch: worker.claimEpoch, ...(pending ? { pending } : {}) });
+    const candidates = (
+      await handoffCandidates(trx, rows, lease.lanes, now, { backlog: this.backlogHints, epoch: worker.claimEpoch, ...(pending ? { pending } : {}) })
+    ).filter((index) => !paced.has(Number(rows[index]!.webhook_id)));
     const reserved = candidates.length === 0 ? 0 : worker.reserve(candidates.length);
     if (reserved === 0) return null;
     context.afterRollback(() => worker.release(reserved));

@@ -15,7 +15,7 @@ export function isoMillis(ms: number | null): string {
 
 /**
  * The webhook record of contract §6; the secret is never shown, only that one is set. A subscription
- * (issue 31) and a running secret rotation add their fields; without them the record is the original's.
+ * (issue 31), a running secret rotation and a pacing rate add their fields; without them the record is the original's.
  */
 export function webhookRecord(row: WebhookRow, baseUuid: string) {
   const subscription = readSubscription(row.subscription);
@@ -23,6 +23,7 @@ export function webhookRecord(row: WebhookRow, baseUuid: string) {
   return {
     ...(subscription ? { subscription: presentSubscription(subscription) } : {}),
     ...(rotationEnds !== null && row.previous_secret !== null ? { previous_secret_valid_until: isoMillis(rotationEnds) } : {}),
+    ...(row.max_rate !== null ? { max_rate: Number(row.max_rate) } : {}),
     id: Number(row.id),
     dtable_uuid: baseUuid,
     url: row.url,

@@ -183,6 +183,8 @@ describe('payload and record', () => {
       subscription: null,
       previous_secret: null,
       previous_secret_until: null,
+      max_rate: null,
+      paced_until: null,
     };
     expect(webhookRecord(row, 'uuid')).toEqual({
       id: 4,

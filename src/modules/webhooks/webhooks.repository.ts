@@ -60,7 +60,7 @@ export async function validForBases(db: Executor, baseIds: number[]): Promise<Va
   if (baseIds.length === 0) return [];
   const rows = await db
     .selectFrom('webhooks')
-    .select(['id', 'base_id', 'start_event_id', 'url', 'subscription', 'updated_at'])
+    .select(['id', 'base_id', 'start_event_id', 'url', 'subscription', 'updated_at', 'max_rate'])
     .where('base_id', 'in', baseIds)
     .where('is_valid', '=', 1)
     .orderBy('id')
@@ -72,6 +72,7 @@ export async function validForBases(db: Executor, baseIds: number[]): Promise<Va
     url: r.url,
     subscription: r.subscription,
     updated_at: Number(r.updated_at),
+    paced: r.max_rate !== null,
   }));
 }
 
@@ -83,6 +84,8 @@ export interface ValidWebhook {
   url: string;
   subscription: string | null;
   updated_at: number;
+  /** It has a `max_rate`: its deliveries are never handed off (only a claim spends its tokens). */
+  paced: boolean;
 }
 
 /**

@@ -13,6 +13,8 @@ import {
   PageQuery,
   RedeliverFailedBody,
   ReplayBody,
+  StatsQuery,
+  StatsResponse,
   Success,
   WebhookBody,
   WebhookListResponse,
@@ -25,7 +27,7 @@ const tags = ['webhooks'];
 const base = '/api/v2.1/workspace/:workspace_id/dtable/:base_name/webhooks/';
 const target = (p: { workspace_id: string; base_name: string }) => ({ workspaceId: p.workspace_id, baseName: p.base_name });
 
-/** Webhook CRUD (contract §6) plus the delivery log, redeliver, replay and ping. */
+/** Webhook CRUD (contract §6) plus the delivery log and statistics, redeliver, replay and ping. */
 export function webhooksRoutes(webhooks: WebhooksService): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(base, { config, schema: { tags, params: BaseParams, response: { 200: WebhookListResponse } } }, async (request) => ({
@@ -56,6 +58,12 @@ export function webhooksRoutes(webhooks: WebhooksService): FastifyPluginAsyncTyp
       { config, schema: { tags, params: WebhookParams, querystring: PageQuery, response: { 200: DeliveryListResponse } } },
       async (request) =>
         webhooks.deliveries(currentAccount(request), target(request.params), request.params.webhook_id, parsePage(request.query)),
+    );
+
+    app.get(
+      `${base}:webhook_id/stats/`,
+      { config, schema: { tags, params: WebhookParams, querystring: StatsQuery, response: { 200: StatsResponse } } },
+      async (request) => webhooks.stats(currentAccount(request), target(request.params), request.params.webhook_id, request.query.window),
     );
 
     app.post(

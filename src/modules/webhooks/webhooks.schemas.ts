@@ -54,6 +54,7 @@ export const DryRunResponse = Type.Object({
 export const WebhookRecord = Type.Object({
   subscription: Type.Optional(SubscriptionRecord),
   previous_secret_valid_until: Type.Optional(Type.String()),
+  max_rate: Type.Optional(Type.Number({ description: 'deliveries per second at most' })),
   id: Type.Integer(),
   dtable_uuid: Type.String(),
   url: Type.String(),
@@ -102,3 +103,19 @@ export const DeliveryRecord = Type.Object({
 
 export const DeliveryListResponse = Type.Object({ delivery_list: Type.Array(DeliveryRecord), total_count: Type.Integer() });
 export const DeliveryResponse = Type.Object({ delivery: DeliveryRecord });
+
+export const StatsQuery = Type.Object({ window: Type.Optional(Type.String({ maxLength: 10, description: 'hour (default) | day' })) });
+const Percentiles = Type.Object({ p50: Nullable(Type.Integer()), p99: Nullable(Type.Integer()) });
+export const StatsResponse = Type.Object({
+  webhook_id: Type.Integer(),
+  window: Type.String(),
+  since: Type.String(),
+  deliveries_succeeded: Type.Integer(),
+  deliveries_failed: Type.Integer(),
+  success_rate: Nullable(Type.Number({ description: 'succeeded / finished, null when none finished' })),
+  latency_ms: Percentiles,
+  sampled: Type.Boolean({ description: 'true when only the latest finished deliveries of the window were read' }),
+  backlog: Type.Integer({ description: 'pending deliveries (counted up to a bound)' }),
+  backlog_capped: Type.Boolean(),
+  max_rate: Nullable(Type.Number()),
+});

@@ -9,18 +9,24 @@ import { outboxPosition } from '../events/index.js';
 import * as deliveries from './deliveries.repository.js';
 import { attemptRow, type WebhookDeliveryService } from './delivery.service.js';
 import { newMessageId, pingBody } from './payload.js';
+import { parseMaxRate } from './pacing.js';
 import { redeliverFailed, replayRange, type ReplayContext, type ReplayLimits } from './replay.js';
 import { SECRET_MASK, type SecretBox } from './secret-box.js';
 import { checkSecret, checkWebhookUrl } from './webhook-url.js';
 import * as repo from './webhooks.repository.js';
 import type { WebhookAlertRow, WebhookRow } from './webhooks.repository.js';
-import { deliveryRecord, webhookRecord } from './webhooks.present.js';
+import { deliveryRecord, isoMillis, webhookRecord } from './webhooks.present.js';
+import { deliveryStats, percentile } from './stats.repository.js';
 import { parsePositiveId } from '../../shared/ids.js';
 import { loadMetadata } from '../rows/index.js';
 import { eventsOfBases } from '../events/index.js';
 import { compileSubscription, matchChange, MATCH_MESSAGES, mentionsSubscription, parseSubscription, presentSubscription, readSubscription, SUBSCRIPTION_FIELDS } from '../subscriptions/index.js';
 
 const DEFAULT_ROTATION_GRACE_S = 86_400;
+const STATS_WINDOWS = new Map([
+  ['hour', 3_600_000],
+  ['day', 86_400_000],
+]);
 const MAX_ROTATION_GRACE_S = 7 * 86_400;
 
 export interface BaseTarget {
@@ -67,6 +73,7 @@ export class WebhooksService {
     const max = this.deps.maxPerBase ?? 20;
     if ((await repo.countForBase(this.deps.db, base.id)) >= max) throw badRequest(`A base can have at most ${max} webhooks.`);
     const subscription = mentionsSubscription(body) ? await this.subscriptionOf(base.id, body) : null;
+    const maxRate = parseMaxRate(body.max_rate) ?? null;
     const now = this.deps.clock.now();
     const id = await this.unique(() =>
       repo.insertWebhook(this.deps.db, {
@@ -80,6 +87,8 @@ export class WebhooksService {
         updated_at: now,
         invalid_reason: null,
         subscription,
+        max_rate: maxRate,
+        paced_until: null,
         // Read in the INSERT itself: the webhook receives exactly the changes committed after it.
         start_event_id: outboxPosition(),
       }),
@@ -97,6 +106,7 @@ export class WebhooksService {
     const webhook = await this.mustFind(base, webhookId);
     const url = body.url === undefined || body.url === '' ? undefined : checkWebhookUrl(body.url, { allowPrivate: this.deps.allowPrivate ?? false });
     const secret = checkSecret(body.secret);
+    const maxRate = parseMaxRate(body.max_rate);
     // Fields not given keep their stored value; `null`, '' or [] clears one.
     const stored = readSubscription(webhook.subscription);
     const subscription = mentionsSubscription(body)
@@ -105,6 +115,8 @@ export class WebhooksService {
     const changes = {
       ...(url !== undefined ? { url, url_hash: sha256Hex(url) } : {}),
       ...(subscription !== undefined ? { subscription } : {}),
+      // A new rate starts with a full bucket.
+      ...(maxRate !== undefined ? { max_rate: maxRate, paced_until: null } : {}),
       // A secret set here replaces it at once (no rotation window: see rotateSecret).
       ...(secret === null
         ? { secret: null, previous_secret: null, previous_secret_until: null }
@@ -184,6 +196,30 @@ export class WebhooksService {
     return {
       delivery_list: rows.map((row) => deliveryRecord(row, attempts.filter((a) => Number(a.delivery_id) === Number(row.id)))),
       total_count: total,
+    };
+  }
+
+  /** Success rate, p50/p99 latency and backlog over the last hour or day (issue 31). */
+  async stats(user: AccountUser, target: BaseTarget, webhookId: string, window: string | undefined) {
+    const base = await this.base(user, target);
+    const webhook = await this.mustFind(base, webhookId);
+    const span = STATS_WINDOWS.get(window ?? 'hour');
+    if (span === undefined) throw badRequest('window must be hour or day');
+    const since = this.deps.clock.now() - span;
+    const found = await deliveryStats(this.deps.db, webhook.id, since);
+    const finished = found.succeeded + found.failed;
+    return {
+      webhook_id: webhook.id,
+      window: window ?? 'hour',
+      since: isoMillis(since),
+      deliveries_succeeded: found.succeeded,
+      deliveries_failed: found.failed,
+      success_rate: finished === 0 ? null : found.succeeded / finished,
+      latency_ms: { p50: percentile(found.latencies, 50), p99: percentile(found.latencies, 99) },
+      sampled: found.sampled,
+      backlog: found.backlog,
+      backlog_capped: found.backlogCapped,
+      max_rate: webhook.max_rate === null ? null : Number(webhook.max_rate),
     };
   }
 

@@ -25,6 +25,10 @@ export interface WebhooksTable {
   /** The secret a rotation replaced (sealed like `secret`): deliveries are signed with it too until `previous_secret_until`. */
   previous_secret: string | null;
   previous_secret_until: number | null;
+  /** Deliveries per second at most (issue 31); null: unpaced. */
+  max_rate: number | null;
+  /** When the pacing token bucket next allows a delivery; the claim skips the webhook until then. */
+  paced_until: number | null;
 }
 
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';

@@ -11,6 +11,15 @@ interface Webhook {
   settings: { secret?: string };
   subscription?: Subscription;
   previous_secret_valid_until?: string;
+  max_rate?: number;
+}
+interface Stats {
+  deliveries_succeeded: number;
+  deliveries_failed: number;
+  success_rate: number | null;
+  latency_ms: { p50: number | null; p99: number | null };
+  backlog: number;
+  backlog_capped: boolean;
 }
 /** Which changes a webhook receives (issue 31); absent: every change. */
 interface Subscription {
@@ -88,6 +97,7 @@ export function Webhooks({ workspaceId, baseName }: { workspaceId: string; baseN
                 {h.settings.secret ? <span className="tag">signed</span> : null}
                 {h.subscription ? <span className="tag">filtered</span> : null}
                 {h.previous_secret_valid_until ? <span className="tag">old secret valid until {h.previous_secret_valid_until.replace('T', ' ').slice(0, 16)}</span> : null}
+                {h.max_rate ? <span className="tag">at most {h.max_rate}/s</span> : null}
               </div>
               <div className="actions">
                 <button type="button" aria-expanded={open === h.id} onClick={() => setOpen(open === h.id ? null : h.id)}>
@@ -117,6 +127,15 @@ export function Webhooks({ workspaceId, baseName }: { workspaceId: string; baseN
                 >
                   Rotate secret
                 </button>
+                <button
+                  type="button"
+                  onClick={() => {
+                    const next = window.prompt('Maximum deliveries per second (empty: no limit)', h.max_rate ? String(h.max_rate) : '');
+                    if (next !== null) void action.run(async () => { await api(hookPath(h.id), { method: 'PUT', body: { max_rate: next.trim() === '' ? null : next.trim() } }); await refresh(); });
+                  }}
+                >
+                  Max rate
+                </button>
                 {!h.is_valid && (
                   <button type="button" onClick={() => void action.run(async () => { await api(hookPath(h.id), { method: 'PUT', body: {} }); await refresh(); })}>
                     Re-enable
@@ -136,6 +155,7 @@ export function Webhooks({ workspaceId, baseName }: { workspaceId: string; baseN
                   }
                 />
               )}
+              {open === h.id && <DeliveryStats path={hookPath(h.id)} webhookId={h.id} />}
               {open === h.id && <DeliveryLog path={hookPath(h.id)} webhookId={h.id} />}
             </li>
           ))}
@@ -261,5 +281,45 @@ function DeliveryLog({ path, webhookId }: { path: string; webhookId: number }) {
         </table>
       )}
     </div>
+  );
+}
+
+/** Success rate, latency and backlog of the last hour and day (GET …/stats/). */
+function DeliveryStats({ path, webhookId }: { path: string; webhookId: number }) {
+  const windows = ['hour', 'day'] as const;
+  const stats = useQuery(['webhook-stats', webhookId], () => Promise.all(windows.map((w) => api<Stats>(`${path}stats/?window=${w}`))), { refetchInterval: 5000 });
+  if (stats.isLoading) return <Loading what="Loading statistics" />;
+  if (stats.error) return <ErrorText error={stats.error} />;
+  const ms = (v: number | null) => (v === null ? '–' : `${v} ms`);
+  return (
+    <table className="list" aria-label="Delivery statistics">
+      <thead>
+        <tr>
+          <th>Last</th>
+          <th>Success rate</th>
+          <th>Delivered · failed</th>
+          <th>Latency p50 · p99</th>
+          <th>Backlog</th>
+        </tr>
+      </thead>
+      <tbody>
+        {stats.data?.map((s, i) => (
+          <tr key={windows[i]}>
+            <td>{windows[i]}</td>
+            <td>{s.success_rate === null ? '–' : `${(s.success_rate * 100).toFixed(1)} %`}</td>
+            <td>
+              {s.deliveries_succeeded} · {s.deliveries_failed}
+            </td>
+            <td>
+              {ms(s.latency_ms.p50)} · {ms(s.latency_ms.p99)}
+            </td>
+            <td>
+              {s.backlog}
+              {s.backlog_capped ? '+' : ''}
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
   );
 }
