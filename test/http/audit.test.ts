@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { sql } from 'kysely';
 import { DIALECTS, basePath, createBase, createTestApp, createUser, type TestApp, type TestBase, type TestUser } from '../helpers/index.js';
 
@@ -85,9 +85,15 @@ describe.each(DIALECTS)('audit log (%s)', (dialect) => {
     const apiToken = created.json<{ api_token: string }>().api_token;
     const use = (ip: string) => t.request({ method: 'GET', url: '/api/v2.1/dtable/app-access-token/', token: apiToken, remoteAddress: ip });
     for (const ip of ['192.0.2.1', '192.0.2.1', '192.0.2.2']) expect((await use(ip)).statusCode).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 50)); // the record is off the request path
-    const seen = (await rows()).filter((r) => r.action === 'api_token.new_network');
-    expect(seen.map((r) => r.ip).sort()).toEqual(['192.0.2.1', '192.0.2.2']);
+    // The record is written off the request path.
+    const seen = await vi.waitFor(
+      async () => {
+        const found = (await rows()).filter((r) => r.action === 'api_token.new_network');
+        expect(found.map((r) => r.ip).sort()).toEqual(['192.0.2.1', '192.0.2.2']);
+        return found;
+      },
+      { timeout: 5000, interval: 20 },
+    );
     expect(seen.every((r) => r.base_id === base.id)).toBe(true);
     expect(JSON.stringify(seen)).not.toContain(apiToken);
   });
