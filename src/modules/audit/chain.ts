@@ -1,4 +1,5 @@
 import { sha256Hex } from '../../shared/crypto.js';
+import type { AuditLogTable } from './audit.table.js';
 
 /** JSON with object keys sorted at every depth, so the same row always hashes alike. */
 export function canonicalJson(value: unknown): string {
@@ -11,18 +12,8 @@ export function canonicalJson(value: unknown): string {
 }
 
 /** The fields a row's hash covers (everything but its id and the hashes). */
-export interface ChainedFields {
-  seq: number;
-  created_at: number;
-  action: string;
-  actor: string;
-  ip: string;
-  base_id: number | null;
-  target: string;
-  detail: string;
-}
+export type ChainedFields = Omit<AuditLogTable, 'id' | 'prev_hash' | 'hash'>;
 
-export const GENESIS_HASH = '0'.repeat(64);
 
 export function rowHash(prevHash: string, fields: ChainedFields): string {
   const { seq, created_at, action, actor, ip, base_id, target, detail } = fields;
