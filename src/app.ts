@@ -27,6 +27,8 @@ import { shutdownPlugin } from './plugins/shutdown.js';
 import { connectionLimits, unreadBodyPlugin } from './plugins/connection-limits.js';
 import { isDatabaseReady } from './db/index.js';
 import { tokensRoutes } from './modules/tokens/index.js';
+import { auditRoutes } from './modules/audit/index.js';
+import { auditTrailPlugin } from './plugins/audit-trail.js';
 import { workspacesRoutes } from './modules/workspaces/index.js';
 import { webhooksRoutes } from './modules/webhooks/index.js';
 import { CollaboratorsService, collaboratorsRoutes } from './modules/collaborators/index.js';
@@ -83,6 +85,8 @@ export async function buildApp(c: Container, options: BuildAppOptions = {}): Pro
   await app.register(openApiPlugin, { version: VERSION, publicUrl: c.config.publicUrl });
   await app.register(authPlugin, { accounts: c.accounts });
   await app.register(baseAuthPlugin, { verifier: c.baseTokens, onApiTokenUse: (id, ip) => c.tokens.apiTokens.countUse(id, ip) });
+  // Before the routes: it marks the audited ones as they are added (plugins/audit-trail.ts).
+  await app.register(auditTrailPlugin, { audit: c.audit });
   const { loginFailuresBeforeDelay, loginMaxDelaySeconds } = c.config.security;
   await app.register(passwordThrottlePlugin, {
     // Shared through Redis when REDIS_URL is set (docs/security.md).
@@ -111,6 +115,7 @@ export async function buildApp(c: Container, options: BuildAppOptions = {}): Pro
   await app.register(createCommentsRoutes({ db: c.db, clock: c.clock, access: c.access, notify: c.notifications.notifyUser }));
   await app.register(adminWebhooksRoutes(c.db));
   await app.register(c.history.routes);
+  await app.register(auditRoutes({ audit: c.audit, access: c.access }));
   const guard = new BaseGuard(c.access, c.accessTokens, c.baseTokens);
   const { maxBytes, tmpDir } = c.config.assets;
   await app.register(assetsRoutes({ assets: c.assets.service, guard, maxBytes, tmpDir, timeoutMs: c.config.requestTimeoutMs }));

@@ -23,6 +23,7 @@ import { createAssets, type AssetsModule } from './modules/assets/index.js';
 import { createNatsStream, type NatsStream } from './modules/nats/index.js';
 import { createHistory, type HistoryModule } from './modules/history/index.js';
 import { createAutomations, type AutomationsModule } from './modules/automations/index.js';
+import { AuditService } from './modules/audit/index.js';
 
 /** Everything the app and the workers share, built once. Tests pass their own clock or database. */
 export interface Container {
@@ -71,6 +72,8 @@ export interface Container {
   history: HistoryModule;
   /** Automation rules: CRUD, the consumer that queues runs, the runner (actions after the commit), periodic rules. */
   automations: AutomationsModule;
+  /** The hash-chained audit log (`audit.record`, verify, prune); the HTTP trail is `plugins/audit-trail.ts`. */
+  audit: AuditService;
   close(): Promise<void>;
 }
 
@@ -182,6 +185,10 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   baseData.writer.onCommitted((base) => commits.notify(base.id));
   handle.revisionChannel?.onChange((baseId) => commits.notify(baseId));
   const changeFeed = new ChangeFeed({ db, clock, timeZone: config.timeZone, retentionDays: config.changeFeedRetentionDays, signal: commits, consumerNames: () => dispatcher.consumerNames() });
+  const audit = new AuditService(db, clock, config.auditLogRetentionDays);
+  // Off the request path: a known (token, address) pair costs nothing; a new one writes an audit row.
+  tokens.apiTokens.onUse((id, ip) => void audit.tokenUsedFrom(id, ip).catch((error: unknown) => console.error('audit record failed', error)));
+  scheduler.register({ name: 'audit-log-prune', pattern: '0 47 3 * * *', leaseMs: 30 * 60_000, run: (now) => audit.prune(now) });
   scheduler.register({ name: 'change-feed-prune', pattern: '0 41 3 * * *', leaseMs: 30 * 60_000, run: (now) => changeFeed.prune(now) });
   return {
     config,
@@ -212,6 +219,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     nats,
     history,
     automations,
+    audit,
     close: async () => {
       await scheduler.stop();
       changeFeed.close();

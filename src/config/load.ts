@@ -67,6 +67,8 @@ export interface Config {
   webhookRetentionDays: number;
   /** Days the operation log keeps an operation (OPERATION_LOG_RETENTION_DAYS; 0 turns the log off). */
   operationLogRetentionDays: number;
+  /** AUDIT_LOG_RETENTION_DAYS — the audit log keeps a row this long (0: forever); default 365. */
+  auditLogRetentionDays: number;
   /** CHANGE_FEED_RETENTION_DAYS — committed changes stay readable by the change feed (and replayable) this long; default 7. */
   changeFeedRetentionDays: number;
   /** WEBHOOK_CONCURRENCY — deliveries one worker sends at once (slots shared round robin between webhooks); default 512 (16 webhooks at the default 32 lanes). */
@@ -190,6 +192,7 @@ export function loadConfig(env: Env = process.env, options: { persistSecret?: bo
     webhookRetrySchedule: Object.freeze(durations(env, 'WEBHOOK_RETRY_SCHEDULE', '5s,5m,30m,2h,5h,10h,10h')),
     webhookRetentionDays: int(env, 'WEBHOOK_RETENTION_DAYS', 30, 1, 3650),
     operationLogRetentionDays: int(env, 'OPERATION_LOG_RETENTION_DAYS', 180, 0, 36500),
+    auditLogRetentionDays: int(env, 'AUDIT_LOG_RETENTION_DAYS', 365, 0, 36500),
     changeFeedRetentionDays: int(env, 'CHANGE_FEED_RETENTION_DAYS', 7, 1, 3650),
     webhookConcurrency: int(env, 'WEBHOOK_CONCURRENCY', 512, 1, 1024),
     ...faultLimits(env),

@@ -30,6 +30,7 @@ import type { RowCommentsTable } from '../modules/comments/comments.table.js';
 import type { OperationLogRowsTable, OperationLogTable } from '../modules/history/history.table.js';
 import type { AutomationRulesTable, AutomationRunsTable } from '../modules/automations/automations.table.js';
 import type { HeldEventColumnsTable, HeldEventsTable } from '../modules/events/held-events.table.js';
+import type { AuditHeadTable, AuditLogTable } from '../modules/audit/audit.table.js';
 
 /** Every table, assembled from the modules' `*.table.ts` files. */
 export interface Database {
@@ -68,6 +69,8 @@ export interface Database {
   automation_runs: AutomationRunsTable;
   held_events: HeldEventsTable;
   held_event_columns: HeldEventColumnsTable;
+  audit_log: AuditLogTable;
+  audit_head: AuditHeadTable;
 }
 
 export type Db = Kysely<Database>;

@@ -3,7 +3,8 @@ import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { atLeast, currentGateway, type BaseAccess } from '../access/index.js';
 import { actorOf, baseOf } from '../rows/index.js';
-import { apiError, badRequest } from '../../shared/errors.js';
+import { apiError } from '../../shared/errors.js';
+import { intParam, timeParam } from '../../shared/query-params.js';
 import { MAX_PER_PAGE, type HistoryService, type Paging } from './history.service.js';
 import type { OperationFilter } from './history.types.js';
 
@@ -26,23 +27,6 @@ const ListQuery = Type.Object({
   before_op_id: Num,
 });
 const RestoreBody = Type.Optional(Type.Record(Type.String(), Type.Unknown()));
-
-/** A whole number in [min, max] from a query string, or `fallback` when absent. */
-function intParam(value: string | undefined, name: string, fallback: number, min: number, max: number): number {
-  if (value === undefined || value === '') return fallback;
-  if (!/^\d{1,16}$/.test(value) || Number(value) < min || Number(value) > max) throw badRequest(`${name} invalid: a whole number from ${min} to ${max}.`);
-  return Number(value);
-}
-
-/** A time filter: milliseconds, seconds (10 digits, as the original's op_time in db-operations), or an ISO date. */
-function timeParam(value: string | undefined, name: string): number | undefined {
-  if (value === undefined || value === '') return undefined;
-  if (/^\d{1,10}$/.test(value)) return Number(value) * 1000;
-  if (/^\d{11,16}$/.test(value)) return Number(value);
-  const ms = Date.parse(value);
-  if (Number.isNaN(ms)) throw badRequest(`${name} invalid: milliseconds, seconds or an ISO 8601 date.`);
-  return ms;
-}
 
 function paging(q: { page?: string; per_page?: string }, perPage: number): Paging {
   return { page: intParam(q.page, 'page', 1, 1, 1_000_000), perPage: intParam(q.per_page, 'per_page', perPage, 1, MAX_PER_PAGE) };

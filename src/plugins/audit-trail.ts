@@ -1,0 +1,142 @@
+import fp from 'fastify-plugin';
+import type { FastifyRequest } from 'fastify';
+import { redact, type AuditService } from '../modules/audit/index.js';
+
+/**
+ * The audit trail of the HTTP API: which route records which action (issue 33 item 5). One table
+ * here instead of a call in each module: the modules stay below `audit` in the layer order, and a
+ * route added to the table but missing from the app stops the start (onReady).
+ * A route's action is recorded after its handler succeeded (status < 400), before the response
+ * leaves; a sign-in is recorded either way.
+ */
+const W = '/api/v2.1/workspace/:workspace_id/dtable/:base_name';
+export const AUDITED_ROUTES: Readonly<Record<string, string>> = {
+  'POST /api2/auth-token': 'login',
+  'PUT /api/v2.1/user/password': 'account.password_change',
+  // API-Tokens and temporary API-Tokens
+  [`POST ${W}/api-tokens`]: 'api_token.create',
+  [`PUT ${W}/api-tokens/:app_name`]: 'api_token.update',
+  [`DELETE ${W}/api-tokens/:app_name`]: 'api_token.delete',
+  [`POST ${W}/api-tokens/:app_name/rotate`]: 'api_token.rotate',
+  [`GET ${W}/temp-api-token`]: 'temp_api_token.create',
+  // Shares and external links
+  [`POST ${W}/share`]: 'share.create',
+  [`PUT ${W}/share`]: 'share.update',
+  [`DELETE ${W}/share`]: 'share.delete',
+  [`POST ${W}/external-links`]: 'external_link.create',
+  [`DELETE ${W}/external-links/:token`]: 'external_link.delete',
+  // Webhooks and rules
+  [`POST ${W}/webhooks`]: 'webhook.create',
+  [`PUT ${W}/webhooks/:webhook_id`]: 'webhook.update',
+  [`DELETE ${W}/webhooks/:webhook_id`]: 'webhook.delete',
+  [`POST ${W}/webhooks/:webhook_id/rotate-secret`]: 'webhook.rotate_secret',
+  [`POST ${W}/notification-rules`]: 'notification_rule.create',
+  [`PUT ${W}/notification-rules/:rule_id`]: 'notification_rule.update',
+  [`DELETE ${W}/notification-rules/:rule_id`]: 'notification_rule.delete',
+  [`POST ${W}/automation-rules`]: 'automation_rule.create',
+  [`PUT ${W}/automation-rules/:automation_rule_id`]: 'automation_rule.update',
+  [`DELETE ${W}/automation-rules/:automation_rule_id`]: 'automation_rule.delete',
+  // Admin actions
+  'POST /api/v2.1/admin/users': 'admin.user_create',
+  'PUT /api/v2.1/admin/users/:email': 'admin.user_update',
+  'DELETE /api/v2.1/admin/users/:email': 'admin.user_delete',
+  'PUT /api/v2.1/admin/users/:user_id/reset-password': 'admin.user_reset_password',
+  'PUT /api/v2.1/admin/rate-limits/bases/:base_uuid': 'admin.limits_override',
+  'DELETE /api/v2.1/admin/rate-limits/bases/:base_uuid': 'admin.limits_override_delete',
+  'DELETE /api/v2.1/admin/notification-rules/:rule_id': 'admin.notification_rule_delete',
+  'DELETE /api/v2.1/admin/invalid-notification-rules': 'admin.invalid_notification_rules_delete',
+  'DELETE /api/v2.1/admin/automation-rules/:automation_rule_id': 'admin.automation_rule_delete',
+  'DELETE /api/v2.1/admin/invalid-automation-rules': 'admin.invalid_automation_rules_delete',
+  // Bases
+  'DELETE /api/v2.1/workspace/:workspace_id/dtable': 'base.delete',
+  'POST /api/v2.1/dtable-copy': 'base.copy',
+  'GET /api/v2.1/workspace/:workspace_id/synchronous-export/export-dtable': 'base.export',
+  'GET /api/v2.1/workspace/:workspace_id/synchronous-export/export-table-to-excel': 'base.export_table',
+  'GET /api/v2.1/workspace/:workspace_id/synchronous-export/export-view-to-excel': 'base.export_view',
+};
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The base an audited request concerns, found before its handler runs (a deleted base is gone after). */
+    auditBaseId: number | null;
+  }
+}
+
+const routeKey = (method: string, url: string) => `${method} ${url.length > 1 ? url.replace(/\/$/, '') : url}`;
+
+function actionOf(request: FastifyRequest): string | undefined {
+  return AUDITED_ROUTES[routeKey(request.method, request.routeOptions.url ?? '')];
+}
+
+type Loose = Record<string, unknown>;
+const str = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : typeof value === 'number' ? String(value) : undefined);
+
+/** The base named by the route (workspace + base name in the path, body or query; or its uuid). */
+function baseRefOf(request: FastifyRequest) {
+  const params = (request.params ?? {}) as Loose;
+  const body = (request.body && typeof request.body === 'object' ? request.body : {}) as Loose;
+  const query = (request.query ?? {}) as Loose;
+  const uuid = str(params.base_uuid);
+  const workspace = Number(str(params.workspace_id) ?? str(body.src_workspace_id) ?? str(query.workspace_id));
+  const name = str(params.base_name) ?? str(body.name) ?? str(query.dtable_name) ?? str(query.name);
+  return { uuid, workspaceId: Number.isInteger(workspace) ? workspace : undefined, name };
+}
+
+/** The route with its parameters filled in (secret-named ones redacted), e.g. `DELETE …/external-links/[redacted]`. */
+function targetOf(request: FastifyRequest): string {
+  const params = redact(request.params ?? {}) as Loose;
+  const path = (request.routeOptions.url ?? '').replace(/:(\w+)/g, (_, name: string) => String(params[name] ?? `:${name}`));
+  return `${request.method} ${path}`;
+}
+
+function bodyOf(request: FastifyRequest): unknown {
+  const body = request.body;
+  return body && typeof body === 'object' && Object.keys(body).length > 0 ? body : undefined;
+}
+
+export const auditTrailPlugin = fp<{ audit: AuditService }>(
+  async (app, { audit }) => {
+    const seen = new Set<string>();
+    app.decorateRequest('auditBaseId', null);
+    app.addHook('onRoute', (route) => {
+      for (const method of [route.method].flat()) {
+        const key = routeKey(method, route.url);
+        if (AUDITED_ROUTES[key]) seen.add(key);
+      }
+    });
+    app.addHook('onReady', async () => {
+      const missing = Object.keys(AUDITED_ROUTES).filter((key) => !seen.has(key));
+      if (missing.length > 0) throw new Error(`audit trail names routes the app does not have: ${missing.join(', ')}`);
+    });
+    // Callback hooks: a route that is not audited passes without a promise.
+    app.addHook('preHandler', (request, _reply, done) => {
+      if (!actionOf(request) || request.routeOptions.url === '/api2/auth-token/') return done();
+      audit.baseIdOf(baseRefOf(request)).then((id) => {
+        request.auditBaseId = id;
+        done();
+      }, done);
+    });
+    app.addHook('onSend', (request, reply, _payload, done) => {
+      const action = actionOf(request);
+      if (!action) return done();
+      const ok = reply.statusCode < 400;
+      if (!ok && action !== 'login') return done();
+      const body = bodyOf(request) as Loose | undefined;
+      const entry = {
+        action: action === 'login' ? (ok ? 'login.success' : 'login.failed') : action,
+        actor: request.account?.email ?? (action === 'login' ? (str(body?.username) ?? '') : 'anonymous'),
+        ip: request.ip,
+        target: action === 'login' ? 'account' : targetOf(request),
+        baseId: request.auditBaseId,
+        ...(action === 'login' || request.method === 'DELETE' || request.method === 'GET' ? {} : { after: body }),
+        ...(request.method === 'DELETE' && body ? { before: body } : {}),
+      };
+      audit.record(entry).then(() => done(), (error: Error) => {
+        // The action has happened; a lost audit row is logged loudly, the answer still goes out.
+        request.log.error({ err: error, action: entry.action }, 'audit record failed');
+        done();
+      });
+    });
+  },
+  { name: 'audit-trail' },
+);
