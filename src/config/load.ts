@@ -67,6 +67,8 @@ export interface Config {
   webhookRetentionDays: number;
   /** Days the operation log keeps an operation (OPERATION_LOG_RETENTION_DAYS; 0 turns the log off). */
   operationLogRetentionDays: number;
+  /** TRASH_RETENTION_DAYS — a deleted base stays restorable from the trash this long, then is purged; default 30. */
+  trashRetentionDays: number;
   /** CHANGE_FEED_RETENTION_DAYS — committed changes stay readable by the change feed (and replayable) this long; default 7. */
   changeFeedRetentionDays: number;
   /** WEBHOOK_CONCURRENCY — deliveries one worker sends at once (slots shared round robin between webhooks); default 512 (16 webhooks at the default 32 lanes). */
@@ -188,6 +190,7 @@ export function loadConfig(env: Env = process.env, options: { persistSecret?: bo
     webhookRetrySchedule: Object.freeze(durations(env, 'WEBHOOK_RETRY_SCHEDULE', '5s,5m,30m,2h,5h,10h,10h')),
     webhookRetentionDays: int(env, 'WEBHOOK_RETENTION_DAYS', 30, 1, 3650),
     operationLogRetentionDays: int(env, 'OPERATION_LOG_RETENTION_DAYS', 180, 0, 36500),
+    trashRetentionDays: int(env, 'TRASH_RETENTION_DAYS', 30, 0, 3650),
     changeFeedRetentionDays: int(env, 'CHANGE_FEED_RETENTION_DAYS', 7, 1, 3650),
     webhookConcurrency: int(env, 'WEBHOOK_CONCURRENCY', 512, 1, 1024),
     ...faultLimits(env),

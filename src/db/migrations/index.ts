@@ -21,6 +21,7 @@ import * as m0020 from './0020_subscriptions.js';
 import * as m0021 from './0021_automations.js';
 import * as m0022 from './0022_security.js';
 import * as m0023 from './0023_import_staging.js';
+import * as m0028 from './0028_trash.js';
 
 /**
  * Every migration, in order. Listed statically (not read from disk) so the same list works under
@@ -49,4 +50,5 @@ export const migrations: Record<string, Migration> = {
   '0021_automations': m0021,
   '0022_security': m0022,
   '0023_import_staging': m0023,
+  '0028_trash': m0028,
 };
