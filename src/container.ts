@@ -175,7 +175,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   for (const tick of webhooks.ticks) scheduler.register(tick);
   for (const tick of automations.ticks) scheduler.register(tick);
   scheduler.register(volatileFormulaTick(db, baseData.writer));
-  const history = createHistory({ db, clock, access, baseData, retentionDays: config.operationLogRetentionDays });
+  const history = createHistory({ db, clock, access, baseData, retentionDays: config.operationLogRetentionDays, trashRetentionDays: config.trashRetentionDays });
   for (const tick of history.ticks) scheduler.register(tick);
   scheduler.register({ name: 'base-trash-purge', pattern: '0 23 * * * *', leaseMs: 30 * 60_000, run: (now) => bases.trash.purgeExpired(now) });
   // The change feed's readers wake on commits here and (PostgreSQL) on other instances' revisions.
