@@ -95,7 +95,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   const clock = options.clock ?? systemClock;
   const accounts = new AccountsService(db, clock, config.secretKey);
   const access = new BaseAccess(db);
-  const bases = new BasesService(db, clock, access, accounts);
+  const bases = new BasesService(db, clock, access, accounts, config.trashRetentionDays);
   const shares = new SharesService(db, clock, access, accounts);
   const links = new ExternalLinksService(db, clock, access);
   const tokens = createTokensModule({ db, clock, config, access, accounts, bases, shares, links });
@@ -123,9 +123,9 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     return () => owned.forEach((base) => baseData.snapshots.evict(base.id));
   });
   const assets = createAssets(config, clock);
-  // A deleted base's files go with it (a rename also calls here: the base is still there then).
+  // A purged base's files go with it (a rename or a move to the trash also calls here: the base's row is still there then).
   bases.onBaseChanged(async (base) => {
-    if (!(await access.findByUuid(base.uuid))) await assets.service.removeBase(base.uuid);
+    if (!(await bases.exists(base.uuid))) await assets.service.removeBase(base.uuid);
   });
   bases.onBaseCopied((source, copy) => assets.service.copyBase(source.uuid, copy.uuid));
   const notifications = createNotifications({ config, db, dialect: handle.dialect, clock, access, shares });
@@ -178,8 +178,9 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   for (const tick of webhooks.ticks) scheduler.register(tick);
   for (const tick of automations.ticks) scheduler.register(tick);
   scheduler.register(volatileFormulaTick(db, baseData.writer));
-  const history = createHistory({ db, clock, access, baseData, retentionDays: config.operationLogRetentionDays });
+  const history = createHistory({ db, clock, access, baseData, retentionDays: config.operationLogRetentionDays, trashRetentionDays: config.trashRetentionDays });
   for (const tick of history.ticks) scheduler.register(tick);
+  scheduler.register({ name: 'base-trash-purge', pattern: '0 23 * * * *', leaseMs: 30 * 60_000, run: (now) => bases.trash.purgeExpired(now) });
   // The change feed's readers wake on commits here and (PostgreSQL) on other instances' revisions.
   const commits = new CommitSignal();
   baseData.writer.onCommitted((base) => commits.notify(base.id));

@@ -69,6 +69,8 @@ export interface Config {
   operationLogRetentionDays: number;
   /** AUDIT_LOG_RETENTION_DAYS — the audit log keeps a row this long (0: forever); default 365. */
   auditLogRetentionDays: number;
+  /** TRASH_RETENTION_DAYS — a deleted base stays restorable from the trash this long, then is purged; default 30. */
+  trashRetentionDays: number;
   /** CHANGE_FEED_RETENTION_DAYS — committed changes stay readable by the change feed (and replayable) this long; default 7. */
   changeFeedRetentionDays: number;
   /** WEBHOOK_CONCURRENCY — deliveries one worker sends at once (slots shared round robin between webhooks); default 512 (16 webhooks at the default 32 lanes). */
@@ -193,6 +195,7 @@ export function loadConfig(env: Env = process.env, options: { persistSecret?: bo
     webhookRetentionDays: int(env, 'WEBHOOK_RETENTION_DAYS', 30, 1, 3650),
     operationLogRetentionDays: int(env, 'OPERATION_LOG_RETENTION_DAYS', 180, 0, 36500),
     auditLogRetentionDays: int(env, 'AUDIT_LOG_RETENTION_DAYS', 365, 0, 36500),
+    trashRetentionDays: int(env, 'TRASH_RETENTION_DAYS', 30, 0, 3650),
     changeFeedRetentionDays: int(env, 'CHANGE_FEED_RETENTION_DAYS', 7, 1, 3650),
     webhookConcurrency: int(env, 'WEBHOOK_CONCURRENCY', 512, 1, 1024),
     ...faultLimits(env),

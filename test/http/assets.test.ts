@@ -190,7 +190,7 @@ describe.each(DIALECTS.flatMap((d) => STORAGES.map((s) => [d, s] as const)))('as
     });
   });
 
-  it('a copied base gets copies of the files; a deleted base loses them', async () => {
+  it('a copied base gets copies of the files; a deleted base keeps them in the trash and loses them when purged', async () => {
     const month = new Date(t.clock.now()).toISOString().slice(0, 7);
     await upload(base, 'keep.txt', 'kept');
     const workspaces = await t.request({ method: 'GET', url: '/api/v2.1/workspaces/', token: reader.token });
@@ -206,6 +206,9 @@ describe.each(DIALECTS.flatMap((d) => STORAGES.map((s) => [d, s] as const)))('as
     expect(text).toBe('kept');
     const del = await t.request({ method: 'DELETE', url: `/api/v2.1/workspace/${readerWorkspace}/dtable/`, token: reader.token, payload: { name: copied.name } });
     expect(del.statusCode).toBe(200);
+    expect((await store.list(`${copied.uuid}/`)).length).toBeGreaterThan(0);
+    const purge = await t.request({ method: 'DELETE', url: '/api/v2.1/trash-dtables/', token: reader.token });
+    expect(purge.statusCode).toBe(200);
     expect(await store.list(`${copied.uuid}/`)).toEqual([]);
     expect((await store.list(`${base.uuid}/`)).map((o) => o.key)).toContain(`${base.uuid}/files/${month}/keep.txt`);
   });

@@ -227,12 +227,15 @@ describe.each(DIALECTS)('webhooks CRUD (%s)', (dialect) => {
     }
   });
 
-  it('deleting the base deletes its webhooks', async () => {
+  it('purging a deleted base from the trash deletes its webhooks', async () => {
     const doomed = await createBase(t, owner);
     const created = (await t.request({ method: 'POST', url: basePath(doomed, 'webhooks/'), token: owner.token, payload: { url: 'https://example.com/d' } })).json()
       .webhook;
     const del = await t.request({ method: 'DELETE', url: `/api/v2.1/workspace/${doomed.workspaceId}/dtable/`, token: owner.token, payload: { name: doomed.name } });
     expect(del.statusCode).toBe(200);
+    const kept = await t.container.db.selectFrom('webhooks').select('id').where('id', '=', created.id).executeTakeFirst();
+    expect(kept).toBeDefined();
+    expect((await t.request({ method: 'DELETE', url: '/api/v2.1/trash-dtables/', token: owner.token })).statusCode).toBe(200);
     const row = await t.container.db.selectFrom('webhooks').select('id').where('id', '=', created.id).executeTakeFirst();
     expect(row).toBeUndefined();
   });

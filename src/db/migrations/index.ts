@@ -24,6 +24,7 @@ import * as m0023 from './0023_import_staging.js';
 import * as m0024 from './0024_webhook_replay.js';
 import * as m0025 from './0025_webhook_pacing.js';
 import * as m0027 from './0027_audit_log.js';
+import * as m0028 from './0028_trash.js';
 
 /**
  * Every migration, in order. Listed statically (not read from disk) so the same list works under
@@ -55,4 +56,5 @@ export const migrations: Record<string, Migration> = {
   '0024_webhook_replay': m0024,
   '0025_webhook_pacing': m0025,
   '0027_audit_log': m0027,
+  '0028_trash': m0028,
 };

@@ -11,7 +11,8 @@ export function findWorkspace(db: Executor, id: number): Promise<WorkspaceRow | 
   return db.selectFrom('workspaces').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-export function baseListingQuery(db: Executor) {
+/** Bases with their owner and names, the trashed ones included (the trash lists them). */
+export function anyBaseListingQuery(db: Executor) {
   return db
     .selectFrom('bases')
     .innerJoin('workspaces', 'workspaces.id', 'bases.workspace_id')
@@ -19,6 +20,11 @@ export function baseListingQuery(db: Executor) {
     .innerJoin('users as modifier', 'modifier.id', 'bases.modifier_id')
     .selectAll('bases')
     .select(['workspaces.owner_id', 'creator.name as creator_name', 'modifier.name as modifier_name']);
+}
+
+export function baseListingQuery(db: Executor) {
+  // A base in the trash answers as a deleted one on every path that finds bases through here.
+  return anyBaseListingQuery(db).where('bases.deleted_at', 'is', null);
 }
 
 export function findBase(db: Executor, workspaceId: number, name: string): Promise<BaseListing | undefined> {
@@ -51,6 +57,7 @@ export async function basesOfUser(db: Executor, userId: number): Promise<UserBas
     .innerJoin('workspaces', 'workspaces.id', 'bases.workspace_id')
     .select(['bases.id', 'bases.uuid'])
     .where('workspaces.owner_id', '=', userId)
+    .where('bases.deleted_at', 'is', null)
     .execute();
   return { sharedBaseIds: shared.map((r) => Number(r.base_id)), owned: owned.map((r) => ({ id: Number(r.id), uuid: r.uuid })) };
 }
@@ -75,6 +82,7 @@ export async function findBaseOwnerId(db: Executor, baseId: number): Promise<num
     .innerJoin('workspaces', 'workspaces.id', 'bases.workspace_id')
     .select('workspaces.owner_id')
     .where('bases.id', '=', baseId)
+    .where('bases.deleted_at', 'is', null)
     .executeTakeFirst();
   return row === undefined ? undefined : Number(row.owner_id);
 }

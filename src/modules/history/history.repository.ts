@@ -3,7 +3,7 @@ import type { Executor } from '../../db/index.js';
 import type { OperationLogTable } from './history.table.js';
 import type { LoggedChanges, Operation, OperationFilter } from './history.types.js';
 
-function toOperation(r: Selectable<OperationLogTable>): Operation {
+export function toOperation(r: Selectable<OperationLogTable>): Operation {
   return {
     id: Number(r.id),
     baseId: Number(r.base_id),
@@ -99,4 +99,33 @@ export async function pruneOperations(db: Executor, cutoff: number, batch: numbe
     await trx.deleteFrom('operation_log').where('id', 'in', old.map((r) => Number(r.id))).execute();
   });
   return old.length;
+}
+
+/** The newest operation of each of these rows (a row is in the trash while its newest operation deleted it). */
+export async function latestOperationOfRows(db: Executor, baseId: number, rowIds: string[]): Promise<Map<string, number>> {
+  const latest = new Map<string, number>();
+  const unique = [...new Set(rowIds)];
+  for (let i = 0; i < unique.length; i += 500) {
+    const found = await db
+      .selectFrom('operation_log_rows')
+      .select(['row_id', (eb) => eb.fn.max('op_id').as('op_id')])
+      .where('base_id', '=', baseId)
+      .where('row_id', 'in', unique.slice(i, i + 500))
+      .groupBy('row_id')
+      .execute();
+    for (const f of found) latest.set(f.row_id, Number(f.op_id));
+  }
+  return latest;
+}
+
+/** Up to `limit` operations that may have deleted rows, newer than `since`, below `beforeId`, newest first. */
+export async function deletingOperations(db: Executor, baseId: number, since: number, beforeId: number | undefined, limit: number): Promise<Operation[]> {
+  let query = db
+    .selectFrom('operation_log')
+    .selectAll()
+    .where('base_id', '=', baseId)
+    .where('op_time', '>=', since)
+    .where('op_type', 'in', ['delete_row', 'delete_rows', 'batch']);
+  if (beforeId !== undefined) query = query.where('id', '<', beforeId);
+  return (await query.orderBy('id', 'desc').limit(limit).execute()).map(toOperation);
 }

@@ -26,6 +26,7 @@ const ListQuery = Type.Object({
   end_time: Num,
   before_op_id: Num,
 });
+const RowParams = Type.Object({ base_uuid: Type.String({ maxLength: 64 }), row_id: Type.String({ minLength: 1, maxLength: 32 }) });
 const RestoreBody = Type.Optional(Type.Record(Type.String(), Type.Unknown()));
 
 function paging(q: { page?: string; per_page?: string }, perPage: number): Paging {
@@ -56,7 +57,7 @@ async function assertMayRestore(request: FastifyRequest, access: BaseAccess): Pr
   }
 }
 
-/** `operations/`, `db-operations/`, `activities/` (read) and `restore-operations/{op_id}/` (owner, admin). */
+/** `operations/`, `db-operations/`, `activities/`, `trash/rows/` (read); `restore-operations/{op_id}/`, `trash/rows/{row_id}/` (owner, admin). */
 export function historyRoutes({ history, access }: { history: HistoryService; access: BaseAccess }): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(`${GATEWAY}/operations/`, { config: read, schema: { tags, params: BaseParams, querystring: ListQuery } }, async (request) =>
@@ -73,6 +74,14 @@ export function historyRoutes({ history, access }: { history: HistoryService; ac
       const body = request.body ?? {};
       const overwrite = body.overwrite === true || body.overwrite === 'true';
       return history.restore(baseOf(request), actorOf(request), request.params.op_id, overwrite);
+    });
+    // The row trash: a view over the log (deleted rows not restored since), restored like an operation.
+    app.get(`${GATEWAY}/trash/rows/`, { config: read, schema: { tags, params: BaseParams, querystring: ListQuery } }, async (request) =>
+      history.trashRows(baseOf(request), request.query.table_id || undefined, paging(request.query, 25)),
+    );
+    app.put(`${GATEWAY}/trash/rows/:row_id/`, { config: write, bodyLimit: 4096, schema: { tags, params: RowParams, body: RestoreBody } }, async (request) => {
+      await assertMayRestore(request, access);
+      return history.restoreTrashRow(baseOf(request), actorOf(request), request.params.row_id);
     });
   };
 }

@@ -7,6 +7,7 @@ import { countRowOperations, findOperation, listOperations, pruneOperations } fr
 import type { OperationFilter } from './history.types.js';
 import { presentActivity, presentDbOperation, presentOperation } from './present.js';
 import { conflictError, conflictsOf, revert } from './restore.js';
+import { trashedRow, trashedRows } from './row-trash.js';
 
 const DAY_MS = 86_400_000;
 /** Operations pruned per transaction: short deletes, no long lock. */
@@ -27,7 +28,40 @@ export class HistoryService {
     private readonly clock: Clock,
     private readonly rows: RowsService,
     private readonly retentionDays: number,
+    private readonly trashRetentionDays = 30,
   ) {}
+
+  private trashSince(): number {
+    return this.clock.now() - this.trashRetentionDays * DAY_MS;
+  }
+
+  /** `trash/rows/`: rows deleted less than TRASH_RETENTION_DAYS ago and not restored since, newest first. */
+  async trashRows(base: BaseRef, tableId: string | undefined, paging: Paging) {
+    const offset = this.offset(paging);
+    const meta = await loadMetadata(this.db, base.id);
+    const found = await trashedRows(this.db, base.id, this.trashSince(), tableId, offset + paging.perPage);
+    return {
+      rows: found.slice(offset).map(({ op, change }) => ({
+        _id: change.r,
+        table_id: change.t,
+        table_name: meta.tables.find((t) => t._id === change.t)?.name ?? null,
+        row_name: change.n,
+        deleted_by: op.opUser,
+        deleted_at: new Date(op.opTime).toISOString(),
+        op_id: op.id,
+        row_data: { _id: change.r, ...change.b },
+      })),
+    };
+  }
+
+  /** Puts one trashed row back (cells, links to rows that exist, comments) as a restore of its deletion. */
+  async restoreTrashRow(base: BaseRef, actor: Actor, rowId: string): Promise<{ success: true }> {
+    const found = await trashedRow(this.db, base.id, rowId, this.trashSince());
+    if (!found) throw notFound(`Row ${rowId} is not in the trash.`);
+    const op = { ...found.op, changes: { rows: [found.change] } };
+    await this.rows.restore(base, { ...actor, reverts: op.id }, (scope) => revert(scope, op));
+    return { success: true };
+  }
 
   private offset(paging: Paging): number {
     const offset = (paging.page - 1) * paging.perPage;

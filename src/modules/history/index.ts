@@ -17,8 +17,8 @@ export interface HistoryModule {
 }
 
 /** The operation log is filled in each write's transaction unless `retentionDays` is 0 (log off). */
-export function createHistory(deps: { db: Db; clock: Clock; access: BaseAccess; baseData: BaseData; retentionDays: number }): HistoryModule {
-  const service = new HistoryService(deps.db, deps.clock, deps.baseData.rows, deps.retentionDays);
+export function createHistory(deps: { db: Db; clock: Clock; access: BaseAccess; baseData: BaseData; retentionDays: number; trashRetentionDays?: number }): HistoryModule {
+  const service = new HistoryService(deps.db, deps.clock, deps.baseData.rows, deps.retentionDays, deps.trashRetentionDays);
   if (deps.retentionDays > 0) deps.baseData.writer.onWrite((trx, write) => recordWrite(trx, deps.baseData.writer.dialect, write));
   return {
     service,

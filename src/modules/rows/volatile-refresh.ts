@@ -26,6 +26,7 @@ export async function refreshVolatileFormulasEverywhere(db: Db, writer: BaseWrit
     .selectFrom('base_metadata')
     .innerJoin('bases', 'bases.id', 'base_metadata.base_id')
     .select(['bases.id as id', 'bases.uuid as uuid', 'base_metadata.data as data'])
+    .where('bases.deleted_at', 'is', null)
     .where(sql<boolean>`(lower(cast(base_metadata.data as text)) like '%now%' or lower(cast(base_metadata.data as text)) like '%today%')`)
     .execute();
   const summary: RefreshSummary = { bases: 0, rows: 0, failed: 0 };

@@ -46,6 +46,7 @@ export async function findApiTokenByHash(db: Executor, tokenHash: string, versio
       sql<number>`coalesce(${sql.ref('cv.version')}, 0)`.as('version'),
     ])
     .where((eb) => eb.or([eb('api_tokens.token_hash', '=', tokenHash), eb('api_tokens.previous_token_hash', '=', tokenHash)]))
+    .where('bases.deleted_at', 'is', null)
     .executeTakeFirst();
   return row && { ...row, version: Number(row.version), matched: row.token_hash === tokenHash ? 'current' : 'previous' };
 }

@@ -7,6 +7,7 @@ import type { AccountsService, AccountUser } from '../accounts/index.js';
 import { defaultMetadataJson, insertBlankBaseRows } from '../rows/index.js';
 import { REQUIRED, mayCreateBaseIn, type BaseAccess, type BaseListing, type WorkspaceRow } from '../access/index.js';
 import { BaseCopyService } from './base-copy.js';
+import { BaseTrash } from './base-trash.js';
 import * as repo from './workspaces.repository.js';
 
 export const MAX_BASE_NAME_LENGTH = 255;
@@ -22,7 +23,7 @@ export function checkBaseName(value: unknown, field = 'name'): string {
   return name;
 }
 
-/** Called after a base is renamed or deleted, so caches holding it (the gateway's) can drop it. */
+/** Called after a base is renamed, moved to or restored from the trash, or purged, so caches holding it (the gateway's) can drop it. */
 export type BaseChangeListener = (base: BaseListing) => Promise<void> | void;
 
 export class BasesService {
@@ -34,7 +35,15 @@ export class BasesService {
     private readonly clock: Clock,
     private readonly access: BaseAccess,
     private readonly accounts: AccountsService,
-  ) {}
+    trashRetentionDays = 30,
+  ) {
+    this.trash = new BaseTrash(db, clock, trashRetentionDays, async (base) => {
+      for (const listener of this.listeners) await listener(base);
+    });
+  }
+
+  /** Deleted bases, restorable until TRASH_RETENTION_DAYS have passed. */
+  readonly trash: BaseTrash;
 
   /** `POST /api/v2.1/dtable-copy/` (see BaseCopyService). */
   async copy(user: AccountUser, body: Record<string, unknown>): Promise<BaseListing> {
@@ -46,6 +55,11 @@ export class BasesService {
   /** Called after a base is copied (its files are copied too). */
   onBaseCopied(listener: (source: BaseListing, copy: BaseListing) => Promise<void>): void {
     this.copyListeners.push(listener);
+  }
+
+  /** Does the base still have its row (in the trash or not)? Its files stay until it has none. */
+  exists(uuid: string): Promise<boolean> {
+    return repo.baseRowExists(this.db, uuid);
   }
 
   onBaseChanged(listener: BaseChangeListener): void {
@@ -135,8 +149,7 @@ export class BasesService {
   async delete(user: AccountUser, workspaceId: string, name: unknown): Promise<void> {
     if (typeof name !== 'string' || name === '') throw badRequest('name invalid.');
     const { base } = await this.access.resolve(user, workspaceId, name, REQUIRED.delete);
-    await repo.deleteBase(this.db, base.id);
-    for (const listener of this.listeners) await listener(base);
+    await this.trash.moveToTrash(base);
   }
 }
 

@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { Executor } from '../../db/index.js';
 import { sha256Hex } from '../../shared/crypto.js';
-import { baseListingQuery, type BaseListing, type BaseRow, type WorkspaceRow } from '../access/index.js';
+import { anyBaseListingQuery, baseListingQuery, type BaseListing, type BaseRow, type WorkspaceRow } from '../access/index.js';
 import type { ExternalLinksTable } from './workspaces.table.js';
 
 export type ExternalLinkRow = Selectable<ExternalLinksTable>;
@@ -36,9 +36,9 @@ export function listBasesSharedWith(db: Executor, userId: number) {
     .execute();
 }
 
-export async function insertBase(db: Executor, row: Omit<BaseRow, 'id'>): Promise<BaseRow> {
+export async function insertBase(db: Executor, row: Omit<BaseRow, 'id' | 'deleted_at' | 'trashed_name'>): Promise<BaseRow> {
   const { id } = await db.insertInto('bases').values(row).returning('id').executeTakeFirstOrThrow();
-  return { ...row, id: Number(id) };
+  return { ...row, id: Number(id), deleted_at: null, trashed_name: null };
 }
 
 export async function renameBase(db: Executor, id: number, name: string, modifierId: number, now: number): Promise<void> {
@@ -105,3 +105,49 @@ export async function insertMetadata(db: Executor, baseId: number, data: string)
   await db.insertInto('base_metadata').values({ base_id: baseId, version: 1, data }).execute();
 }
 
+
+/** Is there a row for this base, in the trash or not (its files must stay while it is in the trash)? */
+export async function baseRowExists(db: Executor, uuid: string): Promise<boolean> {
+  return (await db.selectFrom('bases').select('id').where('uuid', '=', uuid).executeTakeFirst()) !== undefined;
+}
+
+/** Moves a base to the trash: its name is kept aside and replaced by a placeholder no user can type. */
+export async function trashBase(db: Executor, id: number, now: number): Promise<void> {
+  await db
+    .updateTable('bases')
+    .set((eb) => ({ deleted_at: now, trashed_name: eb.ref('name'), name: `\u0001trash ${id}` }))
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null)
+    .execute();
+}
+
+export async function untrashBase(db: Executor, id: number, name: string): Promise<void> {
+  await db.updateTable('bases').set({ deleted_at: null, trashed_name: null, name }).where('id', '=', id).execute();
+}
+
+/** The trashed bases in a user's workspaces (or one of them by id), most recently deleted first. */
+export function trashedBasesQuery(db: Executor, ownerId: number) {
+  return anyBaseListingQuery(db)
+    .where('workspaces.owner_id', '=', ownerId)
+    .where('bases.deleted_at', 'is not', null);
+}
+
+export async function countTrashedBases(db: Executor, ownerId: number): Promise<number> {
+  const row = await db
+    .selectFrom('bases')
+    .innerJoin('workspaces', 'workspaces.id', 'bases.workspace_id')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .where('workspaces.owner_id', '=', ownerId)
+    .where('bases.deleted_at', 'is not', null)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** Up to `limit` bases trashed before `cutoff`, oldest first. */
+export function expiredTrashedBases(db: Executor, cutoff: number, limit: number) {
+  return anyBaseListingQuery(db)
+    .where('bases.deleted_at', '<', cutoff)
+    .orderBy('bases.deleted_at')
+    .limit(limit)
+    .execute();
+}

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { currentAccount } from '../accounts/index.js';
 import type { Clock } from '../../shared/clock.js';
+import { baseTrashRoutes } from './base-trash.routes.js';
 import type { BasesService } from './bases.service.js';
 import type { ExternalLinksService } from './external-links.service.js';
 import type { SharesService } from './shares.service.js';
@@ -31,6 +32,7 @@ const account = { auth: 'account' } as const;
 
 export function workspacesRoutes({ bases, shares, links, clock, publicUrl }: WorkspacesRouteDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
+    await app.register(baseTrashRoutes(bases.trash));
     app.get('/api/v2.1/workspaces/', { config: account, schema: { tags: ['bases'], response: { 200: WorkspaceListResponse } } }, async (request) => {
       const user = currentAccount(request);
       const { workspace, own, shared } = await bases.listForUser(user);

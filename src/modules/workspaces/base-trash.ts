@@ -1,0 +1,108 @@
+import type { Db } from '../../db/index.js';
+import { isUniqueViolation } from '../../db/index.js';
+import type { Clock } from '../../shared/clock.js';
+import { conflict, notFound } from '../../shared/errors.js';
+import { isoSeconds } from '../../shared/time.js';
+import type { AccountUser } from '../accounts/index.js';
+import type { BaseListing } from '../access/index.js';
+import { baseRecord } from './workspaces.present.js';
+import * as repo from './workspaces.repository.js';
+
+const DAY_MS = 86_400_000;
+/** Bases purged per transaction-free step of the retention tick; the tick stops after MAX_BATCHES. */
+const PURGE_BATCH = 100;
+const MAX_BATCHES = 50;
+
+export interface TrashPage {
+  page: number;
+  perPage: number;
+}
+
+/**
+ * The base trash (`/api/v2.1/trash-dtables/`): a deleted base keeps everything (tables, rows, shares,
+ * tokens, files) but answers as deleted everywhere until it is restored or purged. A purge deletes
+ * its row, and so by cascade all its data; `afterChange` then lets caches drop it and files go.
+ */
+export class BaseTrash {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly retentionDays: number,
+    private readonly afterChange: (base: BaseListing) => Promise<void>,
+  ) {}
+
+  async moveToTrash(base: BaseListing): Promise<void> {
+    await repo.trashBase(this.db, base.id, this.clock.now());
+    await this.afterChange(base);
+  }
+
+  async list(user: AccountUser, paging: TrashPage) {
+    const rows = await repo
+      .trashedBasesQuery(this.db, user.id)
+      .orderBy('bases.deleted_at', 'desc')
+      .orderBy('bases.id', 'desc')
+      .limit(paging.perPage)
+      .offset((paging.page - 1) * paging.perPage)
+      .execute();
+    return {
+      count: await repo.countTrashedBases(this.db, user.id),
+      trash_dtable_list: rows.map((base) => ({
+        ...baseRecord({ ...base, name: base.trashed_name ?? base.name }),
+        deleted: true,
+        delete_time: isoSeconds(base.deleted_at),
+      })),
+    };
+  }
+
+  /** Puts a trashed base back in its workspace under its name; 409 when a base took that name meanwhile. */
+  async restore(user: AccountUser, baseId: number): Promise<void> {
+    const base = await this.trashed(user, baseId);
+    try {
+      await repo.untrashBase(this.db, base.id, base.trashed_name ?? base.name);
+    } catch (error) {
+      if (isUniqueViolation(error)) throw conflict(`A base named ${base.trashed_name} already exists in the workspace; rename it first.`);
+      throw error;
+    }
+    await this.afterChange(base);
+  }
+
+  /** Deletes one trashed base for good. */
+  async purge(user: AccountUser, baseId: number): Promise<void> {
+    await this.purgeBase(await this.trashed(user, baseId));
+  }
+
+  /** Empties the user's trash. */
+  async clear(user: AccountUser): Promise<number> {
+    let purged = 0;
+    for (;;) {
+      const batch = await repo.trashedBasesQuery(this.db, user.id).orderBy('bases.id').limit(PURGE_BATCH).execute();
+      for (const base of batch) await this.purgeBase(base);
+      purged += batch.length;
+      if (batch.length < PURGE_BATCH) return purged;
+    }
+  }
+
+  /** The scheduler's tick: purges bases trashed longer than TRASH_RETENTION_DAYS, in batches. */
+  async purgeExpired(now: number): Promise<{ purged: number }> {
+    const cutoff = now - this.retentionDays * DAY_MS;
+    let purged = 0;
+    for (let i = 0; i < MAX_BATCHES; i++) {
+      const batch = await repo.expiredTrashedBases(this.db, cutoff, PURGE_BATCH);
+      for (const base of batch) await this.purgeBase(base);
+      purged += batch.length;
+      if (batch.length < PURGE_BATCH) break;
+    }
+    return { purged };
+  }
+
+  private async trashed(user: AccountUser, baseId: number) {
+    const base = await repo.trashedBasesQuery(this.db, user.id).where('bases.id', '=', baseId).executeTakeFirst();
+    if (!base) throw notFound(`Base ${baseId} not found in the trash.`);
+    return base;
+  }
+
+  private async purgeBase(base: BaseListing): Promise<void> {
+    await repo.deleteBase(this.db, base.id);
+    await this.afterChange(base);
+  }
+}
