@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Config } from '../../config/index.js';
 import type { Db, DialectName } from '../../db/index.js';
 import type { Clock } from '../../shared/clock.js';
+import { SecretBox } from '../webhooks/index.js';
 import { createOutboundHttp, type OutboundHttp } from '../../platform/http/index.js';
 import type { Mailer } from '../../platform/mail/index.js';
 import type { BaseAccess } from '../access/index.js';
@@ -60,13 +61,15 @@ export function createAutomations(deps: AutomationsDeps): AutomationsModule {
   const http = deps.http ?? createOutboundHttp({ timeoutMs: config.webhookTimeoutMs, allowPrivate: config.webhookAllowPrivate });
   const emailDelayMs = config.notificationEmailDelayMinutes * MINUTE;
   const invalidation = new AutomationInvalidation(db, clock, emailDelayMs, log);
-  const rules = new AutomationRulesService(db, clock, deps.access, { timeZone: config.timeZone, maxRulesPerBase: settings.rulesPerBase });
+  const secrets = new SecretBox(config.secretKey);
+  const rules = new AutomationRulesService(db, clock, deps.access, { timeZone: config.timeZone, maxRulesPerBase: settings.rulesPerBase }, secrets);
   const runner = new AutomationRunner({
     db,
     clock,
     writeMany: deps.writeMany,
     mailer: deps.mailer,
     http,
+    secrets,
     invalidation,
     timeZone: config.timeZone,
     emailDelayMs,

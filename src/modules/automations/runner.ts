@@ -3,6 +3,7 @@ import type { Clock } from '../../shared/clock.js';
 import type { Mailer } from '../../platform/mail/index.js';
 import type { OutboundHttp } from '../../platform/http/index.js';
 import type { StoredRow } from '../filters/index.js';
+import type { SecretBox } from '../webhooks/index.js';
 import { loadBaseContext } from '../notifications/index.js';
 import type { ScopedRowWriter, BaseRef, Actor } from '../rows/index.js';
 import { callWebhook, notify, PermanentError, sendEmail, writeRow, type ActionInput } from './actions.js';
@@ -21,6 +22,8 @@ export interface RunnerDeps {
   writeMany: WriteMany;
   mailer: Mailer;
   http: OutboundHttp;
+  /** Opens `call_webhook` secrets (sealed at rest). */
+  secrets: SecretBox;
   invalidation: AutomationInvalidation;
   timeZone: string;
   emailDelayMs: number;
@@ -150,7 +153,7 @@ export class AutomationRunner {
       const action = actionOf.get(o._id)!;
       o.attempts = (o.attempts ?? 0) + 1;
       try {
-        o.detail = action.type === 'send_email' ? await sendEmail(this.deps.mailer, action, input) : await callWebhook(this.deps.http, action, input);
+        o.detail = action.type === 'send_email' ? await sendEmail(this.deps.mailer, action, input) : await callWebhook(this.deps.http, action, input, this.deps.secrets);
         o.status = 'done';
         delete o.error;
       } catch (error) {
