@@ -94,3 +94,36 @@ describe.each(DIALECTS)('automation rules: run_script (%s)', (dialect) => {
     expect(res.json<{ error_msg: string }>().error_msg).toMatch(/script/);
   });
 });
+
+describe.each(DIALECTS)('automation rules: the per-minute run limit (%s)', (dialect) => {
+  let t: TestApp;
+  let alice: TestUser;
+  let base: RuleBase;
+  beforeAll(async () => {
+    t = await createTestApp(dialect, { AUTOMATION_RUNS_PER_MINUTE: '2' });
+    alice = await createUser(t, { name: 'Alice' });
+    base = await ruleBase(t, alice, 'Limited');
+  });
+  afterAll(() => t.close());
+
+  it('triggers past AUTOMATION_RUNS_PER_MINUTE are logged as skipped with the reason; the next minute runs again', async () => {
+    const rule = await createAutomation(t, alice, base, {
+      run_condition: 'per_update',
+      trigger: { rule_name: 'limited', table_id: '0000', view_id: '0000', condition: 'rows_added' },
+      actions: [{ type: 'update_record', updates: { Notes: 'ran' }, _id: 'u' }],
+    });
+    await addRows(t, base, [{ Name: 'a' }, { Name: 'b' }, { Name: 'c' }, { Name: 'd' }]);
+    await settle(t);
+    let runs = await runsOf(t, alice, base, rule.id);
+    expect(runs.map((r) => r.status).sort()).toEqual(['done', 'done', 'skipped', 'skipped']);
+    const skipped = runs.find((r) => r.status === 'skipped')!;
+    expect(skipped.error).toMatch(/AUTOMATION_RUNS_PER_MINUTE/);
+    expect(skipped.row_ids).toHaveLength(1);
+    // Skipped records do not use the budget: a minute later two runs fit again.
+    t.clock.advance(61_000);
+    await addRows(t, base, [{ Name: 'e' }, { Name: 'f' }]);
+    await settle(t);
+    runs = await runsOf(t, alice, base, rule.id);
+    expect(runs.filter((r) => r.status === 'done')).toHaveLength(4);
+  });
+});
