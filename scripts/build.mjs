@@ -20,7 +20,8 @@ const INPUTS = ['tsconfig.json', 'tsconfig.build.json', 'package.json', 'package
  * worker threads (node-sql-parser), loaded on first use (ioredis, nodemailer), or that read files or
  * start workers relative to their own location (socket.io serves its client, pino's transports).
  */
-const EXTERNAL = ['better-sqlite3', 'node-sql-parser', 'ioredis', 'nodemailer', 'socket.io', 'pino', 'thread-stream', 'pg-native', '@fastify/static', 'pino-pretty', '@fastify/swagger-ui'];
+// quickjs-emscripten loads its .wasm file relative to its own module: kept external.
+const EXTERNAL = ['better-sqlite3', 'node-sql-parser', 'ioredis', 'nodemailer', 'socket.io', 'pino', 'thread-stream', 'pg-native', '@fastify/static', 'pino-pretty', '@fastify/swagger-ui', 'quickjs-emscripten'];
 
 /** Newest modification time (ms) of the build's inputs. */
 function newestInput() {
@@ -56,7 +57,7 @@ export async function build({ log = (line) => process.stderr.write(line + '\n') 
     await esbuild.build({
       absWorkingDir: ROOT,
       // The formula threads' code is an entry of its own (src/modules/formulas/formula-threads.ts starts dist/formula-thread.js).
-      entryPoints: { cli: 'src/cli.ts', 'formula-thread': 'src/modules/formulas/formula-thread.ts' },
+      entryPoints: { cli: 'src/cli.ts', 'formula-thread': 'src/modules/formulas/formula-thread.ts', 'script-thread': 'src/modules/automations/script-thread.ts' },
       outdir: tmp,
       bundle: true,
       platform: 'node',

@@ -139,6 +139,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     clock,
     access,
     writeMany: (base, actor, work) => baseData.rows.writeMany(base, actor, work),
+    reads: baseData.rows,
     mailer: notifications.mailer,
   });
   dispatcher.register(automations.consumer);

@@ -12,6 +12,12 @@ export interface AutomationsConfig {
   periodicMaxRows: number;
   /** AUTOMATION_RETRY_SCHEDULE — back-off of failed e-mail and webhook actions; default 30s,5m,30m,2h. */
   retrySchedule: readonly number[];
+  /** AUTOMATION_SCRIPT_TIMEOUT_MS — CPU time one `run_script` run may use; default 1000. */
+  scriptTimeoutMs: number;
+  /** AUTOMATION_SCRIPT_MEMORY_MB — heap of one `run_script` run; default 32. */
+  scriptMemoryMb: number;
+  /** AUTOMATION_SCRIPT_MS_PER_MINUTE — script CPU time one base may use per minute (per instance); scripts past it are skipped; default 10000. */
+  scriptMsPerMinute: number;
 }
 
 /** `retrySchedule` is AUTOMATION_RETRY_SCHEDULE, parsed by the caller's duration-list reader. */
@@ -22,5 +28,8 @@ export function loadAutomationsConfig(env: Env, retrySchedule: number[]): Automa
     maxDepth: int(env, 'AUTOMATION_MAX_DEPTH', 3, 1, 20),
     periodicMaxRows: int(env, 'AUTOMATION_PERIODIC_MAX_ROWS', 1000, 1, 1_000_000),
     retrySchedule: Object.freeze(retrySchedule),
+    scriptTimeoutMs: int(env, 'AUTOMATION_SCRIPT_TIMEOUT_MS', 1000, 10, 60_000),
+    scriptMemoryMb: int(env, 'AUTOMATION_SCRIPT_MEMORY_MB', 32, 1, 1024),
+    scriptMsPerMinute: int(env, 'AUTOMATION_SCRIPT_MS_PER_MINUTE', 10_000, 10, 3_600_000),
   });
 }

@@ -24,7 +24,7 @@ export interface RunRecord {
   row_ids: string[];
   depth: number;
   status: string;
-  actions: Array<{ _id: string; type: string; status: string; detail?: string; error?: string; attempts?: number }>;
+  actions: Array<{ _id: string; type: string; status: string; detail?: string; error?: string; attempts?: number; output?: string }>;
   error: string;
   attempts: number;
   duration_ms: number;

@@ -191,6 +191,29 @@ describe.each(DIALECTS)('automation rules: triggers, actions, loops and the run 
     expect(run).toMatchObject({ status: 'done', attempts: 2, actions: [{ status: 'done', detail: 'HTTP 200', attempts: 2 }] });
   });
 
+  it('call_webhook secret: sealed at rest, masked in responses, kept when an update sends the mask back', async () => {
+    const body = { run_condition: 'per_update', trigger: WATCH_ALL_TRIGGER, actions: [{ type: 'call_webhook', url: hookUrl, body: '{"n":"{Name}"}', secret: 'pa55-word', _id: 'w' }] };
+    const rule = await createAutomation(t, alice, base, body);
+    expect(rule.actions[0]!.secret).toBe('********');
+    expect((await listAutomations(t, alice, base)).find((r) => r.id === rule.id)!.actions[0]!.secret).toBe('********');
+    const stored = (await t.container.db.selectFrom('automation_rules').select('actions').where('id', '=', rule.id).executeTakeFirstOrThrow()).actions;
+    expect(stored).not.toContain('pa55-word');
+    // The editor sends the mask back with another change: the stored secret stays.
+    const put = await t.request({ method: 'PUT', url: automationsPath(base, rule.id), token: alice.token, payload: { ...body, actions: [{ ...body.actions[0], body: '{"m":"{Name}"}', secret: '********' }] } });
+    expect(put.statusCode, put.body).toBe(200);
+    expect(put.json<{ actions: Array<{ secret: string }> }>().actions[0]!.secret).toBe('********');
+    const [rowId] = await addRows(t, base, [{ Name: 'Sealed' }]);
+    await updateRow(t, base, rowId!, { Status: 'Done' });
+    await settle(t);
+    expect(hooks).toHaveLength(1);
+    expect(hooks[0]!.body).toBe('{"m":"Sealed"}');
+    expect(hooks[0]!.headers['x-seatable-signature']).toBe(`sha256=${createHmac('sha256', 'pa55-word').update(hooks[0]!.body).digest('hex')}`);
+    // The mask for an action that has no stored secret is refused.
+    const bad = await t.request({ method: 'PUT', url: automationsPath(base, rule.id), token: alice.token, payload: { ...body, actions: [{ ...body.actions[0], _id: 'other', secret: '********' }] } });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json<{ error_msg: string }>().error_msg).toMatch(/secret/);
+  });
+
   it('a failed row write is recorded once and not retried (the write and its record are one transaction)', async () => {
     const rule = await createAutomation(t, alice, base, {
       run_condition: 'per_update',

@@ -5,7 +5,8 @@ import type { OutboundHttp } from '../../platform/http/index.js';
 import type { StoredRow } from '../filters/index.js';
 import { recipientsFor, renderMessage, writeNotices, type Members, type MetaTable, type PreparedRule } from '../notifications/index.js';
 import type { ScopedRowWriter } from '../rows/index.js';
-import { deliveryHeaders } from '../webhooks/index.js';
+import { deliveryHeaders, type SecretBox } from '../webhooks/index.js';
+import { openSecret } from './secrets.js';
 import { MSG_TYPE_AUTOMATION_NOTIFY, type AutomationAction, type AutomationRule } from './model.js';
 
 /** What an action sees: the rule, the triggering row (null for a periodic run without rows), the base. */
@@ -94,7 +95,9 @@ export async function sendEmail(mailer: Mailer, action: AutomationAction, input:
 }
 
 /** `call_webhook`: POST the templated body (or the run as JSON), signed like webhooks, through the SSRF guard. */
-export async function callWebhook(http: OutboundHttp, action: AutomationAction, input: ActionInput): Promise<string> {
+export async function callWebhook(http: OutboundHttp, action: AutomationAction, input: ActionInput, secrets: SecretBox): Promise<string> {
+  const secret = openSecret(secrets, action);
+  if (secret === null && typeof action.secret === 'string' && action.secret !== '') throw new PermanentError('the webhook secret cannot be decrypted (SECRET_KEY changed?); save the rule with its secret again');
   const template = typeof action.body === 'string' ? action.body : '';
   const body =
     template !== ''
@@ -104,7 +107,7 @@ export async function callWebhook(http: OutboundHttp, action: AutomationAction, 
     msgId: `msg_${randomUUID()}`,
     timestampSeconds: Math.floor(input.now / 1000),
     body,
-    secret: typeof action.secret === 'string' ? action.secret : null,
+    secret,
   });
   const result = await http.post(String(action.url), headers, body);
   if (!result.ok) {

@@ -39,7 +39,7 @@ export interface AutomationRunsTable {
   row: string | null;
   /** How many automation writes led to this run (loop protection). */
   depth: Generated<number>;
-  /** `pending`, `done` or `failed`. */
+  /** `pending`, `done`, `failed`, `stopped` (chain depth) or `skipped` (per-minute limit). */
   status: string;
   /** JSON list of `{ _id, type, status, detail?, error? }`. */
   outcomes: string;

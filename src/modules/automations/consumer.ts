@@ -93,6 +93,8 @@ export class AutomationConsumer implements OutboxConsumer {
           const error = `rate limit: the base started ${this.settings.runsPerMinute} runs in the last minute (AUTOMATION_RUNS_PER_MINUTE)`;
           this.log.warn({ ruleId: rule.id, rowId: matched.row._id }, error);
           budget.set(rule.baseId, 0);
+          // Recorded, not run: the run log says which trigger was dropped and why.
+          runs.push({ ...base, row: null, status: 'skipped', outcomes: '[]', error, finished_at: now, next_attempt_at: null });
           continue;
         }
         budget.set(rule.baseId, left - 1);

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Config } from '../../config/index.js';
 import type { Db, DialectName } from '../../db/index.js';
 import type { Clock } from '../../shared/clock.js';
+import { SecretBox } from '../webhooks/index.js';
 import { createOutboundHttp, type OutboundHttp } from '../../platform/http/index.js';
 import type { Mailer } from '../../platform/mail/index.js';
 import type { BaseAccess } from '../access/index.js';
@@ -11,9 +12,12 @@ import { PeriodicAutomations } from './periodic.js';
 import { automationRoutes } from './routes.js';
 import { AutomationRulesService } from './rules.service.js';
 import { AutomationRunner, type WriteMany } from './runner.js';
+import type { RowReads } from './script-client.js';
+import { ScriptThreads } from './script-threads.js';
 
 export type { AutomationRulesService } from './rules.service.js';
 export type { AutomationRunner } from './runner.js';
+export type { ScriptThreads } from './script-threads.js';
 export { automationSource, automationApp } from './model.js';
 
 type Log = { error(obj: object, msg: string): void; warn(obj: object, msg: string): void };
@@ -26,6 +30,8 @@ export interface AutomationsDeps {
   access: BaseAccess;
   /** The rows module's `writeMany`: every row-writing action goes through it. */
   writeMany: WriteMany;
+  /** The rows module's reads, for the `base` client of `run_script`. */
+  reads: RowReads;
   /** The notification module's mailer (SMTP_URL or the spool). */
   mailer: Mailer;
   http?: OutboundHttp;
@@ -42,6 +48,7 @@ export interface AutomationsModule {
   rules: AutomationRulesService;
   consumer: AutomationConsumer;
   runner: AutomationRunner;
+  scripts: ScriptThreads;
   periodic: PeriodicAutomations;
   invalidation: AutomationInvalidation;
   ticks: AutomationTick[];
@@ -60,14 +67,20 @@ export function createAutomations(deps: AutomationsDeps): AutomationsModule {
   const http = deps.http ?? createOutboundHttp({ timeoutMs: config.webhookTimeoutMs, allowPrivate: config.webhookAllowPrivate });
   const emailDelayMs = config.notificationEmailDelayMinutes * MINUTE;
   const invalidation = new AutomationInvalidation(db, clock, emailDelayMs, log);
-  const rules = new AutomationRulesService(db, clock, deps.access, { timeZone: config.timeZone, maxRulesPerBase: settings.rulesPerBase });
+  const secrets = new SecretBox(config.secretKey);
+  const scripts = new ScriptThreads();
+  const rules = new AutomationRulesService(db, clock, deps.access, { timeZone: config.timeZone, maxRulesPerBase: settings.rulesPerBase }, secrets);
   const runner = new AutomationRunner({
     db,
     clock,
     writeMany: deps.writeMany,
     mailer: deps.mailer,
     http,
+    secrets,
     invalidation,
+    scripts,
+    reads: deps.reads,
+    script: { cpuMs: settings.scriptTimeoutMs, memoryBytes: settings.scriptMemoryMb * 1024 * 1024, msPerMinute: settings.scriptMsPerMinute },
     timeZone: config.timeZone,
     emailDelayMs,
     retrySchedule: settings.retrySchedule,
@@ -85,6 +98,7 @@ export function createAutomations(deps: AutomationsDeps): AutomationsModule {
     rules,
     consumer,
     runner,
+    scripts,
     periodic,
     invalidation,
     ticks,
@@ -94,6 +108,7 @@ export function createAutomations(deps: AutomationsDeps): AutomationsModule {
     },
     close: async () => {
       await runner.stop();
+      await scripts.close();
       if (!deps.http) await http.close();
     },
   };

@@ -1,3 +1,4 @@
+import type { Actor, BaseRef, ScopedRowWriter } from '../rows/index.js';
 /** The shapes of an automation rule, as stored and as the runner sees it. */
 
 export type AutomationRunCondition = 'per_update' | 'per_day' | 'per_week' | 'per_month';
@@ -9,7 +10,7 @@ export const PERIODIC: ReadonlySet<string> = new Set(['run_periodically', 'run_p
 /** Actions that write rows (one transaction with the run record) and those that reach out (retried). */
 export const ROW_ACTIONS: ReadonlySet<string> = new Set(['update_record', 'lock_record', 'add_record']);
 export const OUTBOUND_ACTIONS: ReadonlySet<string> = new Set(['send_email', 'call_webhook']);
-export const ACTION_TYPES = ['notify', 'send_email', 'update_record', 'lock_record', 'add_record', 'call_webhook'] as const;
+export const ACTION_TYPES = ['notify', 'send_email', 'update_record', 'lock_record', 'add_record', 'call_webhook', 'run_script'] as const;
 export type ActionType = (typeof ACTION_TYPES)[number];
 /** Actions that act on the triggering row: not allowed where no row triggers the rule. */
 export const NEEDS_ROW: ReadonlySet<string> = new Set(['update_record', 'lock_record']);
@@ -49,6 +50,9 @@ export interface AutomationRule {
   nextRunAt: number | null;
 }
 
+/** The rows module's write entry (RowsService.writeMany), injected by the composition root. */
+export type WriteMany = <T>(base: BaseRef, actor: Actor, work: (rows: ScopedRowWriter) => Promise<T>) => Promise<T>;
+
 /** One action's result in a run's log. */
 export interface ActionOutcome {
   _id: string;
@@ -57,6 +61,9 @@ export interface ActionOutcome {
   detail?: string;
   error?: string;
   attempts?: number;
+  /** `run_script`: what the script printed (console.log), and the CPU time it used. */
+  output?: string;
+  cpu_ms?: number;
 }
 
 /** Sent to a rule's creator when the rule becomes invalid (the original's `auto_rule_invalid`). */

@@ -1,6 +1,7 @@
 import { isoSeconds } from '../../shared/time.js';
 import type { AutomationListing } from './rules.repository.js';
 import type { RunRow } from './runs.repository.js';
+import { maskSecrets } from './secrets.js';
 
 /** The documented record: `is_valid` boolean, `trigger_count`, `last_trigger_time` ("" before the first run). */
 export function automationRecord(row: AutomationListing) {
@@ -9,7 +10,7 @@ export function automationRecord(row: AutomationListing) {
     dtable_uuid: row.dtable_uuid,
     run_condition: row.run_condition,
     trigger: JSON.parse(row.trigger) as Record<string, unknown>,
-    actions: JSON.parse(row.actions) as Array<Record<string, unknown>>,
+    actions: maskSecrets(JSON.parse(row.actions) as Array<Record<string, unknown>>),
     creator: row.creator_name,
     ctime: isoSeconds(Number(row.ctime)),
     last_trigger_time: isoSeconds(row.last_trigger_time === null ? null : Number(row.last_trigger_time)),

@@ -11,6 +11,8 @@ import { automationRecord, runRecord } from './present.js';
 import * as repo from './rules.repository.js';
 import * as runs from './runs.repository.js';
 import { nextPeriodicRun } from './schedule.js';
+import { sealSecrets } from './secrets.js';
+import type { SecretBox } from '../webhooks/index.js';
 import { checkAutomationShape, validateAutomation, type ValidAutomation } from './validation.js';
 
 export interface AutomationTarget {
@@ -33,6 +35,7 @@ export class AutomationRulesService {
     private readonly clock: Clock,
     private readonly access: BaseAccess,
     private readonly settings: AutomationSettings,
+    private readonly secrets: SecretBox,
   ) {}
 
   async list(user: AccountUser, target: AutomationTarget) {
@@ -48,6 +51,7 @@ export class AutomationRulesService {
     }
     const context = await loadBaseContext(this.db, base.id);
     const valid = validateAutomation(shape, context.doc, context.members);
+    valid.actions = sealSecrets(this.secrets, valid.actions);
     const now = this.clock.now();
     const id = await repo.insertAutomation(this.db, {
       ...this.columnsOf(valid, now),
@@ -71,6 +75,7 @@ export class AutomationRulesService {
     if (!existing) throw notFound(`automation_rule ${ruleId} not found.`);
     const context = await loadBaseContext(this.db, base.id);
     const valid = validateAutomation(shape, context.doc, context.members);
+    valid.actions = sealSecrets(this.secrets, valid.actions, repo.toAutomation(existing).actions);
     await repo.updateAutomation(this.db, Number(existing.id), { ...this.columnsOf(valid, this.clock.now()), is_valid: 1, invalid_reason: null });
     return automationRecord((await repo.findAutomation(this.db, Number(existing.id)))!);
   }

@@ -3,17 +3,26 @@ import type { Clock } from '../../shared/clock.js';
 import type { Mailer } from '../../platform/mail/index.js';
 import type { OutboundHttp } from '../../platform/http/index.js';
 import type { StoredRow } from '../filters/index.js';
+import type { SecretBox } from '../webhooks/index.js';
 import { loadBaseContext } from '../notifications/index.js';
 import type { ScopedRowWriter, BaseRef, Actor } from '../rows/index.js';
 import { callWebhook, notify, PermanentError, sendEmail, writeRow, type ActionInput } from './actions.js';
 import type { AutomationInvalidation } from './invalidation.js';
-import { automationApp, OUTBOUND_ACTIONS, ROW_ACTIONS, type ActionOutcome, type AutomationAction } from './model.js';
+import { automationApp, OUTBOUND_ACTIONS, ROW_ACTIONS, type ActionOutcome, type AutomationAction, type AutomationRule, type WriteMany } from './model.js';
+import { scriptClient, type RowReads } from './script-client.js';
+import { errorMessage, type ScriptThreads } from './script-threads.js';
 import { checkAutomation } from './rule-check.js';
 import { findAutomation, toAutomation } from './rules.repository.js';
 import { claimRun, dueRunIds, updateRun, type RunRow } from './runs.repository.js';
 
-/** The rows module's write entry (RowsService.writeMany), injected by the composition root. */
-export type WriteMany = <T>(base: BaseRef, actor: Actor, work: (rows: ScopedRowWriter) => Promise<T>) => Promise<T>;
+export type { WriteMany } from './model.js';
+
+/** `run_script` limits (AUTOMATION_SCRIPT_*). */
+export interface ScriptSettings {
+  cpuMs: number;
+  memoryBytes: number;
+  msPerMinute: number;
+}
 
 export interface RunnerDeps {
   db: Db;
@@ -21,7 +30,13 @@ export interface RunnerDeps {
   writeMany: WriteMany;
   mailer: Mailer;
   http: OutboundHttp;
+  /** Opens `call_webhook` secrets (sealed at rest). */
+  secrets: SecretBox;
   invalidation: AutomationInvalidation;
+  /** `run_script`: the script thread, the rows module's reads, the limits. */
+  scripts: ScriptThreads;
+  reads: RowReads;
+  script: ScriptSettings;
   timeZone: string;
   emailDelayMs: number;
   /** Back-off before each retry of an e-mail or webhook action; its length is the number of retries. */
@@ -31,6 +46,10 @@ export interface RunnerDeps {
 
 /** A claimed run is not handed to another runner for this long (a crashed runner's run comes back after it). */
 const LEASE_MS = 5 * 60_000;
+/** What one script may print; more is cut off. */
+const SCRIPT_OUTPUT_BYTES = 64 * 1024;
+/** Wall-clock allowance of a script on top of 4x its CPU time (its base calls wait for the database). */
+const SCRIPT_WALL_EXTRA_MS = 10_000;
 const BATCH = 50;
 
 /**
@@ -42,6 +61,8 @@ export class AutomationRunner {
   private running: Promise<number> | null = null;
   private again = false;
   private stopped = false;
+  /** Script CPU time used per base in the current minute (AUTOMATION_SCRIPT_MS_PER_MINUTE). */
+  private readonly scriptBudget = new Map<number, { minute: number; used: number }>();
 
   constructor(private readonly deps: RunnerDeps) {}
 
@@ -119,7 +140,7 @@ export class AutomationRunner {
       outcomes.filter((o) => o.status === 'pending' && actionOf.has(o._id) && test(actionOf.get(o._id)!));
 
     // 1. notify + row writes: one transaction with the run record.
-    const inner = pending((a) => !OUTBOUND_ACTIONS.has(a.type));
+    const inner = pending((a) => !OUTBOUND_ACTIONS.has(a.type) && a.type !== 'run_script');
     if (inner.length > 0) {
       const work = async (trx: Executor, rows: ScopedRowWriter | null) => {
         for (const o of inner) {
@@ -144,13 +165,20 @@ export class AutomationRunner {
       }
     }
 
-    // 2. outbound actions, each retried with back-off.
+    // 2. scripts, after that commit, on the script thread; not retried (their writes are not idempotent).
+    const actor: Actor = { user: creator[0], app: automationApp(rule.id, Number(run.depth)), userId: rule.creatorId };
+    for (const o of pending((a) => a.type === 'run_script')) {
+      Object.assign(o, await this.runScript(rule, actionOf.get(o._id)!, input, actor));
+      if (o.status === 'failed') this.deps.log.warn({ ruleId: rule.id, runId: id, action: o._id, err: o.error }, 'automation script failed');
+    }
+
+    // 3. outbound actions, each retried with back-off.
     const attempt = Number(run.attempts) + 1;
     for (const o of pending((a) => OUTBOUND_ACTIONS.has(a.type))) {
       const action = actionOf.get(o._id)!;
       o.attempts = (o.attempts ?? 0) + 1;
       try {
-        o.detail = action.type === 'send_email' ? await sendEmail(this.deps.mailer, action, input) : await callWebhook(this.deps.http, action, input);
+        o.detail = action.type === 'send_email' ? await sendEmail(this.deps.mailer, action, input) : await callWebhook(this.deps.http, action, input, this.deps.secrets);
         o.status = 'done';
         delete o.error;
       } catch (error) {
@@ -178,12 +206,35 @@ export class AutomationRunner {
       duration_ms: duration,
     });
   }
+
+  private async runScript(rule: AutomationRule, action: AutomationAction, input: ActionInput, actor: Actor): Promise<Partial<ActionOutcome>> {
+    const { script, clock } = this.deps;
+    const minute = Math.floor(clock.now() / 60_000);
+    const budget = this.scriptBudget.get(rule.baseId);
+    const used = budget?.minute === minute ? budget.used : 0;
+    if (used >= script.msPerMinute) return { status: 'skipped', error: `the base used its script time of ${script.msPerMinute} ms for this minute (AUTOMATION_SCRIPT_MS_PER_MINUTE)` };
+    const cpuMs = Math.min(script.cpuMs, script.msPerMinute - used);
+    const base = { id: rule.baseId, uuid: rule.dtableUuid };
+    const host = scriptClient(this.deps.reads, this.deps.writeMany, base, actor, actor.user);
+    const row = await scriptRow(this.deps.reads, base, input);
+    const job = { code: String(action.script ?? ''), row, cpuMs, memoryBytes: script.memoryBytes, outputBytes: SCRIPT_OUTPUT_BYTES };
+    const result = await this.deps.scripts.run(job, host, cpuMs * 4 + SCRIPT_WALL_EXTRA_MS);
+    if (this.scriptBudget.size > 10_000) this.scriptBudget.clear();
+    this.scriptBudget.set(rule.baseId, { minute, used: used + Math.max(result.cpuMs, result.ok ? 0 : cpuMs) });
+    return { status: result.ok ? 'done' : 'failed', output: result.output, cpu_ms: result.cpuMs, ...(result.ok ? { detail: 'script finished' } : { error: result.error }) };
+  }
+
 }
 
-function errorText(error: unknown): string {
-  if (error && typeof error === 'object' && 'body' in error) {
-    const body = (error as { body?: { error_msg?: unknown } }).body;
-    if (typeof body?.error_msg === 'string') return body.error_msg;
+const errorText = errorMessage;
+
+/** The triggering row as scripts see it: as it is now, keyed by column names (as stored, renamed, if it was deleted). */
+async function scriptRow(reads: RowReads, base: { id: number; uuid: string }, input: ActionInput): Promise<unknown> {
+  if (!input.row) return null;
+  try {
+    return await reads.get(base, input.row._id, { table_id: input.table._id, convert_keys: true });
+  } catch {
+    const names = new Map(input.table.columns.map((c) => [c.key, c.name]));
+    return Object.fromEntries(Object.entries(input.row).map(([k, v]) => [names.get(k) ?? k, v]));
   }
-  return error instanceof Error ? error.message : String(error);
 }

@@ -10,13 +10,14 @@ export async function insertRuns(db: Executor, runs: NewRun[]): Promise<void> {
   for (let i = 0; i < runs.length; i += 200) await db.insertInto('automation_runs').values(runs.slice(i, i + 200)).execute();
 }
 
-/** Runs of a base created since `since` (the per-minute budget). */
+/** Runs of a base created since `since` (the per-minute budget); dropped triggers do not count. */
 export async function countBaseRunsSince(db: Executor, baseId: number, since: number): Promise<number> {
   const row = await db
     .selectFrom('automation_runs')
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .where('base_id', '=', baseId)
     .where('created_at', '>=', since)
+    .where('status', '!=', 'skipped')
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }

@@ -192,6 +192,8 @@ function validateAction(a: Obj, i: number, doc: MetaDoc, table: MetaTable, membe
     }
     case 'call_webhook':
       return { ...base, ...webhookFields(a, where) };
+    case 'run_script':
+      return { ...base, script: text(a, 'script', where, LIMITS.body, true) };
   }
 }
 

@@ -1,6 +1,5 @@
-import { createRequire } from 'node:module';
-import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startThread } from '../../shared/start-thread.js';
 import { EventLoopTurns } from '../../shared/event-loop-turns.js';
 import { ThreadPool, ThreadTimeoutError, type ThreadOwner } from '../../shared/thread-pool.js';
 import { evaluateBatch, storeFormulaCells, type FormulaCells } from './batch.js';
@@ -34,7 +33,7 @@ export class FormulaThreads {
   threadBatches = 0;
 
   constructor(readonly options: FormulaThreadsOptions) {
-    this.pool = new ThreadPool({ threads: options.threads, name: 'formula thread', start: startThread, rebuildError: (f) => new Error(String(f.message ?? 'formula thread error')) });
+    this.pool = new ThreadPool({ threads: options.threads, name: 'formula thread', start: startFormulaThread, rebuildError: (f) => new Error(String(f.message ?? 'formula thread error')) });
   }
 
   /** Set the formula cells of `rows` (in place); answers the number of rows left with error cells by the time limit. */
@@ -88,15 +87,7 @@ async function onMainThread(plan: FormulaPlan, rows: PlanRow[], ctx: PlanContext
   return rows.length;
 }
 
-/**
- * A formula thread runs formula-thread.ts: from the bundle, dist/formula-thread.js beside dist/cli.js
- * (scripts/build.mjs builds both); from the sources (tsx, vitest), the .ts file through tsx's loader.
- */
-function startThread(): Worker {
-  const options = { resourceLimits: { maxOldGenerationSizeMb: THREAD_HEAP_MB } };
-  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./formula-thread.js', import.meta.url), options);
-  const entry = new URL('./formula-thread.ts', import.meta.url).href;
-  // tsx's ESM loader (its CommonJS entry points at a file it does not ship, so take the .mjs beside it).
-  const tsx = new URL('index.mjs', pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm/api'))).href;
-  return new Worker(`import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(entry)}); })`, { ...options, eval: true });
+/** A formula thread runs formula-thread.ts (dist/formula-thread.js from the bundle). */
+function startFormulaThread(): Worker {
+  return startThread(import.meta.url, 'formula-thread', { resourceLimits: { maxOldGenerationSizeMb: THREAD_HEAP_MB } });
 }

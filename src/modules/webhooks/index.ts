@@ -8,3 +8,4 @@ export type { WebhookAlertRow } from './webhooks.repository.js';
 export { webhooksRoutes } from './webhooks.routes.js';
 export { adminWebhooksRoutes } from './admin-webhooks.routes.js';
 export { deliveryHeaders } from './signing.js';
+export { SecretBox, SECRET_MASK } from './secret-box.js';

@@ -1,0 +1,129 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { DIALECTS, createTestApp, createUser, type TestApp, type TestUser } from '../helpers/index.js';
+import { expectNoStall, STALL_MS } from '../helpers/ping-stall.js';
+import { addRows, gateway, ruleBase, type RuleBase } from './notification-fixtures.js';
+import { automationsPath, createAutomation, runsOf, settle } from './automation-fixtures.js';
+
+/** `run_script`: JavaScript in QuickJS on the script thread, with CPU, memory and output limits. */
+describe.each(DIALECTS)('automation rules: run_script (%s)', (dialect) => {
+  let t: TestApp;
+  let alice: TestUser;
+  let base: RuleBase;
+
+  beforeAll(async () => {
+    // The CPU limit is above the stall margin: a script run on the main thread would fail the /ping/ check.
+    t = await createTestApp(dialect, { AUTOMATION_SCRIPT_TIMEOUT_MS: String(STALL_MS + 1000), AUTOMATION_SCRIPT_MEMORY_MB: '8', AUTOMATION_SCRIPT_MS_PER_MINUTE: '600000' });
+    alice = await createUser(t, { name: 'Alice' });
+    base = await ruleBase(t, alice, 'Scripted');
+  });
+  afterAll(() => t.close());
+  beforeEach(async () => {
+    await settle(t);
+    await t.container.db.deleteFrom('automation_rules').execute();
+  });
+
+  const scriptRule = (script: string) =>
+    createAutomation(t, alice, base, { run_condition: 'per_update', trigger: { rule_name: 'script', table_id: '0000', view_id: '0000', condition: 'rows_added' }, actions: [{ type: 'run_script', script, _id: 's' }] });
+
+  const rowNamed = async (id: string) => {
+    const res = await t.request({ method: 'GET', url: gateway(base, `rows/${id}/?table_name=Table1&convert_keys=true`), token: base.token });
+    expect(res.statusCode, res.body).toBe(200);
+    return res.json<Record<string, unknown>>();
+  };
+
+  it('a script reads the triggering row, updates it and adds a row through the base client; its output is logged', async () => {
+    const rule = await scriptRule(`
+      console.log('got', row.Name);
+      const fresh = await base.getRow('Table1', row._id);
+      await base.updateRow('Table1', row._id, { Notes: 'seen ' + fresh.Name });
+      const added = await base.addRow('Table1', { Name: 'child of ' + row.Name });
+      const all = await base.listRows('Table1', { limit: 10 });
+      console.log('rows', all.length, typeof added._id);`);
+    const [rowId] = await addRows(t, base, [{ Name: 'Parent' }]);
+    await settle(t);
+    expect((await rowNamed(rowId!)).Notes).toBe('seen Parent');
+    const [run] = await runsOf(t, alice, base, rule.id);
+    expect(run).toMatchObject({ status: 'done', actions: [{ _id: 's', status: 'done', output: 'got Parent\nrows 2 string\n' }] });
+    // The added row is this rule's own write: it does not trigger the rule again.
+    expect(await runsOf(t, alice, base, rule.id)).toHaveLength(1);
+  });
+
+  it('an infinite loop is stopped at the CPU limit while other requests keep answering', async () => {
+    const rule = await scriptRule('while (true) {}');
+    await addRows(t, base, [{ Name: 'loop' }]);
+    await expectNoStall(t, () => settle(t));
+    const [run] = await runsOf(t, alice, base, rule.id);
+    expect(run!.status).toBe('failed');
+    expect(run!.actions[0]!.error).toMatch(/time limit/);
+  });
+
+  it('unbounded allocation is stopped at the memory limit; fetch, require and import are not there', async () => {
+    const cases: Array<[string, RegExp]> = [
+      ['const a = []; while (true) a.push([1, 2, 3, 4, 5, 6, 7, 8]);', /memory limit/],
+      ["await fetch('http://127.0.0.1/')", /fetch' is not defined/],
+      ["require('node:fs')", /require' is not defined/],
+      ["await import('node:fs')", /could not load module/],
+      ['console.log("x".repeat(1000)); for (let i = 0; i < 200; i++) console.log("y".repeat(1000));', /^$/],
+    ];
+    const rules = [];
+    for (const [script] of cases) rules.push(await scriptRule(script));
+    await addRows(t, base, [{ Name: 'probe' }]);
+    await settle(t);
+    for (const [i, [, reason]] of cases.entries()) {
+      const [run] = await runsOf(t, alice, base, rules[i]!.id);
+      const outcome = run!.actions[0]! as { status: string; error?: string; output?: string };
+      if (reason.source === '^$') {
+        expect(outcome.status).toBe('done');
+        expect(outcome.output!.length).toBeLessThan(64 * 1024 + 100);
+        expect(outcome.output).toMatch(/\[output truncated\]$/);
+      } else {
+        expect(outcome.status, cases[i]![0]).toBe('failed');
+        expect(outcome.error).toMatch(reason);
+      }
+    }
+  });
+
+  it('a script without code is refused with a 400', async () => {
+    const res = await t.request({
+      method: 'POST',
+      url: automationsPath(base),
+      token: alice.token,
+      payload: { run_condition: 'per_update', trigger: { rule_name: 'x', table_id: '0000', view_id: '0000', condition: 'rows_added' }, actions: [{ type: 'run_script', script: ' ', _id: 's' }] },
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json<{ error_msg: string }>().error_msg).toMatch(/script/);
+  });
+});
+
+describe.each(DIALECTS)('automation rules: the per-minute run limit (%s)', (dialect) => {
+  let t: TestApp;
+  let alice: TestUser;
+  let base: RuleBase;
+  beforeAll(async () => {
+    t = await createTestApp(dialect, { AUTOMATION_RUNS_PER_MINUTE: '2' });
+    alice = await createUser(t, { name: 'Alice' });
+    base = await ruleBase(t, alice, 'Limited');
+  });
+  afterAll(() => t.close());
+
+  it('triggers past AUTOMATION_RUNS_PER_MINUTE are logged as skipped with the reason; the next minute runs again', async () => {
+    const rule = await createAutomation(t, alice, base, {
+      run_condition: 'per_update',
+      trigger: { rule_name: 'limited', table_id: '0000', view_id: '0000', condition: 'rows_added' },
+      actions: [{ type: 'update_record', updates: { Notes: 'ran' }, _id: 'u' }],
+    });
+    await addRows(t, base, [{ Name: 'a' }, { Name: 'b' }, { Name: 'c' }, { Name: 'd' }]);
+    await settle(t);
+    let runs = await runsOf(t, alice, base, rule.id);
+    expect(runs.map((r) => r.status).sort()).toEqual(['done', 'done', 'skipped', 'skipped']);
+    const skipped = runs.find((r) => r.status === 'skipped')!;
+    expect(skipped.error).toMatch(/AUTOMATION_RUNS_PER_MINUTE/);
+    expect(skipped.row_ids).toHaveLength(1);
+    // Skipped records do not use the budget: a minute later two runs fit again.
+    t.clock.advance(61_000);
+    await addRows(t, base, [{ Name: 'e' }, { Name: 'f' }]);
+    await settle(t);
+    runs = await runsOf(t, alice, base, rule.id);
+    expect(runs.filter((r) => r.status === 'done')).toHaveLength(4);
+  });
+});
