@@ -23,8 +23,8 @@ import * as m0022 from './0022_security.js';
 import * as m0023 from './0023_import_staging.js';
 import * as m0024 from './0024_webhook_replay.js';
 import * as m0025 from './0025_webhook_pacing.js';
-import * as m0027 from './0027_audit_log.js';
-import * as m0028 from './0028_trash.js';
+import * as m0026 from './0026_audit_log.js';
+import * as m0027 from './0027_trash.js';
 
 /**
  * Every migration, in order. Listed statically (not read from disk) so the same list works under
@@ -55,6 +55,6 @@ export const migrations: Record<string, Migration> = {
   '0023_import_staging': m0023,
   '0024_webhook_replay': m0024,
   '0025_webhook_pacing': m0025,
-  '0027_audit_log': m0027,
-  '0028_trash': m0028,
+  '0026_audit_log': m0026,
+  '0027_trash': m0027,
 };

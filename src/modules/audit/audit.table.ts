@@ -1,6 +1,6 @@
 import type { Generated } from 'kysely';
 
-/** One audited action (migration 0027_audit_log); never updated, deleted only by retention pruning. */
+/** One audited action (migration 0026_audit_log); never updated, deleted only by retention pruning. */
 export interface AuditLogTable {
   id: Generated<number>;
   /** Position in the chain: 1, 2, 3… without gaps. */

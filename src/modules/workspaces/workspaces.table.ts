@@ -16,7 +16,7 @@ export interface BasesTable {
   modifier_id: number;
   created_at: number;
   updated_at: number;
-  /** Set while the base is in the trash (migration 0028); every access path treats it as deleted then. */
+  /** Set while the base is in the trash (migration 0027_trash); every access path treats it as deleted then. */
   deleted_at: ColumnType<number | null, number | null | undefined, number | null>;
   /** The base's name while it is in the trash (`name` holds a placeholder). */
   trashed_name: ColumnType<string | null, string | null | undefined, string | null>;
