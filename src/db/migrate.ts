@@ -11,16 +11,16 @@ export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
     const { error, results } = await migrator.migrateToLatest();
     if (!error) return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
     // Kysely's existence check reads the catalog of every schema (has_schema_privilege per schema,
-    // each table's columns): another schema dropped meanwhile fails it with 3F000, or 42P01 naming
-    // that schema's table (tests drop theirs side by side). Nothing was applied by that check, and a
+    // each table's columns): another schema dropped or migrated meanwhile fails it with 3F000, 42P01
+    // naming that schema's table, or 42703 naming a column it was adding (tests run theirs side by side). Nothing was applied by that check, and a
     // migration runs in its own transaction with applied ones recorded, so running again is safe.
     const code = (error as { code?: string }).code;
     if (!CATALOG_RACE_CODES.has(code ?? '') || attempt >= 5) throw error instanceof Error ? error : new Error(String(error));
   }
 }
 
-/** PostgreSQL's invalid_schema_name and undefined_table. */
-const CATALOG_RACE_CODES = new Set(['3F000', '42P01']);
+/** PostgreSQL's invalid_schema_name, undefined_table and undefined_column. */
+const CATALOG_RACE_CODES = new Set(['3F000', '42P01', '42703']);
 
 /**
  * On PostgreSQL, pin Kysely's bookkeeping tables to the connection's current schema: without it the
