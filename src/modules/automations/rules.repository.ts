@@ -1,6 +1,7 @@
 import type { InsertObject, Selectable, Updateable } from 'kysely';
 import type { Database, Executor } from '../../db/index.js';
 import type { AutomationRulesTable } from './automations.table.js';
+import { basesWithUpdateRulesIn, countRulesIn, deleteInvalidRulesIn, updateRulesOf, validRulesOfBaseIn } from '../notifications/index.js';
 import type { AutomationAction, AutomationRule, AutomationRunCondition, AutomationTrigger } from './model.js';
 
 export type AutomationRow = Selectable<AutomationRulesTable>;
@@ -61,48 +62,25 @@ export function listAllAutomations(db: Executor, onlyInvalid: boolean, offset: n
   return query.orderBy('automation_rules.ctime', 'desc').orderBy('automation_rules.id', 'desc').offset(offset).limit(limit).execute();
 }
 
-export async function countAutomations(db: Executor, onlyInvalid: boolean): Promise<number> {
-  let query = db.selectFrom('automation_rules').select((eb) => eb.fn.countAll<number>().as('n'));
-  if (onlyInvalid) query = query.where('is_valid', '=', 0);
-  return Number((await query.executeTakeFirstOrThrow()).n);
+export function countAutomations(db: Executor, onlyInvalid: boolean): Promise<number> {
+  return countRulesIn(db, 'automation_rules', onlyInvalid);
 }
 
-export async function deleteInvalidAutomations(db: Executor): Promise<number> {
-  const result = await db.deleteFrom('automation_rules').where('is_valid', '=', 0).executeTakeFirst();
-  return Number(result.numDeletedRows);
+export function deleteInvalidAutomations(db: Executor): Promise<number> {
+  return deleteInvalidRulesIn(db, 'automation_rules');
 }
 
 /** Valid per_update rules of the given tables (the consumer's one lookup per batch). */
-export async function updateAutomationsOfTables(db: Executor, tables: Array<{ baseId: number; tableId: string }>): Promise<AutomationRow[]> {
-  if (tables.length === 0) return [];
-  const wanted = new Set(tables.map((t) => `${t.baseId}:${t.tableId}`));
-  const rows = await db
-    .selectFrom('automation_rules')
-    .selectAll()
-    .where('base_id', 'in', [...new Set(tables.map((t) => t.baseId))])
-    .where('table_id', 'in', [...new Set(tables.map((t) => t.tableId))])
-    .where('run_condition', '=', 'per_update')
-    .where('is_valid', '=', 1)
-    .orderBy('id')
-    .execute();
-  return rows.filter((r) => wanted.has(`${Number(r.base_id)}:${r.table_id}`));
+export function updateAutomationsOfTables(db: Executor, tables: Array<{ baseId: number; tableId: string }>): Promise<AutomationRow[]> {
+  return updateRulesOf(db, 'automation_rules', tables);
 }
 
-export async function basesWithUpdateAutomations(db: Executor, baseIds: number[]): Promise<number[]> {
-  if (baseIds.length === 0) return [];
-  const rows = await db
-    .selectFrom('automation_rules')
-    .select('base_id')
-    .distinct()
-    .where('base_id', 'in', baseIds)
-    .where('run_condition', '=', 'per_update')
-    .where('is_valid', '=', 1)
-    .execute();
-  return rows.map((r) => Number(r.base_id));
+export function basesWithUpdateAutomations(db: Executor, baseIds: number[]): Promise<number[]> {
+  return basesWithUpdateRulesIn(db, 'automation_rules', baseIds);
 }
 
 export function validAutomationsOfBase(db: Executor, baseId: number): Promise<AutomationRow[]> {
-  return db.selectFrom('automation_rules').selectAll().where('base_id', '=', baseId).where('is_valid', '=', 1).orderBy('id').execute();
+  return validRulesOfBaseIn(db, 'automation_rules', baseId);
 }
 
 export async function dueAutomationIds(db: Executor, now: number, limit: number): Promise<number[]> {

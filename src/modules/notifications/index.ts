@@ -138,3 +138,4 @@ export function createNotifications(deps: NotificationsDeps): NotificationsModul
     close: () => mailer.close(),
   };
 }
+export { basesWithUpdateRulesIn, countRulesIn, deleteInvalidRulesIn, updateRulesOf, validRulesOfBaseIn, type RuleTableName } from './rule-store.js';

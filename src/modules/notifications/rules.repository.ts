@@ -1,6 +1,7 @@
 import type { Insertable, InsertObject, Selectable, Updateable } from 'kysely';
 import type { Database, DialectName, Executor } from '../../db/index.js';
 import type { NotificationRulesTable } from './notifications.table.js';
+import { basesWithUpdateRulesIn, countRulesIn, deleteInvalidRulesIn, updateRulesOf, validRulesOfBaseIn } from './rule-store.js';
 import type { Rule, RuleAction, RuleTrigger, RunCondition } from './rules.model.js';
 
 export type RuleRow = Selectable<NotificationRulesTable>;
@@ -63,53 +64,25 @@ export function listAllRules(db: Executor, onlyInvalid: boolean, offset: number,
   return query.orderBy('notification_rules.ctime', 'desc').orderBy('notification_rules.id', 'desc').offset(offset).limit(limit).execute();
 }
 
-export async function countRules(db: Executor, onlyInvalid: boolean): Promise<number> {
-  let query = db.selectFrom('notification_rules').select((eb) => eb.fn.countAll<number>().as('n'));
-  if (onlyInvalid) query = query.where('is_valid', '=', 0);
-  const row = await query.executeTakeFirstOrThrow();
-  return Number(row.n);
+export function countRules(db: Executor, onlyInvalid: boolean): Promise<number> {
+  return countRulesIn(db, 'notification_rules', onlyInvalid);
 }
 
-export async function deleteInvalidRules(db: Executor): Promise<number> {
-  const result = await db.deleteFrom('notification_rules').where('is_valid', '=', 0).executeTakeFirst();
-  return Number(result.numDeletedRows);
+export function deleteInvalidRules(db: Executor): Promise<number> {
+  return deleteInvalidRulesIn(db, 'notification_rules');
 }
 
 /** Valid per_update rules of the given tables (the engine's only lookup per batch of changes). */
-export async function updateRulesOfTables(db: Executor, tables: Array<{ baseId: number; tableId: string }>): Promise<RuleRow[]> {
-  if (tables.length === 0) return [];
-  const baseIds = [...new Set(tables.map((t) => t.baseId))];
-  const tableIds = [...new Set(tables.map((t) => t.tableId))];
-  const wanted = new Set(tables.map((t) => `${t.baseId}:${t.tableId}`));
-  const rows = await db
-    .selectFrom('notification_rules')
-    .selectAll()
-    .where('base_id', 'in', baseIds)
-    .where('table_id', 'in', tableIds)
-    .where('run_condition', '=', 'per_update')
-    .where('is_valid', '=', 1)
-    .orderBy('id')
-    .execute();
-  return rows.filter((r) => wanted.has(`${Number(r.base_id)}:${r.table_id}`));
+export function updateRulesOfTables(db: Executor, tables: Array<{ baseId: number; tableId: string }>): Promise<RuleRow[]> {
+  return updateRulesOf(db, 'notification_rules', tables);
 }
 
-/** Which of these bases have a valid per_update rule (one indexed lookup; the dispatcher's filter). */
-export async function basesWithUpdateRules(db: Executor, baseIds: number[]): Promise<number[]> {
-  if (baseIds.length === 0) return [];
-  const rows = await db
-    .selectFrom('notification_rules')
-    .select('base_id')
-    .distinct()
-    .where('base_id', 'in', baseIds)
-    .where('run_condition', '=', 'per_update')
-    .where('is_valid', '=', 1)
-    .execute();
-  return rows.map((r) => Number(r.base_id));
+export function basesWithUpdateRules(db: Executor, baseIds: number[]): Promise<number[]> {
+  return basesWithUpdateRulesIn(db, 'notification_rules', baseIds);
 }
 
-/** Valid rules of a base, e.g. to re-check them after a share was removed. */
 export function validRulesOfBase(db: Executor, baseId: number): Promise<RuleRow[]> {
-  return db.selectFrom('notification_rules').selectAll().where('base_id', '=', baseId).where('is_valid', '=', 1).orderBy('id').execute();
+  return validRulesOfBaseIn(db, 'notification_rules', baseId);
 }
 
 /** Ids of valid deadline rules whose daily run is due. */
