@@ -40,7 +40,7 @@ export async function createTestApp(dialect: DialectName, env: Record<string, st
     },
     { persistSecret: false },
   );
-  const database = options.database ?? (await createTestDatabase(dialect));
+  const database = options.database ?? (await createTestDatabase(dialect, { migrated: true }));
   const clock = options.clock ?? new ManualClock();
   const container = createContainer(config, { clock, database });
   await migrateToLatest(container.db);

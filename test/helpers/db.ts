@@ -2,8 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import pg from 'pg';
-import { connect, type DbHandle, type DialectName } from '../../src/db/index.js';
+import { connect, migrateToLatest, type DbHandle, type DialectName } from '../../src/db/index.js';
 
 /**
  * The dialects every database-backed suite runs on: SQLite always, PostgreSQL too when
@@ -25,32 +27,60 @@ function selectDialects(): DialectName[] {
  * A fresh, empty database: SQLite in memory, or a PostgreSQL schema of its own (dropped on close),
  * so suites running in parallel never see each other's rows.
  */
-export async function createTestDatabase(dialect: DialectName): Promise<DbHandle> {
+export async function createTestDatabase(dialect: DialectName, options: { migrated?: boolean } = {}): Promise<DbHandle> {
   if (dialect === 'sqlite') return connect({ databaseUrl: 'sqlite::memory:', dataDir: '/nonexistent' });
   const url = process.env.TEST_DATABASE_URL;
   if (!url) throw new Error('TEST_DATABASE_URL is not set');
   const schema = `t_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  try {
-    await admin.query(`CREATE SCHEMA ${schema}`);
-  } finally {
-    await admin.end();
-  }
+  const ddl = options.migrated ? await migratedSchemaScript() : undefined;
+  await adminQuery(ddl ? ddl.replaceAll(TEMPLATE_PLACEHOLDER, schema) : `CREATE SCHEMA ${schema}`);
   const handle = connect({ databaseUrl: url, dataDir: '/nonexistent', pgSchema: schema, poolSize: 5 });
   return {
     ...handle,
     async close() {
       await handle.close();
-      const cleanup = new pg.Client({ connectionString: url });
-      await cleanup.connect();
-      try {
-        await cleanup.query(`DROP SCHEMA ${schema} CASCADE`);
-      } finally {
-        await cleanup.end();
-      }
+      await adminQuery(`DROP SCHEMA ${schema} CASCADE`);
     },
   };
+}
+
+/**
+ * A fresh PostgreSQL schema with every migration applied, made by replaying one script instead of
+ * running the migrations: each worker migrates a template schema once, dumps it with pg_dump (schema
+ * and rows, so the migration records come along) and replays the dump under each new schema's name.
+ * Kysely's migrator reads the catalog of every schema, which costs seconds per app once hundreds of
+ * test schemas exist side by side; the replay is one round trip. Without pg_dump, null: migrate.
+ */
+let migratedScript: Promise<string | null> | undefined;
+const TEMPLATE_PLACEHOLDER = `tpl_${randomBytes(8).toString('hex')}`;
+
+function migratedSchemaScript(): Promise<string | null> {
+  migratedScript ??= dumpMigratedTemplate().catch(() => null);
+  return migratedScript;
+}
+
+async function dumpMigratedTemplate(): Promise<string> {
+  const url = process.env.TEST_DATABASE_URL!;
+  await adminQuery(`CREATE SCHEMA ${TEMPLATE_PLACEHOLDER}`);
+  try {
+    const handle = connect({ databaseUrl: url, dataDir: '/nonexistent', pgSchema: TEMPLATE_PLACEHOLDER, poolSize: 1 });
+    try {
+      await migrateToLatest(handle.db);
+    } finally {
+      await handle.close();
+    }
+    const { stdout } = await promisify(execFile)(
+      'pg_dump',
+      ['--dbname', url, '--schema', TEMPLATE_PLACEHOLDER, '--no-owner', '--no-privileges', '--inserts'],
+      { maxBuffer: 64 * 1024 * 1024, timeout: 60_000 },
+    );
+    // psql meta-commands (`\restrict`, newer pg_dump versions) are not SQL.
+    const script = stdout.split('\n').filter((line) => !line.startsWith('\\')).join('\n');
+    if (!script.includes(`CREATE SCHEMA ${TEMPLATE_PLACEHOLDER};`)) throw new Error('pg_dump gave no schema');
+    return script;
+  } finally {
+    await adminQuery(`DROP SCHEMA IF EXISTS ${TEMPLATE_PLACEHOLDER} CASCADE`);
+  }
 }
 
 /**

@@ -1,0 +1,51 @@
+import { Migrator, sql } from 'kysely';
+import { afterEach, describe, expect, it } from 'vitest';
+import { migrateToLatest, type DbHandle } from '../../src/db/index.js';
+import { migrations } from '../../src/db/migrations/index.js';
+import { DIALECTS, createTestDatabase } from '../helpers/db.js';
+
+const NAMES = Object.keys(migrations);
+const LAST = NAMES[NAMES.length - 1]!;
+
+describe.each(DIALECTS)('migrateToLatest (%s)', (dialect) => {
+  let database: DbHandle | undefined;
+  afterEach(async () => {
+    await database?.close();
+    database = undefined;
+  });
+
+  it('applies every migration to an empty database, then has nothing to do', async () => {
+    database = await createTestDatabase(dialect);
+    expect(await migrateToLatest(database.db)).toEqual(NAMES);
+    expect(await migrateToLatest(database.db)).toEqual([]);
+  });
+
+  it('still applies the last migration when all the others are applied', async () => {
+    database = await createTestDatabase(dialect);
+    await migrateUpTo(database, NAMES[NAMES.length - 2]!);
+    expect(await migrateToLatest(database.db)).toEqual([LAST]);
+    expect(await migrateToLatest(database.db)).toEqual([]);
+  });
+
+  it('gives tests a migrated database that the migrator takes as up to date and that accepts writes', async () => {
+    database = await createTestDatabase(dialect, { migrated: true });
+    expect(await migrateToLatest(database.db)).toEqual(dialect === 'sqlite' ? NAMES : []);
+    const { rows } = await sql<{ n: number }>`select count(*) as n from kysely_migration`.execute(database.db);
+    expect(Number(rows[0]!.n)).toBe(NAMES.length);
+    await sql`insert into users (virtual_id, email, name, password_hash, created_at) values ('v1', 'a@example.com', 'A', 'x', 1)`.execute(database.db);
+    await sql`insert into users (virtual_id, email, name, password_hash, created_at) values ('v2', 'b@example.com', 'B', 'x', 1)`.execute(database.db);
+    const ids = await sql<{ id: number }>`select id from users order by id`.execute(database.db);
+    expect(ids.rows.map((r) => Number(r.id))).toEqual([1, 2]);
+  });
+});
+
+/** Kysely's migrator up to `name`, in the connection's own schema (as migrate.ts pins it), retrying a catalog race. */
+async function migrateUpTo(database: DbHandle, name: string): Promise<void> {
+  const schema = database.dialect === 'postgres' ? (await sql<{ s: string }>`select current_schema() as s`.execute(database.db)).rows[0]!.s : undefined;
+  const migrator = new Migrator({ db: database.db, provider: { getMigrations: async () => migrations }, ...(schema ? { migrationTableSchema: schema } : {}) });
+  for (let attempt = 1; ; attempt++) {
+    const { error } = await migrator.migrateTo(name);
+    if (!error) return;
+    if (attempt >= 5) throw error;
+  }
+}
