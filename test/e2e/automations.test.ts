@@ -55,7 +55,7 @@ describe('console: automations (headless Chromium)', () => {
       await page.goto(`${url}/#/base/${workspaceId}/${encodeURIComponent(BASE)}/integrations`);
       const form = page.getByRole('form', { name: 'New automation' });
       await form.getByLabel('Automation name').fill('Mark urgent');
-      await form.getByLabel('Trigger').selectOption('rows_added');
+      await form.getByLabel('Trigger', { exact: true }).selectOption('rows_added');
       await form.getByRole('button', { name: '+ Filter' }).click();
       await form.getByLabel('Filter 1 column').selectOption({ label: 'Status' });
       await form.getByLabel('Filter 1 predicate').selectOption('is');
