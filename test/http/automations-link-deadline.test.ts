@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DIALECTS, createTestApp, createUser, type TestApp, type TestUser } from '../helpers/index.js';
+import { DIALECTS, baseToken, createTestApp, createUser, type TestApp, type TestUser } from '../helpers/index.js';
 import { addRows, gateway, ruleBase, updateRow, type RuleBase } from './notification-fixtures.js';
 import { automationsPath, createAutomation, listAutomations, runsOf, settle } from './automation-fixtures.js';
 
@@ -55,6 +55,8 @@ describe.each(DIALECTS)('automation rules: link_records and near_deadline (%s)',
   beforeEach(async () => {
     await settle(t);
     await t.container.db.deleteFrom('automation_rules').execute();
+    // Tests move the clock on by days: a fresh Base-Token each time.
+    base.token = await baseToken(t, alice, base);
   });
 
   it('link_records links the new row to the rows whose column matches and that pass the filters, as a link event', async () => {
@@ -155,5 +157,14 @@ describe.each(DIALECTS)('automation rules: link_records and near_deadline (%s)',
       expect(res.json<{ error_msg: string }>().error_msg).toMatch(message);
     }
     expect(await listAutomations(t, alice, base)).toEqual([]);
+  });
+
+  it('deleting the link column makes a link_records rule invalid with the reason (runs last: it removes the link)', async () => {
+    const rule = await createAutomation(t, alice, base, linkRule({ match_conditions: [{ column_key: base.keys.Notes, other_column_key: projectCode }] }));
+    const del = await t.request({ method: 'DELETE', url: gateway(base, 'columns/'), token: base.token, payload: { table_name: 'Table1', column: 'Projects' } });
+    expect(del.statusCode, del.body).toBe(200);
+    const [listed] = await listAutomations(t, alice, base);
+    expect(listed).toMatchObject({ id: rule.id, is_valid: false });
+    expect(listed!.invalid_reason).toMatch(new RegExp(`the link ${linkId} of action l was deleted`));
   });
 });
