@@ -168,3 +168,42 @@ describe.each(DIALECTS)('automation rules: link_records and near_deadline (%s)',
     expect(listed!.invalid_reason).toMatch(new RegExp(`the link ${linkId} of action l was deleted`));
   });
 });
+
+describe.each(DIALECTS)('automation rules: near_deadline past AUTOMATION_PERIODIC_MAX_ROWS (%s)', (dialect) => {
+  let t: TestApp;
+  let alice: TestUser;
+  let base: RuleBase;
+  beforeAll(async () => {
+    t = await createTestApp(dialect, { AUTOMATION_PERIODIC_MAX_ROWS: '2' });
+    alice = await createUser(t, { name: 'Alice' });
+    base = await ruleBase(t, alice, 'Capped');
+  });
+  afterAll(() => t.close());
+
+  it('runs at most the limit per day; the rows left over keep no mark and fire at the next run, each once', async () => {
+    const DAY = 86_400_000;
+    const start = Math.ceil(t.clock.now() / DAY) * DAY + DAY + 6 * 3_600_000;
+    t.clock.set(start);
+    const day = (offset: number) => new Date(start + offset * DAY).toISOString().slice(0, 10);
+    base.token = await baseToken(t, alice, base);
+    const rule = await createAutomation(t, alice, base, {
+      run_condition: 'per_day',
+      trigger: { rule_name: 'Capped', table_id: '0000', view_id: '0000', condition: 'near_deadline', date_column_name: 'Deadline', alarm_days: 5, notify_hour: 9 },
+      actions: [{ _id: 'u', type: 'update_record', updates: { Notes: 'reminded' } }],
+    });
+    const ids = await addRows(t, base, [1, 2, 3].map((i) => ({ Name: `due ${i}`, Deadline: day(3) })));
+    await settle(t);
+    const runDay = async () => {
+      const due = Number((await t.container.db.selectFrom('automation_rules').select('next_run_at').where('id', '=', rule.id).executeTakeFirstOrThrow()).next_run_at);
+      t.clock.set(due + 1000);
+      const report = await t.container.automations.periodic.run();
+      await settle(t);
+      return report.runs;
+    };
+    expect(await runDay()).toBe(2);
+    expect(await runDay()).toBe(1);
+    expect(await runDay()).toBe(0);
+    const runs = await runsOf(t, alice, base, rule.id);
+    expect(runs.map((r) => r.row_ids[0]).sort()).toEqual([...ids].sort());
+  });
+});
