@@ -16,7 +16,7 @@ export interface AutomationsConfig {
   scriptTimeoutMs: number;
   /** AUTOMATION_SCRIPT_MEMORY_MB — heap of one `run_script` run; default 32. */
   scriptMemoryMb: number;
-  /** AUTOMATION_SCRIPT_MS_PER_MINUTE — script CPU time one base may use per minute (per instance); scripts past it are skipped; default 10000. */
+  /** AUTOMATION_SCRIPT_MS_PER_MINUTE — script CPU time one base may use per minute (per instance); scripts past it fail with the reason; default 10000. */
   scriptMsPerMinute: number;
 }
 

@@ -28,7 +28,7 @@ import type {
 } from '../modules/notifications/notifications.table.js';
 import type { RowCommentsTable } from '../modules/comments/comments.table.js';
 import type { OperationLogRowsTable, OperationLogTable } from '../modules/history/history.table.js';
-import type { AutomationRulesTable, AutomationRunsTable } from '../modules/automations/automations.table.js';
+import type { AutomationMarksTable, AutomationRulesTable, AutomationRunsTable } from '../modules/automations/automations.table.js';
 import type { HeldEventColumnsTable, HeldEventsTable } from '../modules/events/held-events.table.js';
 import type { AuditHeadTable, AuditLogTable } from '../modules/audit/audit.table.js';
 
@@ -67,6 +67,7 @@ export interface Database {
   operation_log_rows: OperationLogRowsTable;
   automation_rules: AutomationRulesTable;
   automation_runs: AutomationRunsTable;
+  automation_marks: AutomationMarksTable;
   held_events: HeldEventsTable;
   held_event_columns: HeldEventColumnsTable;
   audit_log: AuditLogTable;

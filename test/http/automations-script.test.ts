@@ -127,3 +127,42 @@ describe.each(DIALECTS)('automation rules: the per-minute run limit (%s)', (dial
     expect(runs.filter((r) => r.status === 'done')).toHaveLength(4);
   });
 });
+
+describe.each(DIALECTS)('automation rules: the per-base script budget (%s)', (dialect) => {
+  let t: TestApp;
+  let alice: TestUser;
+  let busy: RuleBase;
+  let quiet: RuleBase;
+  beforeAll(async () => {
+    t = await createTestApp(dialect, { AUTOMATION_SCRIPT_TIMEOUT_MS: '200', AUTOMATION_SCRIPT_MS_PER_MINUTE: '200' });
+    alice = await createUser(t, { name: 'Alice' });
+    busy = await ruleBase(t, alice, 'Busy');
+    quiet = await ruleBase(t, alice, 'Quiet');
+  });
+  afterAll(() => t.close());
+
+  const scriptRule = (base: RuleBase, script: string) =>
+    createAutomation(t, alice, base, { run_condition: 'per_update', trigger: { rule_name: 'script', table_id: '0000', view_id: '0000', condition: 'rows_added' }, actions: [{ type: 'run_script', script, _id: 's' }] });
+
+  it('a base past AUTOMATION_SCRIPT_MS_PER_MINUTE gets failed runs with the reason; other bases are unaffected; the next minute runs again', async () => {
+    const spinning = await scriptRule(busy, 'while (true) {}');
+    const calm = await scriptRule(quiet, "console.log('fine')");
+    await addRows(t, busy, [{ Name: 'first' }, { Name: 'second' }]);
+    await addRows(t, quiet, [{ Name: 'other base' }]);
+    await settle(t);
+
+    const runs = (await runsOf(t, alice, busy, spinning.id)).sort((a, b) => a.id - b.id);
+    expect(runs.map((r) => r.status)).toEqual(['failed', 'failed']);
+    expect(runs[0]!.actions[0]!.error).toMatch(/time limit/);
+    expect(runs[1]!.actions[0]!.error).toMatch(/script budget exceeded: the base used its 200 ms of script CPU time for this minute/);
+    expect(runs[1]!.error).toMatch(/script budget exceeded/);
+    const [other] = await runsOf(t, alice, quiet, calm.id);
+    expect(other).toMatchObject({ status: 'done', actions: [{ status: 'done', output: 'fine\n' }] });
+
+    t.clock.advance(61_000);
+    await addRows(t, busy, [{ Name: 'third' }]);
+    await settle(t);
+    const [latest] = await runsOf(t, alice, busy, spinning.id);
+    expect(latest!.actions[0]!.error).toMatch(/time limit/);
+  });
+});

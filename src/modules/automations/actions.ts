@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import type { Executor } from '../../db/index.js';
+import type { DialectName, Executor } from '../../db/index.js';
 import type { Mailer } from '../../platform/mail/index.js';
 import type { OutboundHttp } from '../../platform/http/index.js';
 import type { StoredRow } from '../filters/index.js';
-import { recipientsFor, renderMessage, writeNotices, type Members, type MetaTable, type PreparedRule } from '../notifications/index.js';
+import { recipientsFor, renderMessage, writeNotices, type Members, type MetaDoc, type MetaTable, type PreparedRule } from '../notifications/index.js';
 import type { ScopedRowWriter } from '../rows/index.js';
 import { deliveryHeaders, type SecretBox } from '../webhooks/index.js';
+import { linkRecords } from './link-records.js';
 import { openSecret } from './secrets.js';
 import { MSG_TYPE_AUTOMATION_NOTIFY, type AutomationAction, type AutomationRule } from './model.js';
 
@@ -17,6 +18,9 @@ export interface ActionInput {
   members: Members;
   timeZone: string;
   now: number;
+  /** The base's structure (link_records finds the linked table in it) and the database dialect. */
+  doc: MetaDoc;
+  dialect: DialectName;
 }
 
 const EMAIL = /^[^\s@,;]+@[^\s@,;]+\.[^\s@,;]+$/;
@@ -68,6 +72,11 @@ export async function writeRow(w: ScopedRowWriter, action: AutomationAction, inp
       const cells = filled(action.row, input);
       const result = (await w.append({ table_id: String(action.table_id ?? tableId), rows: [cells] })) as { row_ids?: Array<{ _id: string }> };
       return `row ${result.row_ids?.[0]?._id ?? ''} added`;
+    }
+    case 'link_records': {
+      if (!input.row) return 'no row';
+      const creator = [...input.members.entries()].find(([, m]) => m.userId === input.rule.creatorId)?.[0];
+      return linkRecords(w, input.rule.baseId, action, { ...input, row: input.row, currentUser: creator });
     }
     default:
       throw new Error(`${action.type} is not a row action`);

@@ -50,3 +50,11 @@ export interface AutomationRunsTable {
   finished_at: number | null;
   duration_ms: Generated<number>;
 }
+
+/** near_deadline: a row fired once per deadline (`mark` = its deadline value). */
+export interface AutomationMarksTable {
+  rule_id: number;
+  row_id: string;
+  mark: string;
+  at: number;
+}

@@ -72,6 +72,7 @@ export function createAutomations(deps: AutomationsDeps): AutomationsModule {
   const rules = new AutomationRulesService(db, clock, deps.access, { timeZone: config.timeZone, maxRulesPerBase: settings.rulesPerBase }, secrets);
   const runner = new AutomationRunner({
     db,
+    dialect: deps.dialect,
     clock,
     writeMany: deps.writeMany,
     mailer: deps.mailer,

@@ -2,18 +2,18 @@ import type { Actor, BaseRef, ScopedRowWriter } from '../rows/index.js';
 /** The shapes of an automation rule, as stored and as the runner sees it. */
 
 export type AutomationRunCondition = 'per_update' | 'per_day' | 'per_week' | 'per_month';
-export type AutomationCondition = 'filters_satisfy' | 'rows_added' | 'run_periodically' | 'run_periodically_by_condition';
+export type AutomationCondition = 'filters_satisfy' | 'rows_added' | 'run_periodically' | 'run_periodically_by_condition' | 'near_deadline';
 
 export const RUN_CONDITIONS: readonly AutomationRunCondition[] = ['per_update', 'per_day', 'per_week', 'per_month'];
-export const PERIODIC: ReadonlySet<string> = new Set(['run_periodically', 'run_periodically_by_condition']);
+export const PERIODIC: ReadonlySet<string> = new Set(['run_periodically', 'run_periodically_by_condition', 'near_deadline']);
 
 /** Actions that write rows (one transaction with the run record) and those that reach out (retried). */
-export const ROW_ACTIONS: ReadonlySet<string> = new Set(['update_record', 'lock_record', 'add_record']);
+export const ROW_ACTIONS: ReadonlySet<string> = new Set(['update_record', 'lock_record', 'add_record', 'link_records']);
 export const OUTBOUND_ACTIONS: ReadonlySet<string> = new Set(['send_email', 'call_webhook']);
-export const ACTION_TYPES = ['notify', 'send_email', 'update_record', 'lock_record', 'add_record', 'call_webhook', 'run_script'] as const;
+export const ACTION_TYPES = ['notify', 'send_email', 'update_record', 'lock_record', 'add_record', 'link_records', 'call_webhook', 'run_script'] as const;
 export type ActionType = (typeof ACTION_TYPES)[number];
 /** Actions that act on the triggering row: not allowed where no row triggers the rule. */
-export const NEEDS_ROW: ReadonlySet<string> = new Set(['update_record', 'lock_record']);
+export const NEEDS_ROW: ReadonlySet<string> = new Set(['update_record', 'lock_record', 'link_records']);
 
 export interface AutomationTrigger {
   rule_name: string;
@@ -29,6 +29,9 @@ export interface AutomationTrigger {
   notify_week_hour?: number;
   notify_month_day?: number;
   notify_month_hour?: number;
+  /** near_deadline: the date column (by name, as the original) and how many days ahead. */
+  date_column_name?: string;
+  alarm_days?: number;
   [extra: string]: unknown;
 }
 

@@ -1,7 +1,8 @@
 import type { Db, DialectName } from '../../db/index.js';
 import type { Clock } from '../../shared/clock.js';
 import { filterToSql, parseFilters } from '../filters/index.js';
-import { filterColumns, loadBaseContext, matchingRowsPage } from '../notifications/index.js';
+import { deadlineWhere, filterColumns, loadBaseContext, matchingRowsPage } from '../notifications/index.js';
+import { claimDeadlines, pruneAutomationMarks, releaseDeadlines } from './marks.repository.js';
 import type { AutomationInvalidation } from './invalidation.js';
 import type { ActionOutcome } from './model.js';
 import { checkAutomation } from './rule-check.js';
@@ -17,6 +18,8 @@ export interface PeriodicOptions {
 }
 
 const PAGE = 500;
+/** near_deadline marks are kept this long (a deadline up to the longest alarm window ahead, then past). */
+const MARK_RETENTION_MS = 3660 * 86_400_000;
 
 /**
  * The scheduler tick for periodic rules. A due rule's period is claimed by moving `next_run_at` on
@@ -55,6 +58,7 @@ export class PeriodicAutomations {
       }
     }
     if (report.runs > 0) this.onQueued();
+    await pruneAutomationMarks(this.db, now - MARK_RETENTION_MS);
     return report;
   }
 
@@ -89,6 +93,36 @@ export class PeriodicAutomations {
       if (rule.trigger.condition === 'run_periodically') {
         await insertRuns(trx, [run([], null)]);
         queued = 1;
+      } else if (rule.trigger.condition === 'near_deadline') {
+        // The notification module's deadline window (one deadline scan); a row fires once per deadline.
+        const p = check.prepared.engine;
+        if (p.viewFilterBroken) return 0;
+        const creator = [...context.members.entries()].find(([, m]) => m.userId === rule.creatorId)?.[0];
+        const window = deadlineWhere(p, { now, timeZone: this.options.timeZone, currentUser: creator }, this.dialect);
+        if (!window.ok) {
+          await this.invalidation.invalidate(trx, rule, `its view filters no longer fit: ${window.error}`);
+          return null;
+        }
+        const dateKey = p.dateColumn!.key;
+        let afterId = 0;
+        for (;;) {
+          const page = await matchingRowsPage(trx, rule.baseId, rule.trigger.table_id, window.where, afterId, PAGE);
+          if (page.length === 0) break;
+          afterId = page[page.length - 1]!.id;
+          const marks = page.map(({ row }) => ({ rowId: row._id, mark: String(row.data[dateKey] ?? '').slice(0, 64) }));
+          const claimed = await claimDeadlines(trx, rule.id, marks, now);
+          const fresh = page.filter(({ row }) => claimed.has(row._id));
+          // Rows past the limit keep no mark: they fire at the next run.
+          const over = fresh.splice(this.options.maxRows - queued);
+          await releaseDeadlines(trx, rule.id, marks.filter((m) => over.some(({ row }) => row._id === m.rowId)));
+          await insertRuns(trx, fresh.map(({ row }) => run([row._id], JSON.stringify(row))));
+          queued += fresh.length;
+          if (queued >= this.options.maxRows) {
+            this.options.log.warn({ ruleId: rule.id, maxRows: this.options.maxRows }, 'near_deadline automation: more rows than AUTOMATION_PERIODIC_MAX_ROWS; the rest skipped this period');
+            break;
+          }
+          if (page.length < PAGE) break;
+        }
       } else {
         const p = check.prepared;
         const items: unknown[] = [];

@@ -12,6 +12,7 @@ import {
   type Rule,
   type RuleTrigger,
 } from '../notifications/index.js';
+import { linkRecordsProblem } from './link-records.js';
 import type { AutomationRule } from './model.js';
 
 export interface PreparedAutomation {
@@ -78,6 +79,7 @@ function actionProblem(action: AutomationRule['actions'][number], doc: MetaDoc, 
     const missing = missingColumns(action.updates, table);
     if (missing) return `the column ${missing} of action ${action._id} was deleted`;
   }
+  if (action.type === 'link_records') return linkRecordsProblem(action, doc, table);
   if (action.type === 'add_record') {
     const target = tableById(doc, String(action.table_id ?? table._id));
     if (!target) return `the table ${String(action.table_id)} of action ${action._id} was deleted`;

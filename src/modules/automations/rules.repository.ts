@@ -1,7 +1,7 @@
 import type { InsertObject, Selectable, Updateable } from 'kysely';
 import type { Database, Executor } from '../../db/index.js';
 import type { AutomationRulesTable } from './automations.table.js';
-import { basesWithUpdateRulesIn, countRulesIn, deleteInvalidRulesIn, updateRulesOf, validRulesOfBaseIn } from '../notifications/index.js';
+import { basesWithUpdateRulesIn, deleteRuleIn, findRuleIn, listBaseRulesIn, updateRulesOf, validRulesOfBaseIn } from '../notifications/index.js';
 import type { AutomationAction, AutomationRule, AutomationRunCondition, AutomationTrigger } from './model.js';
 
 export type AutomationRow = Selectable<AutomationRulesTable>;
@@ -21,14 +21,6 @@ export function toAutomation(row: AutomationRow): AutomationRule {
   };
 }
 
-function listing(db: Executor) {
-  return db
-    .selectFrom('automation_rules')
-    .innerJoin('users', 'users.id', 'automation_rules.creator_id')
-    .selectAll('automation_rules')
-    .select('users.name as creator_name');
-}
-
 export async function insertAutomation(db: Executor, row: InsertObject<Database, 'automation_rules'>): Promise<number> {
   const { id } = await db.insertInto('automation_rules').values(row).returning('id').executeTakeFirstOrThrow();
   return Number(id);
@@ -38,36 +30,21 @@ export async function updateAutomation(db: Executor, id: number, patch: Updateab
   await db.updateTable('automation_rules').set(patch).where('id', '=', id).execute();
 }
 
-export async function deleteAutomation(db: Executor, id: number): Promise<boolean> {
-  const result = await db.deleteFrom('automation_rules').where('id', '=', id).executeTakeFirst();
-  return Number(result.numDeletedRows) > 0;
+export function deleteAutomation(db: Executor, id: number): Promise<boolean> {
+  return deleteRuleIn(db, 'automation_rules', id);
 }
 
 export function findAutomation(db: Executor, id: number): Promise<AutomationListing | undefined> {
-  return listing(db).where('automation_rules.id', '=', id).executeTakeFirst();
+  return findRuleIn(db, 'automation_rules', id);
 }
 
 export function listBaseAutomations(db: Executor, baseId: number): Promise<AutomationListing[]> {
-  return listing(db).where('automation_rules.base_id', '=', baseId).orderBy('automation_rules.id').execute();
+  return listBaseRulesIn(db, 'automation_rules', baseId);
 }
 
 export async function countBaseAutomations(db: Executor, baseId: number): Promise<number> {
   const row = await db.selectFrom('automation_rules').select((eb) => eb.fn.countAll<number>().as('n')).where('base_id', '=', baseId).executeTakeFirstOrThrow();
   return Number(row.n);
-}
-
-export function listAllAutomations(db: Executor, onlyInvalid: boolean, offset: number, limit: number): Promise<AutomationListing[]> {
-  let query = listing(db);
-  if (onlyInvalid) query = query.where('automation_rules.is_valid', '=', 0);
-  return query.orderBy('automation_rules.ctime', 'desc').orderBy('automation_rules.id', 'desc').offset(offset).limit(limit).execute();
-}
-
-export function countAutomations(db: Executor, onlyInvalid: boolean): Promise<number> {
-  return countRulesIn(db, 'automation_rules', onlyInvalid);
-}
-
-export function deleteInvalidAutomations(db: Executor): Promise<number> {
-  return deleteInvalidRulesIn(db, 'automation_rules');
 }
 
 /** Valid per_update rules of the given tables (the consumer's one lookup per batch). */

@@ -1,12 +1,12 @@
 import type { Db } from '../../db/index.js';
 import type { Clock } from '../../shared/clock.js';
-import { apiError, badRequest, notFound } from '../../shared/errors.js';
+import { apiError, notFound } from '../../shared/errors.js';
 import { parsePage } from '../../shared/pagination.js';
 import { parsePositiveId } from '../../shared/ids.js';
 import type { AccountUser } from '../accounts/index.js';
 import { REQUIRED, type BaseAccess } from '../access/index.js';
 import { outboxPosition } from '../events/index.js';
-import { loadBaseContext } from '../notifications/index.js';
+import { ADMIN_MAX_PER_PAGE, loadBaseContext, RuleAdmin } from '../notifications/index.js';
 import { automationRecord, runRecord } from './present.js';
 import * as repo from './rules.repository.js';
 import * as runs from './runs.repository.js';
@@ -26,17 +26,19 @@ export interface AutomationSettings {
   maxRulesPerBase: number;
 }
 
-export const ADMIN_MAX_PER_PAGE = 100;
-
 /** Automation rule CRUD for base users, the run log, and the system admin's operations. */
 export class AutomationRulesService {
+  private readonly admin: RuleAdmin<'automation_rules', ReturnType<typeof automationRecord>>;
+
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly access: BaseAccess,
     private readonly settings: AutomationSettings,
     private readonly secrets: SecretBox,
-  ) {}
+  ) {
+    this.admin = new RuleAdmin(db, 'automation_rules', automationRecord, { badId: 'automation_rule_id invalid.', notFound: (rid) => `automation_rule ${rid} not found.` });
+  }
 
   async list(user: AccountUser, target: AutomationTarget) {
     const { base } = await this.access.resolve(user, target.workspaceId, target.baseName, REQUIRED.read);
@@ -98,23 +100,16 @@ export class AutomationRulesService {
     return { run_list: rows.map(runRecord), count };
   }
 
-  async adminList(query: { page?: unknown; per_page?: unknown }, onlyInvalid: boolean) {
-    const page = parsePage(query, { page: 1, perPage: 25 }, ADMIN_MAX_PER_PAGE);
-    const [rows, count] = await Promise.all([
-      repo.listAllAutomations(this.db, onlyInvalid, page.offset, page.perPage),
-      repo.countAutomations(this.db, onlyInvalid),
-    ]);
-    return { rules: rows.map(automationRecord), count };
+  adminList(query: { page?: unknown; per_page?: unknown }, onlyInvalid: boolean) {
+    return this.admin.list(query, onlyInvalid);
   }
 
-  async adminDelete(rid: string): Promise<void> {
-    const id = parsePositiveId(rid);
-    if (id === null) throw badRequest('automation_rule_id invalid.');
-    if (!(await repo.deleteAutomation(this.db, id))) throw notFound(`automation_rule ${rid} not found.`);
+  adminDelete(rid: string): Promise<void> {
+    return this.admin.delete(rid);
   }
 
   adminDeleteInvalid(): Promise<number> {
-    return repo.deleteInvalidAutomations(this.db);
+    return this.admin.deleteInvalid();
   }
 
   private async ruleOfBase(baseId: number, ruleId: string) {

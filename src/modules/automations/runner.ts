@@ -1,4 +1,4 @@
-import type { Db, Executor } from '../../db/index.js';
+import type { Db, DialectName, Executor } from '../../db/index.js';
 import type { Clock } from '../../shared/clock.js';
 import type { Mailer } from '../../platform/mail/index.js';
 import type { OutboundHttp } from '../../platform/http/index.js';
@@ -26,6 +26,7 @@ export interface ScriptSettings {
 
 export interface RunnerDeps {
   db: Db;
+  dialect: DialectName;
   clock: Clock;
   writeMany: WriteMany;
   mailer: Mailer;
@@ -134,6 +135,8 @@ export class AutomationRunner {
       members: context.members,
       timeZone: this.deps.timeZone,
       now: started,
+      doc: context.doc,
+      dialect: this.deps.dialect,
     };
     const actionOf = new Map(rule.actions.map((a) => [a._id, a]));
     const pending = (test: (a: AutomationAction) => boolean) =>
@@ -212,7 +215,9 @@ export class AutomationRunner {
     const minute = Math.floor(clock.now() / 60_000);
     const budget = this.scriptBudget.get(rule.baseId);
     const used = budget?.minute === minute ? budget.used : 0;
-    if (used >= script.msPerMinute) return { status: 'skipped', error: `the base used its script time of ${script.msPerMinute} ms for this minute (AUTOMATION_SCRIPT_MS_PER_MINUTE)` };
+    if (used >= script.msPerMinute) {
+      return { status: 'failed', error: `script budget exceeded: the base used its ${script.msPerMinute} ms of script CPU time for this minute (AUTOMATION_SCRIPT_MS_PER_MINUTE); the script did not run` };
+    }
     const cpuMs = Math.min(script.cpuMs, script.msPerMinute - used);
     const base = { id: rule.baseId, uuid: rule.dtableUuid };
     const host = scriptClient(this.deps.reads, this.deps.writeMany, base, actor, actor.user);

@@ -5,6 +5,7 @@ import {
   columnByKey,
   columnByName,
   conjunctionOf,
+  deadlineFields,
   filterColumns,
   integerField,
   invalidField,
@@ -16,6 +17,7 @@ import {
   type MetaDoc,
   type MetaTable,
 } from '../notifications/index.js';
+import { linkRecordsFields } from './link-records.js';
 import {
   ACTION_TYPES,
   NEEDS_ROW,
@@ -77,13 +79,18 @@ export function validateAutomation(shape: AutomationShape, doc: MetaDoc, members
   const t = shape.trigger;
   const cond = t.condition;
   const periodic = shape.runCondition !== 'per_update';
-  const allowed = periodic ? ['run_periodically', 'run_periodically_by_condition'] : ['filters_satisfy', 'rows_added'];
+  const allowed = !periodic
+    ? ['filters_satisfy', 'rows_added']
+    : shape.runCondition === 'per_day'
+      ? ['run_periodically', 'run_periodically_by_condition', 'near_deadline']
+      : ['run_periodically', 'run_periodically_by_condition'];
   if (typeof cond !== 'string' || !allowed.includes(cond)) {
-    invalidField('trigger.condition', `with run_condition ${shape.runCondition} it must be ${allowed.join(' or ')}`);
+    invalidField('trigger.condition', `with run_condition ${shape.runCondition} it must be ${allowed.join(', ')}`);
   }
   const { ruleName, table } = triggerTarget(t, doc);
   const trigger: AutomationTrigger = { ...t, rule_name: ruleName, table_id: table._id, view_id: t.view_id as string, condition: cond as AutomationCondition };
-  if (periodic) Object.assign(trigger, scheduleFields(t, shape.runCondition), periodicFilters(t, table, cond as string));
+  if (cond === 'near_deadline') Object.assign(trigger, deadlineFields(t, table));
+  else if (periodic) Object.assign(trigger, scheduleFields(t, shape.runCondition), periodicFilters(t, table, cond as string));
   else Object.assign(trigger, updateFields(t, table, cond as 'filters_satisfy' | 'rows_added', true));
 
   const hasRow = cond !== 'run_periodically';
@@ -190,6 +197,8 @@ function validateAction(a: Obj, i: number, doc: MetaDoc, table: MetaTable, membe
       }
       return { ...base, table_id: target._id, row: cells(a.row ?? {}, `${where}.row`, target) };
     }
+    case 'link_records':
+      return { ...base, ...linkRecordsFields(a, where, doc, table) };
     case 'call_webhook':
       return { ...base, ...webhookFields(a, where) };
     case 'run_script':

@@ -1,3 +1,4 @@
+import type { Expression, SqlBool } from 'kysely';
 import type { Db, DialectName } from '../../db/index.js';
 import type { Clock } from '../../shared/clock.js';
 import { filterToSql, parseFilters } from '../filters/index.js';
@@ -88,14 +89,13 @@ export class DeadlineScan {
       if (p.viewFilterBroken) return { rows: 0, notifications: 0 };
 
       const today = localDay(now, this.options.timeZone);
-      const filter = this.windowFilter(p);
-      if (!filter.ok) {
-        await this.invalidation.invalidate(trx, rule, `its view filters no longer fit: ${filter.error}`);
+      const creator = [...context.members.entries()].find(([, m]) => m.userId === rule.creatorId)?.[0];
+      const window = deadlineWhere(p, { now, timeZone: this.options.timeZone, currentUser: creator }, this.dialect);
+      if (!window.ok) {
+        await this.invalidation.invalidate(trx, rule, `its view filters no longer fit: ${window.error}`);
         return null;
       }
-      // The view as the rule's creator sees it (`include_me` in the view's filters means the creator).
-      const creator = [...context.members.entries()].find(([, m]) => m.userId === rule.creatorId)?.[0];
-      const where = filterToSql(filter.filter, { now, timeZone: this.options.timeZone, currentUser: creator }, this.dialect);
+      const where = window.where;
       const templateCtx = { timeZone: this.options.timeZone, userName: nameLookup(context.members) };
 
       let afterId = 0;
@@ -123,19 +123,29 @@ export class DeadlineScan {
       return { rows, notifications };
     });
   }
+}
 
-  /** The view's filters AND "date within today … today + alarm_days", as one filter-engine document. */
-  private windowFilter(p: PreparedRule) {
-    const window = {
-      column_key: p.dateColumn!.key,
-      filter_predicate: 'is_within',
-      filter_term_modifier: 'the_next_numbers_of_days',
-      filter_term: p.rule.trigger.alarm_days ?? 0,
-    };
-    const items: unknown[] = [window];
-    if (Array.isArray(p.view.filters) && p.view.filters.length > 0) {
-      items.push({ filters: p.view.filters, filter_conjunction: p.view.filter_conjunction ?? 'And' });
-    }
-    return parseFilters({ filters: items, filter_conjunction: 'And' }, filterColumns(p.table));
+/**
+ * The rows a deadline rule is due for, as SQL compiled by the filter engine: the view's filters AND
+ * "date within today … today + alarm_days" in TIME_ZONE, the view as the rule's creator sees it
+ * (`include_me` means the creator). Shared by deadline reminders and near_deadline automations.
+ */
+export function deadlineWhere(
+  p: PreparedRule,
+  ctx: { now: number; timeZone: string; currentUser?: string },
+  dialect: DialectName,
+): { ok: true; where: Expression<SqlBool> } | { ok: false; error: string } {
+  const window = {
+    column_key: p.dateColumn!.key,
+    filter_predicate: 'is_within',
+    filter_term_modifier: 'the_next_numbers_of_days',
+    filter_term: p.rule.trigger.alarm_days ?? 0,
+  };
+  const items: unknown[] = [window];
+  if (Array.isArray(p.view.filters) && p.view.filters.length > 0) {
+    items.push({ filters: p.view.filters, filter_conjunction: p.view.filter_conjunction ?? 'And' });
   }
+  const parsed = parseFilters({ filters: items, filter_conjunction: 'And' }, filterColumns(p.table));
+  if (!parsed.ok) return { ok: false, error: parsed.error };
+  return { ok: true, where: filterToSql(parsed.filter, ctx, dialect) };
 }

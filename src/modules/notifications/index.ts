@@ -37,7 +37,9 @@ export { renderMessage, type TemplateContext } from './templating.js';
 export { writeNotices, type Notice } from './notify.js';
 export { matchingRowsPage } from './deadline.repository.js';
 export { nextRunAt, localDay } from './zoned-time.js';
-export { triggerTarget, updateFields, conjunctionOf, integerField, objectOf, fail as invalidField, filterColumns } from './rules.validation.js';
+export { deadlineWhere } from './deadline-scan.js';
+export { RuleAdmin, ADMIN_MAX_PER_PAGE } from './rule-admin.js';
+export { triggerTarget, updateFields, deadlineFields, conjunctionOf, integerField, objectOf, fail as invalidField, filterColumns } from './rules.validation.js';
 export { columnByKey, columnByName, tableById, viewById, USER_COLUMN_TYPES, type MetaDoc, type MetaTable, type MetaColumn } from './metadata-doc.js';
 export type { Rule, RuleTrigger, Members, Member, TriggerCondition } from './rules.model.js';
 
@@ -138,4 +140,4 @@ export function createNotifications(deps: NotificationsDeps): NotificationsModul
     close: () => mailer.close(),
   };
 }
-export { basesWithUpdateRulesIn, countRulesIn, deleteInvalidRulesIn, updateRulesOf, validRulesOfBaseIn, type RuleTableName } from './rule-store.js';
+export { basesWithUpdateRulesIn, countRulesIn, deleteInvalidRulesIn, deleteRuleIn, findRuleIn, listBaseRulesIn, updateRulesOf, validRulesOfBaseIn, type RuleTableName, type RuleListingOf } from './rule-store.js';

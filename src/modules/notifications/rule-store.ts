@@ -56,3 +56,37 @@ export async function deleteInvalidRulesIn(db: Executor, table: RuleTableName): 
   const result = await db.deleteFrom(table as 'notification_rules').where('is_valid', '=', 0).executeTakeFirst();
   return Number(result.numDeletedRows);
 }
+
+/** Rules with their creator's nickname, as the API shows them. */
+export type RuleListingOf<T extends RuleTableName> = Selectable<Database[T]> & { creator_name: string };
+
+function listingOf(db: Executor, table: RuleTableName) {
+  const t = table as 'notification_rules';
+  return db.selectFrom(t).innerJoin('users', 'users.id', `${t}.creator_id`).selectAll(t).select('users.name as creator_name');
+}
+
+/** One rule with its creator's nickname. */
+export async function findRuleIn<T extends RuleTableName>(db: Executor, table: T, id: number): Promise<RuleListingOf<T> | undefined> {
+  const t = table as 'notification_rules';
+  return (await listingOf(db, table).where(`${t}.id`, '=', id).executeTakeFirst()) as RuleListingOf<T> | undefined;
+}
+
+/** A base's rules with their creators, in id order. */
+export async function listBaseRulesIn<T extends RuleTableName>(db: Executor, table: T, baseId: number): Promise<Array<RuleListingOf<T>>> {
+  const t = table as 'notification_rules';
+  return (await listingOf(db, table).where(`${t}.base_id`, '=', baseId).orderBy(`${t}.id`).execute()) as Array<RuleListingOf<T>>;
+}
+
+/** Every rule (or only invalid ones), newest first, for the system admin. */
+export async function listAllRulesIn<T extends RuleTableName>(db: Executor, table: T, onlyInvalid: boolean, offset: number, limit: number): Promise<Array<RuleListingOf<T>>> {
+  const t = table as 'notification_rules';
+  let query = listingOf(db, table);
+  if (onlyInvalid) query = query.where(`${t}.is_valid`, '=', 0);
+  return (await query.orderBy(`${t}.ctime`, 'desc').orderBy(`${t}.id`, 'desc').offset(offset).limit(limit).execute()) as Array<RuleListingOf<T>>;
+}
+
+/** Delete one rule; false when there was none. */
+export async function deleteRuleIn(db: Executor, table: RuleTableName, id: number): Promise<boolean> {
+  const result = await db.deleteFrom(table as 'notification_rules').where('id', '=', id).executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
+}

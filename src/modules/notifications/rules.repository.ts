@@ -1,7 +1,7 @@
 import type { Insertable, InsertObject, Selectable, Updateable } from 'kysely';
 import type { Database, DialectName, Executor } from '../../db/index.js';
 import type { NotificationRulesTable } from './notifications.table.js';
-import { basesWithUpdateRulesIn, countRulesIn, deleteInvalidRulesIn, updateRulesOf, validRulesOfBaseIn } from './rule-store.js';
+import { basesWithUpdateRulesIn, deleteRuleIn, findRuleIn, listBaseRulesIn, updateRulesOf, validRulesOfBaseIn } from './rule-store.js';
 import type { Rule, RuleAction, RuleTrigger, RunCondition } from './rules.model.js';
 
 export type RuleRow = Selectable<NotificationRulesTable>;
@@ -25,14 +25,6 @@ export function toRule(row: RuleRow): Rule {
   };
 }
 
-function listing(db: Executor) {
-  return db
-    .selectFrom('notification_rules')
-    .innerJoin('users', 'users.id', 'notification_rules.creator_id')
-    .selectAll('notification_rules')
-    .select('users.name as creator_name');
-}
-
 export type NewRuleRow = Insertable<NotificationRulesTable>;
 
 export async function insertRule(db: Executor, row: InsertObject<Database, 'notification_rules'>): Promise<number> {
@@ -44,32 +36,16 @@ export async function updateRule(db: Executor, id: number, patch: Updateable<Not
   await db.updateTable('notification_rules').set(patch).where('id', '=', id).execute();
 }
 
-export async function deleteRule(db: Executor, id: number): Promise<boolean> {
-  const result = await db.deleteFrom('notification_rules').where('id', '=', id).executeTakeFirst();
-  return Number(result.numDeletedRows) > 0;
+export function deleteRule(db: Executor, id: number): Promise<boolean> {
+  return deleteRuleIn(db, 'notification_rules', id);
 }
 
 export function findRule(db: Executor, id: number): Promise<RuleListing | undefined> {
-  return listing(db).where('notification_rules.id', '=', id).executeTakeFirst();
+  return findRuleIn(db, 'notification_rules', id);
 }
 
 export function listBaseRules(db: Executor, baseId: number): Promise<RuleListing[]> {
-  return listing(db).where('notification_rules.base_id', '=', baseId).orderBy('notification_rules.id').execute();
-}
-
-/** Every rule (or only invalid ones), newest first, for the system admin. */
-export function listAllRules(db: Executor, onlyInvalid: boolean, offset: number, limit: number): Promise<RuleListing[]> {
-  let query = listing(db);
-  if (onlyInvalid) query = query.where('notification_rules.is_valid', '=', 0);
-  return query.orderBy('notification_rules.ctime', 'desc').orderBy('notification_rules.id', 'desc').offset(offset).limit(limit).execute();
-}
-
-export function countRules(db: Executor, onlyInvalid: boolean): Promise<number> {
-  return countRulesIn(db, 'notification_rules', onlyInvalid);
-}
-
-export function deleteInvalidRules(db: Executor): Promise<number> {
-  return deleteInvalidRulesIn(db, 'notification_rules');
+  return listBaseRulesIn(db, 'notification_rules', baseId);
 }
 
 /** Valid per_update rules of the given tables (the engine's only lookup per batch of changes). */

@@ -1,12 +1,12 @@
 import type { Db } from '../../db/index.js';
 import type { Clock } from '../../shared/clock.js';
-import { badRequest, notFound } from '../../shared/errors.js';
-import { parsePage } from '../../shared/pagination.js';
+import { notFound } from '../../shared/errors.js';
 import type { AccountUser } from '../accounts/index.js';
 import { REQUIRED, type BaseAccess } from '../access/index.js';
 import { outboxPosition } from '../events/index.js';
 import { loadBaseContext } from './base-context.js';
 import { ruleRecord } from './present.js';
+import { RuleAdmin } from './rule-admin.js';
 import type { NewRuleRow } from './rules.repository.js';
 import * as repo from './rules.repository.js';
 import { checkRuleShape, validateRule, type ValidRule } from './rules.validation.js';
@@ -19,17 +19,18 @@ export interface RuleTarget {
   baseName: string;
 }
 
-/** Admin lists: `per_page` is capped at this many rules. */
-export const ADMIN_MAX_PER_PAGE = 100;
-
 /** Rule CRUD for base users, and the system admin's rule operations. */
 export class NotificationRulesService {
+  private readonly admin: RuleAdmin<'notification_rules', ReturnType<typeof ruleRecord>>;
+
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly access: BaseAccess,
     private readonly timeZone: string,
-  ) {}
+  ) {
+    this.admin = new RuleAdmin(db, 'notification_rules', ruleRecord, { badId: 'rid invalid.', notFound: (rid) => `notification ${rid} not found.` });
+  }
 
   async list(user: AccountUser, target: RuleTarget) {
     const { base } = await this.access.resolve(user, target.workspaceId, target.baseName, REQUIRED.read);
@@ -88,23 +89,16 @@ export class NotificationRulesService {
     await repo.deleteRule(this.db, existing.id);
   }
 
-  async adminList(query: { page?: unknown; per_page?: unknown }, onlyInvalid: boolean) {
-    const page = parsePage(query, { page: 1, perPage: 25 }, ADMIN_MAX_PER_PAGE);
-    const [rows, count] = await Promise.all([
-      repo.listAllRules(this.db, onlyInvalid, page.offset, page.perPage),
-      repo.countRules(this.db, onlyInvalid),
-    ]);
-    return { rules: rows.map(ruleRecord), count };
+  adminList(query: { page?: unknown; per_page?: unknown }, onlyInvalid: boolean) {
+    return this.admin.list(query, onlyInvalid);
   }
 
-  async adminDelete(rid: string): Promise<void> {
-    const id = parsePositiveId(rid);
-    if (id === null) throw badRequest('rid invalid.');
-    if (!(await repo.deleteRule(this.db, id))) throw notFound(`notification ${rid} not found.`);
+  adminDelete(rid: string): Promise<void> {
+    return this.admin.delete(rid);
   }
 
   adminDeleteInvalid(): Promise<number> {
-    return repo.deleteInvalidRules(this.db);
+    return this.admin.deleteInvalid();
   }
 
   private async ruleOfBase(baseId: number, ruleId: string) {

@@ -105,7 +105,8 @@ export function triggerTarget(t: Obj, doc: MetaDoc): { ruleName: string; table: 
   return { ruleName, table };
 }
 
-function deadlineFields(t: Obj, table: MetaTable): Partial<RuleTrigger> {
+/** The near_deadline part of a trigger (notification rules and automations). */
+export function deadlineFields(t: Obj, table: MetaTable): Partial<RuleTrigger> {
   const requested = typeof t.date_column_name === 'string' ? t.date_column_name.trim() : '';
   if (t.date_column_name !== undefined && t.date_column_name !== null && typeof t.date_column_name !== 'string') {
     fail('trigger.date_column_name', 'must be a column name');

@@ -18,7 +18,8 @@ const QUERY_LINKS_MAX_ROWS = 1000;
 const QUERY_LINKS_DEFAULT_LIMIT = 10;
 const QUERY_LINKS_MAX_LIMIT = 100;
 
-type Mode = 'add' | 'replace' | 'remove';
+export type LinkMode = 'add' | 'replace' | 'remove';
+type Mode = LinkMode;
 
 interface ResolvedLink {
   linkId: string;
@@ -37,49 +38,8 @@ export class LinksService {
   ) {}
 
   async change(base: BaseRef, actor: Actor, body: Body, mode: Mode) {
-    const map = readMap(body);
-    const removed = await this.writer.write(base, actor, async (w) => {
-      const link = resolveLink(w.meta, body);
-      await assertRowsExist(w, link, map);
-      const ends = endsOf(w.meta, link);
-      const sourceSide: LinkSide = link.flipped ? 'other_row_id' : 'row_id';
-      const current = mode === 'replace' ? await linkedIds(w.trx, base.id, link.linkId, sourceSide, [...map.keys()]) : new Map<string, string[]>();
-      const affected = affectedRows(link, map, ends, current);
-      const before = await snapshot(w, link.linkId, affected);
-      let count = 0;
-      for (const [sourceId, targetIds] of map) {
-        const pairs = targetIds.map((t) => orient(link, sourceId, t));
-        if (mode === 'add') {
-          await addLinks(w.trx, base.id, link.linkId, pairs, w.now);
-        } else if (mode === 'remove') {
-          count += (await removeLinks(w.trx, base.id, link.linkId, pairs)).length;
-        } else {
-          const stale = (current.get(sourceId) ?? []).filter((t) => !targetIds.includes(t)).map((t) => orient(link, sourceId, t));
-          await removeLinks(w.trx, base.id, link.linkId, stale);
-          await addLinks(w.trx, base.id, link.linkId, pairs, w.now);
-        }
-      }
-      const after = await snapshot(w, link.linkId, affected);
-      await this.emitChanges(w, ends, before, after);
-      for (const [side, end] of ends) {
-        const changed = [...(after[side]?.keys() ?? [])].filter((id) => !sameSet(before[side]?.get(id) ?? [], after[side]?.get(id) ?? []));
-        await recomputeLinkFormulas(w, this.writer.timeZone, end.table, changed);
-      }
-      return count;
-    });
+    const removed = await this.writer.write(base, actor, (w) => changeLinksIn(w, this.writer.timeZone, body, mode));
     return mode === 'remove' ? { success: true as const, deleted_links_count: removed } : { success: true as const };
-  }
-
-  private async emitChanges(w: WriteScope, ends: Map<LinkSide, { table: TableMeta; column: ColumnMeta }>, before: Snapshot, after: Snapshot) {
-    for (const [side, end] of ends) {
-      const ids = [...(after[side]?.keys() ?? [])].filter((id) => !sameSet(before[side]?.get(id) ?? [], after[side]?.get(id) ?? []));
-      if (ids.length === 0) continue;
-      const rows = await findRows(w.trx, w.base.id, end.table._id, ids);
-      for (const id of ids) {
-        const row = rows.get(id);
-        if (row) w.emit([linkEvent(w.base, end.table, row, end.column, before[side]?.get(id) ?? [], after[side]?.get(id) ?? [], w.actor, w.now)]);
-      }
-    }
   }
 
   async query(base: BaseRef, body: Body) {
@@ -109,6 +69,55 @@ export class LinksService {
 }
 
 type Snapshot = Partial<Record<LinkSide, Map<string, string[]>>>;
+
+/**
+ * Adds, replaces or removes links inside a write (the links endpoints, and automations' `link_records`
+ * in their run's transaction): link events for every row whose link cell changed, link formulas
+ * recomputed. Answers how many links were removed.
+ */
+export async function changeLinksIn(w: WriteScope, timeZone: string, body: Body, mode: LinkMode): Promise<number> {
+  const map = readMap(body);
+  const base = w.base;
+  const link = resolveLink(w.meta, body);
+  await assertRowsExist(w, link, map);
+  const ends = endsOf(w.meta, link);
+  const sourceSide: LinkSide = link.flipped ? 'other_row_id' : 'row_id';
+  const current = mode === 'replace' ? await linkedIds(w.trx, base.id, link.linkId, sourceSide, [...map.keys()]) : new Map<string, string[]>();
+  const affected = affectedRows(link, map, ends, current);
+  const before = await snapshot(w, link.linkId, affected);
+  let count = 0;
+  for (const [sourceId, targetIds] of map) {
+    const pairs = targetIds.map((t) => orient(link, sourceId, t));
+    if (mode === 'add') {
+      await addLinks(w.trx, base.id, link.linkId, pairs, w.now);
+    } else if (mode === 'remove') {
+      count += (await removeLinks(w.trx, base.id, link.linkId, pairs)).length;
+    } else {
+      const stale = (current.get(sourceId) ?? []).filter((t) => !targetIds.includes(t)).map((t) => orient(link, sourceId, t));
+      await removeLinks(w.trx, base.id, link.linkId, stale);
+      await addLinks(w.trx, base.id, link.linkId, pairs, w.now);
+    }
+  }
+  const after = await snapshot(w, link.linkId, affected);
+  await emitChanges(w, ends, before, after);
+  for (const [side, end] of ends) {
+    const changed = [...(after[side]?.keys() ?? [])].filter((id) => !sameSet(before[side]?.get(id) ?? [], after[side]?.get(id) ?? []));
+    await recomputeLinkFormulas(w, timeZone, end.table, changed);
+  }
+  return count;
+}
+
+async function emitChanges(w: WriteScope, ends: Map<LinkSide, { table: TableMeta; column: ColumnMeta }>, before: Snapshot, after: Snapshot) {
+  for (const [side, end] of ends) {
+    const ids = [...(after[side]?.keys() ?? [])].filter((id) => !sameSet(before[side]?.get(id) ?? [], after[side]?.get(id) ?? []));
+    if (ids.length === 0) continue;
+    const rows = await findRows(w.trx, w.base.id, end.table._id, ids);
+    for (const id of ids) {
+      const row = rows.get(id);
+      if (row) w.emit([linkEvent(w.base, end.table, row, end.column, before[side]?.get(id) ?? [], after[side]?.get(id) ?? [], w.actor, w.now)]);
+    }
+  }
+}
 
 function readMap(body: Body): Map<string, string[]> {
   let raw = body.other_rows_ids_map;

@@ -14,6 +14,7 @@ import { sizeLimits, tooLargeToRead } from './size-limits.js';
 import { changedCellKeys, dependentRows, propagateLinkFormulas, recomputeLinkFormulas } from './link-formula-columns.js';
 import { removeLinksOfRows } from './links.repository.js';
 import { linksOfRows, restoreLinks, setRowLinks } from './kept-links.js';
+import { changeLinksIn } from './links.service.js';
 import { findTable, lookupColumn, optionalView, visibleColumns, type BaseMetadata, type TableMeta, type ViewMeta } from './metadata.js';
 import { dateColumnKeys, presentRow, presentRowByKeys, type StoredRow } from './present.js';
 import { deleteEvent, insertEvents, modifyEvent, sameCells } from './row-events.js';
@@ -75,6 +76,8 @@ export interface ScopedRowWriter {
   remove(body: Body): Promise<number>;
   /** Locks (true) or unlocks the rows `row_ids` of the table named in the body. */
   lock(body: Body, locked: boolean): Promise<void>;
+  /** Adds links (the body of `POST …/links/`: `link_id`, `table_id`, `other_table_id`, `other_rows_ids_map`). */
+  link(body: Body): Promise<void>;
 }
 
 /** A stored row put back by a restore: its id, its stored cells and, optionally, its links by column key. */
@@ -317,6 +320,9 @@ export class RowsService {
         update: (body) => this.updateIn(w, body, updateInput(body)),
         remove: (body) => this.removeIn(w, body, removeInput(body)),
         lock: (body, locked) => lockRowsIn(w, body, locked),
+        link: async (body) => {
+          await changeLinksIn(w, this.writer.timeZone, body, 'add');
+        },
       }),
     );
   }

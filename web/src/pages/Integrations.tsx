@@ -5,6 +5,7 @@ import { href } from '../router';
 import { ConfirmButton, CopyButton, Empty, ErrorText, Loading, useAction } from '../ui';
 import { Webhooks } from './Webhooks';
 import { Rules } from './Rules';
+import { Automations } from './Automations';
 import { UseApi } from './UseApi';
 
 interface ApiToken {
@@ -16,7 +17,7 @@ interface ApiToken {
   permission: string;
 }
 
-/** API-Tokens, webhooks and notification rules of one base. */
+/** API-Tokens, webhooks, notification rules and automations of one base. */
 export function Integrations({ workspaceId, baseName }: { workspaceId: string; baseName: string }) {
   return (
     <section>
@@ -28,6 +29,7 @@ export function Integrations({ workspaceId, baseName }: { workspaceId: string; b
       <UseApi workspaceId={workspaceId} baseName={baseName} />
       <Webhooks workspaceId={workspaceId} baseName={baseName} />
       <Rules workspaceId={workspaceId} baseName={baseName} />
+      <Automations workspaceId={workspaceId} baseName={baseName} />
       <h2>Rate limit</h2>
       <p className="muted">
         {rateLimitSeen.limit

@@ -1,0 +1,337 @@
+import { useState, type FormEvent } from 'react';
+import { api, basePath } from '../api';
+import { ErrorText, useAction } from '../ui';
+import { FilterEditor, fromApiFilters, toApiFilters, type DraftFilter } from '../grid/FilterEditor';
+import type { Table } from '../types';
+
+export interface Automation {
+  id: number;
+  run_condition: string;
+  trigger: Record<string, unknown> & { rule_name?: string; condition?: string; table_id?: string; view_id?: string };
+  actions: Array<Record<string, unknown> & { _id: string; type: string }>;
+  creator: string;
+  last_trigger_time: string;
+  is_valid: boolean;
+  trigger_count: number;
+  invalid_reason?: string;
+}
+
+type Action = Automation['actions'][number];
+
+export const TRIGGERS: Array<[string, string]> = [
+  ['rows_added', 'A row is added'],
+  ['filters_satisfy', 'A row is changed (and matches the filters)'],
+  ['near_deadline', 'A date is near (daily)'],
+  ['run_periodically', 'On a schedule'],
+  ['run_periodically_by_condition', 'On a schedule, for each matching row'],
+];
+
+const ACTION_TYPES: Array<[string, string]> = [
+  ['notify', 'Notify'],
+  ['send_email', 'Send e-mail'],
+  ['update_record', 'Update the row'],
+  ['lock_record', 'Lock the row'],
+  ['add_record', 'Add a row'],
+  ['link_records', 'Link rows'],
+  ['call_webhook', 'Call a webhook'],
+  ['run_script', 'Run a script'],
+];
+const NEEDS_ROW = new Set(['update_record', 'lock_record', 'link_records']);
+const PERIODIC = new Set(['run_periodically', 'run_periodically_by_condition']);
+const WITH_FILTERS = new Set(['filters_satisfy', 'rows_added', 'run_periodically_by_condition']);
+
+function newAction(type: string, table: Table, n: number): Action {
+  const _id = `${Date.now() % 1_000_000}${n}`;
+  const first = table.columns[0]?.key ?? '0000';
+  switch (type) {
+    case 'update_record':
+      return { _id, type, updates: { [first]: '' } };
+    case 'add_record':
+      return { _id, type, table_id: table._id, row: { [first]: '' } };
+    case 'lock_record':
+      return { _id, type, is_locked: true };
+    case 'send_email':
+      return { _id, type, send_to: '', subject: '', default_msg: '' };
+    case 'link_records':
+      return { _id, type, link_id: '', match_conditions: [{ column_key: first, other_column_key: '' }] };
+    case 'call_webhook':
+      return { _id, type, url: '', body: '' };
+    case 'run_script':
+      return { _id, type, script: "console.log(row && row._id);" };
+    default:
+      return { _id, type: 'notify', users: [], users_column_key: '', default_msg: '' };
+  }
+}
+
+/**
+ * The rule editor: trigger (table, view, condition, filters through the grid's filter editor, schedule)
+ * and the list of actions. Creates a rule, or replaces one (`PUT`) when `editing` is given.
+ */
+export function AutomationEditor(props: { workspaceId: string; baseName: string; tables: Table[]; me: string; editing: Automation | null; onSaved: () => unknown; onCancel: () => void }) {
+  const { tables, editing } = props;
+  const t0 = editing?.trigger ?? {};
+  const [name, setName] = useState(String(t0.rule_name ?? ''));
+  const [condition, setCondition] = useState(String(t0.condition ?? 'rows_added'));
+  const [runCondition, setRunCondition] = useState(editing && editing.run_condition !== 'per_update' ? editing.run_condition : 'per_day');
+  const [tableId, setTableId] = useState(String(t0.table_id ?? tables[0]?._id ?? ''));
+  const [viewId, setViewId] = useState(String(t0.view_id ?? ''));
+  const table = tables.find((x) => x._id === tableId) ?? tables[0]!;
+  const view = table.views.find((v) => v._id === viewId) ?? table.views[0];
+  const [filters, setFilters] = useState<DraftFilter[]>(Array.isArray(t0.filters) ? fromApiFilters(table, t0.filters as never) : []);
+  const [conjunction, setConjunction] = useState<'And' | 'Or'>(t0.filter_conjunction === 'Or' ? 'Or' : 'And');
+  const [hour, setHour] = useState(String(t0.notify_hour ?? t0.notify_week_hour ?? t0.notify_month_hour ?? 9));
+  const [day, setDay] = useState(String(t0.notify_week_day ?? t0.notify_month_day ?? 1));
+  const [dateColumn, setDateColumn] = useState(String(t0.date_column_name ?? ''));
+  const [alarmDays, setAlarmDays] = useState(String(t0.alarm_days ?? 1));
+  const [actions, setActions] = useState<Action[]>(editing?.actions ?? [newAction('notify', table, 0)]);
+  const [addType, setAddType] = useState('update_record');
+  const action = useAction();
+  const hasRow = condition !== 'run_periodically';
+  const setAt = (i: number, next: Action) => setActions(actions.map((a, j) => (j === i ? next : a)));
+
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    void action.run(async () => {
+      const trigger: Record<string, unknown> = { rule_name: name, table_id: table._id, view_id: view?._id, condition };
+      let run = 'per_update';
+      if (WITH_FILTERS.has(condition)) Object.assign(trigger, { filters: toApiFilters(table, filters), filter_conjunction: conjunction });
+      if (condition === 'filters_satisfy') trigger.watch_all_columns = true;
+      if (condition === 'near_deadline') {
+        run = 'per_day';
+        Object.assign(trigger, { date_column_name: dateColumn, alarm_days: Number(alarmDays), notify_hour: Number(hour) });
+      } else if (PERIODIC.has(condition)) {
+        run = runCondition;
+        if (run === 'per_day') trigger.notify_hour = Number(hour);
+        if (run === 'per_week') Object.assign(trigger, { notify_week_day: Number(day), notify_week_hour: Number(hour) });
+        if (run === 'per_month') Object.assign(trigger, { notify_month_day: Number(day), notify_month_hour: Number(hour) });
+      }
+      const body = { run_condition: run, trigger, actions };
+      const path = basePath(props.workspaceId, props.baseName, editing ? `automation-rules/${editing.id}/` : 'automation-rules/');
+      await api(path, { method: editing ? 'PUT' : 'POST', body });
+      if (!editing) setName('');
+      await props.onSaved();
+    });
+  };
+
+  return (
+    <form className="panel" onSubmit={submit} aria-label={editing ? 'Edit automation' : 'New automation'}>
+      <h3>{editing ? `Edit “${String(t0.rule_name ?? editing.id)}”` : 'New automation'}</h3>
+      <div className="inline">
+        <input aria-label="Automation name" placeholder="Automation name" value={name} onChange={(e) => setName(e.target.value)} required maxLength={255} />
+        <select aria-label="Trigger" value={condition} onChange={(e) => setCondition(e.target.value)}>
+          {TRIGGERS.map(([v, l]) => (
+            <option key={v} value={v}>
+              {l}
+            </option>
+          ))}
+        </select>
+        <select aria-label="Trigger table" value={table._id} onChange={(e) => { setTableId(e.target.value); setViewId(''); setFilters([]); }}>
+          {tables.map((x) => (
+            <option key={x._id} value={x._id}>
+              {x.name}
+            </option>
+          ))}
+        </select>
+        <select aria-label="Trigger view" value={view?._id} onChange={(e) => setViewId(e.target.value)}>
+          {table.views.map((v) => (
+            <option key={v._id} value={v._id}>
+              {v.name}
+            </option>
+          ))}
+        </select>
+      </div>
+      {PERIODIC.has(condition) && (
+        <div className="inline">
+          <select aria-label="Schedule" value={runCondition} onChange={(e) => setRunCondition(e.target.value)}>
+            <option value="per_day">every day</option>
+            <option value="per_week">every week</option>
+            <option value="per_month">every month</option>
+          </select>
+          {runCondition !== 'per_day' && <input aria-label={runCondition === 'per_week' ? 'Weekday (1 Monday … 7 Sunday)' : 'Day of month'} type="number" min={1} max={runCondition === 'per_week' ? 7 : 31} value={day} onChange={(e) => setDay(e.target.value)} />}
+          <input aria-label="Hour of day" type="number" min={0} max={23} value={hour} onChange={(e) => setHour(e.target.value)} />
+        </div>
+      )}
+      {condition === 'near_deadline' && (
+        <div className="inline">
+          <select aria-label="Date column" value={dateColumn} onChange={(e) => setDateColumn(e.target.value)} required>
+            <option value="">date column…</option>
+            {table.columns.filter((c) => c.type === 'date').map((c) => (
+              <option key={c.key} value={c.name}>
+                {c.name}
+              </option>
+            ))}
+          </select>
+          <input aria-label="Days before" type="number" min={0} value={alarmDays} onChange={(e) => setAlarmDays(e.target.value)} />
+          <input aria-label="Hour of day" type="number" min={0} max={23} value={hour} onChange={(e) => setHour(e.target.value)} />
+        </div>
+      )}
+      {WITH_FILTERS.has(condition) && <FilterEditor table={table} filters={filters} onChange={setFilters} conjunction={conjunction} onConjunction={setConjunction} />}
+      <fieldset>
+        <legend>Actions</legend>
+        <ol className="plain" aria-label="Actions">
+          {actions.map((a, i) => (
+            <li key={a._id} aria-label={`Action ${i + 1}`}>
+              <ActionFields n={i + 1} action={a} table={table} tables={tables} me={props.me} onChange={(next) => setAt(i, next)} />
+              <button type="button" onClick={() => setActions(actions.filter((_, j) => j !== i))} disabled={actions.length === 1}>
+                Remove action {i + 1}
+              </button>
+            </li>
+          ))}
+        </ol>
+        <div className="inline">
+          <select aria-label="Action to add" value={addType} onChange={(e) => setAddType(e.target.value)}>
+            {ACTION_TYPES.filter(([v]) => hasRow || !NEEDS_ROW.has(v)).map(([v, l]) => (
+              <option key={v} value={v}>
+                {l}
+              </option>
+            ))}
+          </select>
+          <button type="button" onClick={() => setActions([...actions, newAction(addType, table, actions.length)])} disabled={actions.length >= 10}>
+            Add action
+          </button>
+        </div>
+      </fieldset>
+      <button type="submit" disabled={action.busy}>
+        {editing ? 'Save automation' : 'Create automation'}
+      </button>
+      {editing && (
+        <button type="button" onClick={props.onCancel}>
+          Cancel
+        </button>
+      )}
+      <ErrorText error={action.error} />
+    </form>
+  );
+}
+
+/** One action's fields; cells are edited as one column + one value (templates like `{Name}` allowed). */
+function ActionFields({ n, action, table, tables, me, onChange }: { n: number; action: Action; table: Table; tables: Table[]; me: string; onChange: (a: Action) => void }) {
+  const label = ACTION_TYPES.find(([v]) => v === action.type)?.[1] ?? action.type;
+  const text = (field: string, title: string, multiline = false) => {
+    const props = { 'aria-label': `Action ${n} ${title}`, placeholder: title, value: String(action[field] ?? ''), onChange: (e: { target: { value: string } }) => onChange({ ...action, [field]: e.target.value }) };
+    return multiline ? <textarea rows={4} {...props} /> : <input {...props} />;
+  };
+  const cell = (field: 'updates' | 'row', target: Table) => {
+    const entries = Object.entries((action[field] as Record<string, unknown> | undefined) ?? {});
+    const [key, value] = entries[0] ?? [target.columns[0]?.key ?? '', ''];
+    return (
+      <>
+        <select aria-label={`Action ${n} column`} value={key} onChange={(e) => onChange({ ...action, [field]: { [e.target.value]: value } })}>
+          {target.columns.map((c) => (
+            <option key={c.key} value={c.key}>
+              {c.name}
+            </option>
+          ))}
+        </select>
+        <input aria-label={`Action ${n} value`} placeholder="value, e.g. {Name}" value={String(value ?? '')} onChange={(e) => onChange({ ...action, [field]: { [key]: e.target.value } })} />
+      </>
+    );
+  };
+  let fields = null;
+  switch (action.type) {
+    case 'notify': {
+      const users = (action.users as string[] | undefined) ?? [];
+      fields = (
+        <>
+          <label className="check">
+            <input type="checkbox" aria-label={`Action ${n} notify me`} checked={users.includes(me)} onChange={(e) => onChange({ ...action, users: e.target.checked ? [...users, me] : users.filter((u) => u !== me) })} />
+            me
+          </label>
+          <select aria-label={`Action ${n} users in column`} value={String(action.users_column_key ?? '')} onChange={(e) => onChange({ ...action, users_column_key: e.target.value })}>
+            <option value="">(and users in column…)</option>
+            {table.columns.filter((c) => c.type === 'collaborator').map((c) => (
+              <option key={c.key} value={c.key}>
+                {c.name}
+              </option>
+            ))}
+          </select>
+          {text('default_msg', 'message')}
+        </>
+      );
+      break;
+    }
+    case 'send_email':
+      fields = (
+        <>
+          {text('send_to', 'to')}
+          {text('subject', 'subject')}
+          {text('default_msg', 'message')}
+        </>
+      );
+      break;
+    case 'update_record':
+      fields = cell('updates', table);
+      break;
+    case 'add_record': {
+      const target = tables.find((x) => x._id === action.table_id) ?? table;
+      fields = (
+        <>
+          <select aria-label={`Action ${n} table`} value={target._id} onChange={(e) => onChange({ ...action, table_id: e.target.value, row: {} })}>
+            {tables.map((x) => (
+              <option key={x._id} value={x._id}>
+                {x.name}
+              </option>
+            ))}
+          </select>
+          {cell('row', target)}
+        </>
+      );
+      break;
+    }
+    case 'link_records': {
+      const links = table.columns.filter((c) => c.type === 'link');
+      const link = links.find((c) => c.data?.link_id === action.link_id);
+      const otherId = link ? (link.data?.table_id === table._id ? link.data?.other_table_id : link.data?.table_id) : undefined;
+      const other = tables.find((x) => x._id === otherId);
+      const match = ((action.match_conditions as Array<{ column_key: string; other_column_key: string }> | undefined) ?? [])[0] ?? { column_key: '', other_column_key: '' };
+      const setMatch = (patch: Partial<typeof match>) => onChange({ ...action, match_conditions: [{ ...match, ...patch }] });
+      fields = (
+        <>
+          <select aria-label={`Action ${n} link column`} value={String(action.link_id ?? '')} onChange={(e) => onChange({ ...action, link_id: e.target.value, match_conditions: [{ column_key: match.column_key, other_column_key: '' }] })}>
+            <option value="">link column…</option>
+            {links.map((c) => (
+              <option key={c.key} value={String(c.data?.link_id ?? '')}>
+                {c.name}
+              </option>
+            ))}
+          </select>
+          <select aria-label={`Action ${n} match column`} value={match.column_key} onChange={(e) => setMatch({ column_key: e.target.value })}>
+            {table.columns.map((c) => (
+              <option key={c.key} value={c.key}>
+                {c.name}
+              </option>
+            ))}
+          </select>
+          <span>equals</span>
+          <select aria-label={`Action ${n} other column`} value={match.other_column_key} onChange={(e) => setMatch({ other_column_key: e.target.value })}>
+            <option value="">column of the linked table…</option>
+            {(other?.columns ?? []).map((c) => (
+              <option key={c.key} value={c.key}>
+                {c.name}
+              </option>
+            ))}
+          </select>
+        </>
+      );
+      break;
+    }
+    case 'call_webhook':
+      fields = (
+        <>
+          {text('url', 'URL')}
+          {text('body', 'body (empty: the row as JSON)')}
+        </>
+      );
+      break;
+    case 'run_script':
+      fields = text('script', 'script', true);
+      break;
+    default:
+      fields = null;
+  }
+  return (
+    <div className="inline">
+      <strong>{label}</strong> {fields}
+    </div>
+  );
+}
