@@ -229,7 +229,7 @@ describe('console: range selection, grouping, column layout (headless Chromium)'
       await box.fill('');
       await functions.getByRole('searchbox', { name: 'Find a function' }).fill('');
       await box.focus();
-      await functions.getByRole('button', { name: 'Insert round' }).click();
+      await functions.getByRole('button', { name: 'Insert round', exact: true }).click();
       // The cursor is back in the box, after the inserted text.
       await expect.poll(() => box.evaluate((el) => el === document.activeElement)).toBe(true);
       await page.keyboard.type('{Qty} / 3, 1)');

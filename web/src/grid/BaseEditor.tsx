@@ -423,7 +423,7 @@ function TableView({ access, table, tables, rowId, canEdit, comments }: { access
         </label>
         <label>
           {t('layout.label')}{' '}
-          <select value={layout.kind} onChange={(e) => setLayout({ kind: e.target.value as LayoutKind })}>
+          <select aria-label={t('layout.label')} value={layout.kind} onChange={(e) => setLayout({ kind: e.target.value as LayoutKind })}>
             {LAYOUTS.filter((k) => canEdit || k !== 'form').map((k) => (
               <option key={k} value={k}>
                 {t(`layout.${k}`)}
@@ -434,7 +434,7 @@ function TableView({ access, table, tables, rowId, canEdit, comments }: { access
         {(layout.kind === 'kanban' || layout.kind === 'calendar') && layoutChoices.length > 0 && (
           <label>
             {t(`layout.column.${layout.kind}`)}{' '}
-            <select value={layoutColumn?.key} onChange={(e) => setLayout({ kind: layout.kind, column: e.target.value })}>
+            <select aria-label={t(`layout.column.${layout.kind}`)} value={layoutColumn?.key} onChange={(e) => setLayout({ kind: layout.kind, column: e.target.value })}>
               {layoutChoices.map((c) => (
                 <option key={c.key} value={c.key}>
                   {c.name}

@@ -70,10 +70,10 @@ export function FormulaBuilder({ access, table, formula, onChange }: { access: B
 
   return (
     <div className="formula-builder">
-      <label className="formula-input">
-        {t('formula.label')}
-        <textarea ref={box} value={formula} onChange={(e) => onChange(e.target.value)} rows={3} maxLength={10_000} spellCheck={false} required aria-describedby="formula-hint" />
-      </label>
+      <div className="formula-input">
+        <label htmlFor="formula-text">{t('formula.label')}</label>
+        <textarea id="formula-text" ref={box} value={formula} onChange={(e) => onChange(e.target.value)} rows={3} maxLength={10_000} spellCheck={false} required aria-describedby="formula-hint" />
+      </div>
       <p id="formula-hint" className="muted small">
         {t('formula.hint')}
       </p>

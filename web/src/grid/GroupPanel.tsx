@@ -23,6 +23,7 @@ export function GroupPanel({ access, table, view }: { access: BaseAccess; table:
       <label>
         {t('group.column')}{' '}
         <select
+          aria-label={t('group.column')}
           value={current?.column_key ?? ''}
           disabled={action.busy}
           onChange={(e) => void save(e.target.value ? [{ column_key: e.target.value, sort_type: current?.sort_type ?? 'up' }] : [])}
@@ -38,7 +39,7 @@ export function GroupPanel({ access, table, view }: { access: BaseAccess; table:
       {current && (
         <label>
           {t('group.order')}{' '}
-          <select value={current.sort_type ?? 'up'} disabled={action.busy} onChange={(e) => void save([{ column_key: current.column_key, sort_type: e.target.value as 'up' | 'down' }])}>
+          <select aria-label={t('group.order')} value={current.sort_type ?? 'up'} disabled={action.busy} onChange={(e) => void save([{ column_key: current.column_key, sort_type: e.target.value as 'up' | 'down' }])}>
             <option value="up">{t('group.up')}</option>
             <option value="down">{t('group.down')}</option>
           </select>
