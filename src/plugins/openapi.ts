@@ -2,6 +2,7 @@ import fp from 'fastify-plugin';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { Type } from 'typebox';
+import { OPERATION_DOCS, operationKey } from './operation-docs.js';
 
 /**
  * The browsable API reference (Swagger UI, served from the package itself: no CDN) at /api/docs/.
@@ -13,6 +14,15 @@ const DOCS_CSP =
 /** An OpenAPI document generated from the route schemas, served at GET /api/docs/openapi.json and browsable at /api/docs/. */
 export const openApiPlugin = fp<{ version: string; publicUrl: string }>(
   async (app, { version, publicUrl }) => {
+    // Every operation's summary and description: the route's own, else the catalogue's (operation-docs.ts).
+    app.addHook('onRoute', (route) => {
+      const schema = route.schema as { hide?: boolean; summary?: string; description?: string } | undefined;
+      if (schema?.hide) return;
+      const methods = Array.isArray(route.method) ? route.method : [route.method];
+      const doc = methods.map((m) => OPERATION_DOCS[operationKey(m, route.url)]).find((d) => d !== undefined);
+      if (!doc) return;
+      route.schema = { ...(route.schema ?? {}), summary: schema?.summary ?? doc[0], description: schema?.description ?? doc[1] };
+    });
     await app.register(swagger, {
       openapi: {
         info: { title: 'basegate', version, description: 'Base Access, Notification and Webhook API' },

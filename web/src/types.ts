@@ -65,6 +65,8 @@ export interface View {
   sorts: Sort[];
   /** Keys of the columns this view hides. */
   hidden_columns?: string[];
+  /** Group-bys (the console groups by the first). */
+  groupbys?: Array<{ column_key: string; sort_type?: 'up' | 'down' }>;
 }
 
 export interface Table {

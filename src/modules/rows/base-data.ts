@@ -10,6 +10,7 @@ import { ViewsService } from './views.service.js';
 import { ColumnOptionsService } from './column-options.service.js';
 import { RowLocksService } from './row-locks.js';
 import { ArchivedRowsService } from './archived-rows.js';
+import { FormulaPreviewService } from './formula-preview.js';
 
 /** The services of the base data API, sharing one writer. */
 export interface BaseData {
@@ -22,6 +23,8 @@ export interface BaseData {
   columnOptions: ColumnOptionsService;
   locks: RowLocksService;
   archived: ArchivedRowsService;
+  /** A formula tried on a table's first rows (the console's formula builder). */
+  formulaPreview: FormulaPreviewService;
   /** The whole base, serialized and cached per revision. */
   snapshots: BaseSnapshots;
 }
@@ -56,5 +59,6 @@ export function createBaseData(
     columnOptions: new ColumnOptionsService(writer),
     locks: new RowLocksService(writer),
     archived: new ArchivedRowsService(writer),
+    formulaPreview: new FormulaPreviewService(db, writer),
   };
 }

@@ -6,6 +6,7 @@ import { structureRoutes } from './structure.routes.js';
 import { columnOptionsRoutes } from './column-options.routes.js';
 import { rowLockRoutes } from './row-locks.routes.js';
 import { archivedRowsRoutes } from './archived-rows.routes.js';
+import { formulaPreviewRoutes } from './formula-preview.routes.js';
 
 /** Every base-data route; `bodyLimit` is the base operations' own (BASE_BODY_LIMIT_BYTES). */
 export function rowsRoutes(data: BaseData, bodyLimit: number): FastifyPluginAsyncTypebox {
@@ -16,5 +17,6 @@ export function rowsRoutes(data: BaseData, bodyLimit: number): FastifyPluginAsyn
     await app.register(columnOptionsRoutes({ options: data.columnOptions, rows: data.rows, bodyLimit }));
     await app.register(rowLockRoutes({ locks: data.locks, bodyLimit }));
     await app.register(archivedRowsRoutes({ archived: data.archived, bodyLimit }));
+    await app.register(formulaPreviewRoutes({ preview: data.formulaPreview, bodyLimit }));
   };
 }

@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useRef, useState, type ClipboardEvent, type KeyboardEvent, type ReactNode, type RefObject } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState, type ClipboardEvent, type KeyboardEvent, type ReactNode, type RefObject } from 'react';
 import { useInfiniteQuery, useQuery, useQueryClient, type InfiniteData } from '@tanstack/react-query';
 import DataGrid, { type DataGridHandle, type RowsChangeData } from 'react-data-grid';
 import { SelectColumn } from './select-column';
@@ -15,10 +15,22 @@ import { useSearch } from './search';
 import { useUndo } from './undo';
 import { RowForm } from './RowForm';
 import { copyText, parseBlock, pastedValue } from './clipboard';
+import { GroupPanel } from './GroupPanel';
+import { groupedColumns, groupRows, isGroupRow } from './group';
+import { draggableHeaders, moveTarget, useWidthSaver } from './column-layout';
+import { bounds, rangeSize, rangeStyle, rangeText, type CellPos } from './range';
+import { useRangeSelection } from './use-range';
+import { LAYOUTS, layoutColumns, useLayout, type LayoutKind } from './layouts/layout';
+import { KanbanView } from './layouts/KanbanView';
+import { GalleryView } from './layouts/GalleryView';
+import { CalendarView } from './layouts/CalendarView';
+import { FormView } from './layouts/FormView';
 import type { Row, Table } from '../types';
 import { t } from '../i18n';
 
 const PAGE = 1000;
+/** The API's most rows per update or append request. */
+const WRITE_BATCH = 1000;
 type RowPages = InfiniteData<{ rows: Row[]; start: number }>;
 const rowKey = (r: Row) => r._id;
 
@@ -103,11 +115,11 @@ function TableView({ access, table, tables, rowId, canEdit, comments }: { access
   const [viewName, setViewName] = useState(table.views[0]?.name ?? '');
   const view = table.views.find((v) => v.name === viewName) ?? table.views[0];
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
-  const [panel, setPanel] = useState<'none' | 'columns' | 'view' | 'comments' | 'hide'>('none');
+  const [panel, setPanel] = useState<'none' | 'columns' | 'view' | 'comments' | 'hide' | 'group'>('none');
   const [term, setTerm] = useState('');
   const [expanded, setExpanded] = useState(false);
   const [matchAt, setMatchAt] = useState(-1);
-  const action = useAction();
+  const [layout, setLayout] = useLayout(access.dtable_uuid, table._id, view?.name);
   const key = ['rows', access.dtable_uuid, table._id, view?.name, JSON.stringify(view?.filters), JSON.stringify(view?.sorts), view?.filter_conjunction];
   const rows = useInfiniteQuery(
     key,
@@ -118,24 +130,57 @@ function TableView({ access, table, tables, rowId, canEdit, comments }: { access
     { getNextPageParam: (last) => (last.rows.length === PAGE ? last.start + PAGE : undefined), staleTime: 30_000 },
   );
   const allRows = useMemo(() => rows.data?.pages.flatMap((p) => p.rows) ?? [], [rows.data]);
+  // Grouped by the view's first group-by: the grid's rows are then group headers and the loaded rows.
+  const groupBy = view?.groupbys?.[0];
+  const groupColumn = groupBy ? table.columns.find((c) => c.key === groupBy.column_key) : undefined;
+  const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(new Set());
+  const gridRows = useMemo(
+    () => (groupColumn ? groupRows(allRows, groupColumn, groupBy?.sort_type ?? 'up', collapsed) : allRows),
+    [allRows, groupColumn, groupBy?.sort_type, collapsed],
+  );
+  const toggleGroup = useCallback(
+    (groupKey: string) =>
+      setCollapsed((old) => {
+        const next = new Set(old);
+        if (!next.delete(groupKey)) next.add(groupKey);
+        return next;
+      }),
+    [],
+  );
   const hasCollaborators = table.columns.some((c) => c.type === 'collaborator');
   // An external link's Base-Token may not list the base's users: its collaborator cells show ids.
   const people = useRelatedUsers(access, { enabled: hasCollaborators && comments });
   const hidden = view?.hidden_columns;
   const shownColumns = useMemo(() => table.columns.filter((c, i) => i === 0 || !hidden?.includes(c.key)), [table.columns, hidden]);
-  const search = useSearch(allRows, shownColumns, term);
+  const search = useSearch(gridRows, shownColumns, term);
   // Rebuilt only when the shown columns really change (not on every metadata reload, e.g. another
   // user's view change): new column objects would close an editor that is open.
   const columnsKey = JSON.stringify(shownColumns);
+  const action = useAction();
+  const moveColumn = useCallback(
+    (moving: string, onto: string) => {
+      const target = moveTarget(shownColumns, moving, onto);
+      if (target)
+        void action.run(async () => {
+          await gateway(access, 'columns/', { method: 'PUT', body: { table_name: table.name, op_type: 'move_column', column: moving, target_column: target } });
+          await client.invalidateQueries(['metadata', access.dtable_uuid]);
+        });
+    },
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+    [columnsKey, access, table.name],
+  );
   const columns = useMemo(() => {
-    const cols = gridColumns(shownColumns, { access, table, tables, people: people.data ?? [], canEdit });
+    let cols = gridColumns(shownColumns, { access, table, tables, people: people.data ?? [], canEdit });
+    if (canEdit) cols = draggableHeaders(cols, moveColumn);
+    if (groupColumn) cols = groupedColumns(cols, toggleGroup);
     // Only while searching: a class per cell costs a call per rendered cell.
     const marked = term.trim() ? cols.map((c) => ({ ...c, cellClass: (row: Row) => (search.isMatch(row, c.key) ? 'match' : undefined) })) : cols;
     return [SelectColumn, ...marked];
-  }, [columnsKey, table._id, access, people.data, canEdit, term, search]);
+  }, [columnsKey, table._id, access, people.data, canEdit, term, search, groupColumn?.key, toggleGroup, moveColumn]);
+  const saveWidth = useWidthSaver(access, table, action.run, () => client.invalidateQueries(['metadata', access.dtable_uuid]));
 
   const grid = useRef<DataGridHandle>(null);
-  const rowShown = useShowRow(rowId, allRows, rows.isLoading, grid, (id) => {
+  const rowShown = useShowRow(rowId, gridRows, rows.isLoading, grid, (id) => {
     setSelected(new Set([id]));
     if (comments) setPanel('comments');
   });
@@ -149,7 +194,10 @@ function TableView({ access, table, tables, rowId, canEdit, comments }: { access
     );
     return action.run(async () => {
       try {
-        await gateway(access, 'rows/', { method: 'PUT', body: { table_name: table.name, updates: updates.map((u) => ({ row_id: u.rowId, row: u.values })) } });
+        for (let i = 0; i < updates.length; i += WRITE_BATCH) {
+          const batch = updates.slice(i, i + WRITE_BATCH);
+          await gateway(access, 'rows/', { method: 'PUT', body: { table_name: table.name, updates: batch.map((u) => ({ row_id: u.rowId, row: u.values })) } });
+        }
       } finally {
         await Promise.all([client.invalidateQueries(key), client.invalidateQueries(['row', access.dtable_uuid])]);
       }
@@ -160,11 +208,11 @@ function TableView({ access, table, tables, rowId, canEdit, comments }: { access
   const onRowsChange = (next: Row[], data: RowsChangeData<Row>) => {
     // Compare rather than trust data.column: for a formatter's change (a checkbox click) the grid
     // reports the selected cell's column, which may be another one.
-    const diff = [...new Set(data.indexes.flatMap((i) => Object.keys(next[i]!).filter((k) => next[i]![k] !== allRows[i]?.[k])))];
+    const diff = [...new Set(data.indexes.flatMap((i) => Object.keys(next[i]!).filter((k) => next[i]![k] !== gridRows[i]?.[k])))];
     const columnNames = diff.length > 0 ? diff : data.column ? [data.column.key] : [];
     if (columnNames.length === 0) return;
     const pick = (r: Row | undefined) => Object.fromEntries(columnNames.map((c) => [c, r?.[c] ?? null]));
-    const rowsChanged = data.indexes.map((i) => ({ rowId: next[i]!._id, before: pick(allRows[i]), after: pick(next[i]) }));
+    const rowsChanged = data.indexes.map((i) => ({ rowId: next[i]!._id, before: pick(gridRows[i]), after: pick(next[i]) }));
     history.record({ rows: rowsChanged });
     void writeRows(rowsChanged.map((r) => ({ rowId: r.rowId, values: r.after })));
   };
@@ -189,14 +237,30 @@ function TableView({ access, table, tables, rowId, canEdit, comments }: { access
     void writeRows([{ rowId: after._id, values: pick(after) }]);
   };
 
-  /** Ctrl+Z / Ctrl+Shift+Z (or Ctrl+Y) anywhere in the table view but in a text field; inside an input the browser's own undo applies. */
+  // The grid's selected cell (index among the grid's columns, 0 being the selection column): the
+  // anchor of a block of cells (range) extended with Shift+arrows, Shift+click or a mouse drag.
+  const cellAt = useRef<CellPos | null>(null);
+  const range = useRangeSelection(grid, cellAt, gridRows, shownColumns.length, (r) => !isGroupRow(r));
+  const inField = (target: EventTarget) => (target as HTMLElement).closest('input, textarea, select') !== null;
+  /** Clipboard and Delete act on cells only while the grid has the focus (not in a panel or the toolbar). */
+  const onGrid = (target: EventTarget) => (target as HTMLElement).closest('.grid') !== null && !inField(target);
+
+  /** The block the clipboard and Delete act on: the range, else the selected cell. */
+  const block = () => {
+    if (range.range) return bounds(range.range);
+    const at = cellAt.current;
+    return at && at.idx >= 1 && gridRows[at.rowIdx] ? { top: at.rowIdx, bottom: at.rowIdx, left: at.idx, right: at.idx } : null;
+  };
+
+  /** Keys before the grid sees them: range keys, Delete, undo and redo. */
   const onKeyDown = (e: KeyboardEvent) => {
-    if (clearCell(e)) {
+    if (range.onKeyDown(e) || toggleGroupKey(e) || clearCells(e)) {
       e.preventDefault();
       e.stopPropagation();
       return;
     }
-    if (!canEdit || !(e.ctrlKey || e.metaKey) || (e.target as HTMLElement).closest('input, textarea, select')) return;
+    // Ctrl+Z / Ctrl+Shift+Z (or Ctrl+Y) anywhere in the table view but in a text field; inside an input the browser's own undo applies.
+    if (!canEdit || !(e.ctrlKey || e.metaKey) || inField(e.target)) return;
     const k = e.key.toLowerCase();
     if (k === 'z' && !e.shiftKey) void history.undo();
     else if ((k === 'z' && e.shiftKey) || k === 'y') void history.redo();
@@ -206,66 +270,90 @@ function TableView({ access, table, tables, rowId, canEdit, comments }: { access
     e.stopPropagation();
   };
 
-  // The grid's selected cell (index among the grid's columns, 0 being the selection column).
-  const cellAt = useRef<{ idx: number; rowIdx: number } | null>(null);
-  const selectedCell = () => {
-    const at = cellAt.current;
-    const column = at ? shownColumns[at.idx - 1] : undefined;
-    const row = at ? allRows[at.rowIdx] : undefined;
-    return at && column && row ? { ...at, column, row } : null;
-  };
-  const inField = (target: EventTarget) => (target as HTMLElement).closest('input, textarea, select') !== null;
-
-  /** Delete or Backspace on a selected cell clears it (an undoable change). */
-  const clearCell = (e: KeyboardEvent) => {
-    const cell = selectedCell();
-    if (!canEdit || !cell || inField(e.target) || (e.key !== 'Delete' && e.key !== 'Backspace')) return false;
-    if (pastedValue(cell.column, '') === undefined) return false;
-    const name = cell.column.name;
-    history.record({ rows: [{ rowId: cell.row._id, before: { [name]: cell.row[name] ?? null }, after: { [name]: null } }] });
-    void writeRows([{ rowId: cell.row._id, values: { [name]: null } }]);
+  /** Enter or Space on a group's header collapses or expands the group. */
+  const toggleGroupKey = (e: KeyboardEvent) => {
+    const row = cellAt.current ? gridRows[cellAt.current.rowIdx] : undefined;
+    if (!row || !isGroupRow(row) || (e.key !== 'Enter' && e.key !== ' ') || (e.target as HTMLElement).closest('input, textarea, select, button')) return false;
+    toggleGroup(row._group.key);
     return true;
   };
 
-  /** Ctrl+C on a selected cell copies its text. */
+  /** Delete or Backspace clears the selected cells (the range, or the selected cell): one undoable batch write. */
+  const clearCells = (e: KeyboardEvent) => {
+    const b = block();
+    if (!canEdit || !b || !onGrid(e.target) || (e.key !== 'Delete' && e.key !== 'Backspace')) return false;
+    const changes: Array<{ rowId: string; before: Record<string, unknown>; after: Record<string, unknown> }> = [];
+    for (let r = b.top; r <= b.bottom; r++) {
+      const row = gridRows[r];
+      if (!row || isGroupRow(row)) continue;
+      const before: Record<string, unknown> = {};
+      const after: Record<string, unknown> = {};
+      for (let c = b.left; c <= b.right; c++) {
+        const column = shownColumns[c - 1];
+        if (!column || pastedValue(column, '') === undefined) continue;
+        before[column.name] = row[column.name] ?? null;
+        after[column.name] = null;
+      }
+      if (Object.keys(after).length > 0) changes.push({ rowId: row._id, before, after });
+    }
+    if (changes.length === 0) return false;
+    history.record({ rows: changes });
+    void writeRows(changes.map((c) => ({ rowId: c.rowId, values: c.after })));
+    return true;
+  };
+
+  /** Ctrl+C copies the selected cells: the range as tab-separated lines (a spreadsheet pastes it as the same block), or one cell's text. */
   const onCopy = (e: ClipboardEvent) => {
-    const cell = selectedCell();
-    if (!cell || inField(e.target)) return;
-    e.clipboardData.setData('text/plain', copyText(cell.row[cell.column.name]));
+    const b = block();
+    if (!b || !onGrid(e.target)) return;
+    const text = range.range ? rangeText(range.range, gridRows, shownColumns) : copyText(gridRows[b.top]![shownColumns[b.left - 1]!.name]);
+    e.clipboardData.setData('text/plain', text);
     e.preventDefault();
   };
 
   /**
-   * A block pasted on a selected cell (tab-separated, e.g. from a spreadsheet) fills as many cells to
-   * the right and below, adding rows when it runs past the last one; one undoable change.
+   * A block pasted on the selected cell or range (tab-separated, e.g. from a spreadsheet) fills as
+   * many cells to the right and below from its top-left cell, adding rows when it runs past the last
+   * one; one value pasted on a range fills the whole range. One undoable batch write (and one append
+   * for the new rows); the pasted cells become the selected range.
    */
   const onPaste = (e: ClipboardEvent) => {
-    const cell = selectedCell();
-    if (!canEdit || !cell || inField(e.target)) return;
+    const b = block();
+    if (!canEdit || !b || !onGrid(e.target)) return;
     e.preventDefault();
-    const block = parseBlock(e.clipboardData.getData('text/plain'));
+    let lines = parseBlock(e.clipboardData.getData('text/plain'));
+    if (range.range && lines.length === 1 && lines[0]!.length === 1) {
+      const one = lines[0]![0]!;
+      lines = Array.from({ length: b.bottom - b.top + 1 }, () => Array.from({ length: b.right - b.left + 1 }, () => one));
+    }
     const valuesOf = (line: string[]) => {
       const values: Record<string, unknown> = {};
       line.forEach((text, j) => {
-        const column = shownColumns[cell.idx - 1 + j];
+        const column = shownColumns[b.left - 1 + j];
         const value = column ? pastedValue(column, text) : undefined;
         if (column && value !== undefined) values[column.name] = value;
       });
       return values;
     };
-    const updates = block
-      .map((line, i) => ({ row: allRows[cell.rowIdx + i], values: valuesOf(line) }))
-      .filter((u): u is { row: Row; values: Record<string, unknown> } => u.row !== undefined && Object.keys(u.values).length > 0);
-    const extra = block.slice(allRows.length - cell.rowIdx).map(valuesOf);
+    // The rows from the top-left cell down (a group's header is not a row).
+    const targets = gridRows.slice(b.top, b.top + lines.length * 2 + 1).filter((r) => !isGroupRow(r)).slice(0, lines.length);
+    const updates = lines
+      .slice(0, targets.length)
+      .map((line, i) => ({ row: targets[i]!, values: valuesOf(line) }))
+      .filter((u) => Object.keys(u.values).length > 0);
+    const extra = lines.slice(targets.length).map(valuesOf);
     if (updates.length > 0) {
       history.record({ rows: updates.map((u) => ({ rowId: u.row._id, before: Object.fromEntries(Object.keys(u.values).map((k) => [k, u.row[k] ?? null])), after: u.values })) });
       void writeRows(updates.map((u) => ({ rowId: u.row._id, values: u.values })));
     }
     if (extra.length > 0)
       void action.run(async () => {
-        await gateway(access, 'rows/', { method: 'POST', body: { table_name: table.name, rows: extra } });
+        for (let i = 0; i < extra.length; i += WRITE_BATCH) await gateway(access, 'rows/', { method: 'POST', body: { table_name: table.name, rows: extra.slice(i, i + WRITE_BATCH) } });
         await client.invalidateQueries(key);
       });
+    const width = Math.max(...lines.map((l) => l.length));
+    if (!groupColumn && (lines.length > 1 || width > 1))
+      range.set({ anchor: { idx: b.left, rowIdx: b.top }, end: { idx: Math.min(b.left + width - 1, shownColumns.length), rowIdx: b.top + lines.length - 1 } });
   };
 
   const nextMatch = (backwards = false) => {
@@ -275,6 +363,30 @@ function TableView({ access, table, tables, rowId, canEdit, comments }: { access
     setMatchAt(at);
     const m = search.matches[at]!;
     grid.current?.selectCell({ rowIdx: m.rowIdx, idx: m.columnIdx + 1 });
+  };
+
+  const layoutChoices = layoutColumns(layout.kind, table.columns);
+  const layoutColumn = layoutChoices.find((c) => c.key === layout.column) ?? layoutChoices[0];
+  const openRow = (row: Row) => {
+    setSelected(new Set([row._id]));
+    setExpanded(true);
+  };
+  /** A kanban card moved to another lane: a cell edit (undoable). */
+  const moveCard = (row: Row, value: string | null) => {
+    const name = layoutColumn!.name;
+    history.record({ rows: [{ rowId: row._id, before: { [name]: row[name] ?? null }, after: { [name]: value } }] });
+    void writeRows([{ rowId: row._id, values: { [name]: value } }]);
+  };
+  const addFromForm = async (values: Record<string, unknown>) => {
+    await gateway(access, 'rows/', { method: 'POST', body: { table_name: table.name, rows: [values] } });
+    await client.invalidateQueries(key);
+  };
+  const layoutView = () => {
+    if (layout.kind === 'gallery') return <GalleryView rows={allRows} columns={shownColumns} onOpen={openRow} />;
+    if (layout.kind === 'form') return canEdit ? <FormView columns={table.columns} onSubmit={addFromForm} /> : null;
+    if (!layoutColumn) return <p className="notice">{t(layout.kind === 'kanban' ? 'layout.noColumn.kanban' : 'layout.noColumn.calendar')}</p>;
+    if (layout.kind === 'kanban') return <KanbanView rows={allRows} columns={shownColumns} stack={layoutColumn} canEdit={canEdit} onMove={moveCard} />;
+    return <CalendarView rows={allRows} columns={shownColumns} dateColumn={layoutColumn} onOpen={openRow} />;
   };
 
   const addRow = () =>
@@ -290,7 +402,16 @@ function TableView({ access, table, tables, rowId, canEdit, comments }: { access
     });
 
   return (
-    <div className="table-view" onKeyDownCapture={onKeyDown} onCopy={onCopy} onPaste={onPaste}>
+    <div
+      className="table-view"
+      onKeyDownCapture={onKeyDown}
+      onCopy={onCopy}
+      onPaste={onPaste}
+      onMouseDown={range.onMouseDown}
+      onMouseOver={range.onMouseOver}
+      onClickCapture={range.onClickCapture}
+    >
+      {range.range && <style>{rangeStyle(range.range)}</style>}
       <div className="toolbar" role="toolbar" aria-label={t('toolbar.label')}>
         <label>
           {t('toolbar.view')}{' '}
@@ -300,6 +421,28 @@ function TableView({ access, table, tables, rowId, canEdit, comments }: { access
             ))}
           </select>
         </label>
+        <label>
+          {t('layout.label')}{' '}
+          <select aria-label={t('layout.label')} value={layout.kind} onChange={(e) => setLayout({ kind: e.target.value as LayoutKind })}>
+            {LAYOUTS.filter((k) => canEdit || k !== 'form').map((k) => (
+              <option key={k} value={k}>
+                {t(`layout.${k}`)}
+              </option>
+            ))}
+          </select>
+        </label>
+        {(layout.kind === 'kanban' || layout.kind === 'calendar') && layoutChoices.length > 0 && (
+          <label>
+            {t(`layout.column.${layout.kind}`)}{' '}
+            <select aria-label={t(`layout.column.${layout.kind}`)} value={layoutColumn?.key} onChange={(e) => setLayout({ kind: layout.kind, column: e.target.value })}>
+              {layoutChoices.map((c) => (
+                <option key={c.key} value={c.key}>
+                  {c.name}
+                </option>
+              ))}
+            </select>
+          </label>
+        )}
         {canEdit && (
           <>
             <button type="button" aria-pressed={panel === 'view'} onClick={() => setPanel(panel === 'view' ? 'none' : 'view')}>
@@ -318,6 +461,10 @@ function TableView({ access, table, tables, rowId, canEdit, comments }: { access
             <button type="button" aria-pressed={panel === 'hide'} onClick={() => setPanel(panel === 'hide' ? 'none' : 'hide')}>
               {t('toolbar.hide')}
               {hidden && hidden.length > 0 ? ` (${hidden.length})` : ''}
+            </button>
+            <button type="button" aria-pressed={panel === 'group'} onClick={() => setPanel(panel === 'group' ? 'none' : 'group')}>
+              {t('toolbar.group')}
+              {groupColumn ? `: ${groupColumn.name}` : ''}
             </button>
             <button type="button" onClick={() => void history.undo()} disabled={!history.canUndo} title="Ctrl+Z">
               {t('toolbar.undo')}
@@ -344,6 +491,11 @@ function TableView({ access, table, tables, rowId, canEdit, comments }: { access
             }
           }}
         />
+        {range.range && (
+          <span className="muted small" role="status" aria-label={t('range.status')}>
+            {t('range.size', rangeSize(range.range))}
+          </span>
+        )}
         {term.trim() && (
           <span className="muted small" role="status" aria-label={t('search.status')}>
             {search.matches.length === 0 ? t('search.none') : t('search.count', { at: matchAt >= 0 ? matchAt + 1 : 0, count: search.matches.length })}
@@ -374,6 +526,7 @@ function TableView({ access, table, tables, rowId, canEdit, comments }: { access
       {rowShown === false && <p className="notice">{t('grid.rowNotLoaded')}</p>}
       {panel === 'view' && canEdit && view && <ViewPanel access={access} table={table} view={view} onViewChange={setViewName} />}
       {panel === 'hide' && canEdit && view && <HideColumnsPanel access={access} table={table} view={view} />}
+      {panel === 'group' && canEdit && view && <GroupPanel access={access} table={table} view={view} />}
       {panel === 'columns' && canEdit && <ColumnsPanel access={access} table={table} />}
       {panel === 'comments' && commentRow && <CommentsPanel key={commentRow._id} access={access} table={table} row={commentRow} onClose={() => setPanel('none')} />}
       {expanded && formRow && (
@@ -382,17 +535,24 @@ function TableView({ access, table, tables, rowId, canEdit, comments }: { access
       {rows.error ? <ErrorText error={rows.error} /> : null}
       {rows.isLoading ? (
         <Loading what={t('grid.loading')} />
+      ) : layout.kind !== 'grid' ? (
+        layoutView()
       ) : (
         <DataGrid
           ref={grid}
           className="grid"
           aria-label={t('grid.label', { table: table.name })}
           columns={columns}
-          rows={allRows}
+          rows={gridRows}
           rowKeyGetter={rowKey}
+          rowClass={range.rowClass}
           selectedRows={selected}
-          onSelectedRowsChange={(s) => setSelected(s as Set<string>)}
-          onSelectedCellChange={(position) => (cellAt.current = position)}
+          onSelectedRowsChange={(s) => setSelected(new Set([...s].filter((id) => !isGroupRow({ _id: id as string }))))}
+          onSelectedCellChange={(position) => {
+            cellAt.current = position;
+            range.clear();
+          }}
+          onColumnResize={canEdit ? (idx, width) => saveWidth(String(columns[idx]!.key), width) : undefined}
           onRowsChange={onRowsChange}
           rowHeight={34}
           emptyRowsRenderer={() => <div className="empty">{t(view && view.filters.length > 0 ? 'grid.emptyFiltered' : canEdit ? 'grid.emptyEditable' : 'grid.empty')}</div>}

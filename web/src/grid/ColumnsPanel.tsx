@@ -3,6 +3,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { ConfirmButton, ErrorText, useAction } from '../ui';
 import { gateway, type BaseAccess } from './base';
 import { ADDABLE_TYPES, OPTION_COLORS } from './column-types';
+import { FormulaBuilder } from './FormulaBuilder';
 import type { Table } from '../types';
 
 /** Add, rename, reorder and delete the columns of a table. */
@@ -90,6 +91,8 @@ function NewColumn({ access, table, onAdded }: { access: BaseAccess; table: Tabl
         return { format: 'duration', duration_format: 'h:mm' };
       case 'date':
         return { format: 'YYYY-MM-DD' };
+      case 'formula':
+        return { formula: extra };
       default:
         return undefined;
     }
@@ -113,13 +116,21 @@ function NewColumn({ access, table, onAdded }: { access: BaseAccess; table: Tabl
   return (
     <form className="inline" onSubmit={submit} aria-label="Add column">
       <input aria-label="Column name" placeholder="Column name" value={name} onChange={(e) => setName(e.target.value)} required maxLength={255} />
-      <select aria-label="Column type" value={type} onChange={(e) => setType(e.target.value)}>
+      <select
+        aria-label="Column type"
+        value={type}
+        onChange={(e) => {
+          setType(e.target.value);
+          setExtra('');
+        }}
+      >
         {ADDABLE_TYPES.map(([value, label]) => (
           <option key={value} value={value}>
             {label}
           </option>
         ))}
       </select>
+      {type === 'formula' && <FormulaBuilder access={access} table={table} formula={extra} onChange={setExtra} />}
       {extraLabel[type] && <input aria-label={extraLabel[type]} placeholder={extraLabel[type]} value={extra} onChange={(e) => setExtra(e.target.value)} required={type !== 'rate'} />}
       <button type="submit" disabled={action.busy}>
         Add column

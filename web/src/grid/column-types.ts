@@ -18,6 +18,7 @@ export const ADDABLE_TYPES: Array<[string, string]> = [
   ['ctime', 'Created time'],
   ['mtime', 'Modified time'],
   ['creator', 'Creator'],
+  ['formula', 'Formula'],
 ];
 
 const READ_ONLY = new Set(['formula', 'link-formula', 'creator', 'ctime', 'mtime', 'last-modifier', 'auto-number', 'button', 'link', 'file', 'image', 'geolocation', 'digital-sign']);

@@ -1,6 +1,7 @@
 import { useLayoutEffect, useRef, type MouseEvent } from 'react';
 import { SELECT_COLUMN_KEY, useRowSelection, type Column, type FormatterProps, type HeaderRendererProps } from 'react-data-grid';
 import type { Row } from '../types';
+import { isGroupRow } from './group';
 
 const stop = (e: MouseEvent) => e.stopPropagation();
 
@@ -13,9 +14,11 @@ function useFocus(isCellSelected: boolean) {
   return ref;
 }
 
-function SelectCell({ rowIdx, isCellSelected }: FormatterProps<Row>) {
+function SelectCell({ row, rowIdx, isCellSelected }: FormatterProps<Row>) {
   const [selected, onChange] = useRowSelection();
   const ref = useFocus(isCellSelected);
+  // A group's header (grid/group.tsx) is not a row one can select.
+  if (isGroupRow(row)) return null;
   return (
     <input
       ref={ref}
