@@ -3,6 +3,7 @@ import type { Clock } from '../../shared/clock.js';
 import { filterToSql, parseFilters } from '../filters/index.js';
 import { loadBaseContext, nameLookup } from './base-context.js';
 import { matchingRowsPage } from './deadline.repository.js';
+import { indexUses, type RowIndexes } from '../rows/index.js';
 import { detailFor, recipientsFor } from './engine.js';
 import type { RuleInvalidation } from './invalidation.js';
 import { claimDay, pruneMarks } from './marks.repository.js';
@@ -18,6 +19,8 @@ const ROWS_PER_PAGE = 500;
 const DAY_MS = 86_400_000;
 
 export interface DeadlineScanOptions {
+  /** Row indexes: the scanned table's filtered columns get one when the table is big (rows/row-indexes.ts). */
+  rowIndexes?: RowIndexes;
   timeZone: string;
   emailDelayMs: number;
   /** Marks older than this are pruned after each scan (at least two days, for the day marks). */
@@ -96,6 +99,7 @@ export class DeadlineScan {
       // The view as the rule's creator sees it (`include_me` in the view's filters means the creator).
       const creator = [...context.members.entries()].find(([, m]) => m.userId === rule.creatorId)?.[0];
       const where = filterToSql(filter.filter, { now, timeZone: this.options.timeZone, currentUser: creator }, this.dialect);
+      this.options.rowIndexes?.note(rule.baseId, p.table, indexUses(p.table, [filter.filter.root], []));
       const templateCtx = { timeZone: this.options.timeZone, userName: nameLookup(context.members) };
 
       let afterId = 0;

@@ -1,6 +1,6 @@
 import type { Expression, SqlBool } from 'kysely';
 import type { Executor } from '../../db/index.js';
-import { storedRowFromRecord, type StoredRow } from '../rows/index.js';
+import { storedRowFromRecord, tableScope, type StoredRow } from '../rows/index.js';
 
 /**
  * One page of a table's rows that satisfy `where` (SQL compiled by the filter engine), in id order
@@ -17,8 +17,8 @@ export async function matchingRowsPage(
   const rows = await db
     .selectFrom('base_rows')
     .select(['id', 'row_id', 'data', 'ctime', 'mtime', 'creator', 'last_modifier'])
-    .where('base_id', '=', baseId)
-    .where('table_id', '=', tableId)
+    // The base and table as literals: the form a table's row indexes (rows/row-indexes.ts) are found by.
+    .where(tableScope(baseId, tableId))
     .where('id', '>', afterId)
     .where(where)
     .orderBy('id')
