@@ -8,7 +8,7 @@
  * `evaluate()` says false, which a WHERE treats alike (do not negate or select the result as a value).
  */
 import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
-import { dayUpperBound, postgresJson, postgresNumber, postgresText, postgresTextC, sqlitePathOf, sqliteType, sqliteValue } from './cell-sql.js';
+import { dayUpperBound, indexedValue, postgresJson, postgresNumber, postgresText, postgresTextC, sqlitePathOf, sqliteType, sqliteValue } from './cell-sql.js';
 import { resolveCondition } from './resolve.js';
 import type { CompiledFilter, Condition, DateUnit, FilterContext, NumberComparison, Source } from './types.js';
 
@@ -113,20 +113,30 @@ export function filterToSql(filter: CompiledFilter, ctx: FilterContext, dialect:
 }
 
 /**
- * The filter's top-level AND terms an index on one cell can answer (number comparisons, option and text
- * equality, date ranges), each as its own WHERE condition: every row the filter accepts satisfies each
- * of them. Used to pick and probe a row index (rows/row-indexes.ts).
+ * Per column key, the filter's top-level AND terms an index on that cell answers (number comparisons,
+ * option and text equality, date ranges) as one WHERE condition on the indexed expression only: every
+ * row the filter accepts satisfies it. Used to pick and probe a row index (rows/row-indexes.ts).
  */
 export function indexableTerms(filter: CompiledFilter, ctx: FilterContext, dialect: Dialect): Array<{ key: string; where: Expression<SqlBool> }> {
   const condition = resolveCondition(filter.root, ctx);
   if (condition === null) return [];
   const top = condition.op === 'and' ? condition.items : [condition];
-  const terms: Array<{ key: string; where: Expression<SqlBool> }> = [];
+  const data = sql.ref('base_rows.data');
+  const param = (value: string) => (dialect === 'postgres' ? sql`${value}::text` : sql`${value}`);
+  // Per column key, the ranges on the indexed expression alone (implied by the exact terms, so they
+  // hold for every accepted row): what the index itself answers, without reading a row.
+  const ranges = new Map<string, Fragment[]>();
+  const add = (key: string, range: Fragment) => ranges.set(key, [...(ranges.get(key) ?? []), range]);
   for (const c of top) {
-    const key = c.op === 'numCompare' || c.op === 'dateKeyRange' ? c.key : c.op === 'oneOf' && c.src.kind === 'cell' ? c.src.key : null;
-    if (key !== null) terms.push({ key, where: conditionToSql(c, dialect) });
+    if (c.op === 'numCompare') add(c.key, sql`${indexedValue(dialect, data, c.key, 'number')} ${COMPARISONS[c.cmp]} ${dialect === 'postgres' ? sql`${c.value}::float8` : sql`${c.value}`}`);
+    else if (c.op === 'oneOf' && c.src.kind === 'cell' && c.values.length > 0) add(c.src.key, sql`${indexedValue(dialect, data, c.src.key, 'text')} in (${sql.join(c.values.map(param))})`);
+    else if (c.op === 'dateKeyRange' && (c.from !== null || c.to !== null)) {
+      const cell = indexedValue(dialect, data, c.key, 'text');
+      if (c.from !== null) add(c.key, sql`${cell} >= ${param(c.from.slice(0, 10))}`);
+      if (c.to !== null) add(c.key, sql`${cell} < ${param(dayUpperBound(c.to.slice(0, 10)))}`);
+    }
   }
-  return terms;
+  return [...ranges].map(([key, parts]) => ({ key, where: sql<SqlBool>`(${sql.join(parts, sql` and `)})` }));
 }
 
 /** Compiles an already resolved condition (exported for tests); a WHERE condition, as `filterToSql`. */

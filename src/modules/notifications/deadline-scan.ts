@@ -1,6 +1,6 @@
 import type { Db, DialectName } from '../../db/index.js';
 import type { Clock } from '../../shared/clock.js';
-import { filterToSql, parseFilters } from '../filters/index.js';
+import { filterToSql, indexableTerms, parseFilters } from '../filters/index.js';
 import { loadBaseContext, nameLookup } from './base-context.js';
 import { matchingRowsPage } from './deadline.repository.js';
 import { indexUses, type RowIndexes } from '../rows/index.js';
@@ -99,14 +99,17 @@ export class DeadlineScan {
       // The view as the rule's creator sees it (`include_me` in the view's filters means the creator).
       const creator = [...context.members.entries()].find(([, m]) => m.userId === rule.creatorId)?.[0];
       const where = filterToSql(filter.filter, { now, timeZone: this.options.timeZone, currentUser: creator }, this.dialect);
-      this.options.rowIndexes?.note(rule.baseId, p.table, indexUses(p.table, [filter.filter.root], []));
+      const rowIndexes = this.options.rowIndexes;
+      rowIndexes?.note(rule.baseId, p.table, indexUses(p.table, [filter.filter.root], []));
+      const terms = rowIndexes ? indexableTerms(filter.filter, { now, timeZone: this.options.timeZone, currentUser: creator }, this.dialect) : [];
+      const indexedBy = await rowIndexes?.hint(rule.baseId, rule.trigger.table_id, terms, undefined, trx);
       const templateCtx = { timeZone: this.options.timeZone, userName: nameLookup(context.members) };
 
       let afterId = 0;
       let rows = 0;
       let notifications = 0;
       for (;;) {
-        const page = await matchingRowsPage(trx, rule.baseId, rule.trigger.table_id, where, afterId, ROWS_PER_PAGE);
+        const page = await matchingRowsPage(trx, rule.baseId, rule.trigger.table_id, where, afterId, ROWS_PER_PAGE, indexedBy);
         if (page.length === 0) break;
         afterId = page[page.length - 1]!.id;
         rows += page.length;

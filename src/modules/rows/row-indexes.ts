@@ -1,5 +1,5 @@
 import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
-import type { DialectName, Db } from '../../db/index.js';
+import type { DialectName, Db, Executor } from '../../db/index.js';
 import { indexableKey, indexedValue, type ParsedCondition } from '../filters/index.js';
 import type { BaseMetadata } from './metadata.js';
 import { countThroughIndex, scopableTableId } from './rows.repository.js';
@@ -145,13 +145,14 @@ export class RowIndexes {
     tableId: string,
     terms: Array<{ key: string; where: Expression<SqlBool> }>,
     sort: { key: string; desc: boolean } | undefined,
+    executor: Executor = this.db,
   ): Promise<string | undefined> {
     if (this.dialect !== 'sqlite' || !this.entries) return undefined;
     const find = (key: string, kind: IndexKind) =>
       [...this.entries!.values()].find((e) => e.base_id === baseId && e.table_id === tableId && e.column_key === key && e.kind === kind)?.name;
     for (const term of terms) {
       const name = find(term.key, 'filter');
-      if (name && (await countThroughIndex(this.db, baseId, tableId, name, term.where, PROBE_CAP)) < PROBE_CAP) return name;
+      if (name && (await countThroughIndex(executor, baseId, tableId, name, term.where, PROBE_CAP)) < PROBE_CAP) return name;
     }
     return sort ? find(sort.key, sort.desc ? 'desc' : 'asc') : undefined;
   }

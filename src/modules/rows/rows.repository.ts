@@ -206,7 +206,7 @@ export async function listRowTexts(db: Executor, dialect: DialectName, q: ListQu
  * handful of rows and never a partial expression index; the rows module picks the index instead
  * (RowIndexes.hint). A table's partial index is always usable by its listings (they carry its condition).
  */
-async function executeIndexed<R>(db: Executor, compiled: CompiledQuery<R>, indexedBy: string | undefined): Promise<R[]> {
+export async function executeIndexed<R>(db: Executor, compiled: CompiledQuery<R>, indexedBy: string | undefined): Promise<R[]> {
   if (!indexedBy) return (await db.executeQuery(compiled)).rows;
   const text = compiled.sql.replace('from "base_rows"', `from "base_rows" indexed by "${indexedBy.replace(/"/g, '')}"`);
   return (await db.executeQuery(CompiledQuery.raw(text, [...compiled.parameters]))).rows as R[];
