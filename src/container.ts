@@ -7,7 +7,7 @@ import { BasesService, ExternalLinksService, SharesService } from './modules/wor
 import { BaseAccess } from './modules/access/index.js';
 import { createTokensModule, type AccessTokenService, type BaseTokenVerifier, type TokensModule } from './modules/tokens/index.js';
 import { Dispatcher } from './modules/outbox/index.js';
-import { actorOfClaims, applyLiveOperation, configureSizeLimits, createBaseData, ROW_LIMITS, volatileFormulaTick, type BaseData } from './modules/rows/index.js';
+import { actorOfClaims, applyLiveOperation, configureSizeLimits, createBaseData, registerRowsMetrics, ROW_LIMITS, volatileFormulaTick, type BaseData } from './modules/rows/index.js';
 import { SqlService, SqlThreads, sqliteFileOf } from './modules/sql/index.js';
 import { FormulaThreads } from './modules/formulas/index.js';
 import { createLimits, type Limits } from './modules/limits/index.js';
@@ -115,6 +115,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   const redis = config.redisUrl ? createRedis(config.redisUrl, { name: 'shared', clock }) : null;
   const baseData = createBaseData(db, handle.dialect, clock, () => dispatcher.wake(), handle.externalChanges, handle.revisionChannel);
   baseData.writer.timeZone = config.timeZone;
+  registerRowsMetrics(metrics.registry, baseData);
   baseData.writer.formulas = new FormulaThreads({ threads: config.security.formulaThreads, timeoutMs: config.security.formulaBatchTimeoutMs });
   configureTimeZone(config.timeZone);
   bases.onBaseChanged((base) => baseData.snapshots.evict(base.id));
@@ -128,7 +129,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     if (!(await bases.exists(base.uuid))) await assets.service.removeBase(base.uuid);
   });
   bases.onBaseCopied((source, copy) => assets.service.copyBase(source.uuid, copy.uuid));
-  const notifications = createNotifications({ config, db, dialect: handle.dialect, clock, access, shares });
+  const notifications = createNotifications({ config, db, dialect: handle.dialect, clock, access, shares, rowIndexes: baseData.indexes });
   dispatcher.register(notifications.consumer);
   // A deleted or retyped table, view or column invalidates the rules using it at once.
   baseData.writer.onStructureChanged((base) => notifications.invalidation.recheckBaseSafely(base.id));
@@ -208,7 +209,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     tokens,
     dispatcher,
     baseData,
-    sql: new SqlService({ db, dialect: handle.dialect, writer: baseData.rows, limits: ROW_LIMITS, links: baseData.links, cost: sqlCost, threads: sqlThreads, timeZone: config.timeZone, clock }),
+    sql: new SqlService({ db, dialect: handle.dialect, writer: baseData.rows, limits: ROW_LIMITS, links: baseData.links, cost: sqlCost, threads: sqlThreads, timeZone: config.timeZone, clock, rowIndexes: baseData.indexes }),
     metrics,
     redis,
     limits,

@@ -7,7 +7,7 @@ import type {
   ExternalLinksTable,
   WorkspacesTable,
 } from '../modules/workspaces/workspaces.table.js';
-import type { BaseLinksTable, BaseRowsTable } from '../modules/rows/rows.table.js';
+import type { BaseLinksTable, BaseRowsTable, RowIndexesTable } from '../modules/rows/rows.table.js';
 import type { EventColumnsTable, EventConsumersTable, EventsTable, StructureEventsTable } from '../modules/events/events.table.js';
 import type { RealtimePresenceTable } from '../modules/realtime/realtime.table.js';
 import type { RateLimitOverridesTable } from '../modules/limits/limits.table.js';
@@ -42,6 +42,7 @@ export interface Database {
   external_links: ExternalLinksTable;
   base_metadata: BaseMetadataTable;
   base_rows: BaseRowsTable;
+  row_indexes: RowIndexesTable;
   base_links: BaseLinksTable;
   events: EventsTable;
   event_columns: EventColumnsTable;

@@ -5,6 +5,8 @@
  */
 export { parseFilters, usedColumnKeys, usesCurrentUser, MAX_DEPTH, MAX_ITEMS } from './parse.js';
 export { matchesRow } from './evaluate.js';
-export { filterToSql } from './to-sql.js';
+export { filterToSql, indexableTerms } from './to-sql.js';
 export { isValidTimeZone } from './dates.js';
 export type { CompiledFilter, FilterColumn, FilterContext, FilterSpec, ParseResult, StoredRow } from './types.js';
+export { dayUpperBound, indexableKey, indexedValue, postgresJson, postgresNumber, postgresText, postgresTextC, sqliteValue } from './cell-sql.js';
+export type { Condition, ParsedCondition } from './types.js';

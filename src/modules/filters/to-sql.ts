@@ -1,11 +1,14 @@
 /**
  * Compiles a filter to a WHERE expression over `base_rows` (columns `data`, `ctime`, `mtime`, `creator`,
- * `last_modifier`) for SQLite (`data` is JSON text) and PostgreSQL (`data` is JSONB). Every value —
- * column keys and JSON paths included — is a bound parameter; only fixed SQL text is written inline.
- * Each leaf is wrapped in coalesce(…, false) so NULLs never leak into NOT/AND/OR: the SQL answer is
- * exactly the boolean `evaluate()` computes for the same leaf.
+ * `last_modifier`) for SQLite (`data` is JSON text) and PostgreSQL (`data` is JSONB). Every value is a
+ * bound parameter, except plain column keys, written as literals so the expressions match the row
+ * indexes built on them (cell-sql.ts); only fixed SQL text and those keys are written inline.
+ * The result is a WHERE condition: it holds for exactly the rows `evaluate()` accepts. Each leaf under a
+ * NOT is wrapped in coalesce(…, false) so NULLs never leak into NOT; elsewhere a leaf may be NULL where
+ * `evaluate()` says false, which a WHERE treats alike (do not negate or select the result as a value).
  */
 import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
+import { dayUpperBound, indexedValue, postgresJson, postgresNumber, postgresText, postgresTextC, sqlitePathOf, sqliteType, sqliteValue } from './cell-sql.js';
 import { resolveCondition } from './resolve.js';
 import type { CompiledFilter, Condition, DateUnit, FilterContext, NumberComparison, Source } from './types.js';
 
@@ -32,6 +35,8 @@ interface LeafCompiler {
   hasExactly(key: string, values: string[]): Fragment;
   dateValid(key: string): Fragment;
   dateKey(key: string, unit: DateUnit): Fragment;
+  /** The cell's text as its index orders it (index ranges beside the exact date test). */
+  indexedText(key: string): Fragment;
 }
 
 const list = (values: string[]) => sql.join(values.map((v) => sql`${v}`));
@@ -40,9 +45,9 @@ const SQLITE_DAY_GLOB = '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]';
 const SQLITE_MINUTE_GLOB = `${SQLITE_DAY_GLOB} [0-9][0-9]:[0-9][0-9]`;
 
 function sqliteCompiler(data: Fragment): LeafCompiler {
-  const path = (key: string) => `$."${key}"`;
-  const type = (key: string) => sql`json_type(${data}, ${path(key)})`;
-  const value = (key: string) => sql`json_extract(${data}, ${path(key)})`;
+  const path = sqlitePathOf;
+  const type = (key: string) => sqliteType(data, key);
+  const value = (key: string) => sqliteValue(data, key);
   const elements = (key: string) => sql`json_each(${data}, ${path(key)})`;
   const hasAll = (key: string, values: string[]) =>
     sql`(${type(key)} = 'array' and (select count(distinct je.value) from ${elements(key)} as je where je.type = 'text' and je.value in (${list(values)})) = ${values.length})`;
@@ -64,6 +69,7 @@ function sqliteCompiler(data: Fragment): LeafCompiler {
       unit === 'day'
         ? sql`substr(${value(key)}, 1, 10)`
         : sql`(case when substr(${value(key)}, 1, 16) glob ${SQLITE_MINUTE_GLOB} then substr(${value(key)}, 1, 16) else substr(${value(key)}, 1, 10) || ' 00:00' end)`,
+    indexedText: value,
   };
 }
 
@@ -71,8 +77,8 @@ const PG_DAY_REGEX = '^[0123456789]{4}-[0123456789]{2}-[0123456789]{2}';
 const PG_MINUTE_REGEX = `${PG_DAY_REGEX} [0123456789]{2}:[0123456789]{2}`;
 
 function postgresCompiler(data: Fragment): LeafCompiler {
-  const json = (key: string) => sql`(${data} -> ${key}::text)`;
-  const text = (key: string) => sql`(${data} ->> ${key}::text)`;
+  const json = (key: string) => postgresJson(data, key);
+  const text = (key: string) => postgresText(data, key);
   const type = (key: string) => sql`jsonb_typeof(${json(key)})`;
   const array = (values: string[]) => sql`array[${sql.join(values.map((v) => sql`${v}::text`))}]::text[]`;
   const hasAll = (key: string, values: string[]) => sql`(${type(key)} = 'array' and ${json(key)} ?& ${array(values)})`;
@@ -80,10 +86,10 @@ function postgresCompiler(data: Fragment): LeafCompiler {
     empty: (key) => sql`(${json(key)} is null or ${json(key)} in ('null'::jsonb, '""'::jsonb, '[]'::jsonb))`,
     // Under the "C" collation lower() folds exactly A–Z, whatever the database locale.
     textContains: (key, folded) => sql`(${type(key)} = 'string' and strpos(lower(${text(key)} collate "C"), ${folded}::text) > 0)`,
-    oneOf: (key, values) => sql`(${type(key)} = 'string' and ${text(key)} in (${sql.join(values.map((v) => sql`${v}::text`))}))`,
+    // Equality is the same under every deterministic collation; "C" is the one the text index has.
+    oneOf: (key, values) => sql`(${type(key)} = 'string' and ${postgresTextC(data, key)} in (${sql.join(values.map((v) => sql`${v}::text`))}))`,
     // The CASE guards the cast: PostgreSQL does not promise to evaluate the type test first.
-    numCompare: (key, cmp, n) =>
-      sql`((case when ${type(key)} = 'number' then (${text(key)})::float8 end) ${COMPARISONS[cmp]} ${n}::float8)`,
+    numCompare: (key, cmp, n) => sql`(${postgresNumber(data, key)} ${COMPARISONS[cmp]} ${n}::float8)`,
     isTrue: (key) => sql`(${json(key)} = 'true'::jsonb)`,
     // ?| / ?& / <@ look at top-level string elements only, like the in-memory evaluator.
     hasAny: (key, values) => sql`(${type(key)} = 'array' and ${json(key)} ?| ${array(values)})`,
@@ -94,6 +100,7 @@ function postgresCompiler(data: Fragment): LeafCompiler {
       unit === 'day'
         ? sql`(substr(${text(key)}, 1, 10) collate "C")`
         : sql`((case when ${text(key)} ~ ${PG_MINUTE_REGEX}::text then substr(${text(key)}, 1, 16) else substr(${text(key)}, 1, 10) || ' 00:00' end) collate "C")`,
+    indexedText: (key) => postgresTextC(data, key),
   };
 }
 
@@ -105,7 +112,34 @@ export function filterToSql(filter: CompiledFilter, ctx: FilterContext, dialect:
   return conditionToSql(condition, dialect, alias);
 }
 
-/** Compiles an already resolved condition (exported for tests). */
+/**
+ * Per column key, the filter's top-level AND terms an index on that cell answers (number comparisons,
+ * option and text equality, date ranges) as one WHERE condition on the indexed expression only: every
+ * row the filter accepts satisfies it. Used to pick and probe a row index (rows/row-indexes.ts).
+ */
+export function indexableTerms(filter: CompiledFilter, ctx: FilterContext, dialect: Dialect): Array<{ key: string; where: Expression<SqlBool> }> {
+  const condition = resolveCondition(filter.root, ctx);
+  if (condition === null) return [];
+  const top = condition.op === 'and' ? condition.items : [condition];
+  const data = sql.ref('base_rows.data');
+  const param = (value: string) => (dialect === 'postgres' ? sql`${value}::text` : sql`${value}`);
+  // Per column key, the ranges on the indexed expression alone (implied by the exact terms, so they
+  // hold for every accepted row): what the index itself answers, without reading a row.
+  const ranges = new Map<string, Fragment[]>();
+  const add = (key: string, range: Fragment) => ranges.set(key, [...(ranges.get(key) ?? []), range]);
+  for (const c of top) {
+    if (c.op === 'numCompare') add(c.key, sql`${indexedValue(dialect, data, c.key, 'number')} ${COMPARISONS[c.cmp]} ${dialect === 'postgres' ? sql`${c.value}::float8` : sql`${c.value}`}`);
+    else if (c.op === 'oneOf' && c.src.kind === 'cell' && c.values.length > 0) add(c.src.key, sql`${indexedValue(dialect, data, c.src.key, 'text')} in (${sql.join(c.values.map(param))})`);
+    else if (c.op === 'dateKeyRange' && (c.from !== null || c.to !== null)) {
+      const cell = indexedValue(dialect, data, c.key, 'text');
+      if (c.from !== null) add(c.key, sql`${cell} >= ${param(c.from.slice(0, 10))}`);
+      if (c.to !== null) add(c.key, sql`${cell} < ${param(dayUpperBound(c.to.slice(0, 10)))}`);
+    }
+  }
+  return [...ranges].map(([key, parts]) => ({ key, where: sql<SqlBool>`(${sql.join(parts, sql` and `)})` }));
+}
+
+/** Compiles an already resolved condition (exported for tests); a WHERE condition, as `filterToSql`. */
 export function conditionToSql(condition: Condition, dialect: Dialect, alias?: string): Expression<SqlBool> {
   const column = (name: string) => sql.ref(alias ? `${alias}.${name}` : name);
   const leaves = dialect === 'postgres' ? postgresCompiler(column('data')) : sqliteCompiler(column('data'));
@@ -141,6 +175,12 @@ export function conditionToSql(condition: Condition, dialect: Dialect, alias?: s
         const parts = [leaves.dateValid(c.key)];
         if (c.from !== null) parts.push(sql`${key} >= ${param(c.from)}`);
         if (c.to !== null) parts.push(sql`${key} <= ${param(c.to)}`);
+        // The same bounds on the whole text, implied by the exact ones above (a valid date's key starts
+        // with its first 10 characters): redundant for the answer, they let an index on the cell narrow
+        // the rows before the exact test.
+        const cell = leaves.indexedText(c.key);
+        if (c.from !== null) parts.push(sql`${cell} >= ${param(c.from.slice(0, 10))}`);
+        if (c.to !== null) parts.push(sql`${cell} < ${param(dayUpperBound(c.to.slice(0, 10)))}`);
         return sql`(${sql.join(parts, sql` and `)})`;
       }
       case 'timeRange': {
@@ -153,18 +193,21 @@ export function conditionToSql(condition: Condition, dialect: Dialect, alias?: s
     }
   };
 
-  const walk = (c: Condition): Fragment => {
+  // `positive`: not under a NOT. There a NULL leaf and a false one lead to the same WHERE answer
+  // (AND/OR are monotone, and WHERE keeps only true), so the leaf is written bare: a plain comparison
+  // the planner can answer from an index, where coalesce(…) would hide it.
+  const walk = (c: Condition, positive: boolean): Fragment => {
     switch (c.op) {
       case 'and':
       case 'or':
-        return sql`(${sql.join(c.items.map(walk), c.op === 'and' ? sql` and ` : sql` or `)})`;
+        return sql`(${sql.join(c.items.map((item) => walk(item, positive)), c.op === 'and' ? sql` and ` : sql` or `)})`;
       case 'not':
-        return sql`(not ${walk(c.item)})`;
+        return sql`(not ${walk(c.item, false)})`;
       case 'const':
         return c.value ? sql`(1 = 1)` : sql`(1 = 0)`;
       default:
-        return sql`coalesce(${leaf(c)}, false)`;
+        return positive ? leaf(c) : sql`coalesce(${leaf(c)}, false)`;
     }
   };
-  return walk(condition) as RawBuilder<SqlBool>;
+  return walk(condition, true) as RawBuilder<SqlBool>;
 }

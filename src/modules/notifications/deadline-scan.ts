@@ -1,9 +1,10 @@
 import type { Expression, SqlBool } from 'kysely';
 import type { Db, DialectName } from '../../db/index.js';
 import type { Clock } from '../../shared/clock.js';
-import { filterToSql, parseFilters } from '../filters/index.js';
+import { filterToSql, indexableTerms, parseFilters, type CompiledFilter } from '../filters/index.js';
 import { loadBaseContext, nameLookup } from './base-context.js';
 import { matchingRowsPage } from './deadline.repository.js';
+import { indexUses, type RowIndexes } from '../rows/index.js';
 import { detailFor, recipientsFor } from './engine.js';
 import type { RuleInvalidation } from './invalidation.js';
 import { claimDay, pruneMarks } from './marks.repository.js';
@@ -19,6 +20,8 @@ const ROWS_PER_PAGE = 500;
 const DAY_MS = 86_400_000;
 
 export interface DeadlineScanOptions {
+  /** Row indexes: the scanned table's filtered columns get one when the table is big (rows/row-indexes.ts). */
+  rowIndexes?: RowIndexes;
   timeZone: string;
   emailDelayMs: number;
   /** Marks older than this are pruned after each scan (at least two days, for the day marks). */
@@ -96,13 +99,17 @@ export class DeadlineScan {
         return null;
       }
       const where = window.where;
+      const rowIndexes = this.options.rowIndexes;
+      rowIndexes?.note(rule.baseId, p.table, indexUses(p.table, [window.filter.root], []));
+      const terms = rowIndexes ? indexableTerms(window.filter, { now, timeZone: this.options.timeZone, currentUser: creator }, this.dialect) : [];
+      const indexedBy = await rowIndexes?.hint(rule.baseId, rule.trigger.table_id, terms, undefined, trx);
       const templateCtx = { timeZone: this.options.timeZone, userName: nameLookup(context.members) };
 
       let afterId = 0;
       let rows = 0;
       let notifications = 0;
       for (;;) {
-        const page = await matchingRowsPage(trx, rule.baseId, rule.trigger.table_id, where, afterId, ROWS_PER_PAGE);
+        const page = await matchingRowsPage(trx, rule.baseId, rule.trigger.table_id, where, afterId, ROWS_PER_PAGE, indexedBy);
         if (page.length === 0) break;
         afterId = page[page.length - 1]!.id;
         rows += page.length;
@@ -134,7 +141,7 @@ export function deadlineWhere(
   p: PreparedRule,
   ctx: { now: number; timeZone: string; currentUser?: string },
   dialect: DialectName,
-): { ok: true; where: Expression<SqlBool> } | { ok: false; error: string } {
+): { ok: true; where: Expression<SqlBool>; filter: CompiledFilter } | { ok: false; error: string } {
   const window = {
     column_key: p.dateColumn!.key,
     filter_predicate: 'is_within',
@@ -147,5 +154,5 @@ export function deadlineWhere(
   }
   const parsed = parseFilters({ filters: items, filter_conjunction: 'And' }, filterColumns(p.table));
   if (!parsed.ok) return { ok: false, error: parsed.error };
-  return { ok: true, where: filterToSql(parsed.filter, ctx, dialect) };
+  return { ok: true, where: filterToSql(parsed.filter, ctx, dialect), filter: parsed.filter };
 }

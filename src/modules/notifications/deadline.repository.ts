@@ -1,6 +1,6 @@
 import type { Expression, SqlBool } from 'kysely';
 import type { Executor } from '../../db/index.js';
-import { storedRowFromRecord, type StoredRow } from '../rows/index.js';
+import { executeIndexed, storedRowFromRecord, tableScope, type StoredRow } from '../rows/index.js';
 
 /**
  * One page of a table's rows that satisfy `where` (SQL compiled by the filter engine), in id order
@@ -13,16 +13,18 @@ export async function matchingRowsPage(
   where: Expression<SqlBool>,
   afterId: number,
   limit: number,
+  /** SQLite: the row index to read (RowIndexes.hint). */
+  indexedBy?: string,
 ): Promise<Array<{ id: number; row: StoredRow }>> {
-  const rows = await db
+  const query = db
     .selectFrom('base_rows')
     .select(['id', 'row_id', 'data', 'ctime', 'mtime', 'creator', 'last_modifier'])
-    .where('base_id', '=', baseId)
-    .where('table_id', '=', tableId)
+    // The base and table as literals: the form a table's row indexes (rows/row-indexes.ts) are found by.
+    .where(tableScope(baseId, tableId))
     .where('id', '>', afterId)
     .where(where)
     .orderBy('id')
-    .limit(limit)
-    .execute();
+    .limit(limit);
+  const rows = await executeIndexed(db, query.compile(), indexedBy);
   return rows.map((r) => ({ id: Number(r.id), row: storedRowFromRecord(r) }));
 }

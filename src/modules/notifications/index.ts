@@ -1,3 +1,4 @@
+import type { RowIndexes } from '../rows/index.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Config } from '../../config/index.js';
 import type { Db, DialectName, Executor } from '../../db/index.js';
@@ -83,6 +84,8 @@ export interface NotificationsDeps {
   shares: SharesService;
   /** Default: SMTP_URL, else JSON lines under DATA_DIR/mail/. */
   mailer?: Mailer;
+  /** The row indexes (rows module): a deadline scan's date column gets one on a big table. */
+  rowIndexes?: RowIndexes;
   log?: Log;
 }
 
@@ -104,6 +107,7 @@ export function createNotifications(deps: NotificationsDeps): NotificationsModul
     emailDelayMs,
     markRetentionMs: Math.max(dedupWindowMs, 3 * 24 * 60 * MINUTE),
     log,
+    ...(deps.rowIndexes ? { rowIndexes: deps.rowIndexes } : {}),
   });
   const digest = new EmailDigest(db, clock, mailer, { publicUrl: config.publicUrl, log });
 

@@ -11,6 +11,7 @@ import { ColumnOptionsService } from './column-options.service.js';
 import { RowLocksService } from './row-locks.js';
 import { ArchivedRowsService } from './archived-rows.js';
 import { FormulaPreviewService } from './formula-preview.js';
+import { RowIndexes, DEFAULT_ROW_INDEX_OPTIONS, type RowIndexOptions } from './row-indexes.js';
 
 /** The services of the base data API, sharing one writer. */
 export interface BaseData {
@@ -27,6 +28,8 @@ export interface BaseData {
   formulaPreview: FormulaPreviewService;
   /** The whole base, serialized and cached per revision. */
   snapshots: BaseSnapshots;
+  /** Expression indexes for the columns big tables are filtered and sorted on. */
+  indexes: RowIndexes;
 }
 
 /**
@@ -40,9 +43,13 @@ export function createBaseData(
   onEvents: () => void,
   externalChanges?: () => number,
   revisionChanges?: RevisionChanges,
+  indexOptions: RowIndexOptions = DEFAULT_ROW_INDEX_OPTIONS,
 ): BaseData {
   const writer = new BaseWriter(db, dialect, clock, onEvents);
-  const rows = new RowsService(db, writer);
+  const indexes = new RowIndexes(db, dialect, () => clock.now(), indexOptions);
+  const rows = new RowsService(db, writer, undefined, indexes);
+  // Indexes follow the structure: a deleted table or column, or a new value type, drops theirs.
+  writer.onStructureChanged(async (base) => indexes.reconcile(base.id, await writer.read(base).catch(() => null)));
   const snapshots = new BaseSnapshots(db, (base) => rows.dtable(base), {
     ...(externalChanges ? { externalChanges } : {}),
     ...(revisionChanges ? { revisionChanges } : {}),
@@ -52,6 +59,7 @@ export function createBaseData(
     writer,
     rows,
     snapshots,
+    indexes,
     tables: new TablesService(writer),
     columns: new ColumnsService(writer),
     views: new ViewsService(writer),

@@ -203,7 +203,7 @@ export class BaseSnapshots {
    * the base's content), cached beside the whole-base body: the same revision, confirmed the same way,
    * dropped by the same evictions, kept only when no write raced its build. `build` answers the page's JSON text.
    */
-  async page(base: BaseRef, key: string, build: () => Promise<string>): Promise<Buffer> {
+  async page(base: BaseRef, key: string, build: (revision: number) => Promise<string>): Promise<Buffer> {
     const changes = this.externalChanges();
     const group = this.pages.get(base.id);
     if (group && changes !== undefined && group.confirmedAt === changes) {
@@ -219,7 +219,7 @@ export class BaseSnapshots {
       const known = current.bodies.get(key);
       if (known) return known;
     }
-    const body = Buffer.from(await build());
+    const body = Buffer.from(await build(revision));
     // Kept only if nothing was written meanwhile (as for the whole-base body); otherwise served, not kept.
     if ((await this.revisionOf(base)) === revision && epoch === this.epochs[slot]) this.keepPage(base.id, revision, changes, key, body);
     return body;

@@ -143,6 +143,24 @@ export async function findRowsInBase(db: Executor, baseId: number, rowIds: strin
   return found;
 }
 
+const TABLE_ID = /^[A-Za-z0-9_-]{1,8}$/;
+
+/**
+ * `base_id = 12 and table_id = 'abcd'` with the base and table as literals, the form in which both
+ * planners match the condition of a table's partial row indexes (row-indexes.ts); bound parameters
+ * for a table id of another shape (never indexed).
+ */
+export function tableScope(baseId: number, tableId: string): Expression<SqlBool> {
+  return Number.isSafeInteger(baseId) && TABLE_ID.test(tableId)
+    ? sql<SqlBool>`(base_rows.base_id = ${sql.lit(baseId)} and base_rows.table_id = ${sql.lit(tableId)})`
+    : sql<SqlBool>`(base_rows.base_id = ${baseId} and base_rows.table_id = ${tableId})`;
+}
+
+/** True when a table id can be written into SQL as a literal (tableScope) and so be indexed. */
+export function scopableTableId(tableId: string): boolean {
+  return TABLE_ID.test(tableId);
+}
+
 export interface ListQuery {
   baseId: number;
   tableId: string;
@@ -158,8 +176,7 @@ export async function listRows(db: Executor, q: ListQuery): Promise<StoredRow[]>
   let query = db
     .selectFrom('base_rows')
     .select(ROW_COLUMNS)
-    .where('base_rows.base_id', '=', q.baseId)
-    .where('base_rows.table_id', '=', q.tableId);
+    .where(tableScope(q.baseId, q.tableId));
   if (q.where) query = query.where(q.where);
   for (const term of q.orderBy) query = query.orderBy(term);
   const rows = await query.orderBy('base_rows.id').limit(q.limit).offset(q.offset).execute();
@@ -178,16 +195,50 @@ export function rowTextSql(dialect: DialectName) {
 }
 
 /** `listRows` answering each row as its row text (see `rowTextSql`). */
-export async function listRowTexts(db: Executor, dialect: DialectName, q: ListQuery): Promise<string[]> {
+export async function listRowTexts(db: Executor, dialect: DialectName, q: ListQuery & { indexedBy?: string }): Promise<string[]> {
+  const rows = await executeIndexed(db, listRowTextsQuery(db, dialect, q).compile(), q.indexedBy);
+  return rows.map((r) => r.r);
+}
+
+/**
+ * Runs a compiled `base_rows` query, on SQLite with `INDEXED BY` the given row index when there is one:
+ * SQLite's planner, without statistics worth the name, takes the table's (base, table) index for a
+ * handful of rows and never a partial expression index; the rows module picks the index instead
+ * (RowIndexes.hint). A table's partial index is always usable by its listings (they carry its condition).
+ */
+export async function executeIndexed<R>(db: Executor, compiled: CompiledQuery<R>, indexedBy: string | undefined): Promise<R[]> {
+  if (!indexedBy) return (await db.executeQuery(compiled)).rows;
+  const text = compiled.sql.replace('from "base_rows"', `from "base_rows" indexed by "${indexedBy.replace(/"/g, '')}"`);
+  return (await db.executeQuery(CompiledQuery.raw(text, [...compiled.parameters]))).rows as R[];
+}
+
+/**
+ * How many rows of a table satisfy `where` through the row index `indexName`, counting no further than
+ * `cap` (reads at most about that many index entries): whether the index narrows a listing enough to use.
+ */
+export async function countThroughIndex(db: Executor, baseId: number, tableId: string, indexName: string, where: Expression<SqlBool>, cap: number): Promise<number> {
+  const inner = db.selectFrom('base_rows').select(sql<number>`1`.as('one')).where(tableScope(baseId, tableId)).where(where).limit(cap).compile();
+  const rows = await executeIndexed(db, inner, indexName);
+  return rows.length;
+}
+
+function listRowTextsQuery(db: Executor, dialect: DialectName, q: ListQuery) {
   let query = db
     .selectFrom('base_rows')
     .select(rowTextSql(dialect).as('r'))
-    .where('base_rows.base_id', '=', q.baseId)
-    .where('base_rows.table_id', '=', q.tableId);
+    .where(tableScope(q.baseId, q.tableId));
   if (q.where) query = query.where(q.where);
   for (const term of q.orderBy) query = query.orderBy(term);
-  const rows = await query.orderBy('base_rows.id').limit(q.limit).offset(q.offset).execute();
-  return rows.map((r) => r.r);
+  return query.orderBy('base_rows.id').limit(q.limit).offset(q.offset);
+}
+
+/** The planner's plan of a `listRowTexts` query, as text (SQLite: EXPLAIN QUERY PLAN; PostgreSQL: EXPLAIN). */
+export async function explainListRowTexts(db: Executor, dialect: DialectName, q: ListQuery & { indexedBy?: string }): Promise<string> {
+  const compiled = listRowTextsQuery(db, dialect, q).compile();
+  const prefix = dialect === 'postgres' ? 'explain ' : 'explain query plan ';
+  const text = q.indexedBy ? compiled.sql.replace('from "base_rows"', `from "base_rows" indexed by "${q.indexedBy}"`) : compiled.sql;
+  const result = await db.executeQuery(CompiledQuery.raw(prefix + text, [...compiled.parameters]));
+  return (result.rows as Array<Record<string, unknown>>).map((r) => String(r.detail ?? r['QUERY PLAN'] ?? '')).join('\n');
 }
 
 /**
@@ -198,22 +249,21 @@ export async function listRowTexts(db: Executor, dialect: DialectName, q: ListQu
 export async function listRowTextsAfter(
   db: Executor,
   dialect: DialectName,
-  q: Omit<ListQuery, 'orderBy' | 'offset'> & { afterId: number },
+  q: Omit<ListQuery, 'orderBy' | 'offset'> & { afterId: number; offset?: number; indexedBy?: string },
 ): Promise<Array<{ id: number; r: string }>> {
   let query = db
     .selectFrom('base_rows')
     .select(['base_rows.id', rowTextSql(dialect).as('r')])
-    .where('base_rows.base_id', '=', q.baseId)
-    .where('base_rows.table_id', '=', q.tableId)
+    .where(tableScope(q.baseId, q.tableId))
     .where('base_rows.id', '>', q.afterId);
   if (q.where) query = query.where(q.where);
-  const rows = await query.orderBy('base_rows.id').limit(q.limit).execute();
+  const rows = await executeIndexed(db, query.orderBy('base_rows.id').limit(q.limit).offset(q.offset ?? 0).compile(), q.indexedBy);
   return rows.map((r) => ({ id: Number(r.id), r: r.r }));
 }
 
 /** The ids of a sorted listing's rows, all of them in its order (8 bytes a row as a Float64Array). */
 export async function sortedRowIds(db: Executor, q: Omit<ListQuery, 'offset' | 'limit'>): Promise<Float64Array> {
-  let query = db.selectFrom('base_rows').select('base_rows.id').where('base_rows.base_id', '=', q.baseId).where('base_rows.table_id', '=', q.tableId);
+  let query = db.selectFrom('base_rows').select('base_rows.id').where(tableScope(q.baseId, q.tableId));
   if (q.where) query = query.where(q.where);
   for (const term of q.orderBy) query = query.orderBy(term);
   const rows = await query.orderBy('base_rows.id').execute();

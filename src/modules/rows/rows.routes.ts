@@ -36,7 +36,7 @@ const tags = ['base rows'];
 export function rowRoutes({ rows, links, bodyLimit, snapshots }: RowRoutesDeps): FastifyPluginAsyncTypebox {
   /** The rows of a listing as the JSON body; from the page cache when there is one. */
   const listing = async (base: BaseRef, query: ListInput, viewer: Viewer, filter?: Record<string, unknown>): Promise<Buffer> => {
-    const build = () => rows.listJson(base, query, viewer, filter);
+    const build = (revision?: number) => rows.listJson(base, query, viewer, filter, revision);
     if (!snapshots) return Buffer.from(await build());
     // Everything the page depends on besides the base's content: the request, who asks (`include_me`), and today (relative dates).
     const key = JSON.stringify([query, filter ?? null, viewer.currentUser ?? null, rows.today()]);

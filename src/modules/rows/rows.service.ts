@@ -3,7 +3,7 @@ import type { Db } from '../../db/index.js';
 import { badRequest, notFound } from '../../shared/errors.js';
 import type { Actor, BaseRef, BaseWriter, WriteScope } from './base-writer.js';
 import { compileFilter, filterWhere } from './filter-adapter.js';
-import type { FilterContext } from '../filters/index.js';
+import { indexableTerms, type FilterContext } from '../filters/index.js';
 import { newRowId } from './ids.js';
 import { computeFormulas } from './formula-columns.js';
 import { loadLinkCells, loadLinkJson } from './link-cells.js';
@@ -23,6 +23,8 @@ import { lockRowsIn, refuseLockedRows } from './row-locks.js';
 import { notArchived } from './archived-rows.js';
 import * as repo from './rows.repository.js';
 import { orderTerms } from './sort-sql.js';
+import { indexUses, type RowIndexes } from './row-indexes.js';
+import { ListingPositions } from './listing-positions.js';
 import { presentSettings } from './structure.present.js';
 import { wallClockAt } from '../../shared/dates/index.js';
 import { undoHeldWrites } from './held-writes.js';
@@ -133,6 +135,8 @@ export class RowsService {
     private readonly writer: BaseWriter,
     /** Presented rows kept under their row texts (listings and the whole-base read). */
     readonly fragments: RowFragments = new RowFragments(),
+    /** Builds indexes for the columns big tables are filtered and sorted on (row-indexes.ts). */
+    readonly indexes?: RowIndexes,
   ) {
     this.readMeta = new ReadMetadata(db, (base) => writer.read(base));
   }
@@ -167,15 +171,40 @@ export class RowsService {
    * The `rows/` and `filtered-rows/` answer as JSON text: the page's rows read as row texts, presented
    * from the fragments kept under them (row-fragments.ts), link cells spliced in.
    */
-  async listJson(base: BaseRef, input: ListInput, viewer: Viewer, extraFilter?: Body): Promise<string> {
+  async listJson(base: BaseRef, input: ListInput, viewer: Viewer, extraFilter?: Body, revision?: number): Promise<string> {
     const q = await this.listing(base, input, viewer, extraFilter);
     const start = input.start ?? 0;
     const limit = input.limit ?? ROW_LIMITS.list;
     if (start < 0) throw badRequest('start invalid.');
     if (limit < 1) throw badRequest('limit invalid.');
     if (limit > ROW_LIMITS.list) throw badRequest(`Number of rows to list exceeds ${ROW_LIMITS.list}.`);
-    const texts = await repo.listRowTexts(this.db, this.writer.dialect, { ...q.query, offset: start, limit });
-    return this.pageJson(base, q, texts);
+    const indexedBy = await this.indexes?.hint(base.id, q.table._id, q.terms, q.firstSort);
+    if (revision === undefined || q.query.orderBy.length > 0) {
+      const texts = await repo.listRowTexts(this.db, this.writer.dialect, { ...q.query, offset: start, limit, ...(indexedBy ? { indexedBy } : {}) });
+      return this.pageJson(base, q, texts);
+    }
+    // Unsorted (id order) at a known revision: from the nearest known page end (listing-positions.ts).
+    const key = JSON.stringify([q.table._id, input.view_id ?? input.view_name ?? null, extraFilter ?? null, viewer.currentUser ?? null, this.today()]);
+    const from = this.positions.nearest(key, base.id, revision, start);
+    const rows = await repo.listRowTextsAfter(this.db, this.writer.dialect, {
+      ...q.query,
+      afterId: from.afterId,
+      offset: start - from.position,
+      limit,
+      ...(indexedBy ? { indexedBy } : {}),
+    });
+    if (rows.length > 0) this.positions.learn(key, base.id, revision, start + rows.length, rows[rows.length - 1]!.id);
+    return this.pageJson(base, q, rows.map((r) => r.r));
+  }
+
+  /** Where pages of unsorted listings end, per revision (deep pages without reading the rows before them). */
+  readonly positions = new ListingPositions();
+
+  /** The database's plan for a `listJson` page (tests and operations: which index answers it). */
+  async explainList(base: BaseRef, input: ListInput, viewer: Viewer, extraFilter?: Body): Promise<string> {
+    const q = await this.listing(base, input, viewer, extraFilter);
+    const indexedBy = await this.indexes?.hint(base.id, q.table._id, q.terms, q.firstSort);
+    return repo.explainListRowTexts(this.db, this.writer.dialect, { ...q.query, offset: input.start ?? 0, limit: input.limit ?? ROW_LIMITS.list, ...(indexedBy ? { indexedBy } : {}) });
   }
 
   /**
@@ -210,16 +239,21 @@ export class RowsService {
     const byName = parseConvertKeys(input.convert_keys, extraFilter !== undefined);
     const ctx = this.filterContext(viewer);
     const conditions: Array<Expression<SqlBool> | undefined> = [notArchived(this.writer.dialect)];
-    if (view && view.filters.length > 0) conditions.push(filterWhere(compileFilter(table, view), ctx, this.writer.dialect));
-    if (extraFilter) conditions.push(filterWhere(compileFilter(table, extraFilter), ctx, this.writer.dialect));
+    const filters = [view && view.filters.length > 0 ? compileFilter(table, view) : null, extraFilter ? compileFilter(table, extraFilter) : null];
+    for (const filter of filters) if (filter) conditions.push(filterWhere(filter, ctx, this.writer.dialect));
     const where = conditions.filter((c): c is Expression<SqlBool> => c !== undefined);
+    const sorts = this.sorts(table, view, input);
+    this.indexes?.note(base.id, table, indexUses(table, filters.map((f) => f?.root ?? null), sorts));
     const query = {
       baseId: base.id,
       tableId: table._id,
       where: where.length === 0 ? undefined : where.length === 1 ? where[0] : andAll(where),
-      orderBy: orderTerms(this.sorts(table, view, input), this.writer.dialect),
+      orderBy: orderTerms(sorts, this.writer.dialect),
     };
-    return { meta, table, presenter: listingPresenter(visibleColumns(table, view), byName), query };
+    // What a row index can answer (rows/row-indexes.ts): the filters' top-level terms and the first sort.
+    const terms = filters.flatMap((f) => (f ? indexableTerms(f, ctx, this.writer.dialect) : []));
+    const firstSort = sorts[0] ? { key: sorts[0].column.key, desc: sorts[0].desc } : undefined;
+    return { meta, table, presenter: listingPresenter(visibleColumns(table, view), byName), query, terms, firstSort };
   }
 
   /**

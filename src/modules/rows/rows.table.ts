@@ -24,3 +24,17 @@ export interface BaseLinksTable {
   other_row_id: string;
   ctime: number;
 }
+
+/** An expression index on `base_rows` for one table's cells of one column (row-indexes.ts). */
+export interface RowIndexesTable {
+  id: Generated<number>;
+  name: string;
+  base_id: number;
+  table_id: string;
+  column_key: string;
+  /** 'filter', 'asc' or 'desc': which queries the index's order serves. */
+  kind: string;
+  /** 'number' or 'text': the expression the index is built on (cell-sql.ts). */
+  value_type: string;
+  created_at: number;
+}

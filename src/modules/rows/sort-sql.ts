@@ -1,7 +1,7 @@
 import { sql, type Expression, type RawBuilder } from 'kysely';
 import type { DialectName } from '../../db/index.js';
+import { postgresJson, postgresNumber, postgresText, postgresTextC, sqliteValue } from '../filters/index.js';
 import type { ColumnMeta } from './metadata.js';
-import { jsonPath } from './rows.repository.js';
 
 const NUMERIC_TYPES = ['number', 'duration', 'rate'];
 const TEXT_TYPES = ['text', 'long-text', 'email', 'url', 'auto-number', 'date', 'single-select'];
@@ -19,36 +19,54 @@ function sortValue(column: ColumnMeta, dialect: DialectName): RawBuilder<unknown
     return isText && dialect === 'postgres' ? sql`${sql.ref(field)} collate "C"` : sql.ref(field);
   }
   const key = column.key;
-  if (NUMERIC_TYPES.includes(type)) {
-    return dialect === 'postgres'
-      ? sql`case when jsonb_typeof(data -> ${key}::text) = 'number' then (data ->> ${key}::text)::numeric end`
-      : sql`json_extract(data, ${jsonPath(key)})`;
-  }
+  const data = sql.ref('base_rows.data');
+  // The expressions of cell-sql.ts, which the row indexes (row-indexes.ts) are built on.
+  if (NUMERIC_TYPES.includes(type)) return dialect === 'postgres' ? postgresNumber(data, key) : sqliteValue(data, key);
   if (type === 'checkbox') {
     return dialect === 'postgres'
-      ? sql`case when jsonb_typeof(data -> ${key}::text) = 'boolean' then (data ->> ${key}::text)::boolean end`
-      : sql`json_extract(data, ${jsonPath(key)})`;
+      ? sql`case when jsonb_typeof(${postgresJson(data, key)}) = 'boolean' then (${postgresText(data, key)})::boolean end`
+      : sqliteValue(data, key);
   }
-  if (TEXT_TYPES.includes(type)) {
-    return dialect === 'postgres' ? sql`(data ->> ${key}::text) collate "C"` : sql`json_extract(data, ${jsonPath(key)})`;
-  }
+  if (TEXT_TYPES.includes(type)) return dialect === 'postgres' ? postgresTextC(data, key) : sqliteValue(data, key);
+  return null;
+}
+
+/**
+ * How a row index orders a column's cells (row-indexes.ts): 'number' or 'text', or null for columns
+ * no index serves (row fields, checkboxes, lists, links, files).
+ */
+export function indexValueType(column: { type: string; data?: unknown }): 'number' | 'text' | null {
+  const type = sortType(column);
+  if (ROW_FIELD[type]) return null;
+  if (NUMERIC_TYPES.includes(type)) return 'number';
+  if (TEXT_TYPES.includes(type)) return 'text';
   return null;
 }
 
 /** Formula and link-formula cells sort as their result type (dates as RFC 3339 text: in time order within the zone). */
 const SORT_TYPE_OF_RESULT: Record<string, string> = { number: 'number', bool: 'checkbox', string: 'text', date: 'text' };
 
-function sortType(column: ColumnMeta): string {
+function sortType(column: { type: string; data?: unknown }): string {
   if (column.type !== 'formula' && column.type !== 'link-formula') return column.type;
-  return SORT_TYPE_OF_RESULT[String(column.data?.result_type)] ?? column.type;
+  return SORT_TYPE_OF_RESULT[String((column.data as { result_type?: unknown } | null | undefined)?.result_type)] ?? column.type;
 }
 
-/** ORDER BY terms for `(column, descending)` pairs; empty cells sort last either way. */
+/**
+ * ORDER BY terms for `(column, descending)` pairs; empty cells sort last either way. SQLite says
+ * "nulls last" as `(value is null), value`: the same order, in a form an index on those two
+ * expressions can give without sorting (SQLite's indexes keep NULLs first).
+ */
 export function orderTerms(sorts: Array<{ column: ColumnMeta; desc: boolean }>, dialect: DialectName): Expression<unknown>[] {
   const terms: Expression<unknown>[] = [];
   for (const { column, desc } of sorts) {
     const value = sortValue(column, dialect);
-    if (value) terms.push(desc ? sql`${value} desc nulls last` : sql`${value} asc nulls last`);
+    if (!value) continue;
+    if (dialect === 'sqlite') {
+      terms.push(sql`(${value} is null)`);
+      terms.push(desc ? sql`${value} desc` : value);
+    } else {
+      terms.push(desc ? sql`${value} desc nulls last` : sql`${value} asc nulls last`);
+    }
   }
   return terms;
 }

@@ -5,6 +5,7 @@
  * both engines give the same answer for the same stored document. Text compares byte-wise
  * (PostgreSQL `COLLATE "C"`, SQLite BINARY).
  */
+import { indexableKey, indexedValue } from '../filters/index.js';
 import { sql, type RawBuilder } from 'kysely';
 import type { DialectName } from '../../db/index.js';
 import { selectOptions, type Field, type ValueType } from './schema.js';
@@ -25,6 +26,11 @@ export interface FieldSql {
   sort: Fragment;
   /** Dates: the stored text (`YYYY-MM-DD` or `YYYY-MM-DD HH:mm`), which date functions read. */
   raw?: Fragment;
+  /**
+   * The cell as a row index orders it (rows/row-indexes.ts, filters/cell-sql.ts): a comparison of
+   * `value` with a constant implies the same comparison of this, which an index can answer.
+   */
+  indexed?: Fragment;
 }
 
 const ROW_COLUMN: Record<string, Fragment> = {
@@ -61,10 +67,13 @@ export function fieldSql(field: Field, dialect: DialectName, alias?: string): Fi
     case 'string': {
       const value = C(dialect, cell.text);
       const sort = field.column.type === 'single-select' ? optionRank(dialect, value, selectOptions(field.column).map((o) => o.name)) : value;
-      return { type, value, group: value, isEmpty: sql`(${cell.text} is null)`, sort };
+      const indexed = indexableKey(key) ? indexedValue(dialect, data, key, 'text') : undefined;
+      return { type, value, group: value, isEmpty: sql`(${cell.text} is null)`, sort, ...(indexed ? { indexed } : {}) };
     }
-    case 'number':
-      return { type, value: cell.number, group: cell.number, isEmpty: sql`(${cell.number} is null)`, sort: cell.number };
+    case 'number': {
+      const indexed = indexableKey(key) ? indexedValue(dialect, data, key, 'number') : undefined;
+      return { type, value: cell.number, group: cell.number, isEmpty: sql`(${cell.number} is null)`, sort: cell.number, ...(indexed ? { indexed } : {}) };
+    }
     case 'bool':
       // An unchecked box may be stored as false or not at all: both read as 0.
       return { type, value: cell.flag, group: cell.flag, isEmpty: sql`(1 = 0)`, sort: cell.flag };

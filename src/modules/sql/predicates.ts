@@ -35,6 +35,8 @@ export interface Operand {
   nullIsError?: boolean;
   /** A date column's stored text (date functions read it). */
   raw?: Fragment;
+  /** The cell as a row index orders it (see FieldSql.indexed). */
+  indexed?: Fragment;
 }
 
 export interface PredicateScope {
@@ -206,7 +208,11 @@ function compare(op: string, left: Node, right: Node, scope: PredicateScope): Fr
   const [operand, constant, effective] = 'operand' in l ? [l.operand, (r as { constant: Scalar }).constant, op] : [(r as { operand: Operand }).operand, (l as { constant: Scalar }).constant, FLIP[op]!];
   const value = typedConstant(scope.dialect, operand, constant);
   if (value === null) return FALSE;
-  return positive(sql`${operand.value} ${COMPARISON[effective]!} ${value}`);
+  const exact = positive(sql`${operand.value} ${COMPARISON[effective]!} ${value}`);
+  // The same comparison on the indexed expression, implied by the exact one (so never changing the
+  // answer, NULL included): a plain term a row index can answer.
+  if (operand.indexed) return sql`(${operand.indexed} ${COMPARISON[effective]!} ${value} and ${exact})`;
+  return exact;
 }
 
 function compareConstants(op: string, a: Scalar, b: Scalar): boolean {

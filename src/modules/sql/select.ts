@@ -19,7 +19,8 @@ import { fieldKey, fieldMetadata, decodeGrouped } from './output.js';
 import { isNode, type Node } from './parser.js';
 import { compilePredicate, type Operand } from './predicates.js';
 import { columnName, identifier, resolveColumnRef, singleTable, type TableScope } from './references.js';
-import { sameField, selectOptions, type Field, type SqlTable } from './schema.js';
+import { sameField, selectOptions, type Field, type SqlColumn, type SqlTable } from './schema.js';
+import { tableScope } from '../rows/index.js';
 import { sqlError } from './sql-error.js';
 import type { Bindings } from './values.js';
 import { formulaCondition, formulaItem, formulaItemColumnType, needsFormulaEngine, type FormulaItem } from './formula-items.js';
@@ -36,6 +37,8 @@ export interface SelectContext {
   timeZone?: string;
   /** The instant `now()` and `today()` read (default: the clock at evaluation). */
   now?: () => number;
+  /** Told of each table column a WHERE compares (the row indexes follow such use). */
+  noteColumn?: (tableId: string, column: SqlColumn) => void;
 }
 
 /**
@@ -99,7 +102,8 @@ export function planSelect(ast: Node, ctx: SelectContext): SelectPlan {
   const groupNodes = groupByNodes(ast.groupby);
   const distinct = typeof ast.distinct === 'string' && ast.distinct.toUpperCase() === 'DISTINCT';
   const grouped = distinct || groupNodes.length > 0 || isNode(ast.having) || items.some((i) => i.kind === 'aggregate' || (i.kind === 'expression' && containsAggregate(i.node)));
-  const filter = sql`base_id = ${ctx.baseId} and table_id = ${scope.table.id} and ${interruptible(ctx.dialect, ['base_rows.id'])} and ${where}`;
+  // The base and table as literals (tableScope): the form in which a table's row indexes are found.
+  const filter = sql`${tableScope(ctx.baseId, scope.table.id)} and ${interruptible(ctx.dialect, ['base_rows.id'])} and ${where}`;
   const window = selectWindow(ast.limit, ctx.bindings);
   if (grouped) {
     const formulaNode = [...residual, ...items.flatMap((i) => (i.kind === 'expression' && needsFormulaEngine(i.node, scope) ? [i.node] : []))][0];
@@ -139,11 +143,11 @@ function refuseUnsupportedClauses(ast: Node): void {
 
 function whereCondition(node: unknown, scope: TableScope, ctx: SelectContext): Fragment {
   if (!isNode(node)) throw sqlError('Unsupported WHERE clause.');
-  return compilePredicate(node, whereScope(scope, ctx.dialect, ctx.bindings, ctx.timeZone));
+  return compilePredicate(node, whereScope(scope, ctx.dialect, ctx.bindings, ctx.timeZone, ctx.noteColumn));
 }
 
 /** WHERE resolves columns of the table; aggregates are refused there. */
-export function whereScope(scope: TableScope, dialect: DialectName, bindings: Bindings, timeZone?: string) {
+export function whereScope(scope: TableScope, dialect: DialectName, bindings: Bindings, timeZone?: string, noteColumn?: SelectContext['noteColumn']) {
   return {
     dialect,
     bindings,
@@ -152,6 +156,7 @@ export function whereScope(scope: TableScope, dialect: DialectName, bindings: Bi
     operand(node: Node): Operand {
       if (node.type !== 'column_ref') throw sqlError(`Aggregate ${String(node.name)} is not allowed in WHERE.`);
       const field = resolveColumnRef(node, scope);
+      if (field.kind === 'cell') noteColumn?.(scope.table.id, field.column);
       return { label: field.label, ...fieldSql(field, dialect) };
     },
   };

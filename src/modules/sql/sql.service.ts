@@ -1,3 +1,5 @@
+import type { RowIndexes } from '../rows/index.js';
+import type { SqlColumn } from './schema.js';
 import type { Db, DialectName, Executor } from '../../db/index.js';
 import type { Actor, BaseRef } from '../rows/index.js';
 import { decide, type TokenScope } from '../access/index.js';
@@ -89,6 +91,8 @@ export interface SqlServiceDeps {
   timeZone?: string;
   /** `now()` / `today()` in SQL read this clock (default: the system clock). */
   clock?: { now(): number };
+  /** The row indexes: columns a WHERE compares get one on a big table (rows/row-indexes.ts). */
+  rowIndexes?: RowIndexes;
 }
 
 /** The WHERE conditions the formula library evaluates, then the statement's LIMIT/OFFSET (see planSelect). */
@@ -138,7 +142,12 @@ export class SqlService {
     const tables = await loadTables(db, caller.base.id);
     checkScope(caller, parsed.ast, tables);
     const now = (this.deps.clock ?? Date).now();
-    const plan = planSelect(parsed.ast, { dialect, tables, baseId: caller.base.id, bindings, text: parsed.text, convertKeys, timeZone: this.deps.timeZone, now: () => now });
+    const compared = new Map<string, SqlColumn[]>();
+    const noteColumn = (tableId: string, column: SqlColumn) => compared.set(tableId, [...(compared.get(tableId) ?? []), column]);
+    const plan = planSelect(parsed.ast, { dialect, tables, baseId: caller.base.id, bindings, text: parsed.text, convertKeys, timeZone: this.deps.timeZone, now: () => now, noteColumn });
+    for (const [tableId, columns] of compared) {
+      this.deps.rowIndexes?.note(caller.base.id, { _id: tableId, columns }, columns.map((column) => ({ column, kind: 'filter' as const })));
+    }
     let rows = await runLimitedQuery(this.limited, plan.query, caller.base.id);
     if (plan.kind === 'grouped') return ok(plan.metadata, shapeGrouped(plan, rows));
     if (plan.kind === 'join') return { ...ok(plan.metadata, await this.joinResults(caller.base, plan, rows, convertKeys)), is_join_stmt: true };

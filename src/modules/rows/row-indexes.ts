@@ -1,0 +1,334 @@
+import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
+import type { DialectName, Db, Executor } from '../../db/index.js';
+import { indexableKey, indexedValue, type ParsedCondition } from '../filters/index.js';
+import type { BaseMetadata } from './metadata.js';
+import { countThroughIndex, scopableTableId } from './rows.repository.js';
+import { indexValueType } from './sort-sql.js';
+
+/**
+ * Expression indexes on `base_rows` that follow use (docs/base-data.md, "Row indexes").
+ *
+ * When a listing of a big table (at least `minRows` rows) filters or sorts on a column, an index is
+ * built in the background for that table's cells of that column: partial (`WHERE base_id = … AND
+ * table_id = …`, so other tables' writes never touch it) and on exactly the expression filters and sorts
+ * write (filters/cell-sql.ts), followed by the row id (the listings' tie-break). Kinds:
+ * - `filter`: value, id — ranges and equality of numbers, texts, dates and single selects;
+ * - `asc` / `desc`: the sort order, NULLs last, then id — a sorted page is read off the index.
+ * On PostgreSQL `filter` and `asc` are one index (`value ASC NULLS LAST, id`).
+ *
+ * Indexes follow the structure: `reconcile` (after every structural commit) drops those whose table or
+ * column is gone or whose column now has another value type; a rename changes no key, so nothing. The
+ * listing queries write the base and table as literals (`tableScope` in rows.repository.ts) so both planners can prove the
+ * partial index's condition.
+ */
+
+export type IndexKind = 'filter' | 'asc' | 'desc';
+type ValueType = 'number' | 'text';
+
+export interface RowIndexOptions {
+  /** Tables with fewer rows get no index (a scan of them is cheap). */
+  minRows: number;
+  /** At most this many indexes in the database; further uses build none. */
+  maxIndexes: number;
+  /** How long a table's "too small" answer is kept before it is counted again. */
+  recountMs: number;
+}
+
+export const DEFAULT_ROW_INDEX_OPTIONS: RowIndexOptions = { minRows: 20_000, maxIndexes: 2_000, recountMs: 60_000 };
+
+interface Entry {
+  name: string;
+  base_id: number;
+  table_id: string;
+  column_key: string;
+  kind: string;
+  value_type: string;
+}
+
+/** A filter term matching fewer rows than this is read through its index (SQLite; see hint). */
+const PROBE_CAP = 2000;
+
+/** Longest column key an index is built for (keeps index names under PostgreSQL's 63 characters). */
+const MAX_KEY = 8;
+
+/** The parts of a column and a table the indexes read (the rows module's metadata, or a rule's copy of it). */
+export interface IndexedColumn {
+  key: string;
+  type: string;
+  data?: unknown;
+}
+export interface IndexedTable {
+  _id: string;
+  columns: readonly IndexedColumn[];
+}
+
+/** A use a listing made of a column: which index kind would serve it. */
+export interface IndexUse {
+  column: IndexedColumn;
+  kind: IndexKind;
+}
+
+export class RowIndexes {
+  private entries: Map<string, Entry> | null = null;
+  private loading: Promise<Map<string, Entry>> | null = null;
+  /** Index names being built or waiting, in order; one DDL at a time. */
+  private readonly queue: Array<{ name: string; entry: Entry }> = [];
+  private readonly queued = new Set<string>();
+  private running: Promise<void> | null = null;
+  /** table → time it was last counted as too small */
+  private readonly small = new Map<string, number>();
+  /** Built, dropped and failed index builds (for /metrics). */
+  readonly stats = { built: 0, dropped: 0, failed: 0 };
+
+  constructor(
+    private readonly db: Db,
+    private readonly dialect: DialectName,
+    private readonly now: () => number,
+    options: RowIndexOptions = DEFAULT_ROW_INDEX_OPTIONS,
+    private readonly log?: (error: unknown, what: string) => void,
+  ) {
+    this.options = { ...options };
+  }
+
+  /** Adjustable at run time (tests, benches). */
+  readonly options: RowIndexOptions;
+
+  /** The index name of a use (letters, digits and underscores; under 63 characters). */
+  static indexName(baseId: number, tableId: string, key: string, kind: IndexKind, valueType: ValueType, dialect: DialectName): string {
+    const k = dialect === 'postgres' && kind === 'filter' ? 'asc' : kind;
+    return `bri_${baseId}_${hex(tableId)}_${hex(key)}_${k}_${valueType[0]}`;
+  }
+
+  /** Listings call this with the columns their filters and sorts use; indexes are built in the background. */
+  note(baseId: number, table: IndexedTable, uses: IndexUse[]): void {
+    if (uses.length === 0 || !scopableTableId(table._id)) return;
+    const wanted: Entry[] = [];
+    for (const { column, kind } of uses) {
+      const valueType = indexValueType(column);
+      if (!valueType || !indexableKey(column.key) || column.key.length > MAX_KEY) continue;
+      const name = RowIndexes.indexName(baseId, table._id, column.key, kind, valueType, this.dialect);
+      if (this.entries?.has(name) || this.queued.has(name) || wanted.some((w) => w.name === name)) continue;
+      const storedKind = this.dialect === 'postgres' && kind === 'filter' ? 'asc' : kind;
+      wanted.push({ name, base_id: baseId, table_id: table._id, column_key: column.key, kind: storedKind, value_type: valueType });
+    }
+    if (wanted.length === 0) return;
+    const tableKey = `${baseId}/${table._id}`;
+    const smallAt = this.small.get(tableKey);
+    if (smallAt !== undefined && this.now() - smallAt < this.options.recountMs) return;
+    for (const entry of wanted) {
+      this.queued.add(entry.name);
+      this.queue.push({ name: entry.name, entry });
+    }
+    this.running ??= this.drain().finally(() => {
+      this.running = null;
+    });
+  }
+
+  /** Resolves when no index build is queued or running (tests, benches). */
+  async idle(): Promise<void> {
+    while (this.running) await this.running;
+  }
+
+  /** Names of the indexes of a table (tests, docs). */
+  async indexesOf(baseId: number, tableId: string): Promise<Entry[]> {
+    return [...(await this.load()).values()].filter((e) => e.base_id === baseId && e.table_id === tableId);
+  }
+
+  /**
+   * SQLite: the row index a listing should read (see executeIndexed in rows.repository.ts), or none.
+   * A filter term's index when it narrows the table to fewer than `PROBE_CAP` rows (counted through the
+   * index, stopping there), else the index of the first sort column in its direction, else none (a scan
+   * in id order finds a page of a filter matching many rows soonest). PostgreSQL plans by statistics.
+   */
+  async hint(
+    baseId: number,
+    tableId: string,
+    terms: Array<{ key: string; where: Expression<SqlBool> }>,
+    sort: { key: string; desc: boolean } | undefined,
+    executor: Executor = this.db,
+  ): Promise<string | undefined> {
+    if (this.dialect !== 'sqlite' || !this.entries) return undefined;
+    const find = (key: string, kind: IndexKind) =>
+      [...this.entries!.values()].find((e) => e.base_id === baseId && e.table_id === tableId && e.column_key === key && e.kind === kind)?.name;
+    for (const term of terms) {
+      const name = find(term.key, 'filter');
+      if (name && (await countThroughIndex(executor, baseId, tableId, name, term.where, PROBE_CAP)) < PROBE_CAP) return name;
+    }
+    return sort ? find(sort.key, sort.desc ? 'desc' : 'asc') : undefined;
+  }
+
+  /** Number of indexes this database has (for /metrics). */
+  count(): number {
+    return this.entries?.size ?? 0;
+  }
+
+  /** Drops the indexes whose table or column is gone or whose value type changed; after structural commits. */
+  async reconcile(baseId: number, meta: BaseMetadata | null): Promise<void> {
+    await this.idle();
+    const entries = [...(await this.load()).values()].filter((e) => e.base_id === baseId);
+    for (const entry of entries) {
+      const table = meta?.tables.find((t) => t._id === entry.table_id);
+      const column = table?.columns.find((c) => c.key === entry.column_key);
+      if (column && indexValueType(column) === entry.value_type) continue;
+      await this.drop(entry);
+    }
+  }
+
+  private async drain(): Promise<void> {
+    await this.pruneGoneBases().catch((error) => this.log?.(error, 'row indexes of deleted bases'));
+    for (let next = this.queue.shift(); next; next = this.queue.shift()) {
+      try {
+        await this.build(next.entry);
+      } catch (error) {
+        this.stats.failed++;
+        this.log?.(error, `row index ${next.name}`);
+      } finally {
+        this.queued.delete(next.name);
+      }
+    }
+  }
+
+  private async build(entry: Entry): Promise<void> {
+    const entries = await this.load();
+    if (entries.has(entry.name) || entries.size >= this.options.maxIndexes) return;
+    const tableKey = `${entry.base_id}/${entry.table_id}`;
+    if (!(await this.bigEnough(entry.base_id, entry.table_id))) {
+      this.small.set(tableKey, this.now());
+      return;
+    }
+    this.small.delete(tableKey);
+    const ddl = this.createSql(entry);
+    if (this.dialect === 'postgres') {
+      // CONCURRENTLY: writers of every base go on while it builds; bounded by a statement timeout.
+      await this.db.connection().execute(async (conn) => {
+        await sql`set statement_timeout = '600s'`.execute(conn);
+        try {
+          await sql.raw(ddl).execute(conn);
+          await sql`analyze base_rows`.execute(conn);
+        } finally {
+          await sql`reset statement_timeout`.execute(conn);
+        }
+      });
+    } else {
+      await sql.raw(ddl).execute(this.db);
+      // Statistics (sampled: a few milliseconds at any size) so the planner knows a table's rows are many
+      // and a range on the cell few; without them it takes every equality for a handful of rows.
+      await sql`pragma analysis_limit = 1000`.execute(this.db);
+      await sql`analyze base_rows`.execute(this.db);
+    }
+    const record = { ...entry, created_at: this.now() };
+    await this.db.insertInto('row_indexes').values(record).onConflict((oc) => oc.column('name').doNothing()).execute();
+    entries.set(entry.name, entry);
+    this.stats.built++;
+  }
+
+  private async drop(entry: Entry): Promise<void> {
+    await sql.raw(`drop index ${this.dialect === 'postgres' ? 'concurrently ' : ''}if exists "${entry.name}"`).execute(this.db);
+    await this.db.deleteFrom('row_indexes').where('name', '=', entry.name).execute();
+    this.entries?.delete(entry.name);
+    this.stats.dropped++;
+  }
+
+  /** Drops the indexes of bases that no longer exist (a purged base's rows went with it; its indexes did not). */
+  private async pruneGoneBases(): Promise<void> {
+    const gone = await this.db
+      .selectFrom('row_indexes')
+      .select(['name', 'base_id', 'table_id', 'column_key', 'kind', 'value_type'])
+      .where(({ not, exists, selectFrom }) => not(exists(selectFrom('bases').select('bases.id').whereRef('bases.id', '=', 'row_indexes.base_id'))))
+      .execute();
+    for (const entry of gone) await this.drop({ ...entry, base_id: Number(entry.base_id) });
+  }
+
+  /** At least `minRows` rows in the table (reads at most that many index entries). */
+  private async bigEnough(baseId: number, tableId: string): Promise<boolean> {
+    if (this.options.minRows <= 0) return true;
+    const row = await this.db
+      .selectFrom('base_rows')
+      .select('id')
+      .where('base_id', '=', baseId)
+      .where('table_id', '=', tableId)
+      .orderBy('id')
+      .limit(1)
+      .offset(this.options.minRows - 1)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  /** `CREATE INDEX` on the expression of cell-sql.ts, partial on the table, as SQL text. */
+  private createSql(entry: Entry): string {
+    const value = compileText(this.db, indexedValue(this.dialect, sql.ref('data'), entry.column_key, entry.value_type as ValueType));
+    const columns =
+      this.dialect === 'postgres'
+        ? [`${value} ${entry.kind === 'desc' ? 'desc' : 'asc'} nulls last`, 'id']
+        : entry.kind === 'filter'
+          ? [value, 'id']
+          : [`(${value} is null)`, entry.kind === 'desc' ? `${value} desc` : value, 'id'];
+    const concurrently = this.dialect === 'postgres' ? 'concurrently ' : '';
+    return `create index ${concurrently}if not exists "${entry.name}" on base_rows (${columns.join(', ')}) where ${scopeText(entry.base_id, entry.table_id)}`;
+  }
+
+  private load(): Promise<Map<string, Entry>> {
+    if (this.entries) return Promise.resolve(this.entries);
+    this.loading ??= this.db
+      .selectFrom('row_indexes')
+      .select(['name', 'base_id', 'table_id', 'column_key', 'kind', 'value_type'])
+      .execute()
+      .then((rows) => {
+        this.entries = new Map(rows.map((r) => [r.name, { ...r, base_id: Number(r.base_id) }]));
+        return this.entries;
+      })
+      .finally(() => {
+        this.loading = null;
+      });
+    return this.loading;
+  }
+}
+
+/** The uses a listing makes: filtered columns (kind `filter`) and sort columns (their direction). */
+export function indexUses(table: IndexedTable, roots: Array<ParsedCondition | null>, sorts: Array<{ column: IndexedColumn; desc: boolean }>): IndexUse[] {
+  const uses: IndexUse[] = [];
+  const byKey = new Map(table.columns.map((c) => [c.key, c]));
+  const add = (key: string) => {
+    const column = byKey.get(key);
+    if (column && !uses.some((u) => u.column === column && u.kind === 'filter')) uses.push({ column, kind: 'filter' });
+  };
+  const walk = (c: ParsedCondition): void => {
+    switch (c.op) {
+      case 'and':
+      case 'or':
+        c.items.forEach(walk);
+        return;
+      case 'not':
+        walk(c.item);
+        return;
+      case 'numCompare':
+      case 'dateKeyRange':
+        add(c.key);
+        return;
+      case 'oneOf':
+      case 'dateRule':
+        if (c.src.kind === 'cell') add(c.src.key);
+        return;
+      default:
+        return;
+    }
+  };
+  for (const root of roots) if (root) walk(root);
+  for (const { column, desc } of sorts.slice(0, 1)) uses.push({ column, kind: desc ? 'desc' : 'asc' });
+  return uses;
+}
+
+function scopeText(baseId: number, tableId: string): string {
+  return `base_id = ${Number(baseId)} and table_id = '${tableId.replace(/'/g, "''")}'`;
+}
+
+function compileText(db: Db, fragment: RawBuilder<unknown>): string {
+  const compiled = fragment.compile(db);
+  if (compiled.parameters.length > 0) throw new Error('an index expression must have no parameters');
+  return compiled.sql;
+}
+
+/** Mixed-case ids in lower-case-only names: each character's code in hex keeps them distinct. */
+function hex(id: string): string {
+  return Buffer.from(id).toString('hex');
+}

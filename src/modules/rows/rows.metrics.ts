@@ -1,0 +1,37 @@
+import { Gauge, type Registry } from 'prom-client';
+import type { BaseData } from './base-data.js';
+
+/**
+ * The rows module's memory in /metrics: each in-memory cache of reads, bounded in bytes (whole-base
+ * bodies, listing pages, presented row fragments), and the row indexes this database has.
+ */
+export function registerRowsMetrics(registry: Registry, data: BaseData): void {
+  new Gauge({
+    name: 'basegate_read_cache_bytes',
+    help: 'Bytes kept by the read caches: whole-base bodies (snapshot), listing pages (page), presented row fragments (fragments)',
+    labelNames: ['cache'],
+    registers: [registry],
+    collect() {
+      this.set({ cache: 'snapshot' }, data.snapshots.stats.bytes);
+      this.set({ cache: 'page' }, data.snapshots.pageStats.bytes);
+      this.set({ cache: 'fragments' }, data.rows.fragments.stats.bytes);
+    },
+  });
+  new Gauge({
+    name: 'basegate_row_indexes',
+    help: 'Expression indexes on base_rows for big tables (rows/row-indexes.ts) known to this process',
+    registers: [registry],
+    collect() {
+      this.set(data.indexes.count());
+    },
+  });
+  new Gauge({
+    name: 'basegate_row_index_builds',
+    help: 'Row index builds by this process since it started, by outcome',
+    labelNames: ['outcome'],
+    registers: [registry],
+    collect() {
+      for (const [outcome, n] of Object.entries(data.indexes.stats)) this.set({ outcome }, n);
+    },
+  });
+}

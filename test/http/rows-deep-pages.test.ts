@@ -1,0 +1,61 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DIALECTS, type TestApp } from '../helpers/index.js';
+import { appendRows, appWithTable, type Gateway } from './rows.fixtures.js';
+
+/**
+ * Deep pages of unsorted listings start after the nearest page end served before (rows/listing-positions.ts):
+ * paging through gives exactly the offset answer, with and without a filter, and a write in between
+ * (which moves every later row's position) is never answered from the positions learned before it.
+ */
+describe.each(DIALECTS)('deep pages by keyset (%s)', (dialect) => {
+  let t: TestApp;
+  let g: Gateway;
+  const N = 230;
+
+  beforeAll(async () => {
+    ({ t, g } = await appWithTable(dialect, {}, [
+      { column_name: 'Name', column_type: 'text' },
+      { column_name: 'N', column_type: 'number' },
+    ]));
+    await appendRows(g, 'T', Array.from({ length: N }, (_, i) => ({ Name: `r${i}`, N: i })));
+  });
+  afterAll(() => t.close());
+
+  const page = async (start: number, limit: number, filters?: unknown[]) => {
+    // Page cache evicted: every page is built from the rows (and the positions).
+    t.container.baseData.snapshots.evict(g.base.id);
+    const res = filters
+      ? await g.call('POST', `filtered-rows/?table_name=T&start=${start}&limit=${limit}`, { filters })
+      : await g.call('GET', `rows/?table_name=T&convert_keys=true&start=${start}&limit=${limit}`);
+    expect(res.statusCode, res.body).toBe(200);
+    return res.json<{ rows: Array<{ Name: string }> }>().rows.map((r) => r.Name);
+  };
+  const names = (from: number, to: number, step = 1) => Array.from({ length: Math.ceil((to - from) / step) }, (_, i) => `r${from + i * step}`);
+
+  it('pages through a table as the offsets would, learning page ends on the way', async () => {
+    const seen: string[] = [];
+    for (let start = 0; start < N; start += 40) seen.push(...(await page(start, 40)));
+    expect(seen).toEqual(names(0, N));
+    // A page between known ends, and one overlapping the last.
+    expect(await page(95, 10)).toEqual(names(95, 105));
+    expect(await page(225, 40)).toEqual(names(225, N));
+    expect(await page(N, 10)).toEqual([]);
+    expect(t.container.baseData.rows.positions.stats.positions).toBeGreaterThan(0);
+  });
+
+  it('pages through a filtered listing as the offsets would', async () => {
+    const even = [{ column_name: 'N', filter_predicate: 'greater_or_equal', filter_term: 100 }];
+    const seen: string[] = [];
+    for (let start = 0; start < N; start += 25) seen.push(...(await page(start, 25, even)));
+    expect(seen).toEqual(names(100, N));
+  });
+
+  it('does not use page ends learned before a write', async () => {
+    expect(await page(120, 5)).toEqual(names(120, 125));
+    const [id] = (await g.call('GET', 'rows/?table_name=T&start=10&limit=1')).json<{ rows: Array<{ _id: string }> }>().rows.map((r) => r._id);
+    expect((await g.call('DELETE', 'rows/', { table_name: 'T', row_ids: [id] })).statusCode).toBe(200);
+    // r10 is gone: position 120 is now r121.
+    expect(await page(120, 5)).toEqual(names(121, 126));
+    expect(await page(125, 5)).toEqual(names(126, 131));
+  });
+});
