@@ -117,7 +117,8 @@ describe.each(DIALECTS)('dtable-web-api against a listening server: groups and v
     expect(created.data).toMatchObject({ name: 'By admin', owner: carol.virtualId });
     const id = created.data.id;
     expect((await adminClient.sysAdminAddGroupMember(id, [bob.email, alice.email])).data.success).toHaveLength(2);
-    expect((await adminClient.sysAdminUpdateGroupMemberRole(id, bob.email, true)).data.role).toBe('Admin');
+    // The client appends `is_admin` to a Node form-data body, which takes text only (a browser's FormData would stringify a boolean).
+    expect((await adminClient.sysAdminUpdateGroupMemberRole(id, bob.email, 'true')).data.role).toBe('Admin');
     expect((await adminClient.sysAdminListGroupMembers(id)).data.total_count).toBe(3);
     expect((await adminClient.sysAdminDeleteGroupMember(id, alice.email)).data).toEqual({ success: true });
     expect((await adminClient.sysAdminTransferGroup(bob.email, id)).data.owner).toBe(bob.virtualId);
