@@ -305,6 +305,21 @@ describe.each(DIALECTS)('access through groups and view shares (%s)', (dialect) 
     expect((await gw(kept, 'GET', 'rows/?table_name=Table1', undefined, inGroup)).statusCode).toBe(200);
   });
 
+  it("counts group members among a base's related users (mention pickers, rule recipients); view-share recipients are not", async () => {
+    const base = await groupBase('related');
+    const related = async (b: TestBase) =>
+      ((await req(gOwner, 'GET', `/api/v2.1/dtables/${b.uuid}/related-users/`)).json().user_list as Array<{ email: string }>).map((u) => u.email);
+    const members = ((await req(gOwner, 'GET', `/api/v2.1/groups/${groupId}/members/`)).json() as Array<{ email: string }>).map((m) => m.email);
+    expect(members.slice(0, 3)).toEqual([gOwner.virtualId, gAdmin.virtualId, gMember.virtualId]);
+    expect(await related(base)).toEqual(members);
+    const shared = await createBase(t, gOwner, 'related shared');
+    await req(gOwner, 'POST', basePath(shared, 'share/'), { email: outsider.email, permission: 'r' });
+    expect(await related(shared)).toEqual([gOwner.virtualId, outsider.virtualId]);
+    await req(gOwner, 'POST', basePath(shared, 'group-shares/'), { group_id: groupId, permission: 'r' });
+    expect(await related(shared)).toEqual([gOwner.virtualId, outsider.virtualId, ...members.filter((m) => m !== gOwner.virtualId)]);
+    expect((await req(outsider, 'GET', `/api/v2.1/dtables/${base.uuid}/related-users/`)).statusCode).toBe(403);
+  });
+
   it('view shares: bad input and strangers get 4xx and change nothing', async () => {
     const count = async () => Number((await t.container.db.selectFrom('view_shares').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
     const before = await count();

@@ -172,3 +172,50 @@ export async function findBaseOwner(db: Executor, baseId: number): Promise<{ own
     .executeTakeFirst();
   return row === undefined ? undefined : { ownerId: Number(row.owner_id), groupId: row.group_id === null ? null : Number(row.group_id) };
 }
+
+/**
+ * Who has access to each base (the users a rule may notify, the base's related users): the workspace's
+ * owner, users it is shared with, members of the group whose workspace holds it, members of groups it
+ * is shared with. View-share recipients are not among them (they see one view, not the base). Active
+ * users only; one entry per base and user, the owner first, then in the order of those sources.
+ */
+export async function usersWithAccess(db: Executor, baseIds: readonly number[]): Promise<Array<{ base_id: number; user_id: number }>> {
+  if (baseIds.length === 0) return [];
+  const ids = [...baseIds];
+  const [owners, shared, inGroup, groupShared] = await Promise.all([
+    db
+      .selectFrom('bases')
+      .innerJoin('workspaces', 'workspaces.id', 'bases.workspace_id')
+      .select(['bases.id as base_id', 'workspaces.owner_id as user_id'])
+      .where('bases.id', 'in', ids)
+      .execute(),
+    db.selectFrom('base_shares').select(['base_id', 'user_id']).where('base_id', 'in', ids).orderBy('created_at').orderBy('user_id').execute(),
+    db
+      .selectFrom('bases')
+      .innerJoin('workspaces', 'workspaces.id', 'bases.workspace_id')
+      .innerJoin('group_members', 'group_members.group_id', 'workspaces.group_id')
+      .select(['bases.id as base_id', 'group_members.user_id'])
+      .where('bases.id', 'in', ids)
+      .orderBy('group_members.created_at')
+      .orderBy('group_members.user_id')
+      .execute(),
+    db
+      .selectFrom('base_group_shares')
+      .innerJoin('group_members', 'group_members.group_id', 'base_group_shares.group_id')
+      .select(['base_group_shares.base_id', 'group_members.user_id'])
+      .where('base_group_shares.base_id', 'in', ids)
+      .orderBy('base_group_shares.created_at')
+      .orderBy('group_members.user_id')
+      .execute(),
+  ]);
+  const seen = new Set<string>();
+  const out: Array<{ base_id: number; user_id: number }> = [];
+  for (const r of [...owners, ...shared, ...inGroup, ...groupShared]) {
+    const entry = { base_id: Number(r.base_id), user_id: Number(r.user_id) };
+    const key = `${entry.base_id}:${entry.user_id}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(entry);
+  }
+  return out;
+}

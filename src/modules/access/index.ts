@@ -7,7 +7,7 @@ export * from './policy.js';
 export * from './scope.js';
 export { BaseAccess, userAccessIn } from './base-access.js';
 export type { ResolvedBase } from './base-access.js';
-export { anyBaseListingQuery, baseListingQuery } from './access.repository.js';
+export { anyBaseListingQuery, baseListingQuery, usersWithAccess } from './access.repository.js';
 export type { BaseListing, BaseRow, UserBases, ViewShareRow, WorkspaceRow } from './access.repository.js';
 export type { BaseTokenClaims, BaseTokenGrant, BaseTokenSource } from './credentials.js';
 export { currentCaller, currentGateway } from './gateway.js';
