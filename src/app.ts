@@ -30,6 +30,7 @@ import { tokensRoutes } from './modules/tokens/index.js';
 import { auditRoutes } from './modules/audit/index.js';
 import { auditTrailPlugin } from './plugins/audit-trail.js';
 import { workspacesRoutes } from './modules/workspaces/index.js';
+import { groupsRoutes, sharingRoutes } from './modules/groups/index.js';
 import { webhooksRoutes } from './modules/webhooks/index.js';
 import { CollaboratorsService, collaboratorsRoutes } from './modules/collaborators/index.js';
 import { webConsolePlugin } from './plugins/web-console.js';
@@ -102,6 +103,8 @@ export async function buildApp(c: Container, options: BuildAppOptions = {}): Pro
   await app.register(
     workspacesRoutes({ bases: c.bases, shares: c.shares, links: c.links, clock: c.clock, publicUrl: c.config.publicUrl }),
   );
+  await app.register(groupsRoutes(c.groups.groups, c.accounts));
+  await app.register(sharingRoutes(c.groups.groupShares, c.groups.viewShares));
   await app.register(tokensRoutes({ accessTokens: c.accessTokens, apiTokens: c.tokens.apiTokens }));
   await app.register(rowsRoutes(c.baseData, c.config.baseBodyLimitBytes));
   await app.register(sqlRoutes(c.sql, c.config.baseBodyLimitBytes));

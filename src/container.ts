@@ -4,6 +4,7 @@ import { connect, type Db, type DbHandle, type DialectName } from './db/index.js
 import { systemClock, type Clock } from './shared/clock.js';
 import { AccountsService } from './modules/accounts/index.js';
 import { BasesService, ExternalLinksService, SharesService } from './modules/workspaces/index.js';
+import { createGroupsModule, type GroupsModule } from './modules/groups/index.js';
 import { BaseAccess } from './modules/access/index.js';
 import { createTokensModule, type AccessTokenService, type BaseTokenVerifier, type TokensModule } from './modules/tokens/index.js';
 import { Dispatcher } from './modules/outbox/index.js';
@@ -38,6 +39,8 @@ export interface Container {
   bases: BasesService;
   shares: SharesService;
   links: ExternalLinksService;
+  /** Groups, their members and workspaces, bases shared with groups, views shared with users or groups. */
+  groups: GroupsModule;
   accessTokens: AccessTokenService;
   baseTokens: BaseTokenVerifier;
   /** API-Tokens, temporary API-Tokens, Base-Tokens and their revocation. */
@@ -98,7 +101,8 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   const bases = new BasesService(db, clock, access, accounts, config.trashRetentionDays);
   const shares = new SharesService(db, clock, access, accounts);
   const links = new ExternalLinksService(db, clock, access);
-  const tokens = createTokensModule({ db, clock, config, access, accounts, bases, shares, links });
+  const groups = createGroupsModule({ db, clock, access, accounts, maxMembers: config.groupMaxMembers });
+  const tokens = createTokensModule({ db, clock, config, access, accounts, bases, shares, links, groups: groups.revocation });
   const dispatcher = new Dispatcher(db, handle.dialect, clock);
   const metrics = createMetrics();
   const webhooks = createWebhooksModule({
@@ -203,6 +207,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     access,
     bases,
     shares,
+    groups,
     links,
     accessTokens: tokens.accessTokens,
     baseTokens: tokens.verifier,

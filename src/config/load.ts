@@ -69,6 +69,8 @@ export interface Config {
   operationLogRetentionDays: number;
   /** AUDIT_LOG_RETENTION_DAYS — the audit log keeps a row this long (0: forever); default 365. */
   auditLogRetentionDays: number;
+  /** GROUP_MAX_MEMBERS — members a group may have, its owner included; default 500. */
+  groupMaxMembers: number;
   /** TRASH_RETENTION_DAYS — a deleted base stays restorable from the trash this long, then is purged; default 30. */
   trashRetentionDays: number;
   /** CHANGE_FEED_RETENTION_DAYS — committed changes stay readable by the change feed (and replayable) this long; default 7. */
@@ -196,6 +198,7 @@ export function loadConfig(env: Env = process.env, options: { persistSecret?: bo
     operationLogRetentionDays: int(env, 'OPERATION_LOG_RETENTION_DAYS', 180, 0, 36500),
     auditLogRetentionDays: int(env, 'AUDIT_LOG_RETENTION_DAYS', 365, 0, 36500),
     trashRetentionDays: int(env, 'TRASH_RETENTION_DAYS', 30, 0, 3650),
+    groupMaxMembers: int(env, 'GROUP_MAX_MEMBERS', 500, 1, 100_000),
     changeFeedRetentionDays: int(env, 'CHANGE_FEED_RETENTION_DAYS', 7, 1, 3650),
     webhookConcurrency: int(env, 'WEBHOOK_CONCURRENCY', 512, 1, 1024),
     ...faultLimits(env),

@@ -9,6 +9,7 @@ import type {
 } from '../modules/workspaces/workspaces.table.js';
 import type { BaseLinksTable, BaseRowsTable, RowIndexesTable } from '../modules/rows/rows.table.js';
 import type { EventColumnsTable, EventConsumersTable, EventsTable, StructureEventsTable } from '../modules/events/events.table.js';
+import type { BaseGroupSharesTable, GroupMembersTable, GroupsTable, ViewSharesTable } from '../modules/groups/groups.table.js';
 import type { RealtimePresenceTable } from '../modules/realtime/realtime.table.js';
 import type { RateLimitOverridesTable } from '../modules/limits/limits.table.js';
 import type { ApiTokensTable, ApiTokenUsageTable, CredentialVersionsTable } from '../modules/tokens/tokens.table.js';
@@ -73,6 +74,10 @@ export interface Database {
   held_event_columns: HeldEventColumnsTable;
   audit_log: AuditLogTable;
   audit_head: AuditHeadTable;
+  groups: GroupsTable;
+  group_members: GroupMembersTable;
+  base_group_shares: BaseGroupSharesTable;
+  view_shares: ViewSharesTable;
 }
 
 export type Db = Kysely<Database>;

@@ -17,6 +17,8 @@ declare module 'fastify' {
     scope?: readonly TokenOperation[] | 'any';
     /** The route answers with every table at once (the whole base): a table-scoped token may not call it. */
     scopeAllTables?: boolean;
+    /** The route is open to a view-limited token (a view share's): row listings, which impose the view, and row writes. */
+    viewOpen?: boolean;
   }
 }
 
@@ -97,7 +99,8 @@ function admit(request: FastifyRequest, mode: 'read' | 'write', result: GatewayC
 function operationRefusal(request: FastifyRequest, mode: 'read' | 'write', claims: BaseTokenClaims): string | null {
   const declared = request.routeOptions.config.scope;
   const operations = declared === 'any' ? undefined : (declared ?? [mode === 'read' ? 'read_rows' : 'write_rows']);
-  return scopeRefusal(claims.scope, { operations, ip: request.ip, allTables: request.routeOptions.config.scopeAllTables === true });
+  const config = request.routeOptions.config;
+  return scopeRefusal(claims.scope, { operations, ip: request.ip, allTables: config.scopeAllTables === true, viewOpen: config.viewOpen === true });
 }
 
 /** Every table the query string or body names (single values only; anything else names none). */

@@ -8,6 +8,7 @@ import { Editor } from './pages/Editor';
 import { Integrations } from './pages/Integrations';
 import { Inbox, Bell } from './pages/Inbox';
 import { Admin } from './pages/Admin';
+import { GroupPage, Groups } from './pages/Groups';
 import { Loading } from './ui';
 import { ExternalBase, externalLinkToken } from './pages/ExternalBase';
 import { t } from './i18n';
@@ -36,6 +37,7 @@ function Shell() {
         </a>
         <nav aria-label={t('nav.main')}>
           <a href={href()}>{t('nav.bases')}</a>
+          <a href={href('groups')}>{t('nav.groups')}</a>
           {user.is_staff && <a href={href('admin')}>{t('nav.admin')}</a>}
           <a href={href('settings')}>{t('nav.settings')}</a>
         </nav>
@@ -63,6 +65,8 @@ function Page({ route }: { route: string[] }) {
       return <Inbox />;
     case 'admin':
       return <Admin />;
+    case 'groups':
+      return a ? <GroupPage key={a} groupId={a} /> : <Groups />;
     case 'base':
       if (a && b) {
         if (c === 'share') return <Share workspaceId={a} baseName={b} />;

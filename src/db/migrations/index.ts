@@ -25,6 +25,7 @@ import * as m0024 from './0024_webhook_replay.js';
 import * as m0025 from './0025_webhook_pacing.js';
 import * as m0026 from './0026_audit_log.js';
 import * as m0027 from './0027_trash.js';
+import * as m0028 from './0028_groups.js';
 import * as m0029 from './0029_row_indexes.js';
 import * as m0032 from './0032_automation_links.js';
 
@@ -59,6 +60,7 @@ export const migrations: Record<string, Migration> = {
   '0025_webhook_pacing': m0025,
   '0026_audit_log': m0026,
   '0027_trash': m0027,
+  '0028_groups': m0028,
   '0029_row_indexes': m0029,
   '0032_automation_links': m0032,
 };

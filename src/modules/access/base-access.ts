@@ -3,8 +3,8 @@ import { notFound, permissionDenied } from '../../shared/errors.js';
 import { parsePositiveId } from '../../shared/ids.js';
 import type { AccountUser } from '../accounts/index.js';
 import * as repo from './access.repository.js';
-import type { BaseListing, UserBases, WorkspaceRow } from './access.repository.js';
-import { atLeast, decide, isSharePermission, type AccessDecision, type BasePermission } from './policy.js';
+import type { BaseListing, UserBases, ViewShareRow, WorkspaceRow } from './access.repository.js';
+import { atLeast, decide, mayCreateBaseIn, type AccessDecision, type BasePermission, type GroupRole } from './policy.js';
 
 export interface ResolvedBase {
   base: BaseListing;
@@ -40,10 +40,30 @@ export class BaseAccess {
     return (await this.decisionFor(base, userId)).permission;
   }
 
-  /** The policy's decision for a user on a base (the owner needs no share lookup). */
-  async decisionFor(base: Pick<BaseListing, 'id' | 'owner_id'>, userId: number): Promise<AccessDecision> {
-    const share = base.owner_id === userId ? null : await repo.findShare(this.db, base.id, userId);
-    return decide({ kind: 'user', userId, ownerId: base.owner_id, share: isSharePermission(share) ? share : null });
+  /** The policy's decision for a user on a base (the owner needs no further lookup). */
+  async decisionFor(base: Pick<BaseListing, 'id' | 'owner_id'> & { group_id?: number | null }, userId: number): Promise<AccessDecision> {
+    return decisionIn(this.db, base, userId);
+  }
+
+  /** Whether the user may create, copy or move bases into the workspace (its owner; a group's members). */
+  async mayCreateIn(workspace: WorkspaceRow, userId: number): Promise<boolean> {
+    const role = workspace.group_id === null ? null : await repo.findGroupRole(this.db, workspace.group_id, userId);
+    return mayCreateBaseIn(workspace, userId, role);
+  }
+
+  /** The user's role in a group (null: not a member). */
+  groupRole(groupId: number, userId: number, db: Executor = this.db): Promise<GroupRole | null> {
+    return repo.findGroupRole(db, groupId, userId);
+  }
+
+  /** The view share `id` (user or group kind) on the base, when it reaches the user; undefined otherwise. */
+  viewShareFor(kind: 'user' | 'group', id: number, baseId: number, userId: number): Promise<ViewShareRow | undefined> {
+    return repo.findViewShareFor(this.db, kind, id, baseId, userId);
+  }
+
+  /** Every base a group reaches (its workspace's, shared with it, with a view shared with it); `db` may be a transaction. */
+  basesOfGroup(groupId: number, db: Executor = this.db): Promise<number[]> {
+    return repo.basesOfGroup(db, groupId);
   }
 
   /** What a user can reach: shared base ids and owned base uuids (for revocation; `db` may be a transaction). */
@@ -74,8 +94,15 @@ export class BaseAccess {
  * write see the same shares); `none` for an unknown base.
  */
 export async function userAccessIn(executor: Executor, baseId: number, userId: number): Promise<AccessDecision> {
-  const ownerId = await repo.findBaseOwnerId(executor, baseId);
-  if (ownerId === undefined) return decide({ kind: 'user', userId, ownerId: -1, share: null });
-  const share = ownerId === userId ? null : await repo.findShare(executor, baseId, userId);
-  return decide({ kind: 'user', userId, ownerId, share: isSharePermission(share) ? share : null });
+  const owner = await repo.findBaseOwner(executor, baseId);
+  if (owner === undefined) return decide({ kind: 'user', userId, ownerId: -1, share: null });
+  return decisionIn(executor, { id: baseId, owner_id: owner.ownerId, group_id: owner.groupId }, userId);
+}
+
+/** Gathers the user's facts on the base (own share, group role, group shares) and asks the policy. */
+async function decisionIn(db: Executor, base: { id: number; owner_id: number; group_id?: number | null }, userId: number): Promise<AccessDecision> {
+  if (base.owner_id === userId) return decide({ kind: 'user', userId, ownerId: base.owner_id, share: null });
+  const groupId = base.group_id === undefined ? ((await repo.findBaseOwner(db, base.id))?.groupId ?? null) : base.group_id;
+  const facts = await repo.userBaseFacts(db, base.id, groupId, userId);
+  return decide({ kind: 'user', userId, ownerId: base.owner_id, ...facts });
 }

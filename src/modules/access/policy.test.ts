@@ -1,5 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { REQUIRED, atLeast, decide, isSharePermission, mayAdminister, mayCreateBaseIn, permissionOn, tokenPermissionFor, type BasePermission } from './policy.js';
+import {
+  GROUP_REQUIRED,
+  REQUIRED,
+  atLeast,
+  decide,
+  groupRoleAtLeast,
+  isSharePermission,
+  mayAdminister,
+  mayCreateBaseIn,
+  permissionOn,
+  tokenPermissionFor,
+  type BasePermission,
+} from './policy.js';
 
 describe('base policy', () => {
   it('ranks owner ⊃ admin ⊃ rw ⊃ r ⊃ none', () => {
@@ -86,8 +98,37 @@ describe('base policy', () => {
     expect(mayAdminister({ isStaff: false })).toBe(false);
   });
 
-  it('lets only the owner of a workspace create bases in it', () => {
-    expect(mayCreateBaseIn(1, 1)).toBe(true);
-    expect(mayCreateBaseIn(1, 2)).toBe(false);
+  it('lets only the owner of a personal workspace create bases in it', () => {
+    expect(mayCreateBaseIn({ owner_id: 1, group_id: null }, 1)).toBe(true);
+    expect(mayCreateBaseIn({ owner_id: 1, group_id: null }, 2)).toBe(false);
+    expect(mayCreateBaseIn({ owner_id: 1, group_id: null }, 2, 'admin')).toBe(false);
+  });
+
+  it("lets every member of a group create bases in the group's workspace, and nobody else", () => {
+    const ws = { owner_id: 1, group_id: 7 };
+    for (const role of ['owner', 'admin', 'member'] as const) expect(mayCreateBaseIn(ws, 2, role)).toBe(true);
+    expect(mayCreateBaseIn(ws, 2, null)).toBe(false);
+  });
+
+  it('gives group roles, group shares and own shares together the best of them', () => {
+    const user = { kind: 'user', userId: 2, ownerId: 1, share: null } as const;
+    expect(decide({ ...user, groupRole: 'member' }).permission).toBe('rw');
+    expect(decide({ ...user, groupRole: 'admin' }).permission).toBe('owner');
+    expect(decide({ ...user, groupRole: 'owner' }).permission).toBe('owner');
+    expect(decide({ ...user, groupShares: ['r'] }).permission).toBe('r');
+    expect(decide({ ...user, groupShares: ['r', 'admin', 'rw'] }).permission).toBe('admin');
+    expect(decide({ ...user, share: 'r', groupShares: ['rw'] }).permission).toBe('rw');
+    expect(decide({ ...user, share: 'admin', groupRole: 'member' }).permission).toBe('admin');
+    expect(decide({ ...user, groupShares: [] }).permission).toBe('none');
+    expect(decide({ ...user, groupShares: [] }).tokenPermission).toBeNull();
+  });
+
+  it('orders group roles owner ⊃ admin ⊃ member ⊃ none', () => {
+    expect(groupRoleAtLeast('owner', GROUP_REQUIRED.own)).toBe(true);
+    expect(groupRoleAtLeast('admin', GROUP_REQUIRED.own)).toBe(false);
+    expect(groupRoleAtLeast('admin', GROUP_REQUIRED.manage)).toBe(true);
+    expect(groupRoleAtLeast('member', GROUP_REQUIRED.manage)).toBe(false);
+    expect(groupRoleAtLeast('member', GROUP_REQUIRED.view)).toBe(true);
+    expect(groupRoleAtLeast(null, GROUP_REQUIRED.view)).toBe(false);
   });
 });

@@ -15,10 +15,38 @@ export function isSharePermission(value: unknown): value is SharePermission {
   return typeof value === 'string' && (SHARE_PERMISSIONS as readonly string[]).includes(value);
 }
 
-/** The permission of `userId` on a base owned by `ownerId`, given the user's share (if any). */
-export function permissionOn(ownerId: number, userId: number, share: SharePermission | null | undefined): BasePermission {
+/** A member's role in a group. */
+export type GroupRole = 'owner' | 'admin' | 'member';
+
+/**
+ * What a role in the group that owns a base's workspace grants on the base: the group's owner and
+ * admins manage the group's bases (delete included), members read and write them.
+ */
+export function groupRolePermission(role: GroupRole | null | undefined): BasePermission {
+  if (!role) return 'none';
+  return role === 'member' ? 'rw' : 'owner';
+}
+
+/** The highest of some permissions ('none' for none). */
+export function highest(...permissions: Array<BasePermission | null | undefined>): BasePermission {
+  let best: BasePermission = 'none';
+  for (const p of permissions) if (p && RANK[p] > RANK[best]) best = p;
+  return best;
+}
+
+/**
+ * The permission of `userId` on a base owned by `ownerId`: the best of being its owner, the user's own
+ * share, the user's role in the group whose workspace holds the base, and the shares to the user's groups.
+ */
+export function permissionOn(
+  ownerId: number,
+  userId: number,
+  share: SharePermission | null | undefined,
+  groupRole: GroupRole | null = null,
+  groupShares: readonly SharePermission[] = [],
+): BasePermission {
   if (ownerId === userId) return 'owner';
-  return share ?? 'none';
+  return highest(share, groupRolePermission(groupRole), ...groupShares);
 }
 
 export function atLeast(have: BasePermission, need: BasePermission): boolean {
@@ -36,9 +64,30 @@ export function mayAdminister(account: { isStaff: boolean }): boolean {
   return account.isStaff;
 }
 
-/** Whether a user may create or copy bases into a workspace: only its owner (personal workspaces). */
-export function mayCreateBaseIn(workspaceOwnerId: number, userId: number): boolean {
-  return workspaceOwnerId === userId;
+/**
+ * Whether a user may create, copy or move bases into a workspace: a personal workspace only its owner,
+ * a group's workspace every member of the group (`groupRole` is the user's role in that group).
+ */
+export function mayCreateBaseIn(workspace: { owner_id: number; group_id: number | null }, userId: number, groupRole: GroupRole | null = null): boolean {
+  if (workspace.group_id !== null) return groupRole !== null;
+  return workspace.owner_id === userId;
+}
+
+/** What each operation on a group needs from the caller's role in it. */
+export const GROUP_REQUIRED = {
+  /** See the group, its members and its workspace. */
+  view: 'member',
+  /** Rename; add, remove and search members; manage the group's trash. */
+  manage: 'admin',
+  /** Make or unmake admins, transfer, delete the group. */
+  own: 'owner',
+} as const satisfies Record<string, GroupRole>;
+
+const GROUP_RANK: Record<GroupRole, number> = { member: 1, admin: 2, owner: 3 };
+
+/** Whether a role in a group (null: not a member) is enough for an operation on it. */
+export function groupRoleAtLeast(role: GroupRole | null | undefined, need: GroupRole): boolean {
+  return role !== null && role !== undefined && GROUP_RANK[role] >= GROUP_RANK[need];
 }
 
 /** What each action on a base requires. */
@@ -59,10 +108,20 @@ export const REQUIRED = {
  * A credential and the facts about it on one base — everything a decision needs. A user (Account-Token,
  * or a temporary API-Token naming the user) is judged by the base's owner and the user's share; an
  * API-Token by its own permission; a valid external link is read-only; a verified Base-Token carries
- * its permission. (A group role, a view share or a token scope will each be one more fact here.)
+ * its permission. A view share is not a fact here: it grants no permission on the base, only a
+ * Base-Token limited to its view (see `viewShareGrant`).
  */
 export type AccessFacts =
-  | { kind: 'user'; userId: number; ownerId: number; share: SharePermission | null }
+  | {
+      kind: 'user';
+      userId: number;
+      ownerId: number;
+      share: SharePermission | null;
+      /** The user's role in the group whose workspace holds the base (null: personal workspace or not a member). */
+      groupRole?: GroupRole | null;
+      /** The permissions the base is shared at with groups the user is in. */
+      groupShares?: readonly SharePermission[];
+    }
   | { kind: 'api-token'; permission: string }
   | { kind: 'external-link' }
   | { kind: 'base-token'; permission: string };
@@ -89,7 +148,7 @@ export function decide(facts: AccessFacts): AccessDecision {
 function permissionFrom(facts: AccessFacts): BasePermission {
   switch (facts.kind) {
     case 'user':
-      return permissionOn(facts.ownerId, facts.userId, facts.share);
+      return permissionOn(facts.ownerId, facts.userId, facts.share, facts.groupRole ?? null, facts.groupShares ?? []);
     case 'api-token':
     case 'base-token':
       // 'rw' or 'r'; anything else only reads, as the original.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { inNetworks, isUnscoped, parseNetwork, scopeRefusal } from './scope.js';
+import { imposeView, inNetworks, isUnscoped, parseNetwork, scopeRefusal, viewShareScope } from './scope.js';
 
 describe('token scope policy', () => {
   it('an absent scope or dimension restricts nothing', () => {
@@ -32,5 +32,28 @@ describe('token scope policy', () => {
     for (const bad of ['10.0.0.0/33', '10.0.0.0/', 'x/8', '10.0.0.0/8/1', '::/129', '10.0.0.0/0x1']) expect(parseNetwork(bad)).toBeNull();
     expect(inNetworks(['2001:db8::/32'], '2001:db8:1::5')).toBe(true);
     expect(inNetworks(['2001:db8::/32'], 'not an ip')).toBe(false);
+  });
+});
+
+describe('view-share scope', () => {
+  const scope = viewShareScope('T1', 'V1', 'r');
+
+  it('admits row listings of its table on routes open to views, and nothing else', () => {
+    expect(scopeRefusal(scope, { operations: ['read_rows'], viewOpen: true })).toBeNull();
+    expect(scopeRefusal(scope, { tables: ['T1'] })).toBeNull();
+    expect(scopeRefusal(scope, { tables: ['T2'] })).toContain('T2');
+    expect(scopeRefusal(scope, { operations: ['read_rows'], viewOpen: false })).toContain('one view');
+    expect(scopeRefusal(scope, { operations: ['sql'] })).toContain('sql');
+    expect(scopeRefusal(scope, { operations: ['files'] })).toContain('files');
+    expect(scopeRefusal(scope, { operations: ['write_rows'], viewOpen: true })).toContain('write_rows');
+    // The live channel's room is every table.
+    expect(scopeRefusal(scope, { operations: ['read_rows'], allTables: true })).not.toBeNull();
+    expect(scopeRefusal(viewShareScope('T1', 'V1', 'rw'), { operations: ['write_rows'], viewOpen: true })).toBeNull();
+  });
+
+  it('imposes its view on a listing, replacing names', () => {
+    expect(imposeView(scope, { table_name: 'People', view_name: 'Other', limit: 5 } as never)).toEqual({ table_id: 'T1', view_id: 'V1', limit: 5 });
+    expect(imposeView(undefined, { table_name: 'People' })).toBeNull();
+    expect(isUnscoped(scope)).toBe(false);
   });
 });

@@ -15,6 +15,11 @@ export interface TokenScope {
   operations?: TokenOperation[];
   /** Client networks (CIDR or single addresses) it may be used from; absent = anywhere. */
   networks?: string[];
+  /**
+   * One view of one table (ids), for Base-Tokens issued through a view share: row listings are that
+   * view's rows (its filters, its hidden columns hidden); `tables` then names only that table.
+   */
+  view?: { table: string; view: string };
 }
 
 /** What one request asks of a scope. */
@@ -27,6 +32,8 @@ export interface ScopeNeed {
   allTables?: boolean;
   /** The client address, checked against `networks`. */
   ip?: string;
+  /** For a gateway route: whether it is open to a view-limited token (row listings and row writes only). */
+  viewOpen?: boolean;
 }
 
 export const MAX_SCOPE_TABLES = 100;
@@ -38,7 +45,7 @@ export function isTokenOperation(value: unknown): value is TokenOperation {
 
 /** True when the scope restricts nothing (the token is an unscoped, compatible one). */
 export function isUnscoped(scope: TokenScope | null | undefined): boolean {
-  return !scope || (!scope.tables && !scope.operations && !scope.networks);
+  return !scope || (!scope.tables && !scope.operations && !scope.networks && !scope.view);
 }
 
 /**
@@ -50,6 +57,7 @@ export function scopeRefusal(scope: TokenScope | null | undefined, need: ScopeNe
   if (scope.networks && (need.ip === undefined || !inNetworks(scope.networks, need.ip))) {
     return `The token may not be used from ${need.ip ?? 'this client'}: its allowed networks do not include it.`;
   }
+  if (scope.view && need.viewOpen === false) return 'The token is limited to one view: only its rows can be listed (and written).';
   if (scope.operations && need.operations && !need.operations.some((op) => scope.operations!.includes(op))) {
     return `The token's scope lacks the operation ${need.operations.join(' or ')}.`;
   }
@@ -60,6 +68,28 @@ export function scopeRefusal(scope: TokenScope | null | undefined, need: ScopeNe
     }
   }
   return null;
+}
+
+/**
+ * The scope of a Base-Token issued through a view share: the view's table only, rows read (and written
+ * for `rw`), nothing else — no SQL, structure, files, comments, nor the live channel (every table).
+ */
+export function viewShareScope(tableId: string, viewId: string, permission: 'r' | 'rw'): TokenScope {
+  return { tables: [tableId], operations: permission === 'rw' ? ['read_rows', 'write_rows'] : ['read_rows'], view: { table: tableId, view: viewId } };
+}
+
+/**
+ * What a row listing asks for, once a view-limited token's view is imposed: the request may name the
+ * view's table and view (by id or name, checked by the caller against the metadata) or nothing; the
+ * view's ids replace whatever it named. Null = the scope has no view (the request stands as it is).
+ */
+export function imposeView<T extends { table_name?: string; table_id?: string; view_name?: string; view_id?: string }>(
+  scope: TokenScope | null | undefined,
+  query: T,
+): T | null {
+  if (!scope?.view) return null;
+  const { table_name: _tn, view_name: _vn, ...rest } = query;
+  return { ...(rest as T), table_id: scope.view.table, view_id: scope.view.view };
 }
 
 /** Parses `a.b.c.d/n`, `x::/n` or a single address; null when malformed. */

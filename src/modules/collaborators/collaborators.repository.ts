@@ -1,4 +1,5 @@
 import type { Executor } from '../../db/index.js';
+import { usersWithAccess } from '../access/index.js';
 
 export interface RelatedUserRow {
   virtual_id: string;
@@ -6,24 +7,19 @@ export interface RelatedUserRow {
   email: string;
 }
 
-/** Everyone with access to the base: its owner, then the users it is shared with (active users only). */
+/** Everyone with access to the base (`access`'s `usersWithAccess`: its owner, shares, groups), active users only. */
 export async function relatedUsers(db: Executor, baseId: number): Promise<RelatedUserRow[]> {
-  const owner = await db
-    .selectFrom('bases')
-    .innerJoin('workspaces', 'workspaces.id', 'bases.workspace_id')
-    .innerJoin('users', 'users.id', 'workspaces.owner_id')
-    .select(['users.virtual_id', 'users.name', 'users.email'])
-    .where('bases.id', '=', baseId)
-    .where('users.is_active', '=', 1)
+  const access = await usersWithAccess(db, [baseId]);
+  if (access.length === 0) return [];
+  const users = await db
+    .selectFrom('users')
+    .select(['id', 'virtual_id', 'name', 'email'])
+    .where('id', 'in', access.map((a) => a.user_id))
+    .where('is_active', '=', 1)
     .execute();
-  const shared = await db
-    .selectFrom('base_shares')
-    .innerJoin('users', 'users.id', 'base_shares.user_id')
-    .select(['users.virtual_id', 'users.name', 'users.email'])
-    .where('base_shares.base_id', '=', baseId)
-    .where('users.is_active', '=', 1)
-    .orderBy('base_shares.created_at')
-    .orderBy('users.id')
-    .execute();
-  return [...owner, ...shared];
+  const byId = new Map(users.map((u) => [Number(u.id), u]));
+  return access.flatMap((a) => {
+    const u = byId.get(a.user_id);
+    return u ? [{ virtual_id: u.virtual_id, name: u.name, email: u.email }] : [];
+  });
 }

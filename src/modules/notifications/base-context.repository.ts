@@ -1,4 +1,5 @@
 import type { Executor } from '../../db/index.js';
+import { usersWithAccess } from '../access/index.js';
 
 /** Read-only lookups of other modules' tables that rules need (the base's metadata, members, users). */
 
@@ -15,25 +16,21 @@ export interface MemberRow {
   name: string;
 }
 
-/** Active users with access to each base: the workspace owner and everyone the base is shared with. */
+/** Active users with access to each base (who counts is `access`'s `usersWithAccess`: owner, shares, groups). */
 export async function membersOf(db: Executor, baseIds: number[]): Promise<MemberRow[]> {
-  if (baseIds.length === 0) return [];
-  const owners = await db
-    .selectFrom('bases')
-    .innerJoin('workspaces', 'workspaces.id', 'bases.workspace_id')
-    .innerJoin('users', 'users.id', 'workspaces.owner_id')
-    .select(['bases.id as base_id', 'users.id as user_id', 'users.virtual_id', 'users.name'])
-    .where('bases.id', 'in', baseIds)
-    .where('users.is_active', '=', 1)
+  const access = await usersWithAccess(db, baseIds);
+  if (access.length === 0) return [];
+  const users = await db
+    .selectFrom('users')
+    .select(['id', 'virtual_id', 'name'])
+    .where('id', 'in', [...new Set(access.map((a) => a.user_id))])
+    .where('is_active', '=', 1)
     .execute();
-  const shared = await db
-    .selectFrom('base_shares')
-    .innerJoin('users', 'users.id', 'base_shares.user_id')
-    .select(['base_shares.base_id', 'users.id as user_id', 'users.virtual_id', 'users.name'])
-    .where('base_shares.base_id', 'in', baseIds)
-    .where('users.is_active', '=', 1)
-    .execute();
-  return [...owners, ...shared].map((r) => ({ base_id: Number(r.base_id), user_id: Number(r.user_id), virtual_id: r.virtual_id, name: r.name }));
+  const byId = new Map(users.map((u) => [Number(u.id), u]));
+  return access.flatMap((a) => {
+    const u = byId.get(a.user_id);
+    return u ? [{ base_id: a.base_id, user_id: a.user_id, virtual_id: u.virtual_id, name: u.name }] : [];
+  });
 }
 
 export interface BaseInfo {

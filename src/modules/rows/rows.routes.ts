@@ -1,5 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
+import { apiError } from '../../shared/errors.js';
+import { currentGateway, imposeView } from '../access/index.js';
 import { actorOf, baseOf, GATEWAY, readGetBody, viewerOf } from './gateway-request.js';
 import type { LinksService } from './links.service.js';
 import {
@@ -30,6 +32,9 @@ export interface RowRoutesDeps {
 
 const read = { baseAuth: 'read' } as const;
 const write = { baseAuth: 'write' } as const;
+/** Open to a view share's token: listings impose its view (`limited`); row writes stay within its table. */
+const viewRead = { baseAuth: 'read', viewOpen: true } as const;
+const viewWrite = { baseAuth: 'write', viewOpen: true } as const;
 const tags = ['base rows'];
 
 /** Rows, filtered rows and links under `/api-gateway/api/v2/dtables/{base_uuid}/`. */
@@ -42,13 +47,19 @@ export function rowRoutes({ rows, links, bodyLimit, snapshots }: RowRoutesDeps):
     const key = JSON.stringify([query, filter ?? null, viewer.currentUser ?? null, rows.today()]);
     return snapshots.page(base, key, build);
   };
+  /** A view-limited token (a view share) lists its view's rows only, whatever view the request names. */
+  const limited = <Q extends ListInput>(request: Parameters<typeof currentGateway>[0], query: Q): Q => {
+    const scope = currentGateway(request).claims.scope;
+    if (scope?.view && query.view_id !== undefined && query.view_id !== scope.view.view) throw apiError(403, 'The token is limited to one view.');
+    return imposeView(scope, query) ?? query;
+  };
   // The body is JSON already (no response serializer runs; the schema still documents it).
   const sendJson = (reply: FastifyReply, body: Buffer) => reply.type('application/json; charset=utf-8').send(body);
   return async (app) => {
     app.get(
       `${GATEWAY}/rows/`,
-      { config: read, schema: { tags, params: BaseUuidParams, querystring: ListRowsQuery, response: { 200: RowsResponse } } },
-      async (request, reply) => sendJson(reply, await listing(baseOf(request), request.query, viewerOf(request))),
+      { config: viewRead, schema: { tags, params: BaseUuidParams, querystring: ListRowsQuery, response: { 200: RowsResponse } } },
+      async (request, reply) => sendJson(reply, await listing(baseOf(request), limited(request, request.query), viewerOf(request))),
     );
     app.get(
       `${GATEWAY}/rows/:row_id/`,
@@ -57,33 +68,33 @@ export function rowRoutes({ rows, links, bodyLimit, snapshots }: RowRoutesDeps):
     );
     app.post(
       `${GATEWAY}/rows/`,
-      { config: write, bodyLimit, schema: { tags, params: BaseUuidParams, body: AnyBody, response: { 200: AppendResponse } } },
+      { config: viewWrite, bodyLimit, schema: { tags, params: BaseUuidParams, body: AnyBody, response: { 200: AppendResponse } } },
       async (request) => rows.append(baseOf(request), actorOf(request), request.body),
     );
     app.put(
       `${GATEWAY}/rows/`,
-      { config: write, bodyLimit, schema: { tags, params: BaseUuidParams, body: AnyBody, response: { 200: Success } } },
+      { config: viewWrite, bodyLimit, schema: { tags, params: BaseUuidParams, body: AnyBody, response: { 200: Success } } },
       async (request) => rows.update(baseOf(request), actorOf(request), request.body),
     );
     app.delete(
       `${GATEWAY}/rows/`,
-      { config: write, bodyLimit, schema: { tags, params: BaseUuidParams, body: AnyBody, response: { 200: DeleteRowsResponse } } },
+      { config: viewWrite, bodyLimit, schema: { tags, params: BaseUuidParams, body: AnyBody, response: { 200: DeleteRowsResponse } } },
       async (request) => rows.remove(baseOf(request), actorOf(request), request.body),
     );
 
     // Filters travel in a JSON body of a GET (the Python client); POST is accepted too.
     app.get(
       `${GATEWAY}/filtered-rows/`,
-      { config: read, schema: { tags, params: BaseUuidParams, querystring: ListRowsQuery, response: { 200: RowsResponse } } },
+      { config: viewRead, schema: { tags, params: BaseUuidParams, querystring: ListRowsQuery, response: { 200: RowsResponse } } },
       async (request, reply) => {
         const body = await readGetBody(request, bodyLimit);
-        return sendJson(reply, await listing(baseOf(request), request.query, viewerOf(request), filterSpec(body)));
+        return sendJson(reply, await listing(baseOf(request), limited(request, request.query), viewerOf(request), filterSpec(body)));
       },
     );
     app.post(
       `${GATEWAY}/filtered-rows/`,
-      { config: read, bodyLimit, schema: { tags, params: BaseUuidParams, querystring: ListRowsQuery, body: AnyBody, response: { 200: RowsResponse } } },
-      async (request, reply) => sendJson(reply, await listing(baseOf(request), request.query, viewerOf(request), filterSpec(request.body))),
+      { config: viewRead, bodyLimit, schema: { tags, params: BaseUuidParams, querystring: ListRowsQuery, body: AnyBody, response: { 200: RowsResponse } } },
+      async (request, reply) => sendJson(reply, await listing(baseOf(request), limited(request, request.query), viewerOf(request), filterSpec(request.body))),
     );
 
     app.post(

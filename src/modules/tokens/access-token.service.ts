@@ -1,9 +1,11 @@
+import type { Db } from '../../db/index.js';
 import type { Clock } from '../../shared/clock.js';
+import { loadMetadata } from '../rows/index.js';
 import { apiError, notFound, permissionDenied } from '../../shared/errors.js';
 import { parseAuthorization } from '../../shared/authorization.js';
 import type { AccountsService, AccountUser } from '../accounts/index.js';
 import type { ExternalLinksService, ShareTarget } from '../workspaces/index.js';
-import { REQUIRED, decide, type BaseAccess, type BaseListing, type BaseTokenGrant } from '../access/index.js';
+import { REQUIRED, decide, viewShareScope, type BaseAccess, type BaseListing, type BaseTokenGrant } from '../access/index.js';
 import type { ApiTokensService } from './api-tokens.service.js';
 import type { BaseTokenSigner } from './base-token.js';
 import { credentialKey, type CredentialVersions } from './credential-versions.js';
@@ -30,6 +32,7 @@ type BaseFacts = Pick<BaseListing, 'uuid' | 'workspace_id' | 'name'>;
 type Grant = Omit<BaseTokenGrant, 'baseUuid' | 'ownerId'>;
 
 export interface AccessTokenDeps {
+  db: Db;
   signer: BaseTokenSigner;
   access: BaseAccess;
   accounts: AccountsService;
@@ -122,6 +125,28 @@ export class AccessTokenService {
     const grant: Grant = { permission: tokenPermission, username: 'dtable-web', appName: null, source: 'external-link', sourceId: link.id, version };
     const notAfter = link.expire_at === null ? undefined : Math.floor(link.expire_at / 1000);
     return this.issue(base, grant, await this.ownerVirtualId(base.owner_id), notAfter);
+  }
+
+  /**
+   * From an Account-Token through a view share (`…/user-view-share-access-token/?user_view_share_id=`,
+   * `…/group-view-share-access-token/?group_view_share_id=`): a Base-Token limited to the view (its
+   * table, its rows, read or read-write as shared). A share that does not reach the user is 404.
+   */
+  async forViewShare(user: AccountUser, workspaceId: string, baseName: string, kind: 'user' | 'group', shareId: unknown): Promise<AccessTokenResponse> {
+    const id = typeof shareId === 'string' && /^\d{1,15}$/.test(shareId) ? Number(shareId) : null;
+    if (id === null) throw apiError(400, `${kind}_view_share_id invalid.`);
+    const base = await this.deps.access.find(workspaceId, baseName);
+    const version = await this.deps.versions.current(credentialKey.share(base.id, user.id));
+    const share = await this.deps.access.viewShareFor(kind, id, base.id, user.id);
+    if (!share) throw notFound('View share not found.');
+    const table = (await loadMetadata(this.deps.db, base.id)).tables.find((t) => t._id === share.table_id);
+    if (!table || !table.views.some((v) => v._id === share.view_id)) throw notFound('View share not found.');
+    const permission = share.permission === 'rw' ? 'rw' : 'r';
+    const scope = viewShareScope(share.table_id, share.view_id, permission);
+    // The table by id and by its present name (requests may name it either way).
+    scope.tables = [...new Set([table._id, table.name])];
+    const owner = base.owner_id === user.id ? user.virtualId : await this.ownerVirtualId(base.owner_id);
+    return this.issue(base, { permission, username: user.virtualId, appName: null, source: 'account', sourceId: user.id, version, scope }, owner);
   }
 
   /** `GET …/temp-api-token/`: a one-hour token for this base and user (any access to the base). */

@@ -92,9 +92,21 @@ const strings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) =
 /** A signed scope claim; null when malformed (the token is then invalid: fail closed). */
 function toScope(v: unknown): TokenScope | null {
   if (typeof v !== 'object' || v === null) return null;
-  const { tables, operations, networks } = v as Record<string, unknown>;
+  const { tables, operations, networks, view } = v as Record<string, unknown>;
   if (tables !== undefined && !strings(tables)) return null;
+  if (view !== undefined && !isViewLimit(view)) return null;
   if (networks !== undefined && !strings(networks)) return null;
   if (operations !== undefined && !(Array.isArray(operations) && operations.every(isTokenOperation))) return null;
-  return { ...(tables ? { tables } : {}), ...(operations ? { operations } : {}), ...(networks ? { networks } : {}) };
+  return {
+    ...(tables ? { tables } : {}),
+    ...(operations ? { operations } : {}),
+    ...(networks ? { networks } : {}),
+    ...(view ? { view: view as { table: string; view: string } } : {}),
+  };
+}
+
+function isViewLimit(v: unknown): boolean {
+  if (typeof v !== 'object' || v === null) return false;
+  const { table, view } = v as Record<string, unknown>;
+  return typeof table === 'string' && typeof view === 'string';
 }

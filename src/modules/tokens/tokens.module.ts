@@ -3,6 +3,7 @@ import type { Clock } from '../../shared/clock.js';
 import type { AccountsService } from '../accounts/index.js';
 import type { BasesService, ExternalLinksService, SharesService } from '../workspaces/index.js';
 import type { BaseAccess } from '../access/index.js';
+import type { AccessRevocation } from '../groups/index.js';
 import { AccessTokenService } from './access-token.service.js';
 import { ApiTokensService } from './api-tokens.service.js';
 import { BaseTokenSigner } from './base-token.js';
@@ -23,6 +24,8 @@ export interface TokensModuleDeps {
   bases: BasesService;
   shares: SharesService;
   links: ExternalLinksService;
+  /** Group membership, group shares and view shares: who loses access to which base. */
+  groups: AccessRevocation;
 }
 
 export interface TokensModule {
@@ -50,6 +53,7 @@ export function createTokensModule(deps: TokensModuleDeps): TokensModule {
   const usage = new TokenUsage(db, clock);
   const apiTokens = new ApiTokensService(db, clock, access, versions, lastAccess, usage);
   const accessTokens = new AccessTokenService({
+    db,
     signer,
     access,
     accounts: deps.accounts,
@@ -84,6 +88,17 @@ export function createTokensModule(deps: TokensModuleDeps): TokensModule {
     return async () => {
       for (const key of keys) await versions.announce(key);
     };
+  });
+  // A member removed from a group, a group share or view share changed or removed, a group deleted.
+  deps.groups.onAccessLosing(async (trx, losses) => {
+    for (const { baseId, userId } of losses) await versions.bump(trx, credentialKey.share(baseId, userId));
+  });
+  deps.groups.onAccessLost(async (losses) => {
+    for (const { baseId, userId } of losses) await versions.announce(credentialKey.share(baseId, userId));
+  });
+  deps.groups.onBasesGone(async (uuids) => {
+    for (const uuid of uuids) await bus.publish(verifier.forgetBase(uuid));
+    apiTokens.clearCache();
   });
   deps.links.onLinkDeleting((trx, link) => versions.bump(trx, credentialKey.externalLink(link.id)));
   deps.links.onLinkDeleted((link) => versions.announce(credentialKey.externalLink(link.id)));

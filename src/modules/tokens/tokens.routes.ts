@@ -12,6 +12,7 @@ import {
   ExternalLinkParams,
   ExternalLinkQuery,
   LooseBody,
+  LooseQuery,
   Success,
   TempApiTokenResponse,
 } from './tokens.schemas.js';
@@ -34,6 +35,17 @@ export function tokensRoutes({ accessTokens, apiTokens }: TokensRouteDeps): Fast
       { config: account, schema: { tags, params: BaseParams, response: { 200: AccessTokenRecord } } },
       async (request) => accessTokens.forAccount(currentAccount(request), request.params.workspace_id, request.params.base_name),
     );
+
+    for (const kind of ['user', 'group'] as const) {
+      app.get(
+        `${base}/${kind}-view-share-access-token/`,
+        { config: account, schema: { tags, params: BaseParams, querystring: LooseQuery, response: { 200: AccessTokenRecord } } },
+        async (request) => {
+          const { workspace_id, base_name } = request.params;
+          return accessTokens.forViewShare(currentAccount(request), workspace_id, base_name, kind, request.query[`${kind}_view_share_id`]);
+        },
+      );
+    }
 
     app.get(
       '/api/v2.1/dtable/app-access-token/',

@@ -48,3 +48,5 @@ export const ApiTokenParams = Type.Object({
 });
 export const ExternalLinkParams = Type.Object({ external_link_token: Type.String({ maxLength: 2048 }) });
 export const ExternalLinkQuery = Type.Object({ password: Type.Optional(Type.String({ maxLength: 1024 })) });
+
+export const LooseQuery = Type.Record(Type.String(), Type.Unknown());

@@ -5,7 +5,7 @@ import type { Clock } from '../../shared/clock.js';
 import { badRequest, conflict, notFound, permissionDenied } from '../../shared/errors.js';
 import { newBaseUuid, parsePositiveId } from '../../shared/ids.js';
 import type { AccountUser } from '../accounts/index.js';
-import { mayCreateBaseIn, type BaseAccess, type BaseListing } from '../access/index.js';
+import { type BaseAccess, type BaseListing } from '../access/index.js';
 import * as repo from './workspaces.repository.js';
 
 type Body = Record<string, unknown>;
@@ -36,7 +36,7 @@ export class BaseCopyService {
     const { base: source } = await this.access.resolve(user, srcWorkspace, body.name, 'r');
     const target = await this.access.findWorkspace(dstWorkspace);
     if (!target) throw notFound(`Workspace ${dstWorkspace} not found.`);
-    if (!mayCreateBaseIn(target.owner_id, user.id)) throw permissionDenied();
+    if (!(await this.access.mayCreateIn(target, user.id))) throw permissionDenied();
     const now = this.clock.now();
     // The copy takes the first free name of `Name`, `Name (1)`, `Name (2)` … in the target workspace, as a
     // person duplicating a base in place expects; a name taken meanwhile by another request is tried again.

@@ -5,7 +5,16 @@ import { badRequest, conflict, notFound, permissionDenied } from '../../shared/e
 import { newBaseUuid, parsePositiveId } from '../../shared/ids.js';
 import type { AccountsService, AccountUser } from '../accounts/index.js';
 import { defaultMetadataJson, insertBlankBaseRows } from '../rows/index.js';
-import { REQUIRED, mayCreateBaseIn, type BaseAccess, type BaseListing, type WorkspaceRow } from '../access/index.js';
+import {
+  findGroupWorkspace,
+  listBasesOfUsersGroups,
+  listGroupBases,
+  listGroupsOf,
+  listMembers,
+  listViewSharesToUsersGroups,
+  type ViewShareListing,
+} from '../groups/index.js';
+import { REQUIRED, type BaseAccess, type BaseListing, type WorkspaceRow } from '../access/index.js';
 import { BaseCopyService } from './base-copy.js';
 import { BaseTrash } from './base-trash.js';
 import * as repo from './workspaces.repository.js';
@@ -77,11 +86,54 @@ export class BasesService {
 
   async listForUser(user: AccountUser) {
     const workspace = await this.personalWorkspace(user.id);
-    const [own, shared] = await Promise.all([
+    const [own, shared, groups] = await Promise.all([
       repo.listWorkspaceBases(this.db, workspace.id),
       repo.listBasesSharedWith(this.db, user.id),
+      this.groupWorkspacesOf(user.id),
     ]);
-    return { workspace, own, shared };
+    return { workspace, own, shared, groups };
+  }
+
+  /** Per group of the user: the bases in its workspace and those shared with it (`/dtables/group-shared/`). */
+  async groupShared(userId: number): Promise<Map<number, BaseListing[]>> {
+    const byGroup = new Map<number, BaseListing[]>();
+    for (const { group, bases } of await this.groupWorkspacesOf(userId)) byGroup.set(group.id, [...bases]);
+    for (const row of await listBasesOfUsersGroups(this.db, userId)) {
+      const gid = Number(row.shared_group_id);
+      const list = byGroup.get(gid) ?? [];
+      list.push(row);
+      byGroup.set(gid, list);
+    }
+    return byGroup;
+  }
+
+  /** Per group of the user: the views shared with it, each with its base. */
+  async groupSharedViews(userId: number) {
+    const shares = await listViewSharesToUsersGroups(this.db, userId);
+    const out = new Map<number, Array<{ base: BaseListing; share: ViewShareListing }>>();
+    for (const share of shares) {
+      const base = await this.access.findById(share.base_id);
+      if (!base) continue;
+      const list = out.get(share.to_group_id!) ?? [];
+      list.push({ base, share });
+      out.set(share.to_group_id!, list);
+    }
+    return out;
+  }
+
+  /** The user's groups, each with its workspace, members and bases. */
+  async groupWorkspacesOf(userId: number) {
+    const groups = await listGroupsOf(this.db, userId);
+    return Promise.all(
+      groups.map(async (group) => {
+        const [workspace, members, bases] = await Promise.all([
+          findGroupWorkspace(this.db, group.id),
+          listMembers(this.db, group.id),
+          listGroupBases(this.db, group.id),
+        ]);
+        return { group, workspace: workspace!, members, bases };
+      }),
+    );
   }
 
   async create(user: AccountUser, input: { name: unknown; owner?: unknown; workspaceId?: unknown }): Promise<BaseListing> {
@@ -117,7 +169,7 @@ export class BasesService {
       if (id === null) throw badRequest('workspace_id invalid.');
       const workspace = await this.access.findWorkspace(id);
       if (!workspace) throw notFound(`Workspace ${id} not found.`);
-      if (!mayCreateBaseIn(workspace.owner_id, user.id)) throw permissionDenied();
+      if (!(await this.access.mayCreateIn(workspace, user.id))) throw permissionDenied();
       return workspace;
     }
     if (owner !== undefined && owner !== null && owner !== '') {

@@ -17,7 +17,7 @@ export function findPersonalWorkspace(db: Executor, ownerId: number): Promise<Wo
 }
 
 export async function insertWorkspace(db: Executor, ownerId: number, now: number): Promise<WorkspaceRow> {
-  const row = { owner_id: ownerId, type: 'personal', created_at: now };
+  const row = { owner_id: ownerId, type: 'personal', created_at: now, group_id: null };
   const { id } = await db.insertInto('workspaces').values(row).returning('id').executeTakeFirstOrThrow();
   return { ...row, id: Number(id) };
 }

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
 import { currentAccount } from '../accounts/index.js';
 import type { Clock } from '../../shared/clock.js';
 import { baseTrashRoutes } from './base-trash.routes.js';
@@ -8,7 +9,9 @@ import type { SharesService } from './shares.service.js';
 import { baseRecord, externalLinkRecord } from './workspaces.present.js';
 import {
   BaseParams,
+  BaseRecord,
   BaseResponse,
+  GroupSharedView,
   CopyResponse,
   ExternalLinkListResponse,
   ExternalLinkRecord,
@@ -35,10 +38,21 @@ export function workspacesRoutes({ bases, shares, links, clock, publicUrl }: Wor
     await app.register(baseTrashRoutes(bases.trash));
     app.get('/api/v2.1/workspaces/', { config: account, schema: { tags: ['bases'], response: { 200: WorkspaceListResponse } } }, async (request) => {
       const user = currentAccount(request);
-      const { workspace, own, shared } = await bases.listForUser(user);
+      const { workspace, own, shared, groups } = await bases.listForUser(user);
       return {
         workspace_list: [
           { id: workspace.id, name: 'personal', type: 'personal', owner_name: user.name, table_list: own.map(baseRecord) },
+          ...groups.map(({ group, workspace: ws, members, bases: groupBases }) => ({
+            id: ws.id,
+            name: group.name,
+            type: 'group',
+            group_id: group.id,
+            group_name: group.name,
+            group_owner: members.find((m) => m.user_id === group.owner_id)?.virtual_id ?? '',
+            group_admins: members.filter((m) => m.is_admin === 1).map((m) => m.virtual_id),
+            group_member_count: members.length,
+            table_list: groupBases.map(baseRecord),
+          })),
           {
             id: '',
             name: 'shared',
@@ -53,6 +67,35 @@ export function workspacesRoutes({ bases, shares, links, clock, publicUrl }: Wor
         ],
       };
     });
+
+    app.get(
+      '/api/v2.1/dtables/group-shared/',
+      { config: account, schema: { tags: ['sharing'], response: { 200: Type.Object({ group_shared_dtables: Type.Record(Type.String(), Type.Array(BaseRecord)) }) } } },
+      async (request) => {
+        const byGroup = await bases.groupShared(currentAccount(request).id);
+        return { group_shared_dtables: Object.fromEntries([...byGroup].map(([gid, list]) => [String(gid), list.map(baseRecord)])) };
+      },
+    );
+
+    app.get(
+      '/api/v2.1/dtables/view-shares-group-shared/',
+      { config: account, schema: { tags: ['sharing'], response: { 200: Type.Object({ group_shared_views: Type.Record(Type.String(), Type.Array(GroupSharedView)) }) } } },
+      async (request) => {
+        const byGroup = await bases.groupSharedViews(currentAccount(request).id);
+        const entries = [...byGroup].map(([gid, list]) => [
+          String(gid),
+          list.map(({ base, share }) => ({
+            ...baseRecord(base),
+            view_share_id: share.id,
+            table_id: share.table_id,
+            view_id: share.view_id,
+            permission: share.permission,
+            shared_name: share.shared_name,
+          })),
+        ]);
+        return { group_shared_views: Object.fromEntries(entries) };
+      },
+    );
 
     app.post('/api/v2.1/dtables/', { config: account, schema: { tags: ['bases'], body: LooseBody, response: { 201: BaseResponse } } }, async (request, reply) => {
       const body = request.body ?? {};

@@ -16,6 +16,17 @@ export const BaseRecord = Type.Object({
   in_storage: Type.Boolean(),
 });
 
+export const GroupSharedView = Type.Intersect([
+  BaseRecord,
+  Type.Object({
+    view_share_id: Type.Integer(),
+    table_id: Type.String(),
+    view_id: Type.String(),
+    permission: Type.String(),
+    shared_name: Type.Union([Type.String(), Type.Null()]),
+  }),
+]);
+
 export const SharedBaseRecord = Type.Intersect([
   BaseRecord,
   Type.Object({ permission: Type.String(), from_user: Type.String(), from_user_name: Type.String() }),
@@ -28,6 +39,11 @@ export const WorkspaceListResponse = Type.Object({
       name: Type.String(),
       type: Type.String(),
       owner_name: Type.Optional(Type.String()),
+      group_id: Type.Optional(Type.Integer()),
+      group_name: Type.Optional(Type.String()),
+      group_owner: Type.Optional(Type.String()),
+      group_admins: Type.Optional(Type.Array(Type.String())),
+      group_member_count: Type.Optional(Type.Integer()),
       table_list: Type.Optional(Type.Array(BaseRecord)),
       shared_table_list: Type.Optional(Type.Array(SharedBaseRecord)),
     }),

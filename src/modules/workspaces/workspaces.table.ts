@@ -5,6 +5,8 @@ export interface WorkspacesTable {
   owner_id: number;
   type: string;
   created_at: number;
+  /** The group whose workspace this is (type `group`, migration 0028); null for personal workspaces. */
+  group_id: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export interface BasesTable {

@@ -11,6 +11,7 @@ export const messages = {
   'login.submit': 'Sign in',
   'nav.main': 'Main',
   'nav.bases': 'Bases',
+  'nav.groups': 'Groups',
   'nav.admin': 'Admin',
   'nav.settings': 'Settings',
   'session.signOut': 'Sign out',

@@ -31,7 +31,7 @@ export function Bases() {
       />
       {workspaces.data?.map((w) => (
         <div key={String(w.id)} className="workspace">
-          <h2>{w.name || 'My bases'}</h2>
+          <h2>{w.type === 'group' ? `Group: ${w.name}` : w.name || 'My bases'}</h2>
           {(w.table_list ?? []).length === 0 ? (
             <Empty>No bases yet — create one above.</Empty>
           ) : (
@@ -118,7 +118,7 @@ function BaseCard({ base, onChanged, owned, workspaces }: { base: Base; onChange
  * owns: typically a base shared with them copied into their own.
  */
 function CopyForm({ base, workspaces, onCopied }: { base: Base; workspaces: Workspace[]; onCopied: () => Promise<unknown> }) {
-  const targets = workspaces.filter((w) => w.type === 'personal');
+  const targets = workspaces.filter((w) => w.type === 'personal' || w.type === 'group');
   const [target, setTarget] = useState(String(targets.find((w) => String(w.id) !== String(base.workspace_id))?.id ?? targets[0]?.id ?? ''));
   const action = useAction();
   const submit = (e: FormEvent) => {
@@ -135,7 +135,7 @@ function CopyForm({ base, workspaces, onCopied }: { base: Base; workspaces: Work
         <select aria-label="Copy to workspace" value={target} onChange={(e) => setTarget(e.target.value)}>
           {targets.map((w) => (
             <option key={String(w.id)} value={String(w.id)}>
-              {w.name || 'My bases'}
+              {w.type === 'group' ? `Group: ${w.name}` : w.name || 'My bases'}
             </option>
           ))}
         </select>

@@ -3,6 +3,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, basePath } from '../api';
 import { href } from '../router';
 import { ConfirmButton, CopyButton, Empty, ErrorText, Loading, useAction } from '../ui';
+import { GroupShares, ViewShares } from './ShareGroups';
 
 interface ShareEntry {
   email: string;
@@ -25,7 +26,7 @@ const PERMISSIONS: Array<[string, string]> = [
   ['admin', 'Admin'],
 ];
 
-/** Sharing a base with users, and its external (read-only) links. */
+/** Sharing a base with users and groups, sharing single views, and its external (read-only) links. */
 export function Share({ workspaceId, baseName }: { workspaceId: string; baseName: string }) {
   const client = useQueryClient();
   const shares = useQuery(['shares', workspaceId, baseName], () =>
@@ -122,6 +123,8 @@ export function Share({ workspaceId, baseName }: { workspaceId: string; baseName
           </tbody>
         </table>
       )}
+      <GroupShares workspaceId={workspaceId} baseName={baseName} />
+      <ViewShares workspaceId={workspaceId} baseName={baseName} />
       <h2>External links</h2>
       <NewLink workspaceId={workspaceId} baseName={baseName} />
       {links.isLoading ? (
