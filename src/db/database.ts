@@ -31,6 +31,7 @@ import type { OperationLogRowsTable, OperationLogTable } from '../modules/histor
 import type { AutomationRulesTable, AutomationRunsTable } from '../modules/automations/automations.table.js';
 import type { HeldEventColumnsTable, HeldEventsTable } from '../modules/events/held-events.table.js';
 import type { AuditHeadTable, AuditLogTable } from '../modules/audit/audit.table.js';
+import type { ImportJobsTable } from '../modules/transfer/import-jobs.table.js';
 
 /** Every table, assembled from the modules' `*.table.ts` files. */
 export interface Database {
@@ -71,6 +72,7 @@ export interface Database {
   held_event_columns: HeldEventColumnsTable;
   audit_log: AuditLogTable;
   audit_head: AuditHeadTable;
+  import_jobs: ImportJobsTable;
 }
 
 export type Db = Kysely<Database>;

@@ -24,3 +24,5 @@ export type { WriteRecord, WriteLogHook } from './base-writer.js';
 export type { StructureOp } from './structure-ops.js';
 export type { RowsService } from './rows.service.js';
 export type { LinksService } from './links.service.js';
+export type { StagedHold } from './rows.service.js';
+export { STAGE_CODE, notStaged } from './staging.js';
