@@ -10,7 +10,7 @@ afterEach(async () => {
   for (const step of cleanup.splice(0).reverse()) await step().catch(() => undefined);
 });
 
-const ROWS = 50_000;
+const ROWS = 20_000;
 const csv = (prefix: string) => ['Name', ...Array.from({ length: ROWS }, (_, i) => `${prefix} ${i}`)].join('\n');
 
 /** Counts read straight from the server's database (its SQLite file, or its PostgreSQL schema). */
