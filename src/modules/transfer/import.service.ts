@@ -204,7 +204,8 @@ export class ImportService {
 
   private async batches(file: ImportFile, plans: SheetPlan[], write: (plan: SheetPlan, rows: Row[]) => Promise<void>): Promise<void> {
     let index = 0;
-    for await (const sheet of openSheets(file.path, file.kind, file.stem)) {
+    // Pass one checked the whole file: this read skips the checks.
+    for await (const sheet of openSheets(file.path, file.kind, file.stem, { checked: true })) {
       const plan = plans[index++];
       if (!plan) return;
       const positions = headerNames(sheet.header).map((name) => plan.columns.findIndex((c) => c.name === name));
