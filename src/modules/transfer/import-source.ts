@@ -96,7 +96,7 @@ async function csvSheet(file: string, name: string, checked: boolean): Promise<S
   const rowsOf = async function* (): AsyncGenerator<SourceRow> {
     const source = checked ? createReadStream(file) : createReadStream(file).pipe(new Utf8Check());
     const parser = parse({ bom: true, relax_column_count: false, skip_empty_lines: true, max_record_size: 1024 * 1024, info: !checked });
-    source.on('error', (error) => parser.destroy(error));
+    source.on('error', (error: Error) => parser.destroy(error));
     source.pipe(parser);
     try {
       if (checked) {
