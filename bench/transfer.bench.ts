@@ -10,7 +10,11 @@
  *   npx tsx bench/transfer.bench.ts
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npx tsx bench/transfer.bench.ts
  *
- * Knobs: BENCH_ROWS.
+ * Knobs: BENCH_ROWS; BENCH_PLAIN_ROWS (the baseline's rows, default BENCH_ROWS: a smaller baseline
+ * keeps a 1,000,000-row run short, its rate is per row either way); BENCH_SMALL=0 skips the tenth-size
+ * import, BENCH_EXPORT=0 the exports.
+ *
+ *   BENCH_ROWS=1000000 BENCH_PLAIN_ROWS=50000 BENCH_SMALL=0 BENCH_EXPORT=0 npx tsx bench/transfer.bench.ts
  */
 import { createWriteStream, openAsBlob, readFileSync, statSync } from 'node:fs';
 import { mkdtempSync } from 'node:fs';
@@ -21,6 +25,9 @@ import { FormData, request } from 'undici';
 import { startBasegate } from './lib/servers.js';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
+const PLAIN_ROWS = Number(process.env.BENCH_PLAIN_ROWS ?? ROWS);
+const SMALL = process.env.BENCH_SMALL !== '0';
+const EXPORTS = process.env.BENCH_EXPORT !== '0';
 const STATUS = ['open', 'closed', 'waiting'];
 const record = (i: number) => ({ Name: `task ${i}`, Points: i, Due: `2026-0${(i % 9) + 1}-1${i % 10}`, Done: i % 2 === 0, Status: STATUS[i % 3]!, Note: `note ${i}` });
 
@@ -35,8 +42,8 @@ async function writeCsv(file: string, rows: number): Promise<void> {
   await once(out, 'finish');
 }
 
-/** Runs `work`, sampling RSS every 50 ms: seconds taken and the peak growth in MB. */
-async function measure(work: () => Promise<void>): Promise<{ seconds: number; peakMb: number }> {
+/** Runs `work`, sampling RSS every 50 ms: seconds taken, the peak growth and the peak itself in MB. */
+async function measure(work: () => Promise<void>): Promise<{ seconds: number; peakMb: number; peakRssMb: number }> {
   global.gc?.();
   const start = process.memoryUsage().rss;
   let peak = start;
@@ -48,7 +55,7 @@ async function measure(work: () => Promise<void>): Promise<{ seconds: number; pe
     clearInterval(timer);
   }
   peak = Math.max(peak, process.memoryUsage().rss);
-  return { seconds: Number(process.hrtime.bigint() - t0) / 1e9, peakMb: (peak - start) / 1024 / 1024 };
+  return { seconds: Number(process.hrtime.bigint() - t0) / 1e9, peakMb: (peak - start) / 1024 / 1024, peakRssMb: peak / 1024 / 1024 };
 }
 
 async function main() {
@@ -78,11 +85,11 @@ async function main() {
   if (created.statusCode !== 200) throw new Error(`create table: ${await created.body.text()}`);
   await created.body.dump();
   const rate = (rows: number, s: number) => Math.round(rows / s);
-  const line = (label: string, rows: number, m: { seconds: number; peakMb: number }) =>
-    console.log(`${label.padEnd(34)} ${String(rate(rows, m.seconds)).padStart(8)} rows/s  ${m.seconds.toFixed(1).padStart(7)} s  peak RSS +${m.peakMb.toFixed(0)} MB`);
+  const line = (label: string, rows: number, m: { seconds: number; peakMb: number; peakRssMb: number }) =>
+    console.log(`${label.padEnd(34)} ${String(rate(rows, m.seconds)).padStart(8)} rows/s  ${m.seconds.toFixed(1).padStart(7)} s  peak RSS +${m.peakMb.toFixed(0)} MB (${m.peakRssMb.toFixed(0)} MB)`);
   const plain = await measure(async () => {
-    for (let i = 0; i < ROWS; i += 1000) {
-      const rows = Array.from({ length: Math.min(1000, ROWS - i) }, (_, j) => record(i + j));
+    for (let i = 0; i < PLAIN_ROWS; i += 1000) {
+      const rows = Array.from({ length: Math.min(1000, PLAIN_ROWS - i) }, (_, j) => record(i + j));
       await server.container.baseData.rows.append(baseRef, actor, { table_name: 'Plain', rows });
     }
   });
@@ -101,9 +108,11 @@ async function main() {
     });
     return { ...result, size };
   };
-  line('plain insert (rows service)', ROWS, plain);
-  const small = await importFile(Math.max(1, Math.floor(ROWS / 10)), 'small');
-  line(`import CSV ${Math.floor(ROWS / 10)} rows (${(small.size / 1e6).toFixed(0)} MB)`, Math.floor(ROWS / 10), small);
+  line(`plain insert (rows service) ${PLAIN_ROWS}`, PLAIN_ROWS, plain);
+  if (SMALL) {
+    const small = await importFile(Math.max(1, Math.floor(ROWS / 10)), 'small');
+    line(`import CSV ${Math.floor(ROWS / 10)} rows (${(small.size / 1e6).toFixed(0)} MB)`, Math.floor(ROWS / 10), small);
+  }
   const big = await importFile(ROWS, 'big');
   line(`import CSV ${ROWS} rows (${(big.size / 1e6).toFixed(0)} MB)`, ROWS, big);
 
@@ -118,10 +127,12 @@ async function main() {
       for await (const chunk of res.body) bytes += (chunk as Buffer).length;
       if (bytes === 0) throw new Error('empty export');
     });
-  line('export CSV', ROWS, await exportAs('csv'));
-  line('export XLSX', ROWS, await exportAs('xlsx'));
+  if (EXPORTS) {
+    line('export CSV', ROWS, await exportAs('csv'));
+    line('export XLSX', ROWS, await exportAs('xlsx'));
+  }
   console.log(`load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);
-  console.log(`import rate / plain insert rate: ${(rate(ROWS, big.seconds) / rate(ROWS, plain.seconds)).toFixed(2)} (aim ≥ 0.50)`);
+  console.log(`import rate / plain insert rate: ${(rate(ROWS, big.seconds) / rate(PLAIN_ROWS, plain.seconds)).toFixed(2)} (aim ≥ 0.50)`);
   await server.close();
 }
 

@@ -124,7 +124,7 @@ export async function buildApp(c: Container, options: BuildAppOptions = {}): Pro
   await app.register(assetsRoutes({ assets: c.assets.service, guard, maxBytes, tmpDir, timeoutMs: c.config.requestTimeoutMs }));
   await app.register(exportRoutes({ baseData: c.baseData, guard }));
   const zip = { maxUncompressedBytes: 512 * 1024 * 1024, maxRatio: 200, maxEntries: 10_000 };
-  const imports = new ImportService(c.baseData, c.bases, zip);
+  const imports = new ImportService(c.baseData, c.bases, zip, c.importJobs);
   await app.register(importRoutes({ imports, guard, maxBytes, tmpDir, timeoutMs: c.config.requestTimeoutMs }));
   const archives = new ArchiveService(c.db, c.bases, c.assets.service, (baseId) => c.baseData.snapshots.evict(baseId), { zip: { ...zip, maxUncompressedBytes: 20 * maxBytes }, tmpDir });
   await app.register(archiveRoutes({ archives, guard, maxBytes, tmpDir, timeoutMs: c.config.requestTimeoutMs }));

@@ -5,6 +5,7 @@ import { systemClock, type Clock } from './shared/clock.js';
 import { AccountsService } from './modules/accounts/index.js';
 import { BasesService, ExternalLinksService, SharesService } from './modules/workspaces/index.js';
 import { createGroupsModule, type GroupsModule } from './modules/groups/index.js';
+import { ImportJobs } from './modules/transfer/index.js';
 import { BaseAccess } from './modules/access/index.js';
 import { createTokensModule, type AccessTokenService, type BaseTokenVerifier, type TokensModule } from './modules/tokens/index.js';
 import { Dispatcher } from './modules/outbox/index.js';
@@ -51,6 +52,8 @@ export interface Container {
   baseData: BaseData;
   /** SQL over a base (POST …/sql/); writes go through `baseData.rows`. */
   sql: SqlService;
+  /** Records of the CSV/XLSX imports in progress; `recover()` undoes those whose process died. */
+  importJobs: ImportJobs;
   /** Prometheus registry behind GET /metrics; modules add their counters to `metrics.registry`. */
   metrics: Metrics;
   /** The shared Redis connection when REDIS_URL is set (fails fast while Redis is away). */
@@ -186,6 +189,9 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   scheduler.register(volatileFormulaTick(db, baseData.writer));
   const history = createHistory({ db, clock, access, baseData, retentionDays: config.operationLogRetentionDays, trashRetentionDays: config.trashRetentionDays });
   for (const tick of history.ticks) scheduler.register(tick);
+  const importJobs = new ImportJobs(db, handle.dialect, clock, baseData, bases, access);
+  // At start-up (server.ts) and then every 5 minutes: imports of another instance that died meanwhile.
+  scheduler.register({ name: 'import-recovery', pattern: '0 */5 * * * *', leaseMs: 10 * 60_000, run: () => importJobs.recover() });
   scheduler.register({ name: 'base-trash-purge', pattern: '0 23 * * * *', leaseMs: 30 * 60_000, run: (now) => bases.trash.purgeExpired(now) });
   // The change feed's readers wake on commits here and (PostgreSQL) on other instances' revisions.
   const commits = new CommitSignal();
@@ -215,6 +221,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     dispatcher,
     baseData,
     sql: new SqlService({ db, dialect: handle.dialect, writer: baseData.rows, limits: ROW_LIMITS, links: baseData.links, cost: sqlCost, threads: sqlThreads, timeZone: config.timeZone, clock, rowIndexes: baseData.indexes }),
+    importJobs,
     metrics,
     redis,
     limits,

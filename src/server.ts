@@ -24,6 +24,9 @@ export async function startServer(config: Config, roles: readonly Role[]): Promi
   container.database.useLogger?.(app.log);
   await waitForDatabase(container.db, { log: app.log });
   await migrateToLatest(container.db);
+  // Imports a crash interrupted are undone before anything reads the bases (ImportJobs).
+  const undone = await container.importJobs.recover();
+  if (undone > 0) app.log.warn({ undone }, 'undid imports interrupted by a stop of their process');
   await ensureAdmin(container, (line) => process.stdout.write(line + '\n'));
   await app.ready();
   container.dispatcher.useLogger(app.log);

@@ -32,6 +32,7 @@ import type { OperationLogRowsTable, OperationLogTable } from '../modules/histor
 import type { AutomationMarksTable, AutomationRulesTable, AutomationRunsTable } from '../modules/automations/automations.table.js';
 import type { HeldEventColumnsTable, HeldEventsTable } from '../modules/events/held-events.table.js';
 import type { AuditHeadTable, AuditLogTable } from '../modules/audit/audit.table.js';
+import type { ImportJobsTable } from '../modules/transfer/import-jobs.table.js';
 
 /** Every table, assembled from the modules' `*.table.ts` files. */
 export interface Database {
@@ -78,6 +79,7 @@ export interface Database {
   group_members: GroupMembersTable;
   base_group_shares: BaseGroupSharesTable;
   view_shares: ViewSharesTable;
+  import_jobs: ImportJobsTable;
 }
 
 export type Db = Kysely<Database>;

@@ -83,7 +83,7 @@ describe.each(DIALECTS.flatMap((d) => STORAGES.map((s) => [d, s] as const)))('of
     expect(out.row.Picture).toEqual([out.image.url]);
   }, 90_000);
 
-  it('PHP SDK (vendored, run by php-cli): getUploadLink, getFileDownloadLink and deleteBaseAsset unchanged', async () => {
+  it('PHP SDK (vendored, run by php-cli): getUploadLink, uploadFile, getFileDownloadLink and deleteBaseAsset unchanged', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'basegate-php-'));
     const file = path.join(dir, 'notes.txt');
     writeFileSync(file, 'php sdk bytes');
@@ -91,9 +91,9 @@ describe.each(DIALECTS.flatMap((d) => STORAGES.map((s) => [d, s] as const)))('of
     const out = JSON.parse(stdout) as Record<string, unknown>;
     expect(out.upload_link).toMatch(new RegExp(`^${server}/seafhttp/upload-api/`));
     expect(out.file_relative_path).toMatch(/^files\/\d{4}-\d{2}$/);
-    // The client's uploadFile checks the link's token against a UUID pattern, which basegate's signed
-    // tokens do not match (docs/assets.md); the script then sends the same form with Guzzle.
-    expect(out.upload_refused).toMatch(/invalid value for "upload_link"/);
+    // The client's uploadFile checks the link's token against a UUID pattern before it sends anything.
+    expect(out.upload_link).toMatch(/\/seafhttp\/upload-api\/[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}$/);
+    expect(out.upload_refused).toBeUndefined();
     expect(out.uploaded).toEqual([{ name: 'notes.txt', id: expect.stringMatching(/^[0-9a-f]{40}$/), size: 13 }]);
     expect(out.download_link).toMatch(new RegExp(`^${server}/`));
     expect(out.downloaded).toBe('php sdk bytes');

@@ -157,6 +157,38 @@ describe.each(DIALECTS.flatMap((d) => STORAGES.map((s) => [d, s] as const)))('as
       expect(expired.statusCode).toBe(403);
     });
 
+    it('upload links are UUID-shaped tokens of one base; a tampered, unknown, expired or malformed one is 403 and stores nothing', async () => {
+      const link = await uploadLink(base);
+      const token = link.upload_link.split('/seafhttp/upload-api/')[1]!;
+      expect(token).toMatch(/^[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}$/);
+      const send = (tok: string, name: string) =>
+        t.request({
+          method: 'POST',
+          url: `/seafhttp/upload-api/${tok}?ret-json=1`,
+          ...multipart([
+            { name: 'parent_dir', value: link.parent_path },
+            { name: 'relative_path', value: link.file_relative_path },
+            { name: 'file', value: 'x', filename: name },
+          ]),
+        });
+      // The base id is the first 8 hex digits: naming the other base breaks the MAC.
+      const otherId = other.id.toString(16).padStart(8, '0');
+      const swapped = otherId + token.slice(8);
+      const refused = [swapped, '00000000-0000-4000-8000-000000000000', token.slice(0, -1) + (token.endsWith('0') ? '1' : '0'), token.toUpperCase(), 'not-a-token'];
+      for (const [i, bad] of refused.entries()) {
+        const res = await send(bad, `bad-${i}.txt`);
+        expect(res.statusCode, bad).toBe(403);
+        expect(res.json()).toEqual({ error_msg: 'Upload link is invalid or expired.' });
+      }
+      const good = await send(token, 'good.txt');
+      expect(good.statusCode).toBe(200);
+      const listed = await download(base, `/${link.file_relative_path}/bad-0.txt`);
+      expect(listed.statusCode).toBe(404);
+      t.clock.advance(3601_000);
+      expect((await send(token, 'late.txt')).statusCode).toBe(403);
+      expect((await download(base, `/${link.file_relative_path}/late.txt`)).statusCode).toBe(404);
+    });
+
     it('serves HTML and SVG uploads as attachments, never inline, whatever the client claims', async () => {
       const month = new Date(t.clock.now()).toISOString().slice(0, 7);
       await upload(base, 'evil.html', '<html><script>alert(document.cookie)</script></html>');

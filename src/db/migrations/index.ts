@@ -28,6 +28,7 @@ import * as m0027 from './0027_trash.js';
 import * as m0028 from './0028_groups.js';
 import * as m0029 from './0029_row_indexes.js';
 import * as m0032 from './0032_automation_links.js';
+import * as m0033 from './0033_import_jobs.js';
 
 /**
  * Every migration, in order. Listed statically (not read from disk) so the same list works under
@@ -63,4 +64,5 @@ export const migrations: Record<string, Migration> = {
   '0028_groups': m0028,
   '0029_row_indexes': m0029,
   '0032_automation_links': m0032,
+  '0033_import_jobs': m0033,
 };

@@ -106,9 +106,10 @@ export function assetsRoutes({ assets, guard, maxBytes, tmpDir, timeoutMs }: Ass
         '/seafhttp/upload-api/:token',
         { schema: { tags, params: Type.Object({ token: Type.String({ maxLength: 8192 }) }), querystring: Type.Object({ 'ret-json': Type.Optional(Type.String()) }) } },
         async (request, reply) => {
-          const base = assets.uploadBase(request.params.token);
+          const link = assets.uploadBase(request.params.token);
           // A deleted base's links die with it.
-          if (!base || !(await guard.exists(base))) throw apiError(403, 'Upload link is invalid or expired.');
+          const base = link ? await guard.existing(link) : undefined;
+          if (!base) throw apiError(403, 'Upload link is invalid or expired.');
           const received = await receiveUpload(request.raw, { maxFileBytes: maxBytes, tmpDir, timeoutMs });
           const stored = await assets.store(base, received);
           if (request.query['ret-json'] === '1') return stored;

@@ -17,6 +17,7 @@ export interface AssetsSettings {
 }
 
 export interface BaseRef {
+  id: number;
   uuid: string;
   workspace_id: number;
 }
@@ -46,7 +47,7 @@ export class AssetsService {
   uploadLink(base: BaseRef) {
     const month = new Date(this.clock.now()).toISOString().slice(0, 7);
     return {
-      upload_link: `${this.settings.publicUrl}/seafhttp/upload-api/${this.links.sign({ kind: 'u', base: base.uuid })}`,
+      upload_link: `${this.settings.publicUrl}/seafhttp/upload-api/${this.links.signUpload(base.id)}`,
       parent_path: `/asset/${base.uuid}`,
       img_relative_path: `images/${month}`,
       file_relative_path: `files/${month}`,
@@ -99,10 +100,15 @@ export class AssetsService {
     }
   }
 
-  /** The base an upload link is for, or null for a bad or expired link. */
-  uploadBase(token: string): string | null {
+  /**
+   * The base an upload link is for (its id from a UUID-shaped token; its uuid from a signed token of
+   * the earlier long form, still valid until it expires), or null for a bad or expired link.
+   */
+  uploadBase(token: string): { id: number } | { uuid: string } | null {
+    const id = this.links.verifyUpload(token);
+    if (id !== null) return { id };
     const claims = this.links.verify(token, 'u');
-    return claims ? claims.base : null;
+    return claims ? { uuid: claims.base } : null;
   }
 
   /** The file a download link names, with the headers it is served with. */

@@ -25,8 +25,10 @@ export class BaseGuard {
     return check.base;
   }
 
-  async exists(uuid: string): Promise<boolean> {
-    return (await this.access.findByUuid(uuid)) !== undefined;
+  /** The uuid of the base an upload link names, if the base still exists. */
+  async existing(ref: { id: number } | { uuid: string }): Promise<string | undefined> {
+    const base = 'id' in ref ? await this.access.findById(ref.id) : await this.access.findByUuid(ref.uuid);
+    return base?.uuid;
   }
 
   async byUuid(user: AccountUser, uuid: string, need: BasePermission): Promise<BaseListing> {

@@ -64,6 +64,8 @@ export interface WriteScope {
   emit(events: NewChangeEvent[]): void;
   /** Computes formula cells within the batch time limit (large batches on formula threads). */
   formulas: FormulaThreads;
+  /** The stage code new rows are stored under (see staging.ts), or undefined for visible rows. */
+  stage: string | undefined;
 }
 
 /**
@@ -132,11 +134,11 @@ export class BaseWriter {
     try {
       const late = options.lockLate === true && this.dialect === 'postgres';
       try {
-        outcome = await this.transaction(base, actor, work, late, options.holdEvents);
+        outcome = await this.transaction(base, actor, work, late, options);
       } catch (error) {
         // Another writer changed the metadata between the unlocked read and the late lock: redo it locked.
         if (!(error instanceof StaleMetadata)) throw error;
-        outcome = await this.transaction(base, actor, work, false, options.holdEvents);
+        outcome = await this.transaction(base, actor, work, false, options);
       }
     } finally {
       release();
@@ -150,10 +152,23 @@ export class BaseWriter {
 
   /**
    * Moves the events held under `holdId` (writes made with `holdEvents`) into the outbox in one
-   * transaction, so consumers see the whole multi-batch write at once. Returns how many.
+   * transaction, so consumers see the whole multi-batch write at once; `publish` runs first in that
+   * transaction with the base's metadata locked (the staged rows are moved into their tables there), and
+   * the base's revision goes up, so cached reads see the rows and the events together. Returns how many events.
    */
-  async releaseHold(base: BaseRef, holdId: string): Promise<number> {
-    const moved = await this.db.transaction().execute((trx) => releaseHeldEvents(trx, this.dialect, holdId));
+  async releaseHold(base: BaseRef, holdId: string, publish?: (trx: Transaction<Database>, meta: BaseMetadata) => Promise<void>): Promise<number> {
+    const release = await this.slots.acquire();
+    let moved: number;
+    try {
+      moved = await this.db.transaction().execute(async (trx) => {
+        const meta = await lockMetadata(trx, this.dialect, base.id);
+        if (publish) await publish(trx, meta);
+        await saveRevision(trx, base.id, null);
+        return releaseHeldEvents(trx, this.dialect, holdId);
+      });
+    } finally {
+      release();
+    }
     for (const listener of this.commitListeners) listener(base);
     if (moved > 0) this.onEvents();
     return moved;
@@ -170,8 +185,9 @@ export class BaseWriter {
     actor: Actor,
     work: (scope: WriteScope) => Promise<T>,
     late: boolean,
-    hold: string | undefined,
+    options: WriteOptions,
   ): Promise<{ value: T; emitted: number; structural: boolean }> {
+    const hold = options.holdEvents;
     return this.db.transaction().execute(async (trx) => {
       const now = this.clock.now();
       const meta = late ? await loadMetadata(trx, base.id) : await lockMetadata(trx, this.dialect, base.id);
@@ -194,6 +210,7 @@ export class BaseWriter {
           for (const e of more) events.push(e);
         },
         formulas: this.formulas,
+        stage: options.stage,
       });
       if (events.length > 0) for (const hook of this.eventsHooks) await hook(trx, events, now);
       if (late) {
@@ -232,6 +249,8 @@ export interface WriteOptions {
    * them later; RowsService.undoHold undoes the rows): one part of a multi-batch write such as an import.
    */
   holdEvents?: string;
+  /** Store the rows this write appends staged under this code (invisible until `releaseHold` publishes them; see staging.ts). */
+  stage?: string;
 }
 
 /** The metadata moved between an unlocked read and the late lock. */

@@ -1,5 +1,5 @@
 import { sql, type Expression, type SqlBool } from 'kysely';
-import type { Db } from '../../db/index.js';
+import type { Db, Executor } from '../../db/index.js';
 import { badRequest, notFound } from '../../shared/errors.js';
 import type { Actor, BaseRef, BaseWriter, WriteScope } from './base-writer.js';
 import { compileFilter, filterWhere } from './filter-adapter.js';
@@ -28,6 +28,13 @@ import { ListingPositions } from './listing-positions.js';
 import { presentSettings } from './structure.present.js';
 import { wallClockAt } from '../../shared/dates/index.js';
 import { undoHeldWrites } from './held-writes.js';
+import { publishStaged, stagingTableId } from './staging.js';
+
+/** One batch of a multi-batch write: its events held under `id`, its new rows staged under `stage` (staging.ts). */
+export interface StagedHold {
+  id: string;
+  stage: string;
+}
 
 /** Rows per call (contract §9 / OA limits); above them the call is refused whole. */
 export const ROW_LIMITS = { list: 1000, append: 1000, update: 1000, delete: 10000 } as const;
@@ -301,17 +308,42 @@ export class RowsService {
     return presented!;
   }
 
-  /** `hold`: keep the events aside under this id (one batch of a multi-batch write; see BaseWriter.releaseHold). */
-  async append(base: BaseRef, actor: Actor, body: Body, hold?: string) {
+  /**
+   * `hold`: one batch of a multi-batch write: its events are kept aside under `hold.id` and its rows
+   * stored staged under `hold.stage`, both invisible until `publishHold` (see staging.ts).
+   */
+  async append(base: BaseRef, actor: Actor, body: Body, hold?: StagedHold) {
     const rows = appendInput(body);
     if (rows.length > ROW_LIMITS.append) throw badRequest(`Number of rows to append exceeds ${ROW_LIMITS.append}.`);
     // New rows only: the base's lock can wait until the end (PostgreSQL; see BaseWriter).
-    return this.writer.write(base, actor, (w) => this.appendIn(w, body, rows), { lockLate: true, ...(hold ? { holdEvents: hold } : {}) });
+    return this.writer.write(base, actor, (w) => this.appendIn(w, body, rows), { lockLate: true, ...(hold ? { holdEvents: hold.id, stage: hold.stage } : {}) });
   }
 
-  /** Undoes the writes made under a hold whose events were not released: its rows and their cells as before. */
-  undoHold(base: BaseRef, actor: Actor, hold: string): Promise<void> {
-    return this.writer.write(base, actor, (w) => undoHeldWrites(w, hold));
+  /**
+   * Publishes a staged multi-batch write in one transaction: its staged rows of `tableIds` move into
+   * their tables, `alsoIn` runs (e.g. the caller's job record is closed), and its held events enter
+   * the outbox. A table deleted meanwhile is a 400 and publishes nothing (undo the hold then).
+   */
+  publishHold(base: BaseRef, hold: StagedHold, tableIds: readonly string[], alsoIn?: (trx: Executor) => Promise<void>): Promise<number> {
+    return this.writer.releaseHold(base, hold.id, async (trx, meta) => {
+      for (const tableId of tableIds) {
+        if (!meta.tables.some((t) => t._id === tableId)) throw badRequest(`Table ${tableId} was deleted during the import.`);
+      }
+      await publishStaged(trx, base.id, hold.stage, tableIds);
+      if (alsoIn) await alsoIn(trx);
+    });
+  }
+
+  /**
+   * Undoes the writes made under a hold whose events were not released: its staged rows are deleted,
+   * the cells it updated get their values before it back, its held events are dropped; `alsoIn` runs in
+   * the same transaction.
+   */
+  undoHold(base: BaseRef, actor: Actor, hold: string, alsoIn?: (trx: Executor) => Promise<void>): Promise<void> {
+    return this.writer.write(base, actor, async (w) => {
+      await undoHeldWrites(w, hold);
+      if (alsoIn) await alsoIn(w.trx);
+    });
   }
 
   /**
@@ -328,10 +360,11 @@ export class RowsService {
     });
   }
 
-  async update(base: BaseRef, actor: Actor, body: Body, hold?: string) {
+  /** `hold`: one batch of a multi-batch write, its events kept aside (the updated rows are visible at once). */
+  async update(base: BaseRef, actor: Actor, body: Body, hold?: StagedHold) {
     const items = updateInput(body);
     if (items.length > ROW_LIMITS.update) throw badRequest(`Number of rows to update exceeds ${ROW_LIMITS.update}.`);
-    await this.writer.write(base, actor, (w) => this.updateIn(w, body, items), hold ? { holdEvents: hold } : {});
+    await this.writer.write(base, actor, (w) => this.updateIn(w, body, items), hold ? { holdEvents: hold.id } : {});
     return { success: true as const };
   }
 
@@ -403,7 +436,7 @@ export class RowsService {
     await computeFormulas(w, this.writer.timeZone, table, stored, true);
     // SQLite stores each row's cells as JSON text: written once, for the row and its insert event.
     const texts = w.dialect === 'sqlite' ? stored.map((r) => JSON.stringify(r.data)) : undefined;
-    await repo.insertRows(w.trx, w.base.id, table._id, stored, texts);
+    await repo.insertRows(w.trx, w.base.id, w.stage ? stagingTableId(w.stage, table._id) : table._id, stored, texts);
     w.emit(insertEvents(w.base, table, stored, w.actor, w.now, texts));
     return texts;
   }

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db, Executor } from '../../db/index.js';
+import { notStaged } from '../rows/index.js';
 
 export interface ArchivedRow {
   table_id: string;
@@ -33,6 +34,8 @@ export async function* scanBaseRows(db: Db, baseId: number): AsyncGenerator<Arch
       .select(['id', 'table_id', 'row_id', 'data', 'ctime', 'mtime', 'creator', 'last_modifier'])
       .where('base_id', '=', baseId)
       .where('id', '>', after)
+      // Rows of an import still in progress are not part of the base yet.
+      .where(notStaged)
       .orderBy('id')
       .limit(1000)
       .execute();

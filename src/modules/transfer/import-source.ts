@@ -29,8 +29,8 @@ export function sourceKind(filename: string): SourceKind {
 }
 
 /** The sheets of a file, each read as a stream of rows (a CSV is one sheet named after the file). */
-export async function* openSheets(file: string, kind: SourceKind, fallbackName: string): AsyncGenerator<SourceSheet> {
-  if (kind === 'csv') yield await csvSheet(file, fallbackName);
+export async function* openSheets(file: string, kind: SourceKind, fallbackName: string, options: { checked?: boolean } = {}): AsyncGenerator<SourceSheet> {
+  if (kind === 'csv') yield await csvSheet(file, fallbackName, options.checked === true);
   else yield* xlsxSheets(file);
 }
 
@@ -39,19 +39,16 @@ class Utf8Check extends Transform {
   private readonly decoder = new TextDecoder('utf-8', { fatal: true });
   private line = 1;
   override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
+    // The whole chunk at once (one call, not one per line); lines are counted only to name a bad one.
+    const state = this.decoder;
     try {
-      // Line by line, so an error names the line it is on.
-      let from = 0;
-      for (let nl = chunk.indexOf(10); nl !== -1; nl = chunk.indexOf(10, from)) {
-        this.decoder.decode(chunk.subarray(from, nl + 1), { stream: true });
-        this.line++;
-        from = nl + 1;
-      }
-      this.decoder.decode(chunk.subarray(from), { stream: true });
-      done(null, chunk);
+      state.decode(chunk, { stream: true });
     } catch {
-      done(badRequest(`The file is not UTF-8 text (line ${this.line}): save it as CSV UTF-8.`));
+      done(badRequest(`The file is not UTF-8 text (line ${this.line + badLineOffset(chunk)}): save it as CSV UTF-8.`));
+      return;
     }
+    for (let nl = chunk.indexOf(10); nl !== -1; nl = chunk.indexOf(10, nl + 1)) this.line++;
+    done(null, chunk);
   }
   override _flush(done: TransformCallback): void {
     try {
@@ -63,15 +60,52 @@ class Utf8Check extends Transform {
   }
 }
 
-async function csvSheet(file: string, name: string): Promise<SourceSheet> {
-  const rowsOf = async function* (): AsyncGenerator<SourceRow> {
-    const checked = createReadStream(file).pipe(new Utf8Check());
-    const parser = parse({ bom: true, relax_column_count: false, skip_empty_lines: true, max_record_size: 1024 * 1024, info: true });
-    checked.on('error', (error) => parser.destroy(error));
-    checked.pipe(parser);
+/**
+ * The line (0-based, within `chunk`) of the first byte sequence that is not UTF-8. A sequence cut at the
+ * chunk's start (begun in the previous chunk) was already checked there, so a fresh decoder skips it.
+ */
+function badLineOffset(chunk: Buffer): number {
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  let lines = 0;
+  let from = 0;
+  // Continuation bytes at the start belong to a sequence begun in the previous chunk.
+  while (from < chunk.length && from < 3 && (chunk[from]! & 0xc0) === 0x80) from++;
+  for (let nl = chunk.indexOf(10, from); nl !== -1; nl = chunk.indexOf(10, from)) {
     try {
-      for await (const record of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
-        yield { line: record.info.lines, cells: record.record };
+      decoder.decode(chunk.subarray(from, nl + 1), { stream: true });
+    } catch {
+      return lines;
+    }
+    lines++;
+    from = nl + 1;
+  }
+  try {
+    decoder.decode(chunk.subarray(from));
+  } catch {
+    return lines;
+  }
+  // No line of the chunk is bad by itself: the sequence the previous chunk ended with is, on this line.
+  return 0;
+}
+
+/**
+ * `checked`: the file passed a first read already (pass two of an import): no UTF-8 check and no line
+ * numbers, which a file without errors does not need.
+ */
+async function csvSheet(file: string, name: string, checked: boolean): Promise<SourceSheet> {
+  const rowsOf = async function* (): AsyncGenerator<SourceRow> {
+    const source = checked ? createReadStream(file) : createReadStream(file).pipe(new Utf8Check());
+    const parser = parse({ bom: true, relax_column_count: false, skip_empty_lines: true, max_record_size: 1024 * 1024, info: !checked });
+    source.on('error', (error: Error) => parser.destroy(error));
+    source.pipe(parser);
+    try {
+      if (checked) {
+        let line = 0;
+        for await (const record of parser as AsyncIterable<string[]>) yield { line: ++line, cells: record };
+      } else {
+        for await (const record of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
+          yield { line: record.info.lines, cells: record.record };
+        }
       }
     } catch (error) {
       throw asBadFile(error);

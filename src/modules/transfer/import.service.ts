@@ -1,6 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import type { AccountUser } from '../accounts/index.js';
-import type { BaseData, TableMeta } from '../rows/index.js';
+import type { BaseData, StagedHold, TableMeta } from '../rows/index.js';
 import { findTable } from '../rows/index.js';
 import type { BasesService } from '../workspaces/index.js';
 import type { BaseListing } from '../access/index.js';
@@ -8,6 +7,7 @@ import { badRequest } from '../../shared/errors.js';
 import { ColumnStats, convertCell, headerNames, looksLikeFormula, type ColumnPlan } from './infer.js';
 import { openSheets, type RawCell, type SourceKind } from './import-source.js';
 import { checkZip, type ZipLimits } from './zip-guard.js';
+import type { ImportJob, ImportJobs } from './import-jobs.js';
 
 /** What the first pass found in one sheet: the columns it would create and a few rows. */
 export interface SheetPlan {
@@ -43,6 +43,7 @@ export class ImportService {
     private readonly baseData: BaseData,
     private readonly bases: BasesService,
     private readonly zipLimits: ZipLimits,
+    private readonly jobs: ImportJobs,
   ) {}
 
   /** Pass one: the sheets as they would be imported (also the preview endpoint's answer). */
@@ -68,22 +69,28 @@ export class ImportService {
     return plans;
   }
 
-  /** A new base named after the file, one table per sheet; a failure while writing deletes the base again. */
+  /** A new base named after the file, one table per sheet; a failure while writing removes the base again. */
   async toNewBase(user: AccountUser, workspaceId: unknown, file: ImportFile): Promise<BaseListing> {
     const plans = await this.analyze(file);
     const base = await this.bases.create(user, { name: file.stem, workspaceId });
     const actor = actorOf(user);
-    try {
-      // The blank base's tables make way for the file's (renamed first: a sheet may share a name).
-      const blank = (await this.baseData.writer.read(base)).tables.map((t, i) => ({ name: t.name, parked: `basegate-import-blank-${i}` }));
-      for (const b of blank) await this.baseData.tables.rename(base, actor, { table_name: b.name, new_table_name: b.parked });
-      for (const plan of plans) await this.createTable(base, actor, plan, []);
-      for (const b of blank) await this.baseData.tables.remove(base, actor, { table_name: b.parked });
-      await this.allOrNothing(base, actor, (hold) => this.fill(file, plans, base, actor, (plan) => plan.name, hold));
-    } catch (error) {
-      await this.bases.delete(user, String(base.workspace_id), base.name).catch(() => undefined);
+    let recorded = false;
+    await this.jobs.run(base.id, 'new-base', actor, true, (job) => {
+      recorded = true;
+      return this.staged(base, job, async () => {
+        // The blank base's tables make way for the file's (renamed first: a sheet may share a name).
+        const blank = (await this.baseData.writer.read(base)).tables.map((t, i) => ({ name: t.name, parked: `basegate-import-blank-${i}` }));
+        for (const b of blank) await this.baseData.tables.rename(base, actor, { table_name: b.name, new_table_name: b.parked });
+        const tableIds: string[] = [];
+        for (const plan of plans) tableIds.push(await this.createTable(base, actor, plan, job));
+        for (const b of blank) await this.baseData.tables.remove(base, actor, { table_name: b.parked });
+        return { tableIds, write: (hold) => this.fill(file, plans, base, actor, (plan) => plan.name, hold) };
+      });
+    }).catch(async (error: unknown) => {
+      // Once the job is recorded its undo removes the base; before that, the base goes here.
+      if (!recorded) await this.bases.trash.moveToTrash(base).catch(() => undefined);
       throw error;
-    }
+    });
     return base;
   }
 
@@ -93,14 +100,13 @@ export class ImportService {
     const meta = await this.baseData.writer.read(base);
     for (const plan of plans) if (meta.tables.some((t) => t.name === plan.name)) throw badRequest(`Table ${plan.name} exists.`);
     const actor = actorOf(user);
-    const created: string[] = [];
-    try {
-      for (const plan of plans) await this.createTable(base, actor, plan, created);
-      await this.allOrNothing(base, actor, (hold) => this.fill(file, plans, base, actor, (plan) => plan.name, hold));
-    } catch (error) {
-      for (const name of created) await this.baseData.tables.remove(base, actor, { table_name: name }).catch(() => undefined);
-      throw error;
-    }
+    await this.jobs.run(base.id, 'new-tables', actor, false, (job) =>
+      this.staged(base, job, async () => {
+        const tableIds: string[] = [];
+        for (const plan of plans) tableIds.push(await this.createTable(base, actor, plan, job));
+        return { tableIds, write: (hold) => this.fill(file, plans, base, actor, (plan) => plan.name, hold) };
+      }),
+    );
     return plans.map((p) => p.name);
   }
 
@@ -110,7 +116,9 @@ export class ImportService {
     const plans = (await this.analyze(file)).slice(0, 1);
     const target = matchColumns(table, plans[0]!);
     const actor = actorOf(user);
-    return this.allOrNothing(base, actor, (hold) => this.fill(file, [target], base, actor, () => table.name, hold));
+    return this.jobs.run(base.id, 'append', actor, false, (job) =>
+      this.staged(base, job, async () => ({ tableIds: [table._id], write: (hold) => this.fill(file, [target], base, actor, () => table.name, hold) })),
+    );
   }
 
   /**
@@ -129,54 +137,63 @@ export class ImportService {
     const existing = await this.keyIndex(base, table, keys);
     let updated = 0;
     let appended = 0;
-    await this.allOrNothing(base, actor, (hold) =>
-      this.batches(file, [plan], async (_plan, rows) => {
-        const updates: Array<{ row_id: string; row: Row }> = [];
-        const inserts: Row[] = [];
-        for (const row of rows) {
-          const id = existing.get(keyOf(keys.map((k) => row[k])));
-          if (id) updates.push({ row_id: id, row });
-          else inserts.push(row);
-        }
-        if (updates.length > 0) await this.baseData.rows.update(base, actor, { table_name: table.name, updates }, hold);
-        if (inserts.length > 0) await this.baseData.rows.append(base, actor, { table_name: table.name, rows: inserts }, hold);
-        updated += updates.length;
-        appended += inserts.length;
-      }),
+    await this.jobs.run(base.id, 'update', actor, false, (job) =>
+      this.staged(base, job, async () => ({
+        tableIds: [table._id],
+        write: (hold) =>
+          this.batches(file, [plan], async (_plan, rows) => {
+            const updates: Array<{ row_id: string; row: Row }> = [];
+            const inserts: Row[] = [];
+            for (const row of rows) {
+              const id = existing.get(keyOf(keys.map((k) => row[k])));
+              if (id) updates.push({ row_id: id, row });
+              else inserts.push(row);
+            }
+            if (updates.length > 0) await this.baseData.rows.update(base, actor, { table_name: table.name, updates }, hold);
+            if (inserts.length > 0) await this.baseData.rows.append(base, actor, { table_name: table.name, rows: inserts }, hold);
+            updated += updates.length;
+            appended += inserts.length;
+          }),
+      })),
     );
     return { updated, appended };
   }
 
   /**
-   * Pass two as one unit: every batch is written (each its own short transaction, so other writers of
-   * the server go on) with its events held aside; when all are in, the events go to the outbox in one
-   * transaction, so webhooks, rules and live clients see the whole import or nothing. A failure on the
-   * way (database error, disk full, a limit) undoes the batches written and drops their events.
+   * Pass two as one unit: `prepare` makes the tables and names the ones filled; every batch is then
+   * written (each its own short transaction, so other writers of the server go on) with its events held
+   * aside and its new rows staged (invisible to every read); when all are in, one transaction moves the
+   * staged rows into their tables, sends the events to the outbox and closes the job record, so reads,
+   * webhooks, rules and live clients see the whole import or nothing. A failure on the way (database
+   * error, disk full, a limit, a table deleted meanwhile) undoes it; a crash leaves the job record, and
+   * the next start-up undoes it (ImportJobs.recover).
    */
-  private async allOrNothing<T>(base: BaseListing, actor: ReturnType<typeof actorOf>, write: (hold: string) => Promise<T>): Promise<T> {
-    const hold = randomUUID();
+  private async staged<T>(base: BaseListing, job: ImportJob, prepare: () => Promise<{ tableIds: string[]; write: (hold: StagedHold) => Promise<T> }>): Promise<T> {
     let result: T;
     try {
-      result = await write(hold);
+      const { tableIds, write } = await prepare();
+      result = await write(job.hold);
+      await this.baseData.rows.publishHold(base, job.hold, tableIds, (trx) => job.close(trx));
     } catch (error) {
-      await this.baseData.rows.undoHold(base, actor, hold);
+      // The caller gets the failure's own answer; an undo that fails too is finished at the next start-up.
+      await job.undo().catch(() => undefined);
       throw error;
     }
-    await this.baseData.writer.releaseHold(base, hold);
     return result;
   }
 
-  private async createTable(base: BaseListing, actor: ReturnType<typeof actorOf>, plan: SheetPlan, existing: string[]): Promise<void> {
-    if (existing.includes(plan.name)) return;
-    await this.baseData.tables.create(base, actor, {
+  private async createTable(base: BaseListing, actor: ReturnType<typeof actorOf>, plan: SheetPlan, job: ImportJob): Promise<string> {
+    const created = await this.baseData.tables.create(base, actor, {
       table_name: plan.name,
       columns: plan.columns.map((c) => ({ column_name: c.name, column_type: c.type, ...(c.data ? { column_data: c.data } : {}) })),
     });
-    existing.push(plan.name);
+    const tableId = String(created._id);
+    await job.createdTable(tableId);
+    return tableId;
   }
 
   /** Pass two: appends every sheet's rows into its table, a batch per change. */
-  private async fill(file: ImportFile, plans: SheetPlan[], base: BaseListing, actor: ReturnType<typeof actorOf>, tableOf: (plan: SheetPlan) => string, hold: string): Promise<number> {
+  private async fill(file: ImportFile, plans: SheetPlan[], base: BaseListing, actor: ReturnType<typeof actorOf>, tableOf: (plan: SheetPlan) => string, hold: StagedHold): Promise<number> {
     let total = 0;
     await this.batches(file, plans, async (plan, rows) => {
       await this.baseData.rows.append(base, actor, { table_name: tableOf(plan), rows }, hold);
@@ -187,7 +204,8 @@ export class ImportService {
 
   private async batches(file: ImportFile, plans: SheetPlan[], write: (plan: SheetPlan, rows: Row[]) => Promise<void>): Promise<void> {
     let index = 0;
-    for await (const sheet of openSheets(file.path, file.kind, file.stem)) {
+    // Pass one checked the whole file: this read skips the checks.
+    for await (const sheet of openSheets(file.path, file.kind, file.stem, { checked: true })) {
       const plan = plans[index++];
       if (!plan) return;
       const positions = headerNames(sheet.header).map((name) => plan.columns.findIndex((c) => c.name === name));

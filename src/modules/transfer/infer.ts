@@ -61,14 +61,17 @@ export class ColumnStats {
 
   observe(value: RawCell): void {
     if (value === null || value === '') return;
-    this.filled++;
-    if (typeof value === 'number' || (typeof value === 'string' && NUMBER.test(value.trim()))) this.numbers++;
-    const date = dateText(value);
-    if (date !== null) {
-      this.dates++;
-      if (date.length > 10) this.hasTime = true;
+    // A type one earlier cell already ruled out is not tested again (a text column costs little).
+    const seen = this.filled++;
+    if (this.numbers === seen && (typeof value === 'number' || (typeof value === 'string' && NUMBER.test(value.trim())))) this.numbers++;
+    if (this.dates === seen) {
+      const date = dateText(value);
+      if (date !== null) {
+        this.dates++;
+        if (date.length > 10) this.hasTime = true;
+      }
     }
-    if (typeof value === 'boolean' || (typeof value === 'string' && (TRUE.has(value.trim().toLowerCase()) || FALSE.has(value.trim().toLowerCase())))) this.checks++;
+    if (this.checks === seen && (typeof value === 'boolean' || (typeof value === 'string' && (TRUE.has(value.trim().toLowerCase()) || FALSE.has(value.trim().toLowerCase()))))) this.checks++;
     if (this.distinct.size <= MAX_OPTIONS) this.distinct.add(String(value));
   }
 

@@ -7,6 +7,7 @@ import { newBaseUuid, parsePositiveId } from '../../shared/ids.js';
 import type { AccountUser } from '../accounts/index.js';
 import { type BaseAccess, type BaseListing } from '../access/index.js';
 import * as repo from './workspaces.repository.js';
+import { notStaged } from '../rows/index.js';
 
 type Body = Record<string, unknown>;
 
@@ -76,7 +77,7 @@ export class BaseCopyService {
         await repo.insertMetadata(trx, copy.id, data);
         await sql`insert into base_rows (base_id, table_id, row_id, data, ctime, mtime, creator, last_modifier)
           select ${copy.id}, table_id, row_id, data, ctime, mtime, creator, last_modifier
-          from base_rows where base_id = ${source.id} order by id`.execute(trx);
+          from base_rows where base_id = ${source.id} and ${notStaged} order by id`.execute(trx);
         await sql`insert into base_links (base_id, link_id, row_id, other_row_id, ctime)
           select ${copy.id}, link_id, row_id, other_row_id, ctime
           from base_links where base_id = ${source.id} order by id`.execute(trx);

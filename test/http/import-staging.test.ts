@@ -1,0 +1,159 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DIALECTS, createTestApp, type TestApp } from '../helpers/index.js';
+import { multipart } from '../helpers/asset-fixtures.js';
+import { addTable, appendRows, gateway, listRows, type Gateway } from './rows.fixtures.js';
+
+const csv = (from: number, count: number) => ['Name,Points', ...Array.from({ length: count }, (_, i) => `task ${from + i},${from + i}`)].join('\n');
+
+/**
+ * Issue 27.2: the rows of an import are invisible until the import commits — to the rows API, the
+ * whole-base read, SQL, export, a base copy and the outbox (so webhooks, rules and the live channel) —
+ * and appear together with their events. The import is paused between its batches (after two of its
+ * three batches are committed) by wrapping the rows service's append the import writes through.
+ */
+describe.each(DIALECTS)('import rows invisible until it commits (%s)', (dialect) => {
+  let t: TestApp;
+  let g: Gateway;
+  /** When set, the import's `pauseAfter`-th batch waits here after its commit. */
+  let gate: { pauseAfter: number; reached: () => void; release: Promise<void> } | null = null;
+  let batches = 0;
+
+  const count = async (table: string, where: 'staged' | 'all' = 'all') => {
+    let q = t.container.db.selectFrom('base_rows').select((eb) => eb.fn.countAll<number>().as('n')).where('base_id', '=', g.base.id);
+    if (where === 'staged') q = q.where('table_id', 'like', '~%');
+    else q = q.where('table_id', '=', table);
+    return Number((await q.executeTakeFirstOrThrow()).n);
+  };
+  const importEvents = async () =>
+    Number((await t.container.db.selectFrom('events').select((eb) => eb.fn.countAll<number>().as('n')).where('base_id', '=', g.base.id).where('row_name', 'like', 'task %').executeTakeFirstOrThrow()).n);
+  const jobs = async () => Number((await t.container.db.selectFrom('import_jobs').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+  const held = async () => Number((await t.container.db.selectFrom('held_events').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+  const send = (op: string, content: string, fields: Record<string, string>) => {
+    const body = multipart([
+      ...Object.entries({ dtable_uuid: g.base.uuid, ...fields }).map(([n, value]) => ({ name: n, value })),
+      { name: 'file', value: content, filename: 'tasks.csv' },
+    ]);
+    return t.request({ method: 'POST', url: `/api/v2.1/workspace/${g.base.workspaceId}/synchronous-import/${op}/`, token: g.owner.token, ...body });
+  };
+  /** Starts an import and resolves once `after` of its three batches are committed and it waits for `go`. */
+  async function pausedImport(op: string, fields: Record<string, string>, after = 2) {
+    let reached!: () => void;
+    const atGate = new Promise<void>((resolve) => (reached = resolve));
+    let go!: () => void;
+    gate = { pauseAfter: batches + after, reached, release: new Promise<void>((resolve) => (go = resolve)) };
+    const answer = send(op, csv(0, 2500), fields);
+    await Promise.race([atGate, answer.then((res) => Promise.reject(new Error(`import ended before the pause: ${res.body}`)))]);
+    return { answer, go };
+  }
+
+  beforeAll(async () => {
+    t = await createTestApp(dialect);
+    g = await gateway(t);
+    await addTable(g, 'Tasks', [
+      { column_name: 'Name', column_type: 'text' },
+      { column_name: 'Points', column_type: 'number' },
+    ]);
+    await appendRows(g, 'Tasks', [{ Name: 'kept', Points: 1 }]);
+    const rows = t.container.baseData.rows;
+    const append = rows.append.bind(rows);
+    rows.append = async (...args: Parameters<typeof append>) => {
+      const result = await append(...args);
+      if (args[3] !== undefined) {
+        batches++;
+        if (gate && batches === gate.pauseAfter) {
+          const { reached, release } = gate;
+          gate = null;
+          reached();
+          await release;
+        }
+      }
+      return result;
+    };
+  }, 60_000);
+  afterAll(() => t?.close());
+
+  it('rows API, whole-base read, SQL, export, a base copy and the outbox see none of an unfinished import, then all of it', async () => {
+    const tableId = (await g.call('GET', 'metadata/')).json().metadata.tables.find((x: { name: string }) => x.name === 'Tasks')._id as string;
+    const { answer, go } = await pausedImport('append-excel-csv-to-table', { table_name: 'Tasks' });
+
+    // 2000 rows are committed, staged: stored, but outside every table.
+    expect(await count(tableId, 'staged')).toBe(2000);
+    expect(await count(tableId)).toBe(1);
+    expect(await jobs()).toBe(1);
+    expect((await listRows(g, 'table_name=Tasks&convert_keys=true')).map((r) => r.Name)).toEqual(['kept']);
+    const whole = (await g.call('GET', '')).json();
+    expect(whole.tables.find((x: { name: string }) => x.name === 'Tasks').rows).toHaveLength(1);
+    const sql = await g.call('POST', 'sql/', { sql: 'SELECT COUNT(*) AS n FROM Tasks', convert_keys: true });
+    expect(sql.statusCode, sql.body).toBe(200);
+    expect(sql.json().results).toEqual([{ n: 1 }]);
+    const exported = await t.request({
+      method: 'GET',
+      url: `/api/v2.1/workspace/${g.base.workspaceId}/synchronous-export/export-table-to-excel/?dtable_name=${encodeURIComponent(g.base.name)}&table_name=Tasks&format=csv`,
+      token: g.owner.token,
+    });
+    expect(exported.statusCode).toBe(200);
+    expect(exported.body.trim().split(/\r?\n/)).toHaveLength(2); // header and `kept`
+    const copy = await t.request({ method: 'POST', url: '/api/v2.1/dtable-copy/', token: g.owner.token, payload: { src_workspace_id: g.base.workspaceId, dst_workspace_id: g.base.workspaceId, name: g.base.name } });
+    expect(copy.statusCode, copy.body).toBe(200);
+    const copied = await t.container.db.selectFrom('bases').select('id').where('uuid', '=', copy.json().dtable.uuid).executeTakeFirstOrThrow();
+    const copiedRows = await t.container.db.selectFrom('base_rows').select(['table_id']).where('base_id', '=', copied.id).execute();
+    expect(copiedRows.filter((r) => r.table_id.startsWith('~'))).toEqual([]);
+    expect(copiedRows.filter((r) => r.table_id === tableId)).toHaveLength(1);
+    expect(await importEvents()).toBe(0);
+
+    go();
+    const res = await answer;
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toEqual({ success: true, appended: 2500 });
+    expect(await count(tableId, 'staged')).toBe(0);
+    expect(await count(tableId)).toBe(2501);
+    expect(await importEvents()).toBe(2500);
+    expect(await jobs()).toBe(0);
+    // The cached whole-base read and the listing see the published rows at once (the revision moved).
+    expect((await g.call('GET', '')).json().tables.find((x: { name: string }) => x.name === 'Tasks').rows).toHaveLength(2501);
+    expect((await listRows(g, 'table_name=Tasks&start=2500&limit=5&convert_keys=true')).map((r) => r.Name)).toEqual(['task 2499']);
+  }, 90_000);
+
+  it('a table deleted after the last batch, before the release: the import is a 400 and leaves no staged row, event, held event or job', async () => {
+    await addTable(g, 'Doomed', [
+      { column_name: 'Name', column_type: 'text' },
+      { column_name: 'Points', column_type: 'number' },
+    ]);
+    const before = await importEvents();
+    const { answer, go } = await pausedImport('append-excel-csv-to-table', { table_name: 'Doomed' }, 3);
+    expect(await count('', 'staged')).toBe(2500);
+    expect((await g.call('DELETE', 'tables/', { table_name: 'Doomed' })).statusCode).toBe(200);
+    go();
+    const res = await answer;
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error_msg).toMatch(/was deleted during the import/);
+    expect(await count('', 'staged')).toBe(0);
+    expect(await importEvents()).toBe(before);
+    expect(await held()).toBe(0);
+    expect(await jobs()).toBe(0);
+  }, 90_000);
+
+  it('a table deleted between batches: the next batch finds no table (404) and the import leaves nothing', async () => {
+    await addTable(g, 'Gone', [{ column_name: 'Name', column_type: 'text' }]);
+    const { answer, go } = await pausedImport('append-excel-csv-to-table', { table_name: 'Gone' }, 1);
+    expect((await g.call('DELETE', 'tables/', { table_name: 'Gone' })).statusCode).toBe(200);
+    go();
+    const res = await answer;
+    expect(res.statusCode).toBe(404);
+    expect(await count('', 'staged')).toBe(0);
+    expect(await held()).toBe(0);
+    expect(await jobs()).toBe(0);
+  }, 90_000);
+
+  it('a new table from a file shows no row until the import commits', async () => {
+    const { answer, go } = await pausedImport('import-excel-csv-to-table', {});
+    const meta = (await g.call('GET', 'metadata/')).json().metadata.tables as Array<{ name: string; _id: string }>;
+    const created = meta.find((x) => x.name === 'tasks')!;
+    expect(await count(created._id)).toBe(0);
+    expect(await listRows(g, 'table_name=tasks')).toEqual([]);
+    go();
+    expect((await answer).statusCode).toBe(200);
+    expect(await count(created._id)).toBe(2500);
+    expect(await count('', 'staged')).toBe(0);
+  }, 90_000);
+});
