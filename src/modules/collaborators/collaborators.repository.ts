@@ -14,8 +14,11 @@ export async function relatedUsers(db: Executor, baseId: number): Promise<Relate
     .innerJoin('users', 'users.id', 'workspaces.owner_id')
     .select(['users.virtual_id', 'users.name', 'users.email'])
     .where('bases.id', '=', baseId)
+    .where('bases.deleted_at', 'is', null)
     .where('users.is_active', '=', 1)
     .execute();
+  // A trashed base has no collaborators to show (every path answers it as deleted).
+  if (owner.length === 0) return [];
   const shared = await db
     .selectFrom('base_shares')
     .innerJoin('users', 'users.id', 'base_shares.user_id')

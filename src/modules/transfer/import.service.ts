@@ -78,7 +78,7 @@ export class ImportService {
       const blank = (await this.baseData.writer.read(base)).tables.map((t, i) => ({ name: t.name, parked: `basegate-import-blank-${i}` }));
       for (const b of blank) await this.baseData.tables.rename(base, actor, { table_name: b.name, new_table_name: b.parked });
       for (const plan of plans) await this.createTable(base, actor, plan, []);
-      for (const b of blank) await this.baseData.tables.remove(base, actor, { table_name: b.parked });
+      for (const b of blank) await this.baseData.tables.remove(base, actor, { table_name: b.parked }, false);
       await this.allOrNothing(base, actor, (hold) => this.fill(file, plans, base, actor, (plan) => plan.name, hold));
     } catch (error) {
       await this.bases.delete(user, String(base.workspace_id), base.name).catch(() => undefined);
@@ -98,7 +98,7 @@ export class ImportService {
       for (const plan of plans) await this.createTable(base, actor, plan, created);
       await this.allOrNothing(base, actor, (hold) => this.fill(file, plans, base, actor, (plan) => plan.name, hold));
     } catch (error) {
-      for (const name of created) await this.baseData.tables.remove(base, actor, { table_name: name }).catch(() => undefined);
+      for (const name of created) await this.baseData.tables.remove(base, actor, { table_name: name }, false).catch(() => undefined);
       throw error;
     }
     return plans.map((p) => p.name);
