@@ -193,7 +193,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     retentionDays: config.operationLogRetentionDays,
     trashRetentionDays: config.trashRetentionDays,
     snapshots: {
-      archives: { export: (base, out) => snapshotArchives.export(base, false, out), import: (user, workspaceId, file, name) => snapshotArchives.import(user, workspaceId, file, name) },
+      archives: { export: (base, out) => snapshotArchives.export(base, false, out), import: (user, workspaceId, file, name) => snapshotArchives.import(user, workspaceId, file, name, name) },
       tmpDir: config.assets.tmpDir,
       // Held in memory while taken: bounded.
       maxBytes: Math.min(20 * config.assets.maxBytes, 256 * 1024 * 1024),
