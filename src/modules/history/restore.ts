@@ -26,7 +26,7 @@ function collides(c: LoggedChange, later: LoggedChange): string[] | null {
 
 /** The later operations that changed the cells (or rows) this operation's revert would set back. */
 export async function conflictsOf(scope: RestoreScope, op: Operation): Promise<Conflict[]> {
-  const later = await laterOperationsOfRows(scope.trx, op.baseId, [...new Set(op.changes.rows.map((c) => c.r))], op.id);
+  const later = cancelPairs(await laterOperationsOfRows(scope.trx, op.baseId, [...new Set(op.changes.rows.map((c) => c.r))], op.id));
   const conflicts: Conflict[] = [];
   for (const next of later) {
     for (const l of next.changes.rows) {
@@ -38,6 +38,24 @@ export async function conflictsOf(scope: RestoreScope, op: Operation): Promise<C
     }
   }
   return conflicts;
+}
+
+/**
+ * Later operations without those that cancel out: an operation reverted by a later one (an undo) and
+ * that revert leave the cells as they were, so undoing step after step is no conflict. Walked newest
+ * first: a revert that was itself reverted (a redo) cancels nothing, so the redone change counts.
+ */
+function cancelPairs(later: Operation[]): Operation[] {
+  const ids = new Set(later.map((o) => o.id));
+  const cancelled = new Set<number>();
+  for (const o of [...later].reverse()) {
+    if (cancelled.has(o.id)) continue;
+    if (o.reverts !== null && ids.has(o.reverts)) {
+      cancelled.add(o.id);
+      cancelled.add(o.reverts);
+    }
+  }
+  return later.filter((o) => !cancelled.has(o.id));
 }
 
 export function conflictError(opId: number, conflicts: Conflict[]): AppError {
