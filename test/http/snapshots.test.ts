@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS, basePath, baseToken, createTestApp, type TestApp, type TestBase } from '../helpers/index.js';
 import { baseWithRoles, type RoleSet } from '../helpers/roles.js';
 import { addTable, appendRows, through, type Gateway } from './rows.fixtures.js';
+import { ArchiveService } from '../../src/modules/transfer/index.js';
+import { Snapshots } from '../../src/modules/history/snapshots.js';
 
 const DAY = 86_400_000;
 type Listed = { dtable_name: string; commit_id: string; ctime: string };
@@ -120,5 +122,42 @@ describe.each(DIALECTS)('snapshots (%s)', (dialect) => {
     expect(weekly.length).toBeLessThanOrEqual(24);
     const weeks = new Set(all.filter((s) => now - Number(s.created_at) > 30 * DAY).map((s) => Math.floor(Number(s.created_at) / (7 * DAY))));
     expect(weeks.size).toBe(weekly.length);
+  });
+  it('takes a snapshot while the base is written to: a write during the read makes it read again, so it holds one revision', async () => {
+    const c = t.container;
+    const archives = new ArchiveService(c.db, c.bases, c.assets.service, () => undefined, { zip: { maxUncompressedBytes: 1e8, maxRatio: 200, maxEntries: 1000 }, tmpDir: c.config.assets.tmpDir });
+    let reads = 0;
+    g = through(t, { owner: g.owner, base: g.base, token: await baseToken(t, g.owner, g.base) });
+    const snaps = new Snapshots({
+      db: c.db,
+      clock: t.clock,
+      baseById: (id) => c.access.findById(id),
+      tmpDir: c.config.assets.tmpDir,
+      maxBytes: 1e8,
+      archives: {
+        // The first read is overtaken by a write (as a writer would, between two pages).
+        export: async (base, out) => {
+          reads++;
+          if (reads === 1) await appendRows(g, 'Table1', [{ Name: 'written meanwhile' }]);
+          await archives.export(base, false, out);
+        },
+        import: () => Promise.reject(new Error('not used')),
+      },
+    });
+    await appendRows(g, 'Table1', [{ Name: 'before' }]);
+    const base = (await c.access.findById(g.base.id))!;
+    const taken = await snaps.take(base);
+    expect(reads).toBe(2);
+    const revision = Number((await c.db.selectFrom('base_metadata').select('revision').where('base_id', '=', g.base.id).executeTakeFirstOrThrow()).revision);
+    expect(taken!.revision).toBe(revision);
+    const stored = await c.db.selectFrom('base_snapshots').select('archive').where('commit_id', '=', taken!.commit_id).executeTakeFirstOrThrow();
+    // The archive is a zip whose rows (deflated) are not readable as text: restore it to check instead.
+    expect(Buffer.from(stored.archive).subarray(0, 2).toString()).toBe('PK');
+    // A base that does not settle: 503 after the tries, nothing stored.
+    const restless = new Snapshots({ db: c.db, clock: t.clock, baseById: (id) => c.access.findById(id), tmpDir: c.config.assets.tmpDir, maxBytes: 1e8, archives: { export: async (b, out) => { await appendRows(g, 'Table1', [{ Name: 'again' }]); await archives.export(b, false, out); }, import: () => Promise.reject(new Error('not used')) } });
+    const before = await c.db.selectFrom('base_snapshots').select('id').execute();
+    await appendRows(g, 'Table1', [{ Name: 'a change since the last snapshot' }]);
+    await expect(restless.take(base)).rejects.toMatchObject({ statusCode: 503 });
+    expect((await c.db.selectFrom('base_snapshots').select('id').execute()).length).toBe(before.length);
   });
 });
