@@ -24,6 +24,7 @@ import { configureTimeZone } from './shared/dates/index.js';
 import { createAssets, type AssetsModule } from './modules/assets/index.js';
 import { createNatsStream, type NatsStream } from './modules/nats/index.js';
 import { createHistory, type HistoryModule } from './modules/history/index.js';
+import { ArchiveService } from './modules/transfer/index.js';
 import { createAutomations, type AutomationsModule } from './modules/automations/index.js';
 import { AuditService } from './modules/audit/index.js';
 
@@ -187,7 +188,25 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   for (const tick of webhooks.ticks) scheduler.register(tick);
   for (const tick of automations.ticks) scheduler.register(tick);
   scheduler.register(volatileFormulaTick(db, baseData.writer));
-  const history = createHistory({ db, clock, access, baseData, retentionDays: config.operationLogRetentionDays, trashRetentionDays: config.trashRetentionDays });
+  // Snapshots are whole-base archives (the transfer module's export-dtable format), without files.
+  const snapshotArchives = new ArchiveService(db, bases, assets.service, (baseId) => baseData.snapshots.evict(baseId), {
+    zip: { maxUncompressedBytes: 20 * config.assets.maxBytes, maxRatio: 200, maxEntries: 10_000 },
+    tmpDir: config.assets.tmpDir,
+  });
+  const history = createHistory({
+    db,
+    clock,
+    access,
+    baseData,
+    retentionDays: config.operationLogRetentionDays,
+    trashRetentionDays: config.trashRetentionDays,
+    snapshots: {
+      archives: { export: (base, out) => snapshotArchives.export(base, false, out), import: (user, workspaceId, file, name) => snapshotArchives.import(user, workspaceId, file, name, name) },
+      tmpDir: config.assets.tmpDir,
+      // Held in memory while taken: bounded.
+      maxBytes: Math.min(20 * config.assets.maxBytes, 256 * 1024 * 1024),
+    },
+  });
   for (const tick of history.ticks) scheduler.register(tick);
   const importJobs = new ImportJobs(db, handle.dialect, clock, baseData, bases, access);
   // At start-up (server.ts) and then every 5 minutes: imports of another instance that died meanwhile.

@@ -30,6 +30,8 @@ import type {
 import type { RowCommentsTable } from '../modules/comments/comments.table.js';
 import type { OperationLogRowsTable, OperationLogTable } from '../modules/history/history.table.js';
 import type { AutomationMarksTable, AutomationRulesTable, AutomationRunsTable } from '../modules/automations/automations.table.js';
+import type { BaseSnapshotsTable, OperationLogRowsTable, OperationLogTable, TrashedTableRowsTable, TrashedTablesTable } from '../modules/history/history.table.js';
+import type { AutomationRulesTable, AutomationRunsTable } from '../modules/automations/automations.table.js';
 import type { HeldEventColumnsTable, HeldEventsTable } from '../modules/events/held-events.table.js';
 import type { AuditHeadTable, AuditLogTable } from '../modules/audit/audit.table.js';
 import type { ImportJobsTable } from '../modules/transfer/import-jobs.table.js';
@@ -68,6 +70,9 @@ export interface Database {
   row_comments: RowCommentsTable;
   operation_log: OperationLogTable;
   operation_log_rows: OperationLogRowsTable;
+  trashed_tables: TrashedTablesTable;
+  trashed_table_rows: TrashedTableRowsTable;
+  base_snapshots: BaseSnapshotsTable;
   automation_rules: AutomationRulesTable;
   automation_runs: AutomationRunsTable;
   automation_marks: AutomationMarksTable;

@@ -350,6 +350,10 @@ describe('console: first contact (headless Chromium)', () => {
       await cellOf(page, 'Safe', 'Name').click();
       await page.keyboard.press('Control+z');
       await expect.poll(async () => (await rowsNow()).map((r) => r.Name).sort()).toEqual(['Evil one', 'Mailto one', 'Safe']);
+      // The undo is a restore of the edit's logged operation (restore-operations/), not a new edit.
+      type Op = { op_id: number; reverts: number | null; operation: string };
+      const newest = async () => (await gw<{ operations: Op[] }>('operations/?per_page=2')).data.operations;
+      await expect.poll(async () => (await newest())[0]!.reverts).toBe((await newest())[1]!.op_id);
       await page.keyboard.press('Control+z');
       await expect.poll(async () => (await rowsNow()).map((r) => r.Name).sort()).toEqual(['Evil one', 'Mailto', 'Safe']);
       await page.keyboard.press('Control+z');
@@ -357,6 +361,10 @@ describe('console: first contact (headless Chromium)', () => {
       await expect.poll(() => page.getByRole('button', { name: 'Undo' }).isDisabled()).toBe(true);
       await page.keyboard.press('Control+Shift+Z');
       await expect.poll(async () => (await rowsNow()).map((r) => r.Name).sort()).toEqual(['Evil one', 'Mailto', 'Safe']);
+      // The redo restores the undo's operation.
+      const [redo] = await newest();
+      const undone = (await gw<{ operations: Op[] }>('operations/?per_page=20')).data.operations.find((o) => o.op_id === redo!.reverts);
+      expect(undone?.reverts).toEqual(expect.any(Number));
       await expect.poll(() => grid(page).innerText()).toContain('Evil one');
       await page.getByRole('button', { name: 'Undo' }).click();
       await expect.poll(async () => (await rowsNow()).map((r) => r.Name).sort()).toEqual(['Evil', 'Mailto', 'Safe']);

@@ -158,4 +158,41 @@ describe.each(DIALECTS)('base trash (%s)', (dialect) => {
     const badPage = await t.request({ method: 'GET', url: '/api/v2.1/trash-dtables/?per_page=0', token: owner.token });
     expect(badPage.statusCode).toBe(400);
   });
+  it('lets the system admin list every trashed base (with its owner), restore and purge one; other admin lists leave trashed bases out', async () => {
+    const sysadmin = await createUser(t, { admin: true });
+    const base = await createBase(t, owner, 'Admin sees it');
+    const hook = await t.request({ method: 'POST', url: basePath(base, 'webhooks/'), token: owner.token, payload: { url: 'https://example.com/hook' } });
+    expect(hook.statusCode, hook.body).toBeLessThan(300);
+    const limit = await t.request({ method: 'PUT', url: `/api/v2.1/admin/rate-limits/bases/${base.uuid}/`, token: sysadmin.token, payload: { per_minute: 50 } });
+    expect(limit.statusCode, limit.body).toBe(200);
+    const adminList = async (url: string) => {
+      const res = await t.request({ method: 'GET', url, token: sysadmin.token });
+      expect(res.statusCode, res.body).toBe(200);
+      return res.body;
+    };
+    expect(await adminList('/api/v2.1/admin/webhooks/')).toContain(base.uuid);
+    expect(await adminList('/api/v2.1/admin/rate-limits/')).toContain(base.uuid);
+    await del(base);
+    expect(await adminList('/api/v2.1/admin/webhooks/')).not.toContain(base.uuid);
+    expect(await adminList('/api/v2.1/admin/rate-limits/')).not.toContain(base.uuid);
+
+    const all = JSON.parse(await adminList('/api/v2.1/admin/trash-dtables/'));
+    const entry = all.trash_dtable_list.find((x: { uuid: string }) => x.uuid === base.uuid);
+    expect(entry).toMatchObject({ name: 'Admin sees it', deleted: true, owner: expect.any(String) });
+    expect(all.count).toBeGreaterThanOrEqual(1);
+    // Not for ordinary users (even the owner): 403.
+    expect((await t.request({ method: 'GET', url: '/api/v2.1/admin/trash-dtables/', token: owner.token })).statusCode).toBe(403);
+    expect((await t.request({ method: 'PUT', url: `/api/v2.1/admin/trash-dtables/${entry.id}/`, token: owner.token })).statusCode).toBe(403);
+    expect((await t.request({ method: 'PUT', url: '/api/v2.1/admin/trash-dtables/x/', token: sysadmin.token })).statusCode).toBe(400);
+    expect((await t.request({ method: 'GET', url: '/api/v2.1/admin/trash-dtables/?per_page=101', token: sysadmin.token })).statusCode).toBe(400);
+
+    expect((await t.request({ method: 'PUT', url: `/api/v2.1/admin/trash-dtables/${entry.id}/`, token: sysadmin.token })).json()).toEqual({ success: true });
+    expect(await listed()).toContain(base.uuid);
+    expect(await adminList('/api/v2.1/admin/webhooks/')).toContain(base.uuid);
+    expect((await t.request({ method: 'PUT', url: `/api/v2.1/admin/trash-dtables/${entry.id}/`, token: sysadmin.token })).statusCode).toBe(404);
+
+    await del(base);
+    expect((await t.request({ method: 'DELETE', url: `/api/v2.1/admin/trash-dtables/${entry.id}/`, token: sysadmin.token })).json()).toEqual({ success: true });
+    expect(JSON.parse(await adminList('/api/v2.1/admin/trash-dtables/')).trash_dtable_list.map((x: { uuid: string }) => x.uuid)).not.toContain(base.uuid);
+  });
 });

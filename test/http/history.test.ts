@@ -135,12 +135,16 @@ describe.each(DIALECTS)('history: operation log and restore (%s)', (dialect) => 
     expect((await cells()).Emma!.By).toEqual([]);
   });
 
-  it('logs structure changes; restoring one is refused with 400', async () => {
+  it('logs structure changes; a column add is restored (the column goes), a view change is refused with 400', async () => {
     await g.call('POST', 'columns/', { table_name: 'Table1', column_name: 'Note', column_type: 'text' });
     const op = await latest();
     expect(op.op_type).toBe('insert_column');
     expect(JSON.parse(op.operation)).toMatchObject({ op_type: 'insert_column', table_id: '0000' });
-    expect((await restore(op.op_id)).statusCode).toBe(400);
+    expect((await restore(op.op_id)).statusCode).toBe(200);
+    const columns = (await g.call('GET', 'columns/?table_name=Table1')).json().columns.map((c: { name: string }) => c.name);
+    expect(columns).not.toContain('Note');
+    await g.call('POST', 'views/?table_name=Table1', { name: 'Logged view' });
+    expect((await restore((await latest()).op_id)).statusCode).toBe(400);
   });
 
   it('shows history to every reader; only the owner and admins restore', async () => {

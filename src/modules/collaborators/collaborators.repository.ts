@@ -9,6 +9,9 @@ export interface RelatedUserRow {
 
 /** Everyone with access to the base (`access`'s `usersWithAccess`: its owner, shares, groups), active users only. */
 export async function relatedUsers(db: Executor, baseId: number): Promise<RelatedUserRow[]> {
+  // A trashed base has no collaborators to show (every path answers it as deleted).
+  const live = await db.selectFrom('bases').select('id').where('id', '=', baseId).where('deleted_at', 'is', null).executeTakeFirst();
+  if (!live) return [];
   const access = await usersWithAccess(db, [baseId]);
   if (access.length === 0) return [];
   const users = await db

@@ -2,6 +2,7 @@ import { sql, type Selectable } from 'kysely';
 import type { Executor } from '../../db/index.js';
 import type { OperationLogTable } from './history.table.js';
 import type { LoggedChanges, Operation, OperationFilter } from './history.types.js';
+import { decodeChanges, encodeChanges } from './changes-codec.js';
 
 export function toOperation(r: Selectable<OperationLogTable>): Operation {
   return {
@@ -14,7 +15,7 @@ export function toOperation(r: Selectable<OperationLogTable>): Operation {
     opApp: r.op_app,
     opTime: Number(r.op_time),
     rowCount: Number(r.row_count),
-    changes: JSON.parse(r.changes) as LoggedChanges,
+    changes: JSON.parse(decodeChanges(r.changes)) as LoggedChanges,
     reverts: r.reverts === null ? null : Number(r.reverts),
   };
 }
@@ -86,7 +87,7 @@ export async function pruneOperations(db: Executor, cutoff: number, batch: numbe
   // Each operation's rows are named in its changes: deleted by primary key (no index on op_id to keep up on every write).
   await db.transaction().execute(async (trx) => {
     for (const op of old) {
-      const rowIds = [...new Set((JSON.parse(op.changes) as LoggedChanges).rows.map((c) => c.r))];
+      const rowIds = [...new Set((JSON.parse(decodeChanges(op.changes)) as LoggedChanges).rows.map((c) => c.r))];
       for (let i = 0; i < rowIds.length; i += 500) {
         await trx
           .deleteFrom('operation_log_rows')
@@ -128,4 +129,9 @@ export async function deletingOperations(db: Executor, baseId: number, since: nu
     .where('op_type', 'in', ['delete_row', 'delete_rows', 'batch']);
   if (beforeId !== undefined) query = query.where('id', '<', beforeId);
   return (await query.orderBy('id', 'desc').limit(limit).execute()).map(toOperation);
+}
+
+/** Replaces an operation's logged changes (a row purged from the trash loses its cells). */
+export async function replaceChanges(db: Executor, opId: number, changes: LoggedChanges): Promise<void> {
+  await db.updateTable('operation_log').set({ changes: encodeChanges(JSON.stringify(changes)) }).where('id', '=', opId).execute();
 }

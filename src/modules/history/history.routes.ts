@@ -27,6 +27,7 @@ const ListQuery = Type.Object({
   before_op_id: Num,
 });
 const RowParams = Type.Object({ base_uuid: Type.String({ maxLength: 64 }), row_id: Type.String({ minLength: 1, maxLength: 32 }) });
+const TrashParams = Type.Object({ base_uuid: Type.String({ maxLength: 64 }), trash_id: Type.Integer({ minimum: 1, maximum: 2 ** 53 - 1 }) });
 const RestoreBody = Type.Optional(Type.Record(Type.String(), Type.Unknown()));
 
 function paging(q: { page?: string; per_page?: string }, perPage: number): Paging {
@@ -57,7 +58,7 @@ async function assertMayRestore(request: FastifyRequest, access: BaseAccess): Pr
   }
 }
 
-/** `operations/`, `db-operations/`, `activities/`, `trash/rows/` (read); `restore-operations/{op_id}/`, `trash/rows/{row_id}/` (owner, admin). */
+/** `operations/`, `db-operations/`, `activities/`, `trash/rows/`, `trash/tables/` (read); restores and purges (owner, admin). */
 export function historyRoutes({ history, access }: { history: HistoryService; access: BaseAccess }): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(`${GATEWAY}/operations/`, { config: read, schema: { tags, params: BaseParams, querystring: ListQuery } }, async (request) =>
@@ -82,6 +83,22 @@ export function historyRoutes({ history, access }: { history: HistoryService; ac
     app.put(`${GATEWAY}/trash/rows/:row_id/`, { config: write, bodyLimit: 4096, schema: { tags, params: RowParams, body: RestoreBody } }, async (request) => {
       await assertMayRestore(request, access);
       return history.restoreTrashRow(baseOf(request), actorOf(request), request.params.row_id);
+    });
+    app.delete(`${GATEWAY}/trash/rows/:row_id/`, { config: write, schema: { tags, params: RowParams } }, async (request) => {
+      await assertMayRestore(request, access);
+      return history.purgeTrashRow(baseOf(request), request.params.row_id);
+    });
+    // The table trash: deleted tables with their rows and links, restorable until TRASH_RETENTION_DAYS.
+    app.get(`${GATEWAY}/trash/tables/`, { config: read, schema: { tags, params: BaseParams, querystring: ListQuery } }, async (request) =>
+      history.trashTables(baseOf(request), paging(request.query, 25)),
+    );
+    app.put(`${GATEWAY}/trash/tables/:trash_id/`, { config: write, bodyLimit: 4096, schema: { tags, params: TrashParams, body: RestoreBody } }, async (request) => {
+      await assertMayRestore(request, access);
+      return history.restoreTrashTable(baseOf(request), actorOf(request), request.params.trash_id);
+    });
+    app.delete(`${GATEWAY}/trash/tables/:trash_id/`, { config: write, schema: { tags, params: TrashParams } }, async (request) => {
+      await assertMayRestore(request, access);
+      return history.purgeTrashTable(baseOf(request), request.params.trash_id);
     });
   };
 }

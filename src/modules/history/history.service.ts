@@ -3,10 +3,12 @@ import type { Clock } from '../../shared/clock.js';
 import { badRequest, notFound } from '../../shared/errors.js';
 import { countRowComments, listComments } from '../comments/index.js';
 import { loadMetadata, type Actor, type BaseRef, type RowsService } from '../rows/index.js';
-import { countRowOperations, findOperation, listOperations, pruneOperations } from './history.repository.js';
-import type { OperationFilter } from './history.types.js';
+import { countRowOperations, findOperation, listOperations, pruneOperations, replaceChanges } from './history.repository.js';
+import type { LoggedChange, OperationFilter } from './history.types.js';
 import { presentActivity, presentDbOperation, presentOperation } from './present.js';
-import { conflictError, conflictsOf, revert } from './restore.js';
+import { assertStructureRevertible, conflictError, conflictsOf, revert, revertStructure } from './restore.js';
+import { presentTrashedTable, purgeTrashedTables, restoreTrashedTable } from './table-trash.js';
+import { countTrashedTables, deleteTrashedTable, findTrashedTable, listTrashedTables, trashOfDelete } from './table-trash.repository.js';
 import { trashedRow, trashedRows } from './row-trash.js';
 
 const DAY_MS = 86_400_000;
@@ -121,13 +123,64 @@ export class HistoryService {
   async restore(base: BaseRef, actor: Actor, opId: number, overwrite: boolean): Promise<{ success: true }> {
     const op = await findOperation(this.db, base.id, opId);
     if (!op) throw notFound('Operation not found.');
-    if (op.changes.rows.length === 0) throw badRequest('Operation changed tables, columns or views only: restore it from a snapshot.');
+    assertStructureRevertible(op);
     await this.rows.restore(base, { ...actor, reverts: op.id }, async (scope) => {
       const conflicts = await conflictsOf(scope, op);
       if (conflicts.length > 0 && !overwrite) throw conflictError(op.id, conflicts);
       await revert(scope, op);
+      await revertStructure(scope, op, (tableId) => trashOfDelete(scope.trx, base.id, tableId, op.opTime));
     });
     return { success: true };
+  }
+
+  /** `trash/tables/`: the base's deleted tables still in the trash, most recently deleted first. */
+  async trashTables(base: BaseRef, paging: Paging) {
+    const since = this.trashSince();
+    const rows = await listTrashedTables(this.db, base.id, since, paging.perPage, this.offset(paging));
+    return { count: await countTrashedTables(this.db, base.id, since), tables: rows.map(presentTrashedTable) };
+  }
+
+  /** Puts a trashed table back (rows, links, the other tables' link columns) as one new write. */
+  async restoreTrashTable(base: BaseRef, actor: Actor, trashId: number) {
+    const trash = await findTrashedTable(this.db, base.id, trashId, this.trashSince());
+    if (!trash) throw notFound(`Table ${trashId} is not in the trash.`);
+    const table = await this.rows.restore(base, actor, async (scope) => {
+      // Read again in the write: a concurrent restore or purge of the same entry leaves nothing to do.
+      const current = await findTrashedTable(scope.trx, base.id, trashId, this.trashSince());
+      if (!current) throw notFound(`Table ${trashId} is not in the trash.`);
+      return restoreTrashedTable(scope, current);
+    });
+    return { success: true as const, table_id: table._id, table_name: table.name };
+  }
+
+  /** Deletes a trashed table for good. */
+  async purgeTrashTable(base: BaseRef, trashId: number): Promise<{ success: true }> {
+    const trash = await findTrashedTable(this.db, base.id, trashId, 0);
+    if (!trash) throw notFound(`Table ${trashId} is not in the trash.`);
+    await deleteTrashedTable(this.db, trash.id);
+    return { success: true };
+  }
+
+  /** Deletes a trashed row for good: its deletion's logged cells and links are dropped (it can no longer come back). */
+  async purgeTrashRow(base: BaseRef, rowId: string): Promise<{ success: true }> {
+    const found = await trashedRow(this.db, base.id, rowId, this.trashSince());
+    if (!found) throw notFound(`Row ${rowId} is not in the trash.`);
+    // Every logged value of the row goes (its inserts and changes too), its history keeps who and when.
+    const scrub = (c: LoggedChange): LoggedChange => (c.r === rowId ? { o: c.o, t: c.t, r: c.r, n: '', ...(c.a ? { a: {} } : {}), ...(c.b ? { b: {} } : {}), x: 1 } : c);
+    await this.db.transaction().execute(async (trx) => {
+      for (let beforeId: number | undefined; ; ) {
+        const ops = await listOperations(trx, base.id, beforeId === undefined ? { rowId } : { rowId, beforeId }, 500);
+        for (const op of ops) await replaceChanges(trx, op.id, { ...op.changes, rows: op.changes.rows.map(scrub) });
+        if (ops.length < 500) break;
+        beforeId = ops[ops.length - 1]!.id;
+      }
+    });
+    return { success: true };
+  }
+
+  /** The scheduler's tick: trashed tables older than TRASH_RETENTION_DAYS go for good, in batches. */
+  async purgeExpiredTrash(now = this.clock.now()): Promise<{ purged: number }> {
+    return { purged: await purgeTrashedTables(this.db, now - this.trashRetentionDays * DAY_MS) };
   }
 
   /** Deletes operations older than the retention, in batches; returns how many. */

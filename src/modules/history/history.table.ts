@@ -26,3 +26,36 @@ export interface OperationLogRowsTable {
   row_id: string;
   op_id: number;
 }
+
+/** A deleted table in the trash (migration 0030): `meta` is JSON { table, linkColumns } (table-trash.ts). */
+export interface TrashedTablesTable {
+  id: Generated<number>;
+  base_id: number;
+  table_id: string;
+  table_name: string;
+  deleted_by: string;
+  deleted_at: number;
+  row_count: number;
+  meta: string;
+}
+
+/** One row of a trashed table: JSON { row: stored row, links: by link column key }. */
+export interface TrashedTableRowsTable {
+  id: Generated<number>;
+  trash_id: number;
+  row_id: string;
+  data: string;
+}
+
+/** A snapshot of a base: its whole-base archive (export-dtable zip, no files) at `revision`. */
+export interface BaseSnapshotsTable {
+  id: Generated<number>;
+  base_id: number;
+  /** 40 hex characters, as the original's commit ids. */
+  commit_id: string;
+  created_at: number;
+  revision: number;
+  base_name: string;
+  size: number;
+  archive: Buffer;
+}

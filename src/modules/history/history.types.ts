@@ -19,6 +19,8 @@ export interface LoggedChange {
   a?: Cells;
   /** A deleted row's links by link column key. */
   l?: Record<string, string[]>;
+  /** Set when the deleted row was purged from the trash: its cells and links are gone for good. */
+  x?: 1;
 }
 
 /** What `operation_log.changes` holds. */

@@ -5,24 +5,53 @@ import type { BaseData } from '../rows/index.js';
 import { historyRoutes } from './history.routes.js';
 import { HistoryService } from './history.service.js';
 import { recordWrite } from './operation-log.js';
+import { keepDeletedTable } from './table-trash.js';
+import { Snapshots, type SnapshotArchives } from './snapshots.js';
+import { snapshotRoutes } from './snapshots.routes.js';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 
 export { HistoryService } from './history.service.js';
 export type { Operation, LoggedChange } from './history.types.js';
+export type { SnapshotArchives } from './snapshots.js';
 
 export interface HistoryModule {
   service: HistoryService;
-  routes: ReturnType<typeof historyRoutes>;
+  snapshots: Snapshots;
+  routes: FastifyPluginAsyncTypebox;
   /** Daily pruning of operations older than OPERATION_LOG_RETENTION_DAYS. */
   ticks: Array<{ name: string; pattern: string; leaseMs: number; run(now: number): Promise<unknown> }>;
 }
 
 /** The operation log is filled in each write's transaction unless `retentionDays` is 0 (log off). */
-export function createHistory(deps: { db: Db; clock: Clock; access: BaseAccess; baseData: BaseData; retentionDays: number; trashRetentionDays?: number }): HistoryModule {
+export function createHistory(deps: {
+  db: Db;
+  clock: Clock;
+  access: BaseAccess;
+  baseData: BaseData;
+  retentionDays: number;
+  trashRetentionDays?: number;
+  /** The whole-base archive (transfer module) for snapshots, with a temp folder and the largest snapshot in bytes. */
+  snapshots: { archives: SnapshotArchives; tmpDir: string; maxBytes: number };
+}): HistoryModule {
   const service = new HistoryService(deps.db, deps.clock, deps.baseData.rows, deps.retentionDays, deps.trashRetentionDays);
   if (deps.retentionDays > 0) deps.baseData.writer.onWrite((trx, write) => recordWrite(trx, deps.baseData.writer.dialect, write));
+  // A deleted table goes to the trash (kept TRASH_RETENTION_DAYS, then purged by the tick below).
+  deps.baseData.writer.onTableDelete(keepDeletedTable);
+  const snapshots = new Snapshots({ db: deps.db, clock: deps.clock, baseById: (id) => deps.access.findById(id), ...deps.snapshots });
+  const history = historyRoutes({ history: service, access: deps.access });
+  const snapshotPaths = snapshotRoutes({ snapshots, access: deps.access });
   return {
     service,
-    routes: historyRoutes({ history: service, access: deps.access }),
-    ticks: [{ name: 'operation-log-prune', pattern: '0 41 3 * * *', leaseMs: 30 * 60_000, run: (now) => service.prune(now) }],
+    snapshots,
+    routes: async (app) => {
+      await app.register(history);
+      await app.register(snapshotPaths);
+    },
+    ticks: [
+      // Daily at 02:13: a snapshot of each base changed since its last one, then the tiered retention.
+      { name: 'base-snapshots', pattern: '0 13 2 * * *', leaseMs: 2 * 60 * 60_000, run: () => snapshots.daily() },
+      { name: 'operation-log-prune', pattern: '0 41 3 * * *', leaseMs: 30 * 60_000, run: (now) => service.prune(now) },
+      { name: 'table-trash-purge', pattern: '0 27 * * * *', leaseMs: 30 * 60_000, run: (now) => service.purgeExpiredTrash(now) },
+    ],
   };
 }

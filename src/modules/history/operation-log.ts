@@ -3,6 +3,7 @@ import type { Database, DialectName } from '../../db/index.js';
 import type { NewChangeEvent } from '../events/index.js';
 import { FORMULA_REFRESH_ACTOR, type WriteRecord } from '../rows/index.js';
 import type { Cells, LoggedChange, LoggedChanges } from './history.types.js';
+import { encodeChanges } from './changes-codec.js';
 
 
 function changeOf(e: NewChangeEvent): LoggedChange {
@@ -60,7 +61,7 @@ export async function recordWrite(trx: Transaction<Database>, dialect: DialectNa
       op_app: write.actor.app,
       op_time: write.now,
       row_count: new Set(rows.map((c) => c.r)).size,
-      changes: JSON.stringify(changes),
+      changes: encodeChanges(JSON.stringify(changes)),
       reverts: write.actor.reverts ?? null,
     })
     .returning('id')

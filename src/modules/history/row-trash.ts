@@ -21,7 +21,7 @@ export async function trashedRows(db: Executor, baseId: number, since: number, t
   for (let scanned = 0; scanned < MAX_SCANNED_OPERATIONS && found.length < want; scanned += SCAN_BATCH) {
     const ops = await deletingOperations(db, baseId, since, beforeId, SCAN_BATCH);
     const candidates = ops.flatMap((op) =>
-      op.changes.rows.filter((c) => c.o === 'delete_row' && (tableId === undefined || c.t === tableId)).map((change) => ({ op, change })),
+      op.changes.rows.filter((c) => c.o === 'delete_row' && !c.x && (tableId === undefined || c.t === tableId)).map((change) => ({ op, change })),
     );
     const latest = await latestOperationOfRows(db, baseId, candidates.map((c) => c.change.r));
     found.push(...candidates.filter((c) => latest.get(c.change.r) === c.op.id));
@@ -37,5 +37,5 @@ export async function trashedRow(db: Executor, baseId: number, rowId: string, si
   const op = latest === undefined ? undefined : await findOperation(db, baseId, latest);
   if (!op || op.opTime < since) return undefined;
   const change = [...op.changes.rows].reverse().find((c) => c.r === rowId);
-  return change?.o === 'delete_row' ? { op, change } : undefined;
+  return change?.o === 'delete_row' && !change.x ? { op, change } : undefined;
 }

@@ -12,6 +12,8 @@ export async function listOverrides(db: Executor): Promise<OverrideRow[]> {
     .selectFrom('rate_limit_overrides')
     .innerJoin('bases', 'bases.id', 'rate_limit_overrides.base_id')
     .select(['bases.uuid as base_uuid', 'rate_limit_overrides.per_minute', 'rate_limit_overrides.updated_at'])
+    // A trashed base's override stays (it is back on restore) but is not listed.
+    .where('bases.deleted_at', 'is', null)
     .orderBy('bases.uuid')
     .execute();
   return rows.map((r) => ({ base_uuid: r.base_uuid, per_minute: Number(r.per_minute), updated_at: Number(r.updated_at) }));

@@ -4,7 +4,8 @@ import type { Database, DialectName, Db } from '../../db/index.js';
 import type { Clock } from '../../shared/clock.js';
 import { appendEvents, appendStructureEvents, holdEvents, releaseHeldEvents, type NewChangeEvent } from '../events/index.js';
 import { FormulaThreads } from '../formulas/index.js';
-import type { BaseMetadata } from './metadata.js';
+import type { BaseMetadata, TableMeta } from './metadata.js';
+import type { StoredRow } from './present.js';
 import { notFound } from '../../shared/errors.js';
 import { POSTGRES_WRITE_SLOTS, Slots } from './write-slots.js';
 import { loadMetadata, lockByRevision, lockMetadata, metadataAsRead, saveRevision, storeMetadata } from './metadata.repository.js';
@@ -34,6 +35,21 @@ export interface WriteRecord {
 
 /** Runs inside the write's transaction, last before its events are appended. */
 export type WriteLogHook = (trx: Transaction<Database>, write: WriteRecord) => Promise<void>;
+
+/** A table about to be deleted, inside the deleting write (the history module keeps it in its trash). */
+export interface TableDeletion {
+  trx: Transaction<Database>;
+  base: BaseRef;
+  actor: Actor;
+  now: number;
+  /** The table as it is, and the base's metadata before the delete (other tables' link columns to it). */
+  table: TableMeta;
+  meta: BaseMetadata;
+  /** The table's rows in pages of 1,000, each with its links by link column key. */
+  pages(): AsyncGenerator<Array<{ row: StoredRow; links?: Record<string, string[]> }>>;
+}
+
+export type TableDeleteHook = (deletion: TableDeletion) => Promise<void>;
 
 /** Who writes: a user's virtual id, or an API-Token's app_name (then also `app`). */
 export interface Actor {
@@ -104,6 +120,12 @@ export class BaseWriter {
   private readonly commitListeners: Array<(base: BaseRef) => void> = [];
   private readonly eventsHooks: EventsHook[] = [];
   private readonly logHooks: WriteLogHook[] = [];
+  readonly tableDeleteHooks: TableDeleteHook[] = [];
+
+  /** Called in the transaction of a table's delete, before its rows and links go (the table trash). */
+  onTableDelete(hook: TableDeleteHook): void {
+    this.tableDeleteHooks.push(hook);
+  }
 
   /** Called in the transaction of every write that changed rows or structure (the operation log). */
   onWrite(hook: WriteLogHook): void {

@@ -120,25 +120,29 @@ export class ColumnsService {
   async remove(base: BaseRef, actor: Actor, body: Body) {
     await this.writer.write(base, actor, async (w) => {
       const table = findTable(w.meta, body);
-      const column = findColumn(table, body.column);
-      if (table.columns[0] === column) throw badRequest('The first column cannot be deleted.');
-      const linkId = linkIdOf(column);
-      if (linkId) {
-        removeLinkColumns(w.meta, linkId);
-        await removeLinkColumn(w.trx, base.id, linkId);
-        // Link formulas over the deleted link compute nothing now.
-        for (const t of w.meta.tables) if (t.columns.some((c) => c.type === 'link-formula')) await recomputeAllLinkFormulas(w, this.writer.timeZone, t);
-      } else {
-        const readByFormulas = affectsFormulas(table, column.key);
-        removeColumnFromTable(table, column.key);
-        await dropCells(w.trx, w.dialect, base.id, table._id, column.key);
-        if (readByFormulas) await recomputeTable(w, this.writer.timeZone, table);
-        await recomputeLinkFormulasReading(w, this.writer.timeZone, table);
-      }
-      w.metadataChanged();
+      await removeColumnIn(w, this.writer.timeZone, table, findColumn(table, body.column));
     });
     return { success: true as const };
   }
+}
+
+/** A column's delete inside a write: its cells (or links) go, formulas reading it are recomputed. */
+export async function removeColumnIn(w: WriteScope, timeZone: string, table: TableMeta, column: ColumnMeta): Promise<void> {
+  if (table.columns[0] === column) throw badRequest('The first column cannot be deleted.');
+  const linkId = linkIdOf(column);
+  if (linkId) {
+    removeLinkColumns(w.meta, linkId);
+    await removeLinkColumn(w.trx, w.base.id, linkId);
+    // Link formulas over the deleted link compute nothing now.
+    for (const t of w.meta.tables) if (t.columns.some((c) => c.type === 'link-formula')) await recomputeAllLinkFormulas(w, timeZone, t);
+  } else {
+    const readByFormulas = affectsFormulas(table, column.key);
+    removeColumnFromTable(table, column.key);
+    await dropCells(w.trx, w.dialect, w.base.id, table._id, column.key);
+    if (readByFormulas) await recomputeTable(w, timeZone, table);
+    await recomputeLinkFormulasReading(w, timeZone, table);
+  }
+  w.metadataChanged();
 }
 
 function parseData(raw: unknown): unknown {

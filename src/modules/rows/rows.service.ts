@@ -35,6 +35,8 @@ export interface StagedHold {
   id: string;
   stage: string;
 }
+import { structureRestore } from './structure-restore.js';
+import type { ColumnMeta } from './metadata.js';
 
 /** Rows per call (contract §9 / OA limits); above them the call is refused whole. */
 export const ROW_LIMITS = { list: 1000, append: 1000, update: 1000, delete: 10000 } as const;
@@ -112,6 +114,27 @@ export interface RestoreScope {
   reinsert(tableId: string, rows: RestoredRow[]): Promise<number>;
   /** Set one row's link cell to these linked row ids (those still there). */
   setLinks(tableId: string, rowId: string, columnKey: string, ids: string[]): Promise<boolean>;
+  /** Tables and columns set back (structure operations, the table trash); a name or id taken meanwhile → 409. */
+  structure: StructureRestore;
+}
+
+/** Link columns another table lost with a deleted table: put back after the column they followed. */
+export interface LostLinkColumn {
+  tableId: string;
+  column: ColumnMeta;
+  after: string;
+}
+
+export interface StructureRestore {
+  /** Puts a deleted table back (its link columns to tables that are gone are left out); returns it as restored. */
+  addTable(table: TableMeta, linkColumns: LostLinkColumn[]): TableMeta;
+  /** Deletes a table (it goes to the trash as any deleted table). */
+  removeTable(tableId: string): Promise<void>;
+  renameTable(tableId: string, name: string): void;
+  /** Puts a deleted non-link column back after `afterKey` (its cells were dropped with it: they stay empty). */
+  addColumn(tableId: string, column: ColumnMeta, afterKey: string): Promise<void>;
+  removeColumn(tableId: string, columnKey: string): Promise<void>;
+  renameColumn(tableId: string, columnKey: string, name: string): void;
 }
 
 function appendInput(body: Body): Body[] {
@@ -415,6 +438,7 @@ export class RowsService {
         },
         reinsert: (tableId, rows) => this.reinsertIn(w, tableId, rows),
         setLinks: (tableId, rowId, columnKey, ids) => setRowLinks(w, this.writer.timeZone, findTable(w.meta, { table_id: tableId }), rowId, columnKey, ids),
+        structure: structureRestore(w, this.writer),
       }),
     );
   }

@@ -1,5 +1,6 @@
 import { badRequest } from '../../shared/errors.js';
-import type { Actor, BaseRef, BaseWriter } from './base-writer.js';
+import type { Actor, BaseRef, BaseWriter, WriteScope } from './base-writer.js';
+import { linksOfRows } from './kept-links.js';
 import { newColumn, newTable } from './default-metadata.js';
 import { newRowId, newShortId } from './ids.js';
 import { removeLinkColumn } from './links.repository.js';
@@ -96,19 +97,37 @@ export class TablesService {
     return { success: true as const };
   }
 
-  async remove(base: BaseRef, actor: Actor, body: Body) {
+  /** Deletes a table; it goes to the trash (the history module's hook) unless `trash` is false (an import's own tables). */
+  async remove(base: BaseRef, actor: Actor, body: Body, trash = true) {
     await this.writer.write(base, actor, async (w) => {
       const table = findTable(w.meta, body);
-      if (w.meta.tables.length === 1) throw badRequest('The last table of a base cannot be deleted.');
-      for (const linkId of linkIds(table.columns)) {
-        removeLinkColumns(w.meta, linkId);
-        await removeLinkColumn(w.trx, base.id, linkId);
-      }
-      w.meta.tables = w.meta.tables.filter((t: TableMeta) => t._id !== table._id);
-      await deleteTableRows(w.trx, base.id, table._id);
-      w.metadataChanged();
+      await removeTableIn(w, this.writer, table, trash);
     });
     return { success: true as const };
+  }
+}
+
+/** A table's delete inside a write: the trash hooks see it whole first, then its links and rows go. */
+export async function removeTableIn(w: WriteScope, writer: BaseWriter, table: TableMeta, trash = true): Promise<void> {
+  if (w.meta.tables.length === 1) throw badRequest('The last table of a base cannot be deleted.');
+  if (trash) {
+    for (const hook of writer.tableDeleteHooks) {
+      await hook({ trx: w.trx, base: w.base, actor: w.actor, now: w.now, table, meta: w.meta, pages: () => rowPages(w, table) });
+    }
+  }
+  for (const linkId of linkIds(table.columns)) {
+    removeLinkColumns(w.meta, linkId);
+    await removeLinkColumn(w.trx, w.base.id, linkId);
+  }
+  w.meta.tables = w.meta.tables.filter((t: TableMeta) => t._id !== table._id);
+  await deleteTableRows(w.trx, w.base.id, table._id);
+  w.metadataChanged();
+}
+
+async function* rowPages(w: WriteScope, table: TableMeta) {
+  for await (const batch of scanTable(w.trx, w.base.id, table._id)) {
+    const links = await linksOfRows(w, table, batch.map((r) => r._id));
+    yield batch.map((row) => ({ row, ...(links.has(row._id) ? { links: links.get(row._id)! } : {}) }));
   }
 }
 

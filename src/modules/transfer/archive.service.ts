@@ -66,9 +66,10 @@ export class ArchiveService {
 
   /**
    * A new base in `workspaceId` from an archive file (basegate's, or the original's `.dtable` with its
-   * rows and links inside `content.json`, then named `name`); all or nothing.
+   * rows and links inside `content.json`, then named `name`); all or nothing. `rename` names the new
+   * base instead of the archive's name (a snapshot restored beside its base).
    */
-  async import(user: AccountUser, workspaceId: unknown, file: string, name = 'Imported'): Promise<BaseListing> {
+  async import(user: AccountUser, workspaceId: unknown, file: string, name = 'Imported', rename?: string): Promise<BaseListing> {
     await checkZip(file, this.limits.zip);
     const zip = await openZip(file);
     try {
@@ -78,7 +79,7 @@ export class ArchiveService {
       const parsed = await readContent(zip, contentEntry);
       const original = isOriginalContent(parsed) ? fromOriginalContent(parsed, name) : null;
       const content = original ?? checkContent(parsed);
-      const base = await this.bases.create(user, { name: content.name, workspaceId });
+      const base = await this.bases.create(user, { name: rename ?? content.name, workspaceId });
       try {
         await this.db.transaction().execute(async (trx) => {
           await repo.replaceContent(trx, base.id, JSON.stringify(content.metadata));

@@ -111,7 +111,7 @@ export class ImportJobs {
       const created = JSON.parse(job.created_tables) as string[];
       const meta = await this.baseData.writer.read(base);
       for (const tableId of created) {
-        if (meta.tables.some((t) => t._id === tableId)) await this.baseData.tables.remove(base, actor, { table_id: tableId });
+        if (meta.tables.some((t) => t._id === tableId)) await this.baseData.tables.remove(base, actor, { table_id: tableId }, false);
       }
       if (job.created_base === 1) await this.bases.trash.moveToTrash(base);
     }

@@ -83,7 +83,7 @@ export class ImportService {
         for (const b of blank) await this.baseData.tables.rename(base, actor, { table_name: b.name, new_table_name: b.parked });
         const tableIds: string[] = [];
         for (const plan of plans) tableIds.push(await this.createTable(base, actor, plan, job));
-        for (const b of blank) await this.baseData.tables.remove(base, actor, { table_name: b.parked });
+        for (const b of blank) await this.baseData.tables.remove(base, actor, { table_name: b.parked }, false);
         return { tableIds, write: (hold) => this.fill(file, plans, base, actor, (plan) => plan.name, hold) };
       });
     }).catch(async (error: unknown) => {

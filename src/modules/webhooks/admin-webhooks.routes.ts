@@ -108,13 +108,20 @@ export function adminWebhooksRoutes(db: Executor): FastifyPluginAsyncTypebox {
             'bases.uuid as base_uuid',
             'bases.name as base_name',
           ])
+          // Webhooks of a trashed base are not listed (they come back with the base).
+          .where('bases.deleted_at', 'is', null)
           .orderBy('webhooks.is_valid', 'asc')
           .orderBy('webhooks.failure_streak', 'desc')
           .orderBy('webhooks.id', 'desc')
           .offset(page.offset)
           .limit(page.perPage)
           .execute();
-        const total = await db.selectFrom('webhooks').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+        const total = await db
+          .selectFrom('webhooks')
+          .innerJoin('bases', 'bases.id', 'webhooks.base_id')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('bases.deleted_at', 'is', null)
+          .executeTakeFirstOrThrow();
         const ids = rows.map((r) => Number(r.id));
         const [backlog, failed, last] = await Promise.all([backlogOf(db, ids), failedOf(db, ids), lastFinishedOf(db, ids)]);
         return {

@@ -5,6 +5,7 @@ import { currentAccount } from '../accounts/index.js';
 import type { BaseTrash } from './base-trash.js';
 
 const account = { auth: 'account' } as const;
+const admin = { auth: 'admin' } as const;
 const tags = ['bases'];
 const TrashParams = Type.Object({ base_id: Type.Integer({ minimum: 1, maximum: 2 ** 53 - 1 }) });
 const PageQuery = Type.Object({ page: Type.Optional(Type.String({ maxLength: 10 })), per_page: Type.Optional(Type.String({ maxLength: 10 })) });
@@ -36,6 +37,21 @@ export function baseTrashRoutes(trash: BaseTrash): FastifyPluginAsyncTypebox {
     // Not in the original's documents (it empties the whole trash only): one base for good.
     app.delete('/api/v2.1/trash-dtables/:base_id/', { config: account, schema: { tags, params: TrashParams } }, async (request) => {
       await trash.purge(currentAccount(request), request.params.base_id);
+      return { success: true };
+    });
+    // The system admin's view: every user's trashed bases (with their owner), restore; purge one (ours).
+    app.get('/api/v2.1/admin/trash-dtables/', { config: admin, schema: { tags, querystring: PageQuery } }, async (request) =>
+      trash.list(null, {
+        page: whole(request.query.page, 'page', 1, 1_000_000),
+        perPage: whole(request.query.per_page, 'per_page', 25, MAX_PER_PAGE),
+      }),
+    );
+    app.put('/api/v2.1/admin/trash-dtables/:base_id/', { config: admin, schema: { tags, params: TrashParams } }, async (request) => {
+      await trash.restore(null, request.params.base_id);
+      return { success: true };
+    });
+    app.delete('/api/v2.1/admin/trash-dtables/:base_id/', { config: admin, schema: { tags, params: TrashParams } }, async (request) => {
+      await trash.purge(null, request.params.base_id);
       return { success: true };
     });
   };

@@ -13,6 +13,10 @@ const DAY_MS = 86_400_000;
 const PURGE_BATCH = 100;
 const MAX_BATCHES = 50;
 
+/** Whose trash: a user's own bases, or every base (`null`: the system admin's `admin/trash-dtables/`). */
+export type TrashOwner = AccountUser | null;
+const ownerIdOf = (owner: TrashOwner) => (owner === null ? null : owner.id);
+
 export interface TrashPage {
   page: number;
   perPage: number;
@@ -36,26 +40,27 @@ export class BaseTrash {
     await this.afterChange(base);
   }
 
-  async list(user: AccountUser, paging: TrashPage) {
+  async list(user: TrashOwner, paging: TrashPage) {
     const rows = await repo
-      .trashedBasesQuery(this.db, user.id)
+      .trashedBasesQuery(this.db, ownerIdOf(user))
       .orderBy('bases.deleted_at', 'desc')
       .orderBy('bases.id', 'desc')
       .limit(paging.perPage)
       .offset((paging.page - 1) * paging.perPage)
       .execute();
     return {
-      count: await repo.countTrashedBases(this.db, user.id),
+      count: await repo.countTrashedBases(this.db, ownerIdOf(user)),
       trash_dtable_list: rows.map((base) => ({
         ...baseRecord({ ...base, name: base.trashed_name ?? base.name }),
         deleted: true,
         delete_time: isoSeconds(base.deleted_at),
+        owner: base.owner_name,
       })),
     };
   }
 
   /** Puts a trashed base back in its workspace under its name; 409 when a base took that name meanwhile. */
-  async restore(user: AccountUser, baseId: number): Promise<void> {
+  async restore(user: TrashOwner, baseId: number): Promise<void> {
     const base = await this.trashed(user, baseId);
     try {
       await repo.untrashBase(this.db, base.id, base.trashed_name ?? base.name);
@@ -67,7 +72,7 @@ export class BaseTrash {
   }
 
   /** Deletes one trashed base for good. */
-  async purge(user: AccountUser, baseId: number): Promise<void> {
+  async purge(user: TrashOwner, baseId: number): Promise<void> {
     await this.purgeBase(await this.trashed(user, baseId));
   }
 
@@ -95,8 +100,8 @@ export class BaseTrash {
     return { purged };
   }
 
-  private async trashed(user: AccountUser, baseId: number) {
-    const base = await repo.trashedBasesQuery(this.db, user.id).where('bases.id', '=', baseId).executeTakeFirst();
+  private async trashed(user: TrashOwner, baseId: number) {
+    const base = await repo.trashedBasesQuery(this.db, ownerIdOf(user)).where('bases.id', '=', baseId).executeTakeFirst();
     if (!base) throw notFound(`Base ${baseId} not found in the trash.`);
     return base;
   }

@@ -125,21 +125,23 @@ export async function untrashBase(db: Executor, id: number, name: string): Promi
   await db.updateTable('bases').set({ deleted_at: null, trashed_name: null, name }).where('id', '=', id).execute();
 }
 
-/** The trashed bases in a user's workspaces (or one of them by id), most recently deleted first. */
-export function trashedBasesQuery(db: Executor, ownerId: number) {
-  return anyBaseListingQuery(db)
-    .where('workspaces.owner_id', '=', ownerId)
+/** The trashed bases in a user's workspaces, or everyone's (`ownerId` null: the system admin), with their owner's name. */
+export function trashedBasesQuery(db: Executor, ownerId: number | null) {
+  const query = anyBaseListingQuery(db)
+    .innerJoin('users as owner', 'owner.id', 'workspaces.owner_id')
+    .select('owner.name as owner_name')
     .where('bases.deleted_at', 'is not', null);
+  return ownerId === null ? query : query.where('workspaces.owner_id', '=', ownerId);
 }
 
-export async function countTrashedBases(db: Executor, ownerId: number): Promise<number> {
-  const row = await db
+export async function countTrashedBases(db: Executor, ownerId: number | null): Promise<number> {
+  let query = db
     .selectFrom('bases')
     .innerJoin('workspaces', 'workspaces.id', 'bases.workspace_id')
     .select((eb) => eb.fn.countAll().as('n'))
-    .where('workspaces.owner_id', '=', ownerId)
-    .where('bases.deleted_at', 'is not', null)
-    .executeTakeFirstOrThrow();
+    .where('bases.deleted_at', 'is not', null);
+  if (ownerId !== null) query = query.where('workspaces.owner_id', '=', ownerId);
+  const row = await query.executeTakeFirstOrThrow();
   return Number(row.n);
 }
 

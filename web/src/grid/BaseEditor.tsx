@@ -12,7 +12,7 @@ import { useRelatedUsers } from './people';
 import { canEditBase } from './permission';
 import { HideColumnsPanel } from './HideColumnsPanel';
 import { useSearch } from './search';
-import { useUndo } from './undo';
+import { useUndo, type OperationRestore } from './undo';
 import { RowForm } from './RowForm';
 import { copyText, parseBlock, pastedValue } from './clipboard';
 import { GroupPanel } from './GroupPanel';
@@ -203,7 +203,8 @@ function TableView({ access, table, tables, rowId, canEdit, comments }: { access
       }
     });
   };
-  const history = useUndo(writeRows);
+  const operations = useMemo(() => operationRestore(access, () => Promise.all([client.invalidateQueries(key), client.invalidateQueries(['row', access.dtable_uuid])])), [access, client, JSON.stringify(key)]);
+  const history = useUndo(writeRows, operations);
 
   const onRowsChange = (next: Row[], data: RowsChangeData<Row>) => {
     // Compare rather than trust data.column: for a formatter's change (a checkbox click) the grid
@@ -213,8 +214,7 @@ function TableView({ access, table, tables, rowId, canEdit, comments }: { access
     if (columnNames.length === 0) return;
     const pick = (r: Row | undefined) => Object.fromEntries(columnNames.map((c) => [c, r?.[c] ?? null]));
     const rowsChanged = data.indexes.map((i) => ({ rowId: next[i]!._id, before: pick(gridRows[i]), after: pick(next[i]) }));
-    history.record({ rows: rowsChanged });
-    void writeRows(rowsChanged.map((r) => ({ rowId: r.rowId, values: r.after })));
+    history.record({ rows: rowsChanged }, writeRows(rowsChanged.map((r) => ({ rowId: r.rowId, values: r.after }))));
   };
 
   // Every field, hidden ones too, for the expanded row.
@@ -233,8 +233,7 @@ function TableView({ access, table, tables, rowId, canEdit, comments }: { access
     const names = Object.keys(after).filter((k) => k !== '_id' && after[k] !== before[k]);
     if (names.length === 0) return;
     const pick = (r: Row) => Object.fromEntries(names.map((c) => [c, r[c] ?? null]));
-    history.record({ rows: [{ rowId: after._id, before: pick(before), after: pick(after) }] });
-    void writeRows([{ rowId: after._id, values: pick(after) }]);
+    history.record({ rows: [{ rowId: after._id, before: pick(before), after: pick(after) }] }, writeRows([{ rowId: after._id, values: pick(after) }]));
   };
 
   // The grid's selected cell (index among the grid's columns, 0 being the selection column): the
@@ -262,8 +261,8 @@ function TableView({ access, table, tables, rowId, canEdit, comments }: { access
     // Ctrl+Z / Ctrl+Shift+Z (or Ctrl+Y) anywhere in the table view but in a text field; inside an input the browser's own undo applies.
     if (!canEdit || !(e.ctrlKey || e.metaKey) || inField(e.target)) return;
     const k = e.key.toLowerCase();
-    if (k === 'z' && !e.shiftKey) void history.undo();
-    else if ((k === 'z' && e.shiftKey) || k === 'y') void history.redo();
+    if (k === 'z' && !e.shiftKey) void action.run(history.undo);
+    else if ((k === 'z' && e.shiftKey) || k === 'y') void action.run(history.redo);
     else return;
     // Handled before the grid sees it: the grid would take the key as typing and open an editor.
     e.preventDefault();
@@ -297,8 +296,7 @@ function TableView({ access, table, tables, rowId, canEdit, comments }: { access
       if (Object.keys(after).length > 0) changes.push({ rowId: row._id, before, after });
     }
     if (changes.length === 0) return false;
-    history.record({ rows: changes });
-    void writeRows(changes.map((c) => ({ rowId: c.rowId, values: c.after })));
+    history.record({ rows: changes }, writeRows(changes.map((c) => ({ rowId: c.rowId, values: c.after }))));
     return true;
   };
 
@@ -343,8 +341,10 @@ function TableView({ access, table, tables, rowId, canEdit, comments }: { access
       .filter((u) => Object.keys(u.values).length > 0);
     const extra = lines.slice(targets.length).map(valuesOf);
     if (updates.length > 0) {
-      history.record({ rows: updates.map((u) => ({ rowId: u.row._id, before: Object.fromEntries(Object.keys(u.values).map((k) => [k, u.row[k] ?? null])), after: u.values })) });
-      void writeRows(updates.map((u) => ({ rowId: u.row._id, values: u.values })));
+      history.record(
+        { rows: updates.map((u) => ({ rowId: u.row._id, before: Object.fromEntries(Object.keys(u.values).map((k) => [k, u.row[k] ?? null])), after: u.values })) },
+        writeRows(updates.map((u) => ({ rowId: u.row._id, values: u.values }))),
+      );
     }
     if (extra.length > 0)
       void action.run(async () => {
@@ -374,8 +374,7 @@ function TableView({ access, table, tables, rowId, canEdit, comments }: { access
   /** A kanban card moved to another lane: a cell edit (undoable). */
   const moveCard = (row: Row, value: string | null) => {
     const name = layoutColumn!.name;
-    history.record({ rows: [{ rowId: row._id, before: { [name]: row[name] ?? null }, after: { [name]: value } }] });
-    void writeRows([{ rowId: row._id, values: { [name]: value } }]);
+    history.record({ rows: [{ rowId: row._id, before: { [name]: row[name] ?? null }, after: { [name]: value } }] }, writeRows([{ rowId: row._id, values: { [name]: value } }]));
   };
   const addFromForm = async (values: Record<string, unknown>) => {
     await gateway(access, 'rows/', { method: 'POST', body: { table_name: table.name, rows: [values] } });
@@ -466,10 +465,10 @@ function TableView({ access, table, tables, rowId, canEdit, comments }: { access
               {t('toolbar.group')}
               {groupColumn ? `: ${groupColumn.name}` : ''}
             </button>
-            <button type="button" onClick={() => void history.undo()} disabled={!history.canUndo} title="Ctrl+Z">
+            <button type="button" onClick={() => void action.run(history.undo)} disabled={!history.canUndo} title="Ctrl+Z">
               {t('toolbar.undo')}
             </button>
-            <button type="button" onClick={() => void history.redo()} disabled={!history.canRedo} title="Ctrl+Shift+Z">
+            <button type="button" onClick={() => void action.run(history.redo)} disabled={!history.canRedo} title="Ctrl+Shift+Z">
               {t('toolbar.redo')}
             </button>
           </>
@@ -582,4 +581,30 @@ function useShowRow(rowId: string | undefined, rows: Row[], loading: boolean, gr
     setResult({ id: rowId, found: index >= 0 });
   }, [rowId, rows, loading, result, grid, select]);
   return rowId && result?.id === rowId ? result.found : undefined;
+}
+
+type LoggedOperation = { op_id: number; operation: string; reverts: number | null };
+
+/** Undo through the operation log: the newest operation of exactly these rows, and `restore-operations/`. */
+function operationRestore(access: BaseAccess, refresh: () => Promise<unknown>): OperationRestore {
+  const recent = () => gateway<{ operations: LoggedOperation[] }>(access, `operations/?${q({ per_page: 20 })}`).then((r) => r.operations);
+  return {
+    latestOf: async (rowIds) => {
+      const wanted = new Set(rowIds);
+      for (const op of await recent()) {
+        const o = JSON.parse(op.operation) as { row_id?: string; row_ids?: string[] };
+        const ids = o.row_ids ?? (o.row_id ? [o.row_id] : []);
+        if (ids.length === wanted.size && ids.every((id) => wanted.has(id))) return op.op_id;
+      }
+      return undefined;
+    },
+    restore: async (opId) => {
+      try {
+        await gateway(access, `restore-operations/${opId}/`, { method: 'PUT', body: {} });
+      } finally {
+        await refresh();
+      }
+      return (await recent()).find((op) => op.reverts === opId)?.op_id;
+    },
+  };
 }
