@@ -28,10 +28,8 @@ import type {
   SchedulerLeasesTable,
 } from '../modules/notifications/notifications.table.js';
 import type { RowCommentsTable } from '../modules/comments/comments.table.js';
-import type { OperationLogRowsTable, OperationLogTable } from '../modules/history/history.table.js';
 import type { AutomationMarksTable, AutomationRulesTable, AutomationRunsTable } from '../modules/automations/automations.table.js';
 import type { BaseSnapshotsTable, OperationLogRowsTable, OperationLogTable, TrashedTableRowsTable, TrashedTablesTable } from '../modules/history/history.table.js';
-import type { AutomationRulesTable, AutomationRunsTable } from '../modules/automations/automations.table.js';
 import type { HeldEventColumnsTable, HeldEventsTable } from '../modules/events/held-events.table.js';
 import type { AuditHeadTable, AuditLogTable } from '../modules/audit/audit.table.js';
 import type { ImportJobsTable } from '../modules/transfer/import-jobs.table.js';
