@@ -37,6 +37,7 @@ try {
     const delivery = s.container.webhooks.delivery as unknown as Record<string, (...args: unknown[]) => unknown>;
     let claims = 0;
     let handedOff = 0;
+    const handedIds = new Set<number>();
     const claim = delivery.claim!.bind(delivery);
     delivery.claim = (...args: unknown[]) => {
       claims++;
@@ -46,8 +47,32 @@ try {
       const accept = delivery.accept.bind(delivery);
       delivery.accept = (...args: unknown[]) => {
         handedOff += (args[0] as unknown[]).length;
+        for (const d of args[0] as Array<{ id: number }>) handedIds.add(Number(d.id));
         return accept(...args);
       };
+    }
+    // BENCH_TRACE=1: how often the loops ran and how long each outbox consumer took (wrapped methods).
+    const counts: Record<string, number> = {};
+    const add = (key: string, n = 1) => (counts[key] = Math.round((counts[key] ?? 0) + n));
+    const timed = (obj: unknown, name: string, label: (args: unknown[]) => string) => {
+      const target = obj as Record<string, (...args: unknown[]) => unknown>;
+      const fn = target[name]!.bind(target);
+      target[name] = (...args: unknown[]) => {
+        const t0 = performance.now();
+        const key = label(args);
+        add(`${key} calls`);
+        const out = fn(...args);
+        if (out instanceof Promise) return out.finally(() => add(`${key} ms`, performance.now() - t0));
+        return out;
+      };
+    };
+    if (process.env.BENCH_TRACE) {
+      const dispatcher = s.container.dispatcher as unknown as { current: unknown };
+      timed(dispatcher, 'tick', () => 'dispatcher tick');
+      timed(dispatcher, 'runAll', () => 'dispatcher run');
+      timed(dispatcher, 'runConsumer', (args) => `consumer ${(args[0] as { name: string }).name}`);
+      timed(dispatcher, 'wake', () => (dispatcher.current ? 'wake while running' : 'wake while idle'));
+      timed(delivery, 'runPool', () => 'delivery pool');
     }
     s.container.dispatcher.start();
     s.container.webhooks.deliverer.start();
@@ -83,13 +108,15 @@ try {
       .selectFrom('webhook_deliveries as d')
       .innerJoin('webhook_attempts as a', 'a.delivery_id', 'd.id')
       .innerJoin('webhooks as w', 'w.id', 'd.webhook_id')
-      .select(['d.row_key', 'd.created_at', 'a.started_at', 'w.url'])
+      .select(['d.id', 'd.row_key', 'd.created_at', 'a.started_at', 'w.url'])
       .execute();
     const byKey = new Map(rows.map((r) => [`${new URL(r.url).pathname}|${r.row_key}`, r]));
     const queued: number[] = [];
     const sent: number[] = [];
     const arrived: number[] = [];
     const total: number[] = [];
+    const viaHandoff: number[] = [];
+    const viaClaim: number[] = [];
     for (const r of received) {
       const row = byKey.get(`${r.path}|${r.rowId}`);
       const commit = committedAt.get(r.rowId);
@@ -98,12 +125,16 @@ try {
       sent.push(Number(row.started_at) - Number(row.created_at));
       arrived.push(r.time - Number(row.started_at));
       total.push(r.time - commit);
+      (handedIds.has(Number(row.id)) ? viaHandoff : viaClaim).push(r.time - commit);
     }
     console.log(`${checkout ?? '.'}: ${INSERTS} single-row inserts at ${CONCURRENCY} concurrency, ${WEBHOOKS} webhook(s); ${claims} claims, ${handedOff} handed off; CPU ${Math.round((cpu.user + cpu.system) / 1000)} ms; slots taken at the end ${JSON.stringify(slots)}`);
+    if (process.env.BENCH_TRACE) console.log(JSON.stringify(counts));
     console.log(spread('commit → queued', queued));
     console.log(spread('queued → sent', sent));
     console.log(spread('sent → received', arrived));
     console.log(spread('commit → received', total));
+    console.log(spread(`  handed off (${viaHandoff.length})`, viaHandoff));
+    console.log(spread(`  via claim (${viaClaim.length})`, viaClaim));
   } finally {
     await s.dispose();
   }

@@ -281,11 +281,33 @@ describe('web console (headless Chromium)', () => {
       const log = page.getByLabel('Delivery log');
       await log.getByText('succeeded').first().waitFor({ timeout: 15_000 });
       const before = receiver.received.length;
-      await log.getByRole('button', { name: /^Redeliver/ }).first().click();
+      await log.getByRole('button', { name: /^Redeliver \d+$/ }).first().click();
       await expect.poll(() => receiver.received.length, { timeout: 15_000 }).toBeGreaterThan(before);
       await log.getByText('redelivery').first().waitFor({ timeout: 15_000 });
       await expect.poll(() => log.getByText('succeeded', { exact: true }).count(), { timeout: 15_000 }).toBe(2);
       await page.getByRole('listitem', { name: /^Webhook / }).screenshot({ path: 'docs/screenshots/webhook-delivery-log.png' });
+    });
+    await step(page, 'webhook-catch-up', async () => {
+      const log = page.getByLabel('Delivery log');
+      // A change the receiver refuses (400: failed for good, no retry) …
+      receiver.replies.push({ status: 400 });
+      const before = receiver.received.length;
+      await gw('rows/', { method: 'POST', body: { table_name: 'Table1', rows: [{ Name: 'Refused once', Number: 2 }] } });
+      await log.getByText('failed', { exact: true }).first().waitFor({ timeout: 15_000 });
+      // … comes again with one click on "Redeliver failed" (since yesterday, the default).
+      await log.getByRole('form', { name: 'Redeliver failed' }).getByRole('button', { name: 'Redeliver failed' }).click();
+      await log.getByRole('status').filter({ hasText: 'Redeliver failed: 1 delivery queued.' }).waitFor();
+      await expect.poll(() => receiver.received.length, { timeout: 15_000 }).toBe(before + 2);
+      expect(JSON.parse(receiver.received.at(-1)!.body).data.row_name).toBe('Refused once');
+      // Replaying the last day's changes queues every change of the base since then, behind live ones.
+      const replay = log.getByRole('form', { name: 'Replay changes' });
+      await replay.getByRole('button', { name: 'Replay' }).click();
+      const status = log.getByRole('status').filter({ hasText: /^Replay: \d+ deliveries queued\.$/ });
+      await status.waitFor();
+      const queued = Number(/(\d+)/.exec(await status.innerText())![1]);
+      expect(queued).toBeGreaterThanOrEqual(2);
+      await expect.poll(() => receiver.received.length, { timeout: 15_000 }).toBe(before + 2 + queued);
+      await log.getByText(/^replay/).first().waitFor({ timeout: 15_000 });
     });
     await step(page, 'webhook-subscription', async () => {
       const hook = page.getByRole('listitem', { name: /^Webhook / });

@@ -227,6 +227,7 @@ function DeliveryLog({ path, webhookId }: { path: string; webhookId: number }) {
   const list = deliveries.data?.delivery_list ?? [];
   return (
     <div className="deliveries" aria-label="Delivery log">
+      <CatchUp path={path} onQueued={() => client.invalidateQueries(key)} />
       <ErrorText error={action.error} />
       {list.length === 0 ? (
         <Empty>No deliveries yet. Change a row, or ping.</Empty>
@@ -280,6 +281,61 @@ function DeliveryLog({ path, webhookId }: { path: string; webhookId: number }) {
           </tbody>
         </table>
       )}
+    </div>
+  );
+}
+
+/** A `datetime-local` value (the browser's zone) as the ISO time with offset the API wants. */
+const isoOf = (local: string) => new Date(local).toISOString();
+const localNow = (offsetMs = 0) => {
+  const d = new Date(Date.now() + offsetMs);
+  return new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+};
+
+/**
+ * Catching up after an outage (issue 31.4): redeliver every failed delivery since a time, or replay
+ * the changes of a time range; both run behind live deliveries. Says how many were queued.
+ */
+function CatchUp({ path, onQueued }: { path: string; onQueued: () => Promise<unknown> }) {
+  const [since, setSince] = useState(localNow(-86_400_000));
+  const [from, setFrom] = useState(localNow(-86_400_000));
+  const [to, setTo] = useState('');
+  const [done, setDone] = useState<string | null>(null);
+  const action = useAction();
+  const queue = (what: string, suffix: string, body: Record<string, string>) =>
+    void action.run(async () => {
+      setDone(null);
+      const { count } = await api<{ count: number }>(`${path}${suffix}`, { method: 'POST', body });
+      setDone(`${what}: ${count} ${count === 1 ? 'delivery' : 'deliveries'} queued.`);
+      await onQueued();
+    });
+  return (
+    <div className="stack" aria-label="Catch up">
+      <form className="inline" aria-label="Redeliver failed" onSubmit={(e) => { e.preventDefault(); queue('Redeliver failed', 'redeliver/', { since: isoOf(since) }); }}>
+        <label>
+          Failed since <input type="datetime-local" aria-label="Failed since" value={since} onChange={(e) => setSince(e.target.value)} required />
+        </label>
+        <button type="submit" disabled={action.busy}>
+          Redeliver failed
+        </button>
+      </form>
+      <form className="inline" aria-label="Replay changes" onSubmit={(e) => { e.preventDefault(); queue('Replay', 'replay/', { from: isoOf(from), ...(to ? { to: isoOf(to) } : {}) }); }}>
+        <label>
+          Changes from <input type="datetime-local" aria-label="Replay from" value={from} onChange={(e) => setFrom(e.target.value)} required />
+        </label>
+        <label>
+          to <input type="datetime-local" aria-label="Replay to (empty: now)" value={to} onChange={(e) => setTo(e.target.value)} />
+        </label>
+        <button type="submit" disabled={action.busy}>
+          Replay
+        </button>
+      </form>
+      {done ? (
+        <p className="muted" role="status">
+          {done}
+        </p>
+      ) : null}
+      <ErrorText error={action.error} />
     </div>
   );
 }
