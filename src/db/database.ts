@@ -31,6 +31,8 @@ import type { OperationLogRowsTable, OperationLogTable } from '../modules/histor
 import type { AutomationRulesTable, AutomationRunsTable } from '../modules/automations/automations.table.js';
 import type { HeldEventColumnsTable, HeldEventsTable } from '../modules/events/held-events.table.js';
 import type { AuditHeadTable, AuditLogTable } from '../modules/audit/audit.table.js';
+import type { AccountDevicesTable, RecoveryCodesTable, UserTwoFactorTable } from '../modules/accounts/two-factor.table.js';
+import type { OidcLoginsTable } from '../modules/sso/sso.table.js';
 
 /** Every table, assembled from the modules' `*.table.ts` files. */
 export interface Database {
@@ -71,6 +73,10 @@ export interface Database {
   held_event_columns: HeldEventColumnsTable;
   audit_log: AuditLogTable;
   audit_head: AuditHeadTable;
+  user_two_factor: UserTwoFactorTable;
+  two_factor_recovery_codes: RecoveryCodesTable;
+  account_devices: AccountDevicesTable;
+  oidc_logins: OidcLoginsTable;
 }
 
 export type Db = Kysely<Database>;

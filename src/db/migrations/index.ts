@@ -25,6 +25,7 @@ import * as m0024 from './0024_webhook_replay.js';
 import * as m0025 from './0025_webhook_pacing.js';
 import * as m0026 from './0026_audit_log.js';
 import * as m0027 from './0027_trash.js';
+import * as m0031 from './0031_two_factor_sso.js';
 
 /**
  * Every migration, in order. Listed statically (not read from disk) so the same list works under
@@ -57,4 +58,5 @@ export const migrations: Record<string, Migration> = {
   '0025_webhook_pacing': m0025,
   '0026_audit_log': m0026,
   '0027_trash': m0027,
+  '0031_two_factor_sso': m0031,
 };
