@@ -79,6 +79,11 @@ const SNAPSHOTS: Readonly<Record<string, { table: SnapshotTable; param: string }
   'DELETE /api/v2.1/admin/notification-rules/:rule_id': { table: 'notification_rules', param: 'rule_id' },
   'DELETE /api/v2.1/admin/automation-rules/:automation_rule_id': { table: 'automation_rules', param: 'automation_rule_id' },
 };
+/**
+ * Creates whose answer (the created object, with its id) is recorded as `after`; other creates record
+ * the request body (their answers carry credentials in shapes redaction cannot know, e.g. a link URL).
+ */
+const CREATED_FROM_ANSWER = new Set([`POST ${W}/webhooks`, `POST ${W}/notification-rules`, `POST ${W}/automation-rules`]);
 /** A created object's `after` is the answer's JSON when it is at most this long (else the request body). */
 const MAX_ANSWER_CHARS = 64 * 1024;
 
@@ -201,7 +206,7 @@ export const auditTrailPlugin = fp<{ audit: AuditService }>(
 
 /**
  * `before`/`after` of a successful change: the stored object before and after for the routes in
- * SNAPSHOTS; for a create, the answer (the created object); otherwise what the request sent
+ * SNAPSHOTS; for a create of those, the answer (the created object); otherwise what the request sent
  * (`after` of a POST/PUT, `before` of a DELETE naming its object in the body).
  */
 async function changeOf(audit: AuditService, request: FastifyRequest, payload: unknown): Promise<{ before?: unknown; after?: unknown }> {
@@ -214,7 +219,7 @@ async function changeOf(audit: AuditService, request: FastifyRequest, payload: u
   }
   if (request.method === 'GET') return {};
   if (request.method === 'DELETE') return body ? { before: body } : {};
-  const answer = request.method === 'POST' ? answerOf(payload) : undefined;
+  const answer = CREATED_FROM_ANSWER.has(routeKey(request.method, request.routeOptions.url ?? '')) ? answerOf(payload) : undefined;
   const after = answer ?? body;
   return after !== undefined ? { after } : {};
 }
