@@ -18,7 +18,7 @@ import { securityHeadersPlugin } from './plugins/security-headers.js';
 import { metricsGuardPlugin } from './plugins/metrics-guard.js';
 import { passwordThrottlePlugin } from './plugins/password-throttle.js';
 import { limitsRoutes, PasswordThrottleService } from './modules/limits/index.js';
-import { accountsRoutes, passwordResetRoutes } from './modules/accounts/index.js';
+import { accountsRoutes, passwordResetRoutes, twoFactorRoutes } from './modules/accounts/index.js';
 import { rowsRoutes } from './modules/rows/index.js';
 import { sqlRoutes } from './modules/sql/index.js';
 import { systemRoutes } from './modules/system/index.js';
@@ -28,6 +28,7 @@ import { connectionLimits, unreadBodyPlugin } from './plugins/connection-limits.
 import { isDatabaseReady } from './db/index.js';
 import { tokensRoutes } from './modules/tokens/index.js';
 import { auditRoutes } from './modules/audit/index.js';
+import { ssoRoutes } from './modules/sso/index.js';
 import { auditTrailPlugin } from './plugins/audit-trail.js';
 import { workspacesRoutes } from './modules/workspaces/index.js';
 import { groupsRoutes, sharingRoutes } from './modules/groups/index.js';
@@ -100,6 +101,8 @@ export async function buildApp(c: Container, options: BuildAppOptions = {}): Pro
   await app.register(limitsRoutes(c.limits, c.config.edition));
   await app.register(accountsRoutes(c.accounts));
   await app.register(passwordResetRoutes(c.accounts));
+  await app.register(twoFactorRoutes(c.accounts));
+  await app.register(ssoRoutes(c.oidc));
   await app.register(
     workspacesRoutes({ bases: c.bases, shares: c.shares, links: c.links, clock: c.clock, publicUrl: c.config.publicUrl }),
   );

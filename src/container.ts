@@ -27,6 +27,7 @@ import { createHistory, type HistoryModule } from './modules/history/index.js';
 import { ArchiveService } from './modules/transfer/index.js';
 import { createAutomations, type AutomationsModule } from './modules/automations/index.js';
 import { AuditService } from './modules/audit/index.js';
+import { OidcService } from './modules/sso/index.js';
 
 /** Everything the app and the workers share, built once. Tests pass their own clock or database. */
 export interface Container {
@@ -81,6 +82,8 @@ export interface Container {
   automations: AutomationsModule;
   /** The hash-chained audit log (`audit.record`, verify, prune); the HTTP trail is `plugins/audit-trail.ts`. */
   audit: AuditService;
+  /** OpenID Connect sign-in, when OIDC_ISSUER is set. */
+  oidc: OidcService | null;
   close(): Promise<void>;
 }
 
@@ -218,6 +221,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   handle.revisionChannel?.onChange((baseId) => commits.notify(baseId));
   const changeFeed = new ChangeFeed({ db, clock, timeZone: config.timeZone, retentionDays: config.changeFeedRetentionDays, signal: commits, consumerNames: () => dispatcher.consumerNames() });
   const audit = new AuditService(db, clock, config.auditLogRetentionDays);
+  const oidc = config.oidc ? new OidcService(db, clock, config.oidc, accounts) : null;
   // Off the request path: a known (token, address) pair costs nothing; a new one writes an audit row.
   tokens.apiTokens.onUse((id, ip) => void audit.tokenUsedFrom(id, ip).catch((error: unknown) => console.error('audit record failed', error)));
   scheduler.register({ name: 'audit-log-prune', pattern: '0 47 3 * * *', leaseMs: 30 * 60_000, run: (now) => audit.prune(now) });
@@ -254,6 +258,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     history,
     automations,
     audit,
+    oidc,
     close: async () => {
       await scheduler.stop();
       changeFeed.close();

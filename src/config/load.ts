@@ -6,6 +6,7 @@ import { loadSecurityConfig, type SecurityConfig } from './security.js';
 import { loadAssetsConfig, type AssetsConfig } from './assets.js';
 import { loadEventsNatsConfig, type EventsNatsConfig } from './events-nats.js';
 import { loadAutomationsConfig, type AutomationsConfig } from './automations.js';
+import { loadOidcConfig, type OidcConfig } from './oidc.js';
 
 export type Edition = 'self-hosted' | 'cloud';
 export type Role = 'api' | 'worker' | 'scheduler';
@@ -123,6 +124,8 @@ export interface Config {
   eventsNats: EventsNatsConfig | null;
   /** Automation rules' limits (AUTOMATION_*): see `src/config/automations.ts`. */
   automations: AutomationsConfig;
+  /** OpenID Connect sign-in (OIDC_*): see `src/config/oidc.ts`; null without OIDC_ISSUER. */
+  oidc: OidcConfig | null;
 }
 
 /** Upper bound of the RATE_LIMIT_* variables (per minute). */
@@ -221,6 +224,7 @@ export function loadConfig(env: Env = process.env, options: { persistSecret?: bo
     assets: loadAssetsConfig(env, dataDir),
     eventsNats: loadEventsNatsConfig(env),
     automations: loadAutomationsConfig(env, durations(env, 'AUTOMATION_RETRY_SCHEDULE', '30s,5m,30m,2h')),
+    oidc: loadOidcConfig(env),
   });
 }
 

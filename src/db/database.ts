@@ -33,6 +33,8 @@ import type { BaseSnapshotsTable, OperationLogRowsTable, OperationLogTable, Tras
 import type { HeldEventColumnsTable, HeldEventsTable } from '../modules/events/held-events.table.js';
 import type { AuditHeadTable, AuditLogTable } from '../modules/audit/audit.table.js';
 import type { ImportJobsTable } from '../modules/transfer/import-jobs.table.js';
+import type { AccountDevicesTable, RecoveryCodesTable, UserTwoFactorTable } from '../modules/accounts/two-factor.table.js';
+import type { OidcLoginsTable } from '../modules/sso/sso.table.js';
 
 /** Every table, assembled from the modules' `*.table.ts` files. */
 export interface Database {
@@ -83,6 +85,10 @@ export interface Database {
   base_group_shares: BaseGroupSharesTable;
   view_shares: ViewSharesTable;
   import_jobs: ImportJobsTable;
+  user_two_factor: UserTwoFactorTable;
+  two_factor_recovery_codes: RecoveryCodesTable;
+  account_devices: AccountDevicesTable;
+  oidc_logins: OidcLoginsTable;
 }
 
 export type Db = Kysely<Database>;

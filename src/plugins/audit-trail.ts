@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin';
 import type { FastifyRequest } from 'fastify';
-import { redact, type AuditService } from '../modules/audit/index.js';
+import { redact, type AuditService, type SnapshotTable } from '../modules/audit/index.js';
 
 /**
  * The audit trail of the HTTP API: which route records which action (issue 33 item 5). One table
@@ -12,7 +12,16 @@ import { redact, type AuditService } from '../modules/audit/index.js';
 const W = '/api/v2.1/workspace/:workspace_id/dtable/:base_name';
 export const AUDITED_ROUTES: Readonly<Record<string, string>> = {
   'POST /api2/auth-token': 'login',
+  'GET /api/v2.1/sso/oidc/callback': 'login',
   'PUT /api/v2.1/user/password': 'account.password_change',
+  // Two-factor sign-in and devices
+  'POST /api/v2.1/user/two-factor-auth': 'two_factor.enrol_start',
+  'PUT /api/v2.1/user/two-factor-auth': 'two_factor.enable',
+  'DELETE /api/v2.1/user/two-factor-auth': 'two_factor.disable',
+  'POST /api/v2.1/user/two-factor-auth/recovery-codes': 'two_factor.recovery_codes',
+  'PUT /api/v2.1/admin/users/:user_id/two-factor-auth': 'admin.two_factor_force',
+  'DELETE /api2/two-factor-auth/:user_id': 'admin.two_factor_disable',
+  'DELETE /api2/devices': 'account.device_revoke',
   // API-Tokens and temporary API-Tokens
   [`POST ${W}/api-tokens`]: 'api_token.create',
   [`PUT ${W}/api-tokens/:app_name`]: 'api_token.update',
@@ -55,10 +64,35 @@ export const AUDITED_ROUTES: Readonly<Record<string, string>> = {
   'GET /api/v2.1/workspace/:workspace_id/synchronous-export/export-view-to-excel': 'base.export_view',
 };
 
+/**
+ * Changes whose object the trail reads itself: `before` is read before the handler runs, `after` (of
+ * an update) once it has returned — that is, after the change committed — so both are the stored state,
+ * not what the client sent. Keyed like AUDITED_ROUTES; `param` names the object's id in the path.
+ */
+const SNAPSHOTS: Readonly<Record<string, { table: SnapshotTable; param: string }>> = {
+  [`PUT ${W}/webhooks/:webhook_id`]: { table: 'webhooks', param: 'webhook_id' },
+  [`DELETE ${W}/webhooks/:webhook_id`]: { table: 'webhooks', param: 'webhook_id' },
+  [`PUT ${W}/notification-rules/:rule_id`]: { table: 'notification_rules', param: 'rule_id' },
+  [`DELETE ${W}/notification-rules/:rule_id`]: { table: 'notification_rules', param: 'rule_id' },
+  [`PUT ${W}/automation-rules/:automation_rule_id`]: { table: 'automation_rules', param: 'automation_rule_id' },
+  [`DELETE ${W}/automation-rules/:automation_rule_id`]: { table: 'automation_rules', param: 'automation_rule_id' },
+  'DELETE /api/v2.1/admin/notification-rules/:rule_id': { table: 'notification_rules', param: 'rule_id' },
+  'DELETE /api/v2.1/admin/automation-rules/:automation_rule_id': { table: 'automation_rules', param: 'automation_rule_id' },
+};
+/**
+ * Creates whose answer (the created object, with its id) is recorded as `after`; other creates record
+ * the request body (their answers carry credentials in shapes redaction cannot know, e.g. a link URL).
+ */
+const CREATED_FROM_ANSWER = new Set([`POST ${W}/webhooks`, `POST ${W}/notification-rules`, `POST ${W}/automation-rules`]);
+/** A created object's `after` is the answer's JSON when it is at most this long (else the request body). */
+const MAX_ANSWER_CHARS = 64 * 1024;
+
 declare module 'fastify' {
   interface FastifyRequest {
     /** The base an audited request concerns, found before its handler runs (a deleted base is gone after). */
     auditBaseId: number | null;
+    /** The changed object as stored before the handler ran (routes in SNAPSHOTS). */
+    auditBefore: Record<string, unknown> | undefined;
   }
 }
 
@@ -66,6 +100,23 @@ const routeKey = (method: string, url: string) => `${method} ${url.length > 1 ? 
 
 function actionOf(request: FastifyRequest): string | undefined {
   return AUDITED_ROUTES[routeKey(request.method, request.routeOptions.url ?? '')];
+}
+
+function snapshotSpecOf(request: FastifyRequest) {
+  const spec = SNAPSHOTS[routeKey(request.method, request.routeOptions.url ?? '')];
+  if (!spec) return undefined;
+  const id = Number((request.params as Record<string, unknown>)[spec.param]);
+  return { table: spec.table, id, baseId: request.url.startsWith('/api/v2.1/admin/') ? null : request.auditBaseId };
+}
+
+/** The answer to a create, as JSON, when it is a small JSON object (the created object with its id). */
+function answerOf(payload: unknown): unknown {
+  if (typeof payload !== 'string' || payload.length > MAX_ANSWER_CHARS || !payload.startsWith('{')) return undefined;
+  try {
+    return JSON.parse(payload) as unknown;
+  } catch {
+    return undefined;
+  }
 }
 
 type Loose = Record<string, unknown>;
@@ -98,6 +149,7 @@ export const auditTrailPlugin = fp<{ audit: AuditService }>(
   async (app, { audit }) => {
     const seen = new Set<string>();
     app.decorateRequest('auditBaseId', null);
+    app.decorateRequest('auditBefore', undefined);
     app.addHook('onRoute', (route) => {
       for (const method of [route.method].flat()) {
         const key = routeKey(method, route.url);
@@ -110,33 +162,65 @@ export const auditTrailPlugin = fp<{ audit: AuditService }>(
     });
     // Callback hooks: a route that is not audited passes without a promise.
     app.addHook('preHandler', (request, _reply, done) => {
-      if (!actionOf(request) || request.routeOptions.url === '/api2/auth-token/') return done();
-      audit.baseIdOf(baseRefOf(request)).then((id) => {
-        request.auditBaseId = id;
-        done();
-      }, done);
+      const action = actionOf(request);
+      if (!action || action === 'login') return done();
+      audit
+        .baseIdOf(baseRefOf(request))
+        .then(async (id) => {
+          request.auditBaseId = id;
+          const spec = snapshotSpecOf(request);
+          if (spec) request.auditBefore = await audit.snapshot(spec.table, spec.id, spec.baseId);
+        })
+        .then(() => done(), done);
     });
-    app.addHook('onSend', (request, reply, _payload, done) => {
+    app.addHook('onSend', (request, reply, payload, done) => {
       const action = actionOf(request);
       if (!action) return done();
       const ok = reply.statusCode < 400;
       if (!ok && action !== 'login') return done();
-      const body = bodyOf(request) as Loose | undefined;
-      const entry = {
-        action: action === 'login' ? (ok ? 'login.success' : 'login.failed') : action,
-        actor: request.account?.email ?? (action === 'login' ? (str(body?.username) ?? '') : 'anonymous'),
-        ip: request.ip,
-        target: action === 'login' ? 'account' : targetOf(request),
-        baseId: request.auditBaseId,
-        ...(action === 'login' || request.method === 'DELETE' || request.method === 'GET' ? {} : { after: body }),
-        ...(request.method === 'DELETE' && body ? { before: body } : {}),
-      };
-      audit.record(entry).then(() => done(), (error: Error) => {
-        // The action has happened; a lost audit row is logged loudly, the answer still goes out.
-        request.log.error({ err: error, action: entry.action }, 'audit record failed');
-        done();
-      });
+      changeOf(audit, request, payload)
+        .then((change) => {
+          const body = bodyOf(request) as Loose | undefined;
+          const codeAsked = request.headers['x-seafile-otp'] === undefined && reply.getHeader('x-seafile-otp') === 'required';
+          return audit.record({
+            action: action === 'login' ? (ok ? 'login.success' : codeAsked ? 'login.two_factor_required' : 'login.failed') : action,
+            actor: request.account?.email ?? (action === 'login' ? (str(body?.username) ?? '') : 'anonymous'),
+            ip: request.ip,
+            target: action === 'login' ? (request.routeOptions.url === '/api2/auth-token/' ? 'account' : 'oidc') : targetOf(request),
+            baseId: request.auditBaseId,
+            ...(action === 'login' ? {} : change),
+          });
+        })
+        .then(
+          () => done(),
+          (error: Error) => {
+            // The action has happened; a lost audit row is logged loudly, the answer still goes out.
+            request.log.error({ err: error, action }, 'audit record failed');
+            done();
+          },
+        );
     });
   },
   { name: 'audit-trail' },
 );
+
+/**
+ * `before`/`after` of a successful change: the stored object before and after for the routes in
+ * SNAPSHOTS; for a create of those, the answer (the created object); otherwise what the request sent
+ * (`after` of a POST/PUT, `before` of a DELETE naming its object in the body).
+ */
+async function changeOf(audit: AuditService, request: FastifyRequest, payload: unknown): Promise<{ before?: unknown; after?: unknown }> {
+  const body = bodyOf(request);
+  const spec = snapshotSpecOf(request);
+  if (spec) {
+    const before = request.auditBefore ?? (request.method === 'DELETE' ? body : undefined);
+    const after = request.method === 'PUT' ? await audit.snapshot(spec.table, spec.id, spec.baseId) : undefined;
+    return { ...(before !== undefined ? { before } : {}), ...(after !== undefined ? { after } : {}) };
+  }
+  if (request.method === 'GET') return {};
+  if (request.method === 'DELETE') return body ? { before: body } : {};
+  const answer = CREATED_FROM_ANSWER.has(routeKey(request.method, request.routeOptions.url ?? '')) ? answerOf(payload) : undefined;
+  const after = answer ?? body;
+  return after !== undefined ? { after } : {};
+}
+

@@ -42,7 +42,8 @@ export const baseAuthPlugin = fp<{ verifier: BaseTokenVerifier; onApiTokenUse?: 
       const tables = request.gateway?.claims.scope?.tables;
       if (!tables) return done();
       const named = namedTables(request.query, request.body);
-      const refusal = scopeRefusal(request.gateway!.claims.scope, { tables: named });
+      // Tables only: operations and networks were judged in onRequest (with the client address).
+      const refusal = scopeRefusal({ tables }, { tables: named });
       done(refusal ? apiError(403, refusal) : undefined);
     });
     // A callback hook: routes without Base-Token auth, and repeat callers whose token, base and

@@ -1,10 +1,12 @@
 import fp from 'fastify-plugin';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { PasswordThrottleService } from '../modules/limits/password-throttle-service.js';
 
 const LOGIN = '/api2/auth-token/';
 const LINK = '/api/v2.1/external-link-tokens/:external_link_token/access-token/';
 const PASSWORD_CHANGE = '/api/v2.1/user/password/';
+/** Routes that check a two-factor code of the logged-in user (confirm, turn off, new recovery codes). */
+const TWO_FACTOR_CODE = new Set(['PUT /api/v2.1/user/two-factor-auth/', 'DELETE /api/v2.1/user/two-factor-auth/', 'POST /api/v2.1/user/two-factor-auth/recovery-codes/']);
 
 /** The keys a password attempt counts against: the client IP and the account or link; null for other routes. */
 function attemptKeys(request: FastifyRequest): { keys: string[]; subject: string } | null {
@@ -25,6 +27,13 @@ function attemptKeys(request: FastifyRequest): { keys: string[]; subject: string
     const subject = `account-id:${request.account.virtualId}`;
     return { keys: [`login-ip:${request.ip}`, subject], subject };
   }
+  if (TWO_FACTOR_CODE.has(`${request.method} ${route}`)) {
+    // A stolen Account-Token must not guess the second factor either: counted like passwords.
+    const code = (request.body as { code?: unknown } | undefined)?.code;
+    if (!request.account || typeof code !== 'string' || code === '') return null;
+    const subject = `two-factor:${request.account.virtualId}`;
+    return { keys: [`login-ip:${request.ip}`, subject], subject };
+  }
   if (route === LINK) {
     const header = request.headers['x-link-password'];
     const query = (request.query as { password?: unknown } | undefined)?.password;
@@ -36,9 +45,13 @@ function attemptKeys(request: FastifyRequest): { keys: string[]; subject: string
   return null;
 }
 
-/** A wrong password: 400 from login and the password change, 403 from the link exchange (password missing or wrong). */
-function isFailure(route: string | undefined, status: number): boolean {
-  return route === LOGIN || route === PASSWORD_CHANGE ? status === 400 || status === 401 : status === 403;
+/** A wrong password or code: 400 from login, the password change and the two-factor routes, 403 from the link exchange (password missing or wrong). */
+function isFailure(request: FastifyRequest, reply: FastifyReply): boolean {
+  const route = request.routeOptions.url;
+  const status = reply.statusCode;
+  // The first step of a two-factor sign-in (password right, asked for the code) guesses nothing.
+  if (route === LOGIN && request.headers['x-seafile-otp'] === undefined && reply.getHeader('x-seafile-otp') === 'required') return false;
+  return route === LINK ? status === 403 : status === 400 || status === 401;
 }
 
 /**
@@ -66,7 +79,7 @@ export const passwordThrottlePlugin = fp<{ throttle: PasswordThrottleService }>(
       if (attempt === null || reply.statusCode === 429) return done(null, payload);
       let counted: Promise<void> | null = null;
       if (reply.statusCode === 200) counted = throttle.succeeded([attempt.subject], request.log);
-      else if (isFailure(request.routeOptions.url, reply.statusCode)) counted = throttle.failed(attempt.keys, request.log);
+      else if (isFailure(request, reply)) counted = throttle.failed(attempt.keys, request.log);
       if (counted === null) return done(null, payload);
       counted.then(() => done(null, payload), (error: Error) => done(error));
     });

@@ -14,6 +14,8 @@ const TOKENS: Record<string, Scope> = {
   comments: { operations: ['comments'] },
   files: { operations: ['files'] },
   table1: { tables: ['Table1'] },
+  // Tables and networks together: the table check must not judge the network again without the address.
+  table1_net: { tables: ['Table1'], allowed_networks: ['127.0.0.0/8'] },
   unscoped: {},
 };
 
@@ -27,7 +29,7 @@ interface Call {
   missing: RegExp;
 }
 
-const ALL_OPS = ['unscoped', 'table1'];
+const ALL_OPS = ['unscoped', 'table1', 'table1_net'];
 const CALLS: Call[] = [
   { name: 'list rows', method: 'GET', path: 'rows/?table_name=Table1', allowed: ['read', ...ALL_OPS], missing: /operation read_rows/ },
   { name: 'list rows of another table', method: 'GET', path: 'rows/?table_name=Secret', allowed: ['read', 'unscoped'], missing: /operation read_rows|table Secret/ },

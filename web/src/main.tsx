@@ -2,11 +2,18 @@ import { StrictMode } from 'react';
 import { render } from 'react-dom';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { App } from './App';
-import { ApiError } from './api';
+import { ApiError, tokenStore } from './api';
 import './styles.css';
 import { language } from './i18n';
 
 document.documentElement.lang = language;
+
+// Back from single sign-on: the server put the Account-Token in the fragment; keep it and drop it from the URL.
+const sso = /^#sso=([0-9a-f]{40})$/.exec(window.location.hash);
+if (sso) {
+  tokenStore.set(sso[1]!);
+  window.history.replaceState(null, '', `${window.location.pathname}#/`);
+}
 
 const client = new QueryClient({
   defaultOptions: {

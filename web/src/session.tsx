@@ -8,7 +8,8 @@ interface Session {
   user: User | undefined;
   /** Why the last session ended without a sign-out (shown on the sign-in page). */
   ended: string | null;
-  signIn(email: string, password: string): Promise<void>;
+  /** `otp`: the two-factor code, when the account has 2FA on (the server asks with `X-Seafile-OTP: required`). */
+  signIn(email: string, password: string, otp?: string): Promise<void>;
   signOut(): void;
 }
 
@@ -38,11 +39,12 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     token,
     user: me.data,
     ended,
-    async signIn(email, password) {
+    async signIn(email, password, otp) {
       const { token: fresh } = await api<{ token: string }>('/api2/auth-token/', {
         method: 'POST',
         body: { username: email, password },
         token: null,
+        ...(otp ? { headers: { 'x-seafile-otp': otp } } : {}),
       });
       // Signing in again as the same user (after a password change): no "Signing in" flash.
       if (me.data && me.data.contact_email.toLowerCase() === email.toLowerCase()) client.setQueryData(['me', fresh], me.data);

@@ -28,6 +28,7 @@ import * as m0027 from './0027_trash.js';
 import * as m0028 from './0028_groups.js';
 import * as m0029 from './0029_row_indexes.js';
 import * as m0030 from './0030_history_trash_snapshots.js';
+import * as m0031 from './0031_two_factor_sso.js';
 import * as m0032 from './0032_automation_links.js';
 import * as m0033 from './0033_import_jobs.js';
 
@@ -65,6 +66,7 @@ export const migrations: Record<string, Migration> = {
   '0028_groups': m0028,
   '0029_row_indexes': m0029,
   '0030_history_trash_snapshots': m0030,
+  '0031_two_factor_sso': m0031,
   '0032_automation_links': m0032,
   '0033_import_jobs': m0033,
 };

@@ -63,8 +63,10 @@ export async function insertAccountToken(
   await db.insertInto('account_tokens').values(row).onConflict((oc) => oc.column('user_id').doNothing()).execute();
 }
 
+/** Signs the user out everywhere: the default Account-Token and every device's. */
 export async function deleteAccountToken(db: Executor, userId: number): Promise<void> {
   await db.deleteFrom('account_tokens').where('user_id', '=', userId).execute();
+  await db.deleteFrom('account_devices').where('user_id', '=', userId).execute();
 }
 
 export function findUserByTokenHash(db: Executor, tokenHash: string): Promise<UserRow | undefined> {

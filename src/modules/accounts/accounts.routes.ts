@@ -3,7 +3,9 @@ import { Type } from 'typebox';
 import { AppError } from '../../shared/errors.js';
 import { parsePage } from '../../shared/pagination.js';
 import { isoSeconds } from '../../shared/time.js';
+import { parseAuthorization } from '../../shared/authorization.js';
 import { currentAccount } from './current-account.js';
+import type { DeviceInfo } from './devices.js';
 import type { AccountsService } from './accounts.service.js';
 import type { UserRow } from './accounts.repository.js';
 import {
@@ -27,8 +29,9 @@ export function accountsRoutes(accounts: AccountsService): FastifyPluginAsyncTyp
       '/api2/auth-token/',
       { schema: { tags, body: AuthTokenBody, response: { 200: AuthTokenResponse } } },
       async (request) => {
-        const { username, password } = checkLoginBody(request.body);
-        return { token: await accounts.login(username, password) };
+        const { username, password, device } = checkLoginBody(request.body);
+        const otp = request.headers['x-seafile-otp'];
+        return { token: await accounts.login(username, password, { otp: typeof otp === 'string' ? otp : undefined, device, ip: request.ip }) };
       },
     );
 
@@ -66,7 +69,8 @@ export function accountsRoutes(accounts: AccountsService): FastifyPluginAsyncTyp
       '/api2/logout/',
       { config: { auth: 'account' }, schema: { tags, response: { 200: Success } } },
       async (request) => {
-        await accounts.revokeAccountToken(currentAccount(request).id);
+        const parsed = parseAuthorization(request.headers.authorization);
+        await accounts.logout(currentAccount(request).id, parsed.kind === 'token' ? parsed.token : '');
         return { success: true };
       },
     );
@@ -127,7 +131,7 @@ export function accountsRoutes(accounts: AccountsService): FastifyPluginAsyncTyp
   };
 }
 
-function checkLoginBody(body: Record<string, unknown> | undefined): { username: string; password: string } {
+function checkLoginBody(body: Record<string, unknown> | undefined): { username: string; password: string; device: DeviceInfo | undefined } {
   const fields: Record<string, string[]> = {};
   const value = (name: 'username' | 'password'): string => {
     const raw = body?.[name];
@@ -142,7 +146,14 @@ function checkLoginBody(body: Record<string, unknown> | undefined): { username: 
   if (Object.keys(fields).length > 0) throw new AppError(400, fields);
   const device = ['platform', 'device_id', 'device_name'].filter((k) => body?.[k] !== undefined);
   if (device.length !== 0 && device.length !== 3) throw new AppError(400, { non_field_errors: ['invalid params'] });
-  return { username, password };
+  if (device.length === 0) return { username, password, device: undefined };
+  const text = (k: string) => (typeof body?.[k] === 'string' ? (body[k] as string).trim() : '');
+  if (text('platform') === '' || text('device_id') === '') throw new AppError(400, { non_field_errors: ['invalid params'] });
+  return {
+    username,
+    password,
+    device: { platform: text('platform'), deviceId: text('device_id'), deviceName: text('device_name') || text('platform'), clientVersion: text('client_version') },
+  };
 }
 
 async function mustFind(accounts: AccountsService, id: number): Promise<UserRow> {

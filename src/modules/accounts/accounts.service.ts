@@ -1,12 +1,14 @@
 import { createHmac } from 'node:crypto';
 import type { Db, Executor } from '../../db/index.js';
 import { isUniqueViolation } from '../../db/index.js';
-import { AppError, badRequest, notFound } from '../../shared/errors.js';
+import { AppError, apiError, badRequest, notFound } from '../../shared/errors.js';
 import type { Clock } from '../../shared/clock.js';
 import { hashPassword, randomHex, sha256Hex, verifyPassword } from '../../shared/crypto.js';
 import { newUserVirtualId } from '../../shared/ids.js';
 import * as repo from './accounts.repository.js';
 import type { UserRow } from './accounts.repository.js';
+import { DeviceTokens, type DeviceInfo } from './devices.js';
+import { TwoFactorService } from './two-factor.js';
 
 /** The authenticated caller of an account operation. */
 export interface AccountUser {
@@ -56,22 +58,38 @@ export type UserDeletingListener = (userId: number) => Promise<void | (() => voi
  */
 export type SignInRevokingListener = (trx: Executor, userId: number) => Promise<() => Promise<void>>;
 
+/** What a sign-in may carry besides the password: the second factor and the device. */
+export interface LoginExtras {
+  /** `X-SEAFILE-OTP`: a TOTP code or a recovery code. */
+  otp?: string | undefined;
+  device?: DeviceInfo | undefined;
+  ip?: string | undefined;
+}
+
 export class AccountsService {
   private readonly deletingListeners: UserDeletingListener[] = [];
   private readonly signInRevokingListeners: SignInRevokingListener[] = [];
+  /** TOTP two-factor sign-in (`two-factor.ts`). */
+  readonly twoFactor: TwoFactorService;
+  /** Account-Tokens per device (`devices.ts`). */
+  readonly devices: DeviceTokens;
 
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly secretKey: string,
-  ) {}
+  ) {
+    this.twoFactor = new TwoFactorService(db, clock, secretKey);
+    this.devices = new DeviceTokens(db, clock, secretKey);
+  }
 
   /**
-   * Exchange credentials for the user's one Account-Token. The token is derived from a per-user
-   * salt with HMAC(SECRET_KEY), so we can hand out the same token on every login while storing
-   * only its SHA-256 hash.
+   * Exchange credentials for the user's one Account-Token (or, naming a device, that device's own).
+   * The token is derived from a per-user salt with HMAC(SECRET_KEY), so we can hand out the same token
+   * on every login while storing only its SHA-256 hash. With 2FA on, the code is checked after the
+   * password (so a wrong password never reveals whether 2FA is on).
    */
-  async login(username: string, password: string): Promise<string> {
+  async login(username: string, password: string, extras: LoginExtras = {}): Promise<string> {
     const row = await repo.findUserByLogin(this.db, username);
     if (!row) {
       dummyHash ??= hashPassword('not-a-real-password');
@@ -80,7 +98,29 @@ export class AccountsService {
     }
     if (!(await verifyPassword(password, row.password_hash))) throw loginError(LOGIN_FAILED);
     if (row.is_active !== 1) throw loginError('User account is disabled.');
-    return this.tokenFor(row.id);
+    await this.twoFactor.checkSignIn(row.id, extras.otp);
+    return extras.device ? this.devices.tokenFor(row.id, extras.device, extras.ip ?? '') : this.tokenFor(row.id);
+  }
+
+  /**
+   * A sign-in vouched for by an identity provider (OIDC): the user with this e-mail, created on first
+   * sign-in (with a random password no one knows) when `create`; `isStaff`, when given, sets the admin
+   * flag. A deactivated user is refused. Returns the Account-Token.
+   */
+  async signInByEmail(email: string, options: { name?: string | undefined; isStaff?: boolean | undefined; create: boolean }): Promise<{ token: string; user: AccountUser; created: boolean }> {
+    let row = await repo.findUserByLogin(this.db, email);
+    let created = false;
+    if (!row) {
+      if (!options.create) throw apiErrorForbidden(`No account for ${email}.`);
+      const user = await this.createUser({ email, password: randomHex(24), name: options.name, isStaff: options.isStaff });
+      row = (await repo.findUserById(this.db, user.id))!;
+      created = true;
+    } else if (options.isStaff !== undefined && (row.is_staff === 1) !== options.isStaff) {
+      await repo.updateUser(this.db, row.id, { is_staff: options.isStaff ? 1 : 0 });
+      row = (await repo.findUserById(this.db, row.id))!;
+    }
+    if (row.is_active !== 1) throw apiErrorForbidden('User account is disabled.');
+    return { token: await this.tokenFor(row.id), user: toAccountUser(row), created };
   }
 
   private async tokenFor(userId: number): Promise<string> {
@@ -106,7 +146,13 @@ export class AccountsService {
   /** The active user owning `token`, or null. */
   async authenticate(token: string): Promise<AccountUser | null> {
     if (!/^[0-9a-f]{40}$/.test(token)) return null;
-    const row = await repo.findUserByTokenHash(this.db, sha256Hex(token));
+    const hash = sha256Hex(token);
+    let row = await repo.findUserByTokenHash(this.db, hash);
+    if (!row) {
+      // Not the default token: a device's (one more indexed lookup, only for those).
+      const userId = await this.devices.userOf(hash);
+      row = userId === null ? undefined : await repo.findUserById(this.db, userId);
+    }
     if (!row || row.is_active !== 1) return null;
     return toAccountUser(row);
   }
@@ -186,6 +232,12 @@ export class AccountsService {
    * on every instance.
    */
   async revokeAccountToken(userId: number): Promise<void> {
+    await repo.deleteAccountToken(this.db, userId);
+  }
+
+  /** Logout: ends the token in use only (a device's, or the default one). */
+  async logout(userId: number, token: string): Promise<void> {
+    if (await this.devices.revokeByHash(sha256Hex(token))) return;
     await repo.deleteAccountToken(this.db, userId);
   }
 
@@ -277,6 +329,10 @@ function checkPassword(password: unknown): void {
   if (typeof password !== 'string' || password.length < 8 || password.length > 256) {
     throw badRequest('password invalid: 8 to 256 characters.');
   }
+}
+
+function apiErrorForbidden(message: string): AppError {
+  return apiError(403, message);
 }
 
 /** DRF serializer shape: `{"non_field_errors": ["…"]}`. */

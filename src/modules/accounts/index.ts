@@ -5,3 +5,8 @@ export { accountsRoutes } from './accounts.routes.js';
 export { currentAccount } from './current-account.js';
 export { passwordResetRoutes } from './password-reset.routes.js';
 export { generatePassword, resetPassword } from './password-reset.js';
+export { twoFactorRoutes } from './two-factor.routes.js';
+export { totpCode } from './two-factor.js';
+export type { TwoFactorStatus } from './two-factor.js';
+export type { LoginExtras } from './accounts.service.js';
+export type { DeviceInfo } from './devices.js';

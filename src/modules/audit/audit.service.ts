@@ -2,6 +2,7 @@ import type { Db, Executor } from '../../db/index.js';
 import type { Clock } from '../../shared/clock.js';
 import { canonicalJson, rowHash } from './chain.js';
 import { redact } from './redact.js';
+import { snapshotOf, type SnapshotTable } from './snapshots.js';
 
 /** One security-relevant action. `before`/`after` are redacted before they are stored. */
 export interface AuditEntry {
@@ -174,6 +175,11 @@ export class AuditService {
       await trx.updateTable('audit_head').set({ anchor_seq: last.seq, anchor_hash: last.hash }).where('id', '=', 1).execute();
       return Number(gone.numDeletedRows);
     });
+  }
+
+  /** The audited fields of a webhook or rule now (`before` of a change, `after` of an update). */
+  snapshot(table: SnapshotTable, id: number, baseId: number | null): Promise<Record<string, unknown> | undefined> {
+    return snapshotOf(this.db, table, id, baseId);
   }
 
   /** The base a request names (workspace + name, or uuid), for the per-base view. */

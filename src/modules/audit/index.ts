@@ -3,3 +3,4 @@ export type { AuditEntry, AuditFilter, AuditRecord, VerifyResult } from './audit
 export { auditRoutes } from './audit.routes.js';
 export { redact, REDACTED } from './redact.js';
 export { canonicalJson, rowHash } from './chain.js';
+export type { SnapshotTable } from './snapshots.js';

@@ -1,5 +1,5 @@
 /** Keys whose values never enter the audit log, whatever their shape. */
-const SECRET_KEY = /pass(word|wd)?|secret|token|api[_-]?key|authorization|cookie|credential|private[_-]?key|salt|otp|recovery/i;
+const SECRET_KEY = /pass(word|wd)?|secret|token|api[_-]?key|authorization|cookie|credential|private[_-]?key|salt|otp|recovery|^code$/i;
 /** Values that look like a credential even under an innocent key: API/Account-Tokens (40 hex), JWTs. */
 const SECRET_VALUE = /^(?:[0-9a-f]{40}|eyJ[\w-]{4,}\.[\w-]{4,}\.[\w-]*)$/;
 export const REDACTED = '[redacted]';

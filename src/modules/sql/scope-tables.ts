@@ -10,14 +10,16 @@ import { resolveTable, type SqlTable } from './schema.js';
  */
 export function sqlScopeRefusal(scope: TokenScope | undefined, ast: Record<string, unknown>, tables: SqlTable[]): string | null {
   if (!scope?.tables) return null;
+  // Tables only: operations and networks were judged with the request (plugins/base-auth.ts).
+  const tablesOnly: TokenScope = { tables: scope.tables };
   for (const clause of [ast.from, ast.table]) {
     if (!Array.isArray(clause)) continue;
     for (const entry of clause) {
       const name = isNode(entry) ? identifier(entry.table) : undefined;
       if (name === undefined) continue;
       const table = resolveTable(tables, name);
-      if (scopeRefusal(scope, { tables: [table.id] }) === null) continue;
-      const refusal = scopeRefusal(scope, { tables: [table.name] });
+      if (scopeRefusal(tablesOnly, { tables: [table.id] }) === null) continue;
+      const refusal = scopeRefusal(tablesOnly, { tables: [table.name] });
       if (refusal) return refusal;
     }
   }

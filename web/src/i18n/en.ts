@@ -9,6 +9,8 @@ export const messages = {
   'login.email': 'E-mail',
   'login.password': 'Password',
   'login.submit': 'Sign in',
+  'login.code': 'Two-factor code (or a recovery code)',
+  'login.sso': 'Sign in with single sign-on',
   'nav.main': 'Main',
   'nav.bases': 'Bases',
   'nav.groups': 'Groups',

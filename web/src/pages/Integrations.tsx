@@ -15,6 +15,47 @@ interface ApiToken {
   generated_at: string;
   last_access: string;
   permission: string;
+  tables?: string[];
+  operations?: string[];
+  allowed_networks?: string[];
+  expires_at?: string;
+  rate_limit?: number;
+}
+
+const OPERATIONS: Array<[string, string]> = [
+  ['read_rows', 'read rows'],
+  ['write_rows', 'write rows'],
+  ['structure', 'change structure'],
+  ['sql', 'SQL'],
+  ['comments', 'comments'],
+  ['files', 'files'],
+];
+
+const list = (text: string) =>
+  text
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean);
+
+/** The optional scope fields of a new API-Token; only the fields filled in are sent (issue 33). */
+function scopeBody(scope: { tables: string; operations: string[]; networks: string; expires: string; rate: string }): Record<string, unknown> {
+  const body: Record<string, unknown> = {};
+  if (list(scope.tables).length > 0) body.tables = list(scope.tables);
+  if (scope.operations.length > 0) body.operations = scope.operations;
+  if (list(scope.networks).length > 0) body.allowed_networks = list(scope.networks);
+  if (scope.expires) body.expires_at = new Date(scope.expires).toISOString();
+  if (scope.rate.trim()) body.rate_limit = Number(scope.rate);
+  return body;
+}
+
+function scopeSummary(t: ApiToken): string {
+  const parts = [];
+  if (t.tables?.length) parts.push(`tables: ${t.tables.join(', ')}`);
+  if (t.operations?.length) parts.push(`operations: ${t.operations.join(', ')}`);
+  if (t.allowed_networks?.length) parts.push(`networks: ${t.allowed_networks.join(', ')}`);
+  if (t.expires_at) parts.push(`expires ${t.expires_at.slice(0, 16).replace('T', ' ')}`);
+  if (t.rate_limit) parts.push(`${t.rate_limit}/min`);
+  return parts.join('; ') || 'whole base';
 }
 
 /** API-Tokens, webhooks, notification rules and automations of one base. */
@@ -46,15 +87,17 @@ function ApiTokens({ workspaceId, baseName }: { workspaceId: string; baseName: s
   const tokens = useQuery(key, () => api<{ api_tokens: ApiToken[] }>(basePath(workspaceId, baseName, 'api-tokens/')).then((r) => r.api_tokens));
   const [name, setName] = useState('');
   const [permission, setPermission] = useState('rw');
+  const [scope, setScope] = useState({ tables: '', operations: [] as string[], networks: '', expires: '', rate: '' });
   const [fresh, setFresh] = useState<ApiToken | null>(null);
   const [temp, setTemp] = useState<string | null>(null);
   const action = useAction();
   const create = (e: FormEvent) => {
     e.preventDefault();
     void action.run(async () => {
-      const token = await api<ApiToken>(basePath(workspaceId, baseName, 'api-tokens/'), { method: 'POST', body: { app_name: name, permission } });
+      const token = await api<ApiToken>(basePath(workspaceId, baseName, 'api-tokens/'), { method: 'POST', body: { app_name: name, permission, ...scopeBody(scope) } });
       setFresh(token);
       setName('');
+      setScope({ tables: '', operations: [], networks: '', expires: '', rate: '' });
       await client.invalidateQueries(key);
     });
   };
@@ -67,6 +110,39 @@ function ApiTokens({ workspaceId, baseName }: { workspaceId: string; baseName: s
           <option value="rw">read-write</option>
           <option value="r">read-only</option>
         </select>
+        <details className="scope">
+          <summary>Scope (optional)</summary>
+          <label>
+            Tables (comma-separated; empty: every table)
+            <input aria-label="Token tables" value={scope.tables} onChange={(e) => setScope({ ...scope, tables: e.target.value })} maxLength={4000} />
+          </label>
+          <fieldset>
+            <legend>Operations (none ticked: all the permission allows)</legend>
+            {OPERATIONS.map(([value, label]) => (
+              <label key={value} className="check">
+                <input
+                  type="checkbox"
+                  aria-label={`Operation ${label}`}
+                  checked={scope.operations.includes(value)}
+                  onChange={(e) => setScope({ ...scope, operations: e.target.checked ? [...scope.operations, value] : scope.operations.filter((o) => o !== value) })}
+                />
+                {label}
+              </label>
+            ))}
+          </fieldset>
+          <label>
+            Expires
+            <input aria-label="Token expiry" type="datetime-local" value={scope.expires} onChange={(e) => setScope({ ...scope, expires: e.target.value })} />
+          </label>
+          <label>
+            Allowed networks (CIDR, comma-separated; empty: anywhere)
+            <input aria-label="Token networks" value={scope.networks} onChange={(e) => setScope({ ...scope, networks: e.target.value })} maxLength={4000} />
+          </label>
+          <label>
+            Own rate limit (requests per minute)
+            <input aria-label="Token rate limit" type="number" min={1} value={scope.rate} onChange={(e) => setScope({ ...scope, rate: e.target.value })} />
+          </label>
+        </details>
         <button type="submit" disabled={action.busy}>
           Create API-Token
         </button>
@@ -100,6 +176,7 @@ function ApiTokens({ workspaceId, baseName }: { workspaceId: string; baseName: s
             <tr>
               <th>App</th>
               <th>Permission</th>
+              <th>Scope</th>
               <th>Created</th>
               <th>Last access</th>
               <th />
@@ -124,6 +201,7 @@ function ApiTokens({ workspaceId, baseName }: { workspaceId: string; baseName: s
                     <option value="r">read-only</option>
                   </select>
                 </td>
+                <td>{scopeSummary(t)}</td>
                 <td>{t.generated_at.slice(0, 16).replace('T', ' ')}</td>
                 <td>{t.last_access ? t.last_access.slice(0, 16).replace('T', ' ') : 'never'}</td>
                 <td>

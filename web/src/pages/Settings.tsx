@@ -4,6 +4,7 @@ import { api } from '../api';
 import { useSession } from '../session';
 import { ErrorText, useAction } from '../ui';
 import type { User } from '../types';
+import { TwoFactor } from './TwoFactor';
 
 /** The user's own settings: name, e-mail notifications, password. (The API has no e-mail change.) */
 export function Settings() {
@@ -44,6 +45,7 @@ export function Settings() {
         <ErrorText error={action.error} />
       </form>
       <ChangePassword />
+      <TwoFactor />
     </section>
   );
 }
