@@ -103,7 +103,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     });
   const db = handle.db;
   const clock = options.clock ?? systemClock;
-  const accounts = new AccountsService(db, clock, config.secretKey);
+  const accounts = new AccountsService(db, clock, config.secretKey, { twoFactorDeviceRememberDays: config.security.twoFactorDeviceRememberDays });
   const access = new BaseAccess(db);
   const bases = new BasesService(db, clock, access, accounts, config.trashRetentionDays);
   const shares = new SharesService(db, clock, access, accounts);

@@ -30,6 +30,8 @@ export interface SecurityConfig {
   loginFailuresBeforeDelay: number;
   /** LOGIN_MAX_DELAY_SECONDS — the back-off doubles from 1 s up to this; default 900. */
   loginMaxDelaySeconds: number;
+  /** TWO_FACTOR_DEVICE_REMEMBER_DAYS — a device trusted at a two-factor sign-in (`X-SEAFILE-2FA-TRUST-DEVICE: 1`) skips the code this long; 0 trusts none; default 90 (the original's). */
+  twoFactorDeviceRememberDays: number;
   /** METRICS_TOKEN — when set, /metrics requires `Authorization: Bearer <token>`. */
   metricsToken: string | null;
 }
@@ -51,6 +53,7 @@ export function loadSecurityConfig(env: Env): SecurityConfig {
     baseReadMaxBytes: int(env, 'BASE_READ_MAX_BYTES', 256 * 1024 * 1024, 1024 * 1024, 1024 * 1024 * 1024),
     loginFailuresBeforeDelay: int(env, 'LOGIN_FAILURES_BEFORE_DELAY', 5, 1, 1000),
     loginMaxDelaySeconds: int(env, 'LOGIN_MAX_DELAY_SECONDS', 900, 1, 86_400),
+    twoFactorDeviceRememberDays: int(env, 'TWO_FACTOR_DEVICE_REMEMBER_DAYS', 90, 0, 365),
     metricsToken,
   });
 }

@@ -33,7 +33,7 @@ import type { BaseSnapshotsTable, OperationLogRowsTable, OperationLogTable, Tras
 import type { HeldEventColumnsTable, HeldEventsTable } from '../modules/events/held-events.table.js';
 import type { AuditHeadTable, AuditLogTable } from '../modules/audit/audit.table.js';
 import type { ImportJobsTable } from '../modules/transfer/import-jobs.table.js';
-import type { AccountDevicesTable, RecoveryCodesTable, UserTwoFactorTable } from '../modules/accounts/two-factor.table.js';
+import type { AccountDevicesTable, RecoveryCodesTable, TrustedDevicesTable, UserTwoFactorTable } from '../modules/accounts/two-factor.table.js';
 import type { OidcLoginsTable } from '../modules/sso/sso.table.js';
 
 /** Every table, assembled from the modules' `*.table.ts` files. */
@@ -88,6 +88,7 @@ export interface Database {
   user_two_factor: UserTwoFactorTable;
   two_factor_recovery_codes: RecoveryCodesTable;
   account_devices: AccountDevicesTable;
+  two_factor_trusted_devices: TrustedDevicesTable;
   oidc_logins: OidcLoginsTable;
 }
 

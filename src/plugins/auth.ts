@@ -14,8 +14,20 @@ declare module 'fastify' {
      * Account-Token, needing this permission (checked by the base-auth plugin; see `currentCaller`).
      */
     baseToken?: 'read' | 'write';
+    /**
+     * The route serves a user whom an admin forced to two-factor sign-in before they enrolled (the
+     * enrolment itself, the profile, logout); every other Account-Token route refuses them with 403.
+     */
+    beforeTwoFactor?: boolean;
   }
 }
+
+/**
+ * `force_2fa` takes effect: the original's web UI sends a forced user who has not enrolled to the
+ * enrolment page on every page; here every Account-Token route but enrolment answers this.
+ */
+const TWO_FACTOR_SETUP_REQUIRED = () =>
+  detailError(403, 'Two-factor authentication is required for this account: set it up at /api/v2.1/user/two-factor-auth/ first.');
 
 export const authPlugin = fp<{ accounts: AccountsService }>(
   async (app, { accounts }) => {
@@ -45,6 +57,7 @@ async function authenticate(request: FastifyRequest, mode: 'account' | 'admin', 
   // Not an Account-Token: the base-auth plugin, next, tries it as a Base-Token where the route takes one.
   if (!user && mode === 'account' && request.routeOptions.config.baseToken) return;
   if (!user) throw detailError(401, 'Invalid token');
+  if (user.twoFactorSetupRequired && !request.routeOptions.config.beforeTwoFactor) throw TWO_FACTOR_SETUP_REQUIRED();
   if (mode === 'admin' && !mayAdminister(user)) {
     throw detailError(403, 'You do not have permission to perform this action.');
   }

@@ -18,7 +18,7 @@ export function launchBrowser(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 20_000 });
 }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const probe = createServer();
   await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
   const { port } = probe.address() as AddressInfo;
@@ -34,7 +34,8 @@ export function ensureConsoleBuilt(): void {
 
 export async function startConsoleServer(env: Record<string, string> = {}): Promise<{ server: RunningServer; url: string }> {
   ensureConsoleBuilt();
-  const port = await freePort();
+  // A test that must know the address first (an identity provider's redirect URI) passes PORT.
+  const port = env.PORT ? Number(env.PORT) : await freePort();
   const url = `http://127.0.0.1:${port}`;
   const config = loadConfig(
     {

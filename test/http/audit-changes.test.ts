@@ -117,6 +117,14 @@ describe.each(DIALECTS)('audit log before/after of webhooks and rules (%s)', (di
     const removed = await last();
     expect(removed.action).toBe('automation_rule.delete');
     expect(removed.detail.before).toMatchObject({ id, trigger: { rule_name: 'Lock all' }, actions: [expect.objectContaining({ type: 'lock_record' })] });
+
+    // An admin's deletion of a rule: before as stored, the admin as actor.
+    const other = await t.request({ method: 'POST', url: automationsPath(base), token: owner.token, payload: { ...body, trigger: { ...WATCH_ALL_TRIGGER, rule_name: 'Admin removes' } } });
+    const otherId = other.json<{ id: number }>().id;
+    expect((await t.request({ method: 'DELETE', url: `/api/v2.1/admin/automation-rules/${otherId}/`, token: admin.token })).statusCode).toBe(200);
+    const adminRow = await last();
+    expect(adminRow).toMatchObject({ action: 'admin.automation_rule_delete', actor: admin.email });
+    expect(adminRow.detail.before).toMatchObject({ id: otherId, trigger: { rule_name: 'Admin removes' } });
     expect(await t.container.audit.verify()).toMatchObject({ ok: true });
   });
 });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { sql } from 'kysely';
+import { totpCode } from '../../src/modules/accounts/index.js';
 import { DIALECTS, basePath, createBase, createTestApp, createUser, type TestApp, type TestBase, type TestUser } from '../helpers/index.js';
 
 describe.each(DIALECTS)('audit log (%s)', (dialect) => {
@@ -45,8 +46,23 @@ describe.each(DIALECTS)('audit log (%s)', (dialect) => {
     ['webhook.create', () => t.request({ method: 'POST', url: basePath(base, 'webhooks/'), token: owner.token, payload: { url: 'http://127.0.0.1:9/hook', secret: 'hook-secret-value' } }), 'webhooks', 'base'],
     ['admin.user_create', () => t.request({ method: 'POST', url: '/api/v2.1/admin/users/', token: admin.token, payload: { email: 'new@example.com', password: 'new-password-9' } }), 'admin/users', null],
     ['admin.user_update', () => t.request({ method: 'PUT', url: '/api/v2.1/admin/users/new@example.com/', token: admin.token, payload: { name: 'Newer' } }), 'new@example.com', null],
+    ['admin.user_reset_password', () => t.request({ method: 'PUT', url: '/api/v2.1/admin/users/new@example.com/reset-password/', token: admin.token }), 'new@example.com/reset-password', null],
     ['admin.user_delete', () => t.request({ method: 'DELETE', url: '/api/v2.1/admin/users/new@example.com/', token: admin.token }), 'new@example.com', null],
     ['admin.limits_override', () => t.request({ method: 'PUT', url: `/api/v2.1/admin/rate-limits/bases/${base.uuid}/`, token: admin.token, payload: { per_minute: 50 } }), 'rate-limits/bases', 'base'],
+    ['admin.limits_override_delete', () => t.request({ method: 'DELETE', url: `/api/v2.1/admin/rate-limits/bases/${base.uuid}/`, token: admin.token }), 'DELETE /api/v2.1/admin/rate-limits/bases/', 'base'],
+    ['admin.invalid_notification_rules_delete', () => t.request({ method: 'DELETE', url: '/api/v2.1/admin/invalid-notification-rules/', token: admin.token }), 'invalid-notification-rules', null],
+    ['admin.invalid_automation_rules_delete', () => t.request({ method: 'DELETE', url: '/api/v2.1/admin/invalid-automation-rules/', token: admin.token }), 'invalid-automation-rules', null],
+    [
+      'webhook.rotate_secret',
+      async () => {
+        const hook = await t.container.db.selectFrom('webhooks').select('id').where('base_id', '=', base.id).orderBy('id', 'desc').executeTakeFirstOrThrow();
+        return t.request({ method: 'POST', url: basePath(base, `webhooks/${hook.id}/rotate-secret/`), token: owner.token, payload: { secret: 'rotated-secret-value', grace_seconds: 60 } });
+      },
+      'rotate-secret',
+      'base',
+    ],
+    ['base.export_table', () => t.request({ method: 'GET', url: `/api/v2.1/workspace/${base.workspaceId}/synchronous-export/export-table-to-excel/?dtable_name=Audited&table_name=Table1&format=csv`, token: owner.token }), 'export-table-to-excel', 'base'],
+    ['base.export_view', () => t.request({ method: 'GET', url: `/api/v2.1/workspace/${base.workspaceId}/synchronous-export/export-view-to-excel/?dtable_name=Audited&table_name=Table1&view_name=Default%20View&format=csv`, token: owner.token }), 'export-view-to-excel', 'base'],
     ['base.export', () => t.request({ method: 'GET', url: `/api/v2.1/workspace/${base.workspaceId}/synchronous-export/export-dtable/?dtable_name=Audited`, token: owner.token }), 'export-dtable', 'base'],
     ['base.copy', () => t.request({ method: 'POST', url: '/api/v2.1/dtable-copy/', token: owner.token, payload: { src_workspace_id: base.workspaceId, dst_workspace_id: base.workspaceId, name: 'Audited' } }), 'dtable-copy', 'base'],
     ['api_token.delete', () => t.request({ method: 'DELETE', url: basePath(base, 'api-tokens/app1/'), token: owner.token }), 'api-tokens/app1', 'base'],
@@ -63,8 +79,41 @@ describe.each(DIALECTS)('audit log (%s)', (dialect) => {
     const stored = JSON.stringify(row);
     expect(stored).not.toContain('new-password-9');
     expect(stored).not.toContain('hook-secret-value');
+    expect(stored).not.toContain('rotated-secret-value');
+    const password = /"password"\s*:\s*"([^"]+)"/.exec(res.body);
+    if (password) expect(stored).not.toContain(password[1]);
     const answer = /"(?:api_token|token)"\s*:\s*"([^"]+)"/.exec(res.body);
     if (answer) expect(stored).not.toContain(answer[1]);
+  });
+
+  it("records a user's own security changes: password, two-factor enrolment and recovery codes, a device's revocation", async () => {
+    const user = await createUser(t, { email: 'self@example.com' });
+    const mine = async (action: string) => {
+      const row = await last();
+      expect(row).toMatchObject({ action, actor: user.email, base_id: null });
+      return row;
+    };
+    const begun = await t.request({ method: 'POST', url: '/api/v2.1/user/two-factor-auth/', token: user.token });
+    expect(begun.statusCode).toBe(200);
+    const { secret } = begun.json<{ secret: string }>();
+    expect((await mine('two_factor.enrol_start')).target).toBe('POST /api/v2.1/user/two-factor-auth/');
+    const enabled = await t.request({ method: 'PUT', url: '/api/v2.1/user/two-factor-auth/', token: user.token, payload: { code: totpCode(secret, t.clock.now()) } });
+    expect(enabled.statusCode).toBe(200);
+    await mine('two_factor.enable');
+    t.clock.advance(30_000);
+    const renewed = await t.request({ method: 'POST', url: '/api/v2.1/user/two-factor-auth/recovery-codes/', token: user.token, payload: { code: totpCode(secret, t.clock.now()) } });
+    expect(renewed.statusCode).toBe(200);
+    await mine('two_factor.recovery_codes');
+    t.clock.advance(30_000);
+    const device = await t.request({ method: 'POST', url: '/api2/auth-token/', payload: { username: user.email, password: user.password, platform: 'ios', device_id: 'pad', device_name: 'Pad' }, headers: { 'x-seafile-otp': totpCode(secret, t.clock.now()) } });
+    expect(device.statusCode).toBe(200);
+    expect((await t.request({ method: 'DELETE', url: '/api2/devices/', token: user.token, payload: { platform: 'ios', device_id: 'pad' } })).statusCode).toBe(200);
+    expect((await mine('account.device_revoke')).detail).toContain('"device_id":"pad"');
+    expect((await t.request({ method: 'PUT', url: '/api/v2.1/user/password/', token: user.token, payload: { old_password: user.password, new_password: 'self-new-password' } })).statusCode).toBe(200);
+    await mine('account.password_change');
+    // No secret, code, recovery code or password in any of these rows.
+    const stored = JSON.stringify(await rows());
+    for (const value of [secret, user.password, 'self-new-password', device.json<{ token: string }>().token, ...renewed.json<{ recovery_codes: string[] }>().recovery_codes]) expect(stored).not.toContain(value);
   });
 
   it('records a base deletion (its id found before it is gone), and an external link by a redacted target', async () => {

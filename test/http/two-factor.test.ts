@@ -211,4 +211,112 @@ describe.each(DIALECTS)('two-factor sign-in and devices (%s)', (dialect) => {
     expect(await t.container.db.selectFrom('account_devices').selectAll().where('user_id', '=', ivy.id).execute()).toEqual([]);
     expect((await signIn(ivy, totpCode(secret, t.clock.now()), device)).statusCode).toBe(200);
   });
+
+  it('force_2fa takes effect: a forced user who has not enrolled signs in, and the token serves only enrolment until they enrol', async () => {
+    const kim = await createUser(t, { email: 'kim@example.com' });
+    const workspaces = (token: string) => t.request({ method: 'GET', url: '/api/v2.1/workspaces/', token });
+    expect((await workspaces(kim.token)).statusCode).toBe(200);
+    const phone = (await signIn(kim, undefined, { platform: 'android', device_id: 'kim-phone', device_name: 'Kim phone' })).json<{ token: string }>().token;
+    const forced = await t.request({ method: 'PUT', url: `/api/v2.1/admin/users/${kim.email}/two-factor-auth/`, token: admin.token, payload: { force_2fa: '1' } });
+    expect(forced.statusCode).toBe(200);
+
+    // The token in use and a device's token: every route but enrolment, the profile and logout refuses.
+    for (const token of [kim.token, phone]) {
+      const refused = await workspaces(token);
+      expect(refused.statusCode).toBe(403);
+      expect(refused.json()).toEqual({ detail: 'Two-factor authentication is required for this account: set it up at /api/v2.1/user/two-factor-auth/ first.' });
+      expect((await t.request({ method: 'GET', url: '/api/v2.1/user/', token })).statusCode).toBe(200);
+    }
+    expect(await status(kim)).toMatchObject({ enabled: false, force_2fa: true });
+    // Sign-in answers the token as the original does; it leads only to enrolment.
+    const signedIn = await signIn(kim);
+    expect(signedIn.statusCode).toBe(200);
+    const token = signedIn.json<{ token: string }>().token;
+    expect((await workspaces(token)).statusCode).toBe(403);
+    // An unconfirmed enrolment is not enough.
+    const begun = await t.request({ method: 'POST', url: '/api/v2.1/user/two-factor-auth/', token });
+    expect(begun.statusCode).toBe(200);
+    expect((await workspaces(token)).statusCode).toBe(403);
+    const { secret } = begun.json<{ secret: string }>();
+    const confirmed = await t.request({ method: 'PUT', url: '/api/v2.1/user/two-factor-auth/', token, payload: { code: totpCode(secret, t.clock.now()) } });
+    expect(confirmed.statusCode).toBe(200);
+    t.clock.advance(STEP);
+    expect((await workspaces(token)).statusCode).toBe(200);
+    expect((await workspaces(phone)).statusCode).toBe(200);
+    expect((await signIn(kim)).statusCode).toBe(400);
+    expect((await signIn(kim, totpCode(secret, t.clock.now()))).statusCode).toBe(200);
+
+    // An admin who lifts the force frees a user who never enrolled.
+    const lou = await createUser(t, { email: 'lou@example.com' });
+    await t.request({ method: 'PUT', url: `/api/v2.1/admin/users/${lou.email}/two-factor-auth/`, token: admin.token, payload: { force_2fa: true } });
+    expect((await workspaces(lou.token)).statusCode).toBe(403);
+    // A forced admin is held back too, also on admin routes.
+    await t.request({ method: 'PUT', url: `/api/v2.1/admin/users/${lou.email}/two-factor-auth/`, token: admin.token, payload: { force_2fa: false } });
+    expect((await workspaces(lou.token)).statusCode).toBe(200);
+    const boss = await createUser(t, { email: 'boss@example.com', admin: true });
+    await t.request({ method: 'PUT', url: `/api/v2.1/admin/users/${boss.email}/two-factor-auth/`, token: admin.token, payload: { force_2fa: 1 } });
+    expect((await t.request({ method: 'GET', url: '/api/v2.1/admin/users/', token: boss.token })).statusCode).toBe(403);
+    expect((await t.request({ method: 'POST', url: '/api2/logout/', token: boss.token })).statusCode).toBe(200);
+  });
+
+  it('a trusted device (X-SEAFILE-2FA-TRUST-DEVICE: 1) skips the code with X-SEAFILE-S2FA for 90 days, for its user only', async () => {
+    const max = await createUser(t, { email: 'max@example.com' });
+    const { secret } = await enrol(max);
+    const mia = await createUser(t, { email: 'mia@example.com' });
+    await enrol(mia);
+    const login = (user: TestUser, headers: Record<string, string>) =>
+      t.request({ method: 'POST', url: '/api2/auth-token/', payload: { username: user.email, password: user.password }, headers, remoteAddress: nextIp() });
+
+    // Trust needs the code: the header alone asks for it; a code without the header trusts nothing.
+    const noCode = await login(max, { 'x-seafile-2fa-trust-device': '1' });
+    expect(noCode.statusCode).toBe(400);
+    expect(noCode.headers['x-seafile-s2fa']).toBeUndefined();
+    const untrusted = await login(max, { 'x-seafile-otp': totpCode(secret, t.clock.now()), 'x-seafile-2fa-trust-device': 'yes' });
+    expect(untrusted.statusCode).toBe(200);
+    expect(untrusted.headers['x-seafile-s2fa']).toBeUndefined();
+    t.clock.advance(STEP);
+
+    const trusted = await login(max, { 'x-seafile-otp': totpCode(secret, t.clock.now()), 'x-seafile-2fa-trust-device': '1' });
+    expect(trusted.statusCode).toBe(200);
+    const key = String(trusted.headers['x-seafile-s2fa']);
+    expect(key).toMatch(/^[0-9a-f]{64}$/);
+    const stored = await t.container.db.selectFrom('two_factor_trusted_devices').selectAll().where('user_id', '=', max.id).execute();
+    expect(stored).toHaveLength(1);
+    expect(JSON.stringify(stored)).not.toContain(key);
+
+    // The key skips the code and is answered back; a wrong key, or another user's, does not.
+    const skipped = await login(max, { 'x-seafile-s2fa': key });
+    expect(skipped.statusCode).toBe(200);
+    expect(skipped.json()).toEqual({ token: trusted.json<{ token: string }>().token });
+    expect(skipped.headers['x-seafile-s2fa']).toBe(key);
+    for (const wrong of [key.replace(/^./, key[0] === 'a' ? 'b' : 'a'), 'garbage', '']) {
+      const refused = await login(max, { 'x-seafile-s2fa': wrong });
+      expect(refused.statusCode).toBe(400);
+      expect(refused.headers['x-seafile-otp']).toBe('required');
+    }
+    expect((await login(mia, { 'x-seafile-s2fa': key })).statusCode).toBe(400);
+    // A wrong password is still wrong.
+    const wrongPassword = await t.request({ method: 'POST', url: '/api2/auth-token/', payload: { username: max.email, password: 'not-the-password' }, headers: { 'x-seafile-s2fa': key }, remoteAddress: nextIp() });
+    expect(wrongPassword.json()).toEqual({ non_field_errors: ['Unable to login with provided credentials.'] });
+
+    // Bounded: the key expires after 90 days.
+    t.clock.advance(90 * 86_400_000 - 60_000);
+    expect((await login(max, { 'x-seafile-s2fa': key })).statusCode).toBe(200);
+    t.clock.advance(60_000);
+    expect((await login(max, { 'x-seafile-s2fa': key })).statusCode).toBe(400);
+
+    // A password change forgets every trusted device; so does turning 2FA off.
+    const again = String((await login(max, { 'x-seafile-otp': totpCode(secret, t.clock.now()), 'x-seafile-2fa-trust-device': '1' })).headers['x-seafile-s2fa']);
+    expect((await login(max, { 'x-seafile-s2fa': again })).statusCode).toBe(200);
+    const fresh = (await login(max, { 'x-seafile-s2fa': again })).json<{ token: string }>().token;
+    const changed = await t.request({ method: 'PUT', url: '/api/v2.1/user/password/', token: fresh, payload: { old_password: max.password, new_password: 'max-new-password' } });
+    expect(changed.statusCode).toBe(200);
+    const maxNew = { ...max, password: 'max-new-password' };
+    expect((await login(maxNew, { 'x-seafile-s2fa': again })).statusCode).toBe(400);
+    t.clock.advance(STEP);
+    const third = String((await login(maxNew, { 'x-seafile-otp': totpCode(secret, t.clock.now()), 'x-seafile-2fa-trust-device': '1' })).headers['x-seafile-s2fa']);
+    expect((await t.request({ method: 'DELETE', url: `/api2/two-factor-auth/${max.email}/`, token: admin.token })).statusCode).toBe(200);
+    expect(await t.container.db.selectFrom('two_factor_trusted_devices').selectAll().where('user_id', '=', max.id).execute()).toEqual([]);
+    expect(third).toMatch(/^[0-9a-f]{64}$/);
+  });
 });

@@ -10,6 +10,10 @@ import { Inbox, Bell } from './pages/Inbox';
 import { Admin } from './pages/Admin';
 import { GroupPage, Groups } from './pages/Groups';
 import { Loading } from './ui';
+import { TwoFactor } from './pages/TwoFactor';
+import { useEffect, useState } from 'react';
+import { useQuery } from '@tanstack/react-query';
+import { api } from './api';
 import { ExternalBase, externalLinkToken } from './pages/ExternalBase';
 import { t } from './i18n';
 
@@ -27,8 +31,39 @@ export function App() {
 function Shell() {
   const { token, user, signOut } = useSession();
   const route = useRoute();
+  // An admin forced two-factor sign-in and it is not set up: the server serves only enrolment (403 elsewhere).
+  // The page stays until the user has seen the recovery codes and continues.
+  const twoFactor = useQuery(['two-factor'], () => api<{ enabled: boolean; force_2fa: boolean }>('/api/v2.1/user/two-factor-auth/'), { enabled: token !== null && user !== undefined });
+  const setupRequired = twoFactor.data?.force_2fa === true && !twoFactor.data.enabled;
+  const [enrolling, setEnrolling] = useState(false);
+  useEffect(() => {
+    if (setupRequired) setEnrolling(true);
+  }, [setupRequired]);
   if (!token) return <Login />;
-  if (!user) return <Loading what={t('session.signingIn')} />;
+  if (!user || twoFactor.isLoading) return <Loading what={t('session.signingIn')} />;
+  if (setupRequired || enrolling) {
+    return (
+      <>
+        <header className="topbar">
+          <span className="brand">{t('app.name')}</span>
+          <span className="who" title={user.email}>
+            {user.name || user.contact_email}
+          </span>
+          <button type="button" onClick={signOut}>
+            {t('session.signOut')}
+          </button>
+        </header>
+        <main>
+          <TwoFactor />
+          {!setupRequired && (
+            <button type="button" onClick={() => setEnrolling(false)}>
+              Continue
+            </button>
+          )}
+        </main>
+      </>
+    );
+  }
   return (
     <>
       <header className="topbar">

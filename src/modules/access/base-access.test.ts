@@ -9,7 +9,7 @@ describe.each(DIALECTS)('BaseAccess (%s)', (dialect) => {
   let handle: DbHandle;
   let access: BaseAccess;
   const ids = { owner: 0, reader: 0, admin: 0, stranger: 0, workspace: 0, base: 0 };
-  const user = (id: number): AccountUser => ({ id, virtualId: `u${id}@auth.local`, email: `u${id}@example.com`, name: `u${id}`, isStaff: false, emailNotification: false });
+  const user = (id: number): AccountUser => ({ id, virtualId: `u${id}@auth.local`, email: `u${id}@example.com`, name: `u${id}`, isStaff: false, emailNotification: false, twoFactorSetupRequired: false });
 
   beforeAll(async () => {
     handle = await createTestDatabase(dialect);

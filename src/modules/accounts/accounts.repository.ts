@@ -69,11 +69,26 @@ export async function deleteAccountToken(db: Executor, userId: number): Promise<
   await db.deleteFrom('account_devices').where('user_id', '=', userId).execute();
 }
 
-export function findUserByTokenHash(db: Executor, tokenHash: string): Promise<UserRow | undefined> {
+/** A user as a request's credential sees them: with the two-factor flags (force, enrolled). */
+export type SignedInUserRow = UserRow & { force_2fa: number | null; two_factor_enabled: number | null };
+
+export function findUserByTokenHash(db: Executor, tokenHash: string): Promise<SignedInUserRow | undefined> {
   return db
     .selectFrom('account_tokens')
     .innerJoin('users', 'users.id', 'account_tokens.user_id')
+    .leftJoin('user_two_factor', 'user_two_factor.user_id', 'users.id')
     .selectAll('users')
+    .select(['user_two_factor.force_2fa', 'user_two_factor.enabled as two_factor_enabled'])
     .where('account_tokens.token_hash', '=', tokenHash)
+    .executeTakeFirst();
+}
+
+export function findSignedInUser(db: Executor, id: number): Promise<SignedInUserRow | undefined> {
+  return db
+    .selectFrom('users')
+    .leftJoin('user_two_factor', 'user_two_factor.user_id', 'users.id')
+    .selectAll('users')
+    .select(['user_two_factor.force_2fa', 'user_two_factor.enabled as two_factor_enabled'])
+    .where('users.id', '=', id)
     .executeTakeFirst();
 }

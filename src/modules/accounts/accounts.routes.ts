@@ -28,16 +28,28 @@ export function accountsRoutes(accounts: AccountsService): FastifyPluginAsyncTyp
     app.post(
       '/api2/auth-token/',
       { schema: { tags, body: AuthTokenBody, response: { 200: AuthTokenResponse } } },
-      async (request) => {
+      async (request, reply) => {
         const { username, password, device } = checkLoginBody(request.body);
-        const otp = request.headers['x-seafile-otp'];
-        return { token: await accounts.login(username, password, { otp: typeof otp === 'string' ? otp : undefined, device, ip: request.ip }) };
+        const header = (name: string) => {
+          const value = request.headers[name];
+          return typeof value === 'string' ? value : undefined;
+        };
+        const signedIn = await accounts.login(username, password, {
+          otp: header('x-seafile-otp'),
+          // The original reads `int(header) == 1`; anything else does not trust the device.
+          trustDevice: header('x-seafile-2fa-trust-device')?.trim() === '1',
+          trustedKey: header('x-seafile-s2fa')?.trim(),
+          device,
+          ip: request.ip,
+        });
+        if (signedIn.trustedKey !== undefined) reply.header('x-seafile-s2fa', signedIn.trustedKey);
+        return { token: signedIn.token };
       },
     );
 
     app.get(
       '/api/v2.1/user/',
-      { config: { auth: 'account' }, schema: { tags, response: { 200: UserRecord } } },
+      { config: { auth: 'account', beforeTwoFactor: true }, schema: { tags, response: { 200: UserRecord } } },
       async (request) => userRecord(await mustFind(accounts, currentAccount(request).id)),
     );
 
@@ -67,7 +79,7 @@ export function accountsRoutes(accounts: AccountsService): FastifyPluginAsyncTyp
     // Revokes the caller's Account-Token (the original's clients just forget theirs).
     app.post(
       '/api2/logout/',
-      { config: { auth: 'account' }, schema: { tags, response: { 200: Success } } },
+      { config: { auth: 'account', beforeTwoFactor: true }, schema: { tags, response: { 200: Success } } },
       async (request) => {
         const parsed = parseAuthorization(request.headers.authorization);
         await accounts.logout(currentAccount(request).id, parsed.kind === 'token' ? parsed.token : '');

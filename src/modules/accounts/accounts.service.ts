@@ -6,9 +6,9 @@ import type { Clock } from '../../shared/clock.js';
 import { hashPassword, randomHex, sha256Hex, verifyPassword } from '../../shared/crypto.js';
 import { newUserVirtualId } from '../../shared/ids.js';
 import * as repo from './accounts.repository.js';
-import type { UserRow } from './accounts.repository.js';
+import type { SignedInUserRow, UserRow } from './accounts.repository.js';
 import { DeviceTokens, type DeviceInfo } from './devices.js';
-import { TwoFactorService } from './two-factor.js';
+import { TwoFactorService, type SecondFactor } from './two-factor.js';
 
 /** The authenticated caller of an account operation. */
 export interface AccountUser {
@@ -18,9 +18,14 @@ export interface AccountUser {
   name: string;
   isStaff: boolean;
   emailNotification: boolean;
+  /**
+   * An admin forced two-factor sign-in (`force_2fa`) and the user has not enrolled: the Account-Token
+   * then works only on the routes marked `config.beforeTwoFactor` (enrolment, the profile, logout).
+   */
+  twoFactorSetupRequired: boolean;
 }
 
-export function toAccountUser(row: UserRow): AccountUser {
+export function toAccountUser(row: UserRow | SignedInUserRow): AccountUser {
   return {
     id: row.id,
     virtualId: row.virtual_id,
@@ -28,6 +33,7 @@ export function toAccountUser(row: UserRow): AccountUser {
     name: row.name,
     isStaff: row.is_staff === 1,
     emailNotification: row.email_notification === 1,
+    twoFactorSetupRequired: 'force_2fa' in row && row.force_2fa === 1 && row.two_factor_enabled !== 1,
   };
 }
 
@@ -58,10 +64,8 @@ export type UserDeletingListener = (userId: number) => Promise<void | (() => voi
  */
 export type SignInRevokingListener = (trx: Executor, userId: number) => Promise<() => Promise<void>>;
 
-/** What a sign-in may carry besides the password: the second factor and the device. */
-export interface LoginExtras {
-  /** `X-SEAFILE-OTP`: a TOTP code or a recovery code. */
-  otp?: string | undefined;
+/** What a sign-in may carry besides the password: the second factor (code, trusted device) and the device. */
+export interface LoginExtras extends SecondFactor {
   device?: DeviceInfo | undefined;
   ip?: string | undefined;
 }
@@ -78,8 +82,9 @@ export class AccountsService {
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly secretKey: string,
+    options: { twoFactorDeviceRememberDays?: number } = {},
   ) {
-    this.twoFactor = new TwoFactorService(db, clock, secretKey);
+    this.twoFactor = new TwoFactorService(db, clock, secretKey, options.twoFactorDeviceRememberDays);
     this.devices = new DeviceTokens(db, clock, secretKey);
   }
 
@@ -87,9 +92,10 @@ export class AccountsService {
    * Exchange credentials for the user's one Account-Token (or, naming a device, that device's own).
    * The token is derived from a per-user salt with HMAC(SECRET_KEY), so we can hand out the same token
    * on every login while storing only its SHA-256 hash. With 2FA on, the code is checked after the
-   * password (so a wrong password never reveals whether 2FA is on).
+   * password (so a wrong password never reveals whether 2FA is on); `trustedKey` is the key to answer
+   * in `X-SEAFILE-S2FA` (a trusted device, see TwoFactorService.checkSignIn).
    */
-  async login(username: string, password: string, extras: LoginExtras = {}): Promise<string> {
+  async login(username: string, password: string, extras: LoginExtras = {}): Promise<{ token: string; trustedKey?: string }> {
     const row = await repo.findUserByLogin(this.db, username);
     if (!row) {
       dummyHash ??= hashPassword('not-a-real-password');
@@ -98,8 +104,9 @@ export class AccountsService {
     }
     if (!(await verifyPassword(password, row.password_hash))) throw loginError(LOGIN_FAILED);
     if (row.is_active !== 1) throw loginError('User account is disabled.');
-    await this.twoFactor.checkSignIn(row.id, extras.otp);
-    return extras.device ? this.devices.tokenFor(row.id, extras.device, extras.ip ?? '') : this.tokenFor(row.id);
+    const { trustedKey } = await this.twoFactor.checkSignIn(row.id, extras);
+    const token = extras.device ? await this.devices.tokenFor(row.id, extras.device, extras.ip ?? '') : await this.tokenFor(row.id);
+    return trustedKey === undefined ? { token } : { token, trustedKey };
   }
 
   /**
@@ -151,7 +158,7 @@ export class AccountsService {
     if (!row) {
       // Not the default token: a device's (one more indexed lookup, only for those).
       const userId = await this.devices.userOf(hash);
-      row = userId === null ? undefined : await repo.findUserById(this.db, userId);
+      row = userId === null ? undefined : await repo.findSignedInUser(this.db, userId);
     }
     if (!row || row.is_active !== 1) return null;
     return toAccountUser(row);
@@ -220,6 +227,7 @@ export class AccountsService {
     const followUps = await this.db.transaction().execute(async (trx) => {
       if (Object.keys(patch).length > 0) await repo.updateUser(trx, row.id, patch);
       if (patch.password_hash !== undefined) await repo.deleteAccountToken(trx, row.id);
+      if (revokeSignIn) await this.twoFactor.forgetTrustedDevices(trx, row.id);
       return revokeSignIn ? this.revokingSignIn(trx, row.id) : [];
     });
     for (const followUp of followUps) await followUp();
@@ -258,6 +266,7 @@ export class AccountsService {
     const followUps = await this.db.transaction().execute(async (trx) => {
       await repo.updateUser(trx, userId, { password_hash: hash });
       await repo.deleteAccountToken(trx, userId);
+      await this.twoFactor.forgetTrustedDevices(trx, userId);
       return this.revokingSignIn(trx, userId);
     });
     for (const followUp of followUps) await followUp();

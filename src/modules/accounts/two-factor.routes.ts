@@ -20,17 +20,17 @@ const UserParam = Type.Object({ user_id: Type.String({ minLength: 1, maxLength: 
 export function twoFactorRoutes(accounts: AccountsService): FastifyPluginAsyncTypebox {
   return async (app) => {
     const base = '/api/v2.1/user/two-factor-auth/';
-    app.get(base, { config: { auth: 'account' }, schema: { tags, summary: 'Two-factor status' } }, async (request) =>
+    app.get(base, { config: { auth: 'account', beforeTwoFactor: true }, schema: { tags, summary: 'Two-factor status' } }, async (request) =>
       accounts.twoFactor.status(currentAccount(request).id),
     );
 
-    app.post(base, { config: { auth: 'account' }, schema: { tags, summary: 'Start two-factor enrolment', description: 'Returns a new TOTP secret and its otpauth:// URI (for a QR code) once; confirm with PUT and a code.' } }, async (request, reply) => {
+    app.post(base, { config: { auth: 'account', beforeTwoFactor: true }, schema: { tags, summary: 'Start two-factor enrolment', description: 'Returns a new TOTP secret and its otpauth:// URI (for a QR code) once; confirm with PUT and a code.' } }, async (request, reply) => {
       const user = currentAccount(request);
       reply.header('cache-control', 'no-store');
       return accounts.twoFactor.begin(user.id, user.email);
     });
 
-    app.put(base, { config: { auth: 'account' }, schema: { tags, summary: 'Confirm two-factor enrolment', body: CodeBody } }, async (request, reply) => {
+    app.put(base, { config: { auth: 'account', beforeTwoFactor: true }, schema: { tags, summary: 'Confirm two-factor enrolment', body: CodeBody } }, async (request, reply) => {
       const codes = await accounts.twoFactor.confirm(currentAccount(request).id, request.body.code);
       reply.header('cache-control', 'no-store');
       return { success: true, recovery_codes: codes };

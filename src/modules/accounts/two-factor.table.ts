@@ -33,3 +33,13 @@ export interface AccountDevicesTable {
   last_accessed: number;
   last_login_ip: string;
 }
+
+/** A device trusted to skip the two-factor code (`X-SEAFILE-S2FA`) until `expires_at`. */
+export interface TrustedDevicesTable {
+  id: import('kysely').Generated<number>;
+  user_id: number;
+  /** SHA-256 of the key handed out once in `X-SEAFILE-S2FA`. */
+  key_hash: string;
+  created_at: number;
+  expires_at: number;
+}

@@ -3,7 +3,7 @@ import { Secret, TOTP } from 'otpauth';
 import type { Db, Executor } from '../../db/index.js';
 import type { Clock } from '../../shared/clock.js';
 import { AppError, badRequest } from '../../shared/errors.js';
-import { sha256Hex } from '../../shared/crypto.js';
+import { randomHex, sha256Hex } from '../../shared/crypto.js';
 import { openSecret, sealSecret } from './two-factor-secret.js';
 
 const ISSUER = 'basegate';
@@ -14,6 +14,20 @@ const TOTP_CODE = /^\d{6}$/;
 const RECOVERY_CODE = /^[a-z0-9]{5}-[a-z0-9]{5}$/;
 const CODE_MISSING = 'Two factor auth token is missing.';
 const CODE_INVALID = 'Two factor auth token is invalid.';
+/** Trusted devices kept per user; a new one beyond this replaces the oldest. */
+const MAX_TRUSTED_DEVICES = 20;
+const DAY_MS = 86_400_000;
+const TRUST_KEY = /^[0-9a-f]{64}$/;
+
+/** What a sign-in carries for the second factor (the original's headers). */
+export interface SecondFactor {
+  /** `X-SEAFILE-OTP`: a TOTP code or a recovery code. */
+  otp?: string | undefined;
+  /** `X-SEAFILE-2FA-TRUST-DEVICE: 1`: trust this device once the code is accepted. */
+  trustDevice?: boolean | undefined;
+  /** `X-SEAFILE-S2FA`: the key of a trusted device, which skips the code until it expires. */
+  trustedKey?: string | undefined;
+}
 
 export interface TwoFactorStatus {
   enabled: boolean;
@@ -49,6 +63,8 @@ export class TwoFactorService {
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly secretKey: string,
+    /** How long a trusted device skips the code (`TWO_FACTOR_DEVICE_REMEMBER_DAYS`; 0: never trusted). */
+    private readonly trustDays: number = 90,
   ) {}
 
   async status(userId: number): Promise<TwoFactorStatus> {
@@ -112,12 +128,18 @@ export class TwoFactorService {
     return this.db.transaction().execute((trx) => this.replaceRecoveryCodes(trx, userId));
   }
 
-  /** Turns 2FA off (the admin's `DELETE /api2/two-factor-auth/{user_id}/`); the force flag stays. */
+  /** Turns 2FA off (the admin's `DELETE /api2/two-factor-auth/{user_id}/`); the force flag stays, trusted devices go. */
   async disable(userId: number): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
       await trx.updateTable('user_two_factor').set({ secret_enc: null, enabled: 0, last_step: 0, updated_at: this.clock.now() }).where('user_id', '=', userId).execute();
       await trx.deleteFrom('two_factor_recovery_codes').where('user_id', '=', userId).execute();
+      await this.forgetTrustedDevices(trx, userId);
     });
+  }
+
+  /** Every trusted device of the user stops skipping the code (2FA off, a password change or reset). */
+  async forgetTrustedDevices(trx: Executor, userId: number): Promise<void> {
+    await trx.deleteFrom('two_factor_trusted_devices').where('user_id', '=', userId).execute();
   }
 
   async setForced(userId: number, forced: boolean): Promise<void> {
@@ -130,13 +152,44 @@ export class TwoFactorService {
   }
 
   /**
-   * The second factor of a sign-in, after the password matched: nothing when 2FA is off; else the
-   * code must be given and valid (400 with `X-Seafile-OTP: required` otherwise).
+   * The second factor of a sign-in, after the password matched: nothing when 2FA is off; else a
+   * trusted device's key (`X-SEAFILE-S2FA`) of this user that has not expired skips the code, or the
+   * code must be given and valid (400 with `X-Seafile-OTP: required` otherwise). Returns the key to
+   * answer in `X-SEAFILE-S2FA`: the trusted key that was used, or a new one when the code was accepted
+   * with `X-SEAFILE-2FA-TRUST-DEVICE: 1` (as the original does); none when 2FA is off.
    */
-  async checkSignIn(userId: number, code: string | undefined): Promise<void> {
-    if (!(await this.isEnabled(userId))) return;
+  async checkSignIn(userId: number, factor: SecondFactor = {}): Promise<{ trustedKey?: string }> {
+    if (!(await this.isEnabled(userId))) return {};
+    if (factor.trustedKey !== undefined && (await this.isTrusted(userId, factor.trustedKey))) return { trustedKey: factor.trustedKey };
+    const code = factor.otp;
     if (code === undefined || code.trim() === '') throw signInError(CODE_MISSING);
     if (!(await this.acceptCode(userId, code.trim()))) throw signInError(CODE_INVALID);
+    return factor.trustDevice && this.trustDays > 0 ? { trustedKey: await this.trustDevice(userId) } : {};
+  }
+
+  private async isTrusted(userId: number, key: string): Promise<boolean> {
+    if (this.trustDays <= 0 || !TRUST_KEY.test(key)) return false;
+    const row = await this.db
+      .selectFrom('two_factor_trusted_devices')
+      .select('id')
+      .where('key_hash', '=', sha256Hex(key))
+      .where('user_id', '=', userId)
+      .where('expires_at', '>', this.clock.now())
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  /** A new trusted-device key (only its SHA-256 is stored); expired keys and those beyond the cap go. */
+  private async trustDevice(userId: number): Promise<string> {
+    const key = randomHex(32);
+    const now = this.clock.now();
+    await this.db.transaction().execute(async (trx) => {
+      await trx.deleteFrom('two_factor_trusted_devices').where('user_id', '=', userId).where('expires_at', '<=', now).execute();
+      const kept = await trx.selectFrom('two_factor_trusted_devices').select('id').where('user_id', '=', userId).orderBy('id', 'desc').offset(MAX_TRUSTED_DEVICES - 1).limit(1).executeTakeFirst();
+      if (kept) await trx.deleteFrom('two_factor_trusted_devices').where('user_id', '=', userId).where('id', '<=', kept.id).execute();
+      await trx.insertInto('two_factor_trusted_devices').values({ user_id: userId, key_hash: sha256Hex(key), created_at: now, expires_at: now + this.trustDays * DAY_MS }).execute();
+    });
+    return key;
   }
 
   private row(userId: number) {
