@@ -289,6 +289,47 @@ describe.each(DIALECTS)('access through groups and view shares (%s)', (dialect) 
     expect((await g.call('PUT', 'rows/', { table_name: 'People', updates: [{ row_id: idOf('Ann'), row: { Name: 'Ann' } }, { row_id: idOf('Cid'), row: { Team: 'red' } }] })).statusCode).toBe(200);
   });
 
+  it("a trashed group base is in the group's trash, listed and restored by its owner and admins only", async () => {
+    const base = await groupBase('trash me');
+    const other = await createBase(t, gOwner, 'personal of g owner');
+    const groupTrash = (u: TestUser, query = '') => req(u, 'GET', `/api/v2.1/groups/${groupId}/trash-dtables/${query}`);
+    const listedIn = async (u: TestUser) => ((await groupTrash(u)).json().trash_dtable_list as Array<{ uuid: string }>).map((b) => b.uuid);
+    const earlier = await listedIn(gAdmin); // group bases trashed by the tests before
+    // A member may not delete a group base; an admin may.
+    expect((await req(gMember, 'DELETE', `/api/v2.1/workspace/${groupWorkspace}/dtable/`, { name: base.name })).statusCode).toBe(403);
+    expect((await req(gAdmin, 'DELETE', `/api/v2.1/workspace/${groupWorkspace}/dtable/`, { name: base.name })).statusCode).toBe(200);
+    expect((await req(gOwner, 'DELETE', `/api/v2.1/workspace/${other.workspaceId}/dtable/`, { name: other.name })).statusCode).toBe(200);
+
+    const listed = await groupTrash(gAdmin);
+    expect(listed.statusCode, listed.body).toBe(200);
+    expect(listed.json().count).toBe(earlier.length + 1);
+    expect(listed.json().trash_dtable_list[0]).toMatchObject({ uuid: base.uuid, name: 'trash me', workspace_id: groupWorkspace, deleted: true, delete_time: expect.any(String) });
+    expect(await listedIn(gOwner)).toEqual([base.uuid, ...earlier]);
+    // The group's base is not in its owner's personal trash; their own trashed base is, and not in the group's.
+    const personalTrash = (await req(gOwner, 'GET', '/api/v2.1/trash-dtables/')).json().trash_dtable_list.map((b: { uuid: string }) => b.uuid);
+    expect(personalTrash).toEqual([other.uuid]);
+    // Members: 403; outsiders and unknown groups: 404; bad ids: 400 or 404. Nothing changes.
+    expect((await groupTrash(gMember)).statusCode).toBe(403);
+    expect((await req(gMember, 'PUT', `/api/v2.1/groups/${groupId}/trash-dtables/${base.uuid}/`)).statusCode).toBe(403);
+    expect((await groupTrash(outsider)).statusCode).toBe(404);
+    expect((await req(outsider, 'PUT', `/api/v2.1/groups/${groupId}/trash-dtables/${base.uuid}/`)).statusCode).toBe(404);
+    expect((await req(gAdmin, 'GET', '/api/v2.1/groups/999999/trash-dtables/')).statusCode).toBe(404);
+    expect((await req(gAdmin, 'GET', '/api/v2.1/groups/abc/trash-dtables/')).statusCode).toBe(400);
+    expect((await req(gAdmin, 'PUT', `/api/v2.1/groups/${groupId}/trash-dtables/not-a-uuid/`)).statusCode).toBe(404);
+    // Another trash's base cannot be restored through the group's.
+    expect((await req(gOwner, 'PUT', `/api/v2.1/groups/${groupId}/trash-dtables/${other.uuid}/`)).statusCode).toBe(404);
+    expect(await listedIn(gAdmin)).toEqual([base.uuid, ...earlier]);
+    expect(await permissionOf(gMember, base)).toBe(404);
+
+    // An admin restores it: back in the group's workspace, every member's again.
+    const restored = await req(gAdmin, 'PUT', `/api/v2.1/groups/${groupId}/trash-dtables/${base.uuid.replace(/-/g, '')}/`);
+    expect(restored.statusCode, restored.body).toBe(200);
+    expect(restored.json()).toEqual({ success: true });
+    expect(await listedIn(gAdmin)).toEqual(earlier);
+    expect(await permissionOf(gMember, base)).toBe('rw');
+    expect((await req(gAdmin, 'PUT', `/api/v2.1/groups/${groupId}/trash-dtables/${base.uuid}/`)).statusCode).toBe(404);
+  });
+
   it('a view shared with a group reaches its members only, and leaves with a removed member', async () => {
     const groupOwned = await createBase(t, gOwner, 'group view base');
     const token = (await tokenOf(gOwner, groupOwned)) as string;
