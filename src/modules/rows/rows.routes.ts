@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { apiError } from '../../shared/errors.js';
 import { currentGateway, imposeView } from '../access/index.js';
 import { actorOf, baseOf, GATEWAY, readGetBody, viewerOf } from './gateway-request.js';
@@ -55,7 +55,7 @@ export function rowRoutes({ rows, links, bodyLimit, snapshots }: RowRoutesDeps):
     return imposeView(scope, query) ?? query;
   };
   /** A view-limited token's writes stay within its view's rows and visible columns (view-limit.ts). */
-  const viewLimit = (request: Parameters<typeof currentGateway>[0]): ViewLimit | undefined => {
+  const viewLimit = (request: FastifyRequest): ViewLimit | undefined => {
     const view = currentGateway(request).claims.scope?.view;
     return view ? { table: view.table, view: view.view, viewer: viewerOf(request) } : undefined;
   };

@@ -336,6 +336,7 @@ export class RowsService {
    * `hold`: one batch of a multi-batch write: its events are kept aside under `hold.id` and its rows
    * stored staged under `hold.stage`, both invisible until `publishHold` (see staging.ts).
    */
+  // `limit`: a view-limited token's new rows — the view's table and visible columns only (view-limit.ts).
   async append(base: BaseRef, actor: Actor, body: Body, hold?: StagedHold, limit?: ViewLimit) {
     const rows = appendInput(body);
     if (rows.length > ROW_LIMITS.append) throw badRequest(`Number of rows to append exceeds ${ROW_LIMITS.append}.`);
@@ -395,8 +396,10 @@ export class RowsService {
     });
   }
 
-  /** `hold`: one batch of a multi-batch write, its events kept aside (the updated rows are visible at once). */
-  /** `limit`: a view-limited token's write — the view's visible columns of the rows it shows only (view-limit.ts). */
+  /**
+   * `hold`: one batch of a multi-batch write, its events kept aside (the updated rows are visible at once).
+   * `limit`: a view-limited token's write — the view's visible columns of the rows it shows only (view-limit.ts).
+   */
   async update(base: BaseRef, actor: Actor, body: Body, hold?: StagedHold, limit?: ViewLimit) {
     const items = updateInput(body);
     if (items.length > ROW_LIMITS.update) throw badRequest(`Number of rows to update exceeds ${ROW_LIMITS.update}.`);
