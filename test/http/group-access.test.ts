@@ -243,6 +243,93 @@ describe.each(DIALECTS)('access through groups and view shares (%s)', (dialect) 
     expect((await req(viewer, 'GET', basePath(personal, `user-view-share-access-token/?user_view_share_id=${shareId}`))).statusCode).toBe(404);
   });
 
+  it('a read-write view share writes only the rows the view shows and only its visible columns', async () => {
+    const editor = await createUser(t, { name: 'View editor' });
+    const share = await req(owner, 'POST', basePath(personal, 'user-view-shares/'), { table_id: tableId, view_id: viewId, permission: 'rw', to_user: editor.email });
+    expect(share.statusCode, share.body).toBe(200);
+    const rw = (await req(editor, 'GET', basePath(personal, `user-view-share-access-token/?user_view_share_id=${share.json().id}`))).json().access_token as string;
+    const all = (await g.call('GET', 'rows/?table_name=People&convert_keys=true')).json().rows as Array<Record<string, unknown>>;
+    const idOf = (name: string) => String(all.find((r) => r.Name === name)!._id);
+    const tables = (await g.call('GET', 'metadata/')).json().metadata.tables as Array<{ _id: string; columns: Array<{ name: string; key: string }> }>;
+    const salaryKey = tables.find((tb) => tb._id === tableId)!.columns.find((c) => c.name === 'Salary')!.key;
+    const cells = async () => Object.fromEntries(((await g.call('GET', 'rows/?table_name=People&convert_keys=true')).json().rows as Array<Record<string, unknown>>).map((r) => [r.Name, [r.Team, r.Salary]]));
+    const before = await cells();
+    const refused = async (method: Method, payload: object, says: string) => {
+      const res = await gw(rw, method, 'rows/', payload);
+      expect(res.statusCode, `${method} ${JSON.stringify(payload)}: ${res.body}`).toBe(403);
+      expect(res.json().error_msg).toContain(says);
+    };
+    // A row the view does not show (Ben is blue), a row that does not exist, a hidden column, another table.
+    await refused('PUT', { table_name: 'People', updates: [{ row_id: idOf('Ben'), row: { Name: 'Benjamin' } }] }, `row ${idOf('Ben')} is not in it`);
+    await refused('PUT', { table_name: 'People', updates: [{ row_id: idOf('Ann'), row: { Name: 'Anna' } }, { row_id: idOf('Ben'), row: { Name: 'B' } }] }, 'is not in it');
+    await refused('PUT', { table_id: tableId, row_id: 'AAAAAAAAAAAAAAAAAAAAAA', row: { Name: 'x' } }, 'is not in it');
+    await refused('PUT', { table_name: 'People', updates: [{ row_id: idOf('Ann'), row: { Salary: 100 } }] }, 'column Salary is hidden');
+    await refused('PUT', { table_name: 'People', updates: [{ row_id: idOf('Ann'), row: { [salaryKey]: 100 } }] }, 'column Salary is hidden');
+    await refused('DELETE', { table_name: 'People', row_ids: [idOf('Cid'), idOf('Ben')] }, `row ${idOf('Ben')} is not in it`);
+    await refused('POST', { table_name: 'People', rows: [{ Name: 'Eve', Team: 'red', Salary: 5 }] }, 'column Salary is hidden');
+    // Refused writes changed nothing (the refusal comes inside the write's transaction, before any row).
+    expect(await cells()).toEqual(before);
+
+    // Rows the view shows, columns it shows: written.
+    const ok = await gw(rw, 'PUT', 'rows/', { table_name: 'People', updates: [{ row_id: idOf('Ann'), row: { Name: 'Anna' } }] });
+    expect(ok.statusCode, ok.body).toBe(200);
+    const added = await gw(rw, 'POST', 'rows/', { table_id: tableId, rows: [{ Name: 'Eve', Team: 'red' }] });
+    expect(added.statusCode, added.body).toBe(200);
+    // A row moved out of the view by the write cannot be written again through the view.
+    expect((await gw(rw, 'PUT', 'rows/', { table_name: 'People', updates: [{ row_id: idOf('Cid'), row: { Team: 'blue' } }] })).statusCode).toBe(200);
+    await refused('DELETE', { table_name: 'People', row_ids: [idOf('Cid')] }, `row ${idOf('Cid')} is not in it`);
+    const eve = String(added.json().row_ids[0]._id);
+    const removed = await gw(rw, 'DELETE', 'rows/', { table_name: 'People', row_ids: [eve] });
+    expect(removed.statusCode, removed.body).toBe(200);
+    expect(removed.json().deleted_rows).toBe(1);
+    const after = await cells();
+    expect(after).toMatchObject({ Anna: ['red', 1], Ben: ['blue', 2], Cid: ['blue', 3] });
+    expect(after).not.toHaveProperty('Eve');
+    // Restore the fixture for the other tests.
+    expect((await g.call('PUT', 'rows/', { table_name: 'People', updates: [{ row_id: idOf('Ann'), row: { Name: 'Ann' } }, { row_id: idOf('Cid'), row: { Team: 'red' } }] })).statusCode).toBe(200);
+  });
+
+  it("a trashed group base is in the group's trash, listed and restored by its owner and admins only", async () => {
+    const base = await groupBase('trash me');
+    const other = await createBase(t, gOwner, 'personal of g owner');
+    const groupTrash = (u: TestUser, query = '') => req(u, 'GET', `/api/v2.1/groups/${groupId}/trash-dtables/${query}`);
+    const listedIn = async (u: TestUser) => ((await groupTrash(u)).json().trash_dtable_list as Array<{ uuid: string }>).map((b) => b.uuid);
+    const earlier = await listedIn(gAdmin); // group bases trashed by the tests before
+    // A member may not delete a group base; an admin may.
+    expect((await req(gMember, 'DELETE', `/api/v2.1/workspace/${groupWorkspace}/dtable/`, { name: base.name })).statusCode).toBe(403);
+    expect((await req(gAdmin, 'DELETE', `/api/v2.1/workspace/${groupWorkspace}/dtable/`, { name: base.name })).statusCode).toBe(200);
+    expect((await req(gOwner, 'DELETE', `/api/v2.1/workspace/${other.workspaceId}/dtable/`, { name: other.name })).statusCode).toBe(200);
+
+    const listed = await groupTrash(gAdmin);
+    expect(listed.statusCode, listed.body).toBe(200);
+    expect(listed.json().count).toBe(earlier.length + 1);
+    expect(listed.json().trash_dtable_list[0]).toMatchObject({ uuid: base.uuid, name: 'trash me', workspace_id: groupWorkspace, deleted: true, delete_time: expect.any(String) });
+    expect(await listedIn(gOwner)).toEqual([base.uuid, ...earlier]);
+    // The group's base is not in its owner's personal trash; their own trashed base is, and not in the group's.
+    const personalTrash = (await req(gOwner, 'GET', '/api/v2.1/trash-dtables/')).json().trash_dtable_list.map((b: { uuid: string }) => b.uuid);
+    expect(personalTrash).toEqual([other.uuid]);
+    // Members: 403; outsiders and unknown groups: 404; bad ids: 400 or 404. Nothing changes.
+    expect((await groupTrash(gMember)).statusCode).toBe(403);
+    expect((await req(gMember, 'PUT', `/api/v2.1/groups/${groupId}/trash-dtables/${base.uuid}/`)).statusCode).toBe(403);
+    expect((await groupTrash(outsider)).statusCode).toBe(404);
+    expect((await req(outsider, 'PUT', `/api/v2.1/groups/${groupId}/trash-dtables/${base.uuid}/`)).statusCode).toBe(404);
+    expect((await req(gAdmin, 'GET', '/api/v2.1/groups/999999/trash-dtables/')).statusCode).toBe(404);
+    expect((await req(gAdmin, 'GET', '/api/v2.1/groups/abc/trash-dtables/')).statusCode).toBe(400);
+    expect((await req(gAdmin, 'PUT', `/api/v2.1/groups/${groupId}/trash-dtables/not-a-uuid/`)).statusCode).toBe(404);
+    // Another trash's base cannot be restored through the group's.
+    expect((await req(gOwner, 'PUT', `/api/v2.1/groups/${groupId}/trash-dtables/${other.uuid}/`)).statusCode).toBe(404);
+    expect(await listedIn(gAdmin)).toEqual([base.uuid, ...earlier]);
+    expect(await permissionOf(gMember, base)).toBe(404);
+
+    // An admin restores it: back in the group's workspace, every member's again.
+    const restored = await req(gAdmin, 'PUT', `/api/v2.1/groups/${groupId}/trash-dtables/${base.uuid.replace(/-/g, '')}/`);
+    expect(restored.statusCode, restored.body).toBe(200);
+    expect(restored.json()).toEqual({ success: true });
+    expect(await listedIn(gAdmin)).toEqual(earlier);
+    expect(await permissionOf(gMember, base)).toBe('rw');
+    expect((await req(gAdmin, 'PUT', `/api/v2.1/groups/${groupId}/trash-dtables/${base.uuid}/`)).statusCode).toBe(404);
+  });
+
   it('a view shared with a group reaches its members only, and leaves with a removed member', async () => {
     const groupOwned = await createBase(t, gOwner, 'group view base');
     const token = (await tokenOf(gOwner, groupOwned)) as string;

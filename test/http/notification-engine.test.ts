@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DIALECTS, baseToken, createTestApp, createUser, type TestApp, type TestUser } from '../helpers/index.js';
+import { DIALECTS, basePath, baseToken, createTestApp, createUser, type TestApp, type TestUser } from '../helpers/index.js';
 import {
   addRows,
   createRule,
@@ -73,6 +73,42 @@ describe.each(DIALECTS)('notification rules: the engine end to end through HTTP 
     expect(await bobsRuleNotices(carol)).toHaveLength(1);
     expect(await bobsRuleNotices(alice)).toEqual([]);
     expect((await listRules(t, alice, base))[0]!.last_trigger_time).not.toBe('');
+  });
+
+  it('a user with only a view shared with them is notified of the rows that view shows only', async () => {
+    const dave = await createUser(t, { name: 'Dave' });
+    const view = await t.request({
+      method: 'POST',
+      url: gateway(base, 'views/?table_name=Table1'),
+      token: base.token,
+      payload: { name: `Dave's open ${dialect}`, filters: [{ column_name: 'Status', filter_predicate: 'is', filter_term: 'Open' }] },
+    });
+    expect(view.statusCode, view.body).toBe(200);
+    const viewShare = await t.request({
+      method: 'POST',
+      url: basePath(base, 'user-view-shares/'),
+      token: alice.token,
+      payload: { table_id: '0000', view_id: view.json<{ _id: string }>()._id, permission: 'r', to_user: dave.email },
+    });
+    expect(viewShare.statusCode, viewShare.body).toBe(200);
+    // The rule watches the whole table (view 0000) and names Bob (a user share) and Dave (the view only).
+    await createRule(t, alice, base, modifiedRule(base, [bob.virtualId, dave.virtualId]));
+    const [open, done] = await addRows(t, base, [{ Name: 'open one', Status: 'Open' }, { Name: 'done one', Status: 'Done' }]);
+    await updateRow(t, base, done!, { Priority: 1 });
+    await dispatch(t);
+    expect((await bobsRuleNotices()).map((n) => n.detail.row_id_list)).toEqual([[done]]);
+    expect(await bobsRuleNotices(dave)).toEqual([]);
+    await updateRow(t, base, open!, { Priority: 2 });
+    await dispatch(t);
+    expect((await bobsRuleNotices(dave)).map((n) => n.detail.row_id_list)).toEqual([[open]]);
+    // The view share removed: Dave no longer reaches the base, so the rule naming him turns invalid (as
+    // for any listed user who loses access) and notifies nobody, Bob included.
+    const shareId = viewShare.json<{ id: number }>().id;
+    expect((await t.request({ method: 'DELETE', url: basePath(base, `user-view-shares/${shareId}/`), token: alice.token })).statusCode).toBe(200);
+    await updateRow(t, base, open!, { Priority: 3 });
+    await dispatch(t);
+    expect(await bobsRuleNotices(dave)).toHaveLength(1);
+    expect(await bobsRuleNotices()).toHaveLength(2);
   });
 
   it('rows_modified: watches only column_keys when watch_all_columns is false', async () => {

@@ -45,4 +45,19 @@ describe.each(DIALECTS)('live channel with scoped API-Tokens (%s)', (dialect) =>
       expect(ack.error_msg).toMatch(refusal);
     }
   });
+
+  it("a view share's token is refused, naming the view limit (the room carries every table's changes)", async () => {
+    const owner = await createUser(t);
+    const viewer = await createUser(t);
+    const base = await createBase(t, owner);
+    const share = await t.request({ method: 'POST', url: basePath(base, 'user-view-shares/'), token: owner.token, payload: { table_id: '0000', view_id: '0000', permission: 'rw', to_user: viewer.email } });
+    expect(share.statusCode, share.body).toBe(200);
+    const res = await t.request({ method: 'GET', url: basePath(base, `user-view-share-access-token/?user_view_share_id=${share.json().id}`), token: viewer.token });
+    expect(res.statusCode, res.body).toBe(200);
+    const c = client(url, base.uuid);
+    clients.push(c);
+    const ack = await join(c, base.uuid, res.json().access_token as string);
+    expect(ack.status).toBe(false);
+    expect(ack.error_msg).toMatch(/limited to one view: the live channel/);
+  });
 });

@@ -219,3 +219,30 @@ export async function usersWithAccess(db: Executor, baseIds: readonly number[]):
   }
   return out;
 }
+
+/**
+ * The users who reach each base through view shares only count separately from `usersWithAccess`: one
+ * entry per base, user and shared view (a user's own view shares and those of groups they are in).
+ */
+export async function viewShareUsers(db: Executor, baseIds: readonly number[]): Promise<Array<{ base_id: number; user_id: number; table_id: string; view_id: string }>> {
+  if (baseIds.length === 0) return [];
+  const ids = [...baseIds];
+  const [own, viaGroups] = await Promise.all([
+    db
+      .selectFrom('view_shares')
+      .select(['base_id', 'to_user_id as user_id', 'table_id', 'view_id'])
+      .where('base_id', 'in', ids)
+      .where('to_user_id', 'is not', null)
+      .orderBy('id')
+      .execute(),
+    db
+      .selectFrom('view_shares')
+      .innerJoin('group_members', 'group_members.group_id', 'view_shares.to_group_id')
+      .select(['view_shares.base_id', 'group_members.user_id', 'view_shares.table_id', 'view_shares.view_id'])
+      .where('view_shares.base_id', 'in', ids)
+      .orderBy('view_shares.id')
+      .orderBy('group_members.user_id')
+      .execute(),
+  ]);
+  return [...own, ...viaGroups].map((r) => ({ base_id: Number(r.base_id), user_id: Number(r.user_id), table_id: r.table_id, view_id: r.view_id }));
+}

@@ -57,6 +57,8 @@ export function scopeRefusal(scope: TokenScope | null | undefined, need: ScopeNe
   if (scope.networks && (need.ip === undefined || !inNetworks(scope.networks, need.ip))) {
     return `The token may not be used from ${need.ip ?? 'this client'}: its allowed networks do not include it.`;
   }
+  // (The live channel asks for every table and names no route: `viewOpen` undefined.)
+  if (scope.view && need.allTables && need.viewOpen === undefined) return "The token is limited to one view: the live channel (every table's changes) is not open to it.";
   if (scope.view && need.viewOpen === false) return 'The token is limited to one view: only its rows can be listed (and written).';
   if (scope.operations && need.operations && !need.operations.some((op) => scope.operations!.includes(op))) {
     return `The token's scope lacks the operation ${need.operations.join(' or ')}.`;

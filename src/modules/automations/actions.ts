@@ -39,7 +39,7 @@ export async function notify(trx: Executor, action: AutomationAction, input: Act
   const key = typeof action.users_column_key === 'string' && action.users_column_key !== '' ? action.users_column_key : undefined;
   const pseudo = { rule: { action: { users, users_column_key: key } }, table: input.table } as unknown as PreparedRule;
   const recipients = row
-    ? recipientsFor(pseudo, row, input.members)
+    ? recipientsFor(pseudo, row, input.members, { now: input.now, timeZone: input.timeZone })
     : [...new Set(users.map((u) => input.members.get(u)?.userId).filter((id): id is number => id !== undefined))];
   const detail = {
     table_id: rule.trigger.table_id,

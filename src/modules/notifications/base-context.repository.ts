@@ -1,5 +1,5 @@
 import type { Executor } from '../../db/index.js';
-import { usersWithAccess } from '../access/index.js';
+import { usersWithAccess, viewShareUsers, type SharedView } from '../access/index.js';
 
 /** Read-only lookups of other modules' tables that rules need (the base's metadata, members, users). */
 
@@ -14,11 +14,27 @@ export interface MemberRow {
   user_id: number;
   virtual_id: string;
   name: string;
+  /** Set for a user who reaches the base through view shares only: the views they see. */
+  views?: SharedView[];
 }
 
-/** Active users with access to each base (who counts is `access`'s `usersWithAccess`: owner, shares, groups). */
+/**
+ * Active users with access to each base (who counts is `access`'s `usersWithAccess`: owner, shares,
+ * groups), then the users who reach it through view shares only, with their views.
+ */
 export async function membersOf(db: Executor, baseIds: number[]): Promise<MemberRow[]> {
-  const access = await usersWithAccess(db, baseIds);
+  const [full, viewOnly] = await Promise.all([usersWithAccess(db, baseIds), viewShareUsers(db, baseIds)]);
+  const access: Array<{ base_id: number; user_id: number; views?: SharedView[] }> = [...full];
+  const whole = new Set(full.map((a) => `${a.base_id}:${a.user_id}`));
+  const limited = new Map<string, { base_id: number; user_id: number; views: SharedView[] }>();
+  for (const v of viewOnly) {
+    const key = `${v.base_id}:${v.user_id}`;
+    if (whole.has(key)) continue;
+    let entry = limited.get(key);
+    if (!entry) limited.set(key, (entry = { base_id: v.base_id, user_id: v.user_id, views: [] }));
+    entry.views.push({ table: v.table_id, view: v.view_id });
+  }
+  access.push(...limited.values());
   if (access.length === 0) return [];
   const users = await db
     .selectFrom('users')
@@ -29,7 +45,7 @@ export async function membersOf(db: Executor, baseIds: number[]): Promise<Member
   const byId = new Map(users.map((u) => [Number(u.id), u]));
   return access.flatMap((a) => {
     const u = byId.get(a.user_id);
-    return u ? [{ base_id: a.base_id, user_id: a.user_id, virtual_id: u.virtual_id, name: u.name }] : [];
+    return u ? [{ base_id: a.base_id, user_id: a.user_id, virtual_id: u.virtual_id, name: u.name, ...(a.views ? { views: a.views } : {}) }] : [];
   });
 }
 

@@ -8,7 +8,7 @@ export interface BaseContext {
   doc: MetaDoc;
   /** `base_metadata.version` of `doc`. */
   version: number;
-  /** Active users with access, by virtual id. */
+  /** Active users with access, by virtual id (those with view shares only carry their views). */
   members: Map<string, Member>;
 }
 
@@ -21,7 +21,7 @@ export async function loadBaseContexts(db: Executor, baseIds: number[]): Promise
     const meta = texts.get(id);
     out.set(id, { doc: parseMetaDoc(meta?.data), version: meta?.version ?? 0, members: new Map() });
   }
-  for (const m of members) out.get(m.base_id)?.members.set(m.virtual_id, { userId: m.user_id, name: m.name });
+  for (const m of members) out.get(m.base_id)?.members.set(m.virtual_id, { userId: m.user_id, name: m.name, ...(m.views ? { views: m.views } : {}) });
   return out;
 }
 

@@ -29,7 +29,8 @@ export async function noticeSelectedCollaborators(trx: Executor, events: NewChan
   if (wanted.length === 0) return;
   const baseIds = [...new Set(wanted.map((x) => x.event.baseId))];
   const members = new Map<string, number>(); // `${baseId}:${virtualId}` → user id
-  for (const m of await membersOf(trx, baseIds)) members.set(`${m.base_id}:${m.virtual_id}`, m.user_id);
+  // (Users with view shares only are left out: whether the row is in their view is not judged here.)
+  for (const m of await membersOf(trx, baseIds)) if (!m.views) members.set(`${m.base_id}:${m.virtual_id}`, m.user_id);
   const notices: Notice[] = [];
   for (const { event, added } of wanted) {
     for (const virtualId of added) {

@@ -118,7 +118,7 @@ export class DeadlineScan {
         for (const { row: stored } of page) {
           if (!claimed.has(stored._id)) continue;
           const detail = detailFor(p, stored, templateCtx);
-          for (const userId of recipientsFor(p, stored, context.members)) {
+          for (const userId of recipientsFor(p, stored, context.members, { now, timeZone: this.options.timeZone })) {
             notices.push({ userId, baseId: rule.baseId, dtableUuid: rule.dtableUuid, msgType: MSG_TYPE_RULE, detail });
           }
         }

@@ -213,23 +213,47 @@ describe('evaluate: filters_satisfy', () => {
 });
 
 describe('recipients', () => {
+  const WHEN = { now: Date.UTC(2026, 0, 15), timeZone: 'UTC' };
+
+  it('notifies a user with view shares only when one of their views shows the row', () => {
+    const DAVE = 'd'.repeat(32) + '@auth.local';
+    const ERIN = 'e'.repeat(32) + '@auth.local';
+    const withViewers = new Map<string, Member>([
+      ...members,
+      [DAVE, { userId: 4, name: 'Dave', views: [{ table: 'T1', view: 'open' }] }],
+      [ERIN, { userId: 5, name: 'Erin', views: [{ table: 'T1', view: 'mine' }, { table: 'T2', view: 'all' }] }],
+    ]);
+    const p = prepared(rule({}, { users: [BOB], users_column_key: 'who' }));
+    const open = storedRowOf(event('modify_row', { stat: 'Open', who: [DAVE, ERIN] }));
+    const done = storedRowOf(event('modify_row', { stat: 'Done', who: [CAROL, DAVE] }));
+    // Dave's view shows open rows; Erin's shows rows she is assigned to (include_me: she is the current user).
+    expect(recipientsFor(p, open, withViewers, WHEN)).toEqual([2, 4, 5]);
+    expect(recipientsFor(p, done, withViewers, WHEN)).toEqual([2, 3]);
+    // A view of another table, a deleted view or a view whose filters no longer parse shows nothing.
+    const elsewhere = new Map<string, Member>([[DAVE, { userId: 4, name: 'Dave', views: [{ table: 'T2', view: 'open' }, { table: 'T1', view: 'gone' }, { table: 'T1', view: 'broken' }] }]]);
+    expect(recipientsFor(prepared(rule({}, { users: [], users_column_key: 'who' })), storedRowOf(event('modify_row', { stat: 'Open', who: [DAVE] })), elsewhere, WHEN)).toEqual([]);
+    // A view without filters shows every row.
+    const all = new Map<string, Member>([[DAVE, { userId: 4, name: 'Dave', views: [{ table: 'T1', view: 'all' }] }]]);
+    expect(recipientsFor(prepared(rule({}, { users: [], users_column_key: 'who' })), storedRowOf(event('modify_row', { stat: 'Done', who: [DAVE] })), all, WHEN)).toEqual([4]);
+  });
+
   it('joins action.users and the collaborator cell, de-duplicated, limited to members', () => {
     const p = prepared(rule({}, { users: [BOB], users_column_key: 'who' }));
     const row = storedRowOf(event('modify_row', { who: [CAROL, BOB, STRANGER, CAROL] }));
-    expect(recipientsFor(p, row, members)).toEqual([2, 3]);
+    expect(recipientsFor(p, row, members, WHEN)).toEqual([2, 3]);
   });
 
   it('takes a single user id string in the cell', () => {
     const p = prepared(rule({}, { users: [], users_column_key: 'who' }));
-    expect(recipientsFor(p, storedRowOf(event('modify_row', { who: CAROL })), members)).toEqual([3]);
+    expect(recipientsFor(p, storedRowOf(event('modify_row', { who: CAROL })), members, WHEN)).toEqual([3]);
   });
 
   it('reads creator and last-modifier columns from the row itself', () => {
     const made = prepared(rule({}, { users: [], users_column_key: 'made' }));
     const changed = prepared(rule({}, { users: [], users_column_key: 'chg' }));
     const row = storedRowOf(event('modify_row', {}));
-    expect(recipientsFor(made, row, members)).toEqual([3]);
-    expect(recipientsFor(changed, row, members)).toEqual([1]);
+    expect(recipientsFor(made, row, members, WHEN)).toEqual([3]);
+    expect(recipientsFor(changed, row, members, WHEN)).toEqual([1]);
   });
 
   it('skips when nobody is left to notify', () => {

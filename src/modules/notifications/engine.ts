@@ -1,5 +1,6 @@
 import type { ChangeEvent, OpType } from '../events/index.js';
 import { matchesRow, type FilterContext, type StoredRow } from '../filters/index.js';
+import { seesRow } from '../access/index.js';
 import type { PreparedRule } from './rule-check.js';
 import type { Members, RuleNotificationDetail, TriggerCondition } from './rules.model.js';
 import { renderMessage } from './templating.js';
@@ -41,7 +42,7 @@ export function evaluate(p: PreparedRule, event: ChangeEvent, ctx: EngineContext
   const matched = triggerMatch(p, event, ctx.timeZone);
   if (!matched.fire) return matched;
   const row = matched.row;
-  const recipients = recipientsFor(p, row, ctx.members);
+  const recipients = recipientsFor(p, row, ctx.members, { now: event.opTime, timeZone: ctx.timeZone });
   if (recipients.length === 0) return skip('no_recipients');
   return { fire: true, rowId: row._id, recipients, detail: detailFor(p, row, ctx) };
 }
@@ -82,10 +83,11 @@ export function inView(p: PreparedRule, row: StoredRow, ctx: FilterContext): boo
 }
 
 /**
- * `action.users` ∪ the users named by the `users_column_key` cell, limited to the base's members,
- * de-duplicated, as user ids in first-seen order.
+ * `action.users` ∪ the users named by the `users_column_key` cell, limited to the base's members who
+ * can see the row (a user with view shares only: one of their views shows it, `access`'s `seesRow`,
+ * judged at `when`), de-duplicated, as user ids in first-seen order.
  */
-export function recipientsFor(p: PreparedRule, row: StoredRow, members: Members): number[] {
+export function recipientsFor(p: Pick<PreparedRule, 'rule' | 'table'>, row: StoredRow, members: Members, when: { now: number; timeZone: string }): number[] {
   const ids = [...p.rule.action.users];
   const key = p.rule.action.users_column_key;
   if (key) {
@@ -102,7 +104,7 @@ export function recipientsFor(p: PreparedRule, row: StoredRow, members: Members)
   const seen = new Set<number>();
   for (const id of ids) {
     const member = members.get(id);
-    if (member && !seen.has(member.userId)) {
+    if (member && !seen.has(member.userId) && seesRow(member.views, p.table, row, { now: when.now, timeZone: when.timeZone, currentUser: id })) {
       seen.add(member.userId);
       out.push(member.userId);
     }

@@ -1,3 +1,4 @@
+import type { SharedView } from '../access/index.js';
 /** The shapes of a notification rule, as stored and as the engine sees it. */
 
 export type RunCondition = 'per_update' | 'per_day';
@@ -73,6 +74,8 @@ export const MSG_TYPE_RULE_INVALID = 'notification_rule_invalid';
 export interface Member {
   userId: number;
   name: string;
+  /** Set when the user reaches the base through view shares only: the views they see (`access`'s `seesRow`). */
+  views?: SharedView[];
 }
 
 /** Members keyed by virtual id. */

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { apiError } from '../../shared/errors.js';
 import { currentGateway, imposeView } from '../access/index.js';
 import { actorOf, baseOf, GATEWAY, readGetBody, viewerOf } from './gateway-request.js';
@@ -21,6 +21,7 @@ import {
 import type { ListInput, RowsService, Viewer } from './rows.service.js';
 import type { BaseSnapshots } from './base-snapshots.js';
 import type { BaseRef } from './base-writer.js';
+import type { ViewLimit } from './view-limit.js';
 
 export interface RowRoutesDeps {
   rows: RowsService;
@@ -53,6 +54,11 @@ export function rowRoutes({ rows, links, bodyLimit, snapshots }: RowRoutesDeps):
     if (scope?.view && query.view_id !== undefined && query.view_id !== scope.view.view) throw apiError(403, 'The token is limited to one view.');
     return imposeView(scope, query) ?? query;
   };
+  /** A view-limited token's writes stay within its view's rows and visible columns (view-limit.ts). */
+  const viewLimit = (request: FastifyRequest): ViewLimit | undefined => {
+    const view = currentGateway(request).claims.scope?.view;
+    return view ? { table: view.table, view: view.view, viewer: viewerOf(request) } : undefined;
+  };
   // The body is JSON already (no response serializer runs; the schema still documents it).
   const sendJson = (reply: FastifyReply, body: Buffer) => reply.type('application/json; charset=utf-8').send(body);
   return async (app) => {
@@ -69,17 +75,17 @@ export function rowRoutes({ rows, links, bodyLimit, snapshots }: RowRoutesDeps):
     app.post(
       `${GATEWAY}/rows/`,
       { config: viewWrite, bodyLimit, schema: { tags, params: BaseUuidParams, body: AnyBody, response: { 200: AppendResponse } } },
-      async (request) => rows.append(baseOf(request), actorOf(request), request.body),
+      async (request) => rows.append(baseOf(request), actorOf(request), request.body, undefined, viewLimit(request)),
     );
     app.put(
       `${GATEWAY}/rows/`,
       { config: viewWrite, bodyLimit, schema: { tags, params: BaseUuidParams, body: AnyBody, response: { 200: Success } } },
-      async (request) => rows.update(baseOf(request), actorOf(request), request.body),
+      async (request) => rows.update(baseOf(request), actorOf(request), request.body, undefined, viewLimit(request)),
     );
     app.delete(
       `${GATEWAY}/rows/`,
       { config: viewWrite, bodyLimit, schema: { tags, params: BaseUuidParams, body: AnyBody, response: { 200: DeleteRowsResponse } } },
-      async (request) => rows.remove(baseOf(request), actorOf(request), request.body),
+      async (request) => rows.remove(baseOf(request), actorOf(request), request.body, viewLimit(request)),
     );
 
     // Filters travel in a JSON body of a GET (the Python client); POST is accepted too.

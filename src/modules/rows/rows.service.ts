@@ -29,6 +29,7 @@ import { presentSettings } from './structure.present.js';
 import { wallClockAt } from '../../shared/dates/index.js';
 import { undoHeldWrites } from './held-writes.js';
 import { publishStaged, stagingTableId } from './staging.js';
+import { limitedView, refuseHiddenColumns, refuseRowsOutsideView, type ViewLimit } from './view-limit.js';
 
 /** One batch of a multi-batch write: its events held under `id`, its new rows staged under `stage` (staging.ts). */
 export interface StagedHold {
@@ -335,11 +336,23 @@ export class RowsService {
    * `hold`: one batch of a multi-batch write: its events are kept aside under `hold.id` and its rows
    * stored staged under `hold.stage`, both invisible until `publishHold` (see staging.ts).
    */
-  async append(base: BaseRef, actor: Actor, body: Body, hold?: StagedHold) {
+  // `limit`: a view-limited token's new rows — the view's table and visible columns only (view-limit.ts).
+  async append(base: BaseRef, actor: Actor, body: Body, hold?: StagedHold, limit?: ViewLimit) {
     const rows = appendInput(body);
     if (rows.length > ROW_LIMITS.append) throw badRequest(`Number of rows to append exceeds ${ROW_LIMITS.append}.`);
     // New rows only: the base's lock can wait until the end (PostgreSQL; see BaseWriter).
-    return this.writer.write(base, actor, (w) => this.appendIn(w, body, rows), { lockLate: true, ...(hold ? { holdEvents: hold.id, stage: hold.stage } : {}) });
+    return this.writer.write(
+      base,
+      actor,
+      (w) => {
+        if (limit) {
+          const { table, view } = limitedView(w.meta, body, limit);
+          refuseHiddenColumns(table, view, rows);
+        }
+        return this.appendIn(w, body, rows);
+      },
+      { lockLate: true, ...(hold ? { holdEvents: hold.id, stage: hold.stage } : {}) },
+    );
   }
 
   /**
@@ -383,18 +396,40 @@ export class RowsService {
     });
   }
 
-  /** `hold`: one batch of a multi-batch write, its events kept aside (the updated rows are visible at once). */
-  async update(base: BaseRef, actor: Actor, body: Body, hold?: StagedHold) {
+  /**
+   * `hold`: one batch of a multi-batch write, its events kept aside (the updated rows are visible at once).
+   * `limit`: a view-limited token's write — the view's visible columns of the rows it shows only (view-limit.ts).
+   */
+  async update(base: BaseRef, actor: Actor, body: Body, hold?: StagedHold, limit?: ViewLimit) {
     const items = updateInput(body);
     if (items.length > ROW_LIMITS.update) throw badRequest(`Number of rows to update exceeds ${ROW_LIMITS.update}.`);
-    await this.writer.write(base, actor, (w) => this.updateIn(w, body, items), hold ? { holdEvents: hold.id } : {});
+    await this.writer.write(
+      base,
+      actor,
+      async (w) => {
+        if (limit) {
+          const { table, view } = limitedView(w.meta, body, limit);
+          refuseHiddenColumns(table, view, items.map((i) => i.row));
+          await refuseRowsOutsideView(w.trx, w.dialect, base.id, table, view, this.filterContext(limit.viewer), items.map((i) => i.row_id));
+        }
+        return this.updateIn(w, body, items);
+      },
+      hold ? { holdEvents: hold.id } : {},
+    );
     return { success: true as const };
   }
 
-  async remove(base: BaseRef, actor: Actor, body: Body) {
+  /** `limit`: a view-limited token's deletion — rows the view shows only. */
+  async remove(base: BaseRef, actor: Actor, body: Body, limit?: ViewLimit) {
     const ids = removeInput(body);
     if (ids.length > ROW_LIMITS.delete) throw badRequest(`Number of rows to delete exceeds ${ROW_LIMITS.delete}.`);
-    const deleted = await this.writer.write(base, actor, (w) => this.removeIn(w, body, ids));
+    const deleted = await this.writer.write(base, actor, async (w) => {
+      if (limit) {
+        const { table, view } = limitedView(w.meta, body, limit);
+        await refuseRowsOutsideView(w.trx, w.dialect, base.id, table, view, this.filterContext(limit.viewer), ids);
+      }
+      return this.removeIn(w, body, ids);
+    });
     return { success: true as const, deleted_rows: deleted };
   }
 

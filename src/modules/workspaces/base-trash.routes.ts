@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { badRequest } from '../../shared/errors.js';
+import { badRequest, notFound } from '../../shared/errors.js';
+import { normalizeUuid } from '../../shared/ids.js';
 import { currentAccount } from '../accounts/index.js';
 import type { BaseTrash } from './base-trash.js';
 
@@ -8,6 +9,9 @@ const account = { auth: 'account' } as const;
 const admin = { auth: 'admin' } as const;
 const tags = ['bases'];
 const TrashParams = Type.Object({ base_id: Type.Integer({ minimum: 1, maximum: 2 ** 53 - 1 }) });
+const GroupId = Type.Integer({ minimum: 1, maximum: 2 ** 53 - 1 });
+const GroupTrashParams = Type.Object({ group_id: GroupId });
+const GroupTrashBaseParams = Type.Object({ group_id: GroupId, base_uuid: Type.String({ maxLength: 64 }) });
 const PageQuery = Type.Object({ page: Type.Optional(Type.String({ maxLength: 10 })), per_page: Type.Optional(Type.String({ maxLength: 10 })) });
 const MAX_PER_PAGE = 100;
 
@@ -37,6 +41,21 @@ export function baseTrashRoutes(trash: BaseTrash): FastifyPluginAsyncTypebox {
     // Not in the original's documents (it empties the whole trash only): one base for good.
     app.delete('/api/v2.1/trash-dtables/:base_id/', { config: account, schema: { tags, params: TrashParams } }, async (request) => {
       await trash.purge(currentAccount(request), request.params.base_id);
+      return { success: true };
+    });
+    // A group's trash: the bases trashed from its workspace, for the group's owner and admins.
+    app.get('/api/v2.1/groups/:group_id/trash-dtables/', { config: account, schema: { tags, params: GroupTrashParams, querystring: PageQuery } }, async (request) => {
+      const group = await trash.groupTrash(currentAccount(request), request.params.group_id);
+      return trash.list(group, {
+        page: whole(request.query.page, 'page', 1, 1_000_000),
+        perPage: whole(request.query.per_page, 'per_page', 25, MAX_PER_PAGE),
+      });
+    });
+    app.put('/api/v2.1/groups/:group_id/trash-dtables/:base_uuid/', { config: account, schema: { tags, params: GroupTrashBaseParams } }, async (request) => {
+      const group = await trash.groupTrash(currentAccount(request), request.params.group_id);
+      const uuid = normalizeUuid(request.params.base_uuid);
+      if (uuid === null) throw notFound(`Base ${request.params.base_uuid} not found in the trash.`);
+      await trash.restoreByUuid(group, uuid);
       return { success: true };
     });
     // The system admin's view: every user's trashed bases (with their owner), restore; purge one (ours).

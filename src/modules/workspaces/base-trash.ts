@@ -1,10 +1,10 @@
 import type { Db } from '../../db/index.js';
 import { isUniqueViolation } from '../../db/index.js';
 import type { Clock } from '../../shared/clock.js';
-import { conflict, notFound } from '../../shared/errors.js';
+import { conflict, notFound, permissionDenied } from '../../shared/errors.js';
 import { isoSeconds } from '../../shared/time.js';
 import type { AccountUser } from '../accounts/index.js';
-import type { BaseListing } from '../access/index.js';
+import { GROUP_REQUIRED, groupRoleAtLeast, type BaseAccess, type BaseListing } from '../access/index.js';
 import { baseRecord } from './workspaces.present.js';
 import * as repo from './workspaces.repository.js';
 
@@ -13,9 +13,12 @@ const DAY_MS = 86_400_000;
 const PURGE_BATCH = 100;
 const MAX_BATCHES = 50;
 
-/** Whose trash: a user's own bases, or every base (`null`: the system admin's `admin/trash-dtables/`). */
-export type TrashOwner = AccountUser | null;
-const ownerIdOf = (owner: TrashOwner) => (owner === null ? null : owner.id);
+/**
+ * Whose trash: a user's own (their personal workspace's bases), a group's (its workspace's bases, for
+ * its owner and admins), or every base (`null`: the system admin's `admin/trash-dtables/`).
+ */
+export type TrashOwner = AccountUser | { groupId: number } | null;
+const scopeOf = (owner: TrashOwner): repo.TrashScope => (owner === null ? null : 'groupId' in owner ? { groupId: owner.groupId } : { userId: owner.id });
 
 export interface TrashPage {
   page: number;
@@ -33,7 +36,19 @@ export class BaseTrash {
     private readonly clock: Clock,
     private readonly retentionDays: number,
     private readonly afterChange: (base: BaseListing) => Promise<void>,
+    private readonly access: BaseAccess,
   ) {}
+
+  /**
+   * The trash of group `groupId` for `user`: its owner and admins only (`GROUP_REQUIRED.manage`); 403 for
+   * its members, 404 for anyone else (as for an unknown group).
+   */
+  async groupTrash(user: AccountUser, groupId: number): Promise<{ groupId: number }> {
+    const role = await this.access.groupRole(groupId, user.id);
+    if (role === null) throw notFound('Group not found.');
+    if (!groupRoleAtLeast(role, GROUP_REQUIRED.manage)) throw permissionDenied();
+    return { groupId };
+  }
 
   async moveToTrash(base: BaseListing): Promise<void> {
     await repo.trashBase(this.db, base.id, this.clock.now());
@@ -42,14 +57,14 @@ export class BaseTrash {
 
   async list(user: TrashOwner, paging: TrashPage) {
     const rows = await repo
-      .trashedBasesQuery(this.db, ownerIdOf(user))
+      .trashedBasesQuery(this.db, scopeOf(user))
       .orderBy('bases.deleted_at', 'desc')
       .orderBy('bases.id', 'desc')
       .limit(paging.perPage)
       .offset((paging.page - 1) * paging.perPage)
       .execute();
     return {
-      count: await repo.countTrashedBases(this.db, ownerIdOf(user)),
+      count: await repo.countTrashedBases(this.db, scopeOf(user)),
       trash_dtable_list: rows.map((base) => ({
         ...baseRecord({ ...base, name: base.trashed_name ?? base.name }),
         deleted: true,
@@ -61,7 +76,17 @@ export class BaseTrash {
 
   /** Puts a trashed base back in its workspace under its name; 409 when a base took that name meanwhile. */
   async restore(user: TrashOwner, baseId: number): Promise<void> {
-    const base = await this.trashed(user, baseId);
+    await this.putBack(await this.trashed(user, baseId));
+  }
+
+  /** `restore` of a group's trashed base, named by its uuid (the original's group trash route). */
+  async restoreByUuid(owner: { groupId: number }, uuid: string): Promise<void> {
+    const base = await repo.trashedBasesQuery(this.db, scopeOf(owner)).where('bases.uuid', '=', uuid).executeTakeFirst();
+    if (!base) throw notFound(`Base ${uuid} not found in the trash.`);
+    await this.putBack(base);
+  }
+
+  private async putBack(base: BaseListing & { trashed_name: string | null }): Promise<void> {
     try {
       await repo.untrashBase(this.db, base.id, base.trashed_name ?? base.name);
     } catch (error) {
@@ -80,7 +105,7 @@ export class BaseTrash {
   async clear(user: AccountUser): Promise<number> {
     let purged = 0;
     for (;;) {
-      const batch = await repo.trashedBasesQuery(this.db, user.id).orderBy('bases.id').limit(PURGE_BATCH).execute();
+      const batch = await repo.trashedBasesQuery(this.db, { userId: user.id }).orderBy('bases.id').limit(PURGE_BATCH).execute();
       for (const base of batch) await this.purgeBase(base);
       purged += batch.length;
       if (batch.length < PURGE_BATCH) return purged;
@@ -101,7 +126,7 @@ export class BaseTrash {
   }
 
   private async trashed(user: TrashOwner, baseId: number) {
-    const base = await repo.trashedBasesQuery(this.db, ownerIdOf(user)).where('bases.id', '=', baseId).executeTakeFirst();
+    const base = await repo.trashedBasesQuery(this.db, scopeOf(user)).where('bases.id', '=', baseId).executeTakeFirst();
     if (!base) throw notFound(`Base ${baseId} not found in the trash.`);
     return base;
   }

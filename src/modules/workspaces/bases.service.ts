@@ -46,9 +46,15 @@ export class BasesService {
     private readonly accounts: AccountsService,
     trashRetentionDays = 30,
   ) {
-    this.trash = new BaseTrash(db, clock, trashRetentionDays, async (base) => {
-      for (const listener of this.listeners) await listener(base);
-    });
+    this.trash = new BaseTrash(
+      db,
+      clock,
+      trashRetentionDays,
+      async (base) => {
+        for (const listener of this.listeners) await listener(base);
+      },
+      access,
+    );
   }
 
   /** Deleted bases, restorable until TRASH_RETENTION_DAYS have passed. */

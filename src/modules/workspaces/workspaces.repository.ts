@@ -125,22 +125,28 @@ export async function untrashBase(db: Executor, id: number, name: string): Promi
   await db.updateTable('bases').set({ deleted_at: null, trashed_name: null, name }).where('id', '=', id).execute();
 }
 
-/** The trashed bases in a user's workspaces, or everyone's (`ownerId` null: the system admin), with their owner's name. */
-export function trashedBasesQuery(db: Executor, ownerId: number | null) {
+/** Whose trash: a user's personal workspace's, a group's workspace's, or every one (null: the system admin). */
+export type TrashScope = { userId: number } | { groupId: number } | null;
+
+/** The trashed bases of `scope`, with their (workspace's) owner's name. */
+export function trashedBasesQuery(db: Executor, scope: TrashScope) {
   const query = anyBaseListingQuery(db)
     .innerJoin('users as owner', 'owner.id', 'workspaces.owner_id')
     .select('owner.name as owner_name')
     .where('bases.deleted_at', 'is not', null);
-  return ownerId === null ? query : query.where('workspaces.owner_id', '=', ownerId);
+  if (scope === null) return query;
+  if ('groupId' in scope) return query.where('workspaces.group_id', '=', scope.groupId);
+  return query.where('workspaces.owner_id', '=', scope.userId).where('workspaces.group_id', 'is', null);
 }
 
-export async function countTrashedBases(db: Executor, ownerId: number | null): Promise<number> {
+export async function countTrashedBases(db: Executor, scope: TrashScope): Promise<number> {
   let query = db
     .selectFrom('bases')
     .innerJoin('workspaces', 'workspaces.id', 'bases.workspace_id')
     .select((eb) => eb.fn.countAll().as('n'))
     .where('bases.deleted_at', 'is not', null);
-  if (ownerId !== null) query = query.where('workspaces.owner_id', '=', ownerId);
+  if (scope !== null && 'groupId' in scope) query = query.where('workspaces.group_id', '=', scope.groupId);
+  else if (scope !== null) query = query.where('workspaces.owner_id', '=', scope.userId).where('workspaces.group_id', 'is', null);
   const row = await query.executeTakeFirstOrThrow();
   return Number(row.n);
 }
