@@ -119,7 +119,7 @@ function TableView({ access, table, tables, rowId, canEdit, comments }: { access
   const [term, setTerm] = useState('');
   const [expanded, setExpanded] = useState(false);
   const [matchAt, setMatchAt] = useState(-1);
-  const [layout, setLayout] = useLayout(access.dtable_uuid, table._id, view?.name);
+  const [layout, setLayout, layoutError] = useLayout(access, table, view, canEdit);
   const key = ['rows', access.dtable_uuid, table._id, view?.name, JSON.stringify(view?.filters), JSON.stringify(view?.sorts), view?.filter_conjunction];
   const rows = useInfiniteQuery(
     key,
@@ -442,6 +442,7 @@ function TableView({ access, table, tables, rowId, canEdit, comments }: { access
             </select>
           </label>
         )}
+        <ErrorText error={layoutError} />
         {canEdit && (
           <>
             <button type="button" aria-pressed={panel === 'view'} onClick={() => setPanel(panel === 'view' ? 'none' : 'view')}>
