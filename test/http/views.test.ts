@@ -120,6 +120,11 @@ describe.each(DIALECTS)('views (%s)', (dialect) => {
     expect(cleared.statusCode).toBe(200);
     expect(cleared.json()).not.toHaveProperty('layout');
     expect((await g.call('PUT', view('Mine'), { layout: { type: 'kanban' } })).json().layout).toEqual({ type: 'kanban' });
+    // deleting the layout's column leaves the layout without it
+    await g.call('POST', 'columns/', { table_name: 'Tasks', column_name: 'Stage', column_type: 'single-select' });
+    expect((await g.call('PUT', view('Mine'), { layout: { type: 'kanban', column_key: 'Stage' } })).json().layout.column_key).toMatch(/^\w{4}$/);
+    expect((await g.call('DELETE', 'columns/', { table_name: 'Tasks', column: 'Stage' })).statusCode).toBe(200);
+    expect((await g.call('GET', view('Mine'))).json().layout).toEqual({ type: 'kanban' });
   });
 
   it('refuses invalid view changes with 400 and leaves the view as it was', async () => {
