@@ -1,3 +1,4 @@
+import { useMemo } from 'react';
 import { href } from '../router';
 import { ErrorText, Loading } from '../ui';
 import { useBaseAccess } from '../grid/base';
@@ -15,6 +16,7 @@ const LIVE_TITLE = {
 export function Editor({ workspaceId, baseName, tableId, rowId }: { workspaceId: string; baseName: string; tableId?: string; rowId?: string }) {
   const access = useBaseAccess(workspaceId, baseName);
   const live = useLiveBase(access.data, workspaceId, baseName);
+  const workspace = useMemo(() => ({ workspaceId, baseName }), [workspaceId, baseName]);
   if (access.isLoading) return <Loading what="Opening base" />;
   if (access.error) return <ErrorText error={access.error} />;
   return (
@@ -24,6 +26,7 @@ export function Editor({ workspaceId, baseName, tableId, rowId }: { workspaceId:
       tableId={tableId}
       rowId={rowId}
       tableHref={(id) => href('base', workspaceId, baseName, 'table', id)}
+      workspace={workspace}
       head={
         <>
           <a href={href('base', workspaceId, baseName, 'share')}>Share</a>
