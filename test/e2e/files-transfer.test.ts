@@ -34,6 +34,16 @@ describe('console: files, import and export (headless Chromium)', () => {
   };
   const rowsOf = async (table: string) => (await gw<{ rows: ApiRow[] }>(`rows/?table_name=${encodeURIComponent(table)}&convert_keys=true`)).data.rows;
   const panel = () => page.getByRole('region', { name: 'Import and export' });
+  const openBase = async () => {
+    await page.goto(`${url}/#/base/${workspaceId}/${encodeURIComponent(BASE)}`);
+    await page.reload();
+    await page.getByRole('grid', { name: 'Rows of Table1' }).waitFor();
+  };
+  const openPanel = async () => {
+    await openBase();
+    await page.getByRole('button', { name: 'Import / export' }).click();
+    await panel().waitFor();
+  };
 
   beforeAll(async () => {
     ({ server, url } = await startConsoleServer());
@@ -61,9 +71,7 @@ describe('console: files, import and export (headless Chromium)', () => {
 
   it('exports the view as CSV and XLSX', async () => {
     await step(page, 'export', async () => {
-      await page.goto(`${url}/#/base/${workspaceId}/${encodeURIComponent(BASE)}`);
-      await page.getByRole('grid', { name: 'Rows of Table1' }).waitFor();
-      await page.getByRole('button', { name: 'Import / export' }).click();
+      await openPanel();
       await panel().getByRole('heading', { name: 'Export view “Default View”' }).waitFor();
       const [csv] = await Promise.all([page.waitForEvent('download'), panel().getByRole('button', { name: 'Export the view as CSV' }).click()]);
       expect(csv.suggestedFilename()).toMatch(/\.csv$/);
@@ -85,8 +93,7 @@ describe('console: files, import and export (headless Chromium)', () => {
     const cell = (row: string, colIndex: number) => page.locator('.grid [role=row]').filter({ hasText: row }).locator(`[role=gridcell][aria-colindex="${colIndex}"]`);
     const alpha = async () => (await rowsOf('Table1')).find((r) => r.Name === 'Alpha')!;
     await step(page, 'files-upload', async () => {
-      await page.reload();
-      await page.getByRole('grid', { name: 'Rows of Table1' }).waitFor();
+      await openBase();
       // Columns: selection, Name, Qty, Attachments, Photos.
       await cell('Alpha', 4).click();
       await page.keyboard.press('Enter');
@@ -148,6 +155,7 @@ describe('console: files, import and export (headless Chromium)', () => {
 
   it('previews a chosen CSV (columns, types, first rows) and imports it as a new table', async () => {
     await step(page, 'import-new-table', async () => {
+      await openPanel();
       const csv = 'Item,Count,When\nBolts,10,2026-01-05\nNuts,20,2026-02-06\nWashers,30,2026-03-07\n';
       await panel().getByLabel('File (CSV or XLSX)').setInputFiles({ name: 'Stock.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
       const mapping = panel().getByRole('table', { name: 'Columns of Stock' });
@@ -204,7 +212,7 @@ describe('console: files, import and export (headless Chromium)', () => {
   it('shows the server’s message for a bad file and writes nothing', async () => {
     await step(page, 'import-bad-file', async () => {
       const before = (await rowsOf('Table1')).length;
-      await panel().getByLabel('File (CSV or XLSX)').setInputFiles({ name: 'bad.csv', mimeType: 'text/csv', buffer: Buffer.from('Name,Qty\n=HYPERLINK("x"),1\n') });
+      await panel().getByLabel('File (CSV or XLSX)').setInputFiles({ name: 'bad.csv', mimeType: 'text/csv', buffer: Buffer.from('Name,Qty\n=SUM(1),1\n') });
       await panel().getByRole('alert').filter({ hasText: /formula/i }).waitFor();
       await expect(panel().getByRole('button', { name: /^Import as a new table|^Append to/ }).count()).resolves.toBe(0);
       expect((await rowsOf('Table1')).length).toBe(before);

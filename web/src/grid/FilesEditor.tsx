@@ -1,4 +1,4 @@
-import { useEffect, useState, type DragEvent } from 'react';
+import { useEffect, useRef, useState, type DragEvent } from 'react';
 import { createPortal } from 'react-dom';
 import type { EditorProps } from 'react-data-grid';
 import { api, apiDownload, enc } from '../api';
@@ -134,6 +134,12 @@ export function filesEditor(workspace: WorkspaceRef, column: Column) {
     const [items, setItems] = useState<FileItem[]>(() => fileItems(row[column.name], column.type));
     const [dragging, setDragging] = useState(false);
     const action = useAction();
+    const box = useRef<HTMLDivElement>(null);
+    // The removed entry's button had the focus: keep it in the dialog (Escape and Tab go on working).
+    const remove = (at: number) => {
+      setItems((now) => now.filter((_, i) => i !== at));
+      box.current?.focus();
+    };
     const add = (files: FileList | null | undefined) => {
       const chosen = [...(files ?? [])].slice(0, MAX_FILES_AT_ONCE);
       if (chosen.length === 0) return;
@@ -158,14 +164,14 @@ export function filesEditor(workspace: WorkspaceRef, column: Column) {
           if (e.key === 'Escape') onClose(false);
         }}
       >
-        <div className="dialog files-dialog" role="dialog" aria-modal="true" aria-label={t('files.label', { column: column.name })}>
+        <div ref={box} tabIndex={-1} className="dialog files-dialog" role="dialog" aria-modal="true" aria-label={t('files.label', { column: column.name })}>
           <h3>{t('files.label', { column: column.name })}</h3>
           {items.length === 0 ? (
             <p className="muted">{t('files.none')}</p>
           ) : (
             <ul className="file-list" aria-label={t('files.list', { column: column.name })}>
               {items.map((item, i) => (
-                <FileEntry key={`${item.url}-${i}`} item={item} image={image} onRemove={() => setItems(items.filter((_, at) => at !== i))} />
+                <FileEntry key={`${item.url}-${i}`} item={item} image={image} onRemove={() => remove(i)} />
               ))}
             </ul>
           )}
