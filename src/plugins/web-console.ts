@@ -25,7 +25,8 @@ export const CONSOLE_CSP = [
   "default-src 'self'",
   "script-src 'self'",
   "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data:",
+  // blob: for image previews the console reads with the Account-Token (an <img src> cannot send it).
+  "img-src 'self' data: blob:",
   "connect-src 'self'",
   "font-src 'self'",
   "object-src 'none'",

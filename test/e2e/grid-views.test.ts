@@ -247,6 +247,8 @@ describe('console: range selection, grouping, column layout (headless Chromium)'
     const now = new Date();
     const day = `${now.getFullYear()}-${String(now.getMonth() + 1).padStart(2, '0')}-15`;
     expect((await gw('columns/', { method: 'POST', body: { table_name: 'Table1', column_name: 'Due', column_type: 'date', column_data: { format: 'YYYY-MM-DD' } } })).status).toBe(200);
+    const priority = { options: [{ name: 'High', color: '#fcc' }, { name: 'Low', color: '#ccf' }] };
+    expect((await gw('columns/', { method: 'POST', body: { table_name: 'Table1', column_name: 'Priority', column_type: 'single-select', column_data: priority } })).status).toBe(200);
     const alpha = (await byName('Alpha'))!;
     expect((await gw('rows/', { method: 'PUT', body: { table_name: 'Table1', updates: [{ row_id: alpha._id, row: { Due: day, Stage: 'Todo' } }] } })).status).toBe(200);
     const layout = page.getByLabel('Layout', { exact: true });
@@ -269,6 +271,26 @@ describe('console: range selection, grouping, column layout (headless Chromium)'
       expect(await seriousAxeViolations(page)).toEqual([]);
       expect(await unnamedControls(page)).toEqual([]);
       await page.screenshot({ path: 'docs/screenshots/kanban.png' });
+    });
+    await step(page, 'layout-on-the-server', async () => {
+      // The layout is saved on the server's view, so another browser (no shared localStorage) opens the kanban too.
+      const viewNow = async () => (await gw<Meta>('metadata/')).data.metadata.tables[0]!.views[0] as { layout?: unknown };
+      await expect.poll(async () => (await viewNow()).layout).toEqual({ type: 'kanban' });
+      await page.getByLabel('Stack by', { exact: true }).selectOption({ label: 'Priority' });
+      await page.getByRole('region', { name: 'Kanban by Priority' }).waitFor();
+      const priority = (await columnsNow()).find((c) => c.name === 'Priority')!.key;
+      await expect.poll(async () => (await viewNow()).layout).toEqual({ type: 'kanban', column_key: priority });
+      const other = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+      try {
+        const otherPage = await other.newPage();
+        otherPage.setDefaultTimeout(10_000);
+        await signIn(otherPage, url, ADMIN.email, ADMIN.password);
+        await otherPage.goto(`${url}/#/base/${workspaceId}/${encodeURIComponent(BASE)}`);
+        await otherPage.getByRole('region', { name: 'Kanban by Priority' }).waitFor();
+        expect(await otherPage.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith('basegate.layout.')))).toEqual([]);
+      } finally {
+        await other.close();
+      }
     });
     await step(page, 'gallery', async () => {
       await layout.selectOption({ label: 'Gallery' });

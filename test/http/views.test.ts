@@ -106,6 +106,27 @@ describe.each(DIALECTS)('views (%s)', (dialect) => {
     expect(cleared.json().hidden_columns).toEqual([keys.Owner]);
   });
 
+  it('stores the console layout on the view (an extra field), returns it in the metadata and clears it with null', async () => {
+    const res = await g.call('PUT', view('Mine'), { layout: { type: 'calendar', column_key: 'Deadline' } });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().layout).toEqual({ type: 'calendar', column_key: keys.Due });
+    const meta = await g.call('GET', 'metadata/');
+    const tasks = meta.json().metadata.tables.find((tb: { name: string }) => tb.name === 'Tasks');
+    expect(tasks.views.find((v: { name: string }) => v.name === 'Mine').layout).toEqual({ type: 'calendar', column_key: keys.Due });
+    // other changes leave it as it is
+    expect((await g.call('PUT', view('Mine'), { is_locked: false })).json().layout).toEqual({ type: 'calendar', column_key: keys.Due });
+    expect((await g.call('PUT', view('Mine'), { layout: { type: 'gallery' } })).json().layout).toEqual({ type: 'gallery' });
+    const cleared = await g.call('PUT', view('Mine'), { layout: null });
+    expect(cleared.statusCode).toBe(200);
+    expect(cleared.json()).not.toHaveProperty('layout');
+    expect((await g.call('PUT', view('Mine'), { layout: { type: 'kanban' } })).json().layout).toEqual({ type: 'kanban' });
+    // deleting the layout's column leaves the layout without it
+    await g.call('POST', 'columns/', { table_name: 'Tasks', column_name: 'Stage', column_type: 'single-select' });
+    expect((await g.call('PUT', view('Mine'), { layout: { type: 'kanban', column_key: 'Stage' } })).json().layout.column_key).toMatch(/^\w{4}$/);
+    expect((await g.call('DELETE', 'columns/', { table_name: 'Tasks', column: 'Stage' })).statusCode).toBe(200);
+    expect((await g.call('GET', view('Mine'))).json().layout).toEqual({ type: 'kanban' });
+  });
+
   it('refuses invalid view changes with 400 and leaves the view as it was', async () => {
     const cases: Array<[unknown, string | RegExp]> = [
       [{ name: 'Default View' }, 'View Default View exists.'],
@@ -117,6 +138,11 @@ describe.each(DIALECTS)('views (%s)', (dialect) => {
       [{ hidden_columns: ['Nope'] }, 'hidden_columns: column Nope not found.'],
       [{ hidden_columns: 'Title' }, 'hidden_columns invalid.'],
       [{ is_locked: 3 }, 'is_locked invalid.'],
+      [{ layout: 'kanban' }, 'layout invalid.'],
+      [{ layout: { type: 'kanban', extra: 1 } }, 'layout invalid.'],
+      [{ layout: { type: 'timeline' } }, 'layout.type invalid.'],
+      [{ layout: { type: 'calendar', column_key: 'Nope' } }, 'layout: column Nope not found.'],
+      [{ name: 'Renamed', layout: { type: 'calendar', column_key: 7 } }, 'layout: column 7 not found.'],
     ];
     const before = (await g.call('GET', view('Mine'))).json();
     for (const [body, message] of cases) {

@@ -31,24 +31,62 @@ export interface RequestOptions {
   signal?: AbortSignal;
   /** Extra request headers (e.g. `X-Link-Password`). */
   headers?: Record<string, string>;
+  /** A multipart body (file uploads) instead of a JSON `body`. */
+  form?: FormData;
 }
 
 const TIMEOUT_MS = 30_000;
+/** Uploads and downloads of whole files may take longer than a request. */
+const FILE_TIMEOUT_MS = 5 * 60_000;
 
 export async function api<T>(path: string, options: RequestOptions = {}): Promise<T> {
+  const response = await send(path, options, options.form ? FILE_TIMEOUT_MS : TIMEOUT_MS);
+  const text = await response.text();
+  let data: unknown = null;
+  try {
+    data = text ? JSON.parse(text) : null;
+  } catch {
+    data = text;
+  }
+  if (!response.ok) throw new ApiError(response.status, errorMessage(data, response.status));
+  return data as T;
+}
+
+/** A file the server answers (an export): its bytes and the name from `Content-Disposition`. */
+export async function apiDownload(path: string, fallbackName: string): Promise<{ blob: Blob; filename: string }> {
+  const response = await send(path, {}, FILE_TIMEOUT_MS);
+  if (!response.ok) {
+    const text = await response.text();
+    let data: unknown = text;
+    try {
+      data = JSON.parse(text);
+    } catch {
+      // not JSON: the text itself
+    }
+    throw new ApiError(response.status, errorMessage(data, response.status));
+  }
+  const disposition = response.headers.get('content-disposition') ?? '';
+  const star = /filename\*=UTF-8''([^;]+)/i.exec(disposition);
+  const plain = /filename="?([^";]+)"?/i.exec(disposition);
+  const filename = star ? decodeURIComponent(star[1]!) : (plain?.[1] ?? fallbackName);
+  return { blob: await response.blob(), filename };
+}
+
+/** One request with the token, a timeout until the answer's headers, and the session check. */
+async function send(path: string, options: RequestOptions, timeoutMs: number): Promise<Response> {
   const token = options.token === undefined ? tokenStore.get() : options.token;
   const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
   if (token) headers.authorization = `Token ${token}`;
-  if (options.body !== undefined) headers['content-type'] = 'application/json';
+  if (options.body !== undefined && !options.form) headers['content-type'] = 'application/json';
   const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), TIMEOUT_MS);
+  const timer = setTimeout(() => controller.abort(), timeoutMs);
   options.signal?.addEventListener('abort', () => controller.abort());
   let response: Response;
   try {
     response = await fetch(path, {
-      method: options.method ?? 'GET',
+      method: options.method ?? (options.form ? 'POST' : 'GET'),
       headers,
-      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+      body: options.form ?? (options.body === undefined ? undefined : JSON.stringify(options.body)),
       signal: controller.signal,
     });
   } catch (err) {
@@ -61,21 +99,13 @@ export async function api<T>(path: string, options: RequestOptions = {}): Promis
     rateLimitSeen.remaining = response.headers.get('x-ratelimit-remaining') ?? rateLimitSeen.remaining;
     rateLimitSeen.reset = response.headers.get('x-ratelimit-reset') ?? rateLimitSeen.reset;
   }
-  const text = await response.text();
-  let data: unknown = null;
-  try {
-    data = text ? JSON.parse(text) : null;
-  } catch {
-    data = text;
-  }
   // The Account-Token was rotated or revoked elsewhere (password change, sign-out in another tab):
   // end the session so the console asks to sign in again instead of failing request by request.
   if (response.status === 401 && token && token === tokenStore.get()) {
     tokenStore.clear();
     window.dispatchEvent(new Event(SESSION_ENDED));
   }
-  if (!response.ok) throw new ApiError(response.status, errorMessage(data, response.status));
-  return data as T;
+  return response;
 }
 
 /** Every error body the API uses: error_msg, detail, error_message, DRF field lists. */

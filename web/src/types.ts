@@ -67,6 +67,8 @@ export interface View {
   hidden_columns?: string[];
   /** Group-bys (the console groups by the first). */
   groupbys?: Array<{ column_key: string; sort_type?: 'up' | 'down' }>;
+  /** How the console shows the view (basegate's own field; absent: a grid). */
+  layout?: { type: string; column_key?: string };
 }
 
 export interface Table {

@@ -127,6 +127,9 @@ function forgetColumn(view: ViewMeta, key: string, name: string | undefined): vo
   view.groupbys = view.groupbys.filter((g) => (g as { column_key?: unknown } | null)?.column_key !== key);
   view.hidden_columns = view.hidden_columns.filter((k) => k !== key);
   view.filters = pruneFilters(view.filters, key, name);
+  // The console's layout (kanban, calendar) built on the column falls back to its first choice.
+  const layout = view.layout as { type: string; column_key?: string } | undefined;
+  if (layout?.column_key === key) view.layout = { type: layout.type };
 }
 
 function pruneFilters(filters: unknown[], key: string, name: string | undefined): unknown[] {

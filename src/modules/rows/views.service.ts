@@ -12,6 +12,12 @@ type Body = Record<string, unknown>;
 
 const MAX_VIEW_NAME_LENGTH = 255;
 
+/**
+ * How the console shows a view: `{type, column_key?}` (the kanban's single select, the calendar's
+ * date). Not in the original, whose views carry no such field; its clients ignore an extra key.
+ */
+const VIEW_LAYOUTS = ['grid', 'kanban', 'gallery', 'calendar', 'form'];
+
 function checkViewName(value: unknown): string {
   if (typeof value !== 'string') throw badRequest('name invalid.');
   const name = value.trim();
@@ -108,6 +114,22 @@ function applyViewChanges(table: TableMeta, view: ViewMeta, body: Body): void {
       ),
     ];
   }
+  if (body.layout !== undefined) {
+    if (body.layout === null) delete view.layout;
+    else view.layout = checkLayout(table, body.layout);
+  }
+}
+
+/** `layout`: `{type: grid|kanban|gallery|calendar|form, column_key?: <column key or name>}`, nothing else. */
+function checkLayout(table: TableMeta, raw: unknown): { type: string; column_key?: string } {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw badRequest('layout invalid.');
+  const entry = raw as Record<string, unknown>;
+  if (Object.keys(entry).some((k) => k !== 'type' && k !== 'column_key')) throw badRequest('layout invalid.');
+  if (typeof entry.type !== 'string' || !VIEW_LAYOUTS.includes(entry.type)) throw badRequest('layout.type invalid.');
+  if (entry.column_key === undefined || entry.column_key === null) return { type: entry.type };
+  const column = typeof entry.column_key === 'string' ? lookupColumn(table, entry.column_key) : undefined;
+  if (!column) throw badRequest(`layout: column ${String(entry.column_key)} not found.`);
+  return { type: entry.type, column_key: column.key };
 }
 
 /** Sorts / group-bys: `[{column_key | column_name, sort_type: up|down}]`; `{}` items are dropped (the documented way to clear). */

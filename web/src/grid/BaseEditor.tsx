@@ -3,7 +3,7 @@ import { useInfiniteQuery, useQuery, useQueryClient, type InfiniteData } from '@
 import DataGrid, { type DataGridHandle, type RowsChangeData } from 'react-data-grid';
 import { SelectColumn } from './select-column';
 import { ConfirmButton, Empty, ErrorText, Loading, useAction } from '../ui';
-import { gateway, q, slimRow, useMetadata, type BaseAccess } from './base';
+import { gateway, q, slimRow, useMetadata, type BaseAccess, type WorkspaceRef } from './base';
 import { gridColumns } from './cells';
 import { ColumnsPanel } from './ColumnsPanel';
 import { ViewPanel } from './ViewPanel';
@@ -25,6 +25,7 @@ import { KanbanView } from './layouts/KanbanView';
 import { GalleryView } from './layouts/GalleryView';
 import { CalendarView } from './layouts/CalendarView';
 import { FormView } from './layouts/FormView';
+import { TransferPanel } from './TransferPanel';
 import type { Row, Table } from '../types';
 import { t } from '../i18n';
 
@@ -45,13 +46,15 @@ export interface BaseEditorProps {
   head?: ReactNode;
   /** Row comments need an account (not offered on an external link). */
   comments?: boolean;
+  /** The base's workspace and name, for import and export (account routes; not on an external link). */
+  workspace?: WorkspaceRef;
 }
 
 /**
  * A base: tables as tabs, a virtual-scrolling grid loading 1,000 rows a request, views, columns.
  * What can be changed follows the Base-Token's permission: read-only users see no edit controls.
  */
-export function BaseEditor({ access, title, tableId, rowId, tableHref, head, comments = true }: BaseEditorProps) {
+export function BaseEditor({ access, title, tableId, rowId, tableHref, head, comments = true, workspace }: BaseEditorProps) {
   const metadata = useMetadata(access);
   const canEdit = canEditBase(access);
   if (metadata.isLoading) return <Loading what={t('editor.opening')} />;
@@ -78,7 +81,7 @@ export function BaseEditor({ access, title, tableId, rowId, tableHref, head, com
         {canEdit && <NewTable access={access} />}
       </nav>
       {table ? (
-        <TableView key={table._id} access={access} table={table} tables={tables} rowId={table._id === tableId ? rowId : undefined} canEdit={canEdit} comments={comments} />
+        <TableView key={table._id} access={access} table={table} tables={tables} rowId={table._id === tableId ? rowId : undefined} canEdit={canEdit} comments={comments} workspace={workspace} />
       ) : (
         <Empty>{t('editor.noTables')}</Empty>
       )}
@@ -110,16 +113,16 @@ function NewTable({ access }: { access: BaseAccess }) {
   );
 }
 
-function TableView({ access, table, tables, rowId, canEdit, comments }: { access: BaseAccess; table: Table; tables: Table[]; rowId?: string; canEdit: boolean; comments: boolean }) {
+function TableView({ access, table, tables, rowId, canEdit, comments, workspace }: { access: BaseAccess; table: Table; tables: Table[]; rowId?: string; canEdit: boolean; comments: boolean; workspace?: WorkspaceRef }) {
   const client = useQueryClient();
   const [viewName, setViewName] = useState(table.views[0]?.name ?? '');
   const view = table.views.find((v) => v.name === viewName) ?? table.views[0];
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
-  const [panel, setPanel] = useState<'none' | 'columns' | 'view' | 'comments' | 'hide' | 'group'>('none');
+  const [panel, setPanel] = useState<'none' | 'columns' | 'view' | 'comments' | 'hide' | 'group' | 'transfer'>('none');
   const [term, setTerm] = useState('');
   const [expanded, setExpanded] = useState(false);
   const [matchAt, setMatchAt] = useState(-1);
-  const [layout, setLayout] = useLayout(access.dtable_uuid, table._id, view?.name);
+  const [layout, setLayout, layoutError] = useLayout(access, table, view, canEdit);
   const key = ['rows', access.dtable_uuid, table._id, view?.name, JSON.stringify(view?.filters), JSON.stringify(view?.sorts), view?.filter_conjunction];
   const rows = useInfiniteQuery(
     key,
@@ -170,7 +173,7 @@ function TableView({ access, table, tables, rowId, canEdit, comments }: { access
     [columnsKey, access, table.name],
   );
   const columns = useMemo(() => {
-    let cols = gridColumns(shownColumns, { access, table, tables, people: people.data ?? [], canEdit });
+    let cols = gridColumns(shownColumns, { access, table, tables, people: people.data ?? [], canEdit, workspace });
     if (canEdit) cols = draggableHeaders(cols, moveColumn);
     if (groupColumn) cols = groupedColumns(cols, toggleGroup);
     // Only while searching: a class per cell costs a call per rendered cell.
@@ -219,8 +222,8 @@ function TableView({ access, table, tables, rowId, canEdit, comments }: { access
 
   // Every field, hidden ones too, for the expanded row.
   const formColumns = useMemo(
-    () => (expanded ? gridColumns(table.columns, { access, table, tables, people: people.data ?? [], canEdit }) : []),
-    [expanded, table, access, tables, people.data, canEdit],
+    () => (expanded ? gridColumns(table.columns, { access, table, tables, people: people.data ?? [], canEdit, workspace }) : []),
+    [expanded, table, access, tables, people.data, canEdit, workspace],
   );
   // The view's rows leave out its hidden fields: the form reads the whole row.
   const fullRow = useQuery(
@@ -442,6 +445,7 @@ function TableView({ access, table, tables, rowId, canEdit, comments }: { access
             </select>
           </label>
         )}
+        <ErrorText error={layoutError} />
         {canEdit && (
           <>
             <button type="button" aria-pressed={panel === 'view'} onClick={() => setPanel(panel === 'view' ? 'none' : 'view')}>
@@ -514,6 +518,11 @@ function TableView({ access, table, tables, rowId, canEdit, comments }: { access
             {t('toolbar.comments')}
           </button>
         )}
+        {workspace && (
+          <button type="button" aria-pressed={panel === 'transfer'} onClick={() => setPanel(panel === 'transfer' ? 'none' : 'transfer')}>
+            {t('transfer.button')}
+          </button>
+        )}
         {canEdit && (
           <ConfirmButton label={t('toolbar.deleteRows', { count: selected.size })} question={t('toolbar.deleteRowsQuestion', { count: selected.size })} disabled={selected.size === 0} onConfirm={() => void deleteRows()} />
         )}
@@ -527,6 +536,7 @@ function TableView({ access, table, tables, rowId, canEdit, comments }: { access
       {panel === 'hide' && canEdit && view && <HideColumnsPanel access={access} table={table} view={view} />}
       {panel === 'group' && canEdit && view && <GroupPanel access={access} table={table} view={view} />}
       {panel === 'columns' && canEdit && <ColumnsPanel access={access} table={table} />}
+      {panel === 'transfer' && workspace && <TransferPanel access={access} workspace={workspace} table={table} tables={tables} view={view} canEdit={canEdit} />}
       {panel === 'comments' && commentRow && <CommentsPanel key={commentRow._id} access={access} table={table} row={commentRow} onClose={() => setPanel('none')} />}
       {expanded && formRow && (
         <RowForm row={formRow} columns={formColumns} types={new Map(table.columns.map((c) => [c.name, c.type]))} onSave={saveFromForm} onClose={() => setExpanded(false)} />

@@ -5,7 +5,7 @@ import { t } from '../i18n';
 import type { Row } from '../types';
 
 /** Editors that open their own dialog (a picker): in the form they open on "Edit". */
-const PICKER_TYPES = new Set(['collaborator', 'link']);
+const PICKER_TYPES = new Set(['collaborator', 'link', 'file', 'image']);
 
 /**
  * One row with every field of the table (hidden ones too), each with the grid's own editor for its

@@ -7,6 +7,12 @@ export interface BaseAccess {
   dtable_uuid: string;
 }
 
+/** Where the base lives, for the account routes (import, export, files); not on an external link. */
+export interface WorkspaceRef {
+  workspaceId: string;
+  baseName: string;
+}
+
 /** A Base-Token for the signed-in user (valid three days; refreshed hourly). */
 export function useBaseAccess(workspaceId: string, baseName: string) {
   return useQuery(['access', workspaceId, baseName], () => api<BaseAccess>(basePath(workspaceId, baseName, 'access-token/')), {

@@ -1,7 +1,8 @@
 import { useState, type KeyboardEvent } from 'react';
 import { type Column as GridColumn, type EditorProps, type FormatterProps } from 'react-data-grid';
 import type { Column, Row, SelectOption, Table } from '../types';
-import type { BaseAccess } from './base';
+import type { BaseAccess, WorkspaceRef } from './base';
+import { fileItems, filesEditor } from './FilesEditor';
 import { linkEditor } from './LinkEditor';
 import { formatDuration, isEditable, parseDuration } from './column-types';
 import { collaboratorEditor } from './CollaboratorEditor';
@@ -110,6 +111,9 @@ export function formatterFor(column: Column, people: ReadonlyMap<string, Related
       return ({ row }: Props) => (typeof row[key] === 'string' ? <UrlText value={row[key] as string} /> : null);
     case 'email':
       return ({ row }: Props) => (typeof row[key] === 'string' ? <UrlText value={row[key] as string} mailto /> : null);
+    case 'file':
+    case 'image':
+      return ({ row }: Props) => <>{fileItems(row[key], column.type).map((f) => f.name).join(', ')}</>;
     default:
       return ({ row }: Props) => <>{display(row[key])}</>;
   }
@@ -214,6 +218,8 @@ export interface GridContext {
   people: readonly RelatedUser[];
   /** False for a read-only share or an external link: no editors, checkboxes disabled. */
   canEdit: boolean;
+  /** The base's workspace (signed-in users): file and image cells can then be edited. */
+  workspace?: WorkspaceRef;
 }
 
 /** Grid columns from the table's columns; keys are column names (rows are read with convert_keys). */
@@ -221,6 +227,10 @@ export function gridColumns(columns: Column[], context: GridContext): GridColumn
   const people = new Map(context.people.map((p) => [p.email, p]));
   return columns.map((column, index) => {
     const formatter = formatterFor(column, people, context.canEdit);
+    if (column.type === 'file' || column.type === 'image') {
+      const editor = context.canEdit && context.workspace ? filesEditor(context.workspace, column) : undefined;
+      return { key: column.name, name: column.name, width: column.width ?? 160, resizable: true, formatter, ...(editor ? { editor, editorOptions: { editOnClick: false } } : {}) };
+    }
     if (column.type === 'link') {
       return {
         key: column.name,

@@ -14,6 +14,8 @@ export const ADDABLE_TYPES: Array<[string, string]> = [
   ['url', 'URL'],
   ['email', 'E-mail'],
   ['duration', 'Duration'],
+  ['file', 'File'],
+  ['image', 'Image'],
   ['auto-number', 'Auto number'],
   ['ctime', 'Created time'],
   ['mtime', 'Modified time'],

@@ -4,6 +4,7 @@ import { href } from '../router';
 import { ConfirmButton, Empty, ErrorText, Loading, useAction } from '../ui';
 import { useWorkspaces } from './Bases';
 import { useLiveInbox } from '../live-inbox';
+import { t } from '../i18n';
 
 interface Notice {
   id: number;
@@ -34,7 +35,7 @@ export function Bell() {
   const notices = useNotices(live ? LIVE_POLL_MS : POLL_MS);
   const unseen = notices.data?.unseen_count ?? 0;
   return (
-    <a className="bell" href={href('inbox')} aria-label={`Notifications, ${unseen} unread`} data-live={live ? 'yes' : 'no'}>
+    <a className="bell" href={href('inbox')} aria-label={t('inbox.bell', { count: unseen })} data-live={live ? 'yes' : 'no'}>
       <svg width="20" height="20" viewBox="0 0 24 24" aria-hidden="true" fill="currentColor"><path d="M12 22a2.5 2.5 0 0 0 2.45-2h-4.9A2.5 2.5 0 0 0 12 22zm7-6V11a7 7 0 0 0-5.5-6.84V3a1.5 1.5 0 0 0-3 0v1.16A7 7 0 0 0 5 11v5l-2 2v1h18v-1z"/></svg>{unseen > 0 && <span className="badge" data-testid="unread-count">{unseen}</span>}
     </a>
   );
@@ -47,21 +48,21 @@ export function Inbox() {
   const action = useAction();
   const refresh = () => client.invalidateQueries(['notices']);
   const bases = (workspaces.data ?? []).flatMap((w) => [...(w.table_list ?? []), ...(w.shared_table_list ?? [])]);
-  if (notices.isLoading) return <Loading what="Loading notifications" />;
+  if (notices.isLoading) return <Loading what={t('inbox.loading')} />;
   if (notices.error) return <ErrorText error={notices.error} />;
   const list = notices.data?.notification_list ?? [];
   return (
     <section className="inbox">
-      <h1>Notifications</h1>
+      <h1>{t('inbox.title')}</h1>
       <div className="inline">
         <button type="button" onClick={() => void action.run(async () => { await api('/api/v2.1/notifications/', { method: 'PUT', body: {} }); await refresh(); })}>
-          Mark all read
+          {t('inbox.markAllRead')}
         </button>
-        <ConfirmButton label="Clear all" question="Delete all your notifications?" onConfirm={() => void action.run(async () => { await api('/api/v2.1/notifications/', { method: 'DELETE' }); await refresh(); })} />
+        <ConfirmButton label={t('inbox.clearAll')} question={t('inbox.clearAllQuestion')} onConfirm={() => void action.run(async () => { await api('/api/v2.1/notifications/', { method: 'DELETE' }); await refresh(); })} />
       </div>
       <ErrorText error={action.error} />
       {list.length === 0 ? (
-        <Empty>No notifications.</Empty>
+        <Empty>{t('inbox.none')}</Empty>
       ) : (
         <ul className="plain notices">
           {list.map((n) => {
@@ -74,12 +75,12 @@ export function Inbox() {
                 {base && (
                   <a href={noticeHref(base.workspace_id, base.name, tableId, rowOf(n.detail))}>
                     {base.name}
-                    {rowOf(n.detail) ? ' · row' : ''}
+                    {rowOf(n.detail) ? t('inbox.row') : ''}
                   </a>
                 )}{' '}
                 {!n.seen && (
                   <button type="button" onClick={() => void action.run(async () => { await api('/api/v2.1/notification/', { method: 'PUT', body: { notice_id: n.id } }); await refresh(); })}>
-                    Mark read
+                    {t('inbox.markRead')}
                   </button>
                 )}
               </li>

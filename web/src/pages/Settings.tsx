@@ -5,6 +5,7 @@ import { useSession } from '../session';
 import { ErrorText, useAction } from '../ui';
 import type { User } from '../types';
 import { TwoFactor } from './TwoFactor';
+import { t } from '../i18n';
 
 /** The user's own settings: name, e-mail notifications, password. (The API has no e-mail change.) */
 export function Settings() {
@@ -25,23 +26,23 @@ export function Settings() {
   };
   return (
     <section>
-      <h1>Settings</h1>
+      <h1>{t('settings.title')}</h1>
       <p className="muted">
-        Signed in as {user?.contact_email} ({user?.email})
+        {t('settings.signedInAs', { email: user?.contact_email ?? '', id: user?.email ?? '' })}
       </p>
-      <form onSubmit={submit} className="stack" aria-label="Settings">
+      <form onSubmit={submit} className="stack" aria-label={t('settings.title')}>
         <label>
-          Name
+          {t('settings.name')}
           <input value={name} onChange={(e) => setName(e.target.value)} maxLength={255} />
         </label>
         <label className="check">
           <input type="checkbox" checked={notify} onChange={(e) => setNotify(e.target.checked)} />
-          E-mail me about notifications
+          {t('settings.emailNotifications')}
         </label>
         <button type="submit" disabled={action.busy}>
-          Save settings
+          {t('settings.save')}
         </button>
-        {saved && <p role="status">Saved.</p>}
+        {saved && <p role="status">{t('settings.saved')}</p>}
         <ErrorText error={action.error} />
       </form>
       <ChangePassword />
@@ -65,7 +66,7 @@ function ChangePassword() {
     e.preventDefault();
     setDone(false);
     if (fresh !== repeat) {
-      action.setError(new Error('The new passwords do not match.'));
+      action.setError(new Error(t('password.mismatch')));
       return;
     }
     const changed = await action.run(async () => {
@@ -81,24 +82,24 @@ function ChangePassword() {
     }
   };
   return (
-    <form onSubmit={submit} className="stack" aria-label="Change password">
-      <h2>Password</h2>
+    <form onSubmit={submit} className="stack" aria-label={t('password.change')}>
+      <h2>{t('password.title')}</h2>
       <label>
-        Current password
+        {t('password.current')}
         <input type="password" autoComplete="current-password" value={old} onChange={(e) => setOld(e.target.value)} required />
       </label>
       <label>
-        New password
+        {t('password.new')}
         <input type="password" autoComplete="new-password" value={fresh} onChange={(e) => setFresh(e.target.value)} required />
       </label>
       <label>
-        Repeat new password
+        {t('password.repeat')}
         <input type="password" autoComplete="new-password" value={repeat} onChange={(e) => setRepeat(e.target.value)} required />
       </label>
       <button type="submit" disabled={action.busy}>
-        Change password
+        {t('password.change')}
       </button>
-      {done && <p role="status">Password changed.</p>}
+      {done && <p role="status">{t('password.changed')}</p>}
       <ErrorText error={action.error} />
     </form>
   );

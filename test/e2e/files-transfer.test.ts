@@ -1,0 +1,221 @@
+import { readFile } from 'node:fs/promises';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningServer } from '../../src/server.js';
+import { ADMIN, apiCaller, launchBrowser, signIn, startConsoleServer, step } from './browser.js';
+import { seriousAxeViolations, unnamedControls } from './accessibility.js';
+
+const BASE = 'Transfer';
+type ApiRow = Record<string, unknown> & { _id: string };
+
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
+
+/**
+ * Files, import and export in the console (issue #29 item 3), in headless Chromium against a real server:
+ * a file cell opened with Enter, files added by choosing and by dropping them (uploaded to the base's
+ * assets), listed with name, size and type, downloaded and removed; an image cell with a thumbnail;
+ * a view exported as CSV and XLSX; a CSV chosen with the file field, previewed (columns, types, first
+ * rows) and imported as a new table; a CSV dropped on the drop zone and appended to an existing table
+ * (a column of no match shown as not imported); a bad file refused with the server's message.
+ */
+describe('console: files, import and export (headless Chromium)', () => {
+  let server: RunningServer;
+  let url: string;
+  let browser: Browser;
+  let page: Page;
+  let adminToken: string;
+  let workspaceId: number;
+  let baseUuid: string;
+
+  const call = apiCaller(() => url, () => adminToken);
+  const gw = async <T>(suffix: string, init: { method?: string; body?: unknown } = {}) => {
+    const token = (await call<{ access_token: string }>(`/api/v2.1/workspace/${workspaceId}/dtable/${encodeURIComponent(BASE)}/access-token/`)).data.access_token;
+    return call<T>(`/api-gateway/api/v2/dtables/${baseUuid}/${suffix}`, { ...init, token });
+  };
+  const rowsOf = async (table: string) => (await gw<{ rows: ApiRow[] }>(`rows/?table_name=${encodeURIComponent(table)}&convert_keys=true`)).data.rows;
+  const panel = () => page.getByRole('region', { name: 'Import and export' });
+  const openBase = async () => {
+    await page.goto(`${url}/#/base/${workspaceId}/${encodeURIComponent(BASE)}`);
+    await page.reload();
+    await page.getByRole('grid', { name: 'Rows of Table1' }).waitFor();
+  };
+  const openPanel = async () => {
+    await openBase();
+    await page.getByRole('button', { name: 'Import / export' }).click();
+    await panel().waitFor();
+  };
+
+  beforeAll(async () => {
+    ({ server, url } = await startConsoleServer());
+    browser = await launchBrowser();
+    const res = await fetch(`${url}/api2/auth-token/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: ADMIN.email, password: ADMIN.password }) });
+    adminToken = ((await res.json()) as { token: string }).token;
+    expect((await call('/api/v2.1/dtables/', { method: 'POST', body: { name: BASE } })).status).toBeLessThan(300);
+    const list = await call<{ workspace_list: Array<{ table_list?: Array<{ name: string; uuid: string; workspace_id: number }> }> }>('/api/v2.1/workspaces/');
+    const base = list.data.workspace_list.flatMap((w) => w.table_list ?? []).find((b) => b.name === BASE)!;
+    workspaceId = base.workspace_id;
+    baseUuid = base.uuid;
+    expect((await gw('columns/', { method: 'POST', body: { table_name: 'Table1', column_name: 'Qty', column_type: 'number' } })).status).toBe(200);
+    const blank = await rowsOf('Table1');
+    await gw('rows/', { method: 'DELETE', body: { table_name: 'Table1', row_ids: blank.map((r) => r._id) } });
+    expect((await gw('rows/', { method: 'POST', body: { table_name: 'Table1', rows: [{ Name: 'Alpha', Qty: 1 }, { Name: 'Beta', Qty: 2 }] } })).status).toBe(200);
+    page = await browser.newPage({ viewport: { width: 1280, height: 800 }, acceptDownloads: true });
+    page.setDefaultTimeout(10_000);
+    await signIn(page, url, ADMIN.email, ADMIN.password);
+  }, 90_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  it('exports the view as CSV and XLSX', async () => {
+    await step(page, 'export', async () => {
+      await openPanel();
+      await panel().getByRole('heading', { name: 'Export view “Default View”' }).waitFor();
+      const [csv] = await Promise.all([page.waitForEvent('download'), panel().getByRole('button', { name: 'Export the view as CSV' }).click()]);
+      expect(csv.suggestedFilename()).toMatch(/\.csv$/);
+      const text = (await readFile((await csv.path())!, 'utf8')).replace(/^\uFEFF/, '');
+      expect(text.split(/\r?\n/).filter(Boolean)).toEqual(['Name,Qty', 'Alpha,1', 'Beta,2']);
+      const [xlsx] = await Promise.all([page.waitForEvent('download'), panel().getByRole('button', { name: 'Export the view as XLSX' }).click()]);
+      expect(xlsx.suggestedFilename()).toMatch(/\.xlsx$/);
+      expect((await readFile((await xlsx.path())!)).subarray(0, 2).toString()).toBe('PK');
+    });
+  });
+
+  it('file and image cells: upload by choosing and by dropping, name/size/type, thumbnail, download, remove (keyboard opens and saves)', async () => {
+    for (const [name, type] of [
+      ['Attachments', 'file'],
+      ['Photos', 'image'],
+    ]) {
+      expect((await gw('columns/', { method: 'POST', body: { table_name: 'Table1', column_name: name, column_type: type } })).status).toBe(200);
+    }
+    const cell = (row: string, colIndex: number) => page.locator('.grid [role=row]').filter({ hasText: row }).locator(`[role=gridcell][aria-colindex="${colIndex}"]`);
+    const alpha = async () => (await rowsOf('Table1')).find((r) => r.Name === 'Alpha')!;
+    await step(page, 'files-upload', async () => {
+      await openBase();
+      // Columns: selection, Name, Qty, Attachments, Photos.
+      await cell('Alpha', 4).click();
+      await page.keyboard.press('Enter');
+      const dialog = page.getByRole('dialog', { name: 'Files of Attachments' });
+      await dialog.waitFor();
+      await dialog.getByLabel('Add files').setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('hello files') });
+      const list = dialog.getByRole('list', { name: 'Files in Attachments' });
+      await expect.poll(() => list.getByRole('listitem').allInnerTexts()).toEqual([expect.stringMatching(/notes\.txt\s+11 B · TXT file/)]);
+      const dropped = await page.evaluateHandle(() => {
+        const data = new DataTransfer();
+        data.items.add(new File(['a,b\n1,2\n'], 'table.csv', { type: 'text/csv' }));
+        return data;
+      });
+      await dialog.getByTestId('files-dropzone').dispatchEvent('drop', { dataTransfer: dropped });
+      await expect.poll(() => list.getByRole('listitem').count()).toBe(2);
+      expect(await unnamedControls(page)).toEqual([]);
+      await dialog.getByRole('button', { name: 'Save' }).focus();
+      await page.keyboard.press('Enter');
+      await dialog.waitFor({ state: 'detached' });
+      await expect.poll(async () => ((await alpha()).Attachments as Array<{ name: string }> | null)?.map((f) => f.name) ?? null).toEqual(['notes.txt', 'table.csv']);
+      const stored = (await alpha()).Attachments as Array<{ name: string; size: number; url: string }>;
+      expect(stored[0]).toMatchObject({ size: 11, type: 'file' });
+      expect(stored[0]!.url.startsWith(`${url}/workspace/${workspaceId}/asset/${baseUuid}/files/`)).toBe(true);
+      expect(stored[0]!.url).toMatch(/\/files\/\d{4}-\d{2}\/notes\.txt$/);
+      await expect.poll(() => cell('Alpha', 4).innerText()).toBe('notes.txt, table.csv');
+    });
+    await step(page, 'files-download-remove', async () => {
+      await cell('Alpha', 4).click();
+      await page.keyboard.press('Enter');
+      const dialog = page.getByRole('dialog', { name: 'Files of Attachments' });
+      const [download] = await Promise.all([page.waitForEvent('download'), dialog.getByRole('button', { name: 'Download notes.txt' }).click()]);
+      expect(download.suggestedFilename()).toBe('notes.txt');
+      expect(await readFile((await download.path())!, 'utf8')).toBe('hello files');
+      await dialog.getByRole('button', { name: 'Remove table.csv' }).click();
+      await dialog.getByRole('button', { name: 'Save' }).click();
+      await expect.poll(async () => ((await alpha()).Attachments as Array<{ name: string }>).map((f) => f.name)).toEqual(['notes.txt']);
+    });
+    await step(page, 'image-thumbnail', async () => {
+      await cell('Alpha', 5).click();
+      await page.keyboard.press('Enter');
+      const dialog = page.getByRole('dialog', { name: 'Files of Photos' });
+      await dialog.getByLabel('Add images').setInputFiles({ name: 'dot.png', mimeType: 'image/png', buffer: PNG });
+      const thumb = dialog.getByRole('img', { name: 'Preview of dot.png' });
+      await thumb.waitFor();
+      await expect.poll(() => thumb.evaluate((img) => (img as HTMLImageElement).naturalWidth)).toBe(1);
+      expect(await seriousAxeViolations(page)).toEqual([]);
+      await page.screenshot({ path: 'docs/screenshots/files.png' });
+      await dialog.getByRole('button', { name: 'Save' }).click();
+      await expect.poll(async () => (await alpha()).Photos as string[] | null).toEqual([expect.stringMatching(new RegExp(`/workspace/${workspaceId}/asset/${baseUuid}/images/\\d{4}-\\d{2}/dot\\.png$`))]);
+      // Escape closes without writing.
+      await cell('Alpha', 5).click();
+      await page.keyboard.press('Enter');
+      await dialog.getByRole('button', { name: 'Remove dot.png' }).click();
+      await page.keyboard.press('Escape');
+      await dialog.waitFor({ state: 'detached' });
+      expect(((await alpha()).Photos as string[]).length).toBe(1);
+    });
+  });
+
+  it('previews a chosen CSV (columns, types, first rows) and imports it as a new table', async () => {
+    await step(page, 'import-new-table', async () => {
+      await openPanel();
+      const csv = 'Item,Count,When\nBolts,10,2026-01-05\nNuts,20,2026-02-06\nWashers,30,2026-03-07\n';
+      await panel().getByLabel('File (CSV or XLSX)').setInputFiles({ name: 'Stock.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
+      const mapping = panel().getByRole('table', { name: 'Columns of Stock' });
+      await mapping.waitFor();
+      await expect.poll(() => mapping.locator('tbody tr').allInnerTexts()).toEqual([
+        expect.stringMatching(/^Item\s+text\s+new column “Item”$/),
+        expect.stringMatching(/^Count\s+number\s+new column “Count”$/),
+        expect.stringMatching(/^When\s+date\s+new column “When”$/),
+      ]);
+      expect(await panel().getByRole('table', { name: 'Columns of Stock' }).locator('caption').innerText()).toBe('Stock: 3 rows');
+      expect(await panel().getByRole('table', { name: 'First rows of Stock' }).locator('tbody tr').count()).toBe(3);
+      expect(await seriousAxeViolations(page)).toEqual([]);
+      expect(await unnamedControls(page)).toEqual([]);
+      await page.screenshot({ path: 'docs/screenshots/import-preview.png' });
+      // Nothing is written by the preview.
+      expect((await gw<{ metadata: { tables: Array<{ name: string }> } }>('metadata/')).data.metadata.tables.map((tb) => tb.name)).toEqual(['Table1']);
+      await panel().getByRole('button', { name: 'Import as a new table' }).click();
+      await panel().getByRole('status').filter({ hasText: 'Imported as table Stock.' }).waitFor();
+      await page.getByRole('navigation', { name: 'Tables' }).getByRole('link', { name: 'Stock' }).waitFor();
+      expect((await rowsOf('Stock')).map((r) => [r.Item, r.Count])).toEqual([
+        ['Bolts', 10],
+        ['Nuts', 20],
+        ['Washers', 30],
+      ]);
+    });
+  });
+
+  it('appends a dropped CSV to an existing table: same-named columns filled, the others shown as not imported', async () => {
+    await step(page, 'import-append-drop', async () => {
+      const dropped = await page.evaluateHandle(() => {
+        const data = new DataTransfer();
+        data.items.add(new File(['Name,Qty,Colour\nGamma,3,red\nDelta,4,blue\n'], 'more.csv', { type: 'text/csv' }));
+        return data;
+      });
+      await panel().getByTestId('import-dropzone').dispatchEvent('drop', { dataTransfer: dropped });
+      await panel().getByLabel('Import into').selectOption({ label: 'Table “Table1” (append rows)' });
+      const mapping = panel().getByRole('table', { name: 'Columns of more' });
+      await expect.poll(() => mapping.locator('tbody tr').allInnerTexts()).toEqual([
+        expect.stringMatching(/^Name\s+text\s+Name$/),
+        expect.stringMatching(/^Qty\s+number\s+Qty$/),
+        expect.stringMatching(/^Colour\s+text\s+not imported/),
+      ]);
+      await panel().getByRole('button', { name: 'Append to “Table1”' }).click();
+      await panel().getByRole('status').filter({ hasText: '2 rows appended to “Table1”.' }).waitFor();
+      expect((await rowsOf('Table1')).map((r) => [r.Name, r.Qty])).toEqual([
+        ['Alpha', 1],
+        ['Beta', 2],
+        ['Gamma', 3],
+        ['Delta', 4],
+      ]);
+    });
+  });
+
+  it('shows the server’s message for a bad file and writes nothing', async () => {
+    await step(page, 'import-bad-file', async () => {
+      const before = (await rowsOf('Table1')).length;
+      await panel().getByLabel('File (CSV or XLSX)').setInputFiles({ name: 'bad.csv', mimeType: 'text/csv', buffer: Buffer.from('Name,Qty\n=SUM(1),1\n') });
+      await panel().getByRole('alert').filter({ hasText: /formula/i }).waitFor();
+      await expect(panel().getByRole('button', { name: /^Import as a new table|^Append to/ }).count()).resolves.toBe(0);
+      expect((await rowsOf('Table1')).length).toBe(before);
+    });
+  });
+});

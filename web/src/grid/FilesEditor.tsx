@@ -1,0 +1,209 @@
+import { useEffect, useRef, useState, type DragEvent } from 'react';
+import { createPortal } from 'react-dom';
+import type { EditorProps } from 'react-data-grid';
+import { api, apiDownload, enc } from '../api';
+import { t } from '../i18n';
+import { ErrorText, useAction } from '../ui';
+import { safeHref } from './format';
+import { fileSize, saveFile } from './save-file';
+import type { WorkspaceRef } from './base';
+import type { Column, Row } from '../types';
+
+/** A file cell's item, as the original stores it; an image cell holds URLs. */
+export interface FileItem {
+  name: string;
+  size?: number;
+  type?: string;
+  url: string;
+}
+
+const MAX_FILES_AT_ONCE = 20;
+
+/** The items of a file or image cell, whatever shape the value has. */
+export function fileItems(value: unknown, type: string): FileItem[] {
+  if (!Array.isArray(value)) return [];
+  return value.flatMap((v): FileItem[] => {
+    if (type === 'image' && typeof v === 'string') return [{ name: decodeURIComponent(v.split('/').pop() ?? v), url: v }];
+    if (v && typeof v === 'object' && typeof (v as FileItem).url === 'string') {
+      const item = v as FileItem;
+      return [{ ...item, name: typeof item.name === 'string' ? item.name : item.url }];
+    }
+    return [];
+  });
+}
+
+/** The server path of one of this server's asset URLs (`…/workspace/<id>/asset/<uuid>/<path>`), read with the Account-Token. */
+function assetPath(url: string): string | null {
+  try {
+    const parsed = new URL(url, window.location.origin);
+    return /^\/workspace\/[^/]+\/asset\//.test(parsed.pathname) ? parsed.pathname : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Uploads one file to the base's assets (signed upload link) and answers the cell item for it. */
+async function upload(workspace: WorkspaceRef, file: File, kind: 'file' | 'image'): Promise<FileItem> {
+  const link = await api<{ upload_link: string; parent_path: string; img_relative_path: string; file_relative_path: string }>(
+    `/api/v2.1/workspace/${enc(workspace.workspaceId)}/dtable-asset-upload-link/?name=${enc(workspace.baseName)}`,
+  );
+  const relative = kind === 'image' ? link.img_relative_path : link.file_relative_path;
+  const target = new URL(link.upload_link, window.location.origin);
+  const form = new FormData();
+  form.append('parent_dir', link.parent_path);
+  form.append('relative_path', relative);
+  form.append('file', file, file.name);
+  // The signed link is the credential: no Account-Token with it.
+  const stored = await api<Array<{ name: string; size: number }>>(`${target.pathname}?ret-json=1`, { form, token: null });
+  const name = stored[0]?.name ?? file.name;
+  const url = `${target.origin}/workspace/${enc(workspace.workspaceId)}${link.parent_path}/${relative}/${enc(name)}`;
+  return { name, size: stored[0]?.size ?? file.size, type: 'file', url };
+}
+
+/** An image's thumbnail, read with the Account-Token (an `<img src>` could not send it). */
+function Thumbnail({ item }: { item: FileItem }) {
+  const [src, setSrc] = useState<string | null>(null);
+  useEffect(() => {
+    const path = assetPath(item.url);
+    if (!path) return;
+    let url: string | null = null;
+    let gone = false;
+    apiDownload(path, item.name)
+      .then(({ blob }) => {
+        if (gone) return;
+        url = URL.createObjectURL(blob);
+        setSrc(url);
+      })
+      .catch(() => undefined);
+    return () => {
+      gone = true;
+      if (url) URL.revokeObjectURL(url);
+    };
+  }, [item.url, item.name]);
+  return src ? <img className="thumb" src={src} alt={t('files.thumbnail', { name: item.name })} /> : <span className="thumb" aria-hidden="true" />;
+}
+
+/** One listed file: preview, name, size and type, download, remove. */
+function FileEntry({ item, image, onRemove }: { item: FileItem; image: boolean; onRemove: () => void }) {
+  const action = useAction();
+  const path = assetPath(item.url);
+  const download = () =>
+    action.run(async () => {
+      const file = await apiDownload(path!, item.name);
+      saveFile(file.blob, item.name);
+    });
+  const external = path ? null : safeHref(item.url);
+  return (
+    <li className="file-entry">
+      {image && <Thumbnail item={item} />}
+      <span className="file-name">{item.name}</span>
+      <span className="muted small">
+        {[item.size !== undefined ? fileSize(item.size) : null, image ? t('files.typeImage') : fileType(item.name)].filter(Boolean).join(' · ')}
+      </span>
+      {path ? (
+        <button type="button" onClick={() => void download()} disabled={action.busy} aria-label={t('files.download', { name: item.name })}>
+          {t('files.downloadShort')}
+        </button>
+      ) : external ? (
+        <a href={external} target="_blank" rel="noreferrer noopener">
+          {t('files.open')}
+        </a>
+      ) : null}
+      <button type="button" onClick={onRemove} aria-label={t('files.remove', { name: item.name })}>
+        {t('files.removeShort')}
+      </button>
+      <ErrorText error={action.error} />
+    </li>
+  );
+}
+
+/** "report.PDF" → "PDF file". */
+const fileType = (name: string) => {
+  const ext = /\.([A-Za-z0-9]{1,8})$/.exec(name)?.[1];
+  return ext ? t('files.typeOf', { ext: ext.toUpperCase() }) : t('files.typeFile');
+};
+
+/**
+ * A file or image cell's dialog: the files with previews, download and remove, and new ones added
+ * by choosing or dropping them (uploaded at once to the base's assets). Save writes the cell once,
+ * through the grid's own write (and undo).
+ */
+export function filesEditor(workspace: WorkspaceRef, column: Column) {
+  const image = column.type === 'image';
+  return function FilesEditor({ row, onRowChange, onClose }: EditorProps<Row>) {
+    const [items, setItems] = useState<FileItem[]>(() => fileItems(row[column.name], column.type));
+    const [dragging, setDragging] = useState(false);
+    const action = useAction();
+    const box = useRef<HTMLDivElement>(null);
+    // The removed entry's button had the focus: keep it in the dialog (Escape and Tab go on working).
+    const remove = (at: number) => {
+      setItems((now) => now.filter((_, i) => i !== at));
+      box.current?.focus();
+    };
+    const add = (files: FileList | null | undefined) => {
+      const chosen = [...(files ?? [])].slice(0, MAX_FILES_AT_ONCE);
+      if (chosen.length === 0) return;
+      void action.run(async () => {
+        for (const file of chosen) {
+          const item = await upload(workspace, file, image ? 'image' : 'file');
+          setItems((now) => [...now, item]);
+        }
+      });
+    };
+    const onDrop = (e: DragEvent) => {
+      e.preventDefault();
+      setDragging(false);
+      add(e.dataTransfer.files);
+    };
+    const save = () => onRowChange({ ...row, [column.name]: image ? items.map((i) => i.url) : items }, true);
+    return createPortal(
+      <div
+        className="dialog-backdrop"
+        onKeyDown={(e) => {
+          e.stopPropagation();
+          if (e.key === 'Escape') onClose(false);
+        }}
+      >
+        <div ref={box} tabIndex={-1} className="dialog files-dialog" role="dialog" aria-modal="true" aria-label={t('files.label', { column: column.name })}>
+          <h3>{t('files.label', { column: column.name })}</h3>
+          {items.length === 0 ? (
+            <p className="muted">{t('files.none')}</p>
+          ) : (
+            <ul className="file-list" aria-label={t('files.list', { column: column.name })}>
+              {items.map((item, i) => (
+                <FileEntry key={`${item.url}-${i}`} item={item} image={image} onRemove={() => remove(i)} />
+              ))}
+            </ul>
+          )}
+          <div
+            className={`dropzone${dragging ? ' dragging' : ''}`}
+            data-testid="files-dropzone"
+            onDragOver={(e) => {
+              e.preventDefault();
+              setDragging(true);
+            }}
+            onDragLeave={() => setDragging(false)}
+            onDrop={onDrop}
+          >
+            <label>
+              {image ? t('files.addImages') : t('files.addFiles')}{' '}
+              <input type="file" multiple accept={image ? 'image/*' : undefined} autoFocus onChange={(e) => add(e.target.files)} />
+            </label>
+            <p className="hint">{t('files.drop')}</p>
+          </div>
+          {action.busy && <p role="status">{t('files.uploading')}</p>}
+          <ErrorText error={action.error} />
+          <div className="inline">
+            <button type="button" className="primary" onClick={save} disabled={action.busy}>
+              {t('files.save')}
+            </button>
+            <button type="button" onClick={() => onClose(false)}>
+              {t('files.cancel')}
+            </button>
+          </div>
+        </div>
+      </div>,
+      document.body,
+    );
+  };
+}
