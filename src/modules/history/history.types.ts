@@ -19,6 +19,8 @@ export interface LoggedChange {
   a?: Cells;
   /** A deleted row's links by link column key. */
   l?: Record<string, string[]>;
+  /** A deleted row's creator and creation time (ms), put back on restore. */
+  c?: [creator: string, ctime: number];
   /** Set when the deleted row was purged from the trash: its cells and links are gone for good. */
   x?: 1;
 }

@@ -17,6 +17,7 @@ function changeOf(e: NewChangeEvent): LoggedChange {
     for (const item of e.rowData) b[item.column_key] = item.old_value;
     change.b = b;
     if (e.links) change.l = e.links;
+    if (e.origin) change.c = [e.origin.creator, e.origin.ctime];
   } else {
     const a: Cells = {};
     const b: Cells = {};
