@@ -181,4 +181,21 @@ describe.each(DIALECTS)('automation rules: the documented API (%s)', (dialect) =
     expect((await t.request({ method: 'DELETE', url: '/api/v2.1/admin/automation-rules/x/', token: admin.token })).statusCode).toBe(400);
     expect(await listAutomations(t, alice, base)).toHaveLength(10);
   });
+
+  it('admin: the rules of a trashed base are not listed nor deleted, and are back after its restore', async () => {
+    const [invalid] = await listAutomations(t, alice, base);
+    await t.container.db.updateTable('automation_rules').set({ is_valid: 0, invalid_reason: 'test' }).where('id', '=', invalid!.id).execute();
+    const trashBase = await t.request({ method: 'DELETE', url: `/api/v2.1/workspace/${base.workspaceId}/dtable/`, token: alice.token, payload: { name: base.name } });
+    expect(trashBase.statusCode, trashBase.body).toBe(200);
+    const asAdmin = (method: 'GET' | 'DELETE', url: string) => t.request({ method, url, token: admin.token });
+    expect((await asAdmin('GET', '/api/v2.1/admin/automation-rules/')).json()).toEqual({ automation_rule_list: [], count: 0 });
+    expect((await asAdmin('GET', '/api/v2.1/admin/invalid-automation-rules/')).json()).toEqual({ invalid_automation_rule_list: [], count: 0 });
+    expect((await asAdmin('DELETE', '/api/v2.1/admin/invalid-automation-rules/')).statusCode).toBe(200);
+    expect((await asAdmin('DELETE', `/api/v2.1/admin/automation-rules/${invalid!.id}/`)).statusCode).toBe(404);
+
+    const trashed = (await t.request({ method: 'GET', url: '/api/v2.1/trash-dtables/', token: alice.token })).json().trash_dtable_list[0];
+    expect((await t.request({ method: 'PUT', url: `/api/v2.1/trash-dtables/${trashed.id}/`, token: alice.token })).statusCode).toBe(200);
+    expect((await asAdmin('GET', '/api/v2.1/admin/automation-rules/')).json().count).toBe(10);
+    expect((await asAdmin('GET', '/api/v2.1/admin/invalid-automation-rules/')).json().count).toBe(1);
+  });
 });

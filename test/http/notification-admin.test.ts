@@ -86,6 +86,22 @@ describe.each(DIALECTS)('notification rules: system-admin operations (%s)', (dia
     expect((await get('/api/v2.1/admin/invalid-notification-rules/')).count).toBe(0);
   });
 
+  it('leaves out the rules of a trashed base (listed, counted, deleted) and has them again after its restore', async () => {
+    const trashBase = await t.request({ method: 'DELETE', url: `/api/v2.1/workspace/${first.workspaceId}/dtable/`, token: alice.token, payload: { name: first.name } });
+    expect(trashBase.statusCode, trashBase.body).toBe(200);
+    // Rules 0 (invalid) and 2 belong to the trashed base; rule 1 to the other.
+    const listed = await get('/api/v2.1/admin/notification-rules/');
+    expect({ count: listed.count, ids: listed.notification_rule_list.map((r: RuleRecord) => r.id) }).toEqual({ count: 1, ids: [rules[1]!.id] });
+    expect(await get('/api/v2.1/admin/invalid-notification-rules/')).toEqual({ invalid_notification_rule_list: [], count: 0 });
+    expect((await t.request({ method: 'DELETE', url: '/api/v2.1/admin/invalid-notification-rules/', token: admin.token })).statusCode).toBe(200);
+    expect((await t.request({ method: 'DELETE', url: `/api/v2.1/admin/notification-rules/${rules[2]!.id}/`, token: admin.token })).statusCode).toBe(404);
+
+    const trashed = (await t.request({ method: 'GET', url: '/api/v2.1/trash-dtables/', token: alice.token })).json().trash_dtable_list[0];
+    expect((await t.request({ method: 'PUT', url: `/api/v2.1/trash-dtables/${trashed.id}/`, token: alice.token })).statusCode).toBe(200);
+    expect((await get('/api/v2.1/admin/notification-rules/')).count).toBe(3);
+    expect((await get('/api/v2.1/admin/invalid-notification-rules/')).invalid_notification_rule_list.map((r: RuleRecord) => r.id)).toEqual([rules[0]!.id]);
+  });
+
   it('refuses users who are not system admins (403) and anonymous callers', async () => {
     const calls = [
       ['GET', '/api/v2.1/admin/notification-rules/'],

@@ -36,6 +36,7 @@ describe.each(DIALECTS)('row trash (%s)', (dialect) => {
     await g.call('POST', 'links/', { link_id: linkId, table_name: 'Table1', other_table_name: 'Authors', other_rows_ids_map: { [book!]: [author!] } });
     expect((await g.call('POST', 'comments/', { table_id: '0000', row_id: book, comment: 'keep this' })).statusCode).toBe(200);
     const before = (await g.call('GET', `rows/${book}/?table_name=Table1&convert_keys=true`)).json();
+    t.clock.advance(60_000);
     await g.call('DELETE', 'rows/', { table_name: 'Table1', row_ids: [book, kept] });
 
     const listed = await trash();
@@ -47,9 +48,14 @@ describe.each(DIALECTS)('row trash (%s)', (dialect) => {
     expect((await restore(book!, roles.tokens.admin)).json()).toEqual({ success: true });
 
     const after = (await g.call('GET', `rows/${book}/?table_name=Table1&convert_keys=true`)).json();
-    // The row comes back as it was; only who last wrote it is now the restorer (as restore-operations/).
-    const cells = ({ _creator, _last_modifier, ...rest }: Record<string, unknown>) => rest;
+    // The row comes back as it was, with its creator and created time; only who last wrote it (and
+    // when) is now the restorer's (as restore-operations/).
+    const cells = ({ _last_modifier, _mtime, ...rest }: Record<string, unknown>) => rest;
     expect(cells(after)).toEqual(cells(before));
+    expect(after._creator).toBe(before._creator);
+    expect(after._ctime).toBe(before._ctime);
+    expect(after._last_modifier).not.toBe(before._creator);
+    expect(after._mtime).not.toBe(before._mtime);
     expect(after.By).toEqual([{ row_id: author, display_value: 'Herbert' }]);
     expect(JSON.stringify((await g.call('GET', `comments/?row_id=${book}`)).json())).toContain('keep this');
     // Only the other row stays in the trash; the restore is an operation reverting the delete.

@@ -38,6 +38,8 @@ export interface ChangeEvent {
   writeId?: string | null;
   /** A deleted row's links by link column key: seen by the writer's in-transaction hooks only, never stored here. */
   links?: Record<string, string[]>;
+  /** A deleted row's creator and creation time (ms), so a restore keeps them: in-transaction hooks only, never stored here. */
+  origin?: { creator: string; ctime: number };
 }
 
 /** A change about to be written; the id is assigned by the database. */

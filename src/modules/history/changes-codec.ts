@@ -11,7 +11,8 @@ const PREFIX = 'z:';
  */
 export function encodeChanges(json: string): string {
   if (json.length <= COMPRESS_ABOVE) return json;
-  const packed = PREFIX + deflateRawSync(Buffer.from(json, 'utf8')).toString('base64');
+  // Level 1: about half the time of the default level for ~7% more bytes (paid inside every large write).
+  const packed = PREFIX + deflateRawSync(Buffer.from(json, 'utf8'), { level: 1 }).toString('base64');
   return packed.length < json.length ? packed : json;
 }
 

@@ -82,8 +82,13 @@ export async function laterOperationsOfRows(db: Executor, baseId: number, rowIds
  * lock); returns how many were deleted. Call again while it returns `batch`.
  */
 export async function pruneOperations(db: Executor, cutoff: number, batch: number): Promise<number> {
-  const old = await db.selectFrom('operation_log').select(['id', 'base_id', 'changes']).where('op_time', '<', cutoff).orderBy('op_time').limit(batch).execute();
-  if (old.length === 0) return 0;
+  // Ids grow with time: the oldest operations are the first ids (the primary key; no time index to
+  // keep up on every write). The run stops at the first one inside the retention.
+  const first = await db.selectFrom('operation_log').select(['id', 'op_time']).orderBy('id').limit(batch).execute();
+  const end = first.findIndex((r) => Number(r.op_time) >= cutoff);
+  const ids = (end === -1 ? first : first.slice(0, end)).map((r) => Number(r.id));
+  if (ids.length === 0) return 0;
+  const old = await db.selectFrom('operation_log').select(['id', 'base_id', 'changes']).where('id', 'in', ids).execute();
   // Each operation's rows are named in its changes: deleted by primary key (no index on op_id to keep up on every write).
   await db.transaction().execute(async (trx) => {
     for (const op of old) {
@@ -97,9 +102,9 @@ export async function pruneOperations(db: Executor, cutoff: number, batch: numbe
           .execute();
       }
     }
-    await trx.deleteFrom('operation_log').where('id', 'in', old.map((r) => Number(r.id))).execute();
+    await trx.deleteFrom('operation_log').where('id', 'in', ids).execute();
   });
-  return old.length;
+  return ids.length;
 }
 
 /** The newest operation of each of these rows (a row is in the trash while its newest operation deleted it). */

@@ -17,8 +17,10 @@ export interface LoggedChange {
   b?: Cells;
   /** After: the changed cells' new values (modify, link), every cell (insert). */
   a?: Cells;
-  /** A deleted row's links by link column key. */
+  /** A deleted row's links by link column key (for a self-link also `<key`: the rows linking to it). */
   l?: Record<string, string[]>;
+  /** A deleted row's creator and creation time (ms), put back on restore. */
+  c?: [creator: string, ctime: number];
   /** Set when the deleted row was purged from the trash: its cells and links are gone for good. */
   x?: 1;
 }

@@ -17,6 +17,7 @@ function changeOf(e: NewChangeEvent): LoggedChange {
     for (const item of e.rowData) b[item.column_key] = item.old_value;
     change.b = b;
     if (e.links) change.l = e.links;
+    if (e.origin) change.c = [e.origin.creator, e.origin.ctime];
   } else {
     const a: Cells = {};
     const b: Cells = {};
@@ -50,29 +51,32 @@ export async function recordWrite(trx: Transaction<Database>, dialect: DialectNa
   const rows = write.events.map(changeOf);
   const changes: LoggedChanges = write.structure.length > 0 ? { rows, structure: write.structure } : { rows };
   const tables = new Set<string>([...rows.map((c) => c.t), ...write.structure.map((s) => s.table_id)]);
-  const inserted = await trx
-    .insertInto('operation_log')
-    .values({
-      base_id: write.base.id,
-      write_id: write.writeId,
-      op_type: operationType(rows, write.structure),
-      table_id: tables.size === 1 ? [...tables][0]! : null,
-      op_user: write.actor.user,
-      op_app: write.actor.app,
-      op_time: write.now,
-      row_count: new Set(rows.map((c) => c.r)).size,
-      changes: encodeChanges(JSON.stringify(changes)),
-      reverts: write.actor.reverts ?? null,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  const opId = Number(inserted.id);
   const rowIds = [...new Set(rows.map((c) => c.r))];
-  if (rowIds.length === 0) return;
-  // One statement whatever the number of rows: the ids travel as one array (no per-row parameters to build).
-  if (dialect === 'postgres') {
-    await sql`INSERT INTO operation_log_rows (base_id, row_id, op_id) SELECT ${write.base.id}, r, ${opId} FROM unnest(${rowIds}::text[]) AS r`.execute(trx);
+  const op = {
+    base_id: write.base.id,
+    write_id: write.writeId,
+    op_type: operationType(rows, write.structure),
+    table_id: tables.size === 1 ? [...tables][0]! : null,
+    op_user: write.actor.user,
+    op_app: write.actor.app,
+    op_time: write.now,
+    row_count: rowIds.length,
+    changes: encodeChanges(JSON.stringify(changes)),
+    reverts: write.actor.reverts ?? null,
+  };
+  if (rowIds.length === 0) {
+    await trx.insertInto('operation_log').values(op).execute();
+  } else if (dialect === 'postgres') {
+    // One round trip: the operation and its rows' index entries (the ids travel as one array).
+    await sql`WITH op AS (
+        INSERT INTO operation_log (base_id, write_id, op_type, table_id, op_user, op_app, op_time, row_count, changes, reverts)
+        VALUES (${op.base_id}, ${op.write_id}, ${op.op_type}, ${op.table_id}, ${op.op_user}, ${op.op_app}, ${op.op_time}, ${op.row_count}, ${op.changes}, ${op.reverts})
+        RETURNING id)
+      INSERT INTO operation_log_rows (base_id, row_id, op_id) SELECT ${op.base_id}, r, op.id FROM op, unnest(${rowIds}::text[]) AS r`.execute(trx);
   } else {
-    await sql`INSERT INTO operation_log_rows (base_id, row_id, op_id) SELECT ${write.base.id}, value, ${opId} FROM json_each(${JSON.stringify(rowIds)})`.execute(trx);
+    // SQLite answers the new id without a RETURNING read; one row is a plain insert, more one json_each.
+    const opId = Number((await trx.insertInto('operation_log').values(op).executeTakeFirstOrThrow()).insertId);
+    if (rowIds.length === 1) await trx.insertInto('operation_log_rows').values({ base_id: op.base_id, row_id: rowIds[0]!, op_id: opId }).execute();
+    else await sql`INSERT INTO operation_log_rows (base_id, row_id, op_id) SELECT ${op.base_id}, value, ${opId} FROM json_each(${JSON.stringify(rowIds)})`.execute(trx);
   }
 }

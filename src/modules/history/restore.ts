@@ -84,7 +84,7 @@ export async function revert(scope: RestoreScope, op: Operation): Promise<void> 
     const modified = changes.filter((c) => c.o === 'modify_row' && current.has(c.r)).map((c) => ({ rowId: c.r, data: c.b ?? {} }));
     if (modified.length > 0) await scope.setCells(tableId, modified);
     const deleted = changes.filter((c) => c.o === 'delete_row' && !c.x && !current.has(c.r));
-    if (deleted.length > 0) await scope.reinsert(tableId, deleted.map((c) => ({ rowId: c.r, data: c.b ?? {}, ...(c.l ? { links: c.l } : {}) })));
+    if (deleted.length > 0) await scope.reinsert(tableId, deleted.map((c) => ({ rowId: c.r, data: c.b ?? {}, ...(c.l ? { links: c.l } : {}), ...(c.c ? { creator: c.c[0], ctime: c.c[1] } : {}) })));
     for (const c of changes.filter(linkOp)) {
       for (const [key, ids] of Object.entries(c.b ?? {})) await scope.setLinks(tableId, c.r, key, Array.isArray(ids) ? ids.map(String) : []);
     }

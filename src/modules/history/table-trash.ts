@@ -63,7 +63,7 @@ export async function restoreTrashedTable(scope: RestoreScope, trash: repo.Trash
     const rows = page.map((p) => JSON.parse(p.data) as KeptRow);
     await scope.reinsert(
       table._id,
-      rows.map((r) => ({ rowId: r.row._id, data: r.row.data, ...(r.links ? { links: r.links } : {}) })),
+      rows.map((r) => ({ rowId: r.row._id, data: r.row.data, creator: r.row._creator, ctime: Number(r.row._ctime), ...(r.links ? { links: r.links } : {}) })),
     );
     after = page[page.length - 1]!.id;
     if (page.length < RESTORE_PAGE) break;

@@ -2,7 +2,7 @@ import type { Db } from '../../db/index.js';
 import { badRequest, notFound } from '../../shared/errors.js';
 import { parsePositiveId } from '../../shared/ids.js';
 import { parsePage } from '../../shared/pagination.js';
-import { countRulesIn, deleteInvalidRulesIn, deleteRuleIn, listAllRulesIn, type RuleListingOf, type RuleTableName } from './rule-store.js';
+import { countRulesIn, deleteInvalidRulesIn, deleteLiveRuleIn, listAllRulesIn, type RuleListingOf, type RuleTableName } from './rule-store.js';
 
 /** Admin lists: `per_page` is capped at this many rules. */
 export const ADMIN_MAX_PER_PAGE = 100;
@@ -39,7 +39,7 @@ export class RuleAdmin<T extends RuleTableName, R> {
   async delete(rid: string): Promise<void> {
     const id = parsePositiveId(rid);
     if (id === null) throw badRequest(this.messages.badId);
-    if (!(await deleteRuleIn(this.db, this.table, id))) throw notFound(this.messages.notFound(rid));
+    if (!(await deleteLiveRuleIn(this.db, this.table, id))) throw notFound(this.messages.notFound(rid));
   }
 
   deleteInvalid(): Promise<number> {

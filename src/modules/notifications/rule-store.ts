@@ -44,16 +44,22 @@ export async function validRulesOfBaseIn<T extends RuleTableName>(db: Executor, 
   return rows as unknown as Array<Selectable<Database[T]>>;
 }
 
-/** How many rules there are (only the invalid ones when asked). */
+/**
+ * The admin operations see only rules of bases not in the trash: a trashed base's rules are neither
+ * listed, counted nor deleted there (they come back with the base, as its webhooks do).
+ */
+const ofLiveBase = (db: Executor) => db.selectFrom('bases').select('bases.id').where('bases.deleted_at', 'is', null);
+
+/** How many rules of bases not in the trash there are (only the invalid ones when asked). */
 export async function countRulesIn(db: Executor, table: RuleTableName, onlyInvalid: boolean): Promise<number> {
-  let query = from(db, table).select((eb) => eb.fn.countAll<number>().as('n'));
+  let query = from(db, table).select((eb) => eb.fn.countAll<number>().as('n')).where('base_id', 'in', ofLiveBase(db));
   if (onlyInvalid) query = query.where('is_valid', '=', 0);
   return Number((await query.executeTakeFirstOrThrow()).n);
 }
 
-/** Delete every invalid rule; answers how many. */
+/** Delete every invalid rule of the bases not in the trash; answers how many. */
 export async function deleteInvalidRulesIn(db: Executor, table: RuleTableName): Promise<number> {
-  const result = await db.deleteFrom(table as 'notification_rules').where('is_valid', '=', 0).executeTakeFirst();
+  const result = await db.deleteFrom(table as 'notification_rules').where('is_valid', '=', 0).where('base_id', 'in', ofLiveBase(db)).executeTakeFirst();
   return Number(result.numDeletedRows);
 }
 
@@ -77,10 +83,10 @@ export async function listBaseRulesIn<T extends RuleTableName>(db: Executor, tab
   return (await listingOf(db, table).where(`${t}.base_id`, '=', baseId).orderBy(`${t}.id`).execute()) as Array<RuleListingOf<T>>;
 }
 
-/** Every rule (or only invalid ones), newest first, for the system admin. */
+/** Every rule of the bases not in the trash (or only invalid ones), newest first, for the system admin. */
 export async function listAllRulesIn<T extends RuleTableName>(db: Executor, table: T, onlyInvalid: boolean, offset: number, limit: number): Promise<Array<RuleListingOf<T>>> {
   const t = table as 'notification_rules';
-  let query = listingOf(db, table);
+  let query = listingOf(db, table).where(`${t}.base_id`, 'in', ofLiveBase(db));
   if (onlyInvalid) query = query.where(`${t}.is_valid`, '=', 0);
   return (await query.orderBy(`${t}.ctime`, 'desc').orderBy(`${t}.id`, 'desc').offset(offset).limit(limit).execute()) as Array<RuleListingOf<T>>;
 }
@@ -88,5 +94,11 @@ export async function listAllRulesIn<T extends RuleTableName>(db: Executor, tabl
 /** Delete one rule; false when there was none. */
 export async function deleteRuleIn(db: Executor, table: RuleTableName, id: number): Promise<boolean> {
   const result = await db.deleteFrom(table as 'notification_rules').where('id', '=', id).executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
+}
+
+/** The admin's delete of one rule: only of a base not in the trash; false when there was none. */
+export async function deleteLiveRuleIn(db: Executor, table: RuleTableName, id: number): Promise<boolean> {
+  const result = await db.deleteFrom(table as 'notification_rules').where('id', '=', id).where('base_id', 'in', ofLiveBase(db)).executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
 }

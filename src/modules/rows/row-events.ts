@@ -79,7 +79,7 @@ export function deleteEvent(base: BaseRef, table: TableMeta, row: StoredRow, act
   const cells = dataColumns(table)
     .filter((c) => row.data[c.key] !== undefined)
     .map((c) => item(c, null, row.data[c.key]));
-  const deleted = event(base, table, row, 'delete_row', actor, now, cells, null);
+  const deleted: NewChangeEvent = { ...event(base, table, row, 'delete_row', actor, now, cells, null), origin: { creator: row._creator, ctime: row._ctime } };
   return links ? { ...deleted, links } : deleted;
 }
 

@@ -97,6 +97,9 @@ export interface RestoredRow {
   rowId: string;
   data: Record<string, unknown>;
   links?: Record<string, string[]>;
+  /** The row's original creator and creation time (kept by the delete); else the restorer and now. */
+  creator?: string;
+  ctime?: number;
 }
 
 /**
@@ -483,7 +486,7 @@ export class RowsService {
     const keys = new Set(table.columns.map((c) => c.key));
     const stored = rows.map((r): StoredRow => {
       const data = Object.fromEntries(Object.entries(r.data).filter(([key]) => keys.has(key)));
-      return { _id: r.rowId, _ctime: w.now, _mtime: w.now, _creator: w.actor.user, _last_modifier: w.actor.user, data };
+      return { _id: r.rowId, _ctime: r.ctime ?? w.now, _mtime: w.now, _creator: r.creator ?? w.actor.user, _last_modifier: w.actor.user, data };
     });
     await this.insertStored(w, table, stored);
     await restoreLinks(w, this.writer.timeZone, table, rows);

@@ -126,7 +126,8 @@ export async function removeTableIn(w: WriteScope, writer: BaseWriter, table: Ta
 
 async function* rowPages(w: WriteScope, table: TableMeta) {
   for await (const batch of scanTable(w.trx, w.base.id, table._id)) {
-    const links = await linksOfRows(w, table, batch.map((r) => r._id));
+    // The whole table goes: each self-link is kept once, at the row that links.
+    const links = await linksOfRows(w, table, batch.map((r) => r._id), false);
     yield batch.map((row) => ({ row, ...(links.has(row._id) ? { links: links.get(row._id)! } : {}) }));
   }
 }
