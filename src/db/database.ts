@@ -7,7 +7,7 @@ import type {
   ExternalLinksTable,
   WorkspacesTable,
 } from '../modules/workspaces/workspaces.table.js';
-import type { BaseLinksTable, BaseRowsTable, RowIndexesTable } from '../modules/rows/rows.table.js';
+import type { BaseLinksTable, BaseRowsTable, HeldUpdatesTable, RowIndexesTable } from '../modules/rows/rows.table.js';
 import type { EventColumnsTable, EventConsumersTable, EventsTable, StructureEventsTable } from '../modules/events/events.table.js';
 import type { BaseGroupSharesTable, GroupMembersTable, GroupsTable, ViewSharesTable } from '../modules/groups/groups.table.js';
 import type { RealtimePresenceTable } from '../modules/realtime/realtime.table.js';
@@ -46,6 +46,7 @@ export interface Database {
   external_links: ExternalLinksTable;
   base_metadata: BaseMetadataTable;
   base_rows: BaseRowsTable;
+  held_updates: HeldUpdatesTable;
   row_indexes: RowIndexesTable;
   base_links: BaseLinksTable;
   events: EventsTable;

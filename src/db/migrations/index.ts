@@ -31,6 +31,7 @@ import * as m0030 from './0030_history_trash_snapshots.js';
 import * as m0031 from './0031_two_factor_sso.js';
 import * as m0032 from './0032_automation_links.js';
 import * as m0033 from './0033_import_jobs.js';
+import * as m0039 from './0039_import_more.js';
 
 /**
  * Every migration, in order. Listed statically (not read from disk) so the same list works under
@@ -69,4 +70,5 @@ export const migrations: Record<string, Migration> = {
   '0031_two_factor_sso': m0031,
   '0032_automation_links': m0032,
   '0033_import_jobs': m0033,
+  '0039_import_more': m0039,
 };
