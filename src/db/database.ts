@@ -30,7 +30,7 @@ import type {
 import type { RowCommentsTable } from '../modules/comments/comments.table.js';
 import type { AutomationMarksTable, AutomationRulesTable, AutomationRunsTable } from '../modules/automations/automations.table.js';
 import type { BaseSnapshotsTable, OperationLogRowsTable, OperationLogTable, TrashedTableRowsTable, TrashedTablesTable } from '../modules/history/history.table.js';
-import type { HeldEventColumnsTable, HeldEventsTable } from '../modules/events/held-events.table.js';
+import type { HeldEventBatchesTable, HeldEventColumnsTable, HeldEventsTable } from '../modules/events/held-events.table.js';
 import type { AuditHeadTable, AuditLogTable } from '../modules/audit/audit.table.js';
 import type { ImportJobsTable } from '../modules/transfer/import-jobs.table.js';
 import type { AccountDevicesTable, RecoveryCodesTable, UserTwoFactorTable } from '../modules/accounts/two-factor.table.js';
@@ -79,6 +79,7 @@ export interface Database {
   automation_marks: AutomationMarksTable;
   held_events: HeldEventsTable;
   held_event_columns: HeldEventColumnsTable;
+  held_event_batches: HeldEventBatchesTable;
   audit_log: AuditLogTable;
   audit_head: AuditHeadTable;
   groups: GroupsTable;

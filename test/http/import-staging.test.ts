@@ -30,7 +30,13 @@ describe.each(DIALECTS)('import rows invisible until it commits (%s)', (dialect)
   const heldUpdates = async () => Number((await t.container.db.selectFrom('held_updates').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
   const modifyEvents = async (table: string, names: string[]) =>
     t.container.db.selectFrom('events').select(['row_name', 'row_data']).where('base_id', '=', g.base.id).where('table_name', '=', table).where('op_type', '=', 'modify_row').where('row_name', 'in', names).orderBy('id').execute();
-  const held = async () => Number((await t.container.db.selectFrom('held_events').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+  const held = async () => {
+    let n = 0;
+    for (const table of ['held_events', 'held_event_batches', 'held_event_columns', 'held_updates'] as const) {
+      n += Number((await t.container.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+    }
+    return n;
+  };
   const send = (op: string, content: string, fields: Record<string, string>) => {
     const body = multipart([
       ...Object.entries({ dtable_uuid: g.base.uuid, ...fields }).map(([n, value]) => ({ name: n, value })),

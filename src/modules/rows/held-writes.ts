@@ -2,16 +2,18 @@ import { discardHeldEvents, heldInsertedRowIds, heldModifications } from '../eve
 import type { Executor } from '../../db/index.js';
 import type { WriteScope } from './base-writer.js';
 import * as repo from './rows.repository.js';
+import { dropStage } from './staging.js';
 
 const PAGE = 1000;
 
 /**
  * Undoes the row writes made under a hold (BaseWriter `holdEvents`) in the caller's transaction: the
- * held modifications are reverted latest first (each puts back the cells' values before it, so a row
- * changed twice ends as it was before the first), the rows held inserts made are deleted, and the held
- * events are dropped. Nothing is emitted: no consumer saw the writes being undone.
+ * held modifications (holds of an older version) are reverted latest first (each puts back the cells'
+ * values before it, so a row changed twice ends as it was before the first), the rows it staged are
+ * deleted, and the held events and kept cell changes are dropped. Nothing is emitted: no consumer saw the writes being undone.
  */
-export async function undoHeldWrites(w: WriteScope, hold: string): Promise<void> {
+export async function undoHeldWrites(w: WriteScope, staged: { id: string; stage: string }): Promise<void> {
+  const hold = staged.id;
   for (let before = Number.MAX_SAFE_INTEGER; ; ) {
     const page = await heldModifications(w.trx, hold, before, PAGE);
     if (page.length === 0) break;
@@ -47,6 +49,7 @@ export async function undoHeldWrites(w: WriteScope, hold: string): Promise<void>
     }
   }
   await w.trx.deleteFrom('base_rows').where('base_id', '=', w.base.id).where('row_id', 'in', heldInsertedRowIds(w.trx, hold)).execute();
+  await dropStage(w.trx, w.base.id, staged.stage);
   await discardHeldEvents(w.trx, hold);
   await discardHeldUpdates(w.trx, hold);
 }

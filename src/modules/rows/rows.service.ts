@@ -384,7 +384,7 @@ export class RowsService {
    * the cells it updated get their values before it back, its held events are dropped; `alsoIn` runs in
    * the same transaction.
    */
-  undoHold(base: BaseRef, actor: Actor, hold: string, alsoIn?: (trx: Executor) => Promise<void>): Promise<void> {
+  undoHold(base: BaseRef, actor: Actor, hold: StagedHold, alsoIn?: (trx: Executor) => Promise<void>): Promise<void> {
     return this.writer.write(base, actor, async (w) => {
       await undoHeldWrites(w, hold);
       if (alsoIn) await alsoIn(w.trx);
