@@ -222,4 +222,17 @@ describe.each(DIALECTS)('import rows invisible until it commits (%s)', (dialect)
     expect(await held()).toBe(0);
     expect(await jobs()).toBe(0);
   }, 90_000);
+
+  it('a kept cell change a column refuses is a 400 at its batch, and nothing is kept', async () => {
+    const row = (await listRows(g, 'table_name=Keyed&limit=1&convert_keys=true'))[0]!;
+    const write = t.container.baseData.rows.update(
+      { id: g.base.id, uuid: g.base.uuid },
+      { user: 'test@auth.local', app: null },
+      { table_name: 'Keyed', updates: [{ row_id: row._id, row: { Points: { not: 'a number' } } }] },
+      { id: 'a-hold-of-this-test', stage: 'tst' },
+    );
+    await expect(write).rejects.toMatchObject({ statusCode: 400 });
+    expect(await heldUpdates()).toBe(0);
+    expect(await points('Keyed')).toEqual([['first', 10], ['last', 20]]);
+  });
 });
