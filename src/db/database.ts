@@ -7,7 +7,7 @@ import type {
   ExternalLinksTable,
   WorkspacesTable,
 } from '../modules/workspaces/workspaces.table.js';
-import type { BaseLinksTable, BaseRowsTable, RowIndexesTable } from '../modules/rows/rows.table.js';
+import type { BaseLinksTable, BaseRowsTable, HeldUpdatesTable, RowIndexesTable } from '../modules/rows/rows.table.js';
 import type { EventColumnsTable, EventConsumersTable, EventsTable, StructureEventsTable } from '../modules/events/events.table.js';
 import type { BaseGroupSharesTable, GroupMembersTable, GroupsTable, ViewSharesTable } from '../modules/groups/groups.table.js';
 import type { RealtimePresenceTable } from '../modules/realtime/realtime.table.js';
@@ -30,7 +30,7 @@ import type {
 import type { RowCommentsTable } from '../modules/comments/comments.table.js';
 import type { AutomationMarksTable, AutomationRulesTable, AutomationRunsTable } from '../modules/automations/automations.table.js';
 import type { BaseSnapshotsTable, OperationLogRowsTable, OperationLogTable, TrashedTableRowsTable, TrashedTablesTable } from '../modules/history/history.table.js';
-import type { HeldEventColumnsTable, HeldEventsTable } from '../modules/events/held-events.table.js';
+import type { HeldEventBatchesTable, HeldEventColumnsTable, HeldEventsTable } from '../modules/events/held-events.table.js';
 import type { AuditHeadTable, AuditLogTable } from '../modules/audit/audit.table.js';
 import type { ImportJobsTable } from '../modules/transfer/import-jobs.table.js';
 import type { AccountDevicesTable, RecoveryCodesTable, TrustedDevicesTable, UserTwoFactorTable } from '../modules/accounts/two-factor.table.js';
@@ -46,6 +46,7 @@ export interface Database {
   external_links: ExternalLinksTable;
   base_metadata: BaseMetadataTable;
   base_rows: BaseRowsTable;
+  held_updates: HeldUpdatesTable;
   row_indexes: RowIndexesTable;
   base_links: BaseLinksTable;
   events: EventsTable;
@@ -78,6 +79,7 @@ export interface Database {
   automation_marks: AutomationMarksTable;
   held_events: HeldEventsTable;
   held_event_columns: HeldEventColumnsTable;
+  held_event_batches: HeldEventBatchesTable;
   audit_log: AuditLogTable;
   audit_head: AuditHeadTable;
   groups: GroupsTable;

@@ -71,13 +71,13 @@ describe.each(DIALECTS)('an import killed mid-way (%s)', (dialect) => {
 
     void startImport(first, base, 'append-excel-csv-to-table', { table_name: 'Table1' }, 'more.csv', csv('appended'));
     void startImport(first, base, 'import-excel-csv-to-table', {}, 'fresh.csv', csv('fresh'));
-    // Both imports have written batches: two job records, held events of two holds.
-    await waitUntil(async () => (await count('select count(distinct hold_id) as n from held_events')) === 2, 'both imports to have written a batch', 90_000);
+    // Both imports have written batches: two job records, held event batches of two holds.
+    await waitUntil(async () => (await count('select count(distinct hold_id) as n from held_event_batches')) === 2, 'both imports to have written a batch', 90_000);
     await killHard(first);
 
     expect(await count('select count(*) as n from import_jobs')).toBe(2);
     expect(await count("select count(*) as n from base_rows where table_id like '~%'")).toBeGreaterThanOrEqual(2000);
-    expect(await count('select count(*) as n from held_events')).toBeGreaterThanOrEqual(2000);
+    expect(await count('select count(*) as n from held_event_batches')).toBeGreaterThanOrEqual(2);
 
     const second = await startServerProcess(env);
     cleanup.push(() => killHard(second));
@@ -85,6 +85,7 @@ describe.each(DIALECTS)('an import killed mid-way (%s)', (dialect) => {
     expect(await count('select count(*) as n from import_jobs')).toBe(0);
     expect(await count("select count(*) as n from base_rows where table_id like '~%'")).toBe(0);
     expect(await count('select count(*) as n from held_events')).toBe(0);
+    expect(await count('select count(*) as n from held_event_batches')).toBe(0);
     expect(await count('select count(*) as n from held_event_columns')).toBe(0);
     expect(await count("select count(*) as n from events where row_name like 'appended %' or row_name like 'fresh %'")).toBe(0);
     const headers = { authorization: `Token ${base.baseToken}` };

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS, createTestApp, type TestApp } from '../helpers/index.js';
 import { multipart } from '../helpers/asset-fixtures.js';
+import { eventsOfBaseAfter } from '../../src/modules/events/index.js';
 import { addTable, appendRows, eventCount, gateway, listRows, storedRowCount, type Gateway } from './rows.fixtures.js';
 
 const csv = (from: number, count: number) =>
@@ -19,7 +20,13 @@ describe.each(DIALECTS)('import all or nothing (%s)', (dialect) => {
   /** Outbox sizes seen inside the import's batch transactions. */
   let seenDuring: number[] = [];
   const outbox = async () => Number((await t.container.db.selectFrom('events').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
-  const held = async () => Number((await t.container.db.selectFrom('held_events').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+  const held = async () => {
+    let n = 0;
+    for (const table of ['held_events', 'held_event_batches', 'held_event_columns', 'held_updates'] as const) {
+      n += Number((await t.container.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+    }
+    return n;
+  };
   const tables = async () => (await g.call('GET', 'metadata/')).json().metadata.tables.map((x: { name: string }) => x.name) as string[];
   const send = (op: string, name: string, content: string, fields: Record<string, string> = {}) => {
     const body = multipart([
@@ -54,6 +61,19 @@ describe.each(DIALECTS)('import all or nothing (%s)', (dialect) => {
     const names = await t.container.db.selectFrom('events').select('row_name').where('base_id', '=', g.base.id).where('op_type', '=', 'insert_row').orderBy('id').execute();
     expect(names.slice(-2500).map((r) => r.row_name)).toEqual(Array.from({ length: 2500 }, (_, i) => `task ${i}`));
     expect((await listRows(g, 'table_name=first&limit=1&start=2499&convert_keys=true'))[0]).toMatchObject({ Name: 'task 2499', Points: 2499 });
+    // The released events read back as consumers get them: each its row and cells, each batch its own write.
+    const lastId = Number((await t.container.db.selectFrom('events').select((eb) => eb.fn.max('id').as('id')).executeTakeFirstOrThrow()).id);
+    const released = await eventsOfBaseAfter(t.container.db, g.base.id, lastId - 2500, 2500);
+    const rows = await listRows(g, 'table_name=first&limit=1000');
+    expect(released).toHaveLength(2500);
+    expect(new Set(released.map((e) => e.writeId)).size).toBe(3);
+    expect(released[0]).toMatchObject({ opType: 'insert_row', tableName: 'first', rowId: rows[0]!._id, rowName: 'task 0' });
+    expect(released[0]!.row).toMatchObject({ _id: rows[0]!._id, _creator: released[0]!.opUser });
+    expect(released[0]!.rowData.map((c) => [c.column_name, c.value, c.old_value])).toEqual([
+      ['Name', 'task 0', null],
+      ['Points', 0, null],
+    ]);
+    expect(released[2499]!.rowData.map((c) => c.value)).toEqual(['task 2499', 2499]);
   }, 60_000);
 
   it('a new table: a failure in the last batch leaves no table, row or event', async () => {

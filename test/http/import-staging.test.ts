@@ -27,7 +27,16 @@ describe.each(DIALECTS)('import rows invisible until it commits (%s)', (dialect)
   const importEvents = async () =>
     Number((await t.container.db.selectFrom('events').select((eb) => eb.fn.countAll<number>().as('n')).where('base_id', '=', g.base.id).where('row_name', 'like', 'task %').executeTakeFirstOrThrow()).n);
   const jobs = async () => Number((await t.container.db.selectFrom('import_jobs').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
-  const held = async () => Number((await t.container.db.selectFrom('held_events').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+  const heldUpdates = async () => Number((await t.container.db.selectFrom('held_updates').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+  const modifyEvents = async (table: string, names: string[]) =>
+    t.container.db.selectFrom('events').select(['row_name', 'row_data']).where('base_id', '=', g.base.id).where('table_name', '=', table).where('op_type', '=', 'modify_row').where('row_name', 'in', names).orderBy('id').execute();
+  const held = async () => {
+    let n = 0;
+    for (const table of ['held_events', 'held_event_batches', 'held_event_columns', 'held_updates'] as const) {
+      n += Number((await t.container.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+    }
+    return n;
+  };
   const send = (op: string, content: string, fields: Record<string, string>) => {
     const body = multipart([
       ...Object.entries({ dtable_uuid: g.base.uuid, ...fields }).map(([n, value]) => ({ name: n, value })),
@@ -36,12 +45,12 @@ describe.each(DIALECTS)('import rows invisible until it commits (%s)', (dialect)
     return t.request({ method: 'POST', url: `/api/v2.1/workspace/${g.base.workspaceId}/synchronous-import/${op}/`, token: g.owner.token, ...body });
   };
   /** Starts an import and resolves once `after` of its three batches are committed and it waits for `go`. */
-  async function pausedImport(op: string, fields: Record<string, string>, after = 2) {
+  async function pausedImport(op: string, fields: Record<string, string>, after = 2, content = csv(0, 2500)) {
     let reached!: () => void;
     const atGate = new Promise<void>((resolve) => (reached = resolve));
     let go!: () => void;
     gate = { pauseAfter: batches + after, reached, release: new Promise<void>((resolve) => (go = resolve)) };
-    const answer = send(op, csv(0, 2500), fields);
+    const answer = send(op, content, fields);
     await Promise.race([atGate, answer.then((res) => Promise.reject(new Error(`import ended before the pause: ${res.body}`)))]);
     return { answer, go };
   }
@@ -156,4 +165,74 @@ describe.each(DIALECTS)('import rows invisible until it commits (%s)', (dialect)
     expect(await count(created._id)).toBe(2500);
     expect(await count('', 'staged')).toBe(0);
   }, 90_000);
+
+  /** 2,499 file rows (three batches): `first` (in the first batch) and `last` (in the third) update existing rows, the rest append. */
+  const keyedFile = ['Name,Points', 'first,10', ...Array.from({ length: 2497 }, (_, i) => `task ${i},${i}`), 'last,20'].join('\n');
+  const keyedTable = async (name: string) => {
+    await addTable(g, name, [
+      { column_name: 'Name', column_type: 'text' },
+      { column_name: 'Points', column_type: 'number' },
+    ]);
+    await appendRows(g, name, [
+      { Name: 'first', Points: 1 },
+      { Name: 'last', Points: 2 },
+    ]);
+  };
+  const points = async (table: string) => (await listRows(g, `table_name=${table}&limit=2&convert_keys=true`)).map((r) => [r.Name, r.Points]);
+
+  it('update-table-via-excel-csv: the cells it changes in existing rows stay as they were until the import commits, then change with their events', async () => {
+    await keyedTable('Keyed');
+    const { answer, go } = await pausedImport('update-table-via-excel-csv', { table_name: 'Keyed', selected_columns: 'Name' }, 2, keyedFile);
+
+    // Two batches in: `first`'s change is kept aside, not in the table, no modify event anywhere.
+    expect(await points('Keyed')).toEqual([['first', 1], ['last', 2]]);
+    const sql = await g.call('POST', 'sql/', { sql: "SELECT Points FROM Keyed WHERE Name = 'first'", convert_keys: true });
+    expect(sql.json().results.map((r: { Points: number }) => r.Points)).toEqual([1]);
+    expect(await heldUpdates()).toBe(1);
+    expect(await modifyEvents('Keyed', ['first', 'last'])).toEqual([]);
+
+    go();
+    const res = await answer;
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({ success: true });
+    expect(await points('Keyed')).toEqual([['first', 10], ['last', 20]]);
+    expect(await listRows(g, 'table_name=Keyed&limit=1000&start=1000')).toHaveLength(1000);
+    const modified = await modifyEvents('Keyed', ['first', 'last']);
+    expect(modified.map((e) => e.row_name)).toEqual(['first', 'last']);
+    expect(JSON.parse(modified[0]!.row_data)).toEqual([expect.objectContaining({ column_name: 'Points', old_value: 1, value: 10 })]);
+    expect(await heldUpdates()).toBe(0);
+    expect(await held()).toBe(0);
+    expect(await jobs()).toBe(0);
+  }, 90_000);
+
+  it('update-table-via-excel-csv: a row to update deleted before the release fails the import whole (404), nothing changed or left', async () => {
+    await keyedTable('Keyed2');
+    const tableId = (await g.call('GET', 'metadata/')).json().metadata.tables.find((x: { name: string }) => x.name === 'Keyed2')._id as string;
+    const { answer, go } = await pausedImport('update-table-via-excel-csv', { table_name: 'Keyed2', selected_columns: 'Name' }, 3, keyedFile);
+    const last = (await listRows(g, 'table_name=Keyed2&convert_keys=true')).find((r) => r.Name === 'last')!;
+    expect((await g.call('DELETE', 'rows/', { table_name: 'Keyed2', row_ids: [last._id] })).statusCode).toBe(200);
+    go();
+    const res = await answer;
+    expect(res.statusCode, res.body).toBe(404);
+    expect(await points('Keyed2')).toEqual([['first', 1]]);
+    expect(await count(tableId)).toBe(1);
+    expect(await count('', 'staged')).toBe(0);
+    expect(await modifyEvents('Keyed2', ['first'])).toEqual([]);
+    expect(await heldUpdates()).toBe(0);
+    expect(await held()).toBe(0);
+    expect(await jobs()).toBe(0);
+  }, 90_000);
+
+  it('a kept cell change a column refuses is a 400 at its batch, and nothing is kept', async () => {
+    const row = (await listRows(g, 'table_name=Keyed&limit=1&convert_keys=true'))[0]!;
+    const write = t.container.baseData.rows.update(
+      { id: g.base.id, uuid: g.base.uuid },
+      { user: 'test@auth.local', app: null },
+      { table_name: 'Keyed', updates: [{ row_id: row._id, row: { Points: { not: 'a number' } } }] },
+      { id: 'a-hold-of-this-test', stage: 'tst' },
+    );
+    await expect(write).rejects.toMatchObject({ statusCode: 400 });
+    expect(await heldUpdates()).toBe(0);
+    expect(await points('Keyed')).toEqual([['first', 10], ['last', 20]]);
+  });
 });

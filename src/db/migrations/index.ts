@@ -32,6 +32,7 @@ import * as m0031 from './0031_two_factor_sso.js';
 import * as m0032 from './0032_automation_links.js';
 import * as m0033 from './0033_import_jobs.js';
 import * as m0038 from './0038_history_more.js';
+import * as m0039 from './0039_import_more.js';
 import * as m0040 from './0040_security_more.js';
 
 /**
@@ -72,5 +73,6 @@ export const migrations: Record<string, Migration> = {
   '0032_automation_links': m0032,
   '0033_import_jobs': m0033,
   '0038_history_more': m0038,
+  '0039_import_more': m0039,
   '0040_security_more': m0040,
 };

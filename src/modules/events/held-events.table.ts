@@ -10,3 +10,12 @@ export interface HeldEventsTable extends Omit<EventsTable, 'id'> {
 export interface HeldEventColumnsTable extends EventColumnsTable {
   hold_id: string;
 }
+
+/** One batch's held events as a JSON array (migration 0039, held-events.ts). */
+export interface HeldEventBatchesTable {
+  id: Generated<number>;
+  hold_id: string;
+  write_id: string;
+  created_at: number;
+  events: string;
+}

@@ -1,54 +1,55 @@
-import { CompiledQuery, sql } from 'kysely';
+import { sql } from 'kysely';
 import type { DialectName, Executor } from '../../db/index.js';
-import { encodeEvents } from './event-cells.js';
-import { EVENTS_COMMIT_LOCK, sqliteInsertText, storedRow, storedRowData } from './events.repository.js';
+import { DATA_CELLS_VALUE, encodeEvents, Form, ROW_CELLS_VALUE, type EncodedEvents } from './event-cells.js';
+import { EVENTS_COMMIT_LOCK, storedRow, storedRowData } from './events.repository.js';
 import type { NewChangeEvent, RowDataItem } from './events.types.js';
 
 /**
  * Held events: a write made of many transactions (a CSV/XLSX import) stores each batch's change events
- * under a hold id in `held_events` instead of the outbox, so no consumer (webhooks, rules, live
+ * under a hold id in `held_event_batches` (one row per batch) instead of the outbox, so no consumer (webhooks, rules, live
  * clients) sees part of it. `releaseHeldEvents` moves them into `events` in one transaction when the
  * whole write is done; `discardHeldEvents` drops them when it failed (the writer undoes its rows).
  */
 
-/** Rows per INSERT: 15 parameters each stays under SQLite's 32,766 and PostgreSQL's 65,535. */
-const CHUNK = 1000;
-
-/** Stores a write's events under `holdId` (in the write's transaction, as appendEvents would). */
+/**
+ * Stores a write's events under `holdId` (in the write's transaction, as appendEvents would): the whole
+ * batch as ONE row of `held_event_batches` (migration 0039), its events a JSON array in the shape
+ * `releaseHeldEvents` expands in SQL. A batch costs one small insert instead of one indexed row per
+ * event, and the release deletes one row per batch instead of one per event.
+ */
 export async function holdEvents(trx: Executor, dialect: DialectName, events: NewChangeEvent[], now: number, writeId: string, holdId: string): Promise<void> {
   if (events.length === 0) return;
   const encoded = encodeEvents(events);
   for (const c of encoded.columns) {
     await trx.insertInto('held_event_columns').values({ hold_id: holdId, write_id: writeId, table_id: c.tableId, columns: c.columns, created_at: now }).execute();
   }
-  for (let i = 0; i < events.length; i += CHUNK) {
-    const values = events.slice(i, i + CHUNK).map((e, k) => ({
-      hold_id: holdId,
-      base_id: e.baseId,
-      base_uuid: e.baseUuid,
-      table_id: e.tableId,
-      table_name: e.tableName,
-      row_id: e.rowId,
-      row_name: e.rowName,
-      op_type: e.opType,
-      op_user: e.opUser,
-      op_app: e.opApp,
-      op_time: e.opTime,
-      row_data: storedRowData(e, encoded, i + k),
-      row: storedRow(e, encoded, i + k),
-      created_at: now,
-      write_id: writeId,
-    }));
-    if (dialect === 'sqlite') {
-      // SQL text kept per row count (SQLite reuses the prepared statement), as appendEvents does.
-      await trx.executeQuery(CompiledQuery.raw(sqliteInsertText(values.length, 'held_events', HELD_COLUMNS), values.flatMap((v) => HELD_COLUMNS.map((c) => v[c]))));
-    } else {
-      await trx.insertInto('held_events').values(values).execute();
-    }
-  }
+  const records = events.map((e, i) => ({
+    base_id: e.baseId,
+    base_uuid: e.baseUuid,
+    table_id: e.tableId,
+    table_name: e.tableName,
+    row_id: e.rowId,
+    row_name: e.rowName,
+    op_type: e.opType,
+    op_user: e.opUser,
+    op_app: e.opApp,
+    op_time: e.opTime,
+    // PostgreSQL's json keeps a value's text as written (the release casts it to text, as appendEvents
+    // does); SQLite's json_extract re-serializes objects, so there the stored texts go as strings.
+    row_data: dialect === 'postgres' ? postgresRowData(e, encoded, i) : storedRowData(e, encoded, i),
+    row: dialect === 'postgres' ? postgresRow(e, encoded, i) : storedRow(e, encoded, i),
+  }));
+  await trx.insertInto('held_event_batches').values({ hold_id: holdId, write_id: writeId, created_at: now, events: JSON.stringify(records) }).execute();
 }
 
-const HELD_COLUMNS = ['hold_id', 'base_id', 'base_uuid', 'table_id', 'table_name', 'row_id', 'row_name', 'op_type', 'op_user', 'op_app', 'op_time', 'row_data', 'row', 'created_at', 'write_id'] as const;
+function postgresRowData(e: NewChangeEvent, encoded: EncodedEvents, i: number): unknown {
+  return encoded.form[i] === Form.Full ? e.rowData : encoded.form[i] === Form.RowCells ? ROW_CELLS_VALUE : DATA_CELLS_VALUE;
+}
+
+function postgresRow(e: NewChangeEvent, encoded: EncodedEvents, i: number): unknown {
+  return encoded.form[i] === Form.DataCells ? encoded.data[i] : e.row;
+}
+
 const COLUMNS = sql.raw('base_id, base_uuid, table_id, table_name, row_id, row_name, op_type, op_user, op_app, op_time, row_data, row, created_at, write_id');
 
 /**
@@ -60,23 +61,45 @@ export async function releaseHeldEvents(trx: Executor, dialect: DialectName, hol
   if (dialect === 'postgres') await sql`select pg_advisory_xact_lock(${EVENTS_COMMIT_LOCK})`.execute(trx);
   await sql`insert into event_columns (write_id, table_id, columns, created_at)
             select write_id, table_id, columns, created_at from held_event_columns where hold_id = ${holdId}`.execute(trx);
-  const moved = await sql`insert into events (${COLUMNS}) select ${COLUMNS} from held_events where hold_id = ${holdId} order by id`.execute(trx);
+  // The batches, expanded in SQL in batch and event order (ids are drawn in that order). Holds in
+  // `held_events` (one row per event, before migration 0039) are never released: only the process that
+  // made a hold releases it, and a process of an older version that died is undone at start-up.
+  const moved =
+    dialect === 'postgres'
+      ? await sql`insert into events (${COLUMNS})
+          select e.base_id, e.base_uuid, e.table_id, e.table_name, e.row_id, e.row_name, e.op_type, e.op_user, e.op_app, e.op_time,
+                 CAST(e.row_data AS text), CAST(e.row AS text), b.created_at, b.write_id
+            from held_event_batches b
+           cross join lateral ROWS FROM (json_to_recordset(CAST(b.events AS json)) AS (base_id bigint, base_uuid text, table_id text,
+                 table_name text, row_id text, row_name text, op_type text, op_user text, op_app text, op_time bigint, row_data json, row json))
+                 WITH ORDINALITY AS e(base_id, base_uuid, table_id, table_name, row_id, row_name, op_type, op_user, op_app, op_time, row_data, row, n)
+           where b.hold_id = ${holdId}
+           order by b.id, e.n`.execute(trx)
+      : await sql`insert into events (${COLUMNS})
+          select json_extract(e.value, '$.base_id'), json_extract(e.value, '$.base_uuid'), json_extract(e.value, '$.table_id'),
+                 json_extract(e.value, '$.table_name'), json_extract(e.value, '$.row_id'), json_extract(e.value, '$.row_name'),
+                 json_extract(e.value, '$.op_type'), json_extract(e.value, '$.op_user'), json_extract(e.value, '$.op_app'),
+                 json_extract(e.value, '$.op_time'), json_extract(e.value, '$.row_data'), json_extract(e.value, '$.row'), b.created_at, b.write_id
+            from held_event_batches b, json_each(b.events) e
+           where b.hold_id = ${holdId}
+           order by b.id, e.key`.execute(trx);
   await discardHeldEvents(trx, holdId);
   return Number(moved.numAffectedRows ?? 0);
 }
 
 /** Drops a hold's events (the write they describe was undone). */
 export async function discardHeldEvents(trx: Executor, holdId: string): Promise<void> {
+  await trx.deleteFrom('held_event_batches').where('hold_id', '=', holdId).execute();
   await trx.deleteFrom('held_events').where('hold_id', '=', holdId).execute();
   await trx.deleteFrom('held_event_columns').where('hold_id', '=', holdId).execute();
 }
 
-/** The ids of the rows a hold inserted, as a subquery (to delete them when the write is undone). */
+/** The ids of the rows a hold inserted, as a subquery (to delete them when the write is undone): holds of the format before 0039 only. */
 export function heldInsertedRowIds(db: Executor, holdId: string) {
   return db.selectFrom('held_events').select('row_id').where('hold_id', '=', holdId).where('op_type', '=', 'insert_row');
 }
 
-/** A hold's row modifications, latest first, `limit` before the held event `before`: the cells' values before each. */
+/** A hold's row modifications (held before migration 0039; later ones are kept as held_updates and never applied before the release), latest first, `limit` before the held event `before`: the cells' values before each. */
 export async function heldModifications(db: Executor, holdId: string, before: number, limit: number): Promise<Array<{ id: number; tableId: string; rowId: string; before: Array<Pick<RowDataItem, 'column_key' | 'old_value'>> }>> {
   const rows = await db
     .selectFrom('held_events')

@@ -175,25 +175,72 @@ export class BaseWriter {
   /**
    * Moves the events held under `holdId` (writes made with `holdEvents`) into the outbox in one
    * transaction, so consumers see the whole multi-batch write at once; `publish` runs first in that
-   * transaction with the base's metadata locked (the staged rows are moved into their tables there), and
-   * the base's revision goes up, so cached reads see the rows and the events together. Returns how many events.
+   * transaction with the base's metadata locked (the staged rows are moved into their tables there),
+   * then `apply` (row writes kept for the end, such as an import's cell changes to existing rows: it
+   * emits their events through the scope and calls `flush` after each page, which runs the write hooks
+   * and holds the page's events, so memory stays one page), and the base's revision goes up, so cached
+   * reads see the rows and the events together. Returns how many events entered the outbox.
    */
-  async releaseHold(base: BaseRef, holdId: string, publish?: (trx: Transaction<Database>, meta: BaseMetadata) => Promise<void>): Promise<number> {
+  async releaseHold(
+    base: BaseRef,
+    actor: Actor,
+    holdId: string,
+    publish?: (trx: Transaction<Database>, meta: BaseMetadata) => Promise<void>,
+    apply?: (scope: WriteScope, flush: () => Promise<void>) => Promise<void>,
+  ): Promise<number> {
     const release = await this.slots.acquire();
-    let moved: number;
+    let outcome: { moved: number; structural: boolean };
     try {
-      moved = await this.db.transaction().execute(async (trx) => {
+      outcome = await this.db.transaction().execute(async (trx) => {
+        const now = this.clock.now();
         const meta = await lockMetadata(trx, this.dialect, base.id);
         if (publish) await publish(trx, meta);
-        await saveRevision(trx, base.id, null);
-        return releaseHeldEvents(trx, this.dialect, holdId);
+        let changed = false;
+        let structural = false;
+        if (apply) {
+          const events: NewChangeEvent[] = [];
+          const scope: WriteScope = {
+            trx,
+            dialect: this.dialect,
+            base,
+            actor,
+            now,
+            meta,
+            metadataChanged: (kind = 'structure') => {
+              changed = true;
+              if (kind === 'structure') structural = true;
+            },
+            emit: (more) => {
+              for (const e of more) events.push(e);
+            },
+            formulas: this.formulas,
+            stage: undefined,
+          };
+          await apply(scope, async () => {
+            const page = events.splice(0);
+            if (page.length === 0) return;
+            for (const hook of this.eventsHooks) await hook(trx, page, now);
+            const writeId = randomUUID();
+            for (const hook of this.logHooks) await hook(trx, { base, actor, writeId, now, events: page, structure: [] });
+            await holdEvents(trx, this.dialect, page, now, writeId, holdId);
+          });
+          if (events.length > 0) throw new Error('releaseHold: apply emitted events it did not flush');
+        }
+        await saveRevision(trx, base.id, changed ? meta : null);
+        const structure = changed ? structureOps(metadataAsRead(meta), meta) : [];
+        if (structure.length > 0) {
+          const ops = structure.map((op) => ({ baseId: base.id, baseUuid: base.uuid, op, opUser: actor.user, opApp: actor.app, opTime: now }));
+          await appendStructureEvents(trx, this.dialect, ops, now);
+        }
+        return { moved: await releaseHeldEvents(trx, this.dialect, holdId), structural };
       });
     } finally {
       release();
     }
     for (const listener of this.commitListeners) listener(base);
-    if (moved > 0) this.onEvents();
-    return moved;
+    if (outcome.moved > 0) this.onEvents();
+    if (outcome.structural) for (const listener of this.structureListeners) await listener(base).catch(() => undefined);
+    return outcome.moved;
   }
 
   /**

@@ -27,7 +27,7 @@ import { indexUses, type RowIndexes } from './row-indexes.js';
 import { ListingPositions } from './listing-positions.js';
 import { presentSettings } from './structure.present.js';
 import { wallClockAt } from '../../shared/dates/index.js';
-import { undoHeldWrites } from './held-writes.js';
+import { discardHeldUpdates, heldUpdatePages, holdUpdates, undoHeldWrites } from './held-writes.js';
 import { publishStaged, stagingTableId } from './staging.js';
 import { limitedView, refuseHiddenColumns, refuseRowsOutsideView, type ViewLimit } from './view-limit.js';
 
@@ -360,17 +360,39 @@ export class RowsService {
 
   /**
    * Publishes a staged multi-batch write in one transaction: its staged rows of `tableIds` move into
-   * their tables, `alsoIn` runs (e.g. the caller's job record is closed), and its held events enter
-   * the outbox. A table deleted meanwhile is a 400 and publishes nothing (undo the hold then).
+   * their tables, its kept cell changes to existing rows are applied (a page at a time, with their modify
+   * events; a row deleted or locked meanwhile fails the whole publish), `alsoIn` runs (e.g. the caller's
+   * job record is closed), and its held events enter the outbox. A table deleted meanwhile is a 400 and
+   * publishes nothing (undo the hold then).
    */
-  publishHold(base: BaseRef, hold: StagedHold, tableIds: readonly string[], alsoIn?: (trx: Executor) => Promise<void>): Promise<number> {
-    return this.writer.releaseHold(base, hold.id, async (trx, meta) => {
-      for (const tableId of tableIds) {
-        if (!meta.tables.some((t) => t._id === tableId)) throw badRequest(`Table ${tableId} was deleted during the import.`);
-      }
-      await publishStaged(trx, base.id, hold.stage, tableIds);
-      if (alsoIn) await alsoIn(trx);
-    });
+  publishHold(base: BaseRef, actor: Actor, hold: StagedHold, tableIds: readonly string[], alsoIn?: (trx: Executor) => Promise<void>): Promise<number> {
+    return this.writer.releaseHold(
+      base,
+      actor,
+      hold.id,
+      async (trx, meta) => {
+        for (const tableId of tableIds) {
+          if (!meta.tables.some((t) => t._id === tableId)) throw badRequest(`Table ${tableId} was deleted during the import.`);
+        }
+        await publishStaged(trx, base.id, hold.stage, tableIds);
+      },
+      async (w, flush) => {
+        for await (const page of heldUpdatePages(w.trx, hold.id)) {
+          // Consecutive changes of one table are one update (a row named twice is changed in order).
+          for (let i = 0; i < page.length; ) {
+            const tableId = page[i]!.tableId;
+            let j = i;
+            while (j < page.length && page[j]!.tableId === tableId) j++;
+            const items = page.slice(i, j).map((u) => ({ row_id: u.rowId, row: u.cells }));
+            await this.updateIn(w, { table_id: tableId }, items);
+            i = j;
+          }
+          await flush();
+        }
+        await discardHeldUpdates(w.trx, hold.id);
+        if (alsoIn) await alsoIn(w.trx);
+      },
+    );
   }
 
   /**
@@ -378,7 +400,7 @@ export class RowsService {
    * the cells it updated get their values before it back, its held events are dropped; `alsoIn` runs in
    * the same transaction.
    */
-  undoHold(base: BaseRef, actor: Actor, hold: string, alsoIn?: (trx: Executor) => Promise<void>): Promise<void> {
+  undoHold(base: BaseRef, actor: Actor, hold: StagedHold, alsoIn?: (trx: Executor) => Promise<void>): Promise<void> {
     return this.writer.write(base, actor, async (w) => {
       await undoHeldWrites(w, hold);
       if (alsoIn) await alsoIn(w.trx);
@@ -400,25 +422,29 @@ export class RowsService {
   }
 
   /**
-   * `hold`: one batch of a multi-batch write, its events kept aside (the updated rows are visible at once).
+   * `hold`: one batch of a multi-batch write: its cell changes are checked and kept aside (held-writes.ts),
+   * the rows do not change until `publishHold` applies them with the rest of the write.
    * `limit`: a view-limited token's write — the view's visible columns of the rows it shows only (view-limit.ts).
    */
   async update(base: BaseRef, actor: Actor, body: Body, hold?: StagedHold, limit?: ViewLimit) {
     const items = updateInput(body);
     if (items.length > ROW_LIMITS.update) throw badRequest(`Number of rows to update exceeds ${ROW_LIMITS.update}.`);
-    await this.writer.write(
-      base,
-      actor,
-      async (w) => {
-        if (limit) {
-          const { table, view } = limitedView(w.meta, body, limit);
-          refuseHiddenColumns(table, view, items.map((i) => i.row));
-          await refuseRowsOutsideView(w.trx, w.dialect, base.id, table, view, this.filterContext(limit.viewer), items.map((i) => i.row_id));
-        }
-        return this.updateIn(w, body, items);
-      },
-      hold ? { holdEvents: hold.id } : {},
-    );
+    if (hold) {
+      const table = findTable(await this.writer.read(base), body);
+      // Values a column refuses are refused now, as the write would refuse them (the check's new options are dropped).
+      const input = new RowInput(structuredClone(table));
+      for (const { row_id, row } of items) input.apply({}, row, `Row ${row_id}`);
+      await holdUpdates(this.db, hold.id, table._id, items.map((u) => ({ rowId: u.row_id, cells: u.row })), this.writer.now());
+      return { success: true as const };
+    }
+    await this.writer.write(base, actor, async (w) => {
+      if (limit) {
+        const { table, view } = limitedView(w.meta, body, limit);
+        refuseHiddenColumns(table, view, items.map((i) => i.row));
+        await refuseRowsOutsideView(w.trx, w.dialect, base.id, table, view, this.filterContext(limit.viewer), items.map((i) => i.row_id));
+      }
+      return this.updateIn(w, body, items);
+    });
     return { success: true as const };
   }
 

@@ -38,3 +38,14 @@ export interface RowIndexesTable {
   value_type: string;
   created_at: number;
 }
+
+/** A cell change of a multi-batch write kept until the write is published (migration 0039, held-writes.ts). */
+export interface HeldUpdatesTable {
+  id: Generated<number>;
+  hold_id: string;
+  table_id: string;
+  row_id: string;
+  /** The new cells by column name, as the rows API's update takes them (JSON). */
+  cells: string;
+  created_at: number;
+}

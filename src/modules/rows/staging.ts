@@ -41,5 +41,10 @@ export async function dropStaged(trx: Executor, baseId: number, stage: string, t
   }
 }
 
+/** Deletes every staged row of a stage in the base, whatever its table (undoing the staged write). */
+export async function dropStage(trx: Executor, baseId: number, stage: string): Promise<void> {
+  await trx.deleteFrom('base_rows').where('base_id', '=', baseId).where('table_id', 'like', `${STAGING_PREFIX}${stage}%`).execute();
+}
+
 /** WHERE term for reads of a whole base's rows (copies, archives): no staged row. */
 export const notStaged = sql<SqlBool>`base_rows.table_id not like ${STAGING_PREFIX + '%'}`;

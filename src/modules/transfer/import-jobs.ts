@@ -103,11 +103,11 @@ export class ImportJobs {
   }
 
   /** Undoes an import (its rows, the tables and base it created) and deletes its record, in that order. */
-  async undo(job: { id: number; hold_id: string; base_id: number; actor: string; created_tables: string; created_base: number }): Promise<void> {
+  async undo(job: { id: number; hold_id: string; stage: string; base_id: number; actor: string; created_tables: string; created_base: number }): Promise<void> {
     const base = await this.access.findById(job.base_id);
     const actor = JSON.parse(job.actor) as Actor;
     if (base) {
-      await this.baseData.rows.undoHold(base, actor, job.hold_id);
+      await this.baseData.rows.undoHold(base, actor, { id: job.hold_id, stage: job.stage });
       const created = JSON.parse(job.created_tables) as string[];
       const meta = await this.baseData.writer.read(base);
       for (const tableId of created) {
@@ -154,7 +154,7 @@ export class ImportJobs {
         await trx.deleteFrom('import_jobs').where('id', '=', record.id).execute();
       },
       undo: () =>
-        this.undo({ id: record.id, hold_id: record.hold_id, base_id: baseId, actor: actorJson(actor), created_tables: JSON.stringify(created), created_base: createdBase ? 1 : 0 }),
+        this.undo({ id: record.id, hold_id: record.hold_id, stage: record.stage, base_id: baseId, actor: actorJson(actor), created_tables: JSON.stringify(created), created_base: createdBase ? 1 : 0 }),
     };
   }
 }

@@ -77,7 +77,7 @@ export class ImportService {
     let recorded = false;
     await this.jobs.run(base.id, 'new-base', actor, true, (job) => {
       recorded = true;
-      return this.staged(base, job, async () => {
+      return this.staged(base, actor, job, async () => {
         // The blank base's tables make way for the file's (renamed first: a sheet may share a name).
         const blank = (await this.baseData.writer.read(base)).tables.map((t, i) => ({ name: t.name, parked: `basegate-import-blank-${i}` }));
         for (const b of blank) await this.baseData.tables.rename(base, actor, { table_name: b.name, new_table_name: b.parked });
@@ -101,7 +101,7 @@ export class ImportService {
     for (const plan of plans) if (meta.tables.some((t) => t.name === plan.name)) throw badRequest(`Table ${plan.name} exists.`);
     const actor = actorOf(user);
     await this.jobs.run(base.id, 'new-tables', actor, false, (job) =>
-      this.staged(base, job, async () => {
+      this.staged(base, actor, job, async () => {
         const tableIds: string[] = [];
         for (const plan of plans) tableIds.push(await this.createTable(base, actor, plan, job));
         return { tableIds, write: (hold) => this.fill(file, plans, base, actor, (plan) => plan.name, hold) };
@@ -117,7 +117,7 @@ export class ImportService {
     const target = matchColumns(table, plans[0]!);
     const actor = actorOf(user);
     return this.jobs.run(base.id, 'append', actor, false, (job) =>
-      this.staged(base, job, async () => ({ tableIds: [table._id], write: (hold) => this.fill(file, [target], base, actor, () => table.name, hold) })),
+      this.staged(base, actor, job, async () => ({ tableIds: [table._id], write: (hold) => this.fill(file, [target], base, actor, () => table.name, hold) })),
     );
   }
 
@@ -138,7 +138,7 @@ export class ImportService {
     let updated = 0;
     let appended = 0;
     await this.jobs.run(base.id, 'update', actor, false, (job) =>
-      this.staged(base, job, async () => ({
+      this.staged(base, actor, job, async () => ({
         tableIds: [table._id],
         write: (hold) =>
           this.batches(file, [plan], async (_plan, rows) => {
@@ -168,12 +168,12 @@ export class ImportService {
    * error, disk full, a limit, a table deleted meanwhile) undoes it; a crash leaves the job record, and
    * the next start-up undoes it (ImportJobs.recover).
    */
-  private async staged<T>(base: BaseListing, job: ImportJob, prepare: () => Promise<{ tableIds: string[]; write: (hold: StagedHold) => Promise<T> }>): Promise<T> {
+  private async staged<T>(base: BaseListing, actor: ReturnType<typeof actorOf>, job: ImportJob, prepare: () => Promise<{ tableIds: string[]; write: (hold: StagedHold) => Promise<T> }>): Promise<T> {
     let result: T;
     try {
       const { tableIds, write } = await prepare();
       result = await write(job.hold);
-      await this.baseData.rows.publishHold(base, job.hold, tableIds, (trx) => job.close(trx));
+      await this.baseData.rows.publishHold(base, actor, job.hold, tableIds, (trx) => job.close(trx));
     } catch (error) {
       // The caller gets the failure's own answer; an undo that fails too is finished at the next start-up.
       await job.undo().catch(() => undefined);
