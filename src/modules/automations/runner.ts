@@ -62,6 +62,8 @@ export class AutomationRunner {
   private stopped = false;
   /** Script CPU time used per base in the current minute (AUTOMATION_SCRIPT_MS_PER_MINUTE). */
   private readonly scriptBudget = new Map<number, { minute: number; used: number }>();
+  /** false: every run reads its rule and base context afresh (the behaviour before the batch cache; the bench's baseline). */
+  shareBatch = true;
 
   constructor(private readonly deps: RunnerDeps) {}
 
@@ -89,13 +91,13 @@ export class AutomationRunner {
         for (;;) {
           const ids = await dueRunIds(this.deps.db, this.deps.clock.now(), BATCH);
           // Runs of one batch share rule reads, base contexts and rule checks.
-          const cache = new RunBatchCache(this.deps.db);
+          const shared = new RunBatchCache(this.deps.db);
           let ran = 0;
           for (const id of ids) {
             if (this.stopped) break;
             const run = await claimRun(this.deps.db, id, this.deps.clock.now(), LEASE_MS);
             if (!run) continue;
-            await this.execute(run, cache);
+            await this.execute(run, this.shareBatch ? shared : new RunBatchCache(this.deps.db));
             ran++;
           }
           total += ran;
