@@ -18,6 +18,10 @@ describe('console: automations (headless Chromium)', () => {
   let adminToken: string;
   let workspaceId: number;
   let baseUuid: string;
+  let linkId: string;
+  let clientIds: string[] = [];
+  /** Column keys by "Table.Column". */
+  const keys: Record<string, string> = {};
 
   const call = apiCaller(() => url, () => adminToken);
   const rulesPath = () => `/api/v2.1/workspace/${workspaceId}/dtable/${encodeURIComponent(BASE)}/automation-rules/`;
@@ -36,9 +40,21 @@ describe('console: automations (headless Chromium)', () => {
     const base = list.data.workspace_list.flatMap((w) => w.table_list ?? []).find((b) => b.name === BASE)!;
     workspaceId = base.workspace_id;
     baseUuid = base.uuid;
-    for (const [name, type] of [['Status', 'text'], ['Notes', 'text']]) {
+    for (const [name, type] of [['Status', 'text'], ['Notes', 'text'], ['Code', 'text']]) {
       expect((await gw('columns/', { method: 'POST', body: { table_name: 'Table1', column_name: name, column_type: type } })).status).toBe(200);
     }
+    // A linked table for the link_records action: rows are linked when Code = Name and Status = Region, among Tier "gold".
+    const clients = { table_name: 'Clients', columns: [{ column_name: 'Name', column_type: 'text' }, { column_name: 'Region', column_type: 'text' }, { column_name: 'Tier', column_type: 'text' }] };
+    expect((await gw('tables/', { method: 'POST', body: clients })).status).toBe(200);
+    const link = await gw<{ data: { link_id: string } }>('columns/', { method: 'POST', body: { table_name: 'Table1', column_name: 'Clients', column_type: 'link', column_data: { table: 'Table1', other_table: 'Clients' } } });
+    expect(link.status).toBe(200);
+    linkId = link.data.data.link_id;
+    const rows = [{ Name: 'acme', Region: 'north', Tier: 'gold' }, { Name: 'acme', Region: 'south', Tier: 'gold' }, { Name: 'acme', Region: 'north', Tier: 'tin' }, { Name: 'zeta', Region: 'north', Tier: 'gold' }];
+    const added = await gw<{ row_ids: Array<{ _id: string }> }>('rows/', { method: 'POST', body: { table_name: 'Clients', rows } });
+    expect(added.status).toBe(200);
+    clientIds = added.data.row_ids.map((r) => r._id);
+    const meta = await gw<{ metadata: { tables: Array<{ name: string; columns: Array<{ name: string; key: string }> }> } }>('metadata/');
+    for (const table of meta.data.metadata.tables) for (const column of table.columns) keys[`${table.name}.${column.name}`] = column.key;
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     page.setDefaultTimeout(10_000);
     page.on('dialog', (d) => void d.accept());
@@ -117,5 +133,71 @@ describe('console: automations (headless Chromium)', () => {
       await form.getByText(/actions\.0\.url invalid/).waitFor();
     });
     expect((await call<{ dtable_automation_rule_list: unknown[] }>(rulesPath())).data.dtable_automation_rule_list).toHaveLength(1);
+  }, 90_000);
+
+  it('link_records in the editor: several match conditions and filters on the linked table; the run links only the rows passing all of them; the rule loads back into the editor', async () => {
+    await step(page, 'automation-link-records', async () => {
+      await page.goto(`${url}/#/base/${workspaceId}/${encodeURIComponent(BASE)}/integrations`);
+      const form = page.getByRole('form', { name: 'New automation' });
+      await form.getByLabel('Automation name').fill('Link clients');
+      await form.getByLabel('Trigger', { exact: true }).selectOption('rows_added');
+      await form.getByLabel('Action to add').selectOption('link_records');
+      await form.getByRole('button', { name: 'Add action' }).click();
+      await form.getByRole('button', { name: 'Remove action 1' }).click();
+      await form.getByLabel('Action 1 link column').selectOption({ label: 'Clients' });
+      await form.getByLabel('Action 1 match 1 column', { exact: true }).selectOption({ label: 'Code' });
+      await form.getByLabel('Action 1 match 1 other column').selectOption({ label: 'Name' });
+      await form.getByRole('button', { name: 'Add match condition to action 1' }).click();
+      await form.getByLabel('Action 1 match 2 column', { exact: true }).selectOption({ label: 'Status' });
+      await form.getByLabel('Action 1 match 2 other column').selectOption({ label: 'Region' });
+      await form.getByRole('button', { name: 'Action 1 linked + Filter', exact: true }).click();
+      await form.getByLabel('Action 1 linked Filter 1 column').selectOption({ label: 'Tier' });
+      await form.getByLabel('Action 1 linked Filter 1 predicate').selectOption('is');
+      await form.getByLabel('Action 1 linked Filter 1 value').fill('gold');
+      await form.getByRole('button', { name: 'Create automation' }).click();
+      await page.getByRole('list', { name: 'Automations' }).getByText('Link clients', { exact: true }).waitFor();
+    });
+    const listed = await call<{ dtable_automation_rule_list: Array<{ id: number; trigger: { rule_name: string }; actions: Array<Record<string, unknown>> }> }>(rulesPath());
+    const rule = listed.data.dtable_automation_rule_list.find((r) => r.trigger.rule_name === 'Link clients')!;
+    expect(rule.actions).toEqual([
+      expect.objectContaining({
+        type: 'link_records',
+        link_id: linkId,
+        match_conditions: [
+          { column_key: keys['Table1.Code'], other_column_key: keys['Clients.Name'] },
+          { column_key: keys['Table1.Status'], other_column_key: keys['Clients.Region'] },
+        ],
+        filters: [{ column_key: keys['Clients.Tier'], filter_predicate: 'is', filter_term: 'gold' }],
+        filter_conjunction: 'And',
+      }),
+    ]);
+
+    const added = await gw<{ row_ids: Array<{ _id: string }> }>('rows/', { method: 'POST', body: { table_name: 'Table1', rows: [{ Name: 'Order', Code: 'acme', Status: 'north' }] } });
+    expect(added.status).toBe(200);
+    const orderId = added.data.row_ids[0]!._id;
+    await step(page, 'automation-link-records-run', async () => {
+      const item = page.getByRole('list', { name: 'Automations' }).getByRole('listitem').filter({ hasText: 'Link clients' });
+      await item.getByRole('button', { name: 'Run log' }).click();
+      await page.getByRole('table', { name: 'Runs of Link clients' }).getByText(/\b1 rows? linked/).waitFor({ timeout: 20_000 });
+    });
+    // Only the client matching both conditions and the filter: not the other region, the other tier or the other name.
+    const order = await gw<Record<string, unknown>>(`rows/${orderId}/?table_name=Table1`);
+    const linked = JSON.stringify(order.data[keys['Table1.Clients']!] ?? null);
+    expect(linked).toContain(clientIds[0]);
+    for (const other of clientIds.slice(1)) expect(linked).not.toContain(other);
+
+    await step(page, 'automation-link-records-edit', async () => {
+      const item = page.getByRole('list', { name: 'Automations' }).getByRole('listitem').filter({ hasText: 'Link clients' });
+      await item.getByRole('button', { name: 'Edit' }).click();
+      const form = page.getByRole('form', { name: 'Edit automation' });
+      expect(await form.getByLabel('Action 1 match 2 other column').inputValue()).toBe(keys['Clients.Region']);
+      expect(await form.getByLabel('Action 1 linked Filter 1 value').inputValue()).toBe('gold');
+      await form.getByRole('button', { name: 'Remove match 2 of action 1' }).click();
+      await form.getByLabel('Action 1 linked Filter conjunction').selectOption('Or');
+      await form.getByRole('button', { name: 'Save automation' }).click();
+      await form.waitFor({ state: 'detached' });
+    });
+    const saved = (await call<{ dtable_automation_rule_list: Array<{ id: number; actions: Array<Record<string, unknown>> }> }>(rulesPath())).data.dtable_automation_rule_list.find((r) => r.id === rule.id)!;
+    expect(saved.actions[0]).toMatchObject({ match_conditions: [{ column_key: keys['Table1.Code'], other_column_key: keys['Clients.Name'] }], filter_conjunction: 'Or', filters: [{ filter_term: 'gold' }] });
   }, 90_000);
 });

@@ -5,6 +5,7 @@ import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DIALECTS, SharedDatabase, baseToken, createTestApp, createUser, type TestApp, type TestUser } from '../helpers/index.js';
 import { addRows, gateway, inbox, ruleBase, share, updateRow, type RuleBase } from './notification-fixtures.js';
+import { RunBatchCache } from '../../src/modules/automations/index.js';
 import { automationsPath, createAutomation, listAutomations, runsOf, settle, WATCH_ALL_TRIGGER } from './automation-fixtures.js';
 
 interface Hook {
@@ -271,5 +272,29 @@ describe.each(DIALECTS)('automation rules: triggers, actions, loops and the run 
     const invalid = await t.request({ method: 'GET', url: '/api/v2.1/admin/invalid-automation-rules/', token: admin.token });
     expect(invalid.json<{ invalid_automation_rule_list: Array<{ id: number }> }>().invalid_automation_rule_list.map((r) => r.id)).toContain(rule.id);
     expect((await t.request({ method: 'GET', url: automationsPath(base, rule.id, 'runs/'), token: alice.token })).statusCode).toBe(200);
+  });
+
+  it('runs of one batch share the rule and the base context: row writes keep them, a structure change is seen at the next run', async () => {
+    const col = await t.request({ method: 'POST', url: gateway(base, 'columns/'), token: base.token, payload: { table_name: 'Table1', column_name: 'Cached', column_type: 'text' } });
+    expect(col.statusCode, col.body).toBe(200);
+    const rule = await createAutomation(t, alice, base, { run_condition: 'per_update', trigger: WATCH_ALL_TRIGGER, actions: [{ type: 'update_record', updates: { Cached: 'x' }, _id: 'u' }] });
+    const cache = new RunBatchCache(t.container.db);
+    const first = await cache.rule(rule.id);
+    expect(first?.check.ok).toBe(true);
+    // A row write bumps the base's revision, not its structure version: the same context and check are reused.
+    const [rowId] = await addRows(t, base, [{ Name: 'cached' }]);
+    await updateRow(t, base, rowId!, { Name: 'cached again' });
+    const second = await cache.rule(rule.id);
+    expect(second?.context).toBe(first?.context);
+    expect(second?.check).toBe(first?.check);
+    // The column the action writes is deleted: the next run of the same batch sees the new structure.
+    const del = await t.request({ method: 'DELETE', url: gateway(base, 'columns/'), token: base.token, payload: { table_name: 'Table1', column: 'Cached' } });
+    expect(del.statusCode, del.body).toBe(200);
+    const third = await cache.rule(rule.id);
+    expect(third?.context).not.toBe(first?.context);
+    expect(third?.check).toMatchObject({ ok: false, reason: expect.stringContaining('Cached') });
+    cache.forget(rule.id);
+    expect(await cache.rule(rule.id)).toBeNull();
+    await settle(t);
   });
 });

@@ -17,6 +17,7 @@ import { ScriptThreads } from './script-threads.js';
 
 export type { AutomationRulesService } from './rules.service.js';
 export type { AutomationRunner } from './runner.js';
+export { RunBatchCache } from './run-batch-cache.js';
 export type { ScriptThreads } from './script-threads.js';
 export { automationSource, automationApp } from './model.js';
 

@@ -1,4 +1,4 @@
-import { getQuickJS, type QuickJSContext, type QuickJSHandle } from 'quickjs-emscripten';
+import { getQuickJS, type QuickJSContext, type QuickJSHandle, type QuickJSRuntime, type QuickJSWASMModule } from 'quickjs-emscripten';
 
 /**
  * The `run_script` sandbox: QuickJS compiled to WebAssembly (quickjs-emscripten). The script sees
@@ -39,11 +39,56 @@ const PRELUDE = `(function (host) {
 
 const STACK_BYTES = 512 * 1024;
 
+/** What the console and the host function of a prepared VM write to: the job running in it. */
+interface Slot {
+  write(line: string): void;
+  host: HostCall;
+  pending: Set<Promise<void>>;
+  drain(): void;
+  ended(): void;
+}
+
+/** A fresh runtime + context with console, host function and the prelude installed, not yet used by a script. */
+interface Sandbox {
+  runtime: QuickJSRuntime;
+  vm: QuickJSContext;
+  slot: Slot;
+}
+
+function prepare(QuickJS: QuickJSWASMModule): Sandbox {
+  const runtime = QuickJS.newRuntime();
+  runtime.setMaxStackSize(STACK_BYTES);
+  const vm = runtime.newContext();
+  const slot: Slot = { write: () => {}, host: () => Promise.reject(new Error('no script is running')), pending: new Set(), drain: () => {}, ended: () => {} };
+  installConsole(vm, (line) => slot.write(line));
+  installHost(vm, slot);
+  vm.unwrapResult(vm.evalCode(PRELUDE)).dispose();
+  return { runtime, vm, slot };
+}
+
+/**
+ * One prepared sandbox kept ready per thread: it is made while the thread is idle after a script, so
+ * the next script starts without building a runtime, a context and the prelude. Each script still gets
+ * its own runtime and context, used once and freed (nothing of one script is seen by the next).
+ */
+let spare: Sandbox | null = null;
+
+function takeSandbox(QuickJS: QuickJSWASMModule): Sandbox {
+  const ready = spare;
+  spare = null;
+  return ready ?? prepare(QuickJS);
+}
+
+function prepareSpareWhenIdle(QuickJS: QuickJSWASMModule): void {
+  setImmediate(() => {
+    if (spare === null) spare = prepare(QuickJS);
+  });
+}
+
 export async function runSandboxed(job: ScriptJob, host: HostCall): Promise<ScriptResult> {
   const QuickJS = await getQuickJS();
-  const runtime = QuickJS.newRuntime();
+  const { runtime, vm, slot } = takeSandbox(QuickJS);
   runtime.setMemoryLimit(job.memoryBytes);
-  runtime.setMaxStackSize(STACK_BYTES);
   let cpu = 0;
   let sliceStart: number | null = null;
   let stopped: string | undefined;
@@ -61,27 +106,27 @@ export async function runSandboxed(job: ScriptJob, host: HostCall): Promise<Scri
       sliceStart = null;
     }
   };
-  const vm = runtime.newContext();
   let output = '';
   let truncated = false;
-  const pending = new Set<Promise<void>>();
+  const pending = slot.pending;
   let isSettled = false;
   let idleCheck = () => {};
   // Nothing left to run and no host call in flight, yet not finished: an await that never settles.
   const idle = new Promise<null>((resolve) => {
     idleCheck = () => setImmediate(() => !isSettled && pending.size === 0 && resolve(null));
   });
+  slot.write = (line) => {
+    if (truncated) return;
+    if (output.length + line.length + 1 > job.outputBytes) {
+      output += `${line}\n`.slice(0, Math.max(0, job.outputBytes - output.length));
+      output += '\n[output truncated]';
+      truncated = true;
+    } else output += `${line}\n`;
+  };
+  slot.host = host;
+  slot.drain = () => slice(() => runtime.executePendingJobs());
+  slot.ended = () => idleCheck();
   try {
-    installConsole(vm, (line) => {
-      if (truncated) return;
-      if (output.length + line.length + 1 > job.outputBytes) {
-        output += `${line}\n`.slice(0, Math.max(0, job.outputBytes - output.length));
-        output += '\n[output truncated]';
-        truncated = true;
-      } else output += `${line}\n`;
-    });
-    installHost(vm, host, pending, () => slice(() => runtime.executePendingJobs()), () => idleCheck());
-    vm.unwrapResult(vm.evalCode(PRELUDE)).dispose();
     vm.unwrapResult(vm.evalCode(`globalThis.row = ${JSON.stringify(job.row ?? null)};`)).dispose();
 
     const evaluated = slice(() => vm.evalCode(`(async () => {\n${job.code}\n})()`, 'script.js'));
@@ -105,6 +150,7 @@ export async function runSandboxed(job: ScriptJob, host: HostCall): Promise<Scri
     await Promise.allSettled(pending);
     vm.dispose();
     runtime.dispose();
+    prepareSpareWhenIdle(QuickJS);
   }
 
   function finish(dumped: unknown, handle: QuickJSHandle): ScriptResult {
@@ -147,13 +193,13 @@ function safeJson(value: unknown): string {
   }
 }
 
-/** `__host(method, argsJson)` → a promise of the answer as JSON text, settled when the host call ends. */
-function installHost(vm: QuickJSContext, host: HostCall, pending: Set<Promise<void>>, drain: () => void, ended: () => void): void {
+/** `__host(method, argsJson)` → a promise of the answer as JSON text, settled when the host call (`slot.host`) ends. */
+function installHost(vm: QuickJSContext, slot: Slot): void {
   const fn = vm.newFunction('__host', (methodHandle, argsHandle) => {
     const method = vm.getString(methodHandle);
     const args = JSON.parse(vm.getString(argsHandle)) as unknown[];
     const deferred = vm.newPromise();
-    const work = host(method, args).then(
+    const work = slot.host(method, args).then(
       (value) => {
         if (!vm.alive) return;
         const text = value === undefined ? vm.undefined : vm.newString(JSON.stringify(value));
@@ -168,12 +214,12 @@ function installHost(vm: QuickJSContext, host: HostCall, pending: Set<Promise<vo
       },
     );
     const tracked = work.then(() => {
-      if (vm.alive) drain();
+      if (vm.alive) slot.drain();
     }).finally(() => {
-      pending.delete(tracked);
-      ended();
+      slot.pending.delete(tracked);
+      slot.ended();
     });
-    pending.add(tracked);
+    slot.pending.add(tracked);
     return deferred.handle;
   });
   vm.setProp(vm.global, '__host', fn);

@@ -9,6 +9,12 @@ export async function metadataTexts(db: Executor, baseIds: number[]): Promise<Ma
   return new Map(rows.map((r) => [Number(r.base_id), { data: r.data, version: Number(r.version) }]));
 }
 
+/** The version of a base's metadata document (bumped only when the structure changes); undefined when the base is gone. */
+export async function metadataVersion(db: Executor, baseId: number): Promise<number | undefined> {
+  const row = await db.selectFrom('base_metadata').select('version').where('base_id', '=', baseId).executeTakeFirst();
+  return row === undefined ? undefined : Number(row.version);
+}
+
 export interface MemberRow {
   base_id: number;
   user_id: number;

@@ -34,6 +34,7 @@ export type { RuleInvalidation } from './invalidation.js';
 export { triggerMatch, storedRowOf, recipientsFor } from './engine.js';
 export { prepareRule, type PreparedRule } from './rule-check.js';
 export { loadBaseContext, loadBaseContexts, nameLookup, type BaseContext } from './base-context.js';
+export { metadataVersion } from './base-context.repository.js';
 export { renderMessage, type TemplateContext } from './templating.js';
 export { writeNotices, type Notice } from './notify.js';
 export { matchingRowsPage } from './deadline.repository.js';

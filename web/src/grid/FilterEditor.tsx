@@ -46,14 +46,17 @@ export function FilterEditor(props: {
   onChange: (f: DraftFilter[]) => void;
   conjunction: 'And' | 'Or';
   onConjunction: (c: 'And' | 'Or') => void;
+  /** Put before every label, for a second filter editor in the same form (e.g. "Action 2 linked "). */
+  labelPrefix?: string;
 }) {
   const { table, filters, onChange } = props;
+  const pre = props.labelPrefix ?? '';
   const set = (i: number, patch: Partial<DraftFilter>) => onChange(filters.map((f, j) => (j === i ? { ...f, ...patch } : f)));
   return (
     <div>
       <h3>
         Filters{' '}
-        <select aria-label="Filter conjunction" value={props.conjunction} onChange={(e) => props.onConjunction(e.target.value as 'And' | 'Or')}>
+        <select aria-label={`${pre}Filter conjunction`} value={props.conjunction} onChange={(e) => props.onConjunction(e.target.value as 'And' | 'Or')}>
           <option value="And">all must match (And)</option>
           <option value="Or">any may match (Or)</option>
         </select>
@@ -65,7 +68,7 @@ export function FilterEditor(props: {
         return (
           <div key={i} className="inline">
             <select
-              aria-label={`Filter ${i + 1} column`}
+              aria-label={`${pre}Filter ${i + 1} column`}
               value={f.column_key}
               onChange={(e) => {
                 const t = table.columns.find((c) => c.key === e.target.value)?.type ?? 'text';
@@ -78,7 +81,7 @@ export function FilterEditor(props: {
                 </option>
               ))}
             </select>
-            <select aria-label={`Filter ${i + 1} predicate`} value={f.filter_predicate} onChange={(e) => set(i, { filter_predicate: e.target.value })}>
+            <select aria-label={`${pre}Filter ${i + 1} predicate`} value={f.filter_predicate} onChange={(e) => set(i, { filter_predicate: e.target.value })}>
               {predicates.map((p) => (
                 <option key={p} value={p}>
                   {p.replace(/_/g, ' ')}
@@ -86,7 +89,7 @@ export function FilterEditor(props: {
               ))}
             </select>
             {['date', 'ctime', 'mtime'].includes(type) && !NO_TERM.has(f.filter_predicate) && (
-              <select aria-label={`Filter ${i + 1} date`} value={f.modifier || 'exact_date'} onChange={(e) => set(i, { modifier: e.target.value })}>
+              <select aria-label={`${pre}Filter ${i + 1} date`} value={f.modifier || 'exact_date'} onChange={(e) => set(i, { modifier: e.target.value })}>
                 {DATE_MODIFIERS.map((m) => (
                   <option key={m} value={m}>
                     {m.replace(/_/g, ' ')}
@@ -96,14 +99,14 @@ export function FilterEditor(props: {
             )}
             {!NO_TERM.has(f.filter_predicate) &&
               (type === 'checkbox' ? (
-                <select aria-label={`Filter ${i + 1} value`} value={f.term || 'true'} onChange={(e) => set(i, { term: e.target.value })}>
+                <select aria-label={`${pre}Filter ${i + 1} value`} value={f.term || 'true'} onChange={(e) => set(i, { term: e.target.value })}>
                   <option value="true">checked</option>
                   <option value="false">not checked</option>
                 </select>
               ) : (
-                <input aria-label={`Filter ${i + 1} value`} value={f.term} onChange={(e) => set(i, { term: e.target.value })} placeholder={LIST.has(f.filter_predicate) ? 'a, b, c' : 'value'} />
+                <input aria-label={`${pre}Filter ${i + 1} value`} value={f.term} onChange={(e) => set(i, { term: e.target.value })} placeholder={LIST.has(f.filter_predicate) ? 'a, b, c' : 'value'} />
               ))}
-            <button type="button" aria-label={`Remove filter ${i + 1}`} onClick={() => onChange(filters.filter((_, j) => j !== i))}>
+            <button type="button" aria-label={`${pre}Remove filter ${i + 1}`} onClick={() => onChange(filters.filter((_, j) => j !== i))}>
               ✕
             </button>
           </div>
@@ -111,6 +114,7 @@ export function FilterEditor(props: {
       })}
       <button
         type="button"
+        aria-label={pre ? `${pre}+ Filter` : undefined}
         onClick={() => {
           const first = table.columns[0]!;
           onChange([...filters, { column_key: first.key, filter_predicate: predicatesFor(first.type)[0]!, term: '', modifier: '' }]);

@@ -3,6 +3,7 @@ import { api, basePath } from '../api';
 import { ErrorText, useAction } from '../ui';
 import { FilterEditor, fromApiFilters, toApiFilters, type DraftFilter } from '../grid/FilterEditor';
 import type { Table } from '../types';
+import { LinkRecordsFields } from './LinkRecordsFields';
 
 export interface Automation {
   id: number;
@@ -278,43 +279,9 @@ function ActionFields({ n, action, table, tables, me, onChange }: { n: number; a
       );
       break;
     }
-    case 'link_records': {
-      const links = table.columns.filter((c) => c.type === 'link');
-      const link = links.find((c) => c.data?.link_id === action.link_id);
-      const otherId = link ? (link.data?.table_id === table._id ? link.data?.other_table_id : link.data?.table_id) : undefined;
-      const other = tables.find((x) => x._id === otherId);
-      const match = ((action.match_conditions as Array<{ column_key: string; other_column_key: string }> | undefined) ?? [])[0] ?? { column_key: '', other_column_key: '' };
-      const setMatch = (patch: Partial<typeof match>) => onChange({ ...action, match_conditions: [{ ...match, ...patch }] });
-      fields = (
-        <>
-          <select aria-label={`Action ${n} link column`} value={String(action.link_id ?? '')} onChange={(e) => onChange({ ...action, link_id: e.target.value, match_conditions: [{ column_key: match.column_key, other_column_key: '' }] })}>
-            <option value="">link column…</option>
-            {links.map((c) => (
-              <option key={c.key} value={String(c.data?.link_id ?? '')}>
-                {c.name}
-              </option>
-            ))}
-          </select>
-          <select aria-label={`Action ${n} match column`} value={match.column_key} onChange={(e) => setMatch({ column_key: e.target.value })}>
-            {table.columns.map((c) => (
-              <option key={c.key} value={c.key}>
-                {c.name}
-              </option>
-            ))}
-          </select>
-          <span>equals</span>
-          <select aria-label={`Action ${n} other column`} value={match.other_column_key} onChange={(e) => setMatch({ other_column_key: e.target.value })}>
-            <option value="">column of the linked table…</option>
-            {(other?.columns ?? []).map((c) => (
-              <option key={c.key} value={c.key}>
-                {c.name}
-              </option>
-            ))}
-          </select>
-        </>
-      );
+    case 'link_records':
+      fields = <LinkRecordsFields n={n} action={action} table={table} tables={tables} onChange={onChange} />;
       break;
-    }
     case 'call_webhook':
       fields = (
         <>
