@@ -31,9 +31,9 @@ import * as m0030 from './0030_history_trash_snapshots.js';
 import * as m0031 from './0031_two_factor_sso.js';
 import * as m0032 from './0032_automation_links.js';
 import * as m0033 from './0033_import_jobs.js';
-import * as m0038 from './0038_history_more.js';
-import * as m0039 from './0039_import_more.js';
-import * as m0040 from './0040_security_more.js';
+import * as m0034 from './0034_history_more.js';
+import * as m0035 from './0035_import_more.js';
+import * as m0036 from './0036_security_more.js';
 
 /**
  * Every migration, in order. Listed statically (not read from disk) so the same list works under
@@ -72,7 +72,7 @@ export const migrations: Record<string, Migration> = {
   '0031_two_factor_sso': m0031,
   '0032_automation_links': m0032,
   '0033_import_jobs': m0033,
-  '0038_history_more': m0038,
-  '0039_import_more': m0039,
-  '0040_security_more': m0040,
+  '0034_history_more': m0034,
+  '0035_import_more': m0035,
+  '0036_security_more': m0036,
 };

@@ -11,7 +11,7 @@ export interface HeldEventColumnsTable extends EventColumnsTable {
   hold_id: string;
 }
 
-/** One batch's held events as a JSON array (migration 0039, held-events.ts). */
+/** One batch's held events as a JSON array (migration 0035, held-events.ts). */
 export interface HeldEventBatchesTable {
   id: Generated<number>;
   hold_id: string;

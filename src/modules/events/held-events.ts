@@ -13,7 +13,7 @@ import type { NewChangeEvent, RowDataItem } from './events.types.js';
 
 /**
  * Stores a write's events under `holdId` (in the write's transaction, as appendEvents would): the whole
- * batch as ONE row of `held_event_batches` (migration 0039), its events a JSON array in the shape
+ * batch as ONE row of `held_event_batches` (migration 0035), its events a JSON array in the shape
  * `releaseHeldEvents` expands in SQL. A batch costs one small insert instead of one indexed row per
  * event, and the release deletes one row per batch instead of one per event.
  */
@@ -62,7 +62,7 @@ export async function releaseHeldEvents(trx: Executor, dialect: DialectName, hol
   await sql`insert into event_columns (write_id, table_id, columns, created_at)
             select write_id, table_id, columns, created_at from held_event_columns where hold_id = ${holdId}`.execute(trx);
   // The batches, expanded in SQL in batch and event order (ids are drawn in that order). Holds in
-  // `held_events` (one row per event, before migration 0039) are never released: only the process that
+  // `held_events` (one row per event, before migration 0035) are never released: only the process that
   // made a hold releases it, and a process of an older version that died is undone at start-up.
   const moved =
     dialect === 'postgres'
@@ -94,12 +94,12 @@ export async function discardHeldEvents(trx: Executor, holdId: string): Promise<
   await trx.deleteFrom('held_event_columns').where('hold_id', '=', holdId).execute();
 }
 
-/** The ids of the rows a hold inserted, as a subquery (to delete them when the write is undone): holds of the format before 0039 only. */
+/** The ids of the rows a hold inserted, as a subquery (to delete them when the write is undone): holds of the format before 0035 only. */
 export function heldInsertedRowIds(db: Executor, holdId: string) {
   return db.selectFrom('held_events').select('row_id').where('hold_id', '=', holdId).where('op_type', '=', 'insert_row');
 }
 
-/** A hold's row modifications (held before migration 0039; later ones are kept as held_updates and never applied before the release), latest first, `limit` before the held event `before`: the cells' values before each. */
+/** A hold's row modifications (held before migration 0035; later ones are kept as held_updates and never applied before the release), latest first, `limit` before the held event `before`: the cells' values before each. */
 export async function heldModifications(db: Executor, holdId: string, before: number, limit: number): Promise<Array<{ id: number; tableId: string; rowId: string; before: Array<Pick<RowDataItem, 'column_key' | 'old_value'>> }>> {
   const rows = await db
     .selectFrom('held_events')

@@ -57,7 +57,7 @@ export async function undoHeldWrites(w: WriteScope, staged: { id: string; stage:
 /** Rows per INSERT of held updates: 5 parameters each, under both engines' limits. */
 const UPDATE_CHUNK = 1000;
 
-/** One row's cell changes kept for the end of a multi-batch write (`held_updates`, migration 0039). */
+/** One row's cell changes kept for the end of a multi-batch write (`held_updates`, migration 0035). */
 export interface HeldUpdate {
   rowId: string;
   /** The new cells by column name (or key), as the rows API's update takes them. */

@@ -39,7 +39,7 @@ export interface RowIndexesTable {
   created_at: number;
 }
 
-/** A cell change of a multi-batch write kept until the write is published (migration 0039, held-writes.ts). */
+/** A cell change of a multi-batch write kept until the write is published (migration 0035, held-writes.ts). */
 export interface HeldUpdatesTable {
   id: Generated<number>;
   hold_id: string;
