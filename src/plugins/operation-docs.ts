@@ -247,6 +247,8 @@ export const OPERATION_DOCS: Record<string, Doc> = {
   'POST /api/v2.1/groups/{group_id}/members/bulk/': ['Add members', 'Adds several users at once; answers who was added and who failed, and why.'],
   'PUT /api/v2.1/groups/{group_id}/members/{email}/': ['Change a member\'s role', 'Makes a member an admin or an admin a member (owner).'],
   'DELETE /api/v2.1/groups/{group_id}/members/{email}/': ['Remove a member', 'Removes a member (or leaves the group); their Base-Tokens on the group\'s bases are revoked at once.'],
+  'GET /api/v2.1/groups/{group_id}/trash-dtables/': ['Deleted bases of a group', 'The group\'s deleted bases, restorable until the trash retention ends. Group owner and admins.'],
+  'PUT /api/v2.1/groups/{group_id}/trash-dtables/{base_uuid}/': ['Restore a group\'s deleted base', 'Brings a base back from the trash into the group\'s workspace. Group owner and admins.'],
   'GET /api/v2.1/groups/{group_id}/search-member/': ['Search members', 'Members of the group whose name or e-mail contains the query.'],
   'GET /api/v2.1/admin/groups/': ['List groups (admin)', 'Every group with owner and size; paged. System admins only.'],
   'POST /api/v2.1/admin/groups/': ['Create a group (admin)', 'A new group owned by the named user. System admins only.'],
