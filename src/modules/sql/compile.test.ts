@@ -56,26 +56,22 @@ function compile(text: string, dialect: DialectName = 'sqlite', parameters: unkn
 }
 
 describe.each(['sqlite', 'postgres'] as const)('compiled SQL (%s)', (dialect) => {
-  it('binds every value, column key and JSON path; user text never reaches the SQL text', () => {
+  it('binds every value; user text never reaches the SQL text (column keys and ids only as checked literals)', () => {
     const hostile = "x' OR 1=1; DROP TABLE base_rows; --";
     const { compiled } = compile(
       `SELECT Name, \`Robert'); DROP TABLE base_rows;--\` FROM \`Main Table\` WHERE Name = '${hostile.replace(/'/g, "''")}' AND Age IN (1, 2) AND Status = ? ORDER BY Age DESC LIMIT 5, 10`,
       dialect,
       ['open'],
     );
-    expect(compiled!.sql).not.toMatch(/DROP|OR 1=1|Robert|open|Main Table|0000|aaaa/);
-    expect(compiled!.parameters).toEqual(expect.arrayContaining([7, 't001', hostile, 1, 2, 'open', 10, 5]));
+    expect(compiled!.sql).not.toMatch(/DROP|OR 1=1|Robert|open|Main Table/);
+    expect(compiled!.parameters).toEqual(expect.arrayContaining([hostile, 1, 2, 'open', 10, 5]));
     expect(compiled!.sql).toMatch(/desc nulls last, id asc limit (\?|\$\d+) offset (\?|\$\d+)$/);
   });
 
-  it('scopes every query to the base and table by bound ids', () => {
+  it('scopes every query to the base and table (ids of the checked shape as literals: row indexes match them)', () => {
     for (const text of ['SELECT * FROM `Main Table`', 'SELECT COUNT(*) FROM t001', 'SELECT DISTINCT Status FROM `Main Table`']) {
       const { compiled } = compile(text, dialect);
-      const match = /base_id = (?:\?|\$(\d+)) and table_id = (?:\?|\$\d+)/.exec(compiled!.sql);
-      expect(match).not.toBeNull();
-      // The ids are bound: on PostgreSQL `$n` names the parameter; on SQLite count the `?` before it.
-      const index = match![1] ? Number(match![1]) - 1 : (compiled!.sql.slice(0, match!.index).match(/\?/g) ?? []).length;
-      expect(compiled!.parameters.slice(index, index + 2)).toEqual([7, 't001']);
+      expect(compiled!.sql).toMatch(/base_rows\.base_id = 7 and base_rows\.table_id = 't001'/);
     }
   });
 
