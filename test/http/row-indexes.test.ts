@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
 import { DIALECTS, createTestApp, type TestApp } from '../helpers/index.js';
+import { executeIndexed, ORDERED_SCAN } from '../../src/modules/rows/index.js';
 import { addTable, appendRows, gateway, type Gateway } from './rows.fixtures.js';
 
 /**
@@ -121,6 +123,14 @@ describe.each(DIALECTS)('row indexes (%s)', (dialect) => {
         // Sorts disabled for this query: an index in id order is read up to the page, nothing sorted.
         expect(many).not.toMatch(/Sort/);
         expect(many).toMatch(/Index Scan/);
+        // Inside a caller's transaction (the deadline scan's) the setting is restored afterwards.
+        const db = t.container.db;
+        const setting = await db.transaction().execute(async (trx) => {
+          const compiled = sql<{ n: number }>`select count(*)::int as n from base_rows where base_id = ${g.base.id} and table_id = ${tableId}`.compile(trx);
+          expect((await executeIndexed(trx, compiled, ORDERED_SCAN))[0]!.n).toBe(rows.length);
+          return (await sql<{ s: string }>`select current_setting('enable_sort') as s`.execute(trx)).rows[0]!.s;
+        });
+        expect(setting).toBe('on');
       } else {
         // The narrow range is read through its index (INDEXED BY after the probe).
         expect(few).toMatch(prefix);
