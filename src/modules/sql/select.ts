@@ -7,7 +7,7 @@
  *   match between SELECT and GROUP BY (PostgreSQL cannot prove two parameters equal).
  * Every ORDER BY ends with a deterministic tiebreak, so both engines return rows in the same order.
  */
-import { sql } from 'kysely';
+import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { DialectName } from '../../db/index.js';
 import { C, fieldSql, optionRank, type FieldSql, type Fragment } from './field-sql.js';
 import { aggregateOf, labelOf, type Aggregate, type InnerColumns } from './aggregates.js';
@@ -50,7 +50,7 @@ export const FORMULA_SCAN_LIMIT = 50_000;
 /** A top-level WHERE term a row index of the column `key` can answer (its whole compiled condition). */
 export interface IndexTerm {
   key: string;
-  where: Fragment;
+  where: RawBuilder<SqlBool>;
 }
 
 export interface RowsPlan {
@@ -110,7 +110,7 @@ export function planSelect(ast: Node, ctx: SelectContext): SelectPlan {
   const where = conditions.length > 0 ? sql.join(conditions, sql` and `) : sql`(1 = 1)`;
   const indexTerms = pushed.flatMap((node, i): IndexTerm[] => {
     const key = indexedComparison(node, scope, ctx.dialect);
-    return key === undefined ? [] : [{ key, where: conditions[i]! }];
+    return key === undefined ? [] : [{ key, where: conditions[i]! as RawBuilder<SqlBool> }];
   });
   const items = selectItems(ast.columns, scope, ctx.text);
   const groupNodes = groupByNodes(ast.groupby);
