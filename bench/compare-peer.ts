@@ -177,9 +177,9 @@ async function basegate(): Promise<System> {
     pid: child.pid ?? null,
     read: { url: `${rows}?table_name=Table1&limit=${READ_ROWS}`, headers: { authorization: headers.authorization } },
     rowsOf: (answer) => (answer as { rows?: unknown[] }).rows,
-    page: (start) => ({ url: `${rows}?table_name=Big&start=${start}&limit=${READ_ROWS}`, headers: { authorization: headers.authorization } }),
+    page: (start) => ({ url: `${rows}?table_name=Big&convert_keys=true&start=${start}&limit=${READ_ROWS}`, headers: { authorization: headers.authorization } }),
     filtered: (from, to) => ({
-      url: `${gatewayUrl}/filtered-rows/?table_name=Big&limit=${READ_ROWS}`,
+      url: `${gatewayUrl}/filtered-rows/?table_name=Big&convert_keys=true&limit=${READ_ROWS}`,
       headers,
       method: 'POST',
       body: JSON.stringify({
