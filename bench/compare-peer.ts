@@ -5,6 +5,10 @@
  *   - bulk insert: 1,000 rows (median of BENCH_BULK_ITERATIONS), in one call where the system takes it
  *   - webhook latency: BENCH_HOOK_INSERTS single-row inserts at 10 concurrency, one webhook to a local
  *     receiver (a child process answering at once): p50/p99 from the insert's response to receipt
+ *   - uncached reads (what a user meets, not the page cache): on a table of BENCH_TABLE_ROWS rows
+ *     (20,000) of its own, every request another 100-row page (`start`/`offset`) or another threshold of
+ *     a filter matching 1% of the rows, BENCH_CONNECTIONS concurrent clients for BENCH_SECONDS s
+ * The inserts go to a table of their own ("Inserts"), so the tables the reads read do not grow.
  * For the load cases it also prints each server's CPU time per request (from /proc, the server process
  * alone: steadier than req/s on a shared machine), and each server's resident memory at the end.
  *
@@ -39,6 +43,8 @@ const HOOK_CONCURRENCY = 10;
 /** Inserts per second of the webhook case for both systems (0: as fast as each answers). */
 const HOOK_RATE = Number(process.env.BENCH_HOOK_RATE ?? 0);
 const READ_ROWS = 100;
+/** Rows of the table the uncached reads read. */
+const TABLE_ROWS = Number(process.env.BENCH_TABLE_ROWS ?? 20_000);
 const PEER_URL = process.env.PEER_URL?.replace(/\/+$/, '');
 const PEER_TOKEN = process.env.PEER_TOKEN;
 
@@ -52,9 +58,13 @@ interface System {
   read: { url: string; headers: Record<string, string> };
   /** The rows in an answer to `read`. */
   rowsOf(answer: unknown): unknown[] | undefined;
-  /** POST of one row (`marker` goes into its text cell). */
+  /** GET of the 100 rows from `start` of the big table (uncached: each request another start). */
+  page(start: number): { url: string; headers: Record<string, string> };
+  /** 100 rows of the big table with `from <= N < to` (a filter; each request other thresholds). */
+  filtered(from: number, to: number): { url: string; headers: Record<string, string>; body?: string; method?: string };
+  /** POST of one row to the insert table (`marker` goes into its text cell). */
   insertOne(marker: string): { url: string; headers: Record<string, string>; body: string };
-  /** POST of these rows (text cells). */
+  /** POST of these rows to the insert table (text cells). */
   insertMany(texts: string[]): { url: string; headers: Record<string, string>; body: string };
   /** Point one webhook at `url` for inserts. */
   addWebhook(url: string): Promise<void>;
@@ -150,14 +160,38 @@ async function basegate(): Promise<System> {
   const headers = { authorization: `Token ${baseToken}`, ...json };
   const seedRows = Array.from({ length: READ_ROWS }, (_, i) => ({ Name: `seed ${i}` }));
   await call(rows, { what: 'seed rows', method: 'POST', headers, body: JSON.stringify({ table_name: 'Table1', rows: seedRows }) });
+  const gatewayUrl = `${origin}/api-gateway/api/v2/dtables/${base.uuid}`;
+  for (const [table, columns] of [
+    ['Big', [{ column_name: 'Name', column_type: 'text' }, { column_name: 'N', column_type: 'number' }]],
+    ['Inserts', [{ column_name: 'Name', column_type: 'text' }]],
+  ] as const) {
+    await call(`${gatewayUrl}/tables/`, { what: `create table ${table}`, method: 'POST', headers, body: JSON.stringify({ table_name: table, columns }) });
+  }
+  for (let i = 0; i < TABLE_ROWS; i += 1000) {
+    const part = bigRows(i, Math.min(1000, TABLE_ROWS - i)).map(({ title, n }) => ({ Name: title, N: n }));
+    await call(rows, { what: 'seed big table', method: 'POST', headers, body: JSON.stringify({ table_name: 'Big', rows: part }) });
+  }
   return {
     name: 'basegate',
     version: `${(JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version} (compiled, Node ${process.version})`,
     pid: child.pid ?? null,
     read: { url: `${rows}?table_name=Table1&limit=${READ_ROWS}`, headers: { authorization: headers.authorization } },
     rowsOf: (answer) => (answer as { rows?: unknown[] }).rows,
-    insertOne: (marker) => ({ url: rows, headers, body: JSON.stringify({ table_name: 'Table1', rows: [{ Name: marker }] }) }),
-    insertMany: (texts) => ({ url: rows, headers, body: JSON.stringify({ table_name: 'Table1', rows: texts.map((Name) => ({ Name })) }) }),
+    page: (start) => ({ url: `${rows}?table_name=Big&convert_keys=true&start=${start}&limit=${READ_ROWS}`, headers: { authorization: headers.authorization } }),
+    filtered: (from, to) => ({
+      url: `${gatewayUrl}/filtered-rows/?table_name=Big&convert_keys=true&limit=${READ_ROWS}`,
+      headers,
+      method: 'POST',
+      body: JSON.stringify({
+        filters: [
+          { column_name: 'N', filter_predicate: 'greater_or_equal', filter_term: from },
+          { column_name: 'N', filter_predicate: 'less', filter_term: to },
+        ],
+        filter_conjunction: 'And',
+      }),
+    }),
+    insertOne: (marker) => ({ url: rows, headers, body: JSON.stringify({ table_name: 'Inserts', rows: [{ Name: marker }] }) }),
+    insertMany: (texts) => ({ url: rows, headers, body: JSON.stringify({ table_name: 'Inserts', rows: texts.map((Name) => ({ Name })) }) }),
     addWebhook: async (url) => {
       await call(`${baseUrl}/webhooks/`, { what: 'basegate webhook', method: 'POST', headers: account, body: JSON.stringify({ url }) });
     },
@@ -180,6 +214,20 @@ async function nocodb(origin: string, token: string): Promise<System> {
   })) as { id: string };
   const records = `${origin}/api/v2/tables/${table.id}/records`;
   await call(records, { what: 'seed peer rows', method: 'POST', headers, body: JSON.stringify(Array.from({ length: READ_ROWS }, (_, i) => ({ Title: `seed ${i}` }))) });
+  const newTable = async (name: string, columns: object[]) =>
+    (await call(`${origin}/api/v2/meta/bases/${created.id}/tables`, { what: `peer table ${name}`, method: 'POST', headers, body: JSON.stringify({ table_name: name, title: name, columns }) })) as { id: string };
+  const big = await newTable('big', [
+    { column_name: 'title', title: 'Title', uidt: 'SingleLineText' },
+    { column_name: 'n', title: 'N', uidt: 'Number' },
+  ]);
+  const inserts = await newTable('inserts', [{ column_name: 'title', title: 'Title', uidt: 'SingleLineText' }]);
+  const bigRecords = `${origin}/api/v2/tables/${big.id}/records`;
+  const insertRecords = `${origin}/api/v2/tables/${inserts.id}/records`;
+  // NocoDB takes at most 100 rows per call with an API token (NC_DATA_PAYLOAD_LIMIT).
+  for (let i = 0; i < TABLE_ROWS; i += 100) {
+    const part = bigRows(i, Math.min(100, TABLE_ROWS - i)).map(({ title, n }) => ({ Title: title, N: n }));
+    await call(bigRecords, { what: 'seed peer big table', method: 'POST', headers, body: JSON.stringify(part) });
+  }
   const { currentVersion } = ((await call(`${origin}/api/v1/version`, { what: 'peer version', headers }).catch(() => ({}))) ?? {}) as { currentVersion?: string };
   return {
     name: 'peer',
@@ -187,10 +235,12 @@ async function nocodb(origin: string, token: string): Promise<System> {
     pid: process.env.PEER_PID ? Number(process.env.PEER_PID) : pidOnPort(Number(new URL(origin).port || 80)),
     read: { url: `${records}?limit=${READ_ROWS}`, headers: { 'xc-token': token } },
     rowsOf: (answer) => (answer as { list?: unknown[] }).list,
-    insertOne: (marker) => ({ url: records, headers, body: JSON.stringify({ Title: marker }) }),
-    insertMany: (texts) => ({ url: records, headers, body: JSON.stringify(texts.map((Title) => ({ Title }))) }),
+    page: (start) => ({ url: `${bigRecords}?offset=${start}&limit=${READ_ROWS}`, headers: { 'xc-token': token } }),
+    filtered: (from, to) => ({ url: `${bigRecords}?limit=${READ_ROWS}&where=${encodeURIComponent(`(N,gte,${from})~and(N,lt,${to})`)}`, headers: { 'xc-token': token } }),
+    insertOne: (marker) => ({ url: insertRecords, headers, body: JSON.stringify({ Title: marker }) }),
+    insertMany: (texts) => ({ url: insertRecords, headers, body: JSON.stringify(texts.map((Title) => ({ Title }))) }),
     addWebhook: async (url) => {
-      await call(`${origin}/api/v2/meta/tables/${table.id}/hooks`, {
+      await call(`${origin}/api/v2/meta/tables/${inserts.id}/hooks`, {
         what: 'peer webhook',
         method: 'POST',
         headers,
@@ -236,6 +286,44 @@ async function load(request: { url: string; headers: Record<string, string>; bod
   const out = JSON.parse(stdout) as { requests: { average: number; total: number }; latency: { p50: number; p99: number }; non2xx: number; errors: number };
   return { rps: out.requests.average, p50: out.latency.p50, p99: out.latency.p99, failed: out.non2xx + out.errors, cpuPerRequest: (cpu * 1000) / Math.max(1, out.requests.total) };
 }
+
+/**
+ * Uncached load: BENCH_CONNECTIONS clients in this process, each request built anew by `make(i)` (another
+ * page, other thresholds — a URL no cache has answered), for `seconds` s. autocannon repeats one request.
+ */
+async function variedLoad(make: (i: number) => { url: string; headers: Record<string, string>; body?: string; method?: string }, pid: number | null, seconds = SECONDS): Promise<LoadResult> {
+  const latencies: number[] = [];
+  let failed = 0;
+  let next = 0;
+  const cpuBefore = cpuMs(pid);
+  const started = performance.now();
+  const end = started + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: CONNECTIONS }, async () => {
+      while (performance.now() < end) {
+        const request = make(next++);
+        const t0 = performance.now();
+        const res = await fetch(request.url, { method: request.method ?? 'GET', headers: request.headers, ...(request.body !== undefined ? { body: request.body } : {}) }).catch(() => null);
+        const text = res ? await res.text() : '';
+        if (!res?.ok || (!text.includes('Title') && !text.includes('Name'))) failed++;
+        latencies.push(performance.now() - t0);
+      }
+    }),
+  );
+  const elapsed = (performance.now() - started) / 1000;
+  const cpu = cpuMs(pid) - cpuBefore;
+  latencies.sort((a, b) => a - b);
+  return { rps: latencies.length / elapsed, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), failed, cpuPerRequest: (cpu * 1000) / Math.max(1, latencies.length) };
+}
+
+/** Rows `from`… of the big table: N a permutation of 0…TABLE_ROWS-1 (a range of width w holds w rows). */
+function bigRows(from: number, count: number): Array<{ title: string; n: number }> {
+  return Array.from({ length: count }, (_, j) => ({ title: `row ${from + j}`, n: ((from + j) * 7_919) % TABLE_ROWS }));
+}
+
+/** Request i's page start and 1% filter thresholds: spread over the table, none repeated within a run. */
+const pageStart = (i: number) => ((i * 7_933) % Math.max(1, TABLE_ROWS / READ_ROWS - 1)) * READ_ROWS;
+const threshold = (i: number) => (i * 7_937) % Math.max(1, Math.floor(TABLE_ROWS * 0.99));
 
 function percentile(sorted: number[], p: number): number {
   return sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)]!;
@@ -333,12 +421,20 @@ async function main(): Promise<void> {
     }
     const reads: Record<string, LoadResult[]> = {};
     const inserts: Record<string, LoadResult[]> = {};
+    const pages: Record<string, LoadResult[]> = {};
+    const filters: Record<string, LoadResult[]> = {};
+    let offsetBase = 0;
     for (let round = 0; round < ROUNDS; round++) {
       for (const system of systems) {
         (reads[system.name] ??= []).push(await load(system.read, system.pid));
+        // Both systems get the same sequence of pages and thresholds (offsetBase moves it per round).
+        const base = offsetBase;
+        (pages[system.name] ??= []).push(await variedLoad((i) => system.page(pageStart(base + i)), system.pid));
+        (filters[system.name] ??= []).push(await variedLoad((i) => { const t = threshold(base + i); return system.filtered(t, t + Math.max(1, Math.floor(TABLE_ROWS / 100))); }, system.pid));
         const one = system.insertOne(`load-${round}`);
         (inserts[system.name] ??= []).push(await load({ ...one, method: 'POST' }, system.pid));
       }
+      offsetBase += 100_003;
     }
     const bulkMs: Record<string, number> = {};
     const bulkCalls: Record<string, number> = {};
@@ -364,7 +460,7 @@ async function main(): Promise<void> {
     });
     const names = systems.map((s) => s.name);
     const cell = (text: string) => text.padStart(26);
-    console.log(`\n${ROUNDS} rounds x ${SECONDS} s at ${CONNECTIONS} connections (medians); bulk: median of ${BULK_ITERATIONS}; webhook: ${HOOK_INSERTS} inserts at ${HOOK_CONCURRENCY} concurrency${HOOK_RATE > 0 ? `, paced at ${HOOK_RATE}/s` : ''}`);
+    console.log(`\n${ROUNDS} rounds x ${SECONDS} s at ${CONNECTIONS} connections (medians); uncached reads on a ${TABLE_ROWS}-row table, inserts into a table of their own; bulk: median of ${BULK_ITERATIONS}; webhook: ${HOOK_INSERTS} inserts at ${HOOK_CONCURRENCY} concurrency${HOOK_RATE > 0 ? `, paced at ${HOOK_RATE}/s` : ''}`);
     console.log(`${'case'.padEnd(30)}${names.map(cell).join('')}${names.length > 1 ? cell('basegate / peer') : ''}`);
     const line = (label: string, values: Record<string, number>, unit: string, format: (n: number) => string, higherIsBetter: boolean) => {
       const ratio = names.length > 1 ? values.basegate! / values.peer! : NaN;
@@ -376,6 +472,13 @@ async function main(): Promise<void> {
     const insertMed = Object.fromEntries(names.map((n) => [n, med(inserts[n]!)]));
     line('read 100 rows', Object.fromEntries(names.map((n) => [n, readMed[n]!.rps])), 'req/s', (x) => x.toFixed(0), true);
     line('read 100 rows p99', Object.fromEntries(names.map((n) => [n, readMed[n]!.p99])), 'ms', (x) => x.toFixed(0), false);
+    for (const [label, results] of [['uncached page (distinct start)', pages], ['uncached filter 1% (distinct)', filters]] as const) {
+      const m = Object.fromEntries(names.map((n) => [n, med(results[n]!)]));
+      line(label, Object.fromEntries(names.map((n) => [n, m[n]!.rps])), 'req/s', (x) => x.toFixed(1), true);
+      line(`${label} p99`, Object.fromEntries(names.map((n) => [n, m[n]!.p99])), 'ms', (x) => x.toFixed(0), false);
+      line(`${label} CPU`, Object.fromEntries(names.map((n) => [n, m[n]!.cpu])), 'µs', (x) => x.toFixed(0), false);
+      for (const n of names) if (m[n]!.failed > 0) console.log(`  (${n}: ${m[n]!.failed} failed answers in "${label}")`);
+    }
     line('single insert', Object.fromEntries(names.map((n) => [n, insertMed[n]!.rps])), 'req/s', (x) => x.toFixed(0), true);
     line('single insert p99', Object.fromEntries(names.map((n) => [n, insertMed[n]!.p99])), 'ms', (x) => x.toFixed(0), false);
     line('read: server CPU / request', Object.fromEntries(names.map((n) => [n, readMed[n]!.cpu])), 'µs', (x) => x.toFixed(0), false);

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
 import { DIALECTS, createTestApp, type TestApp } from '../helpers/index.js';
+import { executeIndexed, ORDERED_SCAN } from '../../src/modules/rows/index.js';
 import { addTable, appendRows, gateway, type Gateway } from './rows.fixtures.js';
 
 /**
@@ -105,6 +107,39 @@ describe.each(DIALECTS)('row indexes (%s)', (dialect) => {
       // PostgreSQL decides by its statistics (300 rows are read faster in a scan); SQLite by the shape.
       expect(await explain({}, [{ column_name: 'Price', filter_predicate: 'greater', filter_term: 900 }])).toMatch(prefix);
       expect(await explain({}, [{ column_name: 'Kind', filter_predicate: 'is', filter_term: 'Waiting' }])).toMatch(prefix);
+    }
+  });
+
+  it('reads a filter matching many rows in the listing order (PostgreSQL: no sort), with the same answers', async () => {
+    // The probe's cap lowered to 50: "Kind is Waiting" matches 80 rows (many), "Price > 900" about 25 (few).
+    const answers = [];
+    for (const request of REQUESTS) answers.push(await request());
+    indexes().options.probeCap = 50;
+    try {
+      const many = await explain({ limit: 10, start: 5 }, [{ column_name: 'Kind', filter_predicate: 'is', filter_term: 'Waiting' }]);
+      const few = await explain({ limit: 10 }, [{ column_name: 'Price', filter_predicate: 'greater', filter_term: 900 }]);
+      const prefix = new RegExp(`bri_${g.base.id}_`);
+      if (dialect === 'postgres') {
+        // Sorts disabled for this query: an index in id order is read up to the page, nothing sorted.
+        expect(many).not.toMatch(/Sort/);
+        expect(many).toMatch(/Index Scan/);
+        // Inside a caller's transaction (the deadline scan's) the setting is restored afterwards.
+        const db = t.container.db;
+        const setting = await db.transaction().execute(async (trx) => {
+          const compiled = sql<{ n: number }>`select count(*)::int as n from base_rows where base_id = ${g.base.id} and table_id = ${tableId}`.compile(trx);
+          expect((await executeIndexed(trx, compiled, ORDERED_SCAN))[0]!.n).toBe(rows.length);
+          return (await sql<{ s: string }>`select current_setting('enable_sort') as s`.execute(trx)).rows[0]!.s;
+        });
+        expect(setting).toBe('on');
+      } else {
+        // The narrow range is read through its index (INDEXED BY after the probe).
+        expect(few).toMatch(prefix);
+      }
+      const again = [];
+      for (const request of REQUESTS) again.push(await request());
+      expect(again).toEqual(answers);
+    } finally {
+      indexes().options.probeCap = 2000;
     }
   });
 

@@ -25,7 +25,7 @@ export { linkIdOf } from './structure.js';
 export type { StructureOp } from './structure-ops.js';
 export type { RowsService } from './rows.service.js';
 export type { LinksService } from './links.service.js';
-export { executeIndexed, tableScope } from './rows.repository.js';
+export { executeIndexed, ORDERED_SCAN, tableScope } from './rows.repository.js';
 export { RowIndexes, DEFAULT_ROW_INDEX_OPTIONS, indexUses } from './row-indexes.js';
 export type { RowIndexOptions } from './row-indexes.js';
 export { registerRowsMetrics } from './rows.metrics.js';

@@ -2,7 +2,7 @@ import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
 import type { DialectName, Db, Executor } from '../../db/index.js';
 import { indexableKey, indexedValue, type ParsedCondition } from '../filters/index.js';
 import type { BaseMetadata } from './metadata.js';
-import { countThroughIndex, scopableTableId } from './rows.repository.js';
+import { countThroughIndex, ORDERED_SCAN, scopableTableId } from './rows.repository.js';
 import { indexValueType } from './sort-sql.js';
 
 /**
@@ -32,9 +32,11 @@ export interface RowIndexOptions {
   maxIndexes: number;
   /** How long a table's "too small" answer is kept before it is counted again. */
   recountMs: number;
+  /** A filter term matching fewer rows than this is read through its index (see hint). */
+  probeCap: number;
 }
 
-export const DEFAULT_ROW_INDEX_OPTIONS: RowIndexOptions = { minRows: 20_000, maxIndexes: 2_000, recountMs: 60_000 };
+export const DEFAULT_ROW_INDEX_OPTIONS: RowIndexOptions = { minRows: 20_000, maxIndexes: 2_000, recountMs: 60_000, probeCap: 2_000 };
 
 interface Entry {
   name: string;
@@ -44,9 +46,6 @@ interface Entry {
   kind: string;
   value_type: string;
 }
-
-/** A filter term matching fewer rows than this is read through its index (SQLite; see hint). */
-const PROBE_CAP = 2000;
 
 /** Longest column key an index is built for (keeps index names under PostgreSQL's 63 characters). */
 const MAX_KEY = 8;
@@ -135,10 +134,16 @@ export class RowIndexes {
   }
 
   /**
-   * SQLite: the row index a listing should read (see executeIndexed in rows.repository.ts), or none.
-   * A filter term's index when it narrows the table to fewer than `PROBE_CAP` rows (counted through the
-   * index, stopping there), else the index of the first sort column in its direction, else none (a scan
-   * in id order finds a page of a filter matching many rows soonest). PostgreSQL plans by statistics.
+   * How a listing should read the table, decided by counting through the row indexes of its filter
+   * terms (each count stops at `probeCap` rows):
+   * - SQLite: the row index to read (`INDEXED BY`, see executeIndexed in rows.repository.ts): a filter
+   *   term's index when it narrows the table to fewer than `probeCap` rows, else the index of the first
+   *   sort column in its direction, else none (a scan in id order finds a page of a filter matching many
+   *   rows soonest).
+   * - PostgreSQL: `ORDERED_SCAN` when every indexed term matches at least `probeCap` rows (read in the
+   *   listing's order, no sort), else none (its planner picks the index). Its planner ignores a partial
+   *   index's statistics and takes any such filter for a handful of rows: without this it read an option
+   *   matching 20% of 100,000 rows through the index and sorted them all for a 100-row page.
    */
   async hint(
     baseId: number,
@@ -147,13 +152,19 @@ export class RowIndexes {
     sort: { key: string; desc: boolean } | undefined,
     executor: Executor = this.db,
   ): Promise<string | undefined> {
-    if (this.dialect !== 'sqlite' || !this.entries) return undefined;
+    if (!this.entries) return undefined;
+    const cap = this.options.probeCap;
     const find = (key: string, kind: IndexKind) =>
       [...this.entries!.values()].find((e) => e.base_id === baseId && e.table_id === tableId && e.column_key === key && e.kind === kind)?.name;
+    const filterKind: IndexKind = this.dialect === 'postgres' ? 'asc' : 'filter';
+    let probed = false;
     for (const term of terms) {
-      const name = find(term.key, 'filter');
-      if (name && (await countThroughIndex(executor, baseId, tableId, name, term.where, PROBE_CAP)) < PROBE_CAP) return name;
+      const name = find(term.key, filterKind);
+      if (!name) continue;
+      probed = true;
+      if ((await countThroughIndex(executor, baseId, tableId, name, term.where, cap)) < cap) return this.dialect === 'sqlite' ? name : undefined;
     }
+    if (this.dialect === 'postgres') return probed ? ORDERED_SCAN : undefined;
     return sort ? find(sort.key, sort.desc ? 'desc' : 'asc') : undefined;
   }
 

@@ -201,23 +201,65 @@ export async function listRowTexts(db: Executor, dialect: DialectName, q: ListQu
 }
 
 /**
- * Runs a compiled `base_rows` query, on SQLite with `INDEXED BY` the given row index when there is one:
- * SQLite's planner, without statistics worth the name, takes the table's (base, table) index for a
- * handful of rows and never a partial expression index; the rows module picks the index instead
- * (RowIndexes.hint). A table's partial index is always usable by its listings (they carry its condition).
+ * The hint that says "the filter matches many rows: read the table in the listing's own order and stop at
+ * the page" (PostgreSQL; RowIndexes.hint). Its planner does not use a partial index's statistics, takes
+ * such a filter for a handful of rows and would read all of them through the row index and sort them.
+ */
+export const ORDERED_SCAN = '*ordered';
+
+/**
+ * Runs a compiled `base_rows` query with a row-index hint (RowIndexes.hint), or none.
+ * SQLite: `INDEXED BY` the given row index — its planner, without statistics worth the name, takes the
+ * table's (base, table) index for a handful of rows and never a partial expression index; the rows module
+ * picks the index instead. A table's partial index is always usable by its listings (they carry its
+ * condition). PostgreSQL: `ORDERED_SCAN` runs the query with sorts disabled for it (`enable_sort = off`,
+ * transaction-local), so the planner reads an index in the query's order and stops at the LIMIT.
  */
 export async function executeIndexed<R>(db: Executor, compiled: CompiledQuery<R>, indexedBy: string | undefined): Promise<R[]> {
   if (!indexedBy) return (await db.executeQuery(compiled)).rows;
+  if (indexedBy === ORDERED_SCAN) {
+    if (!isPostgres(db)) return (await db.executeQuery(compiled)).rows;
+    return withPlannerSettings(db, { enable_sort: 'off' }, async (e) => (await e.executeQuery(compiled)).rows);
+  }
   const text = compiled.sql.replace('from "base_rows"', `from "base_rows" indexed by "${indexedBy.replace(/"/g, '')}"`);
   return (await db.executeQuery(CompiledQuery.raw(text, [...compiled.parameters]))).rows as R[];
+}
+
+function isPostgres(db: Executor): boolean {
+  return db.getExecutor().adapter instanceof PostgresAdapter;
+}
+
+/**
+ * PostgreSQL: runs `run` with planner settings changed for it only — in a transaction of its own
+ * (`set_config(…, true)` ends with it), or inside the caller's transaction with the old values restored.
+ */
+async function withPlannerSettings<T>(db: Executor, settings: Record<string, 'on' | 'off'>, run: (e: Executor) => Promise<T>): Promise<T> {
+  const names = Object.keys(settings);
+  const apply = async (e: Executor) => {
+    const previous: string[] = [];
+    for (const name of names) {
+      const { rows } = await sql<{ was: string }>`select current_setting(${name}) as was, set_config(${name}, ${settings[name]}, true)`.execute(e);
+      previous.push(rows[0]!.was);
+    }
+    return previous;
+  };
+  if (!db.isTransaction) return db.transaction().execute(async (trx) => (await apply(trx), run(trx)));
+  const previous = await apply(db);
+  try {
+    return await run(db);
+  } finally {
+    for (const [i, name] of names.entries()) await sql`select set_config(${name}, ${previous[i]!}, true)`.execute(db);
+  }
 }
 
 /**
  * How many rows of a table satisfy `where` through the row index `indexName`, counting no further than
  * `cap` (reads at most about that many index entries): whether the index narrows a listing enough to use.
+ * On PostgreSQL through a plain index scan (a bitmap scan would read every matching index entry first).
  */
 export async function countThroughIndex(db: Executor, baseId: number, tableId: string, indexName: string, where: Expression<SqlBool>, cap: number): Promise<number> {
   const inner = db.selectFrom('base_rows').select(sql<number>`1`.as('one')).where(tableScope(baseId, tableId)).where(where).limit(cap).compile();
+  if (isPostgres(db)) return withPlannerSettings(db, { enable_bitmapscan: 'off' }, async (e) => (await e.executeQuery(inner)).rows.length);
   const rows = await executeIndexed(db, inner, indexName);
   return rows.length;
 }
@@ -236,9 +278,8 @@ function listRowTextsQuery(db: Executor, dialect: DialectName, q: ListQuery) {
 export async function explainListRowTexts(db: Executor, dialect: DialectName, q: ListQuery & { indexedBy?: string }): Promise<string> {
   const compiled = listRowTextsQuery(db, dialect, q).compile();
   const prefix = dialect === 'postgres' ? 'explain ' : 'explain query plan ';
-  const text = q.indexedBy ? compiled.sql.replace('from "base_rows"', `from "base_rows" indexed by "${q.indexedBy}"`) : compiled.sql;
-  const result = await db.executeQuery(CompiledQuery.raw(prefix + text, [...compiled.parameters]));
-  return (result.rows as Array<Record<string, unknown>>).map((r) => String(r.detail ?? r['QUERY PLAN'] ?? '')).join('\n');
+  const rows = await executeIndexed(db, CompiledQuery.raw(prefix + compiled.sql, [...compiled.parameters]), q.indexedBy);
+  return (rows as Array<Record<string, unknown>>).map((r) => String(r.detail ?? r['QUERY PLAN'] ?? '')).join('\n');
 }
 
 /**

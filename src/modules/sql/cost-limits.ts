@@ -1,4 +1,5 @@
-import { sql } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
+import { ORDERED_SCAN } from '../rows/index.js';
 import type { Executor, Db, DialectName } from '../../db/index.js';
 import type { Fragment } from './field-sql.js';
 import { isNode, parseStatement, PARSE_OPTIONS, statementOf, syntaxError, type Node, type ParsedStatement } from './parser.js';
@@ -110,13 +111,14 @@ export async function parseLimited(deps: LimitedSqlDeps, text: string, owner?: T
  * its own transaction); SQLite runs it on a SQL thread's read-only connection (or a copy of a database
  * in memory), so the event loop never waits on it (SQL_READER_THREADS=0 runs it here).
  */
-export async function runLimitedQuery(deps: LimitedSqlDeps, query: Fragment, owner?: ThreadOwner): Promise<Array<Record<string, unknown>>> {
-  const compiled = query.compile(deps.db);
+export async function runLimitedQuery(deps: LimitedSqlDeps, query: Fragment, owner?: ThreadOwner, indexedBy?: string): Promise<Array<Record<string, unknown>>> {
+  const compiled = withIndexHint(query.compile(deps.db), deps.dialect, indexedBy);
   if (compiled.parameters.length > MAX_BOUND_VALUES) throw sqlError(`The statement has too many values (more than ${MAX_BOUND_VALUES}).`);
   try {
     if (deps.dialect === 'postgres') {
       return await deps.db.transaction().execute(async (trx) => {
         await setStatementTimeout(trx, deps.limits.timeoutMs);
+        if (indexedBy === ORDERED_SCAN) await sql.raw('set local enable_sort = off').execute(trx);
         return (await trx.executeQuery<Record<string, unknown>>(compiled)).rows;
       });
     }
@@ -127,6 +129,28 @@ export async function runLimitedQuery(deps: LimitedSqlDeps, query: Fragment, own
     if (isStatementError(error)) throw new SqlError('The statement could not be executed.', { cause: error });
     throw error;
   }
+}
+
+/**
+ * A row-index hint (RowIndexes.hint) applied to a compiled single-table SELECT: on SQLite `INDEXED BY`
+ * after its `from base_rows` (the first one: a grouped query's inner query); PostgreSQL's ORDERED_SCAN is
+ * a setting of the transaction (runLimitedQuery).
+ */
+function withIndexHint<R>(compiled: CompiledQuery<R>, dialect: DialectName, indexedBy: string | undefined): CompiledQuery<R> {
+  if (!indexedBy || dialect !== 'sqlite' || indexedBy === ORDERED_SCAN) return compiled;
+  return CompiledQuery.raw(compiled.sql.replace(/\bfrom base_rows\b/, `from base_rows indexed by "${indexedBy.replace(/"/g, '')}"`), [...compiled.parameters]) as CompiledQuery<R>;
+}
+
+/** The plan of a SELECT as runLimitedQuery would run it (SQLite: EXPLAIN QUERY PLAN; PostgreSQL: EXPLAIN). */
+export async function explainQuery(db: Db, dialect: DialectName, query: Fragment, indexedBy?: string): Promise<string> {
+  const compiled = withIndexHint(query.compile(db), dialect, indexedBy);
+  const explained = CompiledQuery.raw(`${dialect === 'postgres' ? 'explain' : 'explain query plan'} ${compiled.sql}`, [...compiled.parameters]);
+  const run = async (e: Executor) => {
+    if (dialect === 'postgres' && indexedBy === ORDERED_SCAN) await sql.raw('set local enable_sort = off').execute(e);
+    return (await e.executeQuery<Record<string, unknown>>(explained)).rows;
+  };
+  const rows = dialect === 'postgres' ? await db.transaction().execute(run) : await run(db);
+  return rows.map((r) => String(r.detail ?? r['QUERY PLAN'] ?? '')).join('\n');
 }
 
 /** PostgreSQL: the rest of the current transaction runs under the time limit (no-op on SQLite). */

@@ -7,7 +7,7 @@
  *   match between SELECT and GROUP BY (PostgreSQL cannot prove two parameters equal).
  * Every ORDER BY ends with a deterministic tiebreak, so both engines return rows in the same order.
  */
-import { sql } from 'kysely';
+import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { DialectName } from '../../db/index.js';
 import { C, fieldSql, optionRank, type FieldSql, type Fragment } from './field-sql.js';
 import { aggregateOf, labelOf, type Aggregate, type InnerColumns } from './aggregates.js';
@@ -47,10 +47,18 @@ export interface SelectContext {
  */
 export const FORMULA_SCAN_LIMIT = 50_000;
 
+/** A top-level WHERE term a row index of the column `key` can answer (its whole compiled condition). */
+export interface IndexTerm {
+  key: string;
+  where: RawBuilder<SqlBool>;
+}
+
 export interface RowsPlan {
   kind: 'rows';
   table: SqlTable;
   query: Fragment;
+  /** The WHERE's terms a row index can answer (the SQL service probes and names the index; SQLite). */
+  indexTerms?: IndexTerm[];
   /** null: `SELECT *` (every column plus the row fields). */
   outputs: Array<{ key: string; field: Field } | ComputedOutput | FormulaOutput> | null;
   metadata: Record<string, unknown>[];
@@ -78,6 +86,7 @@ export interface GroupedPlan {
   kind: 'grouped';
   table: SqlTable;
   query: Fragment;
+  indexTerms?: IndexTerm[];
   outputs: Array<{ key: string; column: string; decode: (raw: unknown) => unknown }>;
   metadata: Record<string, unknown>[];
 }
@@ -97,7 +106,12 @@ export function planSelect(ast: Node, ctx: SelectContext): SelectPlan {
   if (isJoin(ast)) return planJoin(ast, ctx);
   const scope = singleTable(ast.from, ctx.tables);
   const { pushed, residual } = splitWhere(ast.where, scope);
-  const where = pushed.length > 0 ? sql.join(pushed.map((node) => whereCondition(node, scope, ctx)), sql` and `) : sql`(1 = 1)`;
+  const conditions = pushed.map((node) => whereCondition(node, scope, ctx));
+  const where = conditions.length > 0 ? sql.join(conditions, sql` and `) : sql`(1 = 1)`;
+  const indexTerms = pushed.flatMap((node, i): IndexTerm[] => {
+    const key = indexedComparison(node, scope, ctx.dialect);
+    return key === undefined ? [] : [{ key, where: conditions[i]! as RawBuilder<SqlBool> }];
+  });
   const items = selectItems(ast.columns, scope, ctx.text);
   const groupNodes = groupByNodes(ast.groupby);
   const distinct = typeof ast.distinct === 'string' && ast.distinct.toUpperCase() === 'DISTINCT';
@@ -108,12 +122,27 @@ export function planSelect(ast: Node, ctx: SelectContext): SelectPlan {
   if (grouped) {
     const formulaNode = [...residual, ...items.flatMap((i) => (i.kind === 'expression' && needsFormulaEngine(i.node, scope) ? [i.node] : []))][0];
     if (formulaNode) throw sqlError('Functions computed by the formula engine (see docs/sql.md) cannot be combined with GROUP BY, DISTINCT or aggregates.');
-    return planGrouped(ast, ctx, scope, items, groupNodes, distinct, filter, sql`limit ${window.limit} offset ${window.offset}`);
+    return { ...planGrouped(ast, ctx, scope, items, groupNodes, distinct, filter, sql`limit ${window.limit} offset ${window.offset}`), indexTerms };
   }
-  if (residual.length === 0) return planRows(ast, ctx, scope, items, filter, sql`limit ${window.limit} offset ${window.offset}`);
-  const conditions = residual.map((node) => formulaCondition(node, scope, ctx.bindings, ctx.timeZone ?? 'UTC', ctx.now ?? Date.now));
+  if (residual.length === 0) return { ...planRows(ast, ctx, scope, items, filter, sql`limit ${window.limit} offset ${window.offset}`), indexTerms };
+  const formulaConditions = residual.map((node) => formulaCondition(node, scope, ctx.bindings, ctx.timeZone ?? 'UTC', ctx.now ?? Date.now));
   const plan = planRows(ast, ctx, scope, items, filter, sql`limit ${FORMULA_SCAN_LIMIT + 1}`);
-  return { ...plan, residual: { conditions, window } };
+  return { ...plan, indexTerms, residual: { conditions: formulaConditions, window } };
+}
+
+const INDEXED_COMPARISONS = new Set(['=', '<', '<=', '>', '>=']);
+
+/**
+ * The column key of a WHERE term that compares one indexable cell (number, text, single select) with a
+ * value (`Amount > 5`, `3 <= Amount`): its compiled condition carries the row index's expression
+ * (predicates.ts), so a row index of that column can answer it.
+ */
+function indexedComparison(node: Node, scope: TableScope, dialect: DialectName): string | undefined {
+  if (node.type !== 'binary_expr' || !INDEXED_COMPARISONS.has(String(node.operator)) || !isNode(node.left) || !isNode(node.right)) return undefined;
+  const columns = [node.left, node.right].filter((side) => side.type === 'column_ref');
+  if (columns.length !== 1 || isExpression(node.left === columns[0] ? node.right : node.left)) return undefined;
+  const field = resolveColumnRef(columns[0]!, scope);
+  return field.kind === 'cell' && fieldSql(field, dialect).indexed ? field.column.key : undefined;
 }
 
 /** The WHERE's top-level AND terms: those SQL computes, and those the formula library evaluates per row. */

@@ -1,11 +1,11 @@
-import type { RowIndexes } from '../rows/index.js';
+import { ORDERED_SCAN, type RowIndexes } from '../rows/index.js';
 import type { SqlColumn } from './schema.js';
 import type { Db, DialectName, Executor } from '../../db/index.js';
 import type { Actor, BaseRef } from '../rows/index.js';
 import { decide, type TokenScope } from '../access/index.js';
 import { sqlScopeRefusal } from './scope-tables.js';
 import { AppError } from '../../shared/errors.js';
-import { isQueryCanceled, parseLimited, runLimitedQuery, setStatementTimeout, timeoutError, type LimitedSqlDeps, type SqlCostLimits } from './cost-limits.js';
+import { explainQuery, isQueryCanceled, parseLimited, runLimitedQuery, setStatementTimeout, timeoutError, type LimitedSqlDeps, type SqlCostLimits } from './cost-limits.js';
 import type { SqlThreads } from './sql-threads.js';
 import { shapeGrouped, shapeRows, type LinkCells } from './results.js';
 import { FORMULA_SCAN_LIMIT, planSelect, type RowsPlan } from './select.js';
@@ -139,16 +139,8 @@ export class SqlService {
       const affected = await this.write(caller, planWrite(parsed.ast, { dialect, tables, bindings }));
       return { ...ok([], []), affected_rows: affected };
     }
-    const tables = await loadTables(db, caller.base.id);
-    checkScope(caller, parsed.ast, tables);
-    const now = (this.deps.clock ?? Date).now();
-    const compared = new Map<string, SqlColumn[]>();
-    const noteColumn = (tableId: string, column: SqlColumn) => compared.set(tableId, [...(compared.get(tableId) ?? []), column]);
-    const plan = planSelect(parsed.ast, { dialect, tables, baseId: caller.base.id, bindings, text: parsed.text, convertKeys, timeZone: this.deps.timeZone, now: () => now, noteColumn });
-    for (const [tableId, columns] of compared) {
-      this.deps.rowIndexes?.note(caller.base.id, { _id: tableId, columns }, columns.map((column) => ({ column, kind: 'filter' as const })));
-    }
-    let rows = await runLimitedQuery(this.limited, plan.query, caller.base.id);
+    const { plan, indexedBy } = await this.planRead(caller, parsed.ast, parsed.text, bindings, convertKeys);
+    let rows = await runLimitedQuery(this.limited, plan.query, caller.base.id, indexedBy);
     if (plan.kind === 'grouped') return ok(plan.metadata, shapeGrouped(plan, rows));
     if (plan.kind === 'join') return { ...ok(plan.metadata, await this.joinResults(caller.base, plan, rows, convertKeys)), is_join_stmt: true };
     let stored = rows.map(toStoredRow);
@@ -157,6 +149,41 @@ export class SqlService {
     const linkKeys = columns.filter((c) => c.type === 'link').map((c) => c.key);
     const links = await this.linkCells(caller.base, plan.table.id, linkKeys, stored.map((r) => r._id));
     return ok(plan.metadata, shapeRows(plan, stored, convertKeys, links, rows));
+  }
+
+  /** The database's plan of a SELECT as this service runs it (tests and operations: which index answers it). */
+  async explain(caller: SqlCaller, request: SqlRequest): Promise<string> {
+    const parsed = await parseLimited(this.limited, request.sql, caller.base.id);
+    if (String(parsed.ast.type).toLowerCase() !== 'select') throw sqlError('Only SELECT statements can be explained.');
+    const { plan, indexedBy } = await this.planRead(caller, parsed.ast, parsed.text, bindParameters(parsed.placeholders, request.parameters ?? []), request.convert_keys === true);
+    return explainQuery(this.deps.db, this.deps.dialect, plan.query, indexedBy);
+  }
+
+  /**
+   * A SELECT's plan, the columns its WHERE compares noted (big tables get row indexes for them), and the
+   * row-index hint of a single-table plan (RowIndexes.hint: on SQLite the index of a term that narrows
+   * the table; on PostgreSQL ORDERED_SCAN for terms matching many rows).
+   */
+  private async planRead(caller: SqlCaller, ast: Parameters<typeof planSelect>[0], text: string, bindings: ReturnType<typeof bindParameters>, convertKeys: boolean) {
+    const { db, dialect } = this.deps;
+    const tables = await loadTables(db, caller.base.id);
+    checkScope(caller, ast, tables);
+    const now = (this.deps.clock ?? Date).now();
+    const compared = new Map<string, SqlColumn[]>();
+    const noteColumn = (tableId: string, column: SqlColumn) => compared.set(tableId, [...(compared.get(tableId) ?? []), column]);
+    const plan = planSelect(ast, { dialect, tables, baseId: caller.base.id, bindings, text, convertKeys, timeZone: this.deps.timeZone, now: () => now, noteColumn });
+    const indexes = this.deps.rowIndexes;
+    for (const [tableId, columns] of compared) {
+      indexes?.note(caller.base.id, { _id: tableId, columns }, columns.map((column) => ({ column, kind: 'filter' as const })));
+    }
+    let indexedBy: string | undefined;
+    if (indexes && plan.kind !== 'join' && plan.indexTerms && plan.indexTerms.length > 0) {
+      // A probe the index cannot answer (SQLite refuses such an INDEXED BY) means no hint.
+      indexedBy = await indexes.hint(caller.base.id, plan.table.id, plan.indexTerms, undefined).catch(() => undefined);
+      // Sorts off only for row listings (a grouped query's plan is the planner's own).
+      if (indexedBy === ORDERED_SCAN && plan.kind !== 'rows') indexedBy = undefined;
+    }
+    return { plan, indexedBy };
   }
 
   /** Join rows → results keyed `<table>.<column>`, link cells loaded per joined table. */
