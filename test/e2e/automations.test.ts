@@ -1,7 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/server.js';
-import { ADMIN, apiCaller, launchBrowser, signIn, startConsoleServer, step } from './browser.js';
+import { ADMIN, adminSignIn, apiCaller, createBase, gatewayCaller, launchBrowser, signIn, startConsoleServer, step } from './browser.js';
 
 const BASE = 'Automated';
 
@@ -25,21 +25,13 @@ describe('console: automations (headless Chromium)', () => {
 
   const call = apiCaller(() => url, () => adminToken);
   const rulesPath = () => `/api/v2.1/workspace/${workspaceId}/dtable/${encodeURIComponent(BASE)}/automation-rules/`;
-  const gw = async <T>(suffix: string, init: { method?: string; body?: unknown } = {}) => {
-    const token = (await call<{ access_token: string }>(`/api/v2.1/workspace/${workspaceId}/dtable/${encodeURIComponent(BASE)}/access-token/`)).data.access_token;
-    return call<T>(`/api-gateway/api/v2/dtables/${baseUuid}/${suffix}`, { ...init, token });
-  };
+  const gw = gatewayCaller(call, () => ({ name: BASE, workspaceId, baseUuid }));
 
   beforeAll(async () => {
     ({ server, url } = await startConsoleServer());
     browser = await launchBrowser();
-    const login = await fetch(`${url}/api2/auth-token/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: ADMIN.email, password: ADMIN.password }) });
-    adminToken = ((await login.json()) as { token: string }).token;
-    expect((await call('/api/v2.1/dtables/', { method: 'POST', body: { name: BASE } })).status).toBeLessThan(300);
-    const list = await call<{ workspace_list: Array<{ table_list?: Array<{ name: string; uuid: string; workspace_id: number }> }> }>('/api/v2.1/workspaces/');
-    const base = list.data.workspace_list.flatMap((w) => w.table_list ?? []).find((b) => b.name === BASE)!;
-    workspaceId = base.workspace_id;
-    baseUuid = base.uuid;
+    adminToken = await adminSignIn(url);
+    ({ workspaceId, baseUuid } = await createBase(call, BASE));
     for (const [name, type] of [['Status', 'text'], ['Notes', 'text'], ['Code', 'text']]) {
       expect((await gw('columns/', { method: 'POST', body: { table_name: 'Table1', column_name: name, column_type: type } })).status).toBe(200);
     }

@@ -88,3 +88,27 @@ export function apiCaller(url: () => string, token: () => string): ApiCall {
     return { status: res.status, data: (await res.json()) as T };
   };
 }
+
+/** The first admin's Account-Token on a console server (startConsoleServer). */
+export async function adminSignIn(url: string): Promise<string> {
+  const res = await fetch(`${url}/api2/auth-token/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: ADMIN.email, password: ADMIN.password }) });
+  return ((await res.json()) as { token: string }).token;
+}
+
+/** Creates a base named `name` for the caller and answers its workspace id and uuid. */
+export async function createBase(call: ApiCall, name: string): Promise<{ workspaceId: number; baseUuid: string }> {
+  const created = await call('/api/v2.1/dtables/', { method: 'POST', body: { name } });
+  if (created.status >= 300) throw new Error(`creating the base ${name}: ${created.status}`);
+  const list = await call<{ workspace_list: Array<{ table_list?: Array<{ name: string; uuid: string; workspace_id: number }> }> }>('/api/v2.1/workspaces/');
+  const base = list.data.workspace_list.flatMap((w) => w.table_list ?? []).find((b) => b.name === name)!;
+  return { workspaceId: base.workspace_id, baseUuid: base.uuid };
+}
+
+/** Calls to a base's gateway routes, each with a Base-Token fetched for it through `call` (an Account-Token). */
+export function gatewayCaller(call: ApiCall, base: () => { name: string; workspaceId: number; baseUuid: string }) {
+  return async <T>(suffix: string, init: { method?: string; body?: unknown } = {}) => {
+    const { name, workspaceId, baseUuid } = base();
+    const token = (await call<{ access_token: string }>(`/api/v2.1/workspace/${workspaceId}/dtable/${encodeURIComponent(name)}/access-token/`)).data.access_token;
+    return call<T>(`/api-gateway/api/v2/dtables/${baseUuid}/${suffix}`, { ...init, token });
+  };
+}

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/server.js';
-import { ADMIN, apiCaller, launchBrowser, signIn, startConsoleServer, step } from './browser.js';
+import { ADMIN, adminSignIn, apiCaller, createBase, gatewayCaller, launchBrowser, signIn, startConsoleServer, step } from './browser.js';
 import { seriousAxeViolations, unnamedControls } from './accessibility.js';
 
 const BASE = 'Transfer';
@@ -28,10 +28,7 @@ describe('console: files, import and export (headless Chromium)', () => {
   let baseUuid: string;
 
   const call = apiCaller(() => url, () => adminToken);
-  const gw = async <T>(suffix: string, init: { method?: string; body?: unknown } = {}) => {
-    const token = (await call<{ access_token: string }>(`/api/v2.1/workspace/${workspaceId}/dtable/${encodeURIComponent(BASE)}/access-token/`)).data.access_token;
-    return call<T>(`/api-gateway/api/v2/dtables/${baseUuid}/${suffix}`, { ...init, token });
-  };
+  const gw = gatewayCaller(call, () => ({ name: BASE, workspaceId, baseUuid }));
   const rowsOf = async (table: string) => (await gw<{ rows: ApiRow[] }>(`rows/?table_name=${encodeURIComponent(table)}&convert_keys=true`)).data.rows;
   const panel = () => page.getByRole('region', { name: 'Import and export' });
   const openBase = async () => {
@@ -48,13 +45,8 @@ describe('console: files, import and export (headless Chromium)', () => {
   beforeAll(async () => {
     ({ server, url } = await startConsoleServer());
     browser = await launchBrowser();
-    const res = await fetch(`${url}/api2/auth-token/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: ADMIN.email, password: ADMIN.password }) });
-    adminToken = ((await res.json()) as { token: string }).token;
-    expect((await call('/api/v2.1/dtables/', { method: 'POST', body: { name: BASE } })).status).toBeLessThan(300);
-    const list = await call<{ workspace_list: Array<{ table_list?: Array<{ name: string; uuid: string; workspace_id: number }> }> }>('/api/v2.1/workspaces/');
-    const base = list.data.workspace_list.flatMap((w) => w.table_list ?? []).find((b) => b.name === BASE)!;
-    workspaceId = base.workspace_id;
-    baseUuid = base.uuid;
+    adminToken = await adminSignIn(url);
+    ({ workspaceId, baseUuid } = await createBase(call, BASE));
     expect((await gw('columns/', { method: 'POST', body: { table_name: 'Table1', column_name: 'Qty', column_type: 'number' } })).status).toBe(200);
     const blank = await rowsOf('Table1');
     await gw('rows/', { method: 'DELETE', body: { table_name: 'Table1', row_ids: blank.map((r) => r._id) } });

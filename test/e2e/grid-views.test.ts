@@ -1,7 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/server.js';
-import { ADMIN, apiCaller, launchBrowser, signIn, startConsoleServer, step } from './browser.js';
+import { ADMIN, apiCaller, createBase, gatewayCaller, launchBrowser, signIn, startConsoleServer, step } from './browser.js';
 import { seriousAxeViolations, unnamedControls } from './accessibility.js';
 
 const BASE = 'Grid views';
@@ -24,10 +24,7 @@ describe('console: range selection, grouping, column layout (headless Chromium)'
   let baseUuid: string;
 
   const call = apiCaller(() => url, () => adminToken);
-  const gw = async <T>(suffix: string, init: { method?: string; body?: unknown } = {}) => {
-    const token = (await call<{ access_token: string }>(`/api/v2.1/workspace/${workspaceId}/dtable/${encodeURIComponent(BASE)}/access-token/`)).data.access_token;
-    return call<T>(`/api-gateway/api/v2/dtables/${baseUuid}/${suffix}`, { ...init, token });
-  };
+  const gw = gatewayCaller(call, () => ({ name: BASE, workspaceId, baseUuid }));
   const rowsNow = async () => (await gw<{ rows: ApiRow[] }>('rows/?table_name=Table1&convert_keys=true')).data.rows;
   const byName = async (name: string) => (await rowsNow()).find((r) => r.Name === name);
   const columnsNow = async () => (await gw<Meta>('metadata/')).data.metadata.tables[0]!.columns;
@@ -56,11 +53,7 @@ describe('console: range selection, grouping, column layout (headless Chromium)'
     ({ server, url } = await startConsoleServer());
     browser = await launchBrowser();
     adminToken = await login(ADMIN.email, ADMIN.password);
-    expect((await call('/api/v2.1/dtables/', { method: 'POST', body: { name: BASE } })).status).toBeLessThan(300);
-    const list = await call<{ workspace_list: Array<{ table_list?: Array<{ name: string; uuid: string; workspace_id: number }> }> }>('/api/v2.1/workspaces/');
-    const base = list.data.workspace_list.flatMap((w) => w.table_list ?? []).find((b) => b.name === BASE)!;
-    workspaceId = base.workspace_id;
-    baseUuid = base.uuid;
+    ({ workspaceId, baseUuid } = await createBase(call, BASE));
     for (const [name, type, data] of [
       ['Qty', 'number'],
       ['Note', 'text'],

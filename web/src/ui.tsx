@@ -105,3 +105,51 @@ export function CopyButton({ text, label = 'Copy' }: { text: string; label?: str
     </button>
   );
 }
+
+/** A base share's permission, as the sharing pages offer it (users and groups alike). */
+export function PermissionSelect({ label, value, onChange }: { label: string; value: string; onChange: (permission: string) => void }) {
+  return (
+    <select aria-label={label} value={value} onChange={(e) => onChange(e.target.value)}>
+      {SHARE_PERMISSIONS.map(([permission, text]) => (
+        <option key={permission} value={permission}>
+          {text}
+        </option>
+      ))}
+    </select>
+  );
+}
+
+const SHARE_PERMISSIONS: Array<[string, string]> = [
+  ['r', 'Read-only'],
+  ['rw', 'Read-write'],
+  ['admin', 'Admin'],
+];
+
+/** A table and one of its views, picked from the base (rules and automations). */
+export function TableViewPicker<T extends { _id: string; name: string; views: Array<{ _id: string; name: string }> }>(props: {
+  label: string;
+  tables: T[];
+  table: T;
+  viewId: string | undefined;
+  onTable: (tableId: string) => void;
+  onView: (viewId: string) => void;
+}) {
+  return (
+    <>
+      <select aria-label={`${props.label} table`} value={props.table._id} onChange={(e) => props.onTable(e.target.value)}>
+        {props.tables.map((x) => (
+          <option key={x._id} value={x._id}>
+            {x.name}
+          </option>
+        ))}
+      </select>
+      <select aria-label={`${props.label} view`} value={props.viewId} onChange={(e) => props.onView(e.target.value)}>
+        {props.table.views.map((v) => (
+          <option key={v._id} value={v._id}>
+            {v.name}
+          </option>
+        ))}
+      </select>
+    </>
+  );
+}

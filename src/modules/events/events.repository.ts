@@ -119,16 +119,7 @@ async function appendPostgres(trx: Executor, events: NewChangeEvent[], encoded: 
     return;
   }
   const records = events.map((e, i) => ({
-    base_id: e.baseId,
-    base_uuid: e.baseUuid,
-    table_id: e.tableId,
-    table_name: e.tableName,
-    row_id: e.rowId,
-    row_name: e.rowName,
-    op_type: e.opType,
-    op_user: e.opUser,
-    op_app: e.opApp,
-    op_time: e.opTime,
+    ...eventColumns(e),
     row_data: rowData(e, i),
     row: row(e, i),
   }));
@@ -339,4 +330,20 @@ export async function pruneEvents(db: Executor, consumerNames: string[], before:
     .where('created_at', '<', sql<number>`coalesce((select min(created_at) from events), ${before})`)
     .execute();
   return Number(result.numDeletedRows);
+}
+
+/** An event's stored columns other than its row data (the outbox and held batches store them alike). */
+export function eventColumns(e: NewChangeEvent) {
+  return {
+    base_id: e.baseId,
+    base_uuid: e.baseUuid,
+    table_id: e.tableId,
+    table_name: e.tableName,
+    row_id: e.rowId,
+    row_name: e.rowName,
+    op_type: e.opType,
+    op_user: e.opUser,
+    op_app: e.opApp,
+    op_time: e.opTime,
+  };
 }

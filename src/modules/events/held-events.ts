@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { DialectName, Executor } from '../../db/index.js';
 import { DATA_CELLS_VALUE, encodeEvents, Form, ROW_CELLS_VALUE, type EncodedEvents } from './event-cells.js';
-import { EVENTS_COMMIT_LOCK, storedRow, storedRowData } from './events.repository.js';
+import { EVENTS_COMMIT_LOCK, eventColumns, storedRow, storedRowData } from './events.repository.js';
 import type { NewChangeEvent, RowDataItem } from './events.types.js';
 
 /**
@@ -24,16 +24,7 @@ export async function holdEvents(trx: Executor, dialect: DialectName, events: Ne
     await trx.insertInto('held_event_columns').values({ hold_id: holdId, write_id: writeId, table_id: c.tableId, columns: c.columns, created_at: now }).execute();
   }
   const records = events.map((e, i) => ({
-    base_id: e.baseId,
-    base_uuid: e.baseUuid,
-    table_id: e.tableId,
-    table_name: e.tableName,
-    row_id: e.rowId,
-    row_name: e.rowName,
-    op_type: e.opType,
-    op_user: e.opUser,
-    op_app: e.opApp,
-    op_time: e.opTime,
+    ...eventColumns(e),
     // PostgreSQL's json keeps a value's text as written (the release casts it to text, as appendEvents
     // does); SQLite's json_extract re-serializes objects, so there the stored texts go as strings.
     row_data: dialect === 'postgres' ? postgresRowData(e, encoded, i) : storedRowData(e, encoded, i),

@@ -195,27 +195,8 @@ export class BaseWriter {
         const now = this.clock.now();
         const meta = await lockMetadata(trx, this.dialect, base.id);
         if (publish) await publish(trx, meta);
-        let changed = false;
-        let structural = false;
+        const { scope, events, flags } = this.openScope(trx, base, actor, now, meta, undefined);
         if (apply) {
-          const events: NewChangeEvent[] = [];
-          const scope: WriteScope = {
-            trx,
-            dialect: this.dialect,
-            base,
-            actor,
-            now,
-            meta,
-            metadataChanged: (kind = 'structure') => {
-              changed = true;
-              if (kind === 'structure') structural = true;
-            },
-            emit: (more) => {
-              for (const e of more) events.push(e);
-            },
-            formulas: this.formulas,
-            stage: undefined,
-          };
           await apply(scope, async () => {
             const page = events.splice(0);
             if (page.length === 0) return;
@@ -226,13 +207,9 @@ export class BaseWriter {
           });
           if (events.length > 0) throw new Error('releaseHold: apply emitted events it did not flush');
         }
-        await saveRevision(trx, base.id, changed ? meta : null);
-        const structure = changed ? structureOps(metadataAsRead(meta), meta) : [];
-        if (structure.length > 0) {
-          const ops = structure.map((op) => ({ baseId: base.id, baseUuid: base.uuid, op, opUser: actor.user, opApp: actor.app, opTime: now }));
-          await appendStructureEvents(trx, this.dialect, ops, now);
-        }
-        return { moved: await releaseHeldEvents(trx, this.dialect, holdId), structural };
+        await saveRevision(trx, base.id, flags.changed ? meta : null);
+        await this.appendStructure(trx, base, actor, meta, now, flags.changed);
+        return { moved: await releaseHeldEvents(trx, this.dialect, holdId), structural: flags.structural };
       });
     } finally {
       release();
@@ -261,49 +238,61 @@ export class BaseWriter {
       const now = this.clock.now();
       const meta = late ? await loadMetadata(trx, base.id) : await lockMetadata(trx, this.dialect, base.id);
       const readVersion = meta.version;
-      let changed = false;
-      let structural = false;
-      const events: NewChangeEvent[] = [];
-      const value = await work({
-        trx,
-        dialect: this.dialect,
-        base,
-        actor,
-        now,
-        meta,
-        metadataChanged: (kind = 'structure') => {
-          changed = true;
-          if (kind === 'structure') structural = true;
-        },
-        emit: (more) => {
-          for (const e of more) events.push(e);
-        },
-        formulas: this.formulas,
-        stage: options.stage,
-      });
+      const { scope, events, flags } = this.openScope(trx, base, actor, now, meta, options.stage);
+      const value = await work(scope);
       if (events.length > 0) for (const hook of this.eventsHooks) await hook(trx, events, now);
       if (late) {
         const version = await lockByRevision(trx, base.id);
         if (version === undefined) throw notFound('dtable not found.');
         if (version !== readVersion) throw new StaleMetadata();
-        if (changed) await storeMetadata(trx, base.id, meta);
+        if (flags.changed) await storeMetadata(trx, base.id, meta);
       } else {
-        await saveRevision(trx, base.id, changed ? meta : null);
+        await saveRevision(trx, base.id, flags.changed ? meta : null);
       }
-      const structure = changed ? structureOps(metadataAsRead(meta), meta) : [];
-      if (structure.length > 0) {
-        const ops = structure.map((op) => ({ baseId: base.id, baseUuid: base.uuid, op, opUser: actor.user, opApp: actor.app, opTime: now }));
-        await appendStructureEvents(trx, this.dialect, ops, now);
-      }
+      const structure = await this.appendStructure(trx, base, actor, meta, now, flags.changed);
       const writeId = actor.writeId ?? randomUUID();
       if (events.length > 0 || structure.length > 0) for (const hook of this.logHooks) await hook(trx, { base, actor, writeId, now, events, structure });
       if (hold !== undefined) {
         await holdEvents(trx, this.dialect, events, now, writeId, hold);
-        return { value, emitted: 0, structural };
+        return { value, emitted: 0, structural: flags.structural };
       }
       await appendEvents(trx, this.dialect, events, now, writeId);
-      return { value, emitted: events.length, structural };
+      return { value, emitted: events.length, structural: flags.structural };
     });
+  }
+
+  /** The scope a write's work runs in, with the events it emits and whether it changed the metadata (and its structure). */
+  private openScope(trx: Transaction<Database>, base: BaseRef, actor: Actor, now: number, meta: WriteScope['meta'], stage: WriteScope['stage']) {
+    const events: NewChangeEvent[] = [];
+    const flags = { changed: false, structural: false };
+    const scope: WriteScope = {
+      trx,
+      dialect: this.dialect,
+      base,
+      actor,
+      now,
+      meta,
+      metadataChanged: (kind = 'structure') => {
+        flags.changed = true;
+        if (kind === 'structure') flags.structural = true;
+      },
+      emit: (more) => {
+        for (const e of more) events.push(e);
+      },
+      formulas: this.formulas,
+      stage,
+    };
+    return { scope, events, flags };
+  }
+
+  /** The structure operations of a write that changed the metadata, appended as events; returned for the log hooks. */
+  private async appendStructure(trx: Transaction<Database>, base: BaseRef, actor: Actor, meta: WriteScope['meta'], now: number, changed: boolean) {
+    const structure = changed ? structureOps(metadataAsRead(meta), meta) : [];
+    if (structure.length > 0) {
+      const ops = structure.map((op) => ({ baseId: base.id, baseUuid: base.uuid, op, opUser: actor.user, opApp: actor.app, opTime: now }));
+      await appendStructureEvents(trx, this.dialect, ops, now);
+    }
+    return structure;
   }
 }
 

@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { api, basePath } from '../api';
-import { ErrorText, useAction } from '../ui';
+import { ErrorText, TableViewPicker, useAction } from '../ui';
 import { FilterEditor, fromApiFilters, toApiFilters, type DraftFilter } from '../grid/FilterEditor';
 import type { Table } from '../types';
 import { LinkRecordsFields } from './LinkRecordsFields';
@@ -126,20 +126,7 @@ export function AutomationEditor(props: { workspaceId: string; baseName: string;
             </option>
           ))}
         </select>
-        <select aria-label="Trigger table" value={table._id} onChange={(e) => { setTableId(e.target.value); setViewId(''); setFilters([]); }}>
-          {tables.map((x) => (
-            <option key={x._id} value={x._id}>
-              {x.name}
-            </option>
-          ))}
-        </select>
-        <select aria-label="Trigger view" value={view?._id} onChange={(e) => setViewId(e.target.value)}>
-          {table.views.map((v) => (
-            <option key={v._id} value={v._id}>
-              {v.name}
-            </option>
-          ))}
-        </select>
+        <TableViewPicker label="Trigger" tables={tables} table={table} viewId={view?._id} onTable={(id) => { setTableId(id); setViewId(''); setFilters([]); }} onView={setViewId} />
       </div>
       {PERIODIC.has(condition) && (
         <div className="inline">

@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, basePath } from '../api';
 import { useSession } from '../session';
-import { ConfirmButton, Empty, ErrorText, Loading, useAction } from '../ui';
+import { ConfirmButton, Empty, ErrorText, Loading, TableViewPicker, useAction } from '../ui';
 import { useBaseAccess, useMetadata } from '../grid/base';
 import { FilterEditor, toApiFilters, type DraftFilter } from '../grid/FilterEditor';
 
@@ -141,20 +141,7 @@ function RuleBuilder({ workspaceId, baseName, onCreated }: { workspaceId: string
             <option value="per_week">weekly digest</option>
           </select>
         )}
-        <select aria-label="Rule table" value={table._id} onChange={(e) => { setTableId(e.target.value); setViewId(''); }}>
-          {tables.map((t) => (
-            <option key={t._id} value={t._id}>
-              {t.name}
-            </option>
-          ))}
-        </select>
-        <select aria-label="Rule view" value={view?._id} onChange={(e) => setViewId(e.target.value)}>
-          {table.views.map((v) => (
-            <option key={v._id} value={v._id}>
-              {v.name}
-            </option>
-          ))}
-        </select>
+        <TableViewPicker label="Rule" tables={tables} table={table} viewId={view?._id} onTable={(id) => { setTableId(id); setViewId(''); }} onView={setViewId} />
       </div>
       {condition === 'filters_satisfy' && <FilterEditor table={table} filters={filters} onChange={setFilters} conjunction={conjunction} onConjunction={setConjunction} />}
       {condition === 'near_deadline' && (

@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, basePath } from '../api';
 import { href } from '../router';
-import { ConfirmButton, CopyButton, Empty, ErrorText, Loading, useAction } from '../ui';
+import { ConfirmButton, CopyButton, Empty, ErrorText, Loading, PermissionSelect, useAction } from '../ui';
 import { GroupShares, ViewShares } from './ShareGroups';
 
 interface ShareEntry {
@@ -19,12 +19,6 @@ interface ExternalLink {
   password_protected: boolean;
   create_at: string;
 }
-
-const PERMISSIONS: Array<[string, string]> = [
-  ['r', 'Read-only'],
-  ['rw', 'Read-write'],
-  ['admin', 'Admin'],
-];
 
 /** Sharing a base with users and groups, sharing single views, and its external (read-only) links. */
 export function Share({ workspaceId, baseName }: { workspaceId: string; baseName: string }) {
@@ -55,13 +49,7 @@ export function Share({ workspaceId, baseName }: { workspaceId: string; baseName
       <h1>Share “{baseName}”</h1>
       <form className="inline" onSubmit={add} aria-label="Share with a user">
         <input aria-label="User e-mail" placeholder="user@example.com" type="email" value={email} onChange={(e) => setEmail(e.target.value)} required />
-        <select aria-label="Permission" value={permission} onChange={(e) => setPermission(e.target.value)}>
-          {PERMISSIONS.map(([value, label]) => (
-            <option key={value} value={value}>
-              {label}
-            </option>
-          ))}
-        </select>
+        <PermissionSelect label="Permission" value={permission} onChange={setPermission} />
         <button type="submit" disabled={action.busy}>
           Share
         </button>
@@ -89,22 +77,16 @@ export function Share({ workspaceId, baseName }: { workspaceId: string; baseName
                   {s.name} <span className="muted">{s.contact_email}</span>
                 </td>
                 <td>
-                  <select
-                    aria-label={`Permission of ${s.contact_email}`}
+                  <PermissionSelect
+                    label={`Permission of ${s.contact_email}`}
                     value={s.permission}
-                    onChange={(e) =>
+                    onChange={(permission) =>
                       void action.run(async () => {
-                        await api(basePath(workspaceId, baseName, 'share/'), { method: 'PUT', body: { email: s.contact_email, permission: e.target.value } });
+                        await api(basePath(workspaceId, baseName, 'share/'), { method: 'PUT', body: { email: s.contact_email, permission } });
                         await refresh();
                       })
                     }
-                  >
-                    {PERMISSIONS.map(([value, label]) => (
-                      <option key={value} value={value}>
-                        {label}
-                      </option>
-                    ))}
-                  </select>
+                  />
                 </td>
                 <td>
                   <ConfirmButton

@@ -1,7 +1,7 @@
 import { type FormEvent, useState } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, basePath } from '../api';
-import { ConfirmButton, Empty, ErrorText, Loading, useAction } from '../ui';
+import { ConfirmButton, Empty, ErrorText, Loading, PermissionSelect, useAction } from '../ui';
 import { useGroups } from './Groups';
 
 interface GroupShare {
@@ -24,12 +24,6 @@ interface TableInfo {
   name: string;
   views: Array<{ _id: string; name: string }>;
 }
-
-const PERMISSIONS: Array<[string, string]> = [
-  ['r', 'Read-only'],
-  ['rw', 'Read-write'],
-  ['admin', 'Admin'],
-];
 
 /** Sharing a base with the caller's groups. */
 export function GroupShares({ workspaceId, baseName }: { workspaceId: string; baseName: string }) {
@@ -62,13 +56,7 @@ export function GroupShares({ workspaceId, baseName }: { workspaceId: string; ba
               </option>
             ))}
           </select>
-          <select aria-label="Group permission" value={permission} onChange={(e) => setPermission(e.target.value)}>
-            {PERMISSIONS.map(([value, label]) => (
-              <option key={value} value={value}>
-                {label}
-              </option>
-            ))}
-          </select>
+          <PermissionSelect label="Group permission" value={permission} onChange={setPermission} />
           <button type="submit" disabled={action.busy}>
             Share with group
           </button>
@@ -88,22 +76,16 @@ export function GroupShares({ workspaceId, baseName }: { workspaceId: string; ba
               <tr key={s.group_id}>
                 <td>{s.group_name}</td>
                 <td>
-                  <select
-                    aria-label={`Permission of group ${s.group_name}`}
+                  <PermissionSelect
+                    label={`Permission of group ${s.group_name}`}
                     value={s.permission}
-                    onChange={(e) =>
+                    onChange={(permission) =>
                       void action.run(async () => {
-                        await api(basePath(workspaceId, baseName, `group-shares/${s.group_id}/`), { method: 'PUT', body: { permission: e.target.value } });
+                        await api(basePath(workspaceId, baseName, `group-shares/${s.group_id}/`), { method: 'PUT', body: { permission } });
                         await refresh();
                       })
                     }
-                  >
-                    {PERMISSIONS.map(([value, label]) => (
-                      <option key={value} value={value}>
-                        {label}
-                      </option>
-                    ))}
-                  </select>
+                  />
                 </td>
                 <td>
                   <ConfirmButton
