@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import SlowFirstSequencer from './test/sequencer.js';
 
 /**
  * Files that share state outside their own database — Redis keys and channels (budgets by IP, the
@@ -31,6 +32,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     reporters: ['default'],
+    // dist/ built once before the files run: the real-process tests start the bundle (test/helpers/cli-process.ts).
+    globalSetup: ['test/global-setup.ts'],
+    sequence: { sequencer: SlowFirstSequencer },
     pool: 'forks',
     maxWorkers: WORKERS,
     projects: [

@@ -7,10 +7,10 @@ import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DIALECTS } from '../helpers/index.js';
 import { adminQuery } from '../helpers/db.js';
+import { ROOT, cliCommand } from '../helpers/cli-process.js';
 import { ADMIN, appendRow, baseWithWebhook, killHard, serverEnv, startServerProcess, waitUntil } from './processes.js';
 
 const run = promisify(execFile);
-const ROOT = path.resolve(import.meta.dirname, '../..');
 
 const cleanup: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
@@ -84,7 +84,7 @@ describe.each(DIALECTS)('restore from a backup (%s)', (dialect) => {
     if (dialect === 'sqlite') await waitUntil(() => receiver.received.length > 0, 'a delivery in flight');
     const backup = path.join(dataDir, 'backup.sqlite3');
     if (dialect === 'sqlite') {
-      const done = await run(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'backup', backup], { cwd: ROOT, env });
+      const done = await run(...cliCommand('backup', backup), { cwd: ROOT, env });
       expect(done.stdout).toMatch(/Backed up to/);
     } else {
       await run('pg_dump', ['--format=custom', `--schema=${schema}`, `--file=${backup}`, process.env.TEST_DATABASE_URL!]);
@@ -129,7 +129,7 @@ describe.each(DIALECTS)('restore from a backup (%s)', (dialect) => {
 
 describe('basegate backup', () => {
   const backup = (env: NodeJS.ProcessEnv, file: string) =>
-    run(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'backup', file], { cwd: ROOT, env }).then(
+    run(...cliCommand('backup', file), { cwd: ROOT, env }).then(
       (done) => ({ code: 0, out: done.stdout + done.stderr }),
       (failed: { code: number; stdout: string; stderr: string }) => ({ code: failed.code, out: failed.stdout + failed.stderr }),
     );

@@ -10,10 +10,9 @@ import { describe, expect, it } from 'vitest';
 import { DIALECTS } from '../helpers/index.js';
 import { adminQuery } from '../helpers/db.js';
 import { freePort } from './processes.js';
+import { ROOT, cliCommand } from '../helpers/cli-process.js';
 import { StallingProxy } from './support.js';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
-const TSX = path.join(ROOT, 'node_modules/.bin/tsx');
 const ADMIN = { email: 'admin@example.com', password: 'admin-password-1' };
 
 interface Server {
@@ -25,7 +24,7 @@ interface Server {
 }
 
 function start(env: NodeJS.ProcessEnv): Promise<Server> {
-  const child = spawn(TSX, ['src/cli.ts', 'serve'], { cwd: ROOT, env });
+  const child = spawn(...cliCommand('serve'), { cwd: ROOT, env });
   let output = '';
   child.stdout!.on('data', (d) => (output += d));
   child.stderr!.on('data', (d) => (output += d));
@@ -192,7 +191,7 @@ describe.each(['postgres' as const].filter(() => !!process.env.TEST_DATABASE_URL
     url.host = `127.0.0.1:${port}`;
     url.searchParams.set('options', `-c search_path=${schema}`);
     const { REDIS_URL: _r, SECRET_KEY: _s, ...rest } = process.env;
-    const child = spawn(TSX, ['src/cli.ts', 'serve'], {
+    const child = spawn(...cliCommand('serve'), {
       cwd: ROOT,
       env: { ...rest, DATABASE_URL: url.toString(), DATA_DIR: mkdtempSync(path.join(tmpdir(), 'basegate-start-')), PORT: '0', LOG_LEVEL: 'info', ADMIN_PASSWORD: 'admin-password-1' },
     });

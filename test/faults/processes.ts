@@ -6,10 +6,9 @@ import { createServer, type IncomingMessage, type ServerResponse, type Server } 
 import net, { type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { adminQuery } from '../helpers/db.js';
+import { ROOT, cliCommand } from '../helpers/cli-process.js';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
-
-/** A real server process (`basegate serve`) started from the sources, as an operator runs it. */
+/** A real server process (`basegate serve`) started from the bundle built from the sources, as an operator runs it. */
 export interface ServerProcess {
   url: string;
   child: ChildProcess;
@@ -18,8 +17,9 @@ export interface ServerProcess {
 }
 
 export function startServerProcess(env: NodeJS.ProcessEnv, args: string[] = []): Promise<ServerProcess> {
-  // One process (the tsx CLI would run the server in a child of its own, out of reach of SIGKILL).
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve', ...args], { cwd: ROOT, env });
+  // One process, so SIGKILL reaches the server itself.
+  const [command, argv] = cliCommand('serve', ...args);
+  const child = spawn(command, argv, { cwd: ROOT, env });
   let output = '';
   child.stdout!.on('data', (d) => (output += d));
   child.stderr!.on('data', (d) => (output += d));
