@@ -53,6 +53,24 @@ describe('LoopTimer', () => {
     expect(tick).not.toHaveBeenCalled();
   });
 
+  it('runs a zero delay on the next turn of the event loop, not after a clamped millisecond', async () => {
+    vi.useRealTimers();
+    const tick = vi.fn();
+    const loop = new LoopTimer(tick);
+    loop.start();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(tick).toHaveBeenCalledTimes(1);
+    // A timed schedule replaces a pending immediate one, and the other way round.
+    loop.schedule(0);
+    loop.schedule(60_000);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(tick).toHaveBeenCalledTimes(1);
+    loop.schedule(0);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(tick).toHaveBeenCalledTimes(2);
+    await loop.stop(null);
+  });
+
   it('does not pass on the failure of the work it waited for', async () => {
     const loop = new LoopTimer(() => undefined);
     loop.start();
