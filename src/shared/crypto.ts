@@ -25,12 +25,25 @@ export function constantTimeEqual(a: string, b: string): boolean {
 
 const SCRYPT_PARAMS = { N: 16384, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
 const KEY_LENGTH = 32;
+/** The cost (scrypt's N) of new hashes; only the test apps lower it (usePasswordHashCost). */
+let costOfNewHashes = SCRYPT_PARAMS.N;
+
+/**
+ * For the test suite's in-process apps only: hash new passwords at a lower cost (a power of two,
+ * at least 1024). Every stored hash names its own cost, so verification is the same code either way;
+ * the suite hashes thousands of passwords and each costs ~50 ms of CPU at the real cost.
+ */
+export function usePasswordHashCost(n: number): void {
+  if (!Number.isInteger(Math.log2(n)) || n < 1024 || n > SCRYPT_PARAMS.N) throw new Error(`password hash cost must be a power of two from 1024 to ${SCRYPT_PARAMS.N}`);
+  costOfNewHashes = n;
+}
 
 /** Hash a password as `scrypt$N$r$p$salt$hash` (base64 parts). */
 export async function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(16);
-  const key = await scrypt(password, salt, KEY_LENGTH, SCRYPT_PARAMS);
-  const { N, r, p } = SCRYPT_PARAMS;
+  const { r, p, maxmem } = SCRYPT_PARAMS;
+  const N = costOfNewHashes;
+  const key = await scrypt(password, salt, KEY_LENGTH, { N, r, p, maxmem });
   return ['scrypt', N, r, p, salt.toString('base64'), key.toString('base64')].join('$');
 }
 

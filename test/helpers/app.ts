@@ -7,6 +7,7 @@ import { loadConfig, type Config } from '../../src/config/index.js';
 import { createContainer, type Container } from '../../src/container.js';
 import { migrateToLatest, type DbHandle, type DialectName } from '../../src/db/index.js';
 import { ManualClock } from '../../src/shared/clock.js';
+import { usePasswordHashCost } from '../../src/shared/crypto.js';
 import { createTestDatabase } from './db.js';
 
 export interface TestApp {
@@ -30,6 +31,8 @@ export interface TestAppOptions {
 
 /** A fully wired app on a fresh database with a manual clock; `env` overrides configuration. */
 export async function createTestApp(dialect: DialectName, env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
+  // New passwords at scrypt's N=1024, not 16384: the suite signs up thousands (src/shared/crypto.test.ts covers the real cost).
+  usePasswordHashCost(1024);
   const config = loadConfig(
     {
       SECRET_KEY: 'test-secret-key-test-secret-key-0123456789',
