@@ -217,15 +217,20 @@ describe.each(DIALECTS)('access through groups and view shares (%s)', (dialect) 
     const firstRowId = String(listed[0]!._id);
     for (const [method, suffix, payload] of [
       ['GET', `rows/${firstRowId}/?table_name=People`],
-      ['GET', 'metadata/'],
-      ['GET', 'views/?table_name=People'],
-      ['POST', 'sql/', { sql: 'select * from People' }],
+      ['GET', 'metadata/?table_name=Table1'],
+      ['GET', 'views/?table_name=Table1'],
+      ['POST', 'sql/', { sql: 'select Salary from People' }],
+      ['POST', 'sql/', { sql: 'select * from Table1' }],
       ['POST', 'query-links/', { table_id: tableId, link_column: 'x', rows: [] }],
       ['GET', 'changes/'],
       ['POST', 'rows/', { table_name: 'People', rows: [{ Name: 'Dan', Team: 'red' }] }],
     ] as Array<[Method, string, object?]>) {
       expect((await gw(token, method, suffix, payload)).statusCode, `${method} ${suffix}`).toBe(403);
     }
+    // Its table's metadata and SQL are open, limited to the view (view-share-metadata.test.ts, view-share-sql.test.ts).
+    expect((await gw(token, 'GET', 'views/?table_name=People')).json().views.map((v: { name: string }) => v.name)).toEqual(['Red team']);
+    const sql = await gw(token, 'POST', 'sql/', { sql: 'select Name from People', convert_keys: true });
+    expect(sql.json().results.map((r: { Name: string }) => r.Name)).toEqual(['Ann', 'Cid']);
 
     // Read-write: rows of the view's table can be written; still nothing else.
     const update = await req(owner, 'PUT', basePath(personal, `user-view-shares/${shareId}/`), { permission: 'rw' });

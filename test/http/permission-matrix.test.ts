@@ -20,6 +20,8 @@ const FAMILIES = [
   'metadata', // GET metadata/
   'structure', // POST views/ (a new view)
   'sqlRead', // POST sql/ select
+  'sqlHidden', // POST sql/ select naming the column the view hides
+  'sqlOther', // POST sql/ select from another table
   'sqlWrite', // POST sql/ update
   'live', // join-room on the live channel (200: joined, 403: refused)
   'manage', // GET …/api-tokens/ with the Account-Token (admin)
@@ -28,22 +30,22 @@ const FAMILIES = [
 type Family = (typeof FAMILIES)[number];
 
 const MATRIX: Record<string, string> = {
-  //                   token rows other write outs meta struc sqlR sqlW live mang files
-  owner:               '200  200  200  200  200  200  200  200  200  200  200  200',
-  'user share r':      '200  200  200  403  403  200  403  200  403  200  403  403',
-  'user share rw':     '200  200  200  200  200  200  200  200  200  200  403  200',
-  'user share admin':  '200  200  200  200  200  200  200  200  200  200  200  200',
-  'group owner':       '200  200  200  200  200  200  200  200  200  200  200  200',
-  'group admin':       '200  200  200  200  200  200  200  200  200  200  200  200',
-  'group member':      '200  200  200  200  200  200  200  200  200  200  403  200',
-  'group share r':     '200  200  200  403  403  200  403  200  403  200  403  403',
-  'group share rw':    '200  200  200  200  200  200  200  200  200  200  403  200',
-  'group share admin': '200  200  200  200  200  200  200  200  200  200  200  200',
-  'view share r':      '403  200  403  403  403  403  403  403  403  403  403  403',
-  'view share rw':     '403  200  403  200  403  403  403  403  403  403  403  403',
-  'external link':     '-    200  200  403  403  200  403  200  403  200  -    -',
-  'API-Token r':       '-    200  200  403  403  200  403  200  403  200  -    403',
-  'API-Token rw':      '-    200  200  200  200  200  200  200  200  200  -    200',
+  //                   token rows other write outs meta struc sqlR sqlH sqlO sqlW live mang files
+  owner:               '200  200  200  200  200  200  200  200  200  200  200  200  200  200',
+  'user share r':      '200  200  200  403  403  200  403  200  200  200  403  200  403  403',
+  'user share rw':     '200  200  200  200  200  200  200  200  200  200  200  200  403  200',
+  'user share admin':  '200  200  200  200  200  200  200  200  200  200  200  200  200  200',
+  'group owner':       '200  200  200  200  200  200  200  200  200  200  200  200  200  200',
+  'group admin':       '200  200  200  200  200  200  200  200  200  200  200  200  200  200',
+  'group member':      '200  200  200  200  200  200  200  200  200  200  200  200  403  200',
+  'group share r':     '200  200  200  403  403  200  403  200  200  200  403  200  403  403',
+  'group share rw':    '200  200  200  200  200  200  200  200  200  200  200  200  403  200',
+  'group share admin': '200  200  200  200  200  200  200  200  200  200  200  200  200  200',
+  'view share r':      '403  200  403  403  403  200  403  200  403  403  403  200  403  403',
+  'view share rw':     '403  200  403  200  403  200  403  200  403  403  200  200  403  403',
+  'external link':     '-    200  200  403  403  200  403  200  200  200  403  200  -    -',
+  'API-Token r':       '-    200  200  403  403  200  403  200  200  200  403  200  -    403',
+  'API-Token rw':      '-    200  200  200  200  200  200  200  200  200  200  200  -    200',
 };
 
 describe.each(DIALECTS)('permission matrix: every base route family × every way of access (%s)', (dialect) => {
@@ -199,6 +201,10 @@ describe.each(DIALECTS)('permission matrix: every base route family × every way
         return status(gw('POST', 'views/?table_name=People', { name: `by ${way}`, type: 'table' }));
       case 'sqlRead':
         return status(gw('POST', 'sql/', { sql: 'select Name from People' }));
+      case 'sqlHidden':
+        return status(gw('POST', 'sql/', { sql: 'select Salary from People' }));
+      case 'sqlOther':
+        return status(gw('POST', 'sql/', { sql: 'select * from Table1' }));
       case 'sqlWrite':
         return status(gw('POST', 'sql/', { sql: "update People set Name = 'Ann' where Name = 'Ann'" }));
       case 'live': {

@@ -43,10 +43,13 @@ describe('view-share scope', () => {
     expect(scopeRefusal(scope, { tables: ['T1'] })).toBeNull();
     expect(scopeRefusal(scope, { tables: ['T2'] })).toContain('T2');
     expect(scopeRefusal(scope, { operations: ['read_rows'], viewOpen: false })).toContain('one view');
-    expect(scopeRefusal(scope, { operations: ['sql'] })).toContain('sql');
+    // SQL on the routes open to views (limited to the view there: sql/view-source.ts); never structure.
+    expect(scopeRefusal(scope, { operations: ['sql'], viewOpen: true })).toBeNull();
+    expect(scopeRefusal(scope, { operations: ['sql'], viewOpen: false })).toContain('one view');
+    expect(scopeRefusal(scope, { operations: ['structure'], viewOpen: true })).toContain('structure');
     expect(scopeRefusal(scope, { operations: ['files'] })).toContain('files');
     expect(scopeRefusal(scope, { operations: ['write_rows'], viewOpen: true })).toContain('write_rows');
-    // The live channel's room is every table.
+    // The base's live room is every table (a view's holder joins a room of its own instead).
     expect(scopeRefusal(scope, { operations: ['read_rows'], allTables: true })).toContain('live channel');
     expect(scopeRefusal(viewShareScope('T1', 'V1', 'rw'), { operations: ['write_rows'], viewOpen: true })).toBeNull();
   });

@@ -74,10 +74,12 @@ export function scopeRefusal(scope: TokenScope | null | undefined, need: ScopeNe
 
 /**
  * The scope of a Base-Token issued through a view share: the view's table only, rows read (and written
- * for `rw`), nothing else — no SQL, structure, files, comments, nor the live channel (every table).
+ * for `rw`) and SQL — both limited to the view's rows and visible columns by the routes that admit it
+ * (`viewOpen`) — nothing else: no structure, files or comments. The live channel sends it the view's
+ * changes only (realtime).
  */
 export function viewShareScope(tableId: string, viewId: string, permission: 'r' | 'rw'): TokenScope {
-  return { tables: [tableId], operations: permission === 'rw' ? ['read_rows', 'write_rows'] : ['read_rows'], view: { table: tableId, view: viewId } };
+  return { tables: [tableId], operations: permission === 'rw' ? ['read_rows', 'write_rows', 'sql'] : ['read_rows', 'sql'], view: { table: tableId, view: viewId } };
 }
 
 /**

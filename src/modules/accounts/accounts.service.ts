@@ -57,6 +57,9 @@ let dummyHash: Promise<string> | null = null;
  */
 export type UserDeletingListener = (userId: number) => Promise<void | (() => void | Promise<void>)> | void;
 
+/** A rule that may refuse a user's deletion (it throws the AppError to answer); every rule is asked before anything changes. */
+export type UserDeletionGuard = (userId: number, login: string) => Promise<void>;
+
 /**
  * Called inside the transaction that deactivates a user or changes their password, so every credential
  * derived from the user's sign-in (Base-Tokens from the Account-Token or temporary API-Tokens) is revoked
@@ -72,6 +75,7 @@ export interface LoginExtras extends SecondFactor {
 
 export class AccountsService {
   private readonly deletingListeners: UserDeletingListener[] = [];
+  private readonly deletionGuards: UserDeletionGuard[] = [];
   private readonly signInRevokingListeners: SignInRevokingListener[] = [];
   /** TOTP two-factor sign-in (`two-factor.ts`). */
   readonly twoFactor: TwoFactorService;
@@ -304,6 +308,7 @@ export class AccountsService {
     const row = await repo.findUserByLogin(this.db, login);
     if (!row) throw notFound(`User ${login} not found.`);
     if (row.id === actor.id) throw badRequest('You cannot delete yourself.');
+    for (const guard of this.deletionGuards) await guard(row.id, row.email);
     const followUps = [];
     for (const listener of this.deletingListeners) {
       const followUp = await listener(row.id);
@@ -311,6 +316,11 @@ export class AccountsService {
     }
     await repo.deleteUser(this.db, row.id);
     for (const followUp of followUps) await followUp();
+  }
+
+  /** Adds a rule that may refuse deleting a user (e.g. the owner of a group others use: groups module). */
+  guardUserDeletion(guard: UserDeletionGuard): void {
+    this.deletionGuards.push(guard);
   }
 
   onUserDeleting(listener: UserDeletingListener): void {

@@ -6,6 +6,8 @@ import { GroupSharesService } from './group-shares.service.js';
 import { GroupsService } from './groups.service.js';
 import { AccessRevocation } from './revocation.js';
 import { ViewSharesService } from './view-shares.service.js';
+import { groupsInUseOwnedBy } from './groups.repository.js';
+import { badRequest } from '../../shared/errors.js';
 
 export interface GroupsModule {
   groups: GroupsService;
@@ -18,10 +20,24 @@ export interface GroupsModule {
 export function createGroupsModule(deps: { db: Db; clock: Clock; access: BaseAccess; accounts: AccountsService; maxMembers: number }): GroupsModule {
   const { db, clock, access, accounts } = deps;
   const revocation = new AccessRevocation();
+  // The owner of a group others use is not deleted (the group, its members and its bases would go by
+  // cascade): transfer or delete the group first. A group only its owner uses goes with the owner.
+  accounts.guardUserDeletion(async (userId, login) => {
+    const groups = await groupsInUseOwnedBy(db, userId);
+    if (groups.length > 0) throw badRequest(ownerOfGroupsMessage(login, groups));
+  });
   return {
     groups: new GroupsService(db, clock, access, accounts, revocation, deps.maxMembers),
     groupShares: new GroupSharesService(db, clock, access, revocation),
     viewShares: new ViewSharesService(db, clock, access, accounts, revocation),
     revocation,
   };
+}
+
+/** Shown at most: the names of the groups in the refusal. */
+const NAMED_GROUPS = 10;
+
+function ownerOfGroupsMessage(login: string, groups: string[]): string {
+  const names = groups.slice(0, NAMED_GROUPS).join(', ') + (groups.length > NAMED_GROUPS ? ` and ${groups.length - NAMED_GROUPS} more` : '');
+  return `User ${login} owns groups that hold bases or have other members (${names}): transfer them to another owner or delete them first.`;
 }

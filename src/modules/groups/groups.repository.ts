@@ -28,6 +28,26 @@ export async function findGroup(db: Executor, id: number): Promise<GroupRow | un
   return row && toGroup(row);
 }
 
+/**
+ * Names of the groups `userId` owns that others use: whose workspace holds bases (trashed ones included)
+ * or that have members besides the owner. Deleting the owner would take them from everyone (cascade).
+ */
+export async function groupsInUseOwnedBy(db: Executor, userId: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom('groups')
+    .select('groups.name')
+    .where('groups.owner_id', '=', userId)
+    .where((eb) =>
+      eb.or([
+        eb.exists(eb.selectFrom('group_members').select('group_members.user_id').whereRef('group_members.group_id', '=', 'groups.id').where('group_members.user_id', '<>', userId)),
+        eb.exists(eb.selectFrom('bases').innerJoin('workspaces', 'workspaces.id', 'bases.workspace_id').select('bases.id').whereRef('workspaces.group_id', '=', 'groups.id')),
+      ]),
+    )
+    .orderBy('groups.id')
+    .execute();
+  return rows.map((r) => r.name);
+}
+
 /** The groups `userId` is a member of, oldest first. */
 export async function listGroupsOf(db: Executor, userId: number): Promise<GroupRow[]> {
   const rows = await db

@@ -9,7 +9,8 @@ import type { GatewayAccess } from '../access/index.js';
 import { ConnectionCounter } from './connection-counter.js';
 import type { Presence } from './presence.js';
 import type { OutboxResume } from './resume.js';
-import { baseRoom, userRoom } from './rooms.js';
+import { baseRoom, userRoom, viewRoom } from './rooms.js';
+import { parseOffset } from './positions.js';
 
 export interface LiveSocketsOptions {
   maxPerUser: number;
@@ -213,8 +214,13 @@ export class LiveSockets {
     if (uuid === null || (typeof queried === 'string' && queried !== '' && normalizeUuid(queried) !== uuid)) return 'Permission denied.';
     const result = await this.verifier.check(tokenArg, uuid);
     if (!result.ok) return refusal(result);
-    // A scoped token: the room carries every table's changes, so it needs row reading on all tables.
-    const outOfScope = scopeRefusal(result.claims.scope, { operations: ['read_rows'], allTables: true, ip: this.clientIp(socket) });
+    // A scoped token: the base's room carries every table's changes, so it needs row reading on all tables;
+    // a view share's token joins a room of its own instead, which gets the view's changes only.
+    const shared = result.claims.scope?.view;
+    const ip = this.clientIp(socket);
+    const outOfScope = shared
+      ? scopeRefusal(result.claims.scope, { operations: ['read_rows'], ip, viewOpen: true })
+      : scopeRefusal(result.claims.scope, { operations: ['read_rows'], allTables: true, ip });
     if (outOfScope) return outOfScope;
     // Recorded before anything else changes, so a failed write leaves the socket as it was.
     const baseId = result.base.id;
@@ -236,14 +242,17 @@ export class LiveSockets {
     const data: JoinedData = { token: tokenArg, baseUuid: uuid, baseId, userKey };
     socket.data = data;
     if (previous.baseId !== undefined) this.presence.left(previous.baseId);
-    // A first join after a reconnect that was not recovered: resume from the outbox where the client left off.
-    const from = previous.baseUuid === undefined ? (this.resume?.begin(socket) ?? null) : null;
+    // A first join after a reconnect that was not recovered: resume from the outbox where the client left off
+    // (a view's holder reloads instead: the outbox replay is the whole base's).
+    const firstJoin = previous.baseUuid === undefined;
+    const from = firstJoin && !shared ? (this.resume?.begin(socket) ?? null) : null;
+    const reload = firstJoin && shared !== undefined && !socket.recovered && parseOffset((socket.handshake.auth as { offset?: unknown } | undefined)?.offset) !== null;
     for (const room of socket.rooms) if (room !== socket.id) await socket.leave(room);
-    await socket.join(baseRoom(uuid));
+    await socket.join(shared ? viewRoom(uuid, shared.view, claims.sourceId) : baseRoom(uuid));
     if (claims.source === 'account') await socket.join(userRoom(claims.sourceId));
     this.storeSession(socket, true);
     if (from && !(await this.resume!.finish(socket, baseId, from))) return RELOAD;
-    return null;
+    return reload ? RELOAD : null;
   }
 
   /**
@@ -257,6 +266,8 @@ export class LiveSockets {
     const result = await this.verifier.check(data.token, data.baseUuid);
     if (!result.ok) return { status: false, message: refusal(result) };
     if (result.claims.permission !== 'rw') return { status: false, message: "You don't have permission to perform this operation on this base." };
+    // A view share's token writes through the rows API, which keeps its writes within the view.
+    if (result.claims.scope?.view) return { status: false, message: 'The token is limited to one view: its changes go through the rows API.' };
     let op = opArg;
     if (typeof op === 'string') {
       try {

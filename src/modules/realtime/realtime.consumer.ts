@@ -17,7 +17,9 @@ import {
   type StructureEvent,
 } from '../events/index.js';
 import { anchorOf } from './anchors.js';
-import { groupWrites, isInsertGroup, toOperation, together } from './operations.js';
+import { groupWrites, isInsertGroup, toOperation, together, type ChangeGroup } from './operations.js';
+import { viewAudiences } from './view-audiences.js';
+import { viewOperation } from './view-operations.js';
 import { presentBases } from './presence.js';
 import { baseRoom } from './rooms.js';
 import { comparePositions, type Position } from './positions.js';
@@ -33,12 +35,15 @@ const OWN_BATCH = 500;
 
 /** One `update-dtable` message: its room, the operation as JSON, its version (event id), its place in the stream. */
 export interface Outgoing {
-  room: string;
+  /** A base's room, or the rooms of a view share's holders (view-audiences.ts). */
+  room: string | string[];
   op: string;
   version: number;
   position: Position;
   /** The socket that sent the operation itself (it applied it already): left out. */
   except?: string;
+  /** Sent as `dtable-changed` (`op` is its payload): a view's holders are told to re-read, not given the change. */
+  hint?: boolean;
 }
 
 /** Writes of live clients whose echo is still to be sent (bounded: a write that never commits ages out). */
@@ -52,10 +57,16 @@ export interface ConsumerOptions {
   maxOperationBytes: number;
   /** Emits with the offset naming `position` (the in-memory session adapter's; without it, plainly). */
   at(position: Position, emit: () => void): void;
+  /** TIME_ZONE: the zone views' relative date filters read (default UTC). */
+  timeZone?: string;
 }
 
 /** Sends one message (to a room or a socket), the too-large ones as the small re-read hint. */
 export function emitOutgoing(target: { emit(event: string, ...args: unknown[]): unknown }, message: Outgoing, maxBytes: number): void {
+  if (message.hint) {
+    target.emit(CHANGED_EVENT, message.op, message.version);
+    return;
+  }
   if (message.op.length <= maxBytes) {
     target.emit('update-dtable', message.op, message.version);
     return;
@@ -152,6 +163,7 @@ export class RealtimeConsumer implements OutboxConsumer {
     const pending = await this.pendingStructure(trx, through);
     const oldest = this.oldest();
     const out: Outgoing[] = [];
+    const sent: Array<{ group: ChangeGroup; version: number }> = [];
     let next = 0;
     for (const group of groups) {
       const first = group[0]!;
@@ -160,8 +172,15 @@ export class RealtimeConsumer implements OutboxConsumer {
       const op = toOperation(group, isInsertGroup(group) ? await anchorOf(trx, this.dialect, group) : '');
       const except = first.writeId ? this.origins.get(first.writeId) : undefined;
       if (op) out.push(rowMessage(first.baseUuid, JSON.stringify(op), group[group.length - 1]!.id, except));
+      if (op) sent.push({ group, version: group[group.length - 1]!.id });
     }
     while (next < pending.length) this.structureMessage(pending[next++]!, oldest, out);
+    const views = await this.viewMessages(trx, sent, pending.filter((change) => change.opTime >= oldest));
+    if (views.length > 0) {
+      // Each view's message beside its base's (same position), the stream kept in order (a stable sort).
+      out.push(...views);
+      out.sort((a, b) => comparePositions(a.position, b.position));
+    }
     await this.advanceStructure(trx, pending);
     // Sent once the consumer's progress is committed: a batch rolled back and handed over again is not sent twice.
     const send = () => {
@@ -171,6 +190,40 @@ export class RealtimeConsumer implements OutboxConsumer {
     };
     if (context) context.afterCommit(send);
     else send();
+  }
+
+  /**
+   * What the holders of view shares of these bases get: each row change filtered per shared view (its rows
+   * before or after, its visible cells: view-operations.ts) to its holders' rooms, and a `dtable-changed`
+   * hint for a structure change of the view's table. One query when no base has view shares.
+   */
+  private async viewMessages(trx: Executor, groups: Array<{ group: ChangeGroup; version: number }>, structure: StructureEvent[]): Promise<Outgoing[]> {
+    const bases = new Map<number, string>();
+    for (const { group } of groups) bases.set(group[0]!.baseId, group[0]!.baseUuid);
+    for (const change of structure) bases.set(change.baseId, change.baseUuid);
+    if (bases.size === 0) return [];
+    const audiences = await viewAudiences(trx, [...bases].map(([id, uuid]) => ({ id, uuid })));
+    if (audiences.size === 0) return [];
+    const ctx = { now: this.clock.now(), timeZone: this.sendOptions.timeZone ?? 'UTC' };
+    const out: Outgoing[] = [];
+    for (const { group, version } of groups) {
+      for (const audience of audiences.get(group[0]!.baseId) ?? []) {
+        for (const target of audience.targets) {
+          const op = viewOperation(group, audience.lens, { ...ctx, currentUser: target.currentUser });
+          if (op) out.push({ room: target.rooms, op: JSON.stringify(op), version, position: { event: version, structure: 0 } });
+        }
+      }
+    }
+    for (const change of structure) {
+      const tableId = (change.op as { table_id?: unknown }).table_id;
+      for (const audience of audiences.get(change.baseId) ?? []) {
+        if (tableId !== audience.lens.table._id) continue;
+        const hint = JSON.stringify({ version: change.afterEventId, op_type: change.op.op_type, table_id: tableId, reason: 'structure' });
+        const rooms = audience.targets.flatMap((target) => target.rooms);
+        out.push({ room: rooms, op: hint, version: change.afterEventId, position: { event: change.afterEventId, structure: change.id }, hint: true });
+      }
+    }
+    return out;
   }
 
   /** Sends the structure changes whose preceding row events are all sent (writes without row events). */
@@ -183,6 +236,7 @@ export class RealtimeConsumer implements OutboxConsumer {
       const pending = await this.pendingStructure(trx, position);
       const oldest = this.oldest();
       for (const change of pending) this.structureMessage(change, oldest, out);
+      out.push(...(await this.viewMessages(trx, [], pending.filter((change) => change.opTime >= oldest))));
       await this.advanceStructure(trx, pending);
     });
     this.send(out);

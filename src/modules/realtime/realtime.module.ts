@@ -37,6 +37,8 @@ export interface RealtimeDeps {
     realtimeRecoveryBaseBytes: number;
     realtimeRecoveryBaseMessages: number;
     realtimeMaxOperationBytes: number;
+    /** TIME_ZONE: shared views' relative date filters read dates there (default UTC). */
+    timeZone?: string;
   };
   /** Tests shorten these; defaults: credentials re-checked every 2 s, notifications looked for every 250 ms. */
   sweepIntervalMs?: number;
@@ -159,6 +161,7 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
   );
   const consumer = new RealtimeConsumer(deps.db, deps.dialect, io, deps.clock, Math.max(recoveryMs, 60_000), () => watcher.wake(), {
     maxOperationBytes: config.realtimeMaxOperationBytes,
+    timeZone: config.timeZone,
     at: positioned ? (position, emit) => positioned.at(position, emit) : (_position, emit) => emit(),
   });
   const structure = new Poller(() => consumer.flushStructure(), deps.structurePollMs ?? 1000, (error) =>

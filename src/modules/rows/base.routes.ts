@@ -1,6 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { currentGateway } from '../access/index.js';
 import { baseOf, GATEWAY } from './gateway-request.js';
+import { metadataOfView } from './view-metadata.js';
 import { presentMetadata } from './structure.present.js';
 import { AnyObject, BaseUuidParams, GoneResponse, MetadataResponse } from './rows.schemas.js';
 import type { BaseSnapshot, BaseSnapshots } from './base-snapshots.js';
@@ -10,6 +12,8 @@ const read = { baseAuth: 'read' } as const;
 /** Token scopes: the whole base (every table's rows) needs row reading on every table; the structure is read by row readers and structure editors. */
 const wholeBase = { baseAuth: 'read', scopeAllTables: true } as const;
 const readStructure = { baseAuth: 'read', scope: ['read_rows', 'structure'] } as const;
+/** Open to a view share's token too, which reads its table, its view and its visible columns only (view-metadata.ts). */
+const readViewStructure = { ...readStructure, viewOpen: true } as const;
 
 /** The base as a whole (metadata, everything), the gateway ping, and the removed pre-gateway prefixes. */
 export function baseRoutes({ snapshots, writer }: { snapshots: BaseSnapshots; writer: BaseWriter }): FastifyPluginAsyncTypebox {
@@ -43,10 +47,11 @@ export function baseRoutes({ snapshots, writer }: { snapshots: BaseSnapshots; wr
 
     app.get(
       `${GATEWAY}/metadata/`,
-      { config: readStructure, schema: { tags: ['base'], params: BaseUuidParams, response: { 200: MetadataResponse } } },
+      { config: readViewStructure, schema: { tags: ['base'], params: BaseUuidParams, response: { 200: MetadataResponse } } },
       async (request) => {
         const meta = await writer.read(baseOf(request));
-        return { metadata: presentMetadata(meta) };
+        const shared = currentGateway(request).claims.scope?.view;
+        return { metadata: presentMetadata(shared ? metadataOfView(meta, shared) : meta) };
       },
     );
 

@@ -10,6 +10,7 @@ import { findColumn, findTable, lookupColumn, optionalView, visibleColumns, type
 import { nextAutoNumber } from './row-input.js';
 import { dropCells, scanTable, updateRows } from './rows.repository.js';
 import { presentColumn } from './structure.present.js';
+import { metadataOfView, type SharedViewRef } from './view-metadata.js';
 import { addLinkColumn, assertFirstColumnType, assertNameFree, buildColumn, linkIdOf, dropFiltersUnfitForType, placeColumn, removeColumnFromTable, removeLinkColumns } from './structure.js';
 
 type Body = Record<string, unknown>;
@@ -20,8 +21,10 @@ const MAX_BATCH_COLUMNS = 500;
 export class ColumnsService {
   constructor(private readonly writer: BaseWriter) {}
 
-  async list(base: BaseRef, query: Body) {
-    const meta = await this.writer.read(base);
+  /** `shared`: a view share's token lists the columns its view shows, whatever view it names. */
+  async list(base: BaseRef, query: Body, shared?: SharedViewRef) {
+    const read = await this.writer.read(base);
+    const meta = shared ? metadataOfView(read, shared) : read;
     const table = findTable(meta, query);
     return { columns: visibleColumns(table, optionalView(table, query)).map(presentColumn) };
   }

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { ColumnsService } from './columns.service.js';
+import { currentGateway } from '../access/index.js';
 import { actorOf, baseOf, GATEWAY } from './gateway-request.js';
 import { AnyBody, AnyObject, BaseUuidParams, ColumnsResponse, Success, TableQuery, ViewParams, ViewsResponse } from './rows.schemas.js';
 import type { TablesService } from './tables.service.js';
@@ -15,9 +16,12 @@ export interface StructureRoutesDeps {
 /** Token scopes: changing tables, columns and views is `structure`; reading them, `read_rows` or `structure`. */
 const read = { baseAuth: 'read', scope: ['read_rows', 'structure'] } as const;
 const write = { baseAuth: 'write', scope: ['structure'] } as const;
+/** Open to a view share's token too: it reads its view and the columns that view shows only (view-metadata.ts). */
+const readView = { ...read, viewOpen: true } as const;
 
 /** Tables, columns and views under `/api-gateway/api/v2/dtables/{base_uuid}/`. */
 export function structureRoutes({ tables, columns, views, bodyLimit }: StructureRoutesDeps): FastifyPluginAsyncTypebox {
+  const sharedView = (request: Parameters<typeof currentGateway>[0]) => currentGateway(request).claims.scope?.view;
   return async (app) => {
     const tableSchema = (response: object) => ({ tags: ['base tables'], params: BaseUuidParams, body: AnyBody, response: { 200: response } });
     app.post(`${GATEWAY}/tables/`, { config: write, bodyLimit, schema: tableSchema(AnyObject) }, async (request) =>
@@ -36,8 +40,8 @@ export function structureRoutes({ tables, columns, views, bodyLimit }: Structure
     const columnTags = ['base columns'];
     app.get(
       `${GATEWAY}/columns/`,
-      { config: read, schema: { tags: columnTags, params: BaseUuidParams, querystring: TableQuery, response: { 200: ColumnsResponse } } },
-      async (request) => columns.list(baseOf(request), request.query),
+      { config: readView, schema: { tags: columnTags, params: BaseUuidParams, querystring: TableQuery, response: { 200: ColumnsResponse } } },
+      async (request) => columns.list(baseOf(request), request.query, sharedView(request)),
     );
     const columnSchema = (response: object) => ({ tags: columnTags, params: BaseUuidParams, body: AnyBody, response: { 200: response } });
     app.post(`${GATEWAY}/columns/`, { config: write, bodyLimit, schema: columnSchema(AnyObject) }, async (request) =>
@@ -56,8 +60,8 @@ export function structureRoutes({ tables, columns, views, bodyLimit }: Structure
     const viewTags = ['base views'];
     app.get(
       `${GATEWAY}/views/`,
-      { config: read, schema: { tags: viewTags, params: BaseUuidParams, querystring: TableQuery, response: { 200: ViewsResponse } } },
-      async (request) => views.list(baseOf(request), request.query),
+      { config: readView, schema: { tags: viewTags, params: BaseUuidParams, querystring: TableQuery, response: { 200: ViewsResponse } } },
+      async (request) => views.list(baseOf(request), request.query, sharedView(request)),
     );
     app.post(
       `${GATEWAY}/views/`,
@@ -66,8 +70,8 @@ export function structureRoutes({ tables, columns, views, bodyLimit }: Structure
     );
     app.get(
       `${GATEWAY}/views/:view_name/`,
-      { config: read, schema: { tags: viewTags, params: ViewParams, querystring: TableQuery, response: { 200: AnyObject } } },
-      async (request) => views.get(baseOf(request), request.params.view_name, request.query),
+      { config: readView, schema: { tags: viewTags, params: ViewParams, querystring: TableQuery, response: { 200: AnyObject } } },
+      async (request) => views.get(baseOf(request), request.params.view_name, request.query, sharedView(request)),
     );
     app.put(
       `${GATEWAY}/views/:view_name/`,

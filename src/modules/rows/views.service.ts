@@ -5,6 +5,7 @@ import { compileFilter } from './filter-adapter.js';
 import { newShortId } from './ids.js';
 import { findTable, findView, lookupColumn, type TableMeta, type ViewMeta, type ViewSort } from './metadata.js';
 import { presentView } from './structure.present.js';
+import { metadataOfView, type SharedViewRef } from './view-metadata.js';
 import { filtersByKey } from './structure.js';
 import { checkViewFilters } from './column-data-schema.js';
 
@@ -29,14 +30,20 @@ function checkViewName(value: unknown): string {
 export class ViewsService {
   constructor(private readonly writer: BaseWriter) {}
 
-  async list(base: BaseRef, query: Body) {
-    const table = findTable(await this.writer.read(base), query);
+  /** `shared`: a view share's token sees its one view only (view-metadata.ts). */
+  async list(base: BaseRef, query: Body, shared?: SharedViewRef) {
+    const table = findTable(await this.read(base, shared), query);
     return { views: table.views.map(presentView) };
   }
 
-  async get(base: BaseRef, viewName: string, query: Body) {
-    const table = findTable(await this.writer.read(base), query);
+  async get(base: BaseRef, viewName: string, query: Body, shared?: SharedViewRef) {
+    const table = findTable(await this.read(base, shared), query);
     return presentView(findView(table, viewName));
+  }
+
+  private async read(base: BaseRef, shared: SharedViewRef | undefined) {
+    const meta = await this.writer.read(base);
+    return shared ? metadataOfView(meta, shared) : meta;
   }
 
   create(base: BaseRef, actor: Actor, query: Body, body: Body) {

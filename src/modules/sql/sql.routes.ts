@@ -8,14 +8,16 @@ import { SqlError } from './sql-error.js';
 
 /**
  * `POST /api-gateway/api/v2/dtables/{base_uuid}/sql[/]`. Any Base-Token may read; INSERT, UPDATE and
- * DELETE need an `rw` one (checked by the service once the statement is parsed).
+ * DELETE need an `rw` one (checked by the service once the statement is parsed). A view share's token
+ * sees only its view (its table, rows and visible columns).
  */
 export function sqlRoutes(service: SqlService, bodyLimit: number): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.post(
       '/api-gateway/api/v2/dtables/:base_uuid/sql',
       {
-        config: { baseAuth: 'read', scope: ['sql'] },
+        // Open to a view share's token: the statement is limited to the view (view-source.ts).
+        config: { baseAuth: 'read', scope: ['sql'], viewOpen: true },
         bodyLimit,
         schema: {
           tags: ['base rows'],
@@ -29,7 +31,9 @@ export function sqlRoutes(service: SqlService, bodyLimit: number): FastifyPlugin
         const { claims } = currentGateway(request);
         try {
           const input = sqlRequest(request.body);
-          return await service.execute({ base: baseOf(request), permission: claims.permission, actor: actorOf(request), scope: claims.scope }, input);
+          const shared = claims.scope?.view;
+          const view = shared ? { table: shared.table, view: shared.view, ...(claims.username ? { currentUser: claims.username } : {}) } : undefined;
+          return await service.execute({ base: baseOf(request), permission: claims.permission, actor: actorOf(request), scope: claims.scope, view }, input);
         } catch (error) {
           if (error instanceof SqlError) {
             if (error.cause) request.log.warn({ err: error.cause }, 'SQL statement failed in the database');

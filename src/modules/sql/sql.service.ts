@@ -15,6 +15,9 @@ import { loadTables, matchingRowIds, toStoredRow } from './sql.repository.js';
 import { sqlError } from './sql-error.js';
 import { bindParameters } from './values.js';
 import { planWrite, type WritePlan } from './write.js';
+import { viewSource, type SqlViewLimit, type ViewSource } from './view-source.js';
+import { sql, type Expression, type SqlBool } from 'kysely';
+import type { Node } from './parser.js';
 
 export interface SqlRequest {
   sql: string;
@@ -41,6 +44,8 @@ export interface SqlCaller {
   actor: Actor;
   /** A scoped token's scope: the tables a statement names must be in it. */
   scope?: TokenScope;
+  /** A view share's token: the statement sees that view only (view-source.ts). */
+  view?: SqlViewLimit;
 }
 
 type Body = Record<string, unknown>;
@@ -134,9 +139,10 @@ export class SqlService {
     if (type !== 'select') {
       if (!['insert', 'update', 'delete'].includes(type)) throw sqlError('Only SELECT, INSERT, UPDATE and DELETE statements are supported.');
       if (!decide({ kind: 'base-token', permission: caller.permission }).canWrite) throw new AppError(403, { error_msg: READ_ONLY });
-      const tables = await loadTables(db, caller.base.id);
+      const source = await this.viewSource(caller, parsed.ast);
+      const tables = source?.tables ?? (await loadTables(db, caller.base.id));
       checkScope(caller, parsed.ast, tables);
-      const affected = await this.write(caller, planWrite(parsed.ast, { dialect, tables, bindings }));
+      const affected = await this.write(caller, planWrite(parsed.ast, { dialect, tables, bindings }), source?.rows);
       return { ...ok([], []), affected_rows: affected };
     }
     const { plan, indexedBy } = await this.planRead(caller, parsed.ast, parsed.text, bindings, convertKeys);
@@ -166,7 +172,8 @@ export class SqlService {
    */
   private async planRead(caller: SqlCaller, ast: Parameters<typeof planSelect>[0], text: string, bindings: ReturnType<typeof bindParameters>, convertKeys: boolean) {
     const { db, dialect } = this.deps;
-    const tables = await loadTables(db, caller.base.id);
+    const source = await this.viewSource(caller, ast);
+    const tables = source?.tables ?? (await loadTables(db, caller.base.id));
     checkScope(caller, ast, tables);
     const now = (this.deps.clock ?? Date).now();
     const compared = new Map<string, SqlColumn[]>();
@@ -176,6 +183,8 @@ export class SqlService {
     for (const [tableId, columns] of compared) {
       indexes?.note(caller.base.id, { _id: tableId, columns }, columns.map((column) => ({ column, kind: 'filter' as const })));
     }
+    // A view share's statement reads the view's rows (no row-index hint: they name `base_rows` itself).
+    if (source) return { plan: { ...plan, query: source.wrap(plan.query) }, indexedBy: undefined };
     let indexedBy: string | undefined;
     if (indexes && plan.kind !== 'join' && plan.indexTerms && plan.indexTerms.length > 0) {
       // A probe the index cannot answer (SQLite refuses such an INDEXED BY) means no hint.
@@ -213,9 +222,17 @@ export class SqlService {
     return cells;
   }
 
-  private async write(caller: SqlCaller, plan: WritePlan): Promise<number> {
+  /** The view a view share's statement is limited to (403 when it names what the view hides); undefined for other tokens. */
+  private viewSource(caller: SqlCaller, ast: Node): Promise<ViewSource | undefined> {
+    if (!caller.view) return Promise.resolve(undefined);
+    const ctx = { now: (this.deps.clock ?? Date).now(), timeZone: this.deps.timeZone ?? 'UTC', currentUser: caller.view.currentUser };
+    return viewSource(this.deps.db, this.deps.dialect, caller.base.id, caller.view, ctx, ast);
+  }
+
+  /** `within`: a view share's UPDATE or DELETE matches the view's rows only. */
+  private async write(caller: SqlCaller, plan: WritePlan, within?: Expression<SqlBool>): Promise<number> {
     try {
-      return await this.writeAll(caller, plan);
+      return await this.writeAll(caller, plan.kind === 'insert' || !within ? plan : { ...plan, where: sql`${plan.where} and ${within}` });
     } catch (error) {
       if (isQueryCanceled(error)) throw timeoutError(this.limited.limits);
       throw error;

@@ -1,0 +1,115 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DIALECTS, basePath, createBase, createTestApp, createUser, type TestApp, type TestBase, type TestUser } from '../helpers/index.js';
+import { addTable, appendRows, through, type Gateway } from '../http/rows.fixtures.js';
+import { joined, listen, settle, waitFor, type LiveClient } from './live.support.js';
+
+type Op = { op_type: string; table_id?: string; row_id?: string; row_data?: Record<string, unknown>; updated?: Record<string, unknown>; old_row?: Record<string, unknown>; deleted_row?: Record<string, unknown> };
+
+/**
+ * Issue 30: the live channel of a view share's holder carries only the view's changes — rows of its
+ * table the view shows before or after the change, the visible columns' cells only — and tells it to
+ * re-read when its table's structure changes. Its own operations go through the rows API.
+ */
+describe.each(DIALECTS)('live channel limited to a shared view (%s)', (dialect) => {
+  let t: TestApp;
+  let url: string;
+  let owner: TestUser;
+  let base: TestBase;
+  let g: Gateway;
+  let tableId: string;
+  const keys: Record<string, string> = {};
+  const clients: LiveClient[] = [];
+
+  /** A user with the view shared with them (`r`), joined to the live channel with its Base-Token. */
+  async function viewer(viewId: string): Promise<{ live: LiveClient; token: string }> {
+    const user = await createUser(t);
+    const share = await t.request({ method: 'POST', url: basePath(base, 'user-view-shares/'), token: owner.token, payload: { table_id: tableId, view_id: viewId, permission: 'rw', to_user: user.email } });
+    expect(share.statusCode, share.body).toBe(200);
+    const token = (await t.request({ method: 'GET', url: basePath(base, `user-view-share-access-token/?user_view_share_id=${share.json().id}`), token: user.token })).json().access_token as string;
+    const live = await joined(url, base.uuid, token);
+    clients.push(live);
+    return { live, token };
+  }
+  const ops = (c: LiveClient) => c.messages('update-dtable') as Op[];
+
+  beforeAll(async () => {
+    t = await createTestApp(dialect);
+    url = await listen(t);
+    t.container.dispatcher.start();
+    owner = await createUser(t);
+    base = await createBase(t, owner);
+    const token = (await t.request({ method: 'GET', url: basePath(base, 'access-token/'), token: owner.token })).json().access_token as string;
+    g = through(t, { owner, base, token });
+    const table = await addTable(g, 'People', [
+      { column_name: 'Name', column_type: 'text' },
+      { column_name: 'Team', column_type: 'text' },
+      { column_name: 'Salary', column_type: 'number' },
+    ]);
+    tableId = table._id;
+    for (const c of table.columns as Array<{ name: string; key: string }>) keys[c.name] = c.key;
+    await addTable(g, 'Secret', [{ column_name: 'Code', column_type: 'text' }]);
+  });
+  afterAll(async () => {
+    clients.forEach((c) => c.close());
+    await t.close();
+  });
+
+  it("sends the view's rows (before or after a change) with the visible cells only", async () => {
+    const view = await g.call('POST', 'views/?table_name=People', {
+      name: 'Red',
+      type: 'table',
+      filters: [{ column_name: 'Team', filter_predicate: 'is', filter_term: 'red' }],
+      hidden_columns: ['Salary'],
+    });
+    expect(view.statusCode, view.body).toBe(200);
+    const { live } = await viewer(view.json()._id);
+    const all = await joined(url, base.uuid, g.token);
+    clients.push(all);
+
+    const [ann, ben] = await appendRows(g, 'People', [
+      { Name: 'Ann', Team: 'red', Salary: 1 },
+      { Name: 'Ben', Team: 'blue', Salary: 2 },
+    ]);
+    const update = (rowId: string, row: object) => g.call('PUT', 'rows/', { table_name: 'People', updates: [{ row_id: rowId, row }] });
+    expect((await update(ann!, { Salary: 5 })).statusCode).toBe(200); // a hidden cell only: nothing for the view
+    expect((await update(ben!, { Name: 'Bob' })).statusCode).toBe(200); // a row outside the view: nothing
+    expect((await update(ann!, { Name: 'Anna' })).statusCode).toBe(200); // in the view
+    expect((await update(ben!, { Team: 'red', Salary: 3 })).statusCode).toBe(200); // comes into the view
+    expect((await update(ann!, { Team: 'blue' })).statusCode).toBe(200); // goes out of it
+    await appendRows(g, 'Secret', [{ Code: 'x' }]); // another table: nothing
+    expect((await g.call('DELETE', 'rows/', { table_name: 'People', row_ids: [ann] })).statusCode).toBe(200); // not shown before: nothing
+    expect((await g.call('DELETE', 'rows/', { table_name: 'People', row_ids: [ben] })).statusCode).toBe(200); // shown: deleted
+
+    // The whole base's client got all 9 operations; once it has, the view's are all sent too.
+    await waitFor(() => ops(all).length >= 9, "the base's operations");
+    await settle();
+    const got = ops(live);
+    expect(got.map((op) => [op.op_type, op.row_id])).toEqual([
+      ['insert_row', ''],
+      ['modify_row', ann],
+      ['modify_row', ben],
+      ['modify_row', ann],
+      ['delete_row', ben],
+    ]);
+    expect(got[0]!.row_data).toMatchObject({ _id: ann, [keys.Name!]: 'Ann', [keys.Team!]: 'red' });
+    expect(got[1]!.updated).toEqual({ [keys.Name!]: 'Anna' });
+    expect(got[2]!.updated).toEqual({ [keys.Team!]: 'red' });
+    expect(got[3]!.updated).toEqual({ [keys.Team!]: 'blue' });
+    expect(got[4]!.deleted_row).toMatchObject({ _id: ben, [keys.Name!]: 'Bob' });
+    // No cell of the hidden column, and nothing of the other table, anywhere.
+    expect(JSON.stringify(got)).not.toContain(`"${keys.Salary}"`);
+    expect(got.every((op) => op.table_id === tableId)).toBe(true);
+    expect(ops(all).some((op) => JSON.stringify(op).includes(`"${keys.Salary}"`))).toBe(true);
+  });
+
+  it("tells the holder to re-read when its table's structure changes, and refuses its own operations", async () => {
+    const { live } = await viewer('0000');
+    const added = await g.call('POST', 'columns/', { table_name: 'People', column_name: 'Note', column_type: 'text' });
+    expect(added.statusCode, added.body).toBe(200);
+    await waitFor(() => live.messages('dtable-changed').length > 0, 'the re-read hint');
+    expect(JSON.parse(live.messages('dtable-changed')[0] as string)).toMatchObject({ table_id: tableId, reason: 'structure', op_type: 'insert_column' });
+    expect(ops(live)).toEqual([]);
+    const answer = await live.socket.timeout(8000).emitWithAck('update-dtable', base.uuid, { op_type: 'modify_row', table_id: tableId, row_id: 'x', updated: {} });
+    expect(answer).toEqual({ status: false, message: 'The token is limited to one view: its changes go through the rows API.' });
+  });
+});
