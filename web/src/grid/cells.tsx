@@ -8,6 +8,7 @@ import { formatDuration, isEditable, parseDuration } from './column-types';
 import { collaboratorEditor } from './CollaboratorEditor';
 import { formatDate, formatInstant, safeHref } from './format';
 import { Person, type RelatedUser } from './people';
+import { t } from '../i18n';
 
 type Props = FormatterProps<Row>;
 type EProps = EditorProps<Row>;
@@ -51,7 +52,7 @@ export function formatterFor(column: Column, people: ReadonlyMap<string, Related
         return (
           <input
             type="checkbox"
-            aria-label={`${key} of row`}
+            aria-label={t('cells.keyOfRow', { key })}
             tabIndex={isCellSelected ? 0 : -1}
             checked={row[key] === true}
             disabled={!canEdit}
@@ -103,7 +104,7 @@ export function formatterFor(column: Column, people: ReadonlyMap<string, Related
       return function RateCell({ row }: Props) {
         const n = Number(row[key] ?? 0);
         const max = Number(column.data?.rate_max_number ?? 5);
-        return <span aria-label={`${n} of ${max}`}>{'★'.repeat(Math.max(0, Math.min(n, max)))}<span className="muted">{'☆'.repeat(Math.max(0, max - n))}</span></span>;
+        return <span aria-label={t('cells.nOfMax', { n, max })}>{'★'.repeat(Math.max(0, Math.min(n, max)))}<span className="muted">{'☆'.repeat(Math.max(0, max - n))}</span></span>;
       };
     case 'duration':
       return ({ row }: Props) => <>{formatDuration(row[key])}</>;
@@ -128,7 +129,7 @@ function InputEditor({ row, column, onRowChange, onClose, type, toValue, fromVal
   return (
     <input
       className="rdg-text-editor"
-      aria-label={`Edit ${column.name}`}
+      aria-label={t('cells.editName', { name: String(column.name) })}
       autoFocus
       type={type}
       value={text}
@@ -172,7 +173,7 @@ function editorFor(column: Column, people: readonly RelatedUser[]) {
         return (
           <select
             autoFocus
-            aria-label={`Edit ${c.name}`}
+            aria-label={t('cells.editName', { name: String(c.name) })}
             className="rdg-text-editor"
             value={typeof row[c.key] === 'string' ? (row[c.key] as string) : ''}
             onChange={(e) => onRowChange({ ...row, [c.key]: e.target.value || null }, true)}
@@ -193,7 +194,7 @@ function editorFor(column: Column, people: readonly RelatedUser[]) {
         return (
           <textarea
             autoFocus
-            aria-label={`Edit ${c.name}`}
+            aria-label={t('cells.editName', { name: String(c.name) })}
             className="long-editor"
             value={text}
             onChange={(e) => setText(e.target.value)}
