@@ -2,7 +2,7 @@ import { useState, type KeyboardEvent } from 'react';
 import { type Column as GridColumn, type EditorProps, type FormatterProps } from 'react-data-grid';
 import type { Column, Row, SelectOption, Table } from '../types';
 import type { BaseAccess, WorkspaceRef } from './base';
-import { fileItems, filesEditor } from './FilesEditor';
+import { fileItems, filesEditor, filesPreview } from './FilesEditor';
 import { linkEditor } from './LinkEditor';
 import { formatDuration, isEditable, parseDuration } from './column-types';
 import { collaboratorEditor } from './CollaboratorEditor';
@@ -219,7 +219,7 @@ export interface GridContext {
   people: readonly RelatedUser[];
   /** False for a read-only share or an external link: no editors, checkboxes disabled. */
   canEdit: boolean;
-  /** The base's workspace (signed-in users): file and image cells can then be edited. */
+  /** The base's workspace (signed-in users): file and image cells can then be edited (read-only users and links preview them). */
   workspace?: WorkspaceRef;
 }
 
@@ -229,7 +229,8 @@ export function gridColumns(columns: Column[], context: GridContext): GridColumn
   return columns.map((column, index) => {
     const formatter = formatterFor(column, people, context.canEdit);
     if (column.type === 'file' || column.type === 'image') {
-      const editor = context.canEdit && context.workspace ? filesEditor(context.workspace, column) : undefined;
+      // Who may not change the cell still opens it: previews and downloads, without upload or remove.
+      const editor = context.canEdit ? (context.workspace ? filesEditor(context.workspace, column) : undefined) : filesPreview(context.access, column);
       return { key: column.name, name: column.name, width: column.width ?? 160, resizable: true, formatter, ...(editor ? { editor, editorOptions: { editOnClick: false } } : {}) };
     }
     if (column.type === 'link') {

@@ -244,6 +244,7 @@ export const messages = {
   'files.uploading': 'Uploading…',
   'files.save': 'Save',
   'files.cancel': 'Cancel',
+  'files.close': 'Close',
   'inbox.bell': 'Notifications, {count} unread',
   'inbox.loading': 'Loading notifications',
   'inbox.title': 'Notifications',
