@@ -183,7 +183,7 @@ function SubscriptionForm({ value, onSave }: { value: Subscription | undefined; 
     try {
       parsed = filters.trim() === '' ? null : JSON.parse(filters);
     } catch {
-      setError('Filters must be JSON, e.g. [{"column_name": "Score", "filter_predicate": "greater", "filter_term": 10}]');
+      setError(t('webhooks.filtersMustBeJson'));
       return;
     }
     setError(null);
