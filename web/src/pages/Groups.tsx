@@ -57,7 +57,7 @@ export function Groups() {
                 {g.name}
               </a>
               <span className="muted small">
-                {g.member_count}{' '}{t('groups.member')}{g.member_count === 1 ? '' : 's'}
+                {t(g.member_count === 1 ? 'groups.memberCount' : 'groups.memberCountPlural', { count: g.member_count })}
               </span>
             </li>
           ))}

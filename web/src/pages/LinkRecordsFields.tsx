@@ -63,7 +63,7 @@ export function LinkRecordsFields({ n, action, table, tables, onChange }: { n: n
               ))}
             </select>
             <button type="button" onClick={() => setMatches(matches.filter((_, j) => j !== i))}>
-              {t('linkRecordsFields.removeMatch')}{' '}{i + 1}{' '}{t('linkRecordsFields.ofAction')}{' '}{n}
+              {t('linkRecordsFields.removeMatch', { match: i + 1, action: n })}
             </button>
           </li>
         ))}

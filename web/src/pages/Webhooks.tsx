@@ -258,7 +258,7 @@ function DeliveryLog({ path, webhookId }: { path: string; webhookId: number }) {
                 <td>
                   {d.attempts.map((a) => (
                     <div key={a.attempt} className="small">
-                      {a.time.replace('T', ' ').slice(0, 19)} · {a.status_code ?? a.error ?? a.outcome} · {a.latency_ms}{' '}{t('webhooks.ms')}
+                      {a.time.replace('T', ' ').slice(0, 19)} · {a.status_code ?? a.error ?? a.outcome} · {t('webhooks.ms', { ms: a.latency_ms })}
                       {a.response_excerpt ? <code className="excerpt"> {a.response_excerpt.slice(0, 120)}</code> : null}
                     </div>
                   ))}
