@@ -187,6 +187,7 @@ export const OPERATION_DOCS: Record<string, Doc> = {
   // Assets
   'GET /api/v2.1/dtable/app-upload-link/': ['Upload link (API-Token)', 'A signed link to upload a file or image to the API-Token\'s base.'],
   'GET /api/v2.1/dtable/app-download-link/': ['Download link (API-Token)', 'A signed, short-lived link to download a file of the base.'],
+  'GET /api-gateway/api/v2/dtables/{base_uuid}/asset-download-link/': ['Download link (Base-Token)', 'A signed, short-lived link to download a file of the base, for any Base-Token that may read it (read-only shares and external links too); `path` as for app-download-link.'],
   'DELETE /api/v2.1/dtable/app-asset/': ['Delete a file (API-Token)', 'Removes a file from the base\'s storage.'],
   'GET /api/v2.1/workspace/{workspace_id}/dtable-asset-upload-link/': ['Upload link', 'A signed link to upload files to a base of the workspace.'],
   'GET /api/v2.1/dtable-asset/{base_uuid}/': ['List files', 'The files stored for a base.'],

@@ -145,6 +145,68 @@ describe('console: files, import and export (headless Chromium)', () => {
     });
   });
 
+  it('a read-only user and an external link open a file or image cell: previews and downloads, no upload or remove', async () => {
+    const reader = { email: 'reader@console.test', password: 'reader-password-1', name: 'Reader' };
+    expect((await call('/api/v2.1/admin/users/', { method: 'POST', body: reader })).status).toBeLessThan(300);
+    expect((await call(`/api/v2.1/workspace/${workspaceId}/dtable/${BASE}/share/`, { method: 'POST', body: { email: reader.email, permission: 'r' } })).status).toBeLessThan(300);
+    const link = await call<{ url: string }>(`/api/v2.1/workspace/${workspaceId}/dtable/${BASE}/external-links/`, { method: 'POST', body: {} });
+    // The previous test left Alpha with notes.txt (Attachments, column 4) and dot.png (Photos, column 5).
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, acceptDownloads: true });
+    const visitor = await context.newPage();
+    visitor.setDefaultTimeout(10_000);
+    const cell = (colIndex: number) => visitor.locator('.grid [role=row]').filter({ hasText: 'Alpha' }).locator(`[role=gridcell][aria-colindex="${colIndex}"]`);
+    const previewAndDownload = async (name: string) => {
+      await expect.poll(() => cell(4).innerText()).toBe('notes.txt');
+      await cell(4).click();
+      await visitor.keyboard.press('Enter');
+      const files = visitor.getByRole('dialog', { name: 'Files of Attachments' });
+      await files.waitFor();
+      const [download] = await Promise.all([visitor.waitForEvent('download'), files.getByRole('button', { name: 'Download notes.txt' }).click()]);
+      expect(await readFile((await download.path())!, 'utf8')).toBe('hello files');
+      expect(await files.getByRole('button', { name: /^Remove/ }).count()).toBe(0);
+      expect(await files.getByLabel('Add files').count()).toBe(0);
+      expect(await files.getByRole('button', { name: 'Save' }).count()).toBe(0);
+      await visitor.keyboard.press('Escape');
+      await files.waitFor({ state: 'detached' });
+      // The image cell, opened with a double click: its thumbnail is read with the Base-Token too.
+      await cell(5).dblclick();
+      const photos = visitor.getByRole('dialog', { name: 'Files of Photos' });
+      const thumb = photos.getByRole('img', { name: 'Preview of dot.png' });
+      await thumb.waitFor();
+      await expect.poll(() => thumb.evaluate((img) => (img as HTMLImageElement).naturalWidth)).toBe(1);
+      expect(await photos.getByLabel('Add images').count()).toBe(0);
+      expect(await seriousAxeViolations(visitor)).toEqual([]);
+      if (name === 'external') await visitor.screenshot({ path: 'docs/screenshots/files-read-only.png' });
+      await photos.getByRole('button', { name: 'Close' }).click();
+      await photos.waitFor({ state: 'detached' });
+      // Nothing changed.
+      expect(((await rowsOf('Table1')).find((r) => r.Name === 'Alpha')!.Attachments as Array<{ name: string }>).map((f) => f.name)).toEqual(['notes.txt']);
+    };
+    try {
+      await step(visitor, 'files-read-only-user', async () => {
+        await signIn(visitor, url, reader.email, reader.password);
+        await visitor.goto(`${url}/#/base/${workspaceId}/${encodeURIComponent(BASE)}`);
+        await visitor.getByRole('grid', { name: 'Rows of Table1' }).waitFor();
+        await visitor.getByRole('note').filter({ hasText: 'Read-only' }).waitFor();
+        await previewAndDownload('reader');
+      });
+      await step(visitor, 'files-external-link', async () => {
+        await context.clearCookies();
+        await visitor.evaluate(() => {
+          sessionStorage.clear();
+          localStorage.clear();
+        });
+        await visitor.goto('about:blank');
+        await visitor.goto(link.data.url);
+        await visitor.getByRole('grid', { name: 'Rows of Table1' }).waitFor();
+        expect(await visitor.getByRole('button', { name: 'Sign in' }).count()).toBe(0);
+        await previewAndDownload('external');
+      });
+    } finally {
+      await context.close();
+    }
+  });
+
   it('previews a chosen CSV (columns, types, first rows) and imports it as a new table', async () => {
     await step(page, 'import-new-table', async () => {
       await openPanel();

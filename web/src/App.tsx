@@ -57,7 +57,7 @@ function Shell() {
           <TwoFactor />
           {!setupRequired && (
             <button type="button" onClick={() => setEnrolling(false)}>
-              Continue
+              {t('app.continue')}
             </button>
           )}
         </main>

@@ -53,8 +53,8 @@ export async function api<T>(path: string, options: RequestOptions = {}): Promis
 }
 
 /** A file the server answers (an export): its bytes and the name from `Content-Disposition`. */
-export async function apiDownload(path: string, fallbackName: string): Promise<{ blob: Blob; filename: string }> {
-  const response = await send(path, {}, FILE_TIMEOUT_MS);
+export async function apiDownload(path: string, fallbackName: string, options: Pick<RequestOptions, 'token'> = {}): Promise<{ blob: Blob; filename: string }> {
+  const response = await send(path, options, FILE_TIMEOUT_MS);
   if (!response.ok) {
     const text = await response.text();
     let data: unknown = text;

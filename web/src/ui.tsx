@@ -1,5 +1,6 @@
 import { useState, type ReactNode, type FormEvent } from 'react';
 import { ApiError } from './api';
+import { t } from './i18n';
 
 export function Loading({ what = 'Loading' }: { what?: string }) {
   return (
@@ -97,11 +98,11 @@ export function CopyButton({ text, label = 'Copy' }: { text: string; label?: str
           await navigator.clipboard.writeText(text);
           setDone(true);
         } catch {
-          window.prompt('Copy:', text);
+          window.prompt(t('ui.copy'), text);
         }
       }}
     >
-      {done ? 'Copied' : label}
+      {done ? t('ui.copied') : label}
     </button>
   );
 }
@@ -136,14 +137,14 @@ export function TableViewPicker<T extends { _id: string; name: string; views: Ar
 }) {
   return (
     <>
-      <select aria-label={`${props.label} table`} value={props.table._id} onChange={(e) => props.onTable(e.target.value)}>
+      <select aria-label={t('ui.labelTable', { label: props.label })} value={props.table._id} onChange={(e) => props.onTable(e.target.value)}>
         {props.tables.map((x) => (
           <option key={x._id} value={x._id}>
             {x.name}
           </option>
         ))}
       </select>
-      <select aria-label={`${props.label} view`} value={props.viewId} onChange={(e) => props.onView(e.target.value)}>
+      <select aria-label={t('ui.labelView', { label: props.label })} value={props.viewId} onChange={(e) => props.onView(e.target.value)}>
         {props.table.views.map((v) => (
           <option key={v._id} value={v._id}>
             {v.name}

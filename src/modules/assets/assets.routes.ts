@@ -44,6 +44,14 @@ export function assetsRoutes({ assets, guard, maxBytes, tmpDir, timeoutMs }: Ass
       return assets.delete(base.uuid, request.query.path);
     });
 
+    // Base-Token (the console's grid, read-only users and an external link's page, which have no
+    // Account-Token for the file URL): a signed link to one file, as app-download-link gives.
+    app.get(
+      '/api-gateway/api/v2/dtables/:base_uuid/asset-download-link/',
+      { config: { baseAuth: 'read', scope: ['files'] }, schema: { tags, params: Uuid, querystring: PathQuery } },
+      async (request) => assets.downloadLink(request.gateway!.base.uuid, request.query.path),
+    );
+
     // Account-Token: the web clients.
     app.get(
       '/api/v2.1/workspace/:workspace_id/dtable-asset-upload-link/',

@@ -469,10 +469,10 @@ function TableView({ access, table, tables, rowId, canEdit, comments, workspace 
               {t('toolbar.group')}
               {groupColumn ? `: ${groupColumn.name}` : ''}
             </button>
-            <button type="button" onClick={() => void action.run(history.undo)} disabled={!history.canUndo} title="Ctrl+Z">
+            <button type="button" onClick={() => void action.run(history.undo)} disabled={!history.canUndo} title={t('baseEditor.ctrlZ')}>
               {t('toolbar.undo')}
             </button>
-            <button type="button" onClick={() => void action.run(history.redo)} disabled={!history.canRedo} title="Ctrl+Shift+Z">
+            <button type="button" onClick={() => void action.run(history.redo)} disabled={!history.canRedo} title={t('baseEditor.ctrlShiftZ')}>
               {t('toolbar.redo')}
             </button>
           </>

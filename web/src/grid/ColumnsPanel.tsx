@@ -5,6 +5,7 @@ import { gateway, type BaseAccess } from './base';
 import { ADDABLE_TYPES, OPTION_COLORS } from './column-types';
 import { FormulaBuilder } from './FormulaBuilder';
 import type { Table } from '../types';
+import { t } from '../i18n';
 
 /** Add, rename, reorder and delete the columns of a table. */
 export function ColumnsPanel({ access, table }: { access: BaseAccess; table: Table }) {
@@ -17,7 +18,7 @@ export function ColumnsPanel({ access, table }: { access: BaseAccess; table: Tab
       await refresh();
     });
   return (
-    <div className="panel" aria-label="Columns">
+    <div className="panel" aria-label={t('toolbar.columns')}>
       <NewColumn access={access} table={table} onAdded={refresh} />
       <ErrorText error={action.error} />
       <table className="list">
@@ -27,12 +28,12 @@ export function ColumnsPanel({ access, table }: { access: BaseAccess; table: Tab
               <td>{c.name}</td>
               <td className="muted">{c.type}</td>
               <td>
-                <button type="button" aria-label={`Move ${c.name} left`} disabled={i === 0} onClick={() => void put({ op_type: 'move_column', column: c.key, target_column: table.columns[i - 1]!.key })}>
+                <button type="button" aria-label={t('columnsPanel.moveNameLeft', { name: c.name })} disabled={i === 0} onClick={() => void put({ op_type: 'move_column', column: c.key, target_column: table.columns[i - 1]!.key })}>
                   ←
                 </button>
                 <button
                   type="button"
-                  aria-label={`Move ${c.name} right`}
+                  aria-label={t('columnsPanel.moveNameRight', { name: c.name })}
                   disabled={i === table.columns.length - 1}
                   onClick={() => void put({ op_type: 'move_column', column: table.columns[i + 1]!.key, target_column: c.key })}
                 >
@@ -41,15 +42,15 @@ export function ColumnsPanel({ access, table }: { access: BaseAccess; table: Tab
                 <button
                   type="button"
                   onClick={() => {
-                    const name = window.prompt(`Rename column ${c.name} to`, c.name);
+                    const name = window.prompt(t('columnsPanel.renameColumnNameTo', { name: c.name }), c.name);
                     if (name && name !== c.name) void put({ op_type: 'rename_column', column: c.key, new_column_name: name });
                   }}
                 >
-                  Rename
+                  {t('common.rename')}
                 </button>
                 <ConfirmButton
-                  label="Delete"
-                  question={`Delete the column “${c.name}” and its values?`}
+                  label={t('common.delete')}
+                  question={t('columnsPanel.deleteTheColumnName', { name: c.name })}
                   disabled={i === 0}
                   onConfirm={() =>
                     void action.run(async () => {
@@ -114,10 +115,10 @@ function NewColumn({ access, table, onAdded }: { access: BaseAccess; table: Tabl
     });
   };
   return (
-    <form className="inline" onSubmit={submit} aria-label="Add column">
-      <input aria-label="Column name" placeholder="Column name" value={name} onChange={(e) => setName(e.target.value)} required maxLength={255} />
+    <form className="inline" onSubmit={submit} aria-label={t('columnsPanel.addColumn')}>
+      <input aria-label={t('columnsPanel.columnName')} placeholder={t('columnsPanel.columnName')} value={name} onChange={(e) => setName(e.target.value)} required maxLength={255} />
       <select
-        aria-label="Column type"
+        aria-label={t('columnsPanel.columnType')}
         value={type}
         onChange={(e) => {
           setType(e.target.value);
@@ -133,7 +134,7 @@ function NewColumn({ access, table, onAdded }: { access: BaseAccess; table: Tabl
       {type === 'formula' && <FormulaBuilder access={access} table={table} formula={extra} onChange={setExtra} />}
       {extraLabel[type] && <input aria-label={extraLabel[type]} placeholder={extraLabel[type]} value={extra} onChange={(e) => setExtra(e.target.value)} required={type !== 'rate'} />}
       <button type="submit" disabled={action.busy}>
-        Add column
+        {t('columnsPanel.addColumn')}
       </button>
       <ErrorText error={action.error} />
     </form>

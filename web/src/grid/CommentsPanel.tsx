@@ -5,6 +5,7 @@ import { ConfirmButton, Empty, ErrorText, Loading, useAction } from '../ui';
 import { gateway, q, type BaseAccess } from './base';
 import { useRelatedUsers } from './people';
 import type { Row, Table } from '../types';
+import { t } from '../i18n';
 
 interface Comment {
   id: number;
@@ -44,19 +45,19 @@ export function CommentsPanel({ access, table, row, onClose }: { access: BaseAcc
   };
   const rowName = String(row[table.columns[0]?.name ?? ''] ?? '') || row._id;
   return (
-    <aside className="panel comments" aria-label="Row comments">
+    <aside className="panel comments" aria-label={t('commentsPanel.rowComments')}>
       <div className="inline">
-        <h3>Comments on “{rowName}”</h3>
-        <button type="button" onClick={onClose} aria-label="Close comments">
+        <h3>{t('commentsPanel.commentsOnRowname', { rowName })}</h3>
+        <button type="button" onClick={onClose} aria-label={t('commentsPanel.closeComments')}>
           ×
         </button>
       </div>
-      <form onSubmit={add} className="stack" aria-label="New comment">
-        <textarea ref={box} aria-label="Comment" placeholder="Write a comment; @e-mail mentions someone" value={text} onChange={(e) => setText(e.target.value)} required maxLength={10000} />
+      <form onSubmit={add} className="stack" aria-label={t('commentsPanel.newComment')}>
+        <textarea ref={box} aria-label={t('commentsPanel.comment')} placeholder={t('commentsPanel.writeACommentE')} value={text} onChange={(e) => setText(e.target.value)} required maxLength={10000} />
         <div className="inline">
           <label>
-            Mention{' '}
-            <select aria-label="Mention someone" value="" onChange={(e) => e.target.value && mention(e.target.value)}>
+            {t('commentsPanel.mention')}{' '}
+            <select aria-label={t('commentsPanel.mentionSomeone')} value="" onChange={(e) => e.target.value && mention(e.target.value)}>
               <option value="">—</option>
               {(people.data ?? [])
                 .filter((p) => p.email !== user?.email)
@@ -68,19 +69,19 @@ export function CommentsPanel({ access, table, row, onClose }: { access: BaseAcc
             </select>
           </label>
           <button type="submit" disabled={action.busy}>
-            Add comment
+            {t('commentsPanel.addComment')}
           </button>
         </div>
       </form>
       <ErrorText error={action.error} />
       {comments.isLoading ? (
-        <Loading what="Loading comments" />
+        <Loading what={t('commentsPanel.loadingComments')} />
       ) : comments.error ? (
         <ErrorText error={comments.error} />
       ) : (comments.data ?? []).length === 0 ? (
-        <Empty>No comments on this row yet.</Empty>
+        <Empty>{t('commentsPanel.noCommentsOnThis')}</Empty>
       ) : (
-        <ul className="plain" aria-label="Comments">
+        <ul className="plain" aria-label={t('toolbar.comments')}>
           {comments.data!.map((c) => (
             <CommentItem key={c.id} comment={c} author={nameOf(c.author)} own={c.author === user?.email} access={access} onChanged={refresh} />
           ))}
@@ -103,20 +104,20 @@ function CommentItem({ comment, author, own, access, onChanged }: { comment: Com
     });
   };
   return (
-    <li aria-label={`Comment by ${author}`}>
+    <li aria-label={t('commentsPanel.commentByAuthor', { author })}>
       <span className="small muted">
         {author} · {when(comment.created_at)}
-        {comment.updated_at !== comment.created_at ? ' (edited)' : ''}
+        {comment.updated_at !== comment.created_at ? t('commentsPanel.edited') : ''}
       </span>
       {editing ? (
-        <form onSubmit={save} className="stack" aria-label="Edit comment">
-          <textarea aria-label="Edited comment" value={text} onChange={(e) => setText(e.target.value)} required maxLength={10000} />
+        <form onSubmit={save} className="stack" aria-label={t('commentsPanel.editComment')}>
+          <textarea aria-label={t('commentsPanel.editedComment')} value={text} onChange={(e) => setText(e.target.value)} required maxLength={10000} />
           <div className="inline">
             <button type="submit" disabled={action.busy}>
-              Save comment
+              {t('commentsPanel.saveComment')}
             </button>
             <button type="button" onClick={() => setEditing(false)}>
-              Cancel
+              {t('common.cancel')}
             </button>
           </div>
         </form>
@@ -126,11 +127,11 @@ function CommentItem({ comment, author, own, access, onChanged }: { comment: Com
       {own && !editing && (
         <div className="inline">
           <button type="button" onClick={() => setEditing(true)}>
-            Edit
+            {t('rowForm.editShort')}
           </button>
           <ConfirmButton
-            label="Delete"
-            question="Delete this comment?"
+            label={t('common.delete')}
+            question={t('commentsPanel.deleteThisComment')}
             onConfirm={() =>
               void action.run(async () => {
                 await gateway(access, `comments/${comment.id}/`, { method: 'DELETE' });

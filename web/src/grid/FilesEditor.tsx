@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState, type DragEvent } from 'react';
+import { useEffect, useRef, useState, type DragEvent, type ReactNode, type RefObject } from 'react';
 import { createPortal } from 'react-dom';
 import type { EditorProps } from 'react-data-grid';
 import { api, apiDownload, enc } from '../api';
@@ -6,7 +6,7 @@ import { t } from '../i18n';
 import { ErrorText, useAction } from '../ui';
 import { safeHref } from './format';
 import { fileSize, saveFile } from './save-file';
-import type { WorkspaceRef } from './base';
+import type { BaseAccess, WorkspaceRef } from './base';
 import type { Column, Row } from '../types';
 
 /** A file cell's item, as the original stores it; an image cell holds URLs. */
@@ -42,6 +42,29 @@ function assetPath(url: string): string | null {
   }
 }
 
+/** Reads one of this server's files, by its URL path (assetPath): its bytes for a preview or a download. */
+type ReadAsset = (path: string, name: string) => Promise<{ blob: Blob }>;
+
+/** With the signed-in user's Account-Token, which the file URL takes. */
+const withAccount: ReadAsset = (path, name) => apiDownload(path, name);
+
+/**
+ * With the base's Base-Token (a read-only share, an external link's visitor who has no account):
+ * a signed download link for the file's path inside the base, then the file from that link.
+ */
+function withBaseToken(access: BaseAccess): ReadAsset {
+  return async (path, name) => {
+    const inBase = decodeURIComponent(path.replace(/^\/workspace\/[^/]+\/asset\/[^/]+/, ''));
+    const { download_link } = await api<{ download_link: string }>(
+      `/api-gateway/api/v2/dtables/${enc(access.dtable_uuid)}/asset-download-link/?path=${enc(inBase)}`,
+      { token: access.access_token },
+    );
+    const link = new URL(download_link, window.location.origin);
+    // The signed link is the credential: no token with it.
+    return apiDownload(link.pathname, name, { token: null });
+  };
+}
+
 /** Uploads one file to the base's assets (signed upload link) and answers the cell item for it. */
 async function upload(workspace: WorkspaceRef, file: File, kind: 'file' | 'image'): Promise<FileItem> {
   const link = await api<{ upload_link: string; parent_path: string; img_relative_path: string; file_relative_path: string }>(
@@ -60,15 +83,15 @@ async function upload(workspace: WorkspaceRef, file: File, kind: 'file' | 'image
   return { name, size: stored[0]?.size ?? file.size, type: 'file', url };
 }
 
-/** An image's thumbnail, read with the Account-Token (an `<img src>` could not send it). */
-function Thumbnail({ item }: { item: FileItem }) {
+/** An image's thumbnail, read with a token (an `<img src>` could not send it). */
+function Thumbnail({ item, read }: { item: FileItem; read: ReadAsset }) {
   const [src, setSrc] = useState<string | null>(null);
   useEffect(() => {
     const path = assetPath(item.url);
     if (!path) return;
     let url: string | null = null;
     let gone = false;
-    apiDownload(path, item.name)
+    read(path, item.name)
       .then(({ blob }) => {
         if (gone) return;
         url = URL.createObjectURL(blob);
@@ -79,23 +102,23 @@ function Thumbnail({ item }: { item: FileItem }) {
       gone = true;
       if (url) URL.revokeObjectURL(url);
     };
-  }, [item.url, item.name]);
+  }, [item.url, item.name, read]);
   return src ? <img className="thumb" src={src} alt={t('files.thumbnail', { name: item.name })} /> : <span className="thumb" aria-hidden="true" />;
 }
 
-/** One listed file: preview, name, size and type, download, remove. */
-function FileEntry({ item, image, onRemove }: { item: FileItem; image: boolean; onRemove: () => void }) {
+/** One listed file: preview, name, size and type, download, and remove when the cell may change. */
+function FileEntry({ item, image, read, onRemove }: { item: FileItem; image: boolean; read: ReadAsset; onRemove?: () => void }) {
   const action = useAction();
   const path = assetPath(item.url);
   const download = () =>
     action.run(async () => {
-      const file = await apiDownload(path!, item.name);
+      const file = await read(path!, item.name);
       saveFile(file.blob, item.name);
     });
   const external = path ? null : safeHref(item.url);
   return (
     <li className="file-entry">
-      {image && <Thumbnail item={item} />}
+      {image && <Thumbnail item={item} read={read} />}
       <span className="file-name">{item.name}</span>
       <span className="muted small">
         {[item.size !== undefined ? fileSize(item.size) : null, image ? t('files.typeImage') : fileType(item.name)].filter(Boolean).join(' · ')}
@@ -109,9 +132,11 @@ function FileEntry({ item, image, onRemove }: { item: FileItem; image: boolean; 
           {t('files.open')}
         </a>
       ) : null}
-      <button type="button" onClick={onRemove} aria-label={t('files.remove', { name: item.name })}>
-        {t('files.removeShort')}
-      </button>
+      {onRemove && (
+        <button type="button" onClick={onRemove} aria-label={t('files.remove', { name: item.name })}>
+          {t('files.removeShort')}
+        </button>
+      )}
       <ErrorText error={action.error} />
     </li>
   );
@@ -123,8 +148,53 @@ const fileType = (name: string) => {
   return ext ? t('files.typeOf', { ext: ext.toUpperCase() }) : t('files.typeFile');
 };
 
+/** A file or image cell's dialog: its files listed with previews and download; `children` adds the editing controls. */
+function FilesDialog({ column, items, read, onClose, onRemove, boxRef, children }: {
+  column: Column;
+  items: FileItem[];
+  read: ReadAsset;
+  onClose: () => void;
+  onRemove?: (at: number) => void;
+  boxRef?: RefObject<HTMLDivElement>;
+  children: ReactNode;
+}) {
+  const image = column.type === 'image';
+  // A pressed button that turns disabled while it works (Download) drops the focus to the page: Escape still closes.
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === 'Escape' && e.target === document.body) onClose();
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, [onClose]);
+  return createPortal(
+    <div
+      className="dialog-backdrop"
+      onKeyDown={(e) => {
+        e.stopPropagation();
+        if (e.key === 'Escape') onClose();
+      }}
+    >
+      <div ref={boxRef} tabIndex={-1} className="dialog files-dialog" role="dialog" aria-modal="true" aria-label={t('files.label', { column: column.name })}>
+        <h3>{t('files.label', { column: column.name })}</h3>
+        {items.length === 0 ? (
+          <p className="muted">{t('files.none')}</p>
+        ) : (
+          <ul className="file-list" aria-label={t('files.list', { column: column.name })}>
+            {items.map((item, i) => (
+              <FileEntry key={`${item.url}-${i}`} item={item} image={image} read={read} onRemove={onRemove && (() => onRemove(i))} />
+            ))}
+          </ul>
+        )}
+        {children}
+      </div>
+    </div>,
+    document.body,
+  );
+}
+
 /**
- * A file or image cell's dialog: the files with previews, download and remove, and new ones added
+ * A file or image cell's editor: the files with previews, download and remove, and new ones added
  * by choosing or dropping them (uploaded at once to the base's assets). Save writes the cell once,
  * through the grid's own write (and undo).
  */
@@ -156,54 +226,58 @@ export function filesEditor(workspace: WorkspaceRef, column: Column) {
       add(e.dataTransfer.files);
     };
     const save = () => onRowChange({ ...row, [column.name]: image ? items.map((i) => i.url) : items }, true);
-    return createPortal(
-      <div
-        className="dialog-backdrop"
-        onKeyDown={(e) => {
-          e.stopPropagation();
-          if (e.key === 'Escape') onClose(false);
-        }}
-      >
-        <div ref={box} tabIndex={-1} className="dialog files-dialog" role="dialog" aria-modal="true" aria-label={t('files.label', { column: column.name })}>
-          <h3>{t('files.label', { column: column.name })}</h3>
-          {items.length === 0 ? (
-            <p className="muted">{t('files.none')}</p>
-          ) : (
-            <ul className="file-list" aria-label={t('files.list', { column: column.name })}>
-              {items.map((item, i) => (
-                <FileEntry key={`${item.url}-${i}`} item={item} image={image} onRemove={() => remove(i)} />
-              ))}
-            </ul>
-          )}
-          <div
-            className={`dropzone${dragging ? ' dragging' : ''}`}
-            data-testid="files-dropzone"
-            onDragOver={(e) => {
-              e.preventDefault();
-              setDragging(true);
-            }}
-            onDragLeave={() => setDragging(false)}
-            onDrop={onDrop}
-          >
-            <label>
-              {image ? t('files.addImages') : t('files.addFiles')}{' '}
-              <input type="file" multiple accept={image ? 'image/*' : undefined} autoFocus onChange={(e) => add(e.target.files)} />
-            </label>
-            <p className="hint">{t('files.drop')}</p>
-          </div>
-          {action.busy && <p role="status">{t('files.uploading')}</p>}
-          <ErrorText error={action.error} />
-          <div className="inline">
-            <button type="button" className="primary" onClick={save} disabled={action.busy}>
-              {t('files.save')}
-            </button>
-            <button type="button" onClick={() => onClose(false)}>
-              {t('files.cancel')}
-            </button>
-          </div>
+    return (
+      <FilesDialog column={column} items={items} read={withAccount} onClose={() => onClose(false)} onRemove={remove} boxRef={box}>
+        <div
+          className={`dropzone${dragging ? ' dragging' : ''}`}
+          data-testid="files-dropzone"
+          onDragOver={(e) => {
+            e.preventDefault();
+            setDragging(true);
+          }}
+          onDragLeave={() => setDragging(false)}
+          onDrop={onDrop}
+        >
+          <label>
+            {image ? t('files.addImages') : t('files.addFiles')}{' '}
+            <input type="file" multiple accept={image ? 'image/*' : undefined} autoFocus onChange={(e) => add(e.target.files)} />
+          </label>
+          <p className="hint">{t('files.drop')}</p>
         </div>
-      </div>,
-      document.body,
+        {action.busy && <p role="status">{t('files.uploading')}</p>}
+        <ErrorText error={action.error} />
+        <div className="inline">
+          <button type="button" className="primary" onClick={save} disabled={action.busy}>
+            {t('files.save')}
+          </button>
+          <button type="button" onClick={() => onClose(false)}>
+            {t('files.cancel')}
+          </button>
+        </div>
+      </FilesDialog>
+    );
+  };
+}
+
+/**
+ * A file or image cell for someone who may not change it (a read-only share, an external link): the
+ * same previews and downloads, read with the Base-Token, and no upload or remove.
+ */
+export function filesPreview(access: BaseAccess, column: Column) {
+  const read = withBaseToken(access);
+  return function FilesPreview({ row, onClose }: EditorProps<Row>) {
+    const items = fileItems(row[column.name], column.type);
+    const box = useRef<HTMLDivElement>(null);
+    // The dialog takes the focus, not its Close button: the Enter that opened it would press that at once.
+    useEffect(() => box.current?.focus(), []);
+    return (
+      <FilesDialog column={column} items={items} read={read} onClose={() => onClose(false)} boxRef={box}>
+        <div className="inline">
+          <button type="button" className="primary" onClick={() => onClose(false)}>
+            {t('files.close')}
+          </button>
+        </div>
+      </FilesDialog>
     );
   };
 }

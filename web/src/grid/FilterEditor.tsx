@@ -1,5 +1,6 @@
 import { DATE_MODIFIERS, predicatesFor } from './column-types';
 import type { Filter, Table } from '../types';
+import { t } from '../i18n';
 
 /** A filter as edited: the term is always text until it is sent. */
 export interface DraftFilter {
@@ -55,10 +56,10 @@ export function FilterEditor(props: {
   return (
     <div>
       <h3>
-        Filters{' '}
-        <select aria-label={`${pre}Filter conjunction`} value={props.conjunction} onChange={(e) => props.onConjunction(e.target.value as 'And' | 'Or')}>
-          <option value="And">all must match (And)</option>
-          <option value="Or">any may match (Or)</option>
+        {t('filterEditor.filters')}{' '}
+        <select aria-label={t('filterEditor.prefilterConjunction', { pre })} value={props.conjunction} onChange={(e) => props.onConjunction(e.target.value as 'And' | 'Or')}>
+          <option value="And">{t('filterEditor.allMustMatchAnd')}</option>
+          <option value="Or">{t('filterEditor.anyMayMatchOr')}</option>
         </select>
       </h3>
       {filters.map((f, i) => {
@@ -68,7 +69,7 @@ export function FilterEditor(props: {
         return (
           <div key={i} className="inline">
             <select
-              aria-label={`${pre}Filter ${i + 1} column`}
+              aria-label={t('filterEditor.prefilterValueColumn', { pre, value: i + 1 })}
               value={f.column_key}
               onChange={(e) => {
                 const t = table.columns.find((c) => c.key === e.target.value)?.type ?? 'text';
@@ -81,7 +82,7 @@ export function FilterEditor(props: {
                 </option>
               ))}
             </select>
-            <select aria-label={`${pre}Filter ${i + 1} predicate`} value={f.filter_predicate} onChange={(e) => set(i, { filter_predicate: e.target.value })}>
+            <select aria-label={t('filterEditor.prefilterValuePredicate', { pre, value: i + 1 })} value={f.filter_predicate} onChange={(e) => set(i, { filter_predicate: e.target.value })}>
               {predicates.map((p) => (
                 <option key={p} value={p}>
                   {p.replace(/_/g, ' ')}
@@ -89,7 +90,7 @@ export function FilterEditor(props: {
               ))}
             </select>
             {['date', 'ctime', 'mtime'].includes(type) && !NO_TERM.has(f.filter_predicate) && (
-              <select aria-label={`${pre}Filter ${i + 1} date`} value={f.modifier || 'exact_date'} onChange={(e) => set(i, { modifier: e.target.value })}>
+              <select aria-label={t('filterEditor.prefilterValueDate', { pre, value: i + 1 })} value={f.modifier || 'exact_date'} onChange={(e) => set(i, { modifier: e.target.value })}>
                 {DATE_MODIFIERS.map((m) => (
                   <option key={m} value={m}>
                     {m.replace(/_/g, ' ')}
@@ -99,14 +100,14 @@ export function FilterEditor(props: {
             )}
             {!NO_TERM.has(f.filter_predicate) &&
               (type === 'checkbox' ? (
-                <select aria-label={`${pre}Filter ${i + 1} value`} value={f.term || 'true'} onChange={(e) => set(i, { term: e.target.value })}>
-                  <option value="true">checked</option>
-                  <option value="false">not checked</option>
+                <select aria-label={t('filterEditor.prefilterValueValue', { pre, value: i + 1 })} value={f.term || 'true'} onChange={(e) => set(i, { term: e.target.value })}>
+                  <option value="true">{t('filterEditor.checked')}</option>
+                  <option value="false">{t('filterEditor.notChecked')}</option>
                 </select>
               ) : (
-                <input aria-label={`${pre}Filter ${i + 1} value`} value={f.term} onChange={(e) => set(i, { term: e.target.value })} placeholder={LIST.has(f.filter_predicate) ? 'a, b, c' : 'value'} />
+                <input aria-label={t('filterEditor.prefilterValueValue', { pre, value: i + 1 })} value={f.term} onChange={(e) => set(i, { term: e.target.value })} placeholder={LIST.has(f.filter_predicate) ? 'a, b, c' : t('filterEditor.value')} />
               ))}
-            <button type="button" aria-label={`${pre}Remove filter ${i + 1}`} onClick={() => onChange(filters.filter((_, j) => j !== i))}>
+            <button type="button" aria-label={t('filterEditor.preremoveFilterValue', { pre, value: i + 1 })} onClick={() => onChange(filters.filter((_, j) => j !== i))}>
               ✕
             </button>
           </div>
@@ -114,13 +115,13 @@ export function FilterEditor(props: {
       })}
       <button
         type="button"
-        aria-label={pre ? `${pre}+ Filter` : undefined}
+        aria-label={pre ? t('filterEditor.preFilter', { pre }) : undefined}
         onClick={() => {
           const first = table.columns[0]!;
           onChange([...filters, { column_key: first.key, filter_predicate: predicatesFor(first.type)[0]!, term: '', modifier: '' }]);
         }}
       >
-        + Filter
+        {t('filterEditor.filter')}
       </button>
     </div>
   );

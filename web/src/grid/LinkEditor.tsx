@@ -5,6 +5,7 @@ import type { EditorProps } from 'react-data-grid';
 import { ErrorText, Loading, useAction } from '../ui';
 import { gateway, q, type BaseAccess } from './base';
 import type { Column, Row, Table } from '../types';
+import { t } from '../i18n';
 
 interface LinkCell {
   row_id: string;
@@ -40,8 +41,8 @@ export function linkEditor(access: BaseAccess, table: Table, tables: Table[], co
       });
     return createPortal(
       <div className="dialog-backdrop" onKeyDown={(e) => { e.stopPropagation(); if (e.key === 'Escape') onClose(false); }}>
-        <div className="dialog" role="dialog" aria-modal="true" aria-label={`Linked rows of ${column.name}`}>
-          <h3>{column.name}: rows of {other?.name ?? 'the other table'}</h3>
+        <div className="dialog" role="dialog" aria-modal="true" aria-label={t('linkEditor.linkedRowsOfName', { name: column.name })}>
+          <h3>{t('linkEditor.nameRowsOfValue', { name: column.name, value: other?.name ?? 'the other table' })}</h3>
           {candidates.isLoading ? (
             <Loading />
           ) : (
@@ -57,10 +58,10 @@ export function linkEditor(access: BaseAccess, table: Table, tables: Table[], co
           <ErrorText error={action.error ?? candidates.error} />
           <div className="inline">
             <button type="button" className="primary" onClick={() => void save()} disabled={action.busy}>
-              Save links
+              {t('linkEditor.saveLinks')}
             </button>
             <button type="button" onClick={() => onClose(false)}>
-              Cancel
+              {t('common.cancel')}
             </button>
           </div>
         </div>

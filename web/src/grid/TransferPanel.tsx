@@ -40,10 +40,10 @@ function ExportView({ workspace, table, view }: { workspace: WorkspaceRef; table
     <div className="transfer-export">
       <h3>{t('transfer.export', { view: view.name })}</h3>
       <button type="button" disabled={action.busy} onClick={() => void exportAs('csv')} aria-label={t('transfer.exportAs', { format: 'CSV' })}>
-        CSV
+        {t('transferPanel.csv')}
       </button>{' '}
       <button type="button" disabled={action.busy} onClick={() => void exportAs('xlsx')} aria-label={t('transfer.exportAs', { format: 'XLSX' })}>
-        XLSX
+        {t('transferPanel.xlsx')}
       </button>
       <ErrorText error={action.error} />
     </div>

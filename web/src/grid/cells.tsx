@@ -2,12 +2,13 @@ import { useState, type KeyboardEvent } from 'react';
 import { type Column as GridColumn, type EditorProps, type FormatterProps } from 'react-data-grid';
 import type { Column, Row, SelectOption, Table } from '../types';
 import type { BaseAccess, WorkspaceRef } from './base';
-import { fileItems, filesEditor } from './FilesEditor';
+import { fileItems, filesEditor, filesPreview } from './FilesEditor';
 import { linkEditor } from './LinkEditor';
 import { formatDuration, isEditable, parseDuration } from './column-types';
 import { collaboratorEditor } from './CollaboratorEditor';
 import { formatDate, formatInstant, safeHref } from './format';
 import { Person, type RelatedUser } from './people';
+import { t } from '../i18n';
 
 type Props = FormatterProps<Row>;
 type EProps = EditorProps<Row>;
@@ -51,7 +52,7 @@ export function formatterFor(column: Column, people: ReadonlyMap<string, Related
         return (
           <input
             type="checkbox"
-            aria-label={`${key} of row`}
+            aria-label={t('cells.keyOfRow', { key })}
             tabIndex={isCellSelected ? 0 : -1}
             checked={row[key] === true}
             disabled={!canEdit}
@@ -103,7 +104,7 @@ export function formatterFor(column: Column, people: ReadonlyMap<string, Related
       return function RateCell({ row }: Props) {
         const n = Number(row[key] ?? 0);
         const max = Number(column.data?.rate_max_number ?? 5);
-        return <span aria-label={`${n} of ${max}`}>{'★'.repeat(Math.max(0, Math.min(n, max)))}<span className="muted">{'☆'.repeat(Math.max(0, max - n))}</span></span>;
+        return <span aria-label={t('cells.nOfMax', { n, max })}>{'★'.repeat(Math.max(0, Math.min(n, max)))}<span className="muted">{'☆'.repeat(Math.max(0, max - n))}</span></span>;
       };
     case 'duration':
       return ({ row }: Props) => <>{formatDuration(row[key])}</>;
@@ -128,7 +129,7 @@ function InputEditor({ row, column, onRowChange, onClose, type, toValue, fromVal
   return (
     <input
       className="rdg-text-editor"
-      aria-label={`Edit ${column.name}`}
+      aria-label={t('cells.editName', { name: String(column.name) })}
       autoFocus
       type={type}
       value={text}
@@ -172,7 +173,7 @@ function editorFor(column: Column, people: readonly RelatedUser[]) {
         return (
           <select
             autoFocus
-            aria-label={`Edit ${c.name}`}
+            aria-label={t('cells.editName', { name: String(c.name) })}
             className="rdg-text-editor"
             value={typeof row[c.key] === 'string' ? (row[c.key] as string) : ''}
             onChange={(e) => onRowChange({ ...row, [c.key]: e.target.value || null }, true)}
@@ -193,7 +194,7 @@ function editorFor(column: Column, people: readonly RelatedUser[]) {
         return (
           <textarea
             autoFocus
-            aria-label={`Edit ${c.name}`}
+            aria-label={t('cells.editName', { name: String(c.name) })}
             className="long-editor"
             value={text}
             onChange={(e) => setText(e.target.value)}
@@ -218,7 +219,7 @@ export interface GridContext {
   people: readonly RelatedUser[];
   /** False for a read-only share or an external link: no editors, checkboxes disabled. */
   canEdit: boolean;
-  /** The base's workspace (signed-in users): file and image cells can then be edited. */
+  /** The base's workspace (signed-in users): file and image cells can then be edited (read-only users and links preview them). */
   workspace?: WorkspaceRef;
 }
 
@@ -228,7 +229,8 @@ export function gridColumns(columns: Column[], context: GridContext): GridColumn
   return columns.map((column, index) => {
     const formatter = formatterFor(column, people, context.canEdit);
     if (column.type === 'file' || column.type === 'image') {
-      const editor = context.canEdit && context.workspace ? filesEditor(context.workspace, column) : undefined;
+      // Who may not change the cell still opens it: previews and downloads, without upload or remove.
+      const editor = context.canEdit ? (context.workspace ? filesEditor(context.workspace, column) : undefined) : filesPreview(context.access, column);
       return { key: column.name, name: column.name, width: column.width ?? 160, resizable: true, formatter, ...(editor ? { editor, editorOptions: { editOnClick: false } } : {}) };
     }
     if (column.type === 'link') {

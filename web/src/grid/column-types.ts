@@ -1,27 +1,9 @@
+import { t } from '../i18n';
+
 /** What the console knows about each column type: editable or not, filter predicates, a label. */
 
-export const ADDABLE_TYPES: Array<[string, string]> = [
-  ['text', 'Text'],
-  ['long-text', 'Long text'],
-  ['number', 'Number'],
-  ['date', 'Date'],
-  ['single-select', 'Single select'],
-  ['multiple-select', 'Multiple select'],
-  ['checkbox', 'Checkbox'],
-  ['collaborator', 'Collaborator'],
-  ['link', 'Link to table'],
-  ['rate', 'Rating'],
-  ['url', 'URL'],
-  ['email', 'E-mail'],
-  ['duration', 'Duration'],
-  ['file', 'File'],
-  ['image', 'Image'],
-  ['auto-number', 'Auto number'],
-  ['ctime', 'Created time'],
-  ['mtime', 'Modified time'],
-  ['creator', 'Creator'],
-  ['formula', 'Formula'],
-];
+/** The column types a person can add, with their names (from the catalogue: `columnType.<type>`). */
+export const ADDABLE_TYPES: Array<[string, string]> = (['text', 'long-text', 'number', 'date', 'single-select', 'multiple-select', 'checkbox', 'collaborator', 'link', 'rate', 'url', 'email', 'duration', 'file', 'image', 'auto-number', 'ctime', 'mtime', 'creator', 'formula'] as const).map((type) => [type, t(`columnType.${type}`)]);
 
 const READ_ONLY = new Set(['formula', 'link-formula', 'creator', 'ctime', 'mtime', 'last-modifier', 'auto-number', 'button', 'link', 'file', 'image', 'geolocation', 'digital-sign']);
 

@@ -2,6 +2,7 @@ import { useLayoutEffect, useRef, type MouseEvent } from 'react';
 import { SELECT_COLUMN_KEY, useRowSelection, type Column, type FormatterProps, type HeaderRendererProps } from 'react-data-grid';
 import type { Row } from '../types';
 import { isGroupRow } from './group';
+import { t } from '../i18n';
 
 const stop = (e: MouseEvent) => e.stopPropagation();
 
@@ -24,7 +25,7 @@ function SelectCell({ row, rowIdx, isCellSelected }: FormatterProps<Row>) {
       ref={ref}
       type="checkbox"
       className="row-select"
-      aria-label="Select"
+      aria-label={t('select-column.select')}
       tabIndex={-1}
       checked={selected}
       onClick={stop}
@@ -34,7 +35,7 @@ function SelectCell({ row, rowIdx, isCellSelected }: FormatterProps<Row>) {
 }
 
 function SelectAll({ allRowsSelected, onAllRowsSelectionChange }: HeaderRendererProps<Row>) {
-  return <input type="checkbox" className="row-select" aria-label="Select All" checked={allRowsSelected} onChange={(e) => onAllRowsSelectionChange(e.target.checked)} />;
+  return <input type="checkbox" className="row-select" aria-label={t('select-column.selectAll')} checked={allRowsSelected} onChange={(e) => onAllRowsSelectionChange(e.target.checked)} />;
 }
 
 /**

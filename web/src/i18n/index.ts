@@ -24,8 +24,8 @@ function pickLanguage(): string {
 export const language = pickLanguage();
 const active = catalogues.get(language) ?? {};
 
-/** The text for `key` in the user's language (English when missing), `{name}` filled from `params`. */
-export function t(key: MessageKey, params: Record<string, string | number> = {}): string {
+/** The text for `key` in the user's language (English when missing), `{name}` filled from `params` (a missing value as nothing). */
+export function t(key: MessageKey, params: Record<string, string | number | null | undefined> = {}): string {
   const text = active[key] ?? en[key];
-  return text.replace(/\{(\w+)\}/g, (whole, name: string) => (name in params ? String(params[name]) : whole));
+  return text.replace(/\{(\w+)\}/g, (whole, name: string) => (name in params ? String(params[name] ?? '') : whole));
 }

@@ -5,12 +5,13 @@ import { ConfirmButton, Empty, ErrorText, Loading, useAction } from '../ui';
 import { RuleLine, type Rule } from './Rules';
 import type { User } from '../types';
 import { WebhookHealth } from './WebhookHealth';
+import { t } from '../i18n';
 
 /** System administration: users, rules, rate limits and the health of every webhook. */
 export function Admin() {
   return (
     <section>
-      <h1>Administration</h1>
+      <h1>{t('admin.administration')}</h1>
       <Users />
       <AdminRules />
       <RateLimits />
@@ -38,7 +39,7 @@ function Users() {
     });
   };
   const update = (u: User, body: { is_active?: boolean; is_staff?: boolean }) => {
-    if (body.is_active === false && !window.confirm(`Deactivate ${u.contact_email}? They can no longer sign in.`)) return;
+    if (body.is_active === false && !window.confirm(t('admin.deactivateContactEmailThey', { contact_email: u.contact_email }))) return;
     void action.run(async () => {
       await api(`/api/v2.1/admin/users/${encodeURIComponent(u.contact_email)}/`, { method: 'PUT', body });
       await client.invalidateQueries(['admin-users']);
@@ -46,16 +47,16 @@ function Users() {
   };
   return (
     <>
-      <h2>Users</h2>
-      <form className="inline" onSubmit={create} aria-label="New user">
-        <input aria-label="New user e-mail" type="email" placeholder="e-mail" value={email} onChange={(e) => setEmail(e.target.value)} required />
-        <input aria-label="New user name" placeholder="name" value={name} onChange={(e) => setName(e.target.value)} />
-        <input aria-label="New user password" type="password" placeholder="password" value={password} onChange={(e) => setPassword(e.target.value)} required />
+      <h2>{t('admin.users')}</h2>
+      <form className="inline" onSubmit={create} aria-label={t('admin.newUser')}>
+        <input aria-label={t('admin.newUserEMail')} type="email" placeholder={t('admin.eMail')} value={email} onChange={(e) => setEmail(e.target.value)} required />
+        <input aria-label={t('admin.newUserName')} placeholder={t('admin.name')} value={name} onChange={(e) => setName(e.target.value)} />
+        <input aria-label={t('admin.newUserPassword')} type="password" placeholder={t('common.password')} value={password} onChange={(e) => setPassword(e.target.value)} required />
         <label className="check">
-          <input type="checkbox" checked={staff} onChange={(e) => setStaff(e.target.checked)} /> admin
+          <input type="checkbox" checked={staff} onChange={(e) => setStaff(e.target.checked)} />{' '}{t('common.admin')}
         </label>
         <button type="submit" disabled={action.busy}>
-          Create user
+          {t('admin.createUser')}
         </button>
       </form>
       <ErrorText error={action.error} />
@@ -64,24 +65,24 @@ function Users() {
       ) : users.error ? (
         <ErrorText error={users.error} />
       ) : (
-        <table className="list" aria-label="Users">
+        <table className="list" aria-label={t('admin.users')}>
           <tbody>
             {users.data?.data.map((u) => (
               <tr key={u.email}>
                 <td>{u.name}</td>
                 <td>{u.contact_email}</td>
-                <td>{u.is_staff ? 'admin' : 'user'}</td>
-                <td>{u.is_active ? 'active' : <span className="tag bad">deactivated</span>}</td>
+                <td>{u.is_staff ? t('common.admin') : t('admin.user')}</td>
+                <td>{u.is_active ? t('common.active') : <span className="tag bad">{t('admin.deactivated')}</span>}</td>
                 <td className="actions">
                   <button type="button" onClick={() => update(u, { is_active: !u.is_active })} aria-label={`${u.is_active ? 'Deactivate' : 'Activate'} ${u.contact_email}`}>
-                    {u.is_active ? 'Deactivate' : 'Activate'}
+                    {u.is_active ? t('admin.deactivate') : t('admin.activate')}
                   </button>
                   <button type="button" onClick={() => update(u, { is_staff: !u.is_staff })} aria-label={`${u.is_staff ? 'Remove admin from' : 'Make admin'} ${u.contact_email}`}>
-                    {u.is_staff ? 'Remove admin' : 'Make admin'}
+                    {u.is_staff ? t('admin.removeAdmin') : t('admin.makeAdmin')}
                   </button>
                   <ConfirmButton
-                    label="Delete"
-                    question={`Delete the user ${u.contact_email} and their bases?`}
+                    label={t('common.delete')}
+                    question={t('admin.deleteTheUserContact', { contact_email: u.contact_email })}
                     onConfirm={() =>
                       void action.run(async () => {
                         await api(`/api/v2.1/admin/users/${encodeURIComponent(u.contact_email)}/`, { method: 'DELETE' });
@@ -112,29 +113,29 @@ function AdminRules() {
     });
   const list = (rules: Rule[] | undefined, label: string) =>
     !rules || rules.length === 0 ? (
-      <Empty>None.</Empty>
+      <Empty>{t('admin.none')}</Empty>
     ) : (
       <ul className="plain" aria-label={label}>
         {rules.map((r) => (
           <li key={r.id}>
-            <RuleLine rule={r} /> <span className="muted small">base {r.dtable_uuid.slice(0, 8)} · by {r.creator}</span>{' '}
-            <ConfirmButton label="Delete" question={`Delete rule ${r.id}?`} onConfirm={() => void remove(r)} />
+            <RuleLine rule={r} /> <span className="muted small">{t('admin.baseSliceByCreator', { slice: r.dtable_uuid.slice(0, 8), creator: r.creator })}</span>{' '}
+            <ConfirmButton label={t('common.delete')} question={t('admin.deleteRuleId', { id: r.id })} onConfirm={() => void remove(r)} />
           </li>
         ))}
       </ul>
     );
   return (
     <>
-      <h2>Invalid rules ({invalid.data?.count ?? '…'})</h2>
+      <h2>{t('admin.invalidRulesValue', { value: invalid.data?.count ?? '…' })}</h2>
       <ConfirmButton
-        label="Delete all invalid rules"
-        question="Delete every invalid rule?"
+        label={t('admin.deleteAllInvalidRules')}
+        question={t('admin.deleteEveryInvalidRule')}
         disabled={!invalid.data?.count}
         onConfirm={() => void action.run(async () => { await api('/api/v2.1/admin/invalid-notification-rules/', { method: 'DELETE' }); await refresh(); })}
       />
       <ErrorText error={action.error ?? invalid.error} />
       {invalid.isLoading ? <Loading /> : list(invalid.data?.invalid_notification_rule_list, 'Invalid rules')}
-      <h2>All rules ({all.data?.count ?? '…'})</h2>
+      <h2>{t('admin.allRulesValue', { value: all.data?.count ?? '…' })}</h2>
       <ErrorText error={all.error} />
       {all.isLoading ? <Loading /> : list(all.data?.notification_rule_list, 'All rules')}
     </>
@@ -164,27 +165,25 @@ function RateLimits() {
   };
   return (
     <>
-      <h2>Rate limits</h2>
+      <h2>{t('admin.rateLimits')}</h2>
       {limits.isLoading ? (
         <Loading />
       ) : limits.error ? (
         <ErrorText error={limits.error} />
       ) : (
-        <p className="muted">
-          Store {limits.data?.store}; {limits.data?.account_per_minute}/min per account, {limits.data?.base_per_minute}/min per base by default.
-        </p>
+        <p className="muted">{t('admin.storeStoreAccountPer', { store: limits.data?.store, account_per_minute: limits.data?.account_per_minute, base_per_minute: limits.data?.base_per_minute })}</p>
       )}
-      <form className="inline" onSubmit={set} aria-label="Base rate-limit override">
-        <input aria-label="Base UUID" placeholder="base uuid" value={uuid} onChange={(e) => setUuid(e.target.value)} required />
-        <input aria-label="Requests per minute" type="number" min={1} placeholder="per minute" value={perMinute} onChange={(e) => setPerMinute(e.target.value)} required />
-        <button type="submit">Set override</button>
+      <form className="inline" onSubmit={set} aria-label={t('admin.baseRateLimitOverride')}>
+        <input aria-label={t('admin.baseUuid')} placeholder={t('admin.baseUuid2')} value={uuid} onChange={(e) => setUuid(e.target.value)} required />
+        <input aria-label={t('admin.requestsPerMinute')} type="number" min={1} placeholder={t('admin.perMinute')} value={perMinute} onChange={(e) => setPerMinute(e.target.value)} required />
+        <button type="submit">{t('admin.setOverride')}</button>
       </form>
       <ErrorText error={action.error} />
       <ul className="plain">
         {limits.data?.base_overrides.map((o) => (
           <li key={o.base_uuid}>
-            <code>{o.base_uuid}</code> {o.per_minute}/min{' '}
-            <ConfirmButton label="Remove" question="Remove this override?" onConfirm={() => void action.run(async () => { await api(`/api/v2.1/admin/rate-limits/bases/${o.base_uuid}/`, { method: 'DELETE' }); await refresh(); })} />
+            <code>{o.base_uuid}</code> {o.per_minute}{t('admin.min')}{' '}
+            <ConfirmButton label={t('files.removeShort')} question={t('admin.removeThisOverride')} onConfirm={() => void action.run(async () => { await api(`/api/v2.1/admin/rate-limits/bases/${o.base_uuid}/`, { method: 'DELETE' }); await refresh(); })} />
           </li>
         ))}
       </ul>

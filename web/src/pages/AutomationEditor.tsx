@@ -4,6 +4,7 @@ import { ErrorText, TableViewPicker, useAction } from '../ui';
 import { FilterEditor, fromApiFilters, toApiFilters, type DraftFilter } from '../grid/FilterEditor';
 import type { Table } from '../types';
 import { LinkRecordsFields } from './LinkRecordsFields';
+import { t } from '../i18n';
 
 export interface Automation {
   id: number;
@@ -115,59 +116,59 @@ export function AutomationEditor(props: { workspaceId: string; baseName: string;
   };
 
   return (
-    <form className="panel" onSubmit={submit} aria-label={editing ? 'Edit automation' : 'New automation'}>
-      <h3>{editing ? `Edit “${String(t0.rule_name ?? editing.id)}”` : 'New automation'}</h3>
+    <form className="panel" onSubmit={submit} aria-label={editing ? t('automationEditor.editAutomation') : t('automationEditor.newAutomation')}>
+      <h3>{editing ? t('automationEditor.editString', { name: String(t0.rule_name ?? editing.id) }) : t('automationEditor.newAutomation')}</h3>
       <div className="inline">
-        <input aria-label="Automation name" placeholder="Automation name" value={name} onChange={(e) => setName(e.target.value)} required maxLength={255} />
-        <select aria-label="Trigger" value={condition} onChange={(e) => setCondition(e.target.value)}>
+        <input aria-label={t('automationEditor.automationName')} placeholder={t('automationEditor.automationName')} value={name} onChange={(e) => setName(e.target.value)} required maxLength={255} />
+        <select aria-label={t('common.trigger')} value={condition} onChange={(e) => setCondition(e.target.value)}>
           {TRIGGERS.map(([v, l]) => (
             <option key={v} value={v}>
               {l}
             </option>
           ))}
         </select>
-        <TableViewPicker label="Trigger" tables={tables} table={table} viewId={view?._id} onTable={(id) => { setTableId(id); setViewId(''); setFilters([]); }} onView={setViewId} />
+        <TableViewPicker label={t('common.trigger')} tables={tables} table={table} viewId={view?._id} onTable={(id) => { setTableId(id); setViewId(''); setFilters([]); }} onView={setViewId} />
       </div>
       {PERIODIC.has(condition) && (
         <div className="inline">
-          <select aria-label="Schedule" value={runCondition} onChange={(e) => setRunCondition(e.target.value)}>
-            <option value="per_day">every day</option>
-            <option value="per_week">every week</option>
-            <option value="per_month">every month</option>
+          <select aria-label={t('automationEditor.schedule')} value={runCondition} onChange={(e) => setRunCondition(e.target.value)}>
+            <option value="per_day">{t('automationEditor.everyDay')}</option>
+            <option value="per_week">{t('automationEditor.everyWeek')}</option>
+            <option value="per_month">{t('automationEditor.everyMonth')}</option>
           </select>
-          {runCondition !== 'per_day' && <input aria-label={runCondition === 'per_week' ? 'Weekday (1 Monday … 7 Sunday)' : 'Day of month'} type="number" min={1} max={runCondition === 'per_week' ? 7 : 31} value={day} onChange={(e) => setDay(e.target.value)} />}
-          <input aria-label="Hour of day" type="number" min={0} max={23} value={hour} onChange={(e) => setHour(e.target.value)} />
+          {runCondition !== 'per_day' && <input aria-label={runCondition === 'per_week' ? t('automationEditor.weekday1Monday7') : t('automationEditor.dayOfMonth')} type="number" min={1} max={runCondition === 'per_week' ? 7 : 31} value={day} onChange={(e) => setDay(e.target.value)} />}
+          <input aria-label={t('common.hourOfDay')} type="number" min={0} max={23} value={hour} onChange={(e) => setHour(e.target.value)} />
         </div>
       )}
       {condition === 'near_deadline' && (
         <div className="inline">
-          <select aria-label="Date column" value={dateColumn} onChange={(e) => setDateColumn(e.target.value)} required>
-            <option value="">date column…</option>
+          <select aria-label={t('common.dateColumn')} value={dateColumn} onChange={(e) => setDateColumn(e.target.value)} required>
+            <option value="">{t('common.dateColumn2')}</option>
             {table.columns.filter((c) => c.type === 'date').map((c) => (
               <option key={c.key} value={c.name}>
                 {c.name}
               </option>
             ))}
           </select>
-          <input aria-label="Days before" type="number" min={0} value={alarmDays} onChange={(e) => setAlarmDays(e.target.value)} />
-          <input aria-label="Hour of day" type="number" min={0} max={23} value={hour} onChange={(e) => setHour(e.target.value)} />
+          <input aria-label={t('common.daysBefore')} type="number" min={0} value={alarmDays} onChange={(e) => setAlarmDays(e.target.value)} />
+          <input aria-label={t('common.hourOfDay')} type="number" min={0} max={23} value={hour} onChange={(e) => setHour(e.target.value)} />
         </div>
       )}
       {WITH_FILTERS.has(condition) && <FilterEditor table={table} filters={filters} onChange={setFilters} conjunction={conjunction} onConjunction={setConjunction} />}
       <fieldset>
-        <legend>Actions</legend>
-        <ol className="plain" aria-label="Actions">
+        <legend>{t('common.actions')}</legend>
+        <ol className="plain" aria-label={t('common.actions')}>
           {actions.map((a, i) => (
-            <li key={a._id} aria-label={`Action ${i + 1}`}>
+            <li key={a._id} aria-label={t('automationEditor.actionValue', { value: i + 1 })}>
               <ActionFields n={i + 1} action={a} table={table} tables={tables} me={props.me} onChange={(next) => setAt(i, next)} />
               <button type="button" onClick={() => setActions(actions.filter((_, j) => j !== i))} disabled={actions.length === 1}>
-                Remove action {i + 1}
+                {t('automationEditor.removeAction')}{' '}{i + 1}
               </button>
             </li>
           ))}
         </ol>
         <div className="inline">
-          <select aria-label="Action to add" value={addType} onChange={(e) => setAddType(e.target.value)}>
+          <select aria-label={t('automationEditor.actionToAdd')} value={addType} onChange={(e) => setAddType(e.target.value)}>
             {ACTION_TYPES.filter(([v]) => hasRow || !NEEDS_ROW.has(v)).map(([v, l]) => (
               <option key={v} value={v}>
                 {l}
@@ -175,16 +176,16 @@ export function AutomationEditor(props: { workspaceId: string; baseName: string;
             ))}
           </select>
           <button type="button" onClick={() => setActions([...actions, newAction(addType, table, actions.length)])} disabled={actions.length >= 10}>
-            Add action
+            {t('automationEditor.addAction')}
           </button>
         </div>
       </fieldset>
       <button type="submit" disabled={action.busy}>
-        {editing ? 'Save automation' : 'Create automation'}
+        {editing ? t('automationEditor.saveAutomation') : t('automationEditor.createAutomation')}
       </button>
       {editing && (
         <button type="button" onClick={props.onCancel}>
-          Cancel
+          {t('common.cancel')}
         </button>
       )}
       <ErrorText error={action.error} />
@@ -204,14 +205,14 @@ function ActionFields({ n, action, table, tables, me, onChange }: { n: number; a
     const [key, value] = entries[0] ?? [target.columns[0]?.key ?? '', ''];
     return (
       <>
-        <select aria-label={`Action ${n} column`} value={key} onChange={(e) => onChange({ ...action, [field]: { [e.target.value]: value } })}>
+        <select aria-label={t('automationEditor.actionNColumn', { n })} value={key} onChange={(e) => onChange({ ...action, [field]: { [e.target.value]: value } })}>
           {target.columns.map((c) => (
             <option key={c.key} value={c.key}>
               {c.name}
             </option>
           ))}
         </select>
-        <input aria-label={`Action ${n} value`} placeholder="value, e.g. {Name}" value={String(value ?? '')} onChange={(e) => onChange({ ...action, [field]: { [key]: e.target.value } })} />
+        <input aria-label={t('automationEditor.actionNValue', { n })} placeholder={t('automationEditor.valueEGName')} value={String(value ?? '')} onChange={(e) => onChange({ ...action, [field]: { [key]: e.target.value } })} />
       </>
     );
   };
@@ -222,11 +223,11 @@ function ActionFields({ n, action, table, tables, me, onChange }: { n: number; a
       fields = (
         <>
           <label className="check">
-            <input type="checkbox" aria-label={`Action ${n} notify me`} checked={users.includes(me)} onChange={(e) => onChange({ ...action, users: e.target.checked ? [...users, me] : users.filter((u) => u !== me) })} />
-            me
+            <input type="checkbox" aria-label={t('automationEditor.actionNNotifyMe', { n })} checked={users.includes(me)} onChange={(e) => onChange({ ...action, users: e.target.checked ? [...users, me] : users.filter((u) => u !== me) })} />
+            {t('common.me')}
           </label>
-          <select aria-label={`Action ${n} users in column`} value={String(action.users_column_key ?? '')} onChange={(e) => onChange({ ...action, users_column_key: e.target.value })}>
-            <option value="">(and users in column…)</option>
+          <select aria-label={t('automationEditor.actionNUsersIn', { n })} value={String(action.users_column_key ?? '')} onChange={(e) => onChange({ ...action, users_column_key: e.target.value })}>
+            <option value="">{t('common.andUsersInColumn')}</option>
             {table.columns.filter((c) => c.type === 'collaborator').map((c) => (
               <option key={c.key} value={c.key}>
                 {c.name}
@@ -254,7 +255,7 @@ function ActionFields({ n, action, table, tables, me, onChange }: { n: number; a
       const target = tables.find((x) => x._id === action.table_id) ?? table;
       fields = (
         <>
-          <select aria-label={`Action ${n} table`} value={target._id} onChange={(e) => onChange({ ...action, table_id: e.target.value, row: {} })}>
+          <select aria-label={t('automationEditor.actionNTable', { n })} value={target._id} onChange={(e) => onChange({ ...action, table_id: e.target.value, row: {} })}>
             {tables.map((x) => (
               <option key={x._id} value={x._id}>
                 {x.name}

@@ -5,6 +5,7 @@ import { useSession } from '../session';
 import { ConfirmButton, Empty, ErrorText, Loading, useAction } from '../ui';
 import { useBaseAccess, useMetadata } from '../grid/base';
 import { AutomationEditor, TRIGGERS, type Automation } from './AutomationEditor';
+import { t } from '../i18n';
 
 interface Run {
   id: number;
@@ -34,9 +35,9 @@ export function Automations({ workspaceId, baseName }: { workspaceId: string; ba
   const refresh = () => client.invalidateQueries(key);
   return (
     <>
-      <h2>Automations</h2>
+      <h2>{t('automations.automations')}</h2>
       {metadata.isLoading || access.isLoading ? (
-        <Loading what="Loading tables" />
+        <Loading what={t('common.loadingTables')} />
       ) : tables.length === 0 ? (
         <ErrorText error={access.error ?? metadata.error} />
       ) : (
@@ -60,25 +61,23 @@ export function Automations({ workspaceId, baseName }: { workspaceId: string; ba
       ) : rules.error ? (
         <ErrorText error={rules.error} />
       ) : rules.data?.length === 0 ? (
-        <Empty>No automations.</Empty>
+        <Empty>{t('automations.noAutomations')}</Empty>
       ) : (
-        <ul className="plain" aria-label="Automations">
+        <ul className="plain" aria-label={t('automations.automations')}>
           {rules.data?.map((r) => (
             <li key={r.id}>
               <strong>{String(r.trigger.rule_name ?? `Automation ${r.id}`)}</strong>{' '}
-              <span className="muted">
-                {TRIGGERS.find(([v]) => v === r.trigger.condition)?.[1] ?? String(r.trigger.condition)} · {r.run_condition} · {r.actions.map((a) => a.type).join(', ')} · ran {r.trigger_count}×
-              </span>{' '}
-              {!r.is_valid && <span className="tag bad">invalid: {r.invalid_reason ?? 'its table, view or column no longer exists'}</span>}{' '}
+              <span className="muted">{t('automations.valueRunConditionJoin', { value: TRIGGERS.find(([v]) => v === r.trigger.condition)?.[1] ?? String(r.trigger.condition), run_condition: r.run_condition, join: r.actions.map((a) => a.type).join(', '), trigger_count: r.trigger_count })}</span>{' '}
+              {!r.is_valid && <span className="tag bad">{t('automations.invalidValue', { value: r.invalid_reason ?? 'its table, view or column no longer exists' })}</span>}{' '}
               <button type="button" onClick={() => setEditing(r)}>
-                Edit
+                {t('rowForm.editShort')}
               </button>{' '}
               <button type="button" aria-expanded={logOf === r.id} onClick={() => setLogOf(logOf === r.id ? null : r.id)}>
-                Run log
+                {t('automations.runLog')}
               </button>{' '}
               <ConfirmButton
-                label="Delete"
-                question={`Delete the automation “${String(r.trigger.rule_name ?? r.id)}”?`}
+                label={t('common.delete')}
+                question={t('automations.deleteTheAutomationString', { name: String(r.trigger.rule_name ?? r.id) })}
                 onConfirm={() =>
                   void action.run(async () => {
                     await api(basePath(workspaceId, baseName, `automation-rules/${r.id}/`), { method: 'DELETE' });
@@ -98,20 +97,20 @@ export function Automations({ workspaceId, baseName }: { workspaceId: string; ba
 
 function RunLog({ workspaceId, baseName, rule }: { workspaceId: string; baseName: string; rule: Automation }) {
   const runs = useQuery(['automation-runs', rule.id], () => api<{ run_list: Run[]; count: number }>(basePath(workspaceId, baseName, `automation-rules/${rule.id}/runs/?per_page=25`)), { refetchInterval: 5000 });
-  if (runs.isLoading) return <Loading what="Loading runs" />;
+  if (runs.isLoading) return <Loading what={t('automations.loadingRuns')} />;
   if (runs.error) return <ErrorText error={runs.error} />;
   const list = runs.data?.run_list ?? [];
-  if (list.length === 0) return <Empty>No runs yet.</Empty>;
+  if (list.length === 0) return <Empty>{t('automations.noRunsYet')}</Empty>;
   return (
-    <table aria-label={`Runs of ${String(rule.trigger.rule_name ?? rule.id)}`}>
+    <table aria-label={t('automations.runsOfString', { name: String(rule.trigger.rule_name ?? rule.id) })}>
       <thead>
         <tr>
-          <th>When</th>
-          <th>Trigger</th>
-          <th>Rows</th>
-          <th>Status</th>
-          <th>Actions</th>
-          <th>Duration</th>
+          <th>{t('automations.when')}</th>
+          <th>{t('common.trigger')}</th>
+          <th>{t('automations.rows')}</th>
+          <th>{t('common.status')}</th>
+          <th>{t('common.actions')}</th>
+          <th>{t('common.duration')}</th>
         </tr>
       </thead>
       <tbody>
@@ -133,7 +132,7 @@ function RunLog({ workspaceId, baseName, rule }: { workspaceId: string; baseName
                 </div>
               ))}
             </td>
-            <td>{run.duration_ms} ms</td>
+            <td>{t('automations.durationMsMs', { duration_ms: run.duration_ms })}</td>
           </tr>
         ))}
       </tbody>

@@ -4,6 +4,7 @@ import { api } from '../api';
 import { href } from '../router';
 import { ConfirmButton, Empty, ErrorText, InlineForm, Loading, useAction } from '../ui';
 import type { Base, Workspace } from '../types';
+import { t } from '../i18n';
 
 export function useWorkspaces() {
   return useQuery(['workspaces'], () => api<{ workspace_list: Workspace[] }>('/api/v2.1/workspaces/').then((r) => r.workspace_list));
@@ -14,16 +15,16 @@ export function Bases() {
   const workspaces = useWorkspaces();
   const client = useQueryClient();
   const refresh = () => client.invalidateQueries(['workspaces']);
-  if (workspaces.isLoading) return <Loading what="Loading bases" />;
+  if (workspaces.isLoading) return <Loading what={t('bases.loadingBases')} />;
   if (workspaces.error) return <ErrorText error={workspaces.error} />;
   const own = workspaces.data?.find((w) => w.type === 'personal') ?? workspaces.data?.[0];
   const shared = workspaces.data?.flatMap((w) => w.shared_table_list ?? []) ?? [];
   return (
     <section>
-      <h1>Bases</h1>
+      <h1>{t('nav.bases')}</h1>
       <InlineForm
-        label="New base name"
-        button="Create base"
+        label={t('common.newBaseName')}
+        button={t('bases.createBase')}
         onSubmit={async (name) => {
           await api('/api/v2.1/dtables/', { method: 'POST', body: { name, ...(own ? { workspace_id: own.id } : {}) } });
           await refresh();
@@ -31,9 +32,9 @@ export function Bases() {
       />
       {workspaces.data?.map((w) => (
         <div key={String(w.id)} className="workspace">
-          <h2>{w.type === 'group' ? `Group: ${w.name}` : w.name || 'My bases'}</h2>
+          <h2>{w.type === 'group' ? t('bases.groupName', { name: w.name }) : w.name || t('bases.myBases')}</h2>
           {(w.table_list ?? []).length === 0 ? (
-            <Empty>No bases yet — create one above.</Empty>
+            <Empty>{t('bases.noBasesYetCreate')}</Empty>
           ) : (
             <ul className="cards">
               {(w.table_list ?? []).map((b) => (
@@ -43,9 +44,9 @@ export function Bases() {
           )}
         </div>
       ))}
-      <h2>Shared with me</h2>
+      <h2>{t('bases.sharedWithMe')}</h2>
       {shared.length === 0 ? (
-        <Empty>Nothing shared with you.</Empty>
+        <Empty>{t('bases.nothingSharedWithYou')}</Empty>
       ) : (
         <ul className="cards">
           {shared.map((b) => (
@@ -63,29 +64,29 @@ function BaseCard({ base, onChanged, owned, workspaces }: { base: Base; onChange
   const action = useAction();
   const canAdmin = owned || base.permission === 'admin';
   return (
-    <li className="card" aria-label={`Base ${base.name}`}>
+    <li className="card" aria-label={t('bases.baseName', { name: base.name })}>
       <a className="card-title" href={href('base', base.workspace_id, base.name)}>
         {base.name}
       </a>
       <span className="muted small">
-        {owned ? `updated ${base.updated_at.slice(0, 16).replace('T', ' ')}` : `${base.permission} · from ${base.from_user_name}`}
+        {owned ? t('bases.updatedReplace', { time: base.updated_at.slice(0, 16).replace('T', ' ') }) : t('bases.permissionFromFromUser', { permission: base.permission, from_user_name: base.from_user_name })}
       </span>
       <div className="actions">
-        <a href={href('base', base.workspace_id, base.name)}>Open</a>
-        {canAdmin && <a href={href('base', base.workspace_id, base.name, 'share')}>Share</a>}
-        {canAdmin && <a href={href('base', base.workspace_id, base.name, 'integrations')}>Integrations</a>}
+        <a href={href('base', base.workspace_id, base.name)}>{t('link.open')}</a>
+        {canAdmin && <a href={href('base', base.workspace_id, base.name, 'share')}>{t('editor.share')}</a>}
+        {canAdmin && <a href={href('base', base.workspace_id, base.name, 'integrations')}>{t('editor.integrations')}</a>}
         {owned && (
           <button type="button" onClick={() => setRenaming(!renaming)}>
-            Rename
+            {t('common.rename')}
           </button>
         )}
         <button type="button" aria-pressed={copying} onClick={() => setCopying(!copying)}>
-          Copy
+          {t('common.copy')}
         </button>
         {owned && (
           <ConfirmButton
-            label="Delete"
-            question={`Delete the base “${base.name}” and all its rows?`}
+            label={t('common.delete')}
+            question={t('bases.deleteTheBaseName', { name: base.name })}
             onConfirm={() =>
               void action.run(async () => {
                 await api(`/api/v2.1/workspace/${base.workspace_id}/dtable/`, { method: 'DELETE', body: { name: base.name } });
@@ -97,8 +98,8 @@ function BaseCard({ base, onChanged, owned, workspaces }: { base: Base; onChange
       </div>
       {renaming && (
         <InlineForm
-          label="New name"
-          button="Save name"
+          label={t('bases.newName')}
+          button={t('bases.saveName')}
           initial={base.name}
           onSubmit={async (newName) => {
             await api(`/api/v2.1/workspace/${base.workspace_id}/dtable/`, { method: 'PUT', body: { name: base.name, new_name: newName } });
@@ -129,19 +130,19 @@ function CopyForm({ base, workspaces, onCopied }: { base: Base; workspaces: Work
     });
   };
   return (
-    <form className="inline" onSubmit={submit} aria-label={`Copy ${base.name}`}>
+    <form className="inline" onSubmit={submit} aria-label={t('bases.copyName', { name: base.name })}>
       <label>
-        Copy to{' '}
-        <select aria-label="Copy to workspace" value={target} onChange={(e) => setTarget(e.target.value)}>
+        {t('bases.copyTo')}{' '}
+        <select aria-label={t('bases.copyToWorkspace')} value={target} onChange={(e) => setTarget(e.target.value)}>
           {targets.map((w) => (
             <option key={String(w.id)} value={String(w.id)}>
-              {w.type === 'group' ? `Group: ${w.name}` : w.name || 'My bases'}
+              {w.type === 'group' ? t('bases.groupName', { name: w.name }) : w.name || t('bases.myBases')}
             </option>
           ))}
         </select>
       </label>
       <button type="submit" disabled={action.busy || !target}>
-        Copy base
+        {t('bases.copyBase')}
       </button>
       <ErrorText error={action.error} />
     </form>

@@ -5,6 +5,7 @@ import { href } from '../router';
 import { useSession } from '../session';
 import { ConfirmButton, Empty, ErrorText, InlineForm, Loading, useAction } from '../ui';
 import type { Workspace } from '../types';
+import { t } from '../i18n';
 
 export interface Group {
   id: number;
@@ -32,10 +33,10 @@ export function Groups() {
   const client = useQueryClient();
   return (
     <section>
-      <h1>Groups</h1>
+      <h1>{t('nav.groups')}</h1>
       <InlineForm
-        label="New group name"
-        button="Create group"
+        label={t('groups.newGroupName')}
+        button={t('groups.createGroup')}
         onSubmit={async (name) => {
           await api('/api/v2.1/groups/', { method: 'POST', body: { name } });
           await client.invalidateQueries(['groups']);
@@ -43,20 +44,20 @@ export function Groups() {
         }}
       />
       {groups.isLoading ? (
-        <Loading what="Loading groups" />
+        <Loading what={t('groups.loadingGroups')} />
       ) : groups.error ? (
         <ErrorText error={groups.error} />
       ) : groups.data?.length === 0 ? (
-        <Empty>You are in no group yet — create one above.</Empty>
+        <Empty>{t('groups.youAreInNo')}</Empty>
       ) : (
         <ul className="cards">
           {groups.data?.map((g) => (
-            <li key={g.id} className="card" aria-label={`Group ${g.name}`}>
+            <li key={g.id} className="card" aria-label={t('groups.groupName', { name: g.name })}>
               <a className="card-title" href={href('groups', g.id)}>
                 {g.name}
               </a>
               <span className="muted small">
-                {g.member_count} member{g.member_count === 1 ? '' : 's'}
+                {t(g.member_count === 1 ? 'groups.memberCount' : 'groups.memberCountPlural', { count: g.member_count })}
               </span>
             </li>
           ))}
@@ -75,7 +76,7 @@ export function GroupPage({ groupId }: { groupId: string }) {
   const members = useQuery(['group-members', groupId], () => api<Member[]>(`/api/v2.1/groups/${enc(groupId)}/members/`));
   const workspaces = useQuery(['workspaces'], () => api<{ workspace_list: Array<Workspace & { group_id?: number }> }>('/api/v2.1/workspaces/').then((r) => r.workspace_list));
   const [email, setEmail] = useState('');
-  if (group.isLoading || members.isLoading) return <Loading what="Loading the group" />;
+  if (group.isLoading || members.isLoading) return <Loading what={t('groups.loadingTheGroup')} />;
   if (group.error) return <ErrorText error={group.error} />;
   if (members.error) return <ErrorText error={members.error} />;
   const g = group.data!;
@@ -101,13 +102,13 @@ export function GroupPage({ groupId }: { groupId: string }) {
   return (
     <section>
       <p>
-        <a href={href('groups')}>← Groups</a>
+        <a href={href('groups')}>{t('groups.groups')}</a>
       </p>
-      <h1>Group “{g.name}”</h1>
+      <h1>{t('groups.groupName2', { name: g.name })}</h1>
       {isAdmin && (
         <InlineForm
-          label="Group name"
-          button="Rename group"
+          label={t('groups.groupName3')}
+          button={t('groups.renameGroup')}
           initial={g.name}
           onSubmit={async (name) => {
             await api(`/api/v2.1/groups/${enc(groupId)}/`, { method: 'PUT', body: { name } });
@@ -115,21 +116,21 @@ export function GroupPage({ groupId }: { groupId: string }) {
           }}
         />
       )}
-      <h2>Members</h2>
+      <h2>{t('groups.members')}</h2>
       {isAdmin && (
-        <form className="inline" onSubmit={add} aria-label="Add a member">
-          <input aria-label="Member e-mail" placeholder="user@example.com" type="email" value={email} onChange={(e) => setEmail(e.target.value)} required />
+        <form className="inline" onSubmit={add} aria-label={t('groups.addAMember')}>
+          <input aria-label={t('groups.memberEMail')} placeholder={t('common.userExampleCom')} type="email" value={email} onChange={(e) => setEmail(e.target.value)} required />
           <button type="submit" disabled={action.busy}>
-            Add member
+            {t('groups.addMember')}
           </button>
         </form>
       )}
       <ErrorText error={action.error} />
-      <table className="list" aria-label="Members">
+      <table className="list" aria-label={t('groups.members')}>
         <thead>
           <tr>
-            <th>Member</th>
-            <th>Role</th>
+            <th>{t('groups.member2')}</th>
+            <th>{t('groups.role')}</th>
             <th />
           </tr>
         </thead>
@@ -142,7 +143,7 @@ export function GroupPage({ groupId }: { groupId: string }) {
               <td>
                 {isOwner && m.role !== 'Owner' ? (
                   <select
-                    aria-label={`Role of ${m.contact_email}`}
+                    aria-label={t('groups.roleOfContactEmail', { contact_email: m.contact_email })}
                     value={m.is_admin ? 'admin' : 'member'}
                     onChange={(e) =>
                       void action.run(async () => {
@@ -151,8 +152,8 @@ export function GroupPage({ groupId }: { groupId: string }) {
                       })
                     }
                   >
-                    <option value="member">Member</option>
-                    <option value="admin">Admin</option>
+                    <option value="member">{t('groups.member2')}</option>
+                    <option value="admin">{t('nav.admin')}</option>
                   </select>
                 ) : (
                   m.role
@@ -161,8 +162,8 @@ export function GroupPage({ groupId }: { groupId: string }) {
               <td>
                 {m.role !== 'Owner' && (m.email === me || (isAdmin && (!m.is_admin || isOwner))) && (
                   <ConfirmButton
-                    label={m.email === me ? 'Leave' : 'Remove'}
-                    question={m.email === me ? `Leave the group “${g.name}”?` : `Remove ${m.contact_email} from the group? They lose access to its bases at once.`}
+                    label={m.email === me ? t('groups.leave') : t('files.removeShort')}
+                    question={m.email === me ? t('groups.leaveTheGroupName', { name: g.name }) : t('groups.removeContactEmailFrom', { contact_email: m.contact_email })}
                     onConfirm={() =>
                       void action.run(async () => {
                         await api(memberPath(m), { method: 'DELETE' });
@@ -177,11 +178,11 @@ export function GroupPage({ groupId }: { groupId: string }) {
           ))}
         </tbody>
       </table>
-      <h2>Bases</h2>
+      <h2>{t('nav.bases')}</h2>
       {workspace && (
         <InlineForm
-          label="New base name"
-          button="Create base in group"
+          label={t('common.newBaseName')}
+          button={t('groups.createBaseInGroup')}
           onSubmit={async (name) => {
             await api('/api/v2.1/dtables/', { method: 'POST', body: { name, workspace_id: workspace.id } });
             await refresh();
@@ -189,16 +190,16 @@ export function GroupPage({ groupId }: { groupId: string }) {
         />
       )}
       {(workspace?.table_list ?? []).length === 0 ? (
-        <Empty>No bases in this group yet.</Empty>
+        <Empty>{t('groups.noBasesInThis')}</Empty>
       ) : (
-        <ul className="plain" aria-label="Group bases">
+        <ul className="plain" aria-label={t('groups.groupBases')}>
           {workspace?.table_list?.map((b) => (
             <li key={b.uuid}>
               <a href={href('base', b.workspace_id, b.name)}>{b.name}</a>
               {isAdmin && (
                 <>
                   {' '}
-                  <a href={href('base', b.workspace_id, b.name, 'share')}>Share</a>
+                  <a href={href('base', b.workspace_id, b.name, 'share')}>{t('editor.share')}</a>
                 </>
               )}
             </li>
@@ -207,10 +208,10 @@ export function GroupPage({ groupId }: { groupId: string }) {
       )}
       {isOwner && (
         <>
-          <h2>Delete</h2>
+          <h2>{t('common.delete')}</h2>
           <ConfirmButton
-            label="Delete group"
-            question={`Delete the group “${g.name}”? A group that holds bases cannot be deleted.`}
+            label={t('groups.deleteGroup')}
+            question={t('groups.deleteTheGroupName', { name: g.name })}
             onConfirm={() =>
               void action.run(async () => {
                 await api(`/api/v2.1/groups/${enc(groupId)}/`, { method: 'DELETE' });

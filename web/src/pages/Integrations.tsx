@@ -7,6 +7,7 @@ import { Webhooks } from './Webhooks';
 import { Rules } from './Rules';
 import { Automations } from './Automations';
 import { UseApi } from './UseApi';
+import { t } from '../i18n';
 
 interface ApiToken {
   app_name: string;
@@ -65,17 +66,17 @@ export function Integrations({ workspaceId, baseName }: { workspaceId: string; b
       <p>
         <a href={href('base', workspaceId, baseName)}>← {baseName}</a>
       </p>
-      <h1>Integrations of “{baseName}”</h1>
+      <h1>{t('integrations.integrationsOfBasename', { baseName })}</h1>
       <ApiTokens workspaceId={workspaceId} baseName={baseName} />
       <UseApi workspaceId={workspaceId} baseName={baseName} />
       <Webhooks workspaceId={workspaceId} baseName={baseName} />
       <Rules workspaceId={workspaceId} baseName={baseName} />
       <Automations workspaceId={workspaceId} baseName={baseName} />
-      <h2>Rate limit</h2>
+      <h2>{t('integrations.rateLimit')}</h2>
       <p className="muted">
         {rateLimitSeen.limit
-          ? `Last base request: ${rateLimitSeen.remaining} of ${rateLimitSeen.limit} requests left in this minute.`
-          : 'Open the base once to see its rate-limit usage (taken from the x-ratelimit headers of its requests).'}
+          ? t('integrations.lastBaseRequestRemaining', { remaining: rateLimitSeen.remaining, limit: rateLimitSeen.limit })
+          : t('integrations.openTheBaseOnce')}
       </p>
     </section>
   );
@@ -103,26 +104,26 @@ function ApiTokens({ workspaceId, baseName }: { workspaceId: string; baseName: s
   };
   return (
     <>
-      <h2>API-Tokens</h2>
-      <form className="inline" onSubmit={create} aria-label="New API-Token">
-        <input aria-label="App name" placeholder="App name" value={name} onChange={(e) => setName(e.target.value)} required maxLength={255} />
-        <select aria-label="Token permission" value={permission} onChange={(e) => setPermission(e.target.value)}>
-          <option value="rw">read-write</option>
-          <option value="r">read-only</option>
+      <h2>{t('integrations.apiTokens')}</h2>
+      <form className="inline" onSubmit={create} aria-label={t('integrations.newApiToken')}>
+        <input aria-label={t('integrations.appName')} placeholder={t('integrations.appName')} value={name} onChange={(e) => setName(e.target.value)} required maxLength={255} />
+        <select aria-label={t('integrations.tokenPermission')} value={permission} onChange={(e) => setPermission(e.target.value)}>
+          <option value="rw">{t('integrations.readWrite')}</option>
+          <option value="r">{t('integrations.readOnly')}</option>
         </select>
         <details className="scope">
-          <summary>Scope (optional)</summary>
+          <summary>{t('integrations.scopeOptional')}</summary>
           <label>
-            Tables (comma-separated; empty: every table)
-            <input aria-label="Token tables" value={scope.tables} onChange={(e) => setScope({ ...scope, tables: e.target.value })} maxLength={4000} />
+            {t('integrations.tablesCommaSeparatedEmpty')}
+            <input aria-label={t('integrations.tokenTables')} value={scope.tables} onChange={(e) => setScope({ ...scope, tables: e.target.value })} maxLength={4000} />
           </label>
           <fieldset>
-            <legend>Operations (none ticked: all the permission allows)</legend>
+            <legend>{t('integrations.operationsNoneTickedAll')}</legend>
             {OPERATIONS.map(([value, label]) => (
               <label key={value} className="check">
                 <input
                   type="checkbox"
-                  aria-label={`Operation ${label}`}
+                  aria-label={t('integrations.operationLabel', { label })}
                   checked={scope.operations.includes(value)}
                   onChange={(e) => setScope({ ...scope, operations: e.target.checked ? [...scope.operations, value] : scope.operations.filter((o) => o !== value) })}
                 />
@@ -131,37 +132,37 @@ function ApiTokens({ workspaceId, baseName }: { workspaceId: string; baseName: s
             ))}
           </fieldset>
           <label>
-            Expires
-            <input aria-label="Token expiry" type="datetime-local" value={scope.expires} onChange={(e) => setScope({ ...scope, expires: e.target.value })} />
+            {t('integrations.expires')}
+            <input aria-label={t('integrations.tokenExpiry')} type="datetime-local" value={scope.expires} onChange={(e) => setScope({ ...scope, expires: e.target.value })} />
           </label>
           <label>
-            Allowed networks (CIDR, comma-separated; empty: anywhere)
-            <input aria-label="Token networks" value={scope.networks} onChange={(e) => setScope({ ...scope, networks: e.target.value })} maxLength={4000} />
+            {t('integrations.allowedNetworksCidrComma')}
+            <input aria-label={t('integrations.tokenNetworks')} value={scope.networks} onChange={(e) => setScope({ ...scope, networks: e.target.value })} maxLength={4000} />
           </label>
           <label>
-            Own rate limit (requests per minute)
-            <input aria-label="Token rate limit" type="number" min={1} value={scope.rate} onChange={(e) => setScope({ ...scope, rate: e.target.value })} />
+            {t('integrations.ownRateLimitRequests')}
+            <input aria-label={t('integrations.tokenRateLimit')} type="number" min={1} value={scope.rate} onChange={(e) => setScope({ ...scope, rate: e.target.value })} />
           </label>
         </details>
         <button type="submit" disabled={action.busy}>
-          Create API-Token
+          {t('integrations.createApiToken')}
         </button>
         <button type="button" onClick={() => void action.run(async () => setTemp((await api<{ api_token: string }>(basePath(workspaceId, baseName, 'temp-api-token/'))).api_token))}>
-          Temporary token (1 hour)
+          {t('integrations.temporaryToken1Hour')}
         </button>
       </form>
       <ErrorText error={action.error} />
       {fresh && (
-        <div className="notice" role="status" aria-label="New token">
-          Token for {fresh.app_name} — shown once, copy it now: <code className="secret" data-testid="new-api-token">{fresh.api_token}</code> <CopyButton text={fresh.api_token} />
+        <div className="notice" role="status" aria-label={t('integrations.newToken')}>
+          {t('integrations.tokenFor')}{' '}{fresh.app_name}{' '}{t('integrations.shownOnceCopyIt')}{' '}<code className="secret" data-testid="new-api-token">{fresh.api_token}</code> <CopyButton text={fresh.api_token} />
           <button type="button" onClick={() => setFresh(null)}>
-            Done
+            {t('common.done')}
           </button>
         </div>
       )}
       {temp && (
         <div className="notice" role="status">
-          Temporary API-Token: <code className="secret">{temp}</code> <CopyButton text={temp} />
+          {t('integrations.temporaryApiToken')}{' '}<code className="secret">{temp}</code> <CopyButton text={temp} />
         </div>
       )}
       {tokens.isLoading ? (
@@ -169,48 +170,48 @@ function ApiTokens({ workspaceId, baseName }: { workspaceId: string; baseName: s
       ) : tokens.error ? (
         <ErrorText error={tokens.error} />
       ) : tokens.data?.length === 0 ? (
-        <Empty>No API-Tokens.</Empty>
+        <Empty>{t('integrations.noApiTokens')}</Empty>
       ) : (
-        <table className="list" aria-label="API-Tokens">
+        <table className="list" aria-label={t('integrations.apiTokens')}>
           <thead>
             <tr>
-              <th>App</th>
-              <th>Permission</th>
-              <th>Scope</th>
-              <th>Created</th>
-              <th>Last access</th>
+              <th>{t('integrations.app')}</th>
+              <th>{t('common.permission')}</th>
+              <th>{t('integrations.scope')}</th>
+              <th>{t('integrations.created')}</th>
+              <th>{t('integrations.lastAccess')}</th>
               <th />
             </tr>
           </thead>
           <tbody>
-            {tokens.data?.map((t) => (
-              <tr key={t.app_name}>
-                <td>{t.app_name}</td>
+            {tokens.data?.map((token) => (
+              <tr key={token.app_name}>
+                <td>{token.app_name}</td>
                 <td>
                   <select
-                    aria-label={`Permission of ${t.app_name}`}
-                    value={t.permission}
+                    aria-label={t('integrations.permissionOfAppName', { app_name: token.app_name })}
+                    value={token.permission}
                     onChange={(e) =>
                       void action.run(async () => {
-                        await api(basePath(workspaceId, baseName, `api-tokens/${encodeURIComponent(t.app_name)}/`), { method: 'PUT', body: { permission: e.target.value } });
+                        await api(basePath(workspaceId, baseName, `api-tokens/${encodeURIComponent(token.app_name)}/`), { method: 'PUT', body: { permission: e.target.value } });
                         await client.invalidateQueries(key);
                       })
                     }
                   >
-                    <option value="rw">read-write</option>
-                    <option value="r">read-only</option>
+                    <option value="rw">{t('integrations.readWrite')}</option>
+                    <option value="r">{t('integrations.readOnly')}</option>
                   </select>
                 </td>
-                <td>{scopeSummary(t)}</td>
-                <td>{t.generated_at.slice(0, 16).replace('T', ' ')}</td>
-                <td>{t.last_access ? t.last_access.slice(0, 16).replace('T', ' ') : 'never'}</td>
+                <td>{scopeSummary(token)}</td>
+                <td>{token.generated_at.slice(0, 16).replace('T', ' ')}</td>
+                <td>{token.last_access ? token.last_access.slice(0, 16).replace('T', ' ') : t('integrations.never')}</td>
                 <td>
                   <ConfirmButton
-                    label="Delete"
-                    question={`Delete the API-Token of ${t.app_name}? Scripts using it stop working.`}
+                    label={t('common.delete')}
+                    question={t('integrations.deleteTheApiToken', { app_name: token.app_name })}
                     onConfirm={() =>
                       void action.run(async () => {
-                        await api(basePath(workspaceId, baseName, `api-tokens/${encodeURIComponent(t.app_name)}/`), { method: 'DELETE' });
+                        await api(basePath(workspaceId, baseName, `api-tokens/${encodeURIComponent(token.app_name)}/`), { method: 'DELETE' });
                         await client.invalidateQueries(key);
                       })
                     }

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { FilterEditor, fromApiFilters, toApiFilters, type DraftFilter } from '../grid/FilterEditor';
 import type { Table } from '../types';
+import { t } from '../i18n';
 
 type Action = Record<string, unknown> & { _id: string; type: string };
 type Match = { column_key: string; other_column_key: string };
@@ -34,27 +35,27 @@ export function LinkRecordsFields({ n, action, table, tables, onChange }: { n: n
 
   return (
     <div>
-      <select aria-label={`Action ${n} link column`} value={String(action.link_id ?? '')} onChange={(e) => setLink(e.target.value)}>
-        <option value="">link column…</option>
+      <select aria-label={t('linkRecordsFields.actionNLinkColumn', { n })} value={String(action.link_id ?? '')} onChange={(e) => setLink(e.target.value)}>
+        <option value="">{t('linkRecordsFields.linkColumn')}</option>
         {links.map((c) => (
           <option key={c.key} value={String(c.data?.link_id ?? '')}>
             {c.name}
           </option>
         ))}
       </select>
-      <ol className="plain" aria-label={`Action ${n} match conditions`}>
+      <ol className="plain" aria-label={t('linkRecordsFields.actionNMatchConditions', { n })}>
         {matches.map((m, i) => (
           <li key={i} className="inline">
-            <select aria-label={`Action ${n} match ${i + 1} column`} value={m.column_key} onChange={(e) => setMatch(i, { column_key: e.target.value })}>
+            <select aria-label={t('linkRecordsFields.actionNMatchValue', { n, value: i + 1 })} value={m.column_key} onChange={(e) => setMatch(i, { column_key: e.target.value })}>
               {table.columns.map((c) => (
                 <option key={c.key} value={c.key}>
                   {c.name}
                 </option>
               ))}
             </select>
-            <span>equals</span>
-            <select aria-label={`Action ${n} match ${i + 1} other column`} value={m.other_column_key} onChange={(e) => setMatch(i, { other_column_key: e.target.value })}>
-              <option value="">column of the linked table…</option>
+            <span>{t('linkRecordsFields.equals')}</span>
+            <select aria-label={t('linkRecordsFields.actionNMatchValue2', { n, value: i + 1 })} value={m.other_column_key} onChange={(e) => setMatch(i, { other_column_key: e.target.value })}>
+              <option value="">{t('linkRecordsFields.columnOfTheLinked')}</option>
               {(other?.columns ?? []).map((c) => (
                 <option key={c.key} value={c.key}>
                   {c.name}
@@ -62,14 +63,12 @@ export function LinkRecordsFields({ n, action, table, tables, onChange }: { n: n
               ))}
             </select>
             <button type="button" onClick={() => setMatches(matches.filter((_, j) => j !== i))}>
-              Remove match {i + 1} of action {n}
+              {t('linkRecordsFields.removeMatch', { match: i + 1, action: n })}
             </button>
           </li>
         ))}
       </ol>
-      <button type="button" onClick={() => setMatches([...matches, { column_key: table.columns[0]?.key ?? '', other_column_key: '' }])} disabled={matches.length >= 10}>
-        Add match condition to action {n}
-      </button>
+      <button type="button" onClick={() => setMatches([...matches, { column_key: table.columns[0]?.key ?? '', other_column_key: '' }])} disabled={matches.length >= 10}>{t('linkRecordsFields.addMatchConditionTo', { n })}</button>
       {other ? (
         <FilterEditor
           table={other}
@@ -80,7 +79,7 @@ export function LinkRecordsFields({ n, action, table, tables, onChange }: { n: n
           labelPrefix={`Action ${n} linked `}
         />
       ) : (
-        <span className="muted">choose a link column to filter the linked rows</span>
+        <span className="muted">{t('linkRecordsFields.chooseALinkColumn')}</span>
       )}
     </div>
   );

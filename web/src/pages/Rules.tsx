@@ -5,6 +5,7 @@ import { useSession } from '../session';
 import { ConfirmButton, Empty, ErrorText, Loading, TableViewPicker, useAction } from '../ui';
 import { useBaseAccess, useMetadata } from '../grid/base';
 import { FilterEditor, toApiFilters, type DraftFilter } from '../grid/FilterEditor';
+import { t } from '../i18n';
 
 export interface Rule {
   id: number;
@@ -33,7 +34,7 @@ export function Rules({ workspaceId, baseName }: { workspaceId: string; baseName
   const action = useAction();
   return (
     <>
-      <h2>Notification rules</h2>
+      <h2>{t('rules.notificationRules')}</h2>
       <RuleBuilder workspaceId={workspaceId} baseName={baseName} onCreated={() => client.invalidateQueries(key)} />
       <ErrorText error={action.error} />
       {rules.isLoading ? (
@@ -41,15 +42,15 @@ export function Rules({ workspaceId, baseName }: { workspaceId: string; baseName
       ) : rules.error ? (
         <ErrorText error={rules.error} />
       ) : rules.data?.length === 0 ? (
-        <Empty>No rules.</Empty>
+        <Empty>{t('rules.noRules')}</Empty>
       ) : (
-        <ul className="plain" aria-label="Rules">
+        <ul className="plain" aria-label={t('rules.rules')}>
           {rules.data?.map((r) => (
             <li key={r.id}>
               <RuleLine rule={r} />{' '}
               <ConfirmButton
-                label="Delete"
-                question={`Delete the rule “${String(r.trigger.rule_name ?? r.id)}”?`}
+                label={t('common.delete')}
+                question={t('rules.deleteTheRuleString', { name: String(r.trigger.rule_name ?? r.id) })}
                 onConfirm={() =>
                   void action.run(async () => {
                     await api(basePath(workspaceId, baseName, `notification-rules/${r.id}/`), { method: 'DELETE' });
@@ -70,8 +71,8 @@ export function RuleLine({ rule }: { rule: Rule }) {
     <>
       <strong>{String(rule.trigger.rule_name ?? `Rule ${rule.id}`)}</strong> <span className="muted">{String(rule.trigger.condition)} · {rule.run_condition}</span>{' '}
       {rule.is_valid ? null : (
-        <span className="tag bad" title="Its table, view or column was removed, or it did not trigger for 180 days">
-          invalid: its table, view or column no longer exists (or it was idle 180 days)
+        <span className="tag bad" title={t('rules.itsTableViewOr')}>
+          {t('rules.invalidItsTableView')}
         </span>
       )}
     </>
@@ -99,7 +100,7 @@ function RuleBuilder({ workspaceId, baseName, onCreated }: { workspaceId: string
   const [alarmDays, setAlarmDays] = useState('1');
   const [notifyHour, setNotifyHour] = useState('9');
   const action = useAction();
-  if (metadata.isLoading || access.isLoading) return <Loading what="Loading tables" />;
+  if (metadata.isLoading || access.isLoading) return <Loading what={t('common.loadingTables')} />;
   const tables = metadata.data?.tables ?? [];
   const table = tables.find((t) => t._id === tableId) ?? tables[0];
   if (!table) return <ErrorText error={access.error ?? metadata.error} />;
@@ -124,10 +125,10 @@ function RuleBuilder({ workspaceId, baseName, onCreated }: { workspaceId: string
     });
   };
   return (
-    <form className="panel" onSubmit={submit} aria-label="New rule">
+    <form className="panel" onSubmit={submit} aria-label={t('rules.newRule')}>
       <div className="inline">
-        <input aria-label="Rule name" placeholder="Rule name" value={name} onChange={(e) => setName(e.target.value)} required maxLength={255} />
-        <select aria-label="Rule type" value={condition} onChange={(e) => setCondition(e.target.value)}>
+        <input aria-label={t('rules.ruleName')} placeholder={t('rules.ruleName')} value={name} onChange={(e) => setName(e.target.value)} required maxLength={255} />
+        <select aria-label={t('rules.ruleType')} value={condition} onChange={(e) => setCondition(e.target.value)}>
           {CONDITIONS.map(([v, l]) => (
             <option key={v} value={v}>
               {l}
@@ -135,39 +136,39 @@ function RuleBuilder({ workspaceId, baseName, onCreated }: { workspaceId: string
           ))}
         </select>
         {condition !== 'near_deadline' && (
-          <select aria-label="Run condition" value={runCondition} onChange={(e) => setRunCondition(e.target.value)}>
-            <option value="per_update">on every update</option>
-            <option value="per_day">daily digest</option>
-            <option value="per_week">weekly digest</option>
+          <select aria-label={t('rules.runCondition')} value={runCondition} onChange={(e) => setRunCondition(e.target.value)}>
+            <option value="per_update">{t('rules.onEveryUpdate')}</option>
+            <option value="per_day">{t('rules.dailyDigest')}</option>
+            <option value="per_week">{t('rules.weeklyDigest')}</option>
           </select>
         )}
-        <TableViewPicker label="Rule" tables={tables} table={table} viewId={view?._id} onTable={(id) => { setTableId(id); setViewId(''); }} onView={setViewId} />
+        <TableViewPicker label={t('rules.rule')} tables={tables} table={table} viewId={view?._id} onTable={(id) => { setTableId(id); setViewId(''); }} onView={setViewId} />
       </div>
       {condition === 'filters_satisfy' && <FilterEditor table={table} filters={filters} onChange={setFilters} conjunction={conjunction} onConjunction={setConjunction} />}
       {condition === 'near_deadline' && (
         <div className="inline">
-          <select aria-label="Date column" value={dateColumn} onChange={(e) => setDateColumn(e.target.value)} required>
-            <option value="">date column…</option>
+          <select aria-label={t('common.dateColumn')} value={dateColumn} onChange={(e) => setDateColumn(e.target.value)} required>
+            <option value="">{t('common.dateColumn2')}</option>
             {table.columns.filter((c) => c.type === 'date').map((c) => (
               <option key={c.key} value={c.name}>
                 {c.name}
               </option>
             ))}
           </select>
-          <input aria-label="Days before" type="number" min={0} value={alarmDays} onChange={(e) => setAlarmDays(e.target.value)} />
-          <input aria-label="Hour of day" type="number" min={0} max={23} value={notifyHour} onChange={(e) => setNotifyHour(e.target.value)} />
+          <input aria-label={t('common.daysBefore')} type="number" min={0} value={alarmDays} onChange={(e) => setAlarmDays(e.target.value)} />
+          <input aria-label={t('common.hourOfDay')} type="number" min={0} max={23} value={notifyHour} onChange={(e) => setNotifyHour(e.target.value)} />
         </div>
       )}
       <fieldset>
-        <legend>Notify</legend>
+        <legend>{t('common.notify')}</legend>
         {people.map((p) => (
           <label key={p.email} className="check">
             <input type="checkbox" checked={users.includes(p.email)} onChange={(e) => setUsers(e.target.checked ? [...users, p.email] : users.filter((u) => u !== p.email))} />
             {p.label}
           </label>
         ))}
-        <select aria-label="Users in column" value={usersColumn} onChange={(e) => setUsersColumn(e.target.value)}>
-          <option value="">(and users in column…)</option>
+        <select aria-label={t('rules.usersInColumn')} value={usersColumn} onChange={(e) => setUsersColumn(e.target.value)}>
+          <option value="">{t('common.andUsersInColumn')}</option>
           {table.columns.filter((c) => c.type === 'collaborator').map((c) => (
             <option key={c.key} value={c.key}>
               {c.name}
@@ -175,9 +176,9 @@ function RuleBuilder({ workspaceId, baseName, onCreated }: { workspaceId: string
           ))}
         </select>
       </fieldset>
-      <input aria-label="Message" placeholder="Message" value={message} onChange={(e) => setMessage(e.target.value)} />
+      <input aria-label={t('rules.message')} placeholder={t('rules.message')} value={message} onChange={(e) => setMessage(e.target.value)} />
       <button type="submit" disabled={action.busy}>
-        Create rule
+        {t('rules.createRule')}
       </button>
       <ErrorText error={action.error} />
     </form>

@@ -4,6 +4,7 @@ import { api, basePath } from '../api';
 import { href } from '../router';
 import { ConfirmButton, CopyButton, Empty, ErrorText, Loading, PermissionSelect, useAction } from '../ui';
 import { GroupShares, ViewShares } from './ShareGroups';
+import { t } from '../i18n';
 
 interface ShareEntry {
   email: string;
@@ -46,12 +47,12 @@ export function Share({ workspaceId, baseName }: { workspaceId: string; baseName
       <p>
         <a href={href('base', workspaceId, baseName)}>← {baseName}</a>
       </p>
-      <h1>Share “{baseName}”</h1>
-      <form className="inline" onSubmit={add} aria-label="Share with a user">
-        <input aria-label="User e-mail" placeholder="user@example.com" type="email" value={email} onChange={(e) => setEmail(e.target.value)} required />
-        <PermissionSelect label="Permission" value={permission} onChange={setPermission} />
+      <h1>{t('share.shareBasename', { baseName })}</h1>
+      <form className="inline" onSubmit={add} aria-label={t('share.shareWithAUser')}>
+        <input aria-label={t('share.userEMail')} placeholder={t('common.userExampleCom')} type="email" value={email} onChange={(e) => setEmail(e.target.value)} required />
+        <PermissionSelect label={t('common.permission')} value={permission} onChange={setPermission} />
         <button type="submit" disabled={action.busy}>
-          Share
+          {t('editor.share')}
         </button>
       </form>
       <ErrorText error={action.error} />
@@ -60,13 +61,13 @@ export function Share({ workspaceId, baseName }: { workspaceId: string; baseName
       ) : shares.error ? (
         <ErrorText error={shares.error} />
       ) : shares.data?.length === 0 ? (
-        <Empty>Not shared with anyone.</Empty>
+        <Empty>{t('share.notSharedWithAnyone')}</Empty>
       ) : (
-        <table className="list" aria-label="Shared with">
+        <table className="list" aria-label={t('share.sharedWith')}>
           <thead>
             <tr>
-              <th>User</th>
-              <th>Permission</th>
+              <th>{t('share.user')}</th>
+              <th>{t('common.permission')}</th>
               <th />
             </tr>
           </thead>
@@ -78,7 +79,7 @@ export function Share({ workspaceId, baseName }: { workspaceId: string; baseName
                 </td>
                 <td>
                   <PermissionSelect
-                    label={`Permission of ${s.contact_email}`}
+                    label={t('share.permissionOfContactEmail', { contact_email: s.contact_email })}
                     value={s.permission}
                     onChange={(permission) =>
                       void action.run(async () => {
@@ -90,8 +91,8 @@ export function Share({ workspaceId, baseName }: { workspaceId: string; baseName
                 </td>
                 <td>
                   <ConfirmButton
-                    label="Unshare"
-                    question={`Stop sharing with ${s.contact_email}?`}
+                    label={t('share.unshare')}
+                    question={t('share.stopSharingWithContact', { contact_email: s.contact_email })}
                     onConfirm={() =>
                       void action.run(async () => {
                         await api(basePath(workspaceId, baseName, 'share/'), { method: 'DELETE', body: { email: s.contact_email } });
@@ -107,24 +108,24 @@ export function Share({ workspaceId, baseName }: { workspaceId: string; baseName
       )}
       <GroupShares workspaceId={workspaceId} baseName={baseName} />
       <ViewShares workspaceId={workspaceId} baseName={baseName} />
-      <h2>External links</h2>
+      <h2>{t('share.externalLinks')}</h2>
       <NewLink workspaceId={workspaceId} baseName={baseName} />
       {links.isLoading ? (
         <Loading />
       ) : links.error ? (
         <ErrorText error={links.error} />
       ) : links.data?.length === 0 ? (
-        <Empty>No external links.</Empty>
+        <Empty>{t('share.noExternalLinks')}</Empty>
       ) : (
         <ul className="plain">
           {links.data?.map((l) => (
             <li key={l.token}>
-              <code>{l.url}</code> {l.password_protected && <span className="tag">password</span>}{' '}
-              {l.expire_date && <span className={l.is_expired ? 'tag bad' : 'tag'}>{l.is_expired ? 'expired' : `expires ${l.expire_date.slice(0, 10)}`}</span>}{' '}
-              <CopyButton text={l.url} label="Copy link" />{' '}
+              <code>{l.url}</code> {l.password_protected && <span className="tag">{t('common.password')}</span>}{' '}
+              {l.expire_date && <span className={l.is_expired ? 'tag bad' : 'tag'}>{l.is_expired ? t('share.expired') : t('share.expiresSlice', { slice: l.expire_date.slice(0, 10) })}</span>}{' '}
+              <CopyButton text={l.url} label={t('share.copyLink')} />{' '}
               <ConfirmButton
-                label="Delete link"
-                question="Delete this external link?"
+                label={t('share.deleteLink')}
+                question={t('share.deleteThisExternalLink')}
                 onConfirm={() =>
                   void action.run(async () => {
                     await api(basePath(workspaceId, baseName, `external-links/${encodeURIComponent(l.token)}/`), { method: 'DELETE' });
@@ -158,11 +159,11 @@ function NewLink({ workspaceId, baseName }: { workspaceId: string; baseName: str
     });
   };
   return (
-    <form className="inline" onSubmit={submit} aria-label="New external link">
-      <input aria-label="Link password (optional)" placeholder="password (optional)" type="password" value={password} onChange={(e) => setPassword(e.target.value)} />
-      <input aria-label="Expires in days (optional)" placeholder="expires in days" type="number" min={1} value={days} onChange={(e) => setDays(e.target.value)} />
+    <form className="inline" onSubmit={submit} aria-label={t('share.newExternalLink')}>
+      <input aria-label={t('share.linkPasswordOptional')} placeholder={t('share.passwordOptional')} type="password" value={password} onChange={(e) => setPassword(e.target.value)} />
+      <input aria-label={t('share.expiresInDaysOptional')} placeholder={t('share.expiresInDays')} type="number" min={1} value={days} onChange={(e) => setDays(e.target.value)} />
       <button type="submit" disabled={action.busy}>
-        Create link
+        {t('share.createLink')}
       </button>
       <ErrorText error={action.error} />
     </form>

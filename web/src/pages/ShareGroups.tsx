@@ -3,6 +3,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, basePath } from '../api';
 import { ConfirmButton, Empty, ErrorText, Loading, PermissionSelect, useAction } from '../ui';
 import { useGroups } from './Groups';
+import { t } from '../i18n';
 
 interface GroupShare {
   group_id: number;
@@ -46,19 +47,19 @@ export function GroupShares({ workspaceId, baseName }: { workspaceId: string; ba
   };
   return (
     <>
-      <h2>Groups</h2>
+      <h2>{t('nav.groups')}</h2>
       {candidates.length > 0 && (
-        <form className="inline" onSubmit={add} aria-label="Share with a group">
-          <select aria-label="Group" value={groupId || String(candidates[0]?.id ?? '')} onChange={(e) => setGroupId(e.target.value)}>
+        <form className="inline" onSubmit={add} aria-label={t('shareGroups.shareWithAGroup')}>
+          <select aria-label={t('toolbar.group')} value={groupId || String(candidates[0]?.id ?? '')} onChange={(e) => setGroupId(e.target.value)}>
             {candidates.map((g) => (
               <option key={g.id} value={g.id}>
                 {g.name}
               </option>
             ))}
           </select>
-          <PermissionSelect label="Group permission" value={permission} onChange={setPermission} />
+          <PermissionSelect label={t('shareGroups.groupPermission')} value={permission} onChange={setPermission} />
           <button type="submit" disabled={action.busy}>
-            Share with group
+            {t('shareGroups.shareWithGroup')}
           </button>
         </form>
       )}
@@ -68,16 +69,16 @@ export function GroupShares({ workspaceId, baseName }: { workspaceId: string; ba
       ) : shares.error ? (
         <ErrorText error={shares.error} />
       ) : shares.data?.length === 0 ? (
-        <Empty>Not shared with any group.</Empty>
+        <Empty>{t('shareGroups.notSharedWithAny')}</Empty>
       ) : (
-        <table className="list" aria-label="Shared with groups">
+        <table className="list" aria-label={t('shareGroups.sharedWithGroups')}>
           <tbody>
             {shares.data?.map((s) => (
               <tr key={s.group_id}>
                 <td>{s.group_name}</td>
                 <td>
                   <PermissionSelect
-                    label={`Permission of group ${s.group_name}`}
+                    label={t('shareGroups.permissionOfGroupGroup', { group_name: s.group_name })}
                     value={s.permission}
                     onChange={(permission) =>
                       void action.run(async () => {
@@ -89,8 +90,8 @@ export function GroupShares({ workspaceId, baseName }: { workspaceId: string; ba
                 </td>
                 <td>
                   <ConfirmButton
-                    label="Unshare group"
-                    question={`Stop sharing with the group ${s.group_name}? Its members lose access at once.`}
+                    label={t('shareGroups.unshareGroup')}
+                    question={t('shareGroups.stopSharingWithThe', { group_name: s.group_name })}
                     onConfirm={() =>
                       void action.run(async () => {
                         await api(basePath(workspaceId, baseName, `group-shares/${s.group_id}/`), { method: 'DELETE' });
@@ -135,37 +136,37 @@ export function ViewShares({ workspaceId, baseName }: { workspaceId: string; bas
   };
   return (
     <>
-      <h2>Views shared with users</h2>
-      <form className="inline" onSubmit={add} aria-label="Share a view">
-        <select aria-label="View" value={view || options[0]?.value || ''} onChange={(e) => setView(e.target.value)}>
+      <h2>{t('shareGroups.viewsSharedWithUsers')}</h2>
+      <form className="inline" onSubmit={add} aria-label={t('shareGroups.shareAView')}>
+        <select aria-label={t('toolbar.view')} value={view || options[0]?.value || ''} onChange={(e) => setView(e.target.value)}>
           {options.map((o) => (
             <option key={o.value} value={o.value}>
               {o.label}
             </option>
           ))}
         </select>
-        <input aria-label="View recipient e-mail" placeholder="user@example.com" type="email" value={email} onChange={(e) => setEmail(e.target.value)} required />
-        <select aria-label="View permission" value={permission} onChange={(e) => setPermission(e.target.value)}>
-          <option value="r">Read-only</option>
-          <option value="rw">Read-write</option>
+        <input aria-label={t('shareGroups.viewRecipientEMail')} placeholder={t('common.userExampleCom')} type="email" value={email} onChange={(e) => setEmail(e.target.value)} required />
+        <select aria-label={t('shareGroups.viewPermission')} value={permission} onChange={(e) => setPermission(e.target.value)}>
+          <option value="r">{t('common.readOnly')}</option>
+          <option value="rw">{t('common.readWrite')}</option>
         </select>
         <button type="submit" disabled={action.busy || options.length === 0}>
-          Share view
+          {t('shareGroups.shareView')}
         </button>
       </form>
       <ErrorText error={action.error ?? tables.error} />
       {shares.isLoading ? (
         <Loading />
       ) : shares.data?.length === 0 ? (
-        <Empty>No view shared.</Empty>
+        <Empty>{t('shareGroups.noViewShared')}</Empty>
       ) : (
-        <ul className="plain" aria-label="Shared views">
+        <ul className="plain" aria-label={t('shareGroups.sharedViews')}>
           {shares.data?.map((s) => (
             <li key={s.id}>
               {label(s)} → {s.to_user_name} <span className="tag">{s.permission}</span>{' '}
               <ConfirmButton
-                label="Unshare view"
-                question={`Stop sharing this view with ${s.to_user_name}?`}
+                label={t('shareGroups.unshareView')}
+                question={t('shareGroups.stopSharingThisView', { to_user_name: s.to_user_name })}
                 onConfirm={() =>
                   void action.run(async () => {
                     await api(basePath(workspaceId, baseName, `user-view-shares/${s.id}/`), { method: 'DELETE' });

@@ -3,6 +3,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import QRCode from 'qrcode';
 import { api } from '../api';
 import { CopyButton, ErrorText, Loading, useAction } from '../ui';
+import { t } from '../i18n';
 
 interface Status {
   enabled: boolean;
@@ -54,47 +55,47 @@ export function TwoFactor() {
   if (status.isLoading) return <Loading />;
   const s = status.data;
   return (
-    <section aria-label="Two-factor sign-in">
-      <h2>Two-factor sign-in</h2>
-      {s?.force_2fa && !s.enabled && <p className="notice">Your administrator asks you to turn on two-factor sign-in.</p>}
+    <section aria-label={t('twoFactor.twoFactorSignIn')}>
+      <h2>{t('twoFactor.twoFactorSignIn')}</h2>
+      {s?.force_2fa && !s.enabled && <p className="notice">{t('twoFactor.yourAdministratorAsksYou')}</p>}
       {recovery && (
-        <div className="notice" role="status" aria-label="Recovery codes">
-          Two-factor sign-in is on. Keep these recovery codes somewhere safe — each signs in once, and they are shown only now:
+        <div className="notice" role="status" aria-label={t('twoFactor.recoveryCodes')}>
+          {t('twoFactor.twoFactorSignIn2')}
           <pre data-testid="recovery-codes">{recovery.join('\n')}</pre>
           <CopyButton text={recovery.join('\n')} />
         </div>
       )}
       {s?.enabled ? (
-        <form onSubmit={disable} className="stack" aria-label="Turn off two-factor sign-in">
-          <p>On. {s.recovery_codes_left} recovery codes left.</p>
+        <form onSubmit={disable} className="stack" aria-label={t('twoFactor.turnOffTwoFactor')}>
+          <p>{t('twoFactor.onRecoveryCodesLeft', { recovery_codes_left: s.recovery_codes_left })}</p>
           <label>
-            Code from your app (or a recovery code)
+            {t('twoFactor.codeFromYourApp')}
             <input value={code} onChange={(e) => setCode(e.target.value)} required maxLength={11} autoComplete="one-time-code" />
           </label>
           <button type="submit" disabled={action.busy}>
-            Turn off
+            {t('twoFactor.turnOff')}
           </button>
         </form>
       ) : enrolment ? (
-        <form onSubmit={confirm} className="stack" aria-label="Confirm two-factor sign-in">
-          <p>Scan this code with an authenticator app, or type the secret into it, then enter the 6-digit code it shows.</p>
-          {qr && <img src={qr} alt="QR code for your authenticator app" width={192} height={192} />}
+        <form onSubmit={confirm} className="stack" aria-label={t('twoFactor.confirmTwoFactorSign')}>
+          <p>{t('twoFactor.scanThisCodeWith')}</p>
+          {qr && <img src={qr} alt={t('twoFactor.qrCodeForYour')} width={192} height={192} />}
           <p>
-            Secret: <code className="secret" data-testid="totp-secret">{enrolment.secret}</code> <CopyButton text={enrolment.secret} />
+            {t('twoFactor.secret')}{' '}<code className="secret" data-testid="totp-secret">{enrolment.secret}</code> <CopyButton text={enrolment.secret} />
           </p>
           <label>
-            Code
+            {t('twoFactor.code')}
             <input value={code} onChange={(e) => setCode(e.target.value)} required inputMode="numeric" pattern="\d{6}" maxLength={6} autoComplete="one-time-code" />
           </label>
           <button type="submit" disabled={action.busy}>
-            Turn on
+            {t('twoFactor.turnOn')}
           </button>
         </form>
       ) : (
         <p>
-          Off.{' '}
+          {t('twoFactor.off')}{' '}
           <button type="button" onClick={begin} disabled={action.busy}>
-            Set up two-factor sign-in
+            {t('twoFactor.setUpTwoFactor')}
           </button>
         </p>
       )}

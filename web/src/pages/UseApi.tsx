@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { useBaseAccess, useMetadata } from '../grid/base';
 import { CopyButton, Loading } from '../ui';
+import { t } from '../i18n';
 
 const PLACEHOLDER = 'YOUR_API_TOKEN';
 
@@ -43,24 +44,24 @@ export function UseApi({ workspaceId, baseName }: { workspaceId: string; baseNam
   const access = useBaseAccess(workspaceId, baseName);
   const metadata = useMetadata(access.data);
   const [language, setLanguage] = useState<'curl' | 'python' | 'javascript'>('curl');
-  if (!access.data || !metadata.data) return <Loading what="Preparing the examples" />;
+  if (!access.data || !metadata.data) return <Loading what={t('useApi.preparingTheExamples')} />;
   const code = snippets(window.location.origin, access.data.dtable_uuid, metadata.data.tables[0]?.name ?? 'Table1')[language];
   return (
     <section aria-labelledby="use-api">
-      <h2 id="use-api">Use the API</h2>
+      <h2 id="use-api">{t('useApi.useTheApi')}</h2>
       <p className="muted">
-        Create an API-Token above and put it in place of <code>{PLACEHOLDER}</code>. The full reference is at <a href="/api/docs/">/api/docs/</a>.
+        {t('useApi.createAnApiToken')}{' '}<code>{PLACEHOLDER}</code>{t('useApi.theFullReferenceIs')}{' '}<a href="/api/docs/">{t('useApi.apiDocs')}</a>.
       </p>
-      <div className="inline" role="radiogroup" aria-label="Example language">
+      <div className="inline" role="radiogroup" aria-label={t('useApi.exampleLanguage')}>
         {(['curl', 'python', 'javascript'] as const).map((l) => (
           <label key={l} className="check">
             <input type="radio" name="api-language" checked={language === l} onChange={() => setLanguage(l)} />
-            {l === 'curl' ? 'curl' : l === 'python' ? 'Python' : 'JavaScript'}
+            {l === 'curl' ? t('useApi.curl') : l === 'python' ? t('useApi.python') : t('useApi.javascript')}
           </label>
         ))}
-        <CopyButton text={code} label="Copy example" />
+        <CopyButton text={code} label={t('useApi.copyExample')} />
       </div>
-      <pre className="code" data-testid={`api-example-${language}`} tabIndex={0} aria-label={`${language} example`}>
+      <pre className="code" data-testid={`api-example-${language}`} tabIndex={0} aria-label={t('useApi.languageExample', { language })}>
         {code}
       </pre>
     </section>

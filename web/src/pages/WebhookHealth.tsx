@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { api } from '../api';
 import { Empty, ErrorText, Loading } from '../ui';
+import { t } from '../i18n';
 
 interface WebhookHealthRecord {
   id: number;
@@ -28,35 +29,35 @@ export function WebhookHealth() {
   const pages = Math.max(1, Math.ceil((hooks.data?.count ?? 0) / HEALTH_PAGE));
   return (
     <>
-      <h2>Webhook health ({hooks.data?.count ?? '…'})</h2>
+      <h2>{t('webhookHealth.webhookHealthValue', { value: hooks.data?.count ?? '…' })}</h2>
       {hooks.isLoading ? (
         <Loading />
       ) : hooks.error ? (
         <ErrorText error={hooks.error} />
       ) : hooks.data!.webhook_list.length === 0 ? (
-        <Empty>No webhooks.</Empty>
+        <Empty>{t('common.noWebhooks')}</Empty>
       ) : (
-        <table className="list" aria-label="Webhook health">
+        <table className="list" aria-label={t('webhookHealth.webhookHealth')}>
           <thead>
             <tr>
-              <th>Base</th>
-              <th>URL</th>
-              <th>State</th>
-              <th>Last delivery</th>
-              <th>Failures in a row</th>
-              <th>Failed</th>
-              <th>Waiting</th>
+              <th>{t('webhookHealth.base')}</th>
+              <th>{t('common.url')}</th>
+              <th>{t('webhookHealth.state')}</th>
+              <th>{t('webhookHealth.lastDelivery')}</th>
+              <th>{t('webhookHealth.failuresInARow')}</th>
+              <th>{t('webhookHealth.failed')}</th>
+              <th>{t('webhookHealth.waiting')}</th>
             </tr>
           </thead>
           <tbody>
             {hooks.data!.webhook_list.map((w) => (
-              <tr key={w.id} aria-label={`Webhook ${w.url}`}>
+              <tr key={w.id} aria-label={t('webhookHealth.webhookUrl', { url: w.url })}>
                 <td>{w.dtable_name}</td>
                 <td>
                   <code className="excerpt">{w.url}</code>
                 </td>
                 <td>
-                  {w.is_valid ? <span className="tag good">enabled</span> : <span className="tag bad" title={w.invalid_reason ?? undefined}>disabled</span>}
+                  {w.is_valid ? <span className="tag good">{t('webhookHealth.enabled')}</span> : <span className="tag bad" title={w.invalid_reason ?? undefined}>{t('webhookHealth.disabled')}</span>}
                   {!w.is_valid && w.invalid_reason && <div className="small muted">{w.invalid_reason}</div>}
                 </td>
                 <td>
@@ -67,7 +68,7 @@ export function WebhookHealth() {
                       <span className="small muted">{w.last_delivery.completed_at.replace('T', ' ').slice(0, 19)}</span>
                     </>
                   ) : (
-                    <span className="muted">none yet</span>
+                    <span className="muted">{t('webhookHealth.noneYet')}</span>
                   )}
                 </td>
                 <td>{w.failure_streak}</td>
@@ -79,15 +80,13 @@ export function WebhookHealth() {
         </table>
       )}
       {pages > 1 && (
-        <div className="inline" aria-label="Webhook health pages">
+        <div className="inline" aria-label={t('webhookHealth.webhookHealthPages')}>
           <button type="button" disabled={page <= 1} onClick={() => setPage(page - 1)}>
-            Previous
+            {t('webhookHealth.previous')}
           </button>
-          <span className="small muted">
-            page {page} of {pages}
-          </span>
+          <span className="small muted">{t('webhookHealth.pagePageOfPages', { page, pages })}</span>
           <button type="button" disabled={page >= pages} onClick={() => setPage(page + 1)}>
-            Next
+            {t('webhookHealth.next')}
           </button>
         </div>
       )}

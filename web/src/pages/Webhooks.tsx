@@ -2,6 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, basePath } from '../api';
 import { ConfirmButton, Empty, ErrorText, Loading, useAction } from '../ui';
+import { t } from '../i18n';
 
 interface Webhook {
   id: number;
@@ -73,12 +74,12 @@ export function Webhooks({ workspaceId, baseName }: { workspaceId: string; baseN
   const hookPath = (id: number, suffix = '') => basePath(workspaceId, baseName, `webhooks/${id}/${suffix}`);
   return (
     <>
-      <h2>Webhooks</h2>
-      <form className="inline" onSubmit={create} aria-label="New webhook">
-        <input aria-label="Webhook URL" placeholder="https://example.com/hook" type="url" value={url} onChange={(e) => setUrl(e.target.value)} required />
-        <input aria-label="Webhook secret (optional)" placeholder="secret (optional)" value={secret} onChange={(e) => setSecret(e.target.value)} />
+      <h2>{t('webhooks.webhooks')}</h2>
+      <form className="inline" onSubmit={create} aria-label={t('webhooks.newWebhook')}>
+        <input aria-label={t('webhooks.webhookUrl')} placeholder={t('webhooks.httpsExampleComHook')} type="url" value={url} onChange={(e) => setUrl(e.target.value)} required />
+        <input aria-label={t('webhooks.webhookSecretOptional')} placeholder={t('webhooks.secretOptional')} value={secret} onChange={(e) => setSecret(e.target.value)} />
         <button type="submit" disabled={action.busy}>
-          Add webhook
+          {t('webhooks.addWebhook')}
         </button>
       </form>
       <ErrorText error={action.error} />
@@ -87,61 +88,61 @@ export function Webhooks({ workspaceId, baseName }: { workspaceId: string; baseN
       ) : hooks.error ? (
         <ErrorText error={hooks.error} />
       ) : hooks.data?.length === 0 ? (
-        <Empty>No webhooks.</Empty>
+        <Empty>{t('common.noWebhooks')}</Empty>
       ) : (
         <ul className="plain">
           {hooks.data?.map((h) => (
-            <li key={h.id} className="card wide" aria-label={`Webhook ${h.url}`}>
+            <li key={h.id} className="card wide" aria-label={t('webhookHealth.webhookUrl', { url: h.url })}>
               <div>
-                <code>{h.url}</code> {h.is_valid ? <span className="tag good">active</span> : <span className="tag bad">disabled after failures</span>}
-                {h.settings.secret ? <span className="tag">signed</span> : null}
-                {h.subscription ? <span className="tag">filtered</span> : null}
-                {h.previous_secret_valid_until ? <span className="tag">old secret valid until {h.previous_secret_valid_until.replace('T', ' ').slice(0, 16)}</span> : null}
-                {h.max_rate ? <span className="tag">at most {h.max_rate}/s</span> : null}
+                <code>{h.url}</code> {h.is_valid ? <span className="tag good">{t('common.active')}</span> : <span className="tag bad">{t('webhooks.disabledAfterFailures')}</span>}
+                {h.settings.secret ? <span className="tag">{t('webhooks.signed')}</span> : null}
+                {h.subscription ? <span className="tag">{t('webhooks.filtered')}</span> : null}
+                {h.previous_secret_valid_until ? <span className="tag">{t('webhooks.oldSecretValidUntil', { slice: h.previous_secret_valid_until.replace('T', ' ').slice(0, 16) })}</span> : null}
+                {h.max_rate ? <span className="tag">{t('webhooks.atMostMaxRate', { max_rate: h.max_rate })}</span> : null}
               </div>
               <div className="actions">
                 <button type="button" aria-expanded={open === h.id} onClick={() => setOpen(open === h.id ? null : h.id)}>
-                  Delivery log
+                  {t('webhooks.deliveryLog')}
                 </button>
                 <button type="button" onClick={() => void action.run(async () => { await api(hookPath(h.id, 'ping/'), { method: 'POST' }); await client.invalidateQueries(['deliveries', h.id]); })}>
-                  Ping
+                  {t('webhooks.ping')}
                 </button>
                 <button
                   type="button"
                   onClick={() => {
-                    const next = window.prompt('Webhook URL', h.url);
+                    const next = window.prompt(t('webhooks.webhookUrl'), h.url);
                     if (next) void action.run(async () => { await api(hookPath(h.id), { method: 'PUT', body: { url: next } }); await refresh(); });
                   }}
                 >
-                  Edit URL
+                  {t('webhooks.editUrl')}
                 </button>
                 <button type="button" aria-expanded={editing === h.id} onClick={() => setEditing(editing === h.id ? null : h.id)}>
-                  Subscription
+                  {t('webhooks.subscription')}
                 </button>
                 <button
                   type="button"
                   onClick={() => {
-                    const next = window.prompt('New secret (the old one keeps signing for a day)');
+                    const next = window.prompt(t('webhooks.newSecretTheOld'));
                     if (next) void action.run(async () => { await api(hookPath(h.id, 'rotate-secret/'), { method: 'POST', body: { secret: next } }); await refresh(); });
                   }}
                 >
-                  Rotate secret
+                  {t('webhooks.rotateSecret')}
                 </button>
                 <button
                   type="button"
                   onClick={() => {
-                    const next = window.prompt('Maximum deliveries per second (empty: no limit)', h.max_rate ? String(h.max_rate) : '');
+                    const next = window.prompt(t('webhooks.maximumDeliveriesPerSecond'), h.max_rate ? String(h.max_rate) : '');
                     if (next !== null) void action.run(async () => { await api(hookPath(h.id), { method: 'PUT', body: { max_rate: next.trim() === '' ? null : next.trim() } }); await refresh(); });
                   }}
                 >
-                  Max rate
+                  {t('webhooks.maxRate')}
                 </button>
                 {!h.is_valid && (
                   <button type="button" onClick={() => void action.run(async () => { await api(hookPath(h.id), { method: 'PUT', body: {} }); await refresh(); })}>
-                    Re-enable
+                    {t('webhooks.reEnable')}
                   </button>
                 )}
-                <ConfirmButton label="Delete" question={`Delete the webhook to ${h.url}?`} onConfirm={() => void action.run(async () => { await api(hookPath(h.id), { method: 'DELETE' }); await refresh(); })} />
+                <ConfirmButton label={t('common.delete')} question={t('webhooks.deleteTheWebhookTo', { url: h.url })} onConfirm={() => void action.run(async () => { await api(hookPath(h.id), { method: 'DELETE' }); await refresh(); })} />
               </div>
               {editing === h.id && (
                 <SubscriptionForm
@@ -182,35 +183,35 @@ function SubscriptionForm({ value, onSave }: { value: Subscription | undefined; 
     try {
       parsed = filters.trim() === '' ? null : JSON.parse(filters);
     } catch {
-      setError('Filters must be JSON, e.g. [{"column_name": "Score", "filter_predicate": "greater", "filter_term": 10}]');
+      setError(t('webhooks.filtersMustBeJson'));
       return;
     }
     setError(null);
     onSave({ tables: list(tables), columns: list(columns), events, filters: parsed, filter_conjunction: conjunction, fire_on: fireOn });
   };
   return (
-    <form className="stack" onSubmit={save} aria-label="Webhook subscription">
-      <input aria-label="Tables" placeholder="tables (names or ids, comma-separated; empty: all)" value={tables} onChange={(e) => setTables(e.target.value)} />
-      <input aria-label="Columns" placeholder="columns that must change (empty: any)" value={columns} onChange={(e) => setColumns(e.target.value)} />
+    <form className="stack" onSubmit={save} aria-label={t('webhooks.webhookSubscription')}>
+      <input aria-label={t('editor.tables')} placeholder={t('webhooks.tablesNamesOrIds')} value={tables} onChange={(e) => setTables(e.target.value)} />
+      <input aria-label={t('toolbar.columns')} placeholder={t('webhooks.columnsThatMustChange')} value={columns} onChange={(e) => setColumns(e.target.value)} />
       <fieldset className="inline">
-        <legend>Events (none checked: all)</legend>
+        <legend>{t('webhooks.eventsNoneCheckedAll')}</legend>
         {ROW_EVENTS.map((op) => (
           <label key={op}>
             <input type="checkbox" checked={events.includes(op)} onChange={(e) => setEvents(e.target.checked ? [...events, op] : events.filter((x) => x !== op))} /> {op}
           </label>
         ))}
       </fieldset>
-      <textarea aria-label="Row filters (JSON)" placeholder='[{"column_name": "Score", "filter_predicate": "greater", "filter_term": 10}]' value={filters} onChange={(e) => setFilters(e.target.value)} />
+      <textarea aria-label={t('webhooks.rowFiltersJson')} placeholder={t('webhooks.columnNameScoreFilter')} value={filters} onChange={(e) => setFilters(e.target.value)} />
       <div className="inline">
-        <select aria-label="Filter conjunction" value={conjunction} onChange={(e) => setConjunction(e.target.value)}>
-          <option value="And">all filters</option>
-          <option value="Or">any filter</option>
+        <select aria-label={t('webhooks.filterConjunction')} value={conjunction} onChange={(e) => setConjunction(e.target.value)}>
+          <option value="And">{t('webhooks.allFilters')}</option>
+          <option value="Or">{t('webhooks.anyFilter')}</option>
         </select>
-        <select aria-label="Fire on" value={fireOn} onChange={(e) => setFireOn(e.target.value)}>
-          <option value="matching">while the row matches</option>
-          <option value="starts_matching">when the row starts matching</option>
+        <select aria-label={t('webhooks.fireOn')} value={fireOn} onChange={(e) => setFireOn(e.target.value)}>
+          <option value="matching">{t('webhooks.whileTheRowMatches')}</option>
+          <option value="starts_matching">{t('webhooks.whenTheRowStarts')}</option>
         </select>
-        <button type="submit">Save subscription</button>
+        <button type="submit">{t('webhooks.saveSubscription')}</button>
       </div>
       <ErrorText error={error} />
     </form>
@@ -222,23 +223,23 @@ function DeliveryLog({ path, webhookId }: { path: string; webhookId: number }) {
   const key = ['deliveries', webhookId];
   const deliveries = useQuery(key, () => api<{ delivery_list: Delivery[]; total_count: number }>(`${path}deliveries/?page=1&per_page=25`), { refetchInterval: 3000 });
   const action = useAction();
-  if (deliveries.isLoading) return <Loading what="Loading deliveries" />;
+  if (deliveries.isLoading) return <Loading what={t('webhooks.loadingDeliveries')} />;
   if (deliveries.error) return <ErrorText error={deliveries.error} />;
   const list = deliveries.data?.delivery_list ?? [];
   return (
-    <div className="deliveries" aria-label="Delivery log">
+    <div className="deliveries" aria-label={t('webhooks.deliveryLog')}>
       <CatchUp path={path} onQueued={() => client.invalidateQueries(key)} />
       <ErrorText error={action.error} />
       {list.length === 0 ? (
-        <Empty>No deliveries yet. Change a row, or ping.</Empty>
+        <Empty>{t('webhooks.noDeliveriesYetChange')}</Empty>
       ) : (
         <table className="list">
           <thead>
             <tr>
               <th>#</th>
-              <th>Event</th>
-              <th>Status</th>
-              <th>Attempts (time · HTTP status · latency · response)</th>
+              <th>{t('webhooks.event')}</th>
+              <th>{t('common.status')}</th>
+              <th>{t('webhooks.attemptsTimeHttpStatus')}</th>
               <th />
             </tr>
           </thead>
@@ -249,7 +250,7 @@ function DeliveryLog({ path, webhookId }: { path: string; webhookId: number }) {
                 <td>
                   {d.kind}
                   {d.op_type ? ` · ${d.op_type}` : ''}
-                  {d.redelivery_of ? ` (of #${d.redelivery_of})` : ''}
+                  {d.redelivery_of ? t('webhooks.ofRedeliveryOf', { redelivery_of: d.redelivery_of }) : ''}
                 </td>
                 <td>
                   <span className={`tag ${d.status === 'succeeded' ? 'good' : d.status === 'failed' ? 'bad' : ''}`}>{d.status}</span>
@@ -257,7 +258,7 @@ function DeliveryLog({ path, webhookId }: { path: string; webhookId: number }) {
                 <td>
                   {d.attempts.map((a) => (
                     <div key={a.attempt} className="small">
-                      {a.time.replace('T', ' ').slice(0, 19)} · {a.status_code ?? a.error ?? a.outcome} · {a.latency_ms} ms
+                      {a.time.replace('T', ' ').slice(0, 19)} · {a.status_code ?? a.error ?? a.outcome} · {t('webhooks.ms', { ms: a.latency_ms })}
                       {a.response_excerpt ? <code className="excerpt"> {a.response_excerpt.slice(0, 120)}</code> : null}
                     </div>
                   ))}
@@ -265,7 +266,7 @@ function DeliveryLog({ path, webhookId }: { path: string; webhookId: number }) {
                 <td>
                   <button
                     type="button"
-                    aria-label={`Redeliver ${d.id}`}
+                    aria-label={t('webhooks.redeliverId', { id: d.id })}
                     onClick={() =>
                       void action.run(async () => {
                         await api(`${path}deliveries/${d.id}/redeliver/`, { method: 'POST' });
@@ -273,7 +274,7 @@ function DeliveryLog({ path, webhookId }: { path: string; webhookId: number }) {
                       })
                     }
                   >
-                    Redeliver
+                    {t('webhooks.redeliver')}
                   </button>
                 </td>
               </tr>
@@ -310,24 +311,24 @@ function CatchUp({ path, onQueued }: { path: string; onQueued: () => Promise<unk
       await onQueued();
     });
   return (
-    <div className="stack" aria-label="Catch up">
-      <form className="inline" aria-label="Redeliver failed" onSubmit={(e) => { e.preventDefault(); queue('Redeliver failed', 'redeliver/', { since: isoOf(since) }); }}>
+    <div className="stack" aria-label={t('webhooks.catchUp')}>
+      <form className="inline" aria-label={t('webhooks.redeliverFailed')} onSubmit={(e) => { e.preventDefault(); queue('Redeliver failed', 'redeliver/', { since: isoOf(since) }); }}>
         <label>
-          Failed since <input type="datetime-local" aria-label="Failed since" value={since} onChange={(e) => setSince(e.target.value)} required />
+          {t('webhooks.failedSince')}{' '}<input type="datetime-local" aria-label={t('webhooks.failedSince')} value={since} onChange={(e) => setSince(e.target.value)} required />
         </label>
         <button type="submit" disabled={action.busy}>
-          Redeliver failed
+          {t('webhooks.redeliverFailed')}
         </button>
       </form>
-      <form className="inline" aria-label="Replay changes" onSubmit={(e) => { e.preventDefault(); queue('Replay', 'replay/', { from: isoOf(from), ...(to ? { to: isoOf(to) } : {}) }); }}>
+      <form className="inline" aria-label={t('webhooks.replayChanges')} onSubmit={(e) => { e.preventDefault(); queue('Replay', 'replay/', { from: isoOf(from), ...(to ? { to: isoOf(to) } : {}) }); }}>
         <label>
-          Changes from <input type="datetime-local" aria-label="Replay from" value={from} onChange={(e) => setFrom(e.target.value)} required />
+          {t('webhooks.changesFrom')}{' '}<input type="datetime-local" aria-label={t('webhooks.replayFrom')} value={from} onChange={(e) => setFrom(e.target.value)} required />
         </label>
         <label>
-          to <input type="datetime-local" aria-label="Replay to (empty: now)" value={to} onChange={(e) => setTo(e.target.value)} />
+          {t('common.to')}{' '}<input type="datetime-local" aria-label={t('webhooks.replayToEmptyNow')} value={to} onChange={(e) => setTo(e.target.value)} />
         </label>
         <button type="submit" disabled={action.busy}>
-          Replay
+          {t('webhooks.replay')}
         </button>
       </form>
       {done ? (
@@ -344,18 +345,18 @@ function CatchUp({ path, onQueued }: { path: string; onQueued: () => Promise<unk
 function DeliveryStats({ path, webhookId }: { path: string; webhookId: number }) {
   const windows = ['hour', 'day'] as const;
   const stats = useQuery(['webhook-stats', webhookId], () => Promise.all(windows.map((w) => api<Stats>(`${path}stats/?window=${w}`))), { refetchInterval: 5000 });
-  if (stats.isLoading) return <Loading what="Loading statistics" />;
+  if (stats.isLoading) return <Loading what={t('webhooks.loadingStatistics')} />;
   if (stats.error) return <ErrorText error={stats.error} />;
   const ms = (v: number | null) => (v === null ? '–' : `${v} ms`);
   return (
-    <table className="list" aria-label="Delivery statistics">
+    <table className="list" aria-label={t('webhooks.deliveryStatistics')}>
       <thead>
         <tr>
-          <th>Last</th>
-          <th>Success rate</th>
-          <th>Delivered · failed</th>
-          <th>Latency p50 · p99</th>
-          <th>Backlog</th>
+          <th>{t('webhooks.last')}</th>
+          <th>{t('webhooks.successRate')}</th>
+          <th>{t('webhooks.deliveredFailed')}</th>
+          <th>{t('webhooks.latencyP50P99')}</th>
+          <th>{t('webhooks.backlog')}</th>
         </tr>
       </thead>
       <tbody>
