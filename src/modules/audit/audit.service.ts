@@ -44,6 +44,8 @@ export interface VerifyResult {
 export type AuditTxReader = AppendixTx;
 
 const MAX_FIELD = 255;
+/** The columns of an append, in the order its INSERT binds them. */
+const APPEND_COLUMNS = ['created_at', 'action', 'actor', 'ip', 'base_id', 'target', 'detail', 'digest'] as const;
 const VERIFY_PAGE = 1000;
 /** (token, address) pairs already seen by this process, so a known network costs no query. */
 const SEEN_LIMIT = 50_000;
@@ -52,6 +54,7 @@ export class AuditService {
   private readonly seenNetworks = new Set<string>();
 
   private readonly sealer: AuditSealer;
+  private appendTemplate: CompiledQuery | undefined;
 
   constructor(
     private readonly db: Db,
@@ -102,7 +105,10 @@ export class AuditService {
       target: String(redact(entry.target)).slice(0, 1000),
       detail: canonicalJson(detail),
     };
-    return this.db.insertInto('audit_pending').values({ ...fields, digest: fieldsDigest(fields) }).compile();
+    const row = { ...fields, digest: fieldsDigest(fields) };
+    // Compiled once; each append only binds its values (compiling costs more than the INSERT on SQLite).
+    this.appendTemplate ??= this.db.insertInto('audit_pending').values(row).compile();
+    return { ...this.appendTemplate, parameters: APPEND_COLUMNS.map((column) => row[column]) };
   }
 
   /** Moves every pending row into the hash chain now (also done shortly after each append, and every minute). */
