@@ -16,7 +16,7 @@
  *   npx tsx bench/security-write.bench.ts     # BENCH_ROUNDS=7 BENCH_OPS=200
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npx tsx bench/security-write.bench.ts
  */
-import { CommitScope, runInCommitScope } from '../src/db/index.js';
+import { CommitScope, withCommitScope } from '../src/db/index.js';
 import { startBasegate } from './lib/servers.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
@@ -54,7 +54,7 @@ async function main(): Promise<void> {
     const auditedInsert = async (token: string) => {
       const scope = new CommitScope();
       scope.appendix = container.audit.appendix(async () => ({ action: 'bench.insert', actor: 'api-token:scoped', ip: '127.0.0.1', target: `POST ${url}`, after: { table_name: 'Table1', rows: [{ Name: 'bench' }] } }));
-      await runInCommitScope(scope, () => insert(token));
+      await withCommitScope(scope, () => insert(token));
       if (!scope.written) throw new Error('the audit row did not commit with the insert');
     };
     const read = async (token: string) => {

@@ -28,18 +28,48 @@ export interface AppendixTx {
   insertedId(table: string): number | undefined;
 }
 
+/** Scopes opened and not yet ended; the context tracking is on only while there are any. */
+let openScopes = 0;
+
 export class CommitScope {
   appendix: CommitAppendix | undefined;
   /** True once the appendix committed with a write. */
   written = false;
   readonly inserted = new Map<string, number>();
+  private open = false;
+
+  /** Runs `fn` (and everything it starts) in this scope, until `end()`. */
+  run<T>(fn: () => T): T {
+    if (!this.open) {
+      this.open = true;
+      openScopes += 1;
+    }
+    return storage.run(this, fn);
+  }
+
+  /**
+   * No later write carries the appendix. When no scope is open any more, the context tracking is
+   * switched off: on Node 20 it costs every promise of the process a hook while on, and audited
+   * requests are rare, so other requests do not pay for it.
+   */
+  end(): void {
+    this.appendix = undefined;
+    if (!this.open) return;
+    this.open = false;
+    openScopes -= 1;
+    if (openScopes === 0) storage.disable();
+  }
 }
 
 const storage = new AsyncLocalStorage<CommitScope>();
 
-/** Runs `fn` (and everything it starts) in `scope`. */
-export function runInCommitScope<T>(scope: CommitScope, fn: () => T): T {
-  return storage.run(scope, fn);
+/** Runs `fn` in `scope` and ends the scope when it is done. */
+export async function withCommitScope<T>(scope: CommitScope, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await scope.run(fn);
+  } finally {
+    scope.end();
+  }
 }
 
 /** Runs `fn` outside any scope: its transactions never carry another context's appendix. */

@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin';
 import type { FastifyRequest } from 'fastify';
-import { CommitScope, runInCommitScope } from '../db/index.js';
+import { CommitScope } from '../db/index.js';
 import { redact, type AuditEntry, type AuditService, type AuditTxReader, type SnapshotTable } from '../modules/audit/index.js';
 
 /**
@@ -179,7 +179,12 @@ export const auditTrailPlugin = fp<{ audit: AuditService }>(
       const scope = new CommitScope();
       request.auditScope = scope;
       // The rest of the request (its handler's transactions included) runs in the scope.
-      runInCommitScope(scope, done);
+      scope.run(done);
+    });
+    // A request that ended without onSend (aborted) ends its scope too.
+    app.addHook('onResponse', (request, _reply, done) => {
+      request.auditScope?.end();
+      done();
     });
     app.addHook('preHandler', (request, _reply, done) => {
       const action = actionOf(request);
@@ -199,8 +204,8 @@ export const auditTrailPlugin = fp<{ audit: AuditService }>(
       if (!action) return done();
       const scope = request.auditScope;
       if (scope) {
-        // Recorded with the change's commit; and no later write of this request may carry the row.
-        scope.appendix = undefined;
+        // Recorded with the change's commit, or below; no later write of this request may carry the row.
+        scope.end();
         if (scope.written) return done();
       }
       const ok = reply.statusCode < 400;

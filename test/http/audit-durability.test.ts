@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { sql } from 'kysely';
-import { CommitScope, runInCommitScope } from '../../src/db/index.js';
+import { CommitScope, withCommitScope } from '../../src/db/index.js';
 import { fieldsDigest } from '../../src/modules/audit/index.js';
 import { DIALECTS, SharedDatabase, basePath, createBase, createTestApp, createUser, type TestApp, type TestBase, type TestUser } from '../helpers/index.js';
 
@@ -29,7 +29,7 @@ describe.each(DIALECTS)('audit rows commit with their action (%s)', (dialect) =>
     await audit.seal();
     const scope = new CommitScope();
     scope.appendix = audit.appendix(async () => entry('test.scoped'));
-    await runInCommitScope(scope, async () => {
+    await withCommitScope(scope, async () => {
       // A transaction that fails after writing: neither its change nor the row stays.
       await expect(
         db.transaction().execute(async (trx) => {
@@ -57,11 +57,11 @@ describe.each(DIALECTS)('audit rows commit with their action (%s)', (dialect) =>
     await audit.seal();
     const failing = new CommitScope();
     failing.appendix = audit.appendix(async () => entry('test.lone_failed'));
-    await runInCommitScope(failing, () => expect(db.insertInto('workspaces').values({ id: 1_000_000, owner_id: -1, type: 'lone-failed', created_at: 0 } as never).execute()).rejects.toThrow());
+    await withCommitScope(failing, () => expect(db.insertInto('workspaces').values({ id: 1_000_000, owner_id: -1, type: 'lone-failed', created_at: 0 } as never).execute()).rejects.toThrow());
     expect(await pending()).toEqual([]);
     const scope = new CommitScope();
     scope.appendix = audit.appendix(async (tx) => ({ ...entry('test.lone'), after: { inserted: tx.insertedId('workspaces') } }));
-    await runInCommitScope(scope, () => db.insertInto('workspaces').values({ owner_id: owner.id, type: 'lone', created_at: 0 }).returning('id').execute());
+    await withCommitScope(scope, () => db.insertInto('workspaces').values({ owner_id: owner.id, type: 'lone', created_at: 0 }).returning('id').execute());
     const workspace = await db.selectFrom('workspaces').select('id').where('type', '=', 'lone').executeTakeFirstOrThrow();
     const rows = await db.selectFrom('audit_pending').selectAll().execute();
     expect(rows.map((row) => [row.action, JSON.parse(row.detail)])).toEqual([['test.lone', { after: { inserted: workspace.id } }]]);
