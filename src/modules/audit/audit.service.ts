@@ -61,7 +61,7 @@ export class AuditService {
     private readonly clock: Clock,
     private readonly retentionDays: number,
     /** How long appends gather before they are sealed into the chain. */
-    sealDelayMs = 100,
+    sealDelayMs = 200,
   ) {
     this.sealer = new AuditSealer(db, sealDelayMs);
   }

@@ -1,4 +1,6 @@
-import { outsideCommitScope, type Db } from '../../db/index.js';
+import { PostgresAdapter, type CompiledQuery } from 'kysely';
+import { outsideCommitScope, type Db, type Executor } from '../../db/index.js';
+import type { AuditLogTable } from './audit.table.js';
 import { rowHash } from './chain.js';
 
 /** Pending rows moved into the chain per transaction (11 bound values a row: far below both engines' limits). */
@@ -73,27 +75,44 @@ export class AuditSealer {
         .where('id', '=', 1)
         .returning(['seq', 'hash'])
         .executeTakeFirstOrThrow();
-      const pending = await trx.selectFrom('audit_pending').selectAll().orderBy('id').limit(SEAL_BATCH).execute();
-      if (pending.length === 0) return 0;
+      // Taken and removed in one statement; the head lock keeps other sealers out until we commit.
+      const taken = await trx
+        .deleteFrom('audit_pending')
+        .where('id', 'in', trx.selectFrom('audit_pending').select('id').orderBy('id').limit(SEAL_BATCH))
+        .returningAll()
+        .execute();
+      if (taken.length === 0) return 0;
+      taken.sort((a, b) => a.id - b.id);
       let { seq, hash } = head;
-      const rows = pending.map(({ id: _id, digest, ...fields }) => {
+      const rows = taken.map(({ id: _id, digest, ...fields }) => {
         seq += 1;
         const chained = { seq, ...fields };
         const prev = hash;
         hash = rowHash(prev, chained);
         return { ...chained, digest, prev_hash: prev, hash };
       });
-      await trx.insertInto('audit_log').values(rows).execute();
-      await trx
-        .deleteFrom('audit_pending')
-        .where(
-          'id',
-          'in',
-          pending.map((row) => row.id),
-        )
-        .execute();
+      await this.insertChained(trx, rows);
       await trx.updateTable('audit_head').set({ seq, hash }).where('id', '=', 1).execute();
-      return pending.length;
+      return taken.length;
     });
   }
+
+  private chainedTemplate: CompiledQuery | undefined;
+
+  /**
+   * PostgreSQL: one multi-row INSERT (one round trip). SQLite: one prepared INSERT run per row (no
+   * round trips to save, and a statement of a fixed text stays in the prepared-statement cache).
+   */
+  private async insertChained(trx: Executor, rows: ChainedRow[]): Promise<void> {
+    if (trx.getExecutor().adapter instanceof PostgresAdapter) {
+      await trx.insertInto('audit_log').values(rows).execute();
+      return;
+    }
+    this.chainedTemplate ??= trx.insertInto('audit_log').values(rows[0]!).compile();
+    for (const row of rows) await trx.executeQuery({ ...this.chainedTemplate, parameters: CHAINED_COLUMNS.map((column) => row[column]) });
+  }
 }
+
+/** A row as the sealer inserts it into the chain, in the order the template binds its columns. */
+const CHAINED_COLUMNS = ['seq', 'created_at', 'action', 'actor', 'ip', 'base_id', 'target', 'detail', 'digest', 'prev_hash', 'hash'] as const;
+type ChainedRow = Omit<AuditLogTable, 'id'>;
