@@ -6,6 +6,7 @@ import pg from 'pg';
 import type { Database, DialectName } from './database.js';
 import { ImmediateSqliteDialect } from './sqlite-dialect.js';
 import { RevisionChannel } from './revision-channel.js';
+import { withCommitAppendix } from './commit-appendix.js';
 
 export interface DbHandle {
   db: Kysely<Database>;
@@ -84,7 +85,7 @@ export function connect(options: ConnectOptions): DbHandle {
   database.pragma('synchronous = NORMAL');
   registerSqliteTick(database);
   cachePreparedStatements(database);
-  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect(database, connectTimeoutMs) });
+  const db = new Kysely<Database>({ dialect: withCommitAppendix(new ImmediateSqliteDialect(database, connectTimeoutMs)) });
   // Synchronous and cheap (no file locks in practice, unlike a SELECT's read transaction). While this
   // connection has a transaction open (a write in progress), it notices other connections' commits
   // only when that transaction ends.
@@ -143,7 +144,7 @@ function connectPostgres(url: string, options: ConnectOptions, connectTimeoutMs:
       return result;
     }) as typeof client.query;
   });
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: withCommitAppendix(new PostgresDialect({ pool })) });
   const revisionChannel = new RevisionChannel(
     {
       connectionString: url,

@@ -1,13 +1,17 @@
 import fp from 'fastify-plugin';
 import type { FastifyRequest } from 'fastify';
-import { redact, type AuditService, type SnapshotTable } from '../modules/audit/index.js';
+import { CommitScope } from '../db/index.js';
+import { redact, type AuditEntry, type AuditService, type AuditTxReader, type SnapshotTable } from '../modules/audit/index.js';
 
 /**
  * The audit trail of the HTTP API: which route records which action (issue 33 item 5). One table
  * here instead of a call in each module: the modules stay below `audit` in the layer order, and a
  * route added to the table but missing from the app stops the start (onReady).
- * A route's action is recorded after its handler succeeded (status < 400), before the response
- * leaves; a sign-in is recorded either way.
+ * An audited request runs in a commit scope (db/commit-appendix.ts): its row is appended inside the
+ * first transaction of the request that writes, just before that transaction commits, so the change
+ * and its row commit together or not at all. A request that wrote nothing (a refused change writes
+ * nothing; an export, a sign-in) records once its handler is done, before the response leaves: a
+ * successful one only, a sign-in either way.
  */
 const W = '/api/v2.1/workspace/:workspace_id/dtable/:base_name';
 export const AUDITED_ROUTES: Readonly<Record<string, string>> = {
@@ -80,10 +84,15 @@ const SNAPSHOTS: Readonly<Record<string, { table: SnapshotTable; param: string }
   'DELETE /api/v2.1/admin/automation-rules/:automation_rule_id': { table: 'automation_rules', param: 'automation_rule_id' },
 };
 /**
- * Creates whose answer (the created object, with its id) is recorded as `after`; other creates record
- * the request body (their answers carry credentials in shapes redaction cannot know, e.g. a link URL).
+ * Creates whose `after` is the created object as stored (read in the create's transaction: the row it
+ * inserted into this table), else their answer; other creates record the request body (their answers
+ * carry credentials in shapes redaction cannot know, e.g. a link URL).
  */
-const CREATED_FROM_ANSWER = new Set([`POST ${W}/webhooks`, `POST ${W}/notification-rules`, `POST ${W}/automation-rules`]);
+const CREATED_OBJECTS: Readonly<Record<string, SnapshotTable>> = {
+  [`POST ${W}/webhooks`]: 'webhooks',
+  [`POST ${W}/notification-rules`]: 'notification_rules',
+  [`POST ${W}/automation-rules`]: 'automation_rules',
+};
 /** A created object's `after` is the answer's JSON when it is at most this long (else the request body). */
 const MAX_ANSWER_CHARS = 64 * 1024;
 
@@ -93,6 +102,8 @@ declare module 'fastify' {
     auditBaseId: number | null;
     /** The changed object as stored before the handler ran (routes in SNAPSHOTS). */
     auditBefore: Record<string, unknown> | undefined;
+    /** The request's commit scope (audited changes): its row rides the first transaction that writes. */
+    auditScope: CommitScope | null;
   }
 }
 
@@ -150,6 +161,7 @@ export const auditTrailPlugin = fp<{ audit: AuditService }>(
     const seen = new Set<string>();
     app.decorateRequest('auditBaseId', null);
     app.decorateRequest('auditBefore', undefined);
+    app.decorateRequest('auditScope', null);
     app.addHook('onRoute', (route) => {
       for (const method of [route.method].flat()) {
         const key = routeKey(method, route.url);
@@ -161,6 +173,19 @@ export const auditTrailPlugin = fp<{ audit: AuditService }>(
       if (missing.length > 0) throw new Error(`audit trail names routes the app does not have: ${missing.join(', ')}`);
     });
     // Callback hooks: a route that is not audited passes without a promise.
+    app.addHook('onRequest', (request, _reply, done) => {
+      const action = actionOf(request);
+      if (!action || action === 'login') return done();
+      const scope = new CommitScope();
+      request.auditScope = scope;
+      // The rest of the request (its handler's transactions included) runs in the scope.
+      scope.run(done);
+    });
+    // A request that ended without onSend (aborted) ends its scope too.
+    app.addHook('onResponse', (request, _reply, done) => {
+      request.auditScope?.end();
+      done();
+    });
     app.addHook('preHandler', (request, _reply, done) => {
       const action = actionOf(request);
       if (!action || action === 'login') return done();
@@ -170,31 +195,31 @@ export const auditTrailPlugin = fp<{ audit: AuditService }>(
           request.auditBaseId = id;
           const spec = snapshotSpecOf(request);
           if (spec) request.auditBefore = await audit.snapshot(spec.table, spec.id, spec.baseId);
+          if (request.auditScope) request.auditScope.appendix = audit.appendix(async (tx) => ({ ...entryOf(request, action), ...(await changeOf(audit, request, { tx })) }));
         })
         .then(() => done(), done);
     });
     app.addHook('onSend', (request, reply, payload, done) => {
       const action = actionOf(request);
       if (!action) return done();
+      const scope = request.auditScope;
+      if (scope) {
+        // Recorded with the change's commit, or below; no later write of this request may carry the row.
+        scope.end();
+        if (scope.written) return done();
+      }
       const ok = reply.statusCode < 400;
       if (!ok && action !== 'login') return done();
-      changeOf(audit, request, payload)
+      changeOf(audit, request, { payload })
         .then((change) => {
-          const body = bodyOf(request) as Loose | undefined;
           const codeAsked = request.headers['x-seafile-otp'] === undefined && reply.getHeader('x-seafile-otp') === 'required';
-          return audit.record({
-            action: action === 'login' ? (ok ? 'login.success' : codeAsked ? 'login.two_factor_required' : 'login.failed') : action,
-            actor: request.account?.email ?? (action === 'login' ? (str(body?.username) ?? '') : 'anonymous'),
-            ip: request.ip,
-            target: action === 'login' ? (request.routeOptions.url === '/api2/auth-token/' ? 'account' : 'oidc') : targetOf(request),
-            baseId: request.auditBaseId,
-            ...(action === 'login' ? {} : change),
-          });
+          const outcome = action !== 'login' ? action : ok ? 'login.success' : codeAsked ? 'login.two_factor_required' : 'login.failed';
+          return audit.record({ ...entryOf(request, outcome), ...(action === 'login' ? {} : change) });
         })
         .then(
           () => done(),
           (error: Error) => {
-            // The action has happened; a lost audit row is logged loudly, the answer still goes out.
+            // The answer of a request that changed nothing: a lost audit row is logged loudly, the answer still goes out.
             request.log.error({ err: error, action }, 'audit record failed');
             done();
           },
@@ -204,23 +229,38 @@ export const auditTrailPlugin = fp<{ audit: AuditService }>(
   { name: 'audit-trail' },
 );
 
+/** Who did `action` on what, from where (`action` is already the outcome of a sign-in). */
+function entryOf(request: FastifyRequest, action: string): AuditEntry {
+  const login = action.startsWith('login.');
+  const body = bodyOf(request) as Loose | undefined;
+  return {
+    action,
+    actor: request.account?.email ?? (login ? (str(body?.username) ?? '') : 'anonymous'),
+    ip: request.ip,
+    target: login ? (request.routeOptions.url === '/api2/auth-token/' ? 'account' : 'oidc') : targetOf(request),
+    baseId: request.auditBaseId,
+  };
+}
+
 /**
  * `before`/`after` of a successful change: the stored object before and after for the routes in
- * SNAPSHOTS; for a create of those, the answer (the created object); otherwise what the request sent
- * (`after` of a POST/PUT, `before` of a DELETE naming its object in the body).
+ * SNAPSHOTS; for a create of those, the created object as stored (else the answer); otherwise what
+ * the request sent (`after` of a POST/PUT, `before` of a DELETE naming its object in the body).
+ * `tx`: read inside the change's transaction, just before it commits; `payload`: the answer.
  */
-async function changeOf(audit: AuditService, request: FastifyRequest, payload: unknown): Promise<{ before?: unknown; after?: unknown }> {
+async function changeOf(audit: AuditService, request: FastifyRequest, at: { tx?: AuditTxReader; payload?: unknown }): Promise<{ before?: unknown; after?: unknown }> {
   const body = bodyOf(request);
   const spec = snapshotSpecOf(request);
   if (spec) {
     const before = request.auditBefore ?? (request.method === 'DELETE' ? body : undefined);
-    const after = request.method === 'PUT' ? await audit.snapshot(spec.table, spec.id, spec.baseId) : undefined;
+    const after = request.method === 'PUT' ? await audit.snapshot(spec.table, spec.id, spec.baseId, at.tx) : undefined;
     return { ...(before !== undefined ? { before } : {}), ...(after !== undefined ? { after } : {}) };
   }
   if (request.method === 'GET') return {};
   if (request.method === 'DELETE') return body ? { before: body } : {};
-  const answer = CREATED_FROM_ANSWER.has(routeKey(request.method, request.routeOptions.url ?? '')) ? answerOf(payload) : undefined;
-  const after = answer ?? body;
+  const created = CREATED_OBJECTS[routeKey(request.method, request.routeOptions.url ?? '')];
+  const createdId = created && at.tx?.insertedId(created);
+  const stored = createdId !== undefined ? await audit.snapshot(created!, createdId, request.auditBaseId, at.tx) : undefined;
+  const after = stored ?? (created ? answerOf(at.payload) : undefined) ?? body;
   return after !== undefined ? { after } : {};
 }
-

@@ -20,10 +20,14 @@ describe.each(DIALECTS)('audit log before/after of webhooks and rules (%s)', (di
   let admin: TestUser;
   let base: RuleBase;
   const last = async () => {
+    await t.container.audit.seal();
     const row = await t.container.db.selectFrom('audit_log').selectAll().orderBy('seq', 'desc').limit(1).executeTakeFirstOrThrow();
     return { ...row, detail: JSON.parse(row.detail) as Detail };
   };
-  const count = async () => (await t.container.db.selectFrom('audit_log').select('id').execute()).length;
+  const count = async () => {
+    await t.container.audit.seal();
+    return (await t.container.db.selectFrom('audit_log').select('id').execute()).length;
+  };
 
   beforeAll(async () => {
     t = await createTestApp(dialect, { WEBHOOK_ALLOW_PRIVATE: 'true' });

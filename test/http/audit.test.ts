@@ -9,7 +9,11 @@ describe.each(DIALECTS)('audit log (%s)', (dialect) => {
   let owner: TestUser;
   let guest: TestUser;
   let base: TestBase;
-  const rows = () => t.container.db.selectFrom('audit_log').selectAll().orderBy('seq').execute();
+  // The chain as sealed (a row is sealed shortly after its action commits; `seal` does it now).
+  const rows = async () => {
+    await t.container.audit.seal();
+    return t.container.db.selectFrom('audit_log').selectAll().orderBy('seq').execute();
+  };
   const last = async () => (await rows()).at(-1)!;
 
   beforeAll(async () => {
@@ -222,18 +226,19 @@ describe.each(DIALECTS)('audit log chain and retention (%s)', (dialect) => {
       })
       .catch(() => undefined);
     await Promise.all(Array.from({ length: 20 }, (_, i) => audit.record({ action: 'test.concurrent', actor: `a${i}`, ip: '::1', target: 'x', after: { password: 'p', nested: { client_secret: 's', ok: i } } })));
+    await audit.seal();
     let all = await t.container.db.selectFrom('audit_log').selectAll().orderBy('seq').execute();
     expect(all.map((r) => r.seq)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
     expect(all.some((r) => r.action === 'test.rolled_back')).toBe(false);
     expect(JSON.parse(all[0]!.detail).after).toMatchObject({ password: '[redacted]', nested: { client_secret: '[redacted]' } });
-    expect(await audit.verify()).toEqual({ ok: true, rows: 20 });
+    expect(await audit.verify()).toEqual({ ok: true, rows: 20, pending: 0 });
     // 40 days on: the old rows go; the last pruned row anchors the chain.
     t.clock.advance(40 * 86_400_000);
     await audit.record({ action: 'test.later', actor: 'b', ip: '::1', target: 'y' });
     expect(await audit.prune(t.clock.now())).toBe(20);
     all = await t.container.db.selectFrom('audit_log').selectAll().orderBy('seq').execute();
     expect(all.map((r) => r.action)).toEqual(['test.later']);
-    expect(await audit.verify()).toEqual({ ok: true, rows: 1 });
+    expect(await audit.verify()).toEqual({ ok: true, rows: 1, pending: 0 });
     // Deleting the newest row is caught by the head.
     await t.container.db.deleteFrom('audit_log').where('seq', '=', 21).execute();
     expect(await audit.verify()).toMatchObject({ ok: false, broken: { seq: 21 } });

@@ -59,6 +59,7 @@ describe.each(DIALECTS)('OpenID Connect sign-in against a real provider (%s)', (
     expect(me.json()).toMatchObject({ contact_email: 'olga@example.com', name: 'Olga', is_staff: false });
     const again = await finish(await toCallback());
     expect(again.json()).toMatchObject({ token, created: false });
+    await t.container.audit.seal();
     const audit = await t.container.db.selectFrom('audit_log').selectAll().where('action', '=', 'login.success').where('target', '=', 'oidc').execute();
     expect(audit.map((row) => row.actor)).toEqual(['olga@example.com', 'olga@example.com']);
     expect(JSON.stringify(audit)).not.toContain(token);

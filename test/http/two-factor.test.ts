@@ -13,7 +13,10 @@ describe.each(DIALECTS)('two-factor sign-in and devices (%s)', (dialect) => {
   const signIn = (user: TestUser, otp?: string, extra: Record<string, string> = {}, remoteAddress = nextIp()) =>
     t.request({ method: 'POST', url: '/api2/auth-token/', payload: { username: user.email, password: user.password, ...extra }, headers: otp === undefined ? {} : { 'x-seafile-otp': otp }, remoteAddress });
   const status = async (user: TestUser) => (await t.request({ method: 'GET', url: '/api/v2.1/user/two-factor-auth/', token: user.token })).json();
-  const auditRows = () => t.container.db.selectFrom('audit_log').selectAll().orderBy('seq').execute();
+  const auditRows = async () => {
+    await t.container.audit.seal();
+    return t.container.db.selectFrom('audit_log').selectAll().orderBy('seq').execute();
+  };
 
   /** Enrols `user` and returns the secret and recovery codes; the clock moves on a step so the next code is new. */
   async function enrol(user: TestUser): Promise<{ secret: string; recovery: string[] }> {

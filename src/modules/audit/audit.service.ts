@@ -1,7 +1,9 @@
-import type { Db, Executor } from '../../db/index.js';
+import type { CompiledQuery } from 'kysely';
+import { outsideCommitScope, type AppendixTx, type CommitAppendix, type Db, type Executor } from '../../db/index.js';
 import type { Clock } from '../../shared/clock.js';
-import { canonicalJson, rowHash } from './chain.js';
+import { canonicalJson, fieldsDigest, rowHash, type EntryFields } from './chain.js';
 import { redact } from './redact.js';
+import { AuditSealer } from './sealer.js';
 import { snapshotOf, type SnapshotTable } from './snapshots.js';
 
 /** One security-relevant action. `before`/`after` are redacted before they are stored. */
@@ -30,12 +32,20 @@ export interface AuditFilter {
 
 export interface VerifyResult {
   ok: boolean;
+  /** Sealed rows verified. */
   rows: number;
-  /** The first row that breaks the chain, and why. */
-  broken?: { seq: number; id: number | null; reason: string };
+  /** Rows appended but not yet sealed into the chain (their digests were checked). */
+  pending: number;
+  /** The first row that breaks the chain, and why (`seq` null: a row not yet sealed). */
+  broken?: { seq: number | null; id: number | null; reason: string };
 }
 
+/** Reads inside the audited action's transaction, to build its row at commit (see `appendix`). */
+export type AuditTxReader = AppendixTx;
+
 const MAX_FIELD = 255;
+/** The columns of an append, in the order its INSERT binds them. */
+const APPEND_COLUMNS = ['created_at', 'action', 'actor', 'ip', 'base_id', 'target', 'detail', 'digest'] as const;
 const VERIFY_PAGE = 1000;
 /** (token, address) pairs already seen by this process, so a known network costs no query. */
 const SEEN_LIMIT = 50_000;
@@ -43,34 +53,50 @@ const SEEN_LIMIT = 50_000;
 export class AuditService {
   private readonly seenNetworks = new Set<string>();
 
+  private readonly sealer: AuditSealer;
+  private appendTemplate: CompiledQuery | undefined;
+
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly retentionDays: number,
-  ) {}
+    /** How long appends gather before they are sealed into the chain. */
+    sealDelayMs = 200,
+  ) {
+    this.sealer = new AuditSealer(db, sealDelayMs);
+  }
 
   /**
-   * Appends one row to the chain: inside `trx` when the caller has a transaction (the row commits or
-   * rolls back with the action), else in a transaction of its own. The head row's update serializes
-   * appends (a row lock on PostgreSQL across instances; SQLite has one writer).
+   * Appends one row: inside `trx` when the caller has a transaction (the row commits or rolls back
+   * with the action), else as one statement of its own. One INSERT into `audit_pending`, no lock: the
+   * sealer chains it shortly after (`seal`).
    */
   record: AuditRecord = async (entry, trx) => {
-    if (trx) return this.append(trx, entry);
-    await this.db.transaction().execute((own) => this.append(own, entry));
+    const query = this.appendQuery(entry);
+    if (trx) await trx.executeQuery(query);
+    else await outsideCommitScope(() => this.db.executeQuery(query));
+    this.sealer.soon();
   };
 
-  private async append(trx: Executor, entry: AuditEntry): Promise<void> {
+  /**
+   * The appendix of a commit scope (db/commit-appendix.ts): the row `build` returns is appended inside
+   * the first transaction of the scope that writes, just before it commits. `build` reads through the
+   * transaction (it sees the action's changes, e.g. the `after` of an update).
+   */
+  appendix(build: (tx: AuditTxReader) => Promise<AuditEntry>): CommitAppendix {
+    return {
+      write: async (tx) => {
+        await tx.run(this.appendQuery(await build(tx)));
+        this.sealer.soon();
+      },
+    };
+  }
+
+  private appendQuery(entry: AuditEntry): CompiledQuery {
     const detail: Record<string, unknown> = {};
     if (entry.before !== undefined) detail.before = redact(entry.before);
     if (entry.after !== undefined) detail.after = redact(entry.after);
-    const head = await trx
-      .updateTable('audit_head')
-      .set((eb) => ({ seq: eb('seq', '+', 1) }))
-      .where('id', '=', 1)
-      .returning(['seq', 'hash'])
-      .executeTakeFirstOrThrow();
-    const fields = {
-      seq: head.seq,
+    const fields: EntryFields = {
       created_at: this.clock.now(),
       action: entry.action.slice(0, 64),
       actor: entry.actor.slice(0, MAX_FIELD),
@@ -79,9 +105,20 @@ export class AuditService {
       target: String(redact(entry.target)).slice(0, 1000),
       detail: canonicalJson(detail),
     };
-    const hash = rowHash(head.hash, fields);
-    await trx.insertInto('audit_log').values({ ...fields, prev_hash: head.hash, hash }).execute();
-    await trx.updateTable('audit_head').set({ hash }).where('id', '=', 1).execute();
+    const row = { ...fields, digest: fieldsDigest(fields) };
+    // Compiled once; each append only binds its values (compiling costs more than the INSERT on SQLite).
+    this.appendTemplate ??= this.db.insertInto('audit_pending').values(row).compile();
+    return { ...this.appendTemplate, parameters: APPEND_COLUMNS.map((column) => row[column]) };
+  }
+
+  /** Moves every pending row into the hash chain now (also done shortly after each append, and every minute). */
+  seal(): Promise<number> {
+    return this.sealer.seal();
+  }
+
+  /** Seals what is pending and stops sealing (the server's stop). */
+  close(): Promise<void> {
+    return this.sealer.close();
   }
 
   /**
@@ -94,19 +131,17 @@ export class AuditService {
     if (this.seenNetworks.size >= SEEN_LIMIT) this.seenNetworks.clear();
     this.seenNetworks.add(key);
     const target = `api-token:${tokenId}`;
-    const seen = await this.db
-      .selectFrom('audit_log')
-      .select('id')
-      .where('action', '=', 'api_token.new_network')
-      .where('target', '=', target)
-      .where('ip', '=', ip)
-      .executeTakeFirst();
-    if (seen) return;
+    for (const table of ['audit_log', 'audit_pending'] as const) {
+      const seen = await this.db.selectFrom(table).select('id').where('action', '=', 'api_token.new_network').where('target', '=', target).where('ip', '=', ip).executeTakeFirst();
+      if (seen) return;
+    }
     const token = await this.db.selectFrom('api_tokens').select(['base_id', 'app_name']).where('id', '=', tokenId).executeTakeFirst();
     await this.record({ action: 'api_token.new_network', actor: target, ip, target, baseId: token?.base_id ?? null, after: { app_name: token?.app_name } });
   }
 
+  /** The sealed rows (the served logs seal first, so an action just done is listed). */
   async list(filter: AuditFilter, offset: number, limit: number) {
+    await this.seal();
     const rows = await this.filtered(filter).selectAll().orderBy('seq', 'desc').offset(offset).limit(limit).execute();
     const total = Number((await this.filtered(filter).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
     return { rows, total };
@@ -114,6 +149,7 @@ export class AuditService {
 
   /** Every matching row, oldest first, in pages (the JSON-lines export). */
   async *stream(filter: AuditFilter): AsyncGenerator<Awaited<ReturnType<AuditService['list']>>['rows'][number]> {
+    await this.seal();
     let after = 0;
     for (;;) {
       const page = await this.filtered(filter).selectAll().where('seq', '>', after).orderBy('seq').limit(VERIFY_PAGE).execute();
@@ -134,18 +170,24 @@ export class AuditService {
     return q;
   }
 
-  /** Walks the chain from the pruning anchor to the head; the first row that does not fit breaks it. */
+  /**
+   * Walks the chain from the pruning anchor to the head; the first row that does not fit breaks it.
+   * Then checks the rows not yet sealed against their digests. Reads only (`seal` first to verify
+   * everything appended so far as chain).
+   */
   async verify(): Promise<VerifyResult> {
     const head = await this.db.selectFrom('audit_head').selectAll().where('id', '=', 1).executeTakeFirstOrThrow();
     let prev = head.anchor_hash;
     let expected = head.anchor_seq + 1;
     let rows = 0;
+    const broken = (seq: number | null, id: number | null, reason: string, pending = 0): VerifyResult => ({ ok: false, rows, pending, broken: { seq, id, reason } });
     for (;;) {
       const page = await this.db.selectFrom('audit_log').selectAll().where('seq', '>=', expected).orderBy('seq').limit(VERIFY_PAGE).execute();
       for (const row of page) {
-        if (row.seq !== expected) return { ok: false, rows, broken: { seq: expected, id: null, reason: `row ${expected} is missing (deleted); the chain resumes at row ${row.seq}` } };
-        if (row.prev_hash !== prev) return { ok: false, rows, broken: { seq: row.seq, id: row.id, reason: `row ${row.seq} does not follow row ${row.seq - 1} (prev_hash differs)` } };
-        if (rowHash(prev, row) !== row.hash) return { ok: false, rows, broken: { seq: row.seq, id: row.id, reason: `row ${row.seq} was edited (its hash does not match its fields)` } };
+        if (row.seq !== expected) return broken(expected, null, `row ${expected} is missing (deleted); the chain resumes at row ${row.seq}`);
+        if (row.prev_hash !== prev) return broken(row.seq, row.id, `row ${row.seq} does not follow row ${row.seq - 1} (prev_hash differs)`);
+        if (rowHash(prev, row) !== row.hash) return broken(row.seq, row.id, `row ${row.seq} was edited (its hash does not match its fields)`);
+        if (row.digest !== null && fieldsDigest(row) !== row.digest) return broken(row.seq, row.id, `row ${row.seq} was edited before it was sealed (its digest does not match its fields)`);
         prev = row.hash;
         expected += 1;
         rows += 1;
@@ -153,10 +195,18 @@ export class AuditService {
       if (page.length < VERIFY_PAGE) break;
     }
     const last = expected - 1;
-    if (head.seq !== last || head.hash !== prev) {
-      return { ok: false, rows, broken: { seq: last + 1, id: null, reason: `rows ${last + 1}…${head.seq} are missing (deleted from the end)` } };
+    if (head.seq !== last || head.hash !== prev) return broken(last + 1, null, `rows ${last + 1}…${head.seq} are missing (deleted from the end)`);
+    let pending = 0;
+    for (let after = 0; ; ) {
+      const page = await this.db.selectFrom('audit_pending').selectAll().where('id', '>', after).orderBy('id').limit(VERIFY_PAGE).execute();
+      for (const row of page) {
+        if (fieldsDigest(row) !== row.digest) return broken(null, row.id, `pending row ${row.id} (not yet sealed) was edited (its digest does not match its fields)`, pending);
+        pending += 1;
+      }
+      if (page.length < VERIFY_PAGE) break;
+      after = page[page.length - 1]!.id;
     }
-    return { ok: true, rows };
+    return { ok: true, rows, pending };
   }
 
   /**
@@ -165,6 +215,7 @@ export class AuditService {
    */
   async prune(now: number): Promise<number> {
     if (this.retentionDays <= 0) return 0;
+    await this.seal();
     const cutoff = now - this.retentionDays * 86_400_000;
     return this.db.transaction().execute(async (trx) => {
       // Holding the head keeps appends out while the anchor moves.
@@ -177,9 +228,13 @@ export class AuditService {
     });
   }
 
-  /** The audited fields of a webhook or rule now (`before` of a change, `after` of an update). */
-  snapshot(table: SnapshotTable, id: number, baseId: number | null): Promise<Record<string, unknown> | undefined> {
-    return snapshotOf(this.db, table, id, baseId);
+  /**
+   * The audited fields of a webhook or rule now (`before` of a change, `after` of an update), read
+   * through `tx` (inside the action's transaction) when given.
+   */
+  snapshot(table: SnapshotTable, id: number, baseId: number | null, tx?: AuditTxReader): Promise<Record<string, unknown> | undefined> {
+    const run = tx ? (query: CompiledQuery) => tx.run(query) : (query: CompiledQuery) => this.db.executeQuery(query);
+    return snapshotOf(this.db, run, table, id, baseId);
   }
 
   /** The base a request names (workspace + name, or uuid), for the per-base view. */

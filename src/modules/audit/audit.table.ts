@@ -18,6 +18,25 @@ export interface AuditLogTable {
   detail: string;
   prev_hash: string;
   hash: string;
+  /** sha256 of the fields when the row was appended (migration 0037); null on rows sealed before it. */
+  digest: string | null;
+}
+
+/**
+ * An appended row not yet in the chain (migration 0037_audit_pending): written in the audited
+ * action's transaction, moved into `audit_log` by the sealer (audit/sealer.ts).
+ */
+export interface AuditPendingTable {
+  id: Generated<number>;
+  created_at: number;
+  action: string;
+  actor: string;
+  ip: string;
+  base_id: number | null;
+  target: string;
+  detail: string;
+  /** sha256 of the other fields (chain.ts `fieldsDigest`). */
+  digest: string;
 }
 
 /** The chain's head (one row, id 1) and the anchor left by pruning. */

@@ -1,6 +1,6 @@
 export { AuditService } from './audit.service.js';
-export type { AuditEntry, AuditFilter, AuditRecord, VerifyResult } from './audit.service.js';
+export type { AuditEntry, AuditFilter, AuditRecord, AuditTxReader, VerifyResult } from './audit.service.js';
 export { auditRoutes } from './audit.routes.js';
 export { redact, REDACTED } from './redact.js';
-export { canonicalJson, rowHash } from './chain.js';
+export { canonicalJson, fieldsDigest, rowHash } from './chain.js';
 export type { SnapshotTable } from './snapshots.js';

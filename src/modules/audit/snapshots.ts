@@ -1,3 +1,4 @@
+import type { CompiledQuery, QueryResult } from 'kysely';
 import type { Db } from '../../db/index.js';
 
 /**
@@ -15,12 +16,18 @@ export type SnapshotTable = keyof typeof FIELDS;
 /** Text columns holding JSON: shown as objects. */
 const JSON_FIELDS = new Set(['subscription', 'trigger', 'action', 'actions']);
 
-/** The object's audited fields now, or undefined when it does not exist (or is not of `baseId`). */
-export async function snapshotOf(db: Db, table: SnapshotTable, id: number, baseId: number | null): Promise<Record<string, unknown> | undefined> {
+/** The object's audited fields now (read by `run`: the database or the action's transaction), or undefined when it does not exist (or is not of `baseId`). */
+export async function snapshotOf(
+  db: Db,
+  run: (query: CompiledQuery) => Promise<QueryResult<unknown>>,
+  table: SnapshotTable,
+  id: number,
+  baseId: number | null,
+): Promise<Record<string, unknown> | undefined> {
   if (!Number.isSafeInteger(id)) return undefined;
   let q = db.selectFrom(table).select([...FIELDS[table]] as never[]).where('id', '=', id);
   if (baseId !== null) q = q.where('base_id', '=', baseId);
-  const row = (await q.executeTakeFirst()) as Record<string, unknown> | undefined;
+  const row = (await run(q.compile())).rows[0] as Record<string, unknown> | undefined;
   if (!row) return undefined;
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(row)) {

@@ -1,0 +1,150 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { sql } from 'kysely';
+import { CommitScope, withCommitScope } from '../../src/db/index.js';
+import { fieldsDigest } from '../../src/modules/audit/index.js';
+import { DIALECTS, SharedDatabase, basePath, createBase, createTestApp, createUser, type TestApp, type TestBase, type TestUser } from '../helpers/index.js';
+
+/**
+ * No audit row is lost on a crash (issue 33): an audited change and its row commit in one transaction
+ * (db/commit-appendix.ts), appended to `audit_pending` and chained by the sealer afterwards. The chain
+ * stays one chain when two instances seal at once, and `verify` names edits of sealed and of pending rows.
+ */
+describe.each(DIALECTS)('audit rows commit with their action (%s)', (dialect) => {
+  let t: TestApp;
+  let owner: TestUser;
+  let base: TestBase;
+  const pending = async () => (await t.container.db.selectFrom('audit_pending').selectAll().orderBy('id').execute()).map((row) => row.action);
+  const webhookUrls = async () => (await t.container.db.selectFrom('webhooks').select('url').where('base_id', '=', base.id).execute()).map((row) => row.url);
+  const entry = (action: string) => ({ action, actor: 'test', ip: '::1', target: 'x' });
+
+  beforeAll(async () => {
+    t = await createTestApp(dialect, { WEBHOOK_ALLOW_PRIVATE: 'true' });
+    owner = await createUser(t, { email: 'owner@example.com' });
+    base = await createBase(t, owner, 'Durable');
+  });
+  afterAll(() => t.close());
+
+  it('a scope’s row rolls back with a failed transaction and commits with the first one that writes', async () => {
+    const { db, audit } = t.container;
+    await audit.seal();
+    const scope = new CommitScope();
+    scope.appendix = audit.appendix(async () => entry('test.scoped'));
+    await withCommitScope(scope, async () => {
+      // A transaction that fails after writing: neither its change nor the row stays.
+      await expect(
+        db.transaction().execute(async (trx) => {
+          await trx.insertInto('workspaces').values({ owner_id: owner.id, type: 'rolled-back', created_at: 0 }).execute();
+          throw new Error('the action fails');
+        }),
+      ).rejects.toThrow('the action fails');
+      expect(scope.written).toBe(false);
+      expect(await pending()).toEqual([]);
+      expect(await db.selectFrom('workspaces').select('id').where('type', '=', 'rolled-back').execute()).toEqual([]);
+      // A transaction that only reads does not carry the row.
+      await db.transaction().execute((trx) => trx.selectFrom('users').select('id').execute());
+      expect(await pending()).toEqual([]);
+      // The first that writes does, once; a later one adds nothing.
+      await db.transaction().execute((trx) => trx.updateTable('users').set({ name: 'Owner' }).where('id', '=', owner.id).execute());
+      expect(scope.written).toBe(true);
+      await db.transaction().execute((trx) => trx.updateTable('users').set({ name: 'Owner 2' }).where('id', '=', owner.id).execute());
+    });
+    expect(await pending()).toEqual(['test.scoped']);
+  });
+
+  // (PostgreSQL names an inserted row's id only when asked: RETURNING, as the services do.)
+  it('a lone write statement in a scope commits in one transaction with the row; a failed one leaves neither', async () => {
+    const { db, audit } = t.container;
+    await audit.seal();
+    const failing = new CommitScope();
+    failing.appendix = audit.appendix(async () => entry('test.lone_failed'));
+    await withCommitScope(failing, () => expect(db.insertInto('workspaces').values({ id: 1_000_000, owner_id: -1, type: 'lone-failed', created_at: 0 } as never).execute()).rejects.toThrow());
+    expect(await pending()).toEqual([]);
+    const scope = new CommitScope();
+    scope.appendix = audit.appendix(async (tx) => ({ ...entry('test.lone'), after: { inserted: tx.insertedId('workspaces') } }));
+    await withCommitScope(scope, () => db.insertInto('workspaces').values({ owner_id: owner.id, type: 'lone', created_at: 0 }).returning('id').execute());
+    const workspace = await db.selectFrom('workspaces').select('id').where('type', '=', 'lone').executeTakeFirstOrThrow();
+    const rows = await db.selectFrom('audit_pending').selectAll().execute();
+    expect(rows.map((row) => [row.action, JSON.parse(row.detail)])).toEqual([['test.lone', { after: { inserted: workspace.id } }]]);
+  });
+
+  it('an audited HTTP change writes its row inside its own transaction: when the row cannot be written, the change does not happen', async () => {
+    const { db, audit } = t.container;
+    await audit.seal();
+    const record = vi.spyOn(audit, 'record');
+    try {
+      const created = await t.request({ method: 'POST', url: basePath(base, 'webhooks/'), token: owner.token, payload: { url: 'http://127.0.0.1:9/durable' } });
+      expect(created.statusCode, created.body).toBeLessThan(300);
+      // Not appended after the handler: the row was already in the create's transaction.
+      expect(record).not.toHaveBeenCalled();
+      expect(await pending()).toEqual(['webhook.create']);
+    } finally {
+      record.mockRestore();
+    }
+    await audit.seal();
+    // Without a table to append to, the create's transaction fails as a whole.
+    await sql`ALTER TABLE audit_pending RENAME TO audit_pending_away`.execute(db);
+    try {
+      const refused = await t.request({ method: 'POST', url: basePath(base, 'webhooks/'), token: owner.token, payload: { url: 'http://127.0.0.1:9/never' } });
+      expect(refused.statusCode).toBeGreaterThanOrEqual(500);
+    } finally {
+      await sql`ALTER TABLE audit_pending_away RENAME TO audit_pending`.execute(db);
+    }
+    expect(await webhookUrls()).toEqual(['http://127.0.0.1:9/durable']);
+    expect(await pending()).toEqual([]);
+    expect(await audit.verify()).toMatchObject({ ok: true, pending: 0 });
+  });
+
+  it('verify names an edit of a sealed row; and an edit of a pending row, also once it was sealed', async () => {
+    const { db, audit } = t.container;
+    await audit.record(entry('test.sealed_victim'));
+    await audit.seal();
+    const sealed = await db.selectFrom('audit_log').selectAll().where('action', '=', 'test.sealed_victim').executeTakeFirstOrThrow();
+    await db.updateTable('audit_log').set({ ip: '10.9.9.9' }).where('id', '=', sealed.id).execute();
+    expect((await audit.verify()).broken).toMatchObject({ seq: sealed.seq, reason: expect.stringContaining('was edited (its hash') });
+    await db.updateTable('audit_log').set({ ip: '::1' }).where('id', '=', sealed.id).execute();
+    expect(await audit.verify()).toMatchObject({ ok: true, pending: 0 });
+
+    // A row edited before it is sealed: named while pending, and still after the sealer chained it.
+    // (Appended as an instance that stopped right after its commit leaves it: no seal is scheduled.)
+    const fields = { created_at: t.clock.now(), action: 'test.pending_victim', actor: 'test', ip: '::1', base_id: null, target: 'x', detail: '{}' };
+    const { id } = await db.insertInto('audit_pending').values({ ...fields, digest: fieldsDigest(fields) }).returning('id').executeTakeFirstOrThrow();
+    expect(await audit.verify()).toMatchObject({ ok: true, pending: 1 });
+    await db.updateTable('audit_pending').set({ actor: 'someone-else' }).where('id', '=', id).execute();
+    const edited = await audit.verify();
+    expect(edited).toMatchObject({ ok: false, broken: { seq: null, id } });
+    expect(edited.broken!.reason).toContain('not yet sealed');
+    expect(await audit.seal()).toBe(1);
+    const chained = await db.selectFrom('audit_log').selectAll().where('action', '=', 'test.pending_victim').executeTakeFirstOrThrow();
+    const after = await audit.verify();
+    expect(after).toMatchObject({ ok: false, broken: { seq: chained.seq } });
+    expect(after.broken!.reason).toContain('before it was sealed');
+  });
+});
+
+describe.each(DIALECTS)('audit sealing by several instances (%s)', (dialect) => {
+  const shared = new SharedDatabase(dialect);
+  let first: TestApp;
+  let second: TestApp;
+
+  beforeAll(async () => {
+    first = await createTestApp(dialect, {}, { database: await shared.open() });
+    second = await createTestApp(dialect, {}, { database: await shared.open() });
+  });
+  afterAll(async () => {
+    await first?.close();
+    await second?.close();
+    await shared.dispose();
+  });
+
+  it('keeps one chain when two instances append and seal at once', async () => {
+    const appends = (t: TestApp, name: string) =>
+      Promise.all(Array.from({ length: 300 }, (_, i) => t.container.audit.record({ action: 'test.parallel', actor: `${name}${i}`, ip: '::1', target: name })));
+    await Promise.all([appends(first, 'a'), appends(second, 'b')]);
+    // Both instances' timers seal while the appends go on; then both seal at once, twice.
+    await Promise.all([first.container.audit.seal(), second.container.audit.seal(), first.container.audit.seal(), second.container.audit.seal()]);
+    const rows = await first.container.db.selectFrom('audit_log').select(['seq', 'actor']).orderBy('seq').execute();
+    expect(rows.map((row) => row.seq)).toEqual(Array.from({ length: 600 }, (_, i) => i + 1));
+    expect(new Set(rows.map((row) => row.actor)).size).toBe(600);
+    expect(await second.container.audit.verify()).toEqual({ ok: true, rows: 600, pending: 0 });
+  }, 60_000);
+});
