@@ -59,3 +59,59 @@ describe.each(DIALECTS)('deep pages by keyset (%s)', (dialect) => {
     expect(await page(125, 5)).toEqual(names(126, 131));
   });
 });
+
+/**
+ * A jump deep into an unfiltered listing counts the rows before it through the table's position index
+ * (rows/row-indexes.ts, kind `position`): the same pages as the offsets, archived rows (which the index
+ * leaves out) and deleted rows included. "Big" is lowered to 100 rows and a "deep" jump to 10 rows here.
+ */
+describe.each(DIALECTS)('deep page jumps through the position index (%s)', (dialect) => {
+  let t: TestApp;
+  let g: Gateway;
+  const N = 260;
+
+  beforeAll(async () => {
+    ({ t, g } = await appWithTable(dialect, {}, [{ column_name: 'Name', column_type: 'text' }]));
+    await appendRows(g, 'T', Array.from({ length: 120 }, (_, i) => ({ Name: `r${i}` })));
+    const archived = await g.call('POST', 'add-archived-rows/', { table_name: 'T', rows: Array.from({ length: 15 }, (_, i) => ({ Name: `archived ${i}` })) });
+    expect(archived.statusCode, archived.body).toBe(200);
+    await appendRows(g, 'T', Array.from({ length: N - 120 }, (_, i) => ({ Name: `r${120 + i}` })));
+  });
+  afterAll(() => t.close());
+
+  const indexes = () => t.container.baseData.indexes;
+  const page = async (start: number, limit: number) => {
+    t.container.baseData.snapshots.evict(g.base.id);
+    const res = await g.call('GET', `rows/?table_name=T&convert_keys=true&start=${start}&limit=${limit}`);
+    expect(res.statusCode, res.body).toBe(200);
+    return res.json<{ rows: Array<{ Name: string }> }>().rows.map((r) => r.Name);
+  };
+  const names = (from: number, to: number) => Array.from({ length: Math.max(0, to - from) }, (_, i) => `r${from + i}`);
+  const JUMPS: Array<[number, number]> = [[0, 20], [11, 5], [100, 30], [118, 10], [200, 100], [259, 5], [260, 5], [5000, 5]];
+
+  it('answers jumps as the offsets do, before and after the index is built', async () => {
+    indexes().options.minRows = 100;
+    indexes().options.recountMs = 0;
+    indexes().options.positionSkip = 10;
+    const tableId = (await g.call('GET', 'metadata/')).json<{ metadata: { tables: Array<{ _id: string; name: string }> } }>().metadata.tables.find((x) => x.name === 'T')!._id;
+    for (const [start, limit] of JUMPS) expect(await page(start, limit)).toEqual(names(start, Math.min(N, start + limit)));
+    await indexes().idle();
+    expect((await indexes().indexesOf(g.base.id, tableId)).map((e) => e.kind)).toEqual(['position']);
+    expect(indexes().positionIndex(g.base.id, tableId)).toBeDefined();
+    for (const [start, limit] of JUMPS) expect(await page(start, limit)).toEqual(names(start, Math.min(N, start + limit)));
+
+    // A deleted row moves every later position by one.
+    const [id] = (await g.call('GET', 'rows/?table_name=T&start=50&limit=1')).json<{ rows: Array<{ _id: string }> }>().rows.map((r) => r._id);
+    expect((await g.call('DELETE', 'rows/', { table_name: 'T', row_ids: [id] })).statusCode).toBe(200);
+    expect(await page(100, 5)).toEqual(names(101, 106));
+    // A structural change keeps the index while its table exists.
+    expect((await g.call('POST', 'columns/', { table_name: 'T', column_name: 'Extra', column_type: 'text' })).statusCode).toBe(200);
+    expect(indexes().positionIndex(g.base.id, tableId)).toBeDefined();
+  });
+
+  it('reads the page without reading the rows before it (the plan counts through the index)', async () => {
+    const tableId = (await g.call('GET', 'metadata/')).json<{ metadata: { tables: Array<{ _id: string; name: string }> } }>().metadata.tables.find((x) => x.name === 'T')!._id;
+    const plan = await t.container.baseData.rows.explainList({ id: g.base.id, uuid: g.base.uuid }, { table_name: 'T', start: 200, limit: 10 }, {});
+    expect(plan).toContain(indexes().positionIndex(g.base.id, tableId)!);
+  });
+});
