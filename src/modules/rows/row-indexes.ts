@@ -244,6 +244,11 @@ export class RowIndexes {
         await sql`set statement_timeout = '600s'`.execute(conn);
         try {
           await sql.raw(ddl).execute(conn);
+          // Statistics of the indexed expression: PostgreSQL's planner reads none from a partial index and
+          // takes a range on the cell for a third of the table (it then scanned 100,000 rows in id order
+          // for the 49 a SQL `WHERE Amount > …` matched, 240 ms instead of 0.7 ms through the index).
+          const statistics = this.statisticsSql(entry);
+          if (statistics) await sql.raw(statistics).execute(conn);
           await sql`analyze base_rows`.execute(conn);
         } finally {
           await sql`reset statement_timeout`.execute(conn);
@@ -266,6 +271,10 @@ export class RowIndexes {
     await sql.raw(`drop index ${this.dialect === 'postgres' ? 'concurrently ' : ''}if exists "${entry.name}"`).execute(this.db);
     await this.db.deleteFrom('row_indexes').where('name', '=', entry.name).execute();
     this.entries?.delete(entry.name);
+    const sameColumn = [...(this.entries?.values() ?? [])].some((e) => e.base_id === entry.base_id && e.table_id === entry.table_id && e.column_key === entry.column_key && e.kind !== POSITION);
+    if (this.dialect === 'postgres' && entry.kind !== POSITION && !sameColumn) {
+      await sql.raw(`drop statistics if exists "${statisticsName(entry)}"`).execute(this.db);
+    }
     this.stats.dropped++;
   }
 
@@ -292,6 +301,13 @@ export class RowIndexes {
       .offset(this.options.minRows - 1)
       .executeTakeFirst();
     return row !== undefined;
+  }
+
+  /** PostgreSQL: `CREATE STATISTICS` on a cell index's expression (one per table column), as SQL text. */
+  private statisticsSql(entry: Entry): string | undefined {
+    if (this.dialect !== 'postgres' || entry.kind === POSITION) return undefined;
+    const value = compileText(this.db, indexedValue(this.dialect, sql.ref('data'), entry.column_key, entry.value_type as ValueType));
+    return `create statistics if not exists "${statisticsName(entry)}" on (${value}) from base_rows`;
   }
 
   /** `CREATE INDEX` on the expression of cell-sql.ts, partial on the table, as SQL text. */
@@ -371,6 +387,11 @@ function compileText(db: Db, fragment: RawBuilder<unknown>): string {
   const compiled = fragment.compile(db);
   if (compiled.parameters.length > 0) throw new Error('an index expression must have no parameters');
   return compiled.sql;
+}
+
+/** The statistics object of a table column's indexed expression (PostgreSQL). */
+function statisticsName(entry: Entry): string {
+  return `brs_${entry.base_id}_${hex(entry.table_id)}_${hex(entry.column_key)}_${entry.value_type[0]}`;
 }
 
 /** Mixed-case ids in lower-case-only names: each character's code in hex keeps them distinct. */
