@@ -274,6 +274,24 @@ function listRowTextsQuery(db: Executor, dialect: DialectName, q: ListQuery) {
   return query.orderBy('base_rows.id').limit(q.limit).offset(q.offset);
 }
 
+/**
+ * A page of a sorted listing in keyset order: the rows after the row `after` (its sort values and id, as
+ * this function selected them for an earlier page) in the listing's order, then `offset` more skipped;
+ * each as its row text with its id and sort values. `keys` are the listing's sort values (sort-sql.ts
+ * `sortKeys`), `keyset` their condition for "after that row" (`keysetAfter`).
+ */
+export async function listSortedRowTexts(
+  db: Executor,
+  dialect: DialectName,
+  q: ListQuery & { keys: Array<Expression<unknown>>; keyset?: Expression<SqlBool>; indexedBy?: string },
+): Promise<Array<{ id: number; r: string; values: unknown[] }>> {
+  let query = listRowTextsQuery(db, dialect, q).select('base_rows.id');
+  for (const [i, key] of q.keys.entries()) query = query.select(sql`${key}`.as(`k${i}`));
+  if (q.keyset) query = query.where(q.keyset);
+  const rows = (await executeIndexed(db, query.compile(), q.indexedBy)) as Array<Record<string, unknown>>;
+  return rows.map((row) => ({ id: Number(row.id), r: String(row.r), values: q.keys.map((_, i) => row[`k${i}`]) }));
+}
+
 /** The planner's plan of a `listRowTexts` query, as text (SQLite: EXPLAIN QUERY PLAN; PostgreSQL: EXPLAIN). */
 export async function explainListRowTexts(db: Executor, dialect: DialectName, q: ListQuery & { indexedBy?: string; positions?: PositionJump }): Promise<string> {
   // An unsorted listing is read as listRowTextsAfter reads it (from the start of the table).
