@@ -12,6 +12,8 @@
 
 const MAX_LISTINGS = 512;
 const MAX_POSITIONS = 256;
+/** Longest sort values (as JSON text) a position keeps: positions stay a few hundred bytes at most. */
+const MAX_VALUES_LENGTH = 256;
 
 interface Known {
   baseId: number;
@@ -41,6 +43,8 @@ export class ListingPositions {
 
   /** Remembers that `position` rows of the listing end with the row of id `afterId`. */
   learn(key: string, baseId: number, revision: number, position: number, afterId: number, values?: unknown[]): void {
+    // Long sort values (a long text) are not kept: a page after such a row starts from an earlier known end.
+    if (values && JSON.stringify(values).length > MAX_VALUES_LENGTH) return;
     let known = this.listings.get(key);
     if (!known || known.revision !== revision) {
       known = { baseId, revision, positions: new Map() };
