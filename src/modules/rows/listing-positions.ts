@@ -7,7 +7,7 @@
  *
  * The positions are kept per revision: any committed write to the base makes them unused (the next
  * read learns new ones). Bounded: `MAX_LISTINGS` listings, `MAX_POSITIONS` positions each, a few dozen
- * bytes a position.
+ * bytes a position (sort values longer than `MAX_VALUES_LENGTH` as JSON are not kept).
  */
 
 const MAX_LISTINGS = 512;
