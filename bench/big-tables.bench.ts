@@ -12,7 +12,7 @@
  * and the ratio big (indexed) / small — the issue's aim is within 3×. Knobs: BENCH_ROWS (100000),
  * BENCH_REQUESTS (15 per case and mode), BENCH_ONLY (a part of the case names), BENCH_SKIP_UNINDEXED=1 (no pass
  * without indexes: for 10,000,000 rows). The big table's rows after the first 1,000 are generated straight
- * into storage (lib/big-table-data.ts): 10,000,000 rows in minutes.
+ * into storage (lib/big-table-data.ts).
  */
 import { filterToSql, indexableTerms, parseFilters } from '../src/modules/filters/index.js';
 import { indexUses } from '../src/modules/rows/index.js';
