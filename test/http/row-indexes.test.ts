@@ -148,6 +148,11 @@ describe.each(DIALECTS)('row indexes (%s)', (dialect) => {
     const key = (name: string) => columns.find((c) => c.name === name)!.key;
     const ofKey = async (k: string) => (await indexNames()).filter((n) => n.startsWith(`${k}:`));
     expect(await ofKey(key('Kind'))).not.toEqual([]);
+    // PostgreSQL: each indexed column's expression has a statistics object (its planner's estimates), dropped with the column's last index.
+    const statistics = async () =>
+      dialect === 'postgres' ? (await sql<{ n: string }>`select stxname as n from pg_statistic_ext where stxnamespace = current_schema()::regnamespace and stxname like ${`brs_${g.base.id}_%`}`.execute(t.container.db)).rows.map((r) => r.n) : [];
+    const hexKey = (k: string) => Buffer.from(k).toString('hex');
+    if (dialect === 'postgres') expect((await statistics()).some((n) => n.includes(`_${hexKey(key('Due'))}_`))).toBe(true);
 
     const put = (body: Record<string, unknown>) => g.call('PUT', 'columns/', { table_name: 'Big', ...body });
     expect((await put({ op_type: 'rename_column', column: 'Kind', new_column_name: 'State' })).statusCode).toBe(200);
@@ -165,11 +170,13 @@ describe.each(DIALECTS)('row indexes (%s)', (dialect) => {
 
     expect((await g.call('DELETE', 'columns/', { table_name: 'Big', column: 'Due' })).statusCode).toBe(200);
     expect(await ofKey(key('Due'))).toEqual([]);
+    expect((await statistics()).some((n) => n.includes(`_${hexKey(key('Due'))}_`))).toBe(false);
 
     expect((await g.call('DELETE', 'tables/', { table_name: 'Big' })).statusCode).toBe(200);
     expect(await indexNames()).toEqual([]);
     // Gone from the database too, not only from the list.
     const left = await t.container.db.selectFrom('row_indexes').select('name').where('base_id', '=', g.base.id).execute();
     expect(left).toEqual([]);
+    expect(await statistics()).toEqual([]);
   });
 });

@@ -3,6 +3,7 @@ import type { DialectName, Db, Executor } from '../../db/index.js';
 import { indexableKey, indexedValue, type ParsedCondition } from '../filters/index.js';
 import type { BaseMetadata } from './metadata.js';
 import { countThroughIndex, ORDERED_SCAN, scopableTableId } from './rows.repository.js';
+import { notArchived } from './archived-rows.js';
 import { indexValueType } from './sort-sql.js';
 
 /**
@@ -15,6 +16,8 @@ import { indexValueType } from './sort-sql.js';
  * - `filter`: value, id — ranges and equality of numbers, texts, dates and single selects;
  * - `asc` / `desc`: the sort order, NULLs last, then id — a sorted page is read off the index.
  * On PostgreSQL `filter` and `asc` are one index (`value ASC NULLS LAST, id`).
+ * - `position` (no column): the ids of the table's listed rows (not archived) — counting N rows into an
+ *   unsorted listing reads N index entries and no row, so a jump to a deep page costs what the page costs.
  *
  * Indexes follow the structure: `reconcile` (after every structural commit) drops those whose table or
  * column is gone or whose column now has another value type; a rename changes no key, so nothing. The
@@ -25,6 +28,9 @@ import { indexValueType } from './sort-sql.js';
 export type IndexKind = 'filter' | 'asc' | 'desc';
 type ValueType = 'number' | 'text';
 
+/** The `kind` and `value_type` of a table's position index (its `column_key` is empty). */
+const POSITION = 'position';
+
 export interface RowIndexOptions {
   /** Tables with fewer rows get no index (a scan of them is cheap). */
   minRows: number;
@@ -34,9 +40,11 @@ export interface RowIndexOptions {
   recountMs: number;
   /** A filter term matching fewer rows than this is read through its index (see hint). */
   probeCap: number;
+  /** Rows skipped from which an unfiltered listing counts through the table's position index instead of reading them. */
+  positionSkip: number;
 }
 
-export const DEFAULT_ROW_INDEX_OPTIONS: RowIndexOptions = { minRows: 20_000, maxIndexes: 2_000, recountMs: 60_000, probeCap: 2_000 };
+export const DEFAULT_ROW_INDEX_OPTIONS: RowIndexOptions = { minRows: 20_000, maxIndexes: 2_000, recountMs: 60_000, probeCap: 2_000, positionSkip: 1_000 };
 
 interface Entry {
   name: string;
@@ -123,6 +131,26 @@ export class RowIndexes {
     });
   }
 
+  /** Unsorted listings of a big table read at a deep offset call this: its position index is built in the background. */
+  notePositions(baseId: number, tableId: string): void {
+    if (!scopableTableId(tableId)) return;
+    const name = `bri_${baseId}_${hex(tableId)}_pos`;
+    if (this.entries?.has(name) || this.queued.has(name)) return;
+    const smallAt = this.small.get(`${baseId}/${tableId}`);
+    if (smallAt !== undefined && this.now() - smallAt < this.options.recountMs) return;
+    this.queued.add(name);
+    this.queue.push({ name, entry: { name, base_id: baseId, table_id: tableId, column_key: '', kind: POSITION, value_type: POSITION } });
+    this.running ??= this.drain().finally(() => {
+      this.running = null;
+    });
+  }
+
+  /** The name of a table's position index, once built (see `notePositions`). */
+  positionIndex(baseId: number, tableId: string): string | undefined {
+    const name = `bri_${baseId}_${hex(tableId)}_pos`;
+    return this.entries?.has(name) ? name : undefined;
+  }
+
   /** Resolves when no index build is queued or running (tests, benches). */
   async idle(): Promise<void> {
     while (this.running) await this.running;
@@ -179,6 +207,7 @@ export class RowIndexes {
     const entries = [...(await this.load()).values()].filter((e) => e.base_id === baseId);
     for (const entry of entries) {
       const table = meta?.tables.find((t) => t._id === entry.table_id);
+      if (table && entry.kind === POSITION) continue;
       const column = table?.columns.find((c) => c.key === entry.column_key);
       if (column && indexValueType(column) === entry.value_type) continue;
       await this.drop(entry);
@@ -215,6 +244,11 @@ export class RowIndexes {
         await sql`set statement_timeout = '600s'`.execute(conn);
         try {
           await sql.raw(ddl).execute(conn);
+          // Statistics of the indexed expression: PostgreSQL's planner reads none from a partial index and
+          // takes a range on the cell for a third of the table (it then scanned 100,000 rows in id order
+          // for the 49 a SQL `WHERE Amount > …` matched, 240 ms instead of 0.7 ms through the index).
+          const statistics = this.statisticsSql(entry);
+          if (statistics) await sql.raw(statistics).execute(conn);
           await sql`analyze base_rows`.execute(conn);
         } finally {
           await sql`reset statement_timeout`.execute(conn);
@@ -237,6 +271,10 @@ export class RowIndexes {
     await sql.raw(`drop index ${this.dialect === 'postgres' ? 'concurrently ' : ''}if exists "${entry.name}"`).execute(this.db);
     await this.db.deleteFrom('row_indexes').where('name', '=', entry.name).execute();
     this.entries?.delete(entry.name);
+    const sameColumn = [...(this.entries?.values() ?? [])].some((e) => e.base_id === entry.base_id && e.table_id === entry.table_id && e.column_key === entry.column_key && e.kind !== POSITION);
+    if (this.dialect === 'postgres' && entry.kind !== POSITION && !sameColumn) {
+      await sql.raw(`drop statistics if exists "${statisticsName(entry)}"`).execute(this.db);
+    }
     this.stats.dropped++;
   }
 
@@ -265,8 +303,21 @@ export class RowIndexes {
     return row !== undefined;
   }
 
+  /** PostgreSQL: `CREATE STATISTICS` on a cell index's expression (one per table column), as SQL text. */
+  private statisticsSql(entry: Entry): string | undefined {
+    if (this.dialect !== 'postgres' || entry.kind === POSITION) return undefined;
+    const value = compileText(this.db, indexedValue(this.dialect, sql.ref('data'), entry.column_key, entry.value_type as ValueType));
+    return `create statistics if not exists "${statisticsName(entry)}" on (${value}) from base_rows`;
+  }
+
   /** `CREATE INDEX` on the expression of cell-sql.ts, partial on the table, as SQL text. */
   private createSql(entry: Entry): string {
+    const concurrently = this.dialect === 'postgres' ? 'concurrently ' : '';
+    if (entry.kind === POSITION) {
+      // Partial on the listings' own "not archived" term too, so a listing's count never reads a row.
+      const listed = compileText(this.db, sql`${notArchived(this.dialect)}`).replace(/base_rows\./g, '').replace(/"base_rows"\./g, '');
+      return `create index ${concurrently}if not exists "${entry.name}" on base_rows (id) where ${scopeText(entry.base_id, entry.table_id)} and ${listed}`;
+    }
     const value = compileText(this.db, indexedValue(this.dialect, sql.ref('data'), entry.column_key, entry.value_type as ValueType));
     const columns =
       this.dialect === 'postgres'
@@ -274,7 +325,6 @@ export class RowIndexes {
         : entry.kind === 'filter'
           ? [value, 'id']
           : [`(${value} is null)`, entry.kind === 'desc' ? `${value} desc` : value, 'id'];
-    const concurrently = this.dialect === 'postgres' ? 'concurrently ' : '';
     return `create index ${concurrently}if not exists "${entry.name}" on base_rows (${columns.join(', ')}) where ${scopeText(entry.base_id, entry.table_id)}`;
   }
 
@@ -337,6 +387,11 @@ function compileText(db: Db, fragment: RawBuilder<unknown>): string {
   const compiled = fragment.compile(db);
   if (compiled.parameters.length > 0) throw new Error('an index expression must have no parameters');
   return compiled.sql;
+}
+
+/** The statistics object of a table column's indexed expression (PostgreSQL). */
+function statisticsName(entry: Entry): string {
+  return `brs_${entry.base_id}_${hex(entry.table_id)}_${hex(entry.column_key)}_${entry.value_type[0]}`;
 }
 
 /** Mixed-case ids in lower-case-only names: each character's code in hex keeps them distinct. */

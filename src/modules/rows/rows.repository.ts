@@ -274,9 +274,28 @@ function listRowTextsQuery(db: Executor, dialect: DialectName, q: ListQuery) {
   return query.orderBy('base_rows.id').limit(q.limit).offset(q.offset);
 }
 
+/**
+ * A page of a sorted listing in keyset order: the rows after the row `after` (its sort values and id, as
+ * this function selected them for an earlier page) in the listing's order, then `offset` more skipped;
+ * each as its row text with its id and sort values. `keys` are the listing's sort values (sort-sql.ts
+ * `sortKeys`), `keyset` their condition for "after that row" (`keysetAfter`).
+ */
+export async function listSortedRowTexts(
+  db: Executor,
+  dialect: DialectName,
+  q: ListQuery & { keys: Array<Expression<unknown>>; keyset?: Expression<SqlBool>; indexedBy?: string },
+): Promise<Array<{ id: number; r: string; values: unknown[] }>> {
+  let query = listRowTextsQuery(db, dialect, q).select('base_rows.id');
+  for (const [i, key] of q.keys.entries()) query = query.select(sql`${key}`.as(`k${i}`));
+  if (q.keyset) query = query.where(q.keyset);
+  const rows = (await executeIndexed(db, query.compile(), q.indexedBy)) as Array<Record<string, unknown>>;
+  return rows.map((row) => ({ id: Number(row.id), r: String(row.r), values: q.keys.map((_, i) => row[`k${i}`]) }));
+}
+
 /** The planner's plan of a `listRowTexts` query, as text (SQLite: EXPLAIN QUERY PLAN; PostgreSQL: EXPLAIN). */
-export async function explainListRowTexts(db: Executor, dialect: DialectName, q: ListQuery & { indexedBy?: string }): Promise<string> {
-  const compiled = listRowTextsQuery(db, dialect, q).compile();
+export async function explainListRowTexts(db: Executor, dialect: DialectName, q: ListQuery & { indexedBy?: string; positions?: PositionJump }): Promise<string> {
+  // An unsorted listing is read as listRowTextsAfter reads it (from the start of the table).
+  const compiled = (q.orderBy.length === 0 ? listRowTextsAfterQuery(db, dialect, { ...q, afterId: 0 }) : listRowTextsQuery(db, dialect, q)).compile();
   const prefix = dialect === 'postgres' ? 'explain ' : 'explain query plan ';
   const rows = await executeIndexed(db, CompiledQuery.raw(prefix + compiled.sql, [...compiled.parameters]), q.indexedBy);
   return (rows as Array<Record<string, unknown>>).map((r) => String(r.detail ?? r['QUERY PLAN'] ?? '')).join('\n');
@@ -290,16 +309,41 @@ export async function explainListRowTexts(db: Executor, dialect: DialectName, q:
 export async function listRowTextsAfter(
   db: Executor,
   dialect: DialectName,
-  q: Omit<ListQuery, 'orderBy' | 'offset'> & { afterId: number; offset?: number; indexedBy?: string },
+  q: Omit<ListQuery, 'orderBy' | 'offset'> & { afterId: number; offset?: number; indexedBy?: string; positions?: PositionJump },
 ): Promise<Array<{ id: number; r: string }>> {
-  let query = db
-    .selectFrom('base_rows')
-    .select(['base_rows.id', rowTextSql(dialect).as('r')])
-    .where(tableScope(q.baseId, q.tableId))
-    .where('base_rows.id', '>', q.afterId);
-  if (q.where) query = query.where(q.where);
-  const rows = await executeIndexed(db, query.orderBy('base_rows.id').limit(q.limit).offset(q.offset ?? 0).compile(), q.indexedBy);
+  const rows = await executeIndexed(db, listRowTextsAfterQuery(db, dialect, q).compile(), q.indexedBy);
   return rows.map((r) => ({ id: Number(r.id), r: r.r }));
+}
+
+function listRowTextsAfterQuery(db: Executor, dialect: DialectName, q: Omit<ListQuery, 'orderBy' | 'offset'> & { afterId: number; offset?: number; positions?: PositionJump }) {
+  const offset = q.offset ?? 0;
+  let query = db.selectFrom('base_rows').select(['base_rows.id', rowTextSql(dialect).as('r')]).where(tableScope(q.baseId, q.tableId));
+  const jump = q.positions && offset > 0;
+  if (jump) {
+    // The first row of the page found by counting through the position index (ids only, no row read),
+    // then the page itself from there: the rows before it are counted, not read and skipped.
+    query = query.where('base_rows.id', '>=', firstIdAt(dialect, q.baseId, q.tableId, q.positions!, q.afterId, offset));
+  } else {
+    query = query.where('base_rows.id', '>', q.afterId);
+  }
+  if (q.where) query = query.where(q.where);
+  return query.orderBy('base_rows.id').limit(q.limit).offset(jump ? 0 : offset);
+}
+
+/**
+ * A table's position index (RowIndexes.positionIndex) and the listings' "not archived" term it is partial
+ * on: usable for a listing whose only condition is that term (no filter).
+ */
+export interface PositionJump {
+  index: string;
+  listed: Expression<SqlBool>;
+}
+
+/** `(select id … offset n)`: the id of the listed row `offset` rows after the row `afterId`, read off the position index. */
+function firstIdAt(dialect: DialectName, baseId: number, tableId: string, jump: PositionJump, afterId: number, offset: number) {
+  const indexedBy = dialect === 'sqlite' ? sql` indexed by ${sql.id(jump.index)}` : sql``;
+  // The inner query names base_rows again: its references (`base_rows.…`) are to its own rows.
+  return sql<number>`(select base_rows.id from base_rows${indexedBy} where ${tableScope(baseId, tableId)} and ${jump.listed} and base_rows.id > ${afterId} order by base_rows.id limit 1 offset ${offset})`;
 }
 
 /** The ids of a sorted listing's rows, all of them in its order (8 bytes a row as a Float64Array). */

@@ -22,7 +22,7 @@ import { RowInput } from './row-input.js';
 import { lockRowsIn, refuseLockedRows } from './row-locks.js';
 import { notArchived } from './archived-rows.js';
 import * as repo from './rows.repository.js';
-import { orderTerms } from './sort-sql.js';
+import { keysetAfter, orderTerms, sortKeys } from './sort-sql.js';
 import { indexUses, type RowIndexes } from './row-indexes.js';
 import { ListingPositions } from './listing-positions.js';
 import { presentSettings } from './structure.present.js';
@@ -213,22 +213,51 @@ export class RowsService {
     if (limit < 1) throw badRequest('limit invalid.');
     if (limit > ROW_LIMITS.list) throw badRequest(`Number of rows to list exceeds ${ROW_LIMITS.list}.`);
     const indexedBy = await this.indexes?.hint(base.id, q.table._id, q.terms, q.firstSort);
-    if (revision === undefined || q.query.orderBy.length > 0) {
-      const texts = await repo.listRowTexts(this.db, this.writer.dialect, { ...q.query, offset: start, limit, ...(indexedBy ? { indexedBy } : {}) });
-      return this.pageJson(base, q, texts);
+    const key = JSON.stringify([q.table._id, input.view_id ?? input.view_name ?? null, extraFilter ?? null, viewer.currentUser ?? null, this.today(), q.sortKey]);
+    if (q.query.orderBy.length > 0) {
+      if (revision === undefined) {
+        const texts = await repo.listRowTexts(this.db, this.writer.dialect, { ...q.query, offset: start, limit, ...(indexedBy ? { indexedBy } : {}) });
+        return this.pageJson(base, q, texts);
+      }
+      // Sorted at a known revision: after the nearest known page end's row, by its sort values (keyset).
+      const from = this.positions.nearest(key, base.id, revision, start);
+      const rows = await repo.listSortedRowTexts(this.db, this.writer.dialect, {
+        ...q.query,
+        keys: q.sortKeys.map((k) => k.value),
+        ...(from.position > 0 && from.values ? { keyset: keysetAfter(q.sortKeys, { values: from.values, id: from.afterId }) } : {}),
+        offset: from.position > 0 && from.values ? start - from.position : start,
+        limit,
+        ...(indexedBy ? { indexedBy } : {}),
+      });
+      const last = rows[rows.length - 1];
+      if (last) this.positions.learn(key, base.id, revision, start + rows.length, last.id, last.values);
+      return this.pageJson(base, q, rows.map((r) => r.r));
     }
-    // Unsorted (id order) at a known revision: from the nearest known page end (listing-positions.ts).
-    const key = JSON.stringify([q.table._id, input.view_id ?? input.view_name ?? null, extraFilter ?? null, viewer.currentUser ?? null, this.today()]);
-    const from = this.positions.nearest(key, base.id, revision, start);
+    // Unsorted (id order): from the nearest page end known at this revision (listing-positions.ts), the
+    // rows between counted through the table's position index when it has one.
+    const from = revision === undefined ? { position: 0, afterId: 0 } : this.positions.nearest(key, base.id, revision, start);
+    const positions = q.filtered ? undefined : this.positionJump(base.id, q.table._id, start - from.position);
     const rows = await repo.listRowTextsAfter(this.db, this.writer.dialect, {
       ...q.query,
       afterId: from.afterId,
       offset: start - from.position,
       limit,
       ...(indexedBy ? { indexedBy } : {}),
+      ...(positions ? { positions } : {}),
     });
-    if (rows.length > 0) this.positions.learn(key, base.id, revision, start + rows.length, rows[rows.length - 1]!.id);
+    if (revision !== undefined && rows.length > 0) this.positions.learn(key, base.id, revision, start + rows.length, rows[rows.length - 1]!.id);
     return this.pageJson(base, q, rows.map((r) => r.r));
+  }
+
+  /**
+   * A jump of `skip` rows into an unfiltered listing: counted through the table's position index
+   * (row-indexes.ts), which a deep jump into a big table causes; none for short skips.
+   */
+  private positionJump(baseId: number, tableId: string, skip: number): repo.PositionJump | undefined {
+    if (!this.indexes || skip < this.indexes.options.positionSkip) return undefined;
+    this.indexes.notePositions(baseId, tableId);
+    const index = this.indexes.positionIndex(baseId, tableId);
+    return index ? { index, listed: notArchived(this.writer.dialect) } : undefined;
   }
 
   /** Where pages of unsorted listings end, per revision (deep pages without reading the rows before them). */
@@ -238,7 +267,15 @@ export class RowsService {
   async explainList(base: BaseRef, input: ListInput, viewer: Viewer, extraFilter?: Body): Promise<string> {
     const q = await this.listing(base, input, viewer, extraFilter);
     const indexedBy = await this.indexes?.hint(base.id, q.table._id, q.terms, q.firstSort);
-    return repo.explainListRowTexts(this.db, this.writer.dialect, { ...q.query, offset: input.start ?? 0, limit: input.limit ?? ROW_LIMITS.list, ...(indexedBy ? { indexedBy } : {}) });
+    const start = input.start ?? 0;
+    const positions = q.filtered || q.query.orderBy.length > 0 ? undefined : this.positionJump(base.id, q.table._id, start);
+    return repo.explainListRowTexts(this.db, this.writer.dialect, {
+      ...q.query,
+      offset: start,
+      limit: input.limit ?? ROW_LIMITS.list,
+      ...(indexedBy ? { indexedBy } : {}),
+      ...(positions ? { positions } : {}),
+    });
   }
 
   /**
@@ -287,7 +324,11 @@ export class RowsService {
     // What a row index can answer (rows/row-indexes.ts): the filters' top-level terms and the first sort.
     const terms = filters.flatMap((f) => (f ? indexableTerms(f, ctx, this.writer.dialect) : []));
     const firstSort = sorts[0] ? { key: sorts[0].column.key, desc: sorts[0].desc } : undefined;
-    return { meta, table, presenter: listingPresenter(visibleColumns(table, view), byName), query, terms, firstSort };
+    const filtered = filters.some((f) => f !== null);
+    const sortKeysOf = sortKeys(sorts, this.writer.dialect);
+    // What the sort is (page ends are kept per listing and sort).
+    const sortKey = sorts.map((s) => `${s.column.key}:${s.desc ? 'desc' : 'asc'}`).join(',');
+    return { meta, table, presenter: listingPresenter(visibleColumns(table, view), byName), query, terms, firstSort, filtered, sortKeys: sortKeysOf, sortKey };
   }
 
   /**

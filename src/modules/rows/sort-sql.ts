@@ -1,4 +1,4 @@
-import { sql, type Expression, type RawBuilder } from 'kysely';
+import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
 import type { DialectName } from '../../db/index.js';
 import { postgresJson, postgresNumber, postgresText, postgresTextC, sqliteValue } from '../filters/index.js';
 import type { ColumnMeta } from './metadata.js';
@@ -69,4 +69,32 @@ export function orderTerms(sorts: Array<{ column: ColumnMeta; desc: boolean }>, 
     }
   }
   return terms;
+}
+
+/** The values a sorted listing orders by (its sortable columns, in order), as `orderTerms` orders them. */
+export function sortKeys(sorts: Array<{ column: ColumnMeta; desc: boolean }>, dialect: DialectName): Array<{ value: RawBuilder<unknown>; desc: boolean }> {
+  return sorts.flatMap(({ column, desc }) => {
+    const value = sortValue(column, dialect);
+    return value ? [{ value, desc }] : [];
+  });
+}
+
+/**
+ * The rows after a row in a sorted listing's order (keyset, issue 34): `last` holds that row's sort values
+ * (as the listing selected them) and its id, the tie-break. Empty values sort last in either direction,
+ * as `orderTerms` orders them: after an empty value come only empty values with a greater id.
+ */
+export function keysetAfter(keys: Array<{ value: RawBuilder<unknown>; desc: boolean }>, last: { values: unknown[]; id: number }): Expression<SqlBool> {
+  let after: RawBuilder<SqlBool> = sql<SqlBool>`base_rows.id > ${last.id}`;
+  for (let i = keys.length - 1; i >= 0; i--) {
+    const { value, desc } = keys[i]!;
+    const bound = last.values[i];
+    if (bound === null || bound === undefined) {
+      after = sql<SqlBool>`(${value} is null and ${after})`;
+    } else {
+      const beyond = desc ? sql`${value} < ${bound}` : sql`${value} > ${bound}`;
+      after = sql<SqlBool>`(${value} is null or ${beyond} or (${value} = ${bound} and ${after}))`;
+    }
+  }
+  return after;
 }
