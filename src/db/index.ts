@@ -6,3 +6,4 @@ export { waitForDatabase, isDatabaseReady } from './availability.js';
 export { migrateToLatest } from './migrate.js';
 export type { Database, Db, Executor, DialectName } from './database.js';
 export { RevisionChannel, REVISION_CHANNEL } from './revision-channel.js';
+export { WriteStatement } from './write-statement.js';

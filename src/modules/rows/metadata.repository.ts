@@ -3,7 +3,7 @@ import { notFound } from '../../shared/errors.js';
 import { parseMetadata, type BaseMetadata } from './metadata.js';
 import { checkedMetadataJson } from './size-limits.js';
 
-interface StoredMetadata {
+export interface StoredMetadata {
   version: number;
   data: string;
 }
@@ -30,6 +30,16 @@ export function metadataAsRead(meta: BaseMetadata): BaseMetadata {
   const row = readFrom.get(meta);
   if (!row) throw new Error('metadataAsRead: this metadata was not loaded from the database');
   return parseStored(row);
+}
+
+/** The stored version and text `meta` was parsed from (undefined for a document not loaded here). */
+export function storedFrom(meta: BaseMetadata): StoredMetadata | undefined {
+  return readFrom.get(meta);
+}
+
+/** A fresh document parsed from a stored version and text (as `loadMetadata` would return it). */
+export function metadataFrom(stored: StoredMetadata): BaseMetadata {
+  return parseStored(stored);
 }
 
 /** The base's metadata document (tables, columns, views). */
