@@ -1,10 +1,14 @@
-import { sql, type Transaction } from 'kysely';
+import { CompiledQuery, sql, type Transaction } from 'kysely';
 import { WriteStatement, type Database, type DialectName } from '../../db/index.js';
 import type { NewChangeEvent } from '../events/index.js';
 import { FORMULA_REFRESH_ACTOR, type WriteRecord } from '../rows/index.js';
 import type { Cells, LoggedChange, LoggedChanges } from './history.types.js';
 import { encodeChanges } from './changes-codec.js';
 
+const SQLITE_OPERATION_INSERT =
+  'INSERT INTO operation_log (base_id, write_id, op_type, table_id, op_user, op_app, op_time, row_count, changes, reverts) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
+const SQLITE_ROW_INSERT = 'INSERT INTO operation_log_rows (base_id, row_id, op_id) VALUES (?, ?, ?)';
+const SQLITE_ROWS_INSERT = 'INSERT INTO operation_log_rows (base_id, row_id, op_id) SELECT ?, value, ? FROM json_each(?)';
 
 function changeOf(e: NewChangeEvent): LoggedChange {
   const change: LoggedChange = { o: e.opType, t: e.tableId, r: e.rowId, n: e.rowName };
@@ -77,12 +81,12 @@ export async function recordWrite(trx: Transaction<Database>, dialect: DialectNa
       RETURNING id`);
     if (rowIds.length > 0) own.add(sql`INSERT INTO operation_log_rows (base_id, row_id, op_id) SELECT CAST(${op.base_id} AS bigint), r, i.id FROM ${inserted} AS i, unnest(${rowIds}::text[]) AS r`);
     if (!statement) await own.execute(trx);
-  } else if (rowIds.length === 0) {
-    await trx.insertInto('operation_log').values(op).execute();
   } else {
-    // SQLite answers the new id without a RETURNING read; one row is a plain insert, more one json_each.
-    const opId = Number((await trx.insertInto('operation_log').values(op).executeTakeFirstOrThrow()).insertId);
-    if (rowIds.length === 1) await trx.insertInto('operation_log_rows').values({ base_id: op.base_id, row_id: rowIds[0]!, op_id: opId }).execute();
-    else await sql`INSERT INTO operation_log_rows (base_id, row_id, op_id) SELECT ${op.base_id}, value, ${opId} FROM json_each(${JSON.stringify(rowIds)})`.execute(trx);
+    // SQL text written once (SQLite reuses the prepared statement): building and compiling a Kysely
+    // query per write cost more than the inserts themselves. The new id comes back without a read.
+    const params = [op.base_id, op.write_id, op.op_type, op.table_id, op.op_user, op.op_app, op.op_time, op.row_count, op.changes, op.reverts];
+    const opId = Number((await trx.executeQuery(CompiledQuery.raw(SQLITE_OPERATION_INSERT, params))).insertId);
+    if (rowIds.length === 1) await trx.executeQuery(CompiledQuery.raw(SQLITE_ROW_INSERT, [op.base_id, rowIds[0]!, opId]));
+    else if (rowIds.length > 1) await trx.executeQuery(CompiledQuery.raw(SQLITE_ROWS_INSERT, [op.base_id, opId, JSON.stringify(rowIds)]));
   }
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { sql, type Transaction } from 'kysely';
+import type { Transaction } from 'kysely';
 import { WriteStatement, type Database, type DialectName, type Db } from '../../db/index.js';
 import type { Clock } from '../../shared/clock.js';
 import { appendEvents, appendEventsTo, appendStructureEvents, holdEvents, releaseHeldEvents, type NewChangeEvent } from '../events/index.js';
@@ -8,7 +8,7 @@ import type { BaseMetadata, TableMeta } from './metadata.js';
 import type { StoredRow } from './present.js';
 import { notFound } from '../../shared/errors.js';
 import { POSTGRES_WRITE_SLOTS, Slots } from './write-slots.js';
-import { loadMetadata, lockByRevision, lockMetadata, metadataAsRead, saveRevision, storeMetadata } from './metadata.repository.js';
+import { loadMetadata, lockByRevision, lockMetadata, metadataAsRead, revisionBump, saveRevision, storeMetadata } from './metadata.repository.js';
 import { KnownMetadata } from './known-metadata.js';
 import { NoDatabase } from './no-database.js';
 import { structureOps, type StructureOp } from './structure-ops.js';
@@ -132,6 +132,8 @@ export class BaseWriter {
   private readonly known = new KnownMetadata();
   /** Appends written as one statement, and those that went to a transaction after trying (tests, metrics). */
   readonly oneStatementStats = { written: 0, redone: 0 };
+  /** Off: every append in a transaction, as before (a benchmark compares both in one run). */
+  oneStatementAppends = true;
   private readonly commitListeners: Array<(base: BaseRef) => void> = [];
   private readonly eventsHooks: EventsHook[] = [];
   private readonly logHooks: WriteLogHook[] = [];
@@ -170,7 +172,7 @@ export class BaseWriter {
     let outcome: { value: T; emitted: number; structural: boolean } | undefined;
     try {
       const late = options.lockLate === true && this.dialect === 'postgres';
-      if (late && options.holdEvents === undefined && options.stage === undefined) outcome = await this.oneStatement(base, actor, work);
+      if (late && this.oneStatementAppends && options.holdEvents === undefined && options.stage === undefined) outcome = await this.oneStatement(base, actor, work);
       try {
         outcome ??= await this.transaction(base, actor, work, late, options);
       } catch (error) {
@@ -258,6 +260,19 @@ export class BaseWriter {
       const { scope, events, flags } = this.openScope(trx, base, actor, now, meta, options.stage);
       const value = await work(scope);
       if (events.length > 0) for (const hook of this.eventsHooks) await hook(trx, events, now);
+      if (this.dialect === 'postgres' && !flags.changed && hold === undefined) {
+        // The tail in one round trip: the revision bump (the base's lock; after a late read, gated on
+        // the version read), the operation log and the events.
+        const writeId = actor.writeId ?? randomUUID();
+        const statement = new WriteStatement(revisionBump(base.id, late ? readVersion : undefined));
+        if (events.length > 0) {
+          for (const hook of this.logHooks) await hook(trx, { base, actor, writeId, now, events, structure: [] }, statement);
+          appendEventsTo(statement, events, now, writeId);
+        }
+        // A late read's version moved, or the base is gone (the locked redo tells which).
+        if (!(await statement.execute(trx))) throw late ? new StaleMetadata() : notFound('dtable not found.');
+        return { value, emitted: events.length, structural: false };
+      }
       if (late) {
         const version = await lockByRevision(trx, base.id);
         if (version === undefined) throw notFound('dtable not found.');
@@ -292,9 +307,7 @@ export class BaseWriter {
     if (meta === undefined) return undefined;
     const now = this.clock.now();
     const writeId = actor.writeId ?? randomUUID();
-    const statement = new WriteStatement(
-      sql`UPDATE base_metadata SET revision = revision + 1 WHERE base_id = ${base.id} AND version = ${meta.version} RETURNING version`,
-    );
+    const statement = new WriteStatement(revisionBump(base.id, meta.version));
     const probe = new NoDatabase();
     let prepared: { value: T; emitted: number } | undefined;
     try {

@@ -1,3 +1,4 @@
+import { sql, type RawBuilder } from 'kysely';
 import type { DialectName, Executor } from '../../db/index.js';
 import { notFound } from '../../shared/errors.js';
 import { parseMetadata, type BaseMetadata } from './metadata.js';
@@ -86,6 +87,15 @@ export async function lockByRevision(trx: Executor, baseId: number): Promise<num
     .returning('version')
     .executeTakeFirst();
   return row === undefined ? undefined : Number(row.version);
+}
+
+/**
+ * The revision bump as the gate of a write's one statement (WriteStatement): one row when the base is
+ * there (and, given `version`, still at that version), none otherwise. It takes the metadata row's lock.
+ */
+export function revisionBump(baseId: number, version?: number): RawBuilder<unknown> {
+  const at = version === undefined ? sql`` : sql` AND version = ${version}`;
+  return sql`UPDATE base_metadata SET revision = revision + 1 WHERE base_id = ${baseId}${at} RETURNING version`;
 }
 
 /** Store a changed document under the next version (the row is already locked by this transaction). */
