@@ -3,7 +3,7 @@ import { WriteStatement, type Database, type DialectName } from '../../db/index.
 import type { NewChangeEvent } from '../events/index.js';
 import { FORMULA_REFRESH_ACTOR, type WriteRecord } from '../rows/index.js';
 import type { Cells, LoggedChange, LoggedChanges } from './history.types.js';
-import { encodeChanges } from './changes-codec.js';
+import { packChanges } from './changes-codec.js';
 
 const SQLITE_OPERATION_INSERT =
   'INSERT INTO operation_log (base_id, write_id, op_type, table_id, op_user, op_app, op_time, row_count, changes, reverts) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
@@ -65,7 +65,7 @@ export async function recordWrite(trx: Transaction<Database>, dialect: DialectNa
     op_app: write.actor.app,
     op_time: write.now,
     row_count: rowIds.length,
-    changes: encodeChanges(JSON.stringify(changes)),
+    changes: packChanges(changes),
     reverts: write.actor.reverts ?? null,
   };
   if (dialect === 'postgres') {

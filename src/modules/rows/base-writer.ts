@@ -265,10 +265,7 @@ export class BaseWriter {
         // the version read), the operation log and the events.
         const writeId = actor.writeId ?? randomUUID();
         const statement = new WriteStatement(revisionBump(base.id, late ? readVersion : undefined));
-        if (events.length > 0) {
-          for (const hook of this.logHooks) await hook(trx, { base, actor, writeId, now, events, structure: [] }, statement);
-          appendEventsTo(statement, events, now, writeId);
-        }
+        if (events.length > 0) await this.logAlongside(trx, { base, actor, writeId, now, events, structure: [] }, statement, async () => appendEventsTo(statement, events, now, writeId));
         // A late read's version moved, or the base is gone (the locked redo tells which).
         if (!(await statement.execute(trx))) throw late ? new StaleMetadata() : notFound('dtable not found.');
         return { value, emitted: events.length, structural: false };
@@ -283,13 +280,12 @@ export class BaseWriter {
       }
       const structure = await this.appendStructure(trx, base, actor, meta, now, flags.changed);
       const writeId = actor.writeId ?? randomUUID();
-      if (events.length > 0 || structure.length > 0) for (const hook of this.logHooks) await hook(trx, { base, actor, writeId, now, events, structure });
-      if (hold !== undefined) {
-        await holdEvents(trx, this.dialect, events, now, writeId, hold);
-        return { value, emitted: 0, structural: flags.structural };
-      }
-      await appendEvents(trx, this.dialect, events, now, writeId);
-      return { value, emitted: events.length, structural: flags.structural };
+      const store = () => (hold !== undefined ? holdEvents(trx, this.dialect, events, now, writeId, hold) : appendEvents(trx, this.dialect, events, now, writeId));
+      if (events.length === 0 && structure.length === 0) await store();
+      // PostgreSQL: the log before the events, whose statement takes the commit-order lock (held to the commit).
+      else if (this.dialect === 'postgres') await this.logAlongside(trx, { base, actor, writeId, now, events, structure }, undefined, async () => undefined).then(store);
+      else await this.logAlongside(trx, { base, actor, writeId, now, events, structure }, undefined, store);
+      return { value, emitted: hold !== undefined ? 0 : events.length, structural: flags.structural };
     });
   }
 
@@ -317,8 +313,7 @@ export class BaseWriter {
         if (flags.changed) return undefined;
         if (events.length > 0) {
           for (const hook of this.eventsHooks) await hook(trx, events, now);
-          for (const hook of this.logHooks) await hook(trx, { base, actor, writeId, now, events, structure: [] }, statement);
-          appendEventsTo(statement, events, now, writeId);
+          await this.logAlongside(trx, { base, actor, writeId, now, events, structure: [] }, statement, async () => appendEventsTo(statement, events, now, writeId));
         }
         return { value, emitted: events.length };
       });
@@ -337,6 +332,17 @@ export class BaseWriter {
     }
     this.oneStatementStats.written++;
     return { value: prepared.value, emitted: prepared.emitted, structural: false };
+  }
+
+  /**
+   * Runs the log hooks and `alongside` together: a hook's compression of a large write runs on the
+   * thread pool while `alongside` (the events' encoding or insert) runs here. Resolves when all are
+   * done; the first failure is thrown after every one has settled (none touches the transaction after).
+   */
+  private async logAlongside(trx: Transaction<Database>, write: WriteRecord, statement: WriteStatement | undefined, alongside: () => Promise<unknown>): Promise<void> {
+    const logged = Promise.allSettled(this.logHooks.map((hook) => hook(trx, write, statement)));
+    const main = await Promise.allSettled([alongside()]);
+    for (const outcome of [...main, ...(await logged)]) if (outcome.status === 'rejected') throw outcome.reason;
   }
 
   /** The scope a write's work runs in, with the events it emits and whether it changed the metadata (and its structure). */
