@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { CompiledQuery, sql, type RawBuilder, type Selectable } from 'kysely';
-import type { DialectName, Executor } from '../../db/index.js';
+import { WriteStatement, type DialectName, type Executor } from '../../db/index.js';
 import type { ChangeEvent, NewChangeEvent, OpType } from './events.types.js';
 import type { EventsTable } from './events.table.js';
 import { DATA_CELLS, encodeEvents, Form, parseColumns, rowFromColumns, rowFromData, ROW_CELLS, ROW_CELLS_VALUE, DATA_CELLS_VALUE, type EncodedEvents, type StoredColumns } from './event-cells.js';
@@ -90,32 +90,45 @@ export function sqliteInsertText(count: number, table = 'events', columns: reado
  * row needs the `commit_order` row, so the lock is taken before the first id is drawn.
  */
 async function appendPostgres(trx: Executor, events: NewChangeEvent[], encoded: EncodedEvents, now: number, writeId: string): Promise<void> {
+  const statement = new WriteStatement();
+  addEventParts(statement, events, encoded, now, writeId);
+  await statement.execute(trx);
+}
+
+/**
+ * Appends the events as parts of a write's one statement (PostgreSQL; see BaseWriter): written only when
+ * its gate passes, with the same lock and order as `appendEvents`. Nothing is added for no events.
+ */
+export function appendEventsTo(statement: WriteStatement, events: NewChangeEvent[], now: number, writeId: string): void {
+  if (events.length > 0) addEventParts(statement, events, encodeEvents(events), now, writeId);
+}
+
+function addEventParts(statement: WriteStatement, events: NewChangeEvent[], encoded: EncodedEvents, now: number, writeId: string): void {
   const rowData = (e: NewChangeEvent, i: number) => (encoded.form[i] === Form.Full ? e.rowData : encoded.form[i] === Form.RowCells ? ROW_CELLS_VALUE : DATA_CELLS_VALUE);
   const row = (e: NewChangeEvent, i: number) => (encoded.form[i] === Form.DataCells ? encoded.data[i] : e.row);
+  const commitOrder = statement.add(sql`SELECT pg_advisory_xact_lock(${EVENTS_COMMIT_LOCK}) AS locked FROM ${statement.gate}`);
   // The columns of compactly stored insert events, in the same statement (a data-modifying CTE always runs).
-  const columns =
-    encoded.columns.length === 0
-      ? sql``
-      : sql`, event_cols AS (
-          INSERT INTO event_columns (write_id, table_id, columns, created_at)
-          SELECT CAST(${writeId} AS text), c.table_id, c.columns, CAST(${now} AS bigint)
-            FROM json_to_recordset(CAST(${JSON.stringify(encoded.columns.map((c) => ({ table_id: c.tableId, columns: c.columns })))} AS json))
-                 AS c(table_id text, columns text))`;
+  if (encoded.columns.length > 0) {
+    statement.add(sql`
+      INSERT INTO event_columns (write_id, table_id, columns, created_at)
+      SELECT CAST(${writeId} AS text), c.table_id, c.columns, CAST(${now} AS bigint)
+        FROM ${commitOrder}, json_to_recordset(CAST(${JSON.stringify(encoded.columns.map((c) => ({ table_id: c.tableId, columns: c.columns })))} AS json))
+             AS c(table_id text, columns text)`);
+  }
   const first = events[0]!;
   if (events.every((e) => sameWrite(e, first))) {
     // One table, one operation, one author (a batch append, update or delete): the shared fields are
     // sent once, the parameter holds only what differs per event.
     const records = events.map((e, i) => ({ row_id: e.rowId, row_name: e.rowName, row_data: rowData(e, i), row: row(e, i) }));
-    await sql`
-      WITH commit_order AS (SELECT pg_advisory_xact_lock(${EVENTS_COMMIT_LOCK}) AS locked)${columns}
+    statement.add(sql`
       INSERT INTO events (base_id, base_uuid, table_id, table_name, row_id, row_name, op_type, op_user, op_app, op_time, row_data, row, created_at, write_id)
       SELECT CAST(${first.baseId} AS bigint), CAST(${first.baseUuid} AS text), CAST(${first.tableId} AS text), CAST(${first.tableName} AS text),
              e.row_id, e.row_name, CAST(${first.opType} AS text), CAST(${first.opUser} AS text), CAST(${first.opApp} AS text),
              CAST(${first.opTime} AS bigint), CAST(e.row_data AS text), CAST(e.row AS text), CAST(${now} AS bigint), CAST(${writeId} AS text)
-        FROM commit_order,
+        FROM ${commitOrder},
              ROWS FROM (json_to_recordset(CAST(${JSON.stringify(records)} AS json)) AS (row_id text, row_name text, row_data json, row json))
                WITH ORDINALITY AS e(row_id, row_name, row_data, row, n)
-       ORDER BY e.n`.execute(trx);
+       ORDER BY e.n`);
     return;
   }
   const records = events.map((e, i) => ({
@@ -123,16 +136,15 @@ async function appendPostgres(trx: Executor, events: NewChangeEvent[], encoded: 
     row_data: rowData(e, i),
     row: row(e, i),
   }));
-  await sql`
-    WITH commit_order AS (SELECT pg_advisory_xact_lock(${EVENTS_COMMIT_LOCK}) AS locked)${columns}
+  statement.add(sql`
     INSERT INTO events (base_id, base_uuid, table_id, table_name, row_id, row_name, op_type, op_user, op_app, op_time, row_data, row, created_at, write_id)
     SELECT e.base_id, e.base_uuid, e.table_id, e.table_name, e.row_id, e.row_name, e.op_type, e.op_user, e.op_app, e.op_time,
            CAST(e.row_data AS text), CAST(e.row AS text), CAST(${now} AS bigint), CAST(${writeId} AS text)
-      FROM commit_order,
+      FROM ${commitOrder},
            ROWS FROM (json_to_recordset(CAST(${JSON.stringify(records)} AS json)) AS (base_id bigint, base_uuid text, table_id text,
              table_name text, row_id text, row_name text, op_type text, op_user text, op_app text, op_time bigint, row_data json, row json))
              WITH ORDINALITY AS e(base_id, base_uuid, table_id, table_name, row_id, row_name, op_type, op_user, op_app, op_time, row_data, row, n)
-     ORDER BY e.n`.execute(trx);
+     ORDER BY e.n`);
 }
 
 function sameWrite(e: NewChangeEvent, first: NewChangeEvent): boolean {

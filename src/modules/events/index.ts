@@ -2,6 +2,7 @@ export type { CellColumn, ChangeEvent, NewChangeEvent, OpType, RowDataItem } fro
 export type { BatchContext, OutboxConsumer, OutboxConsumerOptions, PartialBatch } from './outbox-consumer.js';
 export {
   appendEvents,
+  appendEventsTo,
   eventsAfter,
   eventsOfWrite,
   eventHeadsAfter,

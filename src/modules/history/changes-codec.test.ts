@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { COMPRESS_ABOVE, decodeChanges, encodeChanges } from './changes-codec.js';
+import { COMPRESS_ABOVE, decodeChanges, encodeChanges, packChanges, parseChanges } from './changes-codec.js';
+import type { LoggedChanges } from './history.types.js';
 
 describe('operation log changes codec', () => {
   it('keeps small changes as JSON and compresses large ones, both read back the same', () => {
@@ -19,5 +20,30 @@ describe('operation log changes codec', () => {
     const stored = encodeChanges(random);
     expect(decodeChanges(stored)).toBe(random);
     expect(stored.length).toBeLessThanOrEqual(random.length);
+  });
+
+  it('stores the kind and table of a one-kind, one-table write once and reads every row change back whole', () => {
+    const rows = Array.from({ length: 300 }, (_, i) => ({ o: 'insert_row' as const, t: 'Tb01', r: `row${i}`, n: `name ${i}`, a: { '0000': `name ${i}`, '0001': i } }));
+    const full = JSON.stringify({ rows });
+    const stored = packChanges({ rows });
+    expect(decodeChanges(stored).length).toBeLessThan(full.length * 0.8);
+    expect(parseChanges(stored)).toEqual({ rows });
+    const small: LoggedChanges = { rows: [{ o: 'modify_row', t: 'Tb01', r: 'a', n: 'x', a: { '0000': 'new' }, b: { '0000': 'old' } }], structure: [{ op_type: 'insert_column' }] };
+    expect(parseChanges(packChanges(small))).toEqual(small);
+  });
+
+  it('keeps mixed writes, structure-only writes and the stored form before packing readable', () => {
+    const mixed: LoggedChanges = {
+      rows: [
+        { o: 'insert_row', t: 'Tb01', r: 'a', n: 'x', a: { '0000': 'x' } },
+        { o: 'delete_row', t: 'Tb01', r: 'b', n: 'y', b: { '0000': 'y' }, c: ['u@auth.local', 5] },
+        { o: 'add_link', t: 'Tb02', r: 'c', n: 'z', a: { '0003': ['a'] }, b: { '0003': [] } },
+      ],
+    };
+    expect(parseChanges(packChanges(mixed))).toEqual(mixed);
+    expect(parseChanges(packChanges({ rows: [], structure: [{ op_type: 'add_table' }] }))).toEqual({ rows: [], structure: [{ op_type: 'add_table' }] });
+    const before = JSON.stringify(mixed);
+    expect(parseChanges(before)).toEqual(mixed);
+    expect(parseChanges(encodeChanges(JSON.stringify({ rows: Array(100).fill(mixed.rows[0]) })))).toEqual({ rows: Array(100).fill(mixed.rows[0]) });
   });
 });

@@ -1,4 +1,5 @@
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import type { LoggedChange, LoggedChanges } from './history.types.js';
 
 /** Logged changes longer than this (characters of JSON) are stored compressed. */
 export const COMPRESS_ABOVE = 2048;
@@ -18,4 +19,29 @@ export function encodeChanges(json: string): string {
 
 export function decodeChanges(stored: string): string {
   return stored.startsWith(PREFIX) ? inflateRawSync(Buffer.from(stored.slice(PREFIX.length), 'base64')).toString('utf8') : stored;
+}
+
+/**
+ * A write's logged changes as stored: when every row change has the same kind and table (a batch
+ * append, update or delete: nearly every write), those two go once beside the rows instead of in each
+ * (`{"o":…,"t":…,"rows":[{"r":…,…}]}`), which makes a 1,000-row append's text a third shorter and its
+ * compression as much faster. `parseChanges` reads both forms.
+ */
+export function packChanges(changes: LoggedChanges): string {
+  const rows = changes.rows;
+  const first = rows[0];
+  if (first === undefined || rows.some((c) => c.o !== first.o || c.t !== first.t)) return encodeChanges(JSON.stringify(changes));
+  const packed: SharedChanges = { o: first.o, t: first.t, rows: rows.map(({ o: _o, t: _t, ...rest }) => rest) };
+  if (changes.structure) packed.structure = changes.structure;
+  return encodeChanges(JSON.stringify(packed));
+}
+
+type SharedChanges = { o: LoggedChange['o']; t: string; rows: Array<Omit<LoggedChange, 'o' | 't'>>; structure?: LoggedChanges['structure'] };
+
+/** The logged changes of a stored `changes` text (either form, compressed or not). */
+export function parseChanges(stored: string): LoggedChanges {
+  const parsed = JSON.parse(decodeChanges(stored)) as LoggedChanges | SharedChanges;
+  if (!('o' in parsed)) return parsed;
+  const rows = parsed.rows.map((c): LoggedChange => ({ o: parsed.o, t: parsed.t, ...c }));
+  return parsed.structure ? { rows, structure: parsed.structure } : { rows };
 }

@@ -2,7 +2,7 @@ import { sql, type Selectable } from 'kysely';
 import type { Executor } from '../../db/index.js';
 import type { OperationLogTable } from './history.table.js';
 import type { LoggedChanges, Operation, OperationFilter } from './history.types.js';
-import { decodeChanges, encodeChanges } from './changes-codec.js';
+import { packChanges, parseChanges } from './changes-codec.js';
 
 export function toOperation(r: Selectable<OperationLogTable>): Operation {
   return {
@@ -15,7 +15,7 @@ export function toOperation(r: Selectable<OperationLogTable>): Operation {
     opApp: r.op_app,
     opTime: Number(r.op_time),
     rowCount: Number(r.row_count),
-    changes: JSON.parse(decodeChanges(r.changes)) as LoggedChanges,
+    changes: parseChanges(r.changes),
     reverts: r.reverts === null ? null : Number(r.reverts),
   };
 }
@@ -92,7 +92,7 @@ export async function pruneOperations(db: Executor, cutoff: number, batch: numbe
   // Each operation's rows are named in its changes: deleted by primary key (no index on op_id to keep up on every write).
   await db.transaction().execute(async (trx) => {
     for (const op of old) {
-      const rowIds = [...new Set((JSON.parse(decodeChanges(op.changes)) as LoggedChanges).rows.map((c) => c.r))];
+      const rowIds = [...new Set(parseChanges(op.changes).rows.map((c) => c.r))];
       for (let i = 0; i < rowIds.length; i += 500) {
         await trx
           .deleteFrom('operation_log_rows')
@@ -138,5 +138,5 @@ export async function deletingOperations(db: Executor, baseId: number, since: nu
 
 /** Replaces an operation's logged changes (a row purged from the trash loses its cells). */
 export async function replaceChanges(db: Executor, opId: number, changes: LoggedChanges): Promise<void> {
-  await db.updateTable('operation_log').set({ changes: encodeChanges(JSON.stringify(changes)) }).where('id', '=', opId).execute();
+  await db.updateTable('operation_log').set({ changes: packChanges(changes) }).where('id', '=', opId).execute();
 }

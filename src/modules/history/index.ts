@@ -34,7 +34,7 @@ export function createHistory(deps: {
   snapshots: { archives: SnapshotArchives; tmpDir: string; maxBytes: number };
 }): HistoryModule {
   const service = new HistoryService(deps.db, deps.clock, deps.baseData.rows, deps.retentionDays, deps.trashRetentionDays);
-  if (deps.retentionDays > 0) deps.baseData.writer.onWrite((trx, write) => recordWrite(trx, deps.baseData.writer.dialect, write));
+  if (deps.retentionDays > 0) deps.baseData.writer.onWrite((trx, write, statement) => recordWrite(trx, deps.baseData.writer.dialect, write, statement));
   // A deleted table goes to the trash (kept TRASH_RETENTION_DAYS, then purged by the tick below).
   deps.baseData.writer.onTableDelete(keepDeletedTable);
   const snapshots = new Snapshots({ db: deps.db, clock: deps.clock, baseById: (id) => deps.access.findById(id), ...deps.snapshots });

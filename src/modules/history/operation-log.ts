@@ -1,10 +1,14 @@
-import { sql, type Transaction } from 'kysely';
-import type { Database, DialectName } from '../../db/index.js';
+import { CompiledQuery, sql, type Transaction } from 'kysely';
+import { WriteStatement, type Database, type DialectName } from '../../db/index.js';
 import type { NewChangeEvent } from '../events/index.js';
 import { FORMULA_REFRESH_ACTOR, type WriteRecord } from '../rows/index.js';
 import type { Cells, LoggedChange, LoggedChanges } from './history.types.js';
-import { encodeChanges } from './changes-codec.js';
+import { packChanges } from './changes-codec.js';
 
+const SQLITE_OPERATION_INSERT =
+  'INSERT INTO operation_log (base_id, write_id, op_type, table_id, op_user, op_app, op_time, row_count, changes, reverts) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
+const SQLITE_ROW_INSERT = 'INSERT INTO operation_log_rows (base_id, row_id, op_id) VALUES (?, ?, ?)';
+const SQLITE_ROWS_INSERT = 'INSERT INTO operation_log_rows (base_id, row_id, op_id) SELECT ?, value, ? FROM json_each(?)';
 
 function changeOf(e: NewChangeEvent): LoggedChange {
   const change: LoggedChange = { o: e.opType, t: e.tableId, r: e.rowId, n: e.rowName };
@@ -44,9 +48,9 @@ export function operationType(rows: LoggedChange[], structure: unknown[]): strin
 
 /**
  * Appends one write to the operation log, inside the write's transaction (so the log is exactly the
- * committed writes). Formula refreshes of the scheduler are not a person's change and are left out.
+ * committed writes; `statement`: the write's one statement on PostgreSQL, see BaseWriter). Formula refreshes of the scheduler are not a person's change and are left out.
  */
-export async function recordWrite(trx: Transaction<Database>, dialect: DialectName, write: WriteRecord): Promise<void> {
+export async function recordWrite(trx: Transaction<Database>, dialect: DialectName, write: WriteRecord, statement?: WriteStatement): Promise<void> {
   if (write.actor.user === FORMULA_REFRESH_ACTOR.user && write.actor.app === FORMULA_REFRESH_ACTOR.app) return;
   const rows = write.events.map(changeOf);
   const changes: LoggedChanges = write.structure.length > 0 ? { rows, structure: write.structure } : { rows };
@@ -61,22 +65,28 @@ export async function recordWrite(trx: Transaction<Database>, dialect: DialectNa
     op_app: write.actor.app,
     op_time: write.now,
     row_count: rowIds.length,
-    changes: encodeChanges(JSON.stringify(changes)),
+    changes: packChanges(changes),
     reverts: write.actor.reverts ?? null,
   };
-  if (rowIds.length === 0) {
-    await trx.insertInto('operation_log').values(op).execute();
-  } else if (dialect === 'postgres') {
-    // One round trip: the operation and its rows' index entries (the ids travel as one array).
-    await sql`WITH op AS (
-        INSERT INTO operation_log (base_id, write_id, op_type, table_id, op_user, op_app, op_time, row_count, changes, reverts)
-        VALUES (${op.base_id}, ${op.write_id}, ${op.op_type}, ${op.table_id}, ${op.op_user}, ${op.op_app}, ${op.op_time}, ${op.row_count}, ${op.changes}, ${op.reverts})
-        RETURNING id)
-      INSERT INTO operation_log_rows (base_id, row_id, op_id) SELECT ${op.base_id}, r, op.id FROM op, unnest(${rowIds}::text[]) AS r`.execute(trx);
+  if (dialect === 'postgres') {
+    // One round trip (or none of its own, as a part of the write's one statement): the operation and
+    // its rows' index entries (the ids travel as one array).
+    const own = statement ?? new WriteStatement();
+    const inserted = own.add(sql`
+      INSERT INTO operation_log (base_id, write_id, op_type, table_id, op_user, op_app, op_time, row_count, changes, reverts)
+      SELECT CAST(${op.base_id} AS bigint), CAST(${op.write_id} AS text), CAST(${op.op_type} AS text), CAST(${op.table_id} AS text),
+             CAST(${op.op_user} AS text), CAST(${op.op_app} AS text), CAST(${op.op_time} AS bigint), CAST(${op.row_count} AS integer),
+             CAST(${op.changes} AS text), CAST(${op.reverts} AS bigint)
+        FROM ${own.gate}
+      RETURNING id`);
+    if (rowIds.length > 0) own.add(sql`INSERT INTO operation_log_rows (base_id, row_id, op_id) SELECT CAST(${op.base_id} AS bigint), r, i.id FROM ${inserted} AS i, unnest(${rowIds}::text[]) AS r`);
+    if (!statement) await own.execute(trx);
   } else {
-    // SQLite answers the new id without a RETURNING read; one row is a plain insert, more one json_each.
-    const opId = Number((await trx.insertInto('operation_log').values(op).executeTakeFirstOrThrow()).insertId);
-    if (rowIds.length === 1) await trx.insertInto('operation_log_rows').values({ base_id: op.base_id, row_id: rowIds[0]!, op_id: opId }).execute();
-    else await sql`INSERT INTO operation_log_rows (base_id, row_id, op_id) SELECT ${op.base_id}, value, ${opId} FROM json_each(${JSON.stringify(rowIds)})`.execute(trx);
+    // SQL text written once (SQLite reuses the prepared statement): building and compiling a Kysely
+    // query per write cost more than the inserts themselves. The new id comes back without a read.
+    const params = [op.base_id, op.write_id, op.op_type, op.table_id, op.op_user, op.op_app, op.op_time, op.row_count, op.changes, op.reverts];
+    const opId = Number((await trx.executeQuery(CompiledQuery.raw(SQLITE_OPERATION_INSERT, params))).insertId);
+    if (rowIds.length === 1) await trx.executeQuery(CompiledQuery.raw(SQLITE_ROW_INSERT, [op.base_id, rowIds[0]!, opId]));
+    else if (rowIds.length > 1) await trx.executeQuery(CompiledQuery.raw(SQLITE_ROWS_INSERT, [op.base_id, opId, JSON.stringify(rowIds)]));
   }
 }

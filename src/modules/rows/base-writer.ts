@@ -1,14 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type { Transaction } from 'kysely';
-import type { Database, DialectName, Db } from '../../db/index.js';
+import { WriteStatement, type Database, type DialectName, type Db } from '../../db/index.js';
 import type { Clock } from '../../shared/clock.js';
-import { appendEvents, appendStructureEvents, holdEvents, releaseHeldEvents, type NewChangeEvent } from '../events/index.js';
+import { appendEvents, appendEventsTo, appendStructureEvents, holdEvents, releaseHeldEvents, type NewChangeEvent } from '../events/index.js';
 import { FormulaThreads } from '../formulas/index.js';
 import type { BaseMetadata, TableMeta } from './metadata.js';
 import type { StoredRow } from './present.js';
 import { notFound } from '../../shared/errors.js';
 import { POSTGRES_WRITE_SLOTS, Slots } from './write-slots.js';
-import { loadMetadata, lockByRevision, lockMetadata, metadataAsRead, saveRevision, storeMetadata } from './metadata.repository.js';
+import { loadMetadata, lockByRevision, lockMetadata, metadataAsRead, revisionBump, saveRevision, storeMetadata } from './metadata.repository.js';
+import { KnownMetadata } from './known-metadata.js';
+import { NoDatabase } from './no-database.js';
 import { structureOps, type StructureOp } from './structure-ops.js';
 
 /** The base a request addresses (from the Base-Token). */
@@ -33,8 +35,12 @@ export interface WriteRecord {
   structure: StructureOp[];
 }
 
-/** Runs inside the write's transaction, last before its events are appended. */
-export type WriteLogHook = (trx: Transaction<Database>, write: WriteRecord) => Promise<void>;
+/**
+ * Runs inside the write's transaction, last before its events are appended. `statement`: the write is
+ * sent as one statement (PostgreSQL appends, see BaseWriter) and `trx` answers no query: add the log's
+ * writes to it.
+ */
+export type WriteLogHook = (trx: Transaction<Database>, write: WriteRecord, statement?: WriteStatement) => Promise<void>;
 
 /** A table about to be deleted, inside the deleting write (the history module keeps it in its trash). */
 export interface TableDeletion {
@@ -82,6 +88,11 @@ export interface WriteScope {
   formulas: FormulaThreads;
   /** The stage code new rows are stored under (see staging.ts), or undefined for visible rows. */
   stage: string | undefined;
+  /**
+   * The write's one statement (PostgreSQL appends that need no reads): new rows are added to it
+   * instead of inserted, and `trx` answers no query (a query sends the work to a real transaction).
+   */
+  statement?: WriteStatement;
 }
 
 /**
@@ -117,6 +128,12 @@ export class BaseWriter {
   private readonly structureListeners: StructureChangeListener[] = [];
   /** Write transactions in flight (unbounded on SQLite: it has one connection and one writer anyway). */
   readonly slots: Slots;
+  /** The metadata of each base as this process last read it in a write: what a one-statement append works on. */
+  private readonly known = new KnownMetadata();
+  /** Appends written as one statement, and those that went to a transaction after trying (tests, metrics). */
+  readonly oneStatementStats = { written: 0, redone: 0 };
+  /** Off: every append in a transaction, as before (a benchmark compares both in one run). */
+  oneStatementAppends = true;
   private readonly commitListeners: Array<(base: BaseRef) => void> = [];
   private readonly eventsHooks: EventsHook[] = [];
   private readonly logHooks: WriteLogHook[] = [];
@@ -152,11 +169,12 @@ export class BaseWriter {
 
   async write<T>(base: BaseRef, actor: Actor, work: (scope: WriteScope) => Promise<T>, options: WriteOptions = {}): Promise<T> {
     const release = await this.slots.acquire();
-    let outcome: { value: T; emitted: number; structural: boolean };
+    let outcome: { value: T; emitted: number; structural: boolean } | undefined;
     try {
       const late = options.lockLate === true && this.dialect === 'postgres';
+      if (late && this.oneStatementAppends && options.holdEvents === undefined && options.stage === undefined) outcome = await this.oneStatement(base, actor, work);
       try {
-        outcome = await this.transaction(base, actor, work, late, options);
+        outcome ??= await this.transaction(base, actor, work, late, options);
       } catch (error) {
         // Another writer changed the metadata between the unlocked read and the late lock: redo it locked.
         if (!(error instanceof StaleMetadata)) throw error;
@@ -237,10 +255,21 @@ export class BaseWriter {
     return this.db.transaction().execute(async (trx) => {
       const now = this.clock.now();
       const meta = late ? await loadMetadata(trx, base.id) : await lockMetadata(trx, this.dialect, base.id);
+      this.known.remember(base.id, meta);
       const readVersion = meta.version;
       const { scope, events, flags } = this.openScope(trx, base, actor, now, meta, options.stage);
       const value = await work(scope);
       if (events.length > 0) for (const hook of this.eventsHooks) await hook(trx, events, now);
+      if (this.dialect === 'postgres' && !flags.changed && hold === undefined) {
+        // The tail in one round trip: the revision bump (the base's lock; after a late read, gated on
+        // the version read), the operation log and the events.
+        const writeId = actor.writeId ?? randomUUID();
+        const statement = new WriteStatement(revisionBump(base.id, late ? readVersion : undefined));
+        if (events.length > 0) await this.logAlongside(trx, { base, actor, writeId, now, events, structure: [] }, statement, async () => appendEventsTo(statement, events, now, writeId));
+        // A late read's version moved, or the base is gone (the locked redo tells which).
+        if (!(await statement.execute(trx))) throw late ? new StaleMetadata() : notFound('dtable not found.');
+        return { value, emitted: events.length, structural: false };
+      }
       if (late) {
         const version = await lockByRevision(trx, base.id);
         if (version === undefined) throw notFound('dtable not found.');
@@ -251,18 +280,73 @@ export class BaseWriter {
       }
       const structure = await this.appendStructure(trx, base, actor, meta, now, flags.changed);
       const writeId = actor.writeId ?? randomUUID();
-      if (events.length > 0 || structure.length > 0) for (const hook of this.logHooks) await hook(trx, { base, actor, writeId, now, events, structure });
-      if (hold !== undefined) {
-        await holdEvents(trx, this.dialect, events, now, writeId, hold);
-        return { value, emitted: 0, structural: flags.structural };
-      }
-      await appendEvents(trx, this.dialect, events, now, writeId);
-      return { value, emitted: events.length, structural: flags.structural };
+      const store = () => (hold !== undefined ? holdEvents(trx, this.dialect, events, now, writeId, hold) : appendEvents(trx, this.dialect, events, now, writeId));
+      if (events.length === 0 && structure.length === 0) await store();
+      // PostgreSQL: the log before the events, whose statement takes the commit-order lock (held to the commit).
+      else if (this.dialect === 'postgres') await this.logAlongside(trx, { base, actor, writeId, now, events, structure }, undefined, async () => undefined).then(store);
+      else await this.logAlongside(trx, { base, actor, writeId, now, events, structure }, undefined, store);
+      return { value, emitted: hold !== undefined ? 0 : events.length, structural: flags.structural };
     });
   }
 
+  /**
+   * A PostgreSQL append in ONE statement, outside any transaction (one round trip instead of seven:
+   * begin, metadata, rows, revision, log, events, commit): the work runs on the metadata this process
+   * last read, its new rows, the operation log and the events become parts of one statement gated on
+   * the revision bump of that metadata version (`UPDATE … WHERE version = v`), which takes the base's
+   * lock only for the statement's own few milliseconds. Undefined (nothing written) when this cannot
+   * be: no metadata known, the work asked the database something, changed the metadata, failed (the
+   * real transaction then gives the real answer), or the version moved (the gate wrote nothing).
+   */
+  private async oneStatement<T>(base: BaseRef, actor: Actor, work: (scope: WriteScope) => Promise<T>) {
+    const meta = this.known.get(base.id);
+    if (meta === undefined) return undefined;
+    const now = this.clock.now();
+    const writeId = actor.writeId ?? randomUUID();
+    const statement = new WriteStatement(revisionBump(base.id, meta.version));
+    const probe = new NoDatabase();
+    let prepared: { value: T; emitted: number } | undefined;
+    try {
+      prepared = await probe.run(async (trx) => {
+        const { scope, events, flags } = this.openScope(trx, base, actor, now, meta, undefined, statement);
+        const value = await work(scope);
+        if (flags.changed) return undefined;
+        if (events.length > 0) {
+          for (const hook of this.eventsHooks) await hook(trx, events, now);
+          await this.logAlongside(trx, { base, actor, writeId, now, events, structure: [] }, statement, async () => appendEventsTo(statement, events, now, writeId));
+        }
+        return { value, emitted: events.length };
+      });
+    } catch {
+      this.oneStatementStats.redone++;
+      return undefined;
+    }
+    if (prepared === undefined || probe.used) {
+      this.oneStatementStats.redone++;
+      return undefined;
+    }
+    if (!(await statement.execute(this.db))) {
+      this.known.forget(base.id);
+      this.oneStatementStats.redone++;
+      return undefined;
+    }
+    this.oneStatementStats.written++;
+    return { value: prepared.value, emitted: prepared.emitted, structural: false };
+  }
+
+  /**
+   * Runs the log hooks and `alongside` together: a hook's compression of a large write runs on the
+   * thread pool while `alongside` (the events' encoding or insert) runs here. Resolves when all are
+   * done; the first failure is thrown after every one has settled (none touches the transaction after).
+   */
+  private async logAlongside(trx: Transaction<Database>, write: WriteRecord, statement: WriteStatement | undefined, alongside: () => Promise<unknown>): Promise<void> {
+    const logged = Promise.allSettled(this.logHooks.map((hook) => hook(trx, write, statement)));
+    const main = await Promise.allSettled([alongside()]);
+    for (const outcome of [...main, ...(await logged)]) if (outcome.status === 'rejected') throw outcome.reason;
+  }
+
   /** The scope a write's work runs in, with the events it emits and whether it changed the metadata (and its structure). */
-  private openScope(trx: Transaction<Database>, base: BaseRef, actor: Actor, now: number, meta: WriteScope['meta'], stage: WriteScope['stage']) {
+  private openScope(trx: Transaction<Database>, base: BaseRef, actor: Actor, now: number, meta: WriteScope['meta'], stage: WriteScope['stage'], statement?: WriteStatement) {
     const events: NewChangeEvent[] = [];
     const flags = { changed: false, structural: false };
     const scope: WriteScope = {
@@ -281,6 +365,7 @@ export class BaseWriter {
       },
       formulas: this.formulas,
       stage,
+      ...(statement ? { statement } : {}),
     };
     return { scope, events, flags };
   }

@@ -1,9 +1,10 @@
+import { sql, type RawBuilder } from 'kysely';
 import type { DialectName, Executor } from '../../db/index.js';
 import { notFound } from '../../shared/errors.js';
 import { parseMetadata, type BaseMetadata } from './metadata.js';
 import { checkedMetadataJson } from './size-limits.js';
 
-interface StoredMetadata {
+export interface StoredMetadata {
   version: number;
   data: string;
 }
@@ -30,6 +31,16 @@ export function metadataAsRead(meta: BaseMetadata): BaseMetadata {
   const row = readFrom.get(meta);
   if (!row) throw new Error('metadataAsRead: this metadata was not loaded from the database');
   return parseStored(row);
+}
+
+/** The stored version and text `meta` was parsed from (undefined for a document not loaded here). */
+export function storedFrom(meta: BaseMetadata): StoredMetadata | undefined {
+  return readFrom.get(meta);
+}
+
+/** A fresh document parsed from a stored version and text (as `loadMetadata` would return it). */
+export function metadataFrom(stored: StoredMetadata): BaseMetadata {
+  return parseStored(stored);
 }
 
 /** The base's metadata document (tables, columns, views). */
@@ -76,6 +87,15 @@ export async function lockByRevision(trx: Executor, baseId: number): Promise<num
     .returning('version')
     .executeTakeFirst();
   return row === undefined ? undefined : Number(row.version);
+}
+
+/**
+ * The revision bump as the gate of a write's one statement (WriteStatement): one row when the base is
+ * there (and, given `version`, still at that version), none otherwise. It takes the metadata row's lock.
+ */
+export function revisionBump(baseId: number, version?: number): RawBuilder<unknown> {
+  const at = version === undefined ? sql`` : sql` AND version = ${version}`;
+  return sql`UPDATE base_metadata SET revision = revision + 1 WHERE base_id = ${baseId}${at} RETURNING version`;
 }
 
 /** Store a changed document under the next version (the row is already locked by this transaction). */

@@ -1,4 +1,4 @@
-import { CompiledQuery, PostgresAdapter, sql, type Expression, type SqlBool } from 'kysely';
+import { CompiledQuery, PostgresAdapter, sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
 import type { DialectName, Executor } from '../../db/index.js';
 import type { StoredRow } from './present.js';
 
@@ -74,27 +74,35 @@ export async function insertRows(trx: Executor, baseId: number, tableId: string,
 
 /** PostgreSQL: all rows in one JSON parameter, parsed by PostgreSQL (text[] parameters had each element escaped in JavaScript). */
 async function insertRowsPostgres(trx: Executor, baseId: number, tableId: string, rows: StoredRow[]): Promise<void> {
+  await insertRowsStatement(baseId, tableId, rows).execute(trx);
+}
+
+/**
+ * The PostgreSQL INSERT of new rows in order; with `gate` (a one-row CTE of a WriteStatement), as a
+ * part of that statement that writes only when the gate passes.
+ */
+export function insertRowsStatement(baseId: number, tableId: string, rows: StoredRow[], gate?: RawBuilder<unknown>): RawBuilder<unknown> {
+  const from = gate === undefined ? sql`` : sql`${gate}, `;
   const first = rows[0]!;
   if (rows.every((r) => r._ctime === first._ctime && r._mtime === first._mtime && r._creator === first._creator && r._last_modifier === first._last_modifier)) {
     // New rows of one write share their times and author: sent once, not per row.
     const records = rows.map((r) => ({ row_id: r._id, data: r.data }));
-    await sql`
+    return sql`
       INSERT INTO base_rows (base_id, table_id, row_id, data, ctime, mtime, creator, last_modifier)
       SELECT CAST(${baseId} AS bigint), CAST(${tableId} AS text), r.row_id, r.data, CAST(${first._ctime} AS bigint), CAST(${first._mtime} AS bigint),
              CAST(${first._creator} AS text), CAST(${first._last_modifier} AS text)
-        FROM ROWS FROM (json_to_recordset(CAST(${JSON.stringify(records)} AS json)) AS (row_id text, data jsonb))
+        FROM ${from}ROWS FROM (json_to_recordset(CAST(${JSON.stringify(records)} AS json)) AS (row_id text, data jsonb))
              WITH ORDINALITY AS r(row_id, data, n)
-       ORDER BY r.n`.execute(trx);
-    return;
+       ORDER BY r.n`;
   }
   const records = rows.map((r) => ({ row_id: r._id, data: r.data, ctime: r._ctime, mtime: r._mtime, creator: r._creator, last_modifier: r._last_modifier }));
-  await sql`
+  return sql`
     INSERT INTO base_rows (base_id, table_id, row_id, data, ctime, mtime, creator, last_modifier)
     SELECT CAST(${baseId} AS bigint), CAST(${tableId} AS text), r.row_id, r.data, r.ctime, r.mtime, r.creator, r.last_modifier
-      FROM ROWS FROM (json_to_recordset(CAST(${JSON.stringify(records)} AS json))
+      FROM ${from}ROWS FROM (json_to_recordset(CAST(${JSON.stringify(records)} AS json))
              AS (row_id text, data jsonb, ctime bigint, mtime bigint, creator text, last_modifier text))
            WITH ORDINALITY AS r(row_id, data, ctime, mtime, creator, last_modifier, n)
-     ORDER BY r.n`.execute(trx);
+     ORDER BY r.n`;
 }
 
 const sqliteInsertTexts = new Map<number, string>();

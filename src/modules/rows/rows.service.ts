@@ -565,7 +565,9 @@ export class RowsService {
     await computeFormulas(w, this.writer.timeZone, table, stored, true);
     // SQLite stores each row's cells as JSON text: written once, for the row and its insert event.
     const texts = w.dialect === 'sqlite' ? stored.map((r) => JSON.stringify(r.data)) : undefined;
-    await repo.insertRows(w.trx, w.base.id, w.stage ? stagingTableId(w.stage, table._id) : table._id, stored, texts);
+    const tableId = w.stage ? stagingTableId(w.stage, table._id) : table._id;
+    if (w.statement) w.statement.add(repo.insertRowsStatement(w.base.id, tableId, stored, w.statement.gate));
+    else await repo.insertRows(w.trx, w.base.id, tableId, stored, texts);
     w.emit(insertEvents(w.base, table, stored, w.actor, w.now, texts));
     return texts;
   }
