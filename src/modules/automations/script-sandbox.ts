@@ -85,6 +85,12 @@ function prepareSpareWhenIdle(QuickJS: QuickJSWASMModule): void {
   });
 }
 
+/** Loads the WebAssembly module and prepares the first sandbox, so a new thread's first script starts fast too. */
+export async function warmUp(): Promise<void> {
+  const QuickJS = await getQuickJS();
+  if (spare === null) spare = prepare(QuickJS);
+}
+
 export async function runSandboxed(job: ScriptJob, host: HostCall): Promise<ScriptResult> {
   const QuickJS = await getQuickJS();
   const { runtime, vm, slot } = takeSandbox(QuickJS);
