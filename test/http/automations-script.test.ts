@@ -192,7 +192,8 @@ describe.each(DIALECTS)('automation rules: the CPU limit inside long native oper
     json: "const o = []; for (let i = 0; i < 30000; i++) o.push({ a: i, b: 'x'.repeat(20) }); for (let i = 0; i < 100000; i++) JSON.stringify(o);",
   };
 
-  it('each is stopped near the CPU limit with the reason logged; another base and the next run are unaffected', async () => {
+  // Three scripts of 300 ms CPU each, a thread restart after each, on a loaded machine: more than the default 30 s.
+  it('each is stopped near the CPU limit with the reason logged; another base and the next run are unaffected', { timeout: 120_000 }, async () => {
     const rules = await Promise.all(Object.entries(natives).map(([name, code]) => scriptRule(hostile, code, name)));
     const bystander = await scriptRule(other, "await base.updateRow('Table1', row._id, { Notes: 'ok' }); console.log('fine');");
     await addRows(t, hostile, [{ Name: 'trigger' }]);
