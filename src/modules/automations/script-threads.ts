@@ -69,7 +69,9 @@ export class ScriptThreads {
         }
         resolve(result);
       };
-      const timer = setTimeout(() => end({ ok: false, output: '', error: `time limit: the script did not finish within ${wallMs} ms`, cpuMs: 0 }, true), wallMs);
+      const wallLimit = () => setTimeout(() => end({ ok: false, output: '', error: `time limit: the script did not finish within ${wallMs} ms`, cpuMs: 0 }, true), wallMs);
+      // Restarted when the script starts: a new thread's warm-up (WebAssembly load) is not the script's time.
+      let timer = wallLimit();
       let watch: NodeJS.Timeout | undefined;
       const startWatch = (tid: number | null, startCpuMs: number | null) => {
         if (startCpuMs === null) return;
@@ -85,7 +87,11 @@ export class ScriptThreads {
       type Message = { type: string; call?: number; method?: string; args?: unknown[]; result?: ScriptResult; tid?: number | null; cpuMs?: number | null };
       const onMessage = (message: Message) => {
         if (message.type === 'done') return end(message.result!, false);
-        if (message.type === 'started') return startWatch(message.tid ?? null, message.cpuMs ?? null);
+        if (message.type === 'started') {
+          clearTimeout(timer);
+          timer = wallLimit();
+          return startWatch(message.tid ?? null, message.cpuMs ?? null);
+        }
         host(message.method!, message.args ?? []).then(
           (value) => worker.postMessage({ type: 'answer', call: message.call, ok: true, value }),
           (error: unknown) => worker.postMessage({ type: 'answer', call: message.call, ok: false, error: errorMessage(error) }),
