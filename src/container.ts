@@ -153,6 +153,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     writeMany: (base, actor, work) => baseData.rows.writeMany(base, actor, work),
     reads: baseData.rows,
     mailer: notifications.mailer,
+    rowIndexes: baseData.indexes,
   });
   dispatcher.register(automations.consumer);
   baseData.writer.onStructureChanged((base) => automations.invalidation.recheckBaseSafely(base.id));

@@ -258,6 +258,38 @@ describe.each(DIALECTS)('automation rules: triggers, actions, loops and the run 
     }
   });
 
+  it('periodic with condition on a big table: the filtered column gets a row index and the next period reads through it, same rows', async () => {
+    const indexes = t.container.baseData.indexes;
+    const saved = { ...indexes.options };
+    Object.assign(indexes.options, { minRows: 1, recountMs: 0 });
+    try {
+      const rule = await createAutomation(t, alice, base, {
+        run_condition: 'per_day',
+        trigger: { rule_name: 'Indexed', table_id: '0000', view_id: '0000', condition: 'run_periodically_by_condition', notify_hour: 7, filters: [{ column_key: base.keys.Status, filter_predicate: 'is', filter_term: 'Open' }, { column_key: '0000', filter_predicate: 'contains', filter_term: 'idx-' }] },
+        actions: [{ type: 'update_record', updates: { Notes: 'waited' }, _id: 'u' }],
+      });
+      const ids = await addRows(t, base, [{ Name: 'idx-1', Status: 'Open' }, { Name: 'idx-2', Status: 'Done' }, { Name: 'idx-3', Status: 'Open' }]);
+      await settle(t);
+      const period = async () => {
+        const due = (await t.container.db.selectFrom('automation_rules').select('next_run_at').where('id', '=', rule.id).executeTakeFirstOrThrow()).next_run_at!;
+        t.clock.set(Number(due) + 1000);
+        const report = await t.container.automations.periodic.run();
+        await settle(t);
+        return report.runs;
+      };
+      expect(await period()).toBe(2);
+      await indexes.idle();
+      const table = (await indexes.indexesOf(base.id, '0000')).map((e) => e.column_key);
+      expect(table).toContain(base.keys.Status);
+      expect(await period()).toBe(2);
+      const runs = await runsOf(t, alice, base, rule.id);
+      expect(runs.map((r) => r.status)).toEqual(['done', 'done', 'done', 'done']);
+      expect(runs.map((r) => r.row_ids[0]).sort()).toEqual([ids[0], ids[0], ids[2], ids[2]].sort());
+    } finally {
+      Object.assign(indexes.options, saved);
+    }
+  });
+
   it('a deleted column makes the rule invalid: is_valid false, its creator told, the admin list shows it', async () => {
     const col = await t.request({ method: 'POST', url: gateway(base, 'columns/'), token: base.token, payload: { table_name: 'Table1', column_name: 'Temp', column_type: 'text' } });
     expect(col.statusCode, col.body).toBe(200);

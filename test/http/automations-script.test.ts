@@ -166,3 +166,60 @@ describe.each(DIALECTS)('automation rules: the per-base script budget (%s)', (di
     expect(latest!.actions[0]!.error).toMatch(/time limit/);
   });
 });
+
+describe.each(DIALECTS)('automation rules: the CPU limit inside long native operations (%s)', (dialect) => {
+  let t: TestApp;
+  let alice: TestUser;
+  let hostile: RuleBase;
+  let other: RuleBase;
+  const warnings: Array<{ obj: Record<string, unknown>; msg: string }> = [];
+  beforeAll(async () => {
+    t = await createTestApp(dialect, { AUTOMATION_SCRIPT_TIMEOUT_MS: '300', AUTOMATION_SCRIPT_MEMORY_MB: '32', AUTOMATION_SCRIPT_MS_PER_MINUTE: '600000' });
+    t.container.automations.useLogger({ error: () => {}, warn: (obj, msg) => warnings.push({ obj: obj as Record<string, unknown>, msg }) });
+    alice = await createUser(t, { name: 'Alice' });
+    hostile = await ruleBase(t, alice, 'Hostile');
+    other = await ruleBase(t, alice, 'Bystander');
+  });
+  afterAll(() => t.close());
+
+  const scriptRule = (base: RuleBase, script: string, name = 'script') =>
+    createAutomation(t, alice, base, { run_condition: 'per_update', trigger: { rule_name: name, table_id: '0000', view_id: '0000', condition: 'rows_added' }, actions: [{ type: 'run_script', script, _id: 's' }] });
+
+  // Each spends its time in native calls between which QuickJS's interrupt handler is hardly consulted.
+  const natives = {
+    repeat: "const s = 'ab'.repeat(1 << 21); for (let i = 0; i < 100000; i++) s.repeat(4);",
+    join: "const a = new Array(200000).fill('abcdefgh'); for (let i = 0; i < 100000; i++) a.join(',');",
+    json: "const o = []; for (let i = 0; i < 30000; i++) o.push({ a: i, b: 'x'.repeat(20) }); for (let i = 0; i < 100000; i++) JSON.stringify(o);",
+  };
+
+  // Three scripts of 300 ms CPU each, a thread restart after each, on a loaded machine: more than the default 30 s.
+  it('each is stopped near the CPU limit with the reason logged; another base and the next run are unaffected', { timeout: 120_000 }, async () => {
+    const rules = await Promise.all(Object.entries(natives).map(([name, code]) => scriptRule(hostile, code, name)));
+    const bystander = await scriptRule(other, "await base.updateRow('Table1', row._id, { Notes: 'ok' }); console.log('fine');");
+    await addRows(t, hostile, [{ Name: 'trigger' }]);
+    const [otherRow] = await addRows(t, other, [{ Name: 'calm' }]);
+    await settle(t);
+
+    for (const rule of rules) {
+      const [run] = await runsOf(t, alice, hostile, rule.id);
+      const outcome = run!.actions[0]! as { status: string; error?: string; cpu_ms?: number };
+      expect(run!.status).toBe('failed');
+      expect(outcome.error).toMatch(/^time limit: the script ran for more than 300 ms of CPU time/);
+      // Measured CPU time of the script thread: near the limit, not the seconds the operations would take.
+      expect(outcome.cpu_ms).toBeLessThan(300 + 400);
+      expect(warnings.some((w) => w.msg === 'automation script failed' && w.obj.ruleId === rule.id && /time limit/.test(String(w.obj.err)))).toBe(true);
+    }
+    const [calm] = await runsOf(t, alice, other, bystander.id);
+    expect(calm).toMatchObject({ status: 'done', actions: [{ status: 'done', output: 'fine\n' }] });
+    const res = await t.request({ method: 'GET', url: gateway(other, `rows/${otherRow}/?table_name=Table1&convert_keys=true`), token: other.token });
+    expect(res.json<{ Notes: string }>().Notes).toBe('ok');
+
+    // The next run in the hostile base works (on a fresh thread).
+    await t.container.db.deleteFrom('automation_rules').execute();
+    const next = await scriptRule(hostile, "console.log('next', row.Name)");
+    await addRows(t, hostile, [{ Name: 'again' }]);
+    await settle(t);
+    const [after] = await runsOf(t, alice, hostile, next.id);
+    expect(after).toMatchObject({ status: 'done', actions: [{ status: 'done', output: 'next again\n' }] });
+  });
+});

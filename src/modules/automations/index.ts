@@ -6,6 +6,7 @@ import { SecretBox } from '../webhooks/index.js';
 import { createOutboundHttp, type OutboundHttp } from '../../platform/http/index.js';
 import type { Mailer } from '../../platform/mail/index.js';
 import type { BaseAccess } from '../access/index.js';
+import type { RowIndexes } from '../rows/index.js';
 import { AutomationConsumer } from './consumer.js';
 import { AutomationInvalidation } from './invalidation.js';
 import { PeriodicAutomations } from './periodic.js';
@@ -36,6 +37,8 @@ export interface AutomationsDeps {
   /** The notification module's mailer (SMTP_URL or the spool). */
   mailer: Mailer;
   http?: OutboundHttp;
+  /** Row indexes: a periodic rule's filtered columns get one when its table is big (rows/row-indexes.ts). */
+  rowIndexes?: RowIndexes;
 }
 
 export interface AutomationTick {
@@ -90,7 +93,7 @@ export function createAutomations(deps: AutomationsDeps): AutomationsModule {
   });
   const wake = () => runner.wake();
   const consumer = new AutomationConsumer(clock, invalidation, { timeZone: config.timeZone, runsPerMinute: settings.runsPerMinute, maxDepth: settings.maxDepth }, log, wake);
-  const periodic = new PeriodicAutomations(db, deps.dialect, clock, invalidation, { timeZone: config.timeZone, maxRows: settings.periodicMaxRows, log }, wake);
+  const periodic = new PeriodicAutomations(db, deps.dialect, clock, invalidation, { timeZone: config.timeZone, maxRows: settings.periodicMaxRows, log, rowIndexes: deps.rowIndexes }, wake);
   const ticks: AutomationTick[] = [
     { name: 'automation-periodic', pattern: '5 0 * * * *', leaseMs: 30 * MINUTE, run: (now) => periodic.run(now) },
     // Retries of e-mail and webhook actions, and runs left by a stopped instance.

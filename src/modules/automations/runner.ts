@@ -1,3 +1,4 @@
+import type { Updateable } from 'kysely';
 import type { Db, DialectName, Executor } from '../../db/index.js';
 import type { Clock } from '../../shared/clock.js';
 import type { Mailer } from '../../platform/mail/index.js';
@@ -11,7 +12,8 @@ import { automationApp, OUTBOUND_ACTIONS, ROW_ACTIONS, type ActionOutcome, type 
 import { scriptClient, type RowReads } from './script-client.js';
 import { errorMessage, type ScriptThreads } from './script-threads.js';
 import { RunBatchCache } from './run-batch-cache.js';
-import { claimRun, dueRunIds, updateRun, type RunRow } from './runs.repository.js';
+import type { AutomationRunsTable } from './automations.table.js';
+import { claimDueRuns, renewLease, updateRun, type RunRow } from './runs.repository.js';
 
 export type { WriteMany } from './model.js';
 
@@ -89,19 +91,33 @@ export class AutomationRunner {
       do {
         this.again = false;
         for (;;) {
-          const ids = await dueRunIds(this.deps.db, this.deps.clock.now(), BATCH);
-          // Runs of one batch share rule reads, base contexts and rule checks.
+          // One statement claims the batch; runs of one batch share rule reads, base contexts and rule checks.
+          const claimedAt = this.deps.clock.now();
+          let heldUntil = claimedAt + LEASE_MS;
+          const runs = await claimDueRuns(this.deps.db, this.deps.dialect, claimedAt, BATCH, LEASE_MS);
           const shared = new RunBatchCache(this.deps.db);
           let ran = 0;
-          for (const id of ids) {
-            if (this.stopped) break;
-            const run = await claimRun(this.deps.db, id, this.deps.clock.now(), LEASE_MS);
-            if (!run) continue;
+          const lost = new Set<number>();
+          for (const [i, run] of runs.entries()) {
+            if (this.stopped) {
+              // Stopping: the runs not started are due again at once (for another instance, or the next start).
+              await renewLease(this.deps.db, runs.slice(i).map((r) => Number(r.id)).filter((runId) => !lost.has(runId)), heldUntil, this.deps.clock.now());
+              break;
+            }
+            // A slow batch (scripts, slow webhooks) renews the lease of its remaining runs before it runs out.
+            if (this.deps.clock.now() > heldUntil - LEASE_MS / 2) {
+              const rest = runs.slice(i).map((r) => Number(r.id)).filter((runId) => !lost.has(runId));
+              const until = this.deps.clock.now() + LEASE_MS;
+              const held = await renewLease(this.deps.db, rest, heldUntil, until);
+              for (const runId of rest) if (!held.has(runId)) lost.add(runId);
+              heldUntil = until;
+            }
+            if (lost.has(Number(run.id))) continue;
             await this.execute(run, this.shareBatch ? shared : new RunBatchCache(this.deps.db));
             ran++;
           }
           total += ran;
-          if (ids.length < BATCH || ran === 0) break;
+          if (runs.length < BATCH || ran === 0) break;
         }
       } while (this.again);
       return total;
@@ -143,8 +159,10 @@ export class AutomationRunner {
     const pending = (test: (a: AutomationAction) => boolean) =>
       outcomes.filter((o) => o.status === 'pending' && actionOf.has(o._id) && test(actionOf.get(o._id)!));
 
-    // 1. notify + row writes: one transaction with the run record.
+    // 1. notify + row writes: one transaction with the run record — its final record when nothing else is left to do.
+    const attempt = Number(run.attempts) + 1;
     const inner = pending((a) => !OUTBOUND_ACTIONS.has(a.type) && a.type !== 'run_script');
+    const nothingAfter = pending((a) => OUTBOUND_ACTIONS.has(a.type) || a.type === 'run_script').length === 0;
     if (inner.length > 0) {
       const work = async (trx: Executor, rows: ScopedRowWriter | null) => {
         for (const o of inner) {
@@ -152,7 +170,7 @@ export class AutomationRunner {
           o.detail = ROW_ACTIONS.has(action.type) ? await writeRow(rows!, action, input) : await notify(trx, action, input, this.deps.emailDelayMs);
           o.status = 'done';
         }
-        await updateRun(trx, id, { outcomes: JSON.stringify(outcomes) });
+        await updateRun(trx, id, nothingAfter ? this.finalRecord(run, outcomes, attempt, started) : { outcomes: JSON.stringify(outcomes) });
       };
       try {
         if (inner.some((o) => ROW_ACTIONS.has(actionOf.get(o._id)!.type))) {
@@ -161,6 +179,7 @@ export class AutomationRunner {
         } else {
           await db.transaction().execute((trx) => work(trx, null));
         }
+        if (nothingAfter) return;
       } catch (error) {
         // Rolled back as a whole: nothing was written, so nothing is written twice. Not retried.
         const message = errorText(error);
@@ -177,7 +196,6 @@ export class AutomationRunner {
     }
 
     // 3. outbound actions, each retried with back-off.
-    const attempt = Number(run.attempts) + 1;
     for (const o of pending((a) => OUTBOUND_ACTIONS.has(a.type))) {
       const action = actionOf.get(o._id)!;
       o.attempts = (o.attempts ?? 0) + 1;
@@ -192,23 +210,28 @@ export class AutomationRunner {
       }
     }
 
-    const now = clock.now();
-    const duration = Number(run.duration_ms) + now - started;
     if (outcomes.some((o) => o.status === 'pending')) {
+      const now = clock.now();
       const delay = this.deps.retrySchedule[Math.min(attempt - 1, this.deps.retrySchedule.length - 1)] ?? 60_000;
-      await updateRun(db, id, { outcomes: JSON.stringify(outcomes), attempts: attempt, next_attempt_at: now + delay, duration_ms: duration });
+      await updateRun(db, id, { outcomes: JSON.stringify(outcomes), attempts: attempt, next_attempt_at: now + delay, duration_ms: Number(run.duration_ms) + now - started });
       return;
     }
+    await updateRun(db, id, this.finalRecord(run, outcomes, attempt, started));
+  }
+
+  /** The finished run's record: its status from its actions' outcomes (the first failed one is the run's error). */
+  private finalRecord(run: RunRow, outcomes: ActionOutcome[], attempt: number, started: number): Updateable<AutomationRunsTable> {
+    const now = this.deps.clock.now();
     const failed = outcomes.find((o) => o.status === 'failed');
-    await updateRun(db, id, {
+    return {
       outcomes: JSON.stringify(outcomes),
       attempts: attempt,
       status: failed ? 'failed' : 'done',
       error: failed ? `${failed.type} ${failed._id}: ${failed.error ?? 'failed'}` : null,
       finished_at: now,
       next_attempt_at: null,
-      duration_ms: duration,
-    });
+      duration_ms: Number(run.duration_ms) + now - started,
+    };
   }
 
   private async runScript(rule: AutomationRule, action: AutomationAction, input: ActionInput, actor: Actor): Promise<Partial<ActionOutcome>> {

@@ -1,5 +1,5 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
-import type { Executor } from '../../db/index.js';
+import type { DialectName, Executor } from '../../db/index.js';
 import type { AutomationRunsTable } from './automations.table.js';
 
 export type RunRow = Selectable<AutomationRunsTable>;
@@ -22,32 +22,37 @@ export async function countBaseRunsSince(db: Executor, baseId: number, since: nu
   return Number(row.n);
 }
 
-export async function dueRunIds(db: Executor, now: number, limit: number): Promise<number[]> {
-  const rows = await db
-    .selectFrom('automation_runs')
-    .select('id')
-    .where('status', '=', 'pending')
-    .where('next_attempt_at', '<=', now)
-    .orderBy('id')
-    .limit(limit)
-    .execute();
-  return rows.map((r) => Number(r.id));
-}
-
 /**
- * Takes a due run for `leaseMs` by moving its next attempt on; true only for the caller whose update
- * won, so two instances never run the same attempt. A crashed runner's lease simply expires.
+ * Takes up to `limit` due runs for `leaseMs` in one statement (their next attempt moved on), oldest first.
+ * The update re-checks each row's condition, so a run another instance claimed meanwhile is not taken
+ * twice (PostgreSQL: the rows another claim holds are skipped, not waited for). A crashed runner's lease expires.
  */
-export async function claimRun(db: Executor, id: number, now: number, leaseMs: number): Promise<RunRow | undefined> {
-  const result = await db
+export async function claimDueRuns(db: Executor, dialect: DialectName, now: number, limit: number, leaseMs: number): Promise<RunRow[]> {
+  let due = db.selectFrom('automation_runs').select('id').where('status', '=', 'pending').where('next_attempt_at', '<=', now).orderBy('id').limit(limit);
+  if (dialect === 'postgres') due = due.forUpdate().skipLocked();
+  const rows = await db
     .updateTable('automation_runs')
     .set({ next_attempt_at: now + leaseMs })
-    .where('id', '=', id)
+    .where('id', 'in', due)
     .where('status', '=', 'pending')
     .where('next_attempt_at', '<=', now)
-    .executeTakeFirst();
-  if (Number(result.numUpdatedRows) === 0) return undefined;
-  return db.selectFrom('automation_runs').selectAll().where('id', '=', id).executeTakeFirst();
+    .returningAll()
+    .execute();
+  return rows.sort((a, b) => Number(a.id) - Number(b.id));
+}
+
+/** Renews the lease of claimed runs still held with lease `heldUntil`; answers the ids still held. */
+export async function renewLease(db: Executor, ids: number[], heldUntil: number, until: number): Promise<Set<number>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db
+    .updateTable('automation_runs')
+    .set({ next_attempt_at: until })
+    .where('id', 'in', ids)
+    .where('status', '=', 'pending')
+    .where('next_attempt_at', '=', heldUntil)
+    .returning('id')
+    .execute();
+  return new Set(rows.map((r) => Number(r.id)));
 }
 
 export async function updateRun(db: Executor, id: number, patch: Updateable<AutomationRunsTable>): Promise<void> {
