@@ -48,19 +48,19 @@ const COLUMNS = sql.raw('base_id, base_uuid, table_id, table_name, row_id, row_n
  * its transaction (like appendEvents: on PostgreSQL it takes the commit-order lock, so the moved events
  * get ids above every event committed before and below every one committed after). Returns how many.
  */
-export async function releaseHeldEvents(trx: Executor, dialect: DialectName, holdId: string): Promise<number> {
+export async function releaseHeldEvents(trx: Executor, dialect: DialectName, holdId: string, step = RELEASE_STEP): Promise<number> {
   if (dialect === 'postgres') await sql`select pg_advisory_xact_lock(${EVENTS_COMMIT_LOCK})`.execute(trx);
   await sql`insert into event_columns (write_id, table_id, columns, created_at)
             select write_id, table_id, columns, created_at from held_event_columns where hold_id = ${holdId}`.execute(trx);
-  // The batches, expanded in SQL in batch and event order (ids are drawn in that order), RELEASE_STEP
+  // The batches, expanded in SQL in batch and event order (ids are drawn in that order), `step`
   // batches per statement: a million held events in one INSERT outlast PostgreSQL's statement timeout
   // on a busy machine. Holds in `held_events` (one row per event, before migration 0035) are never
   // released: only the process that made a hold releases it, and a process of an older version that
   // died is undone at start-up.
   const batchIds = (await trx.selectFrom('held_event_batches').select('id').where('hold_id', '=', holdId).orderBy('id').execute()).map((b) => Number(b.id));
   let moved = 0;
-  for (let i = 0; i < batchIds.length; i += RELEASE_STEP) {
-    const [first, last] = [batchIds[i]!, batchIds[Math.min(i + RELEASE_STEP, batchIds.length) - 1]!];
+  for (let i = 0; i < batchIds.length; i += step) {
+    const [first, last] = [batchIds[i]!, batchIds[Math.min(i + step, batchIds.length) - 1]!];
     moved += await releaseBatches(trx, dialect, holdId, first, last);
   }
   await discardHeldEvents(trx, holdId);

@@ -28,29 +28,29 @@ export function stagingTableId(stage: string, tableId: string): string {
 export const STAGED_STEP = 10_000;
 
 /** Moves a stage's rows of `tableIds` into their tables (in the publishing transaction). Returns how many. */
-export async function publishStaged(trx: Executor, baseId: number, stage: string, tableIds: readonly string[]): Promise<number> {
+export async function publishStaged(trx: Executor, baseId: number, stage: string, tableIds: readonly string[], step = STAGED_STEP): Promise<number> {
   let moved = 0;
   for (const tableId of tableIds) {
     const staged = stagingTableId(stage, tableId);
     for (;;) {
-      const step = trx.selectFrom('base_rows').select('id').where('base_id', '=', baseId).where('table_id', '=', staged).orderBy('id').limit(STAGED_STEP);
-      const result = await trx.updateTable('base_rows').set({ table_id: tableId }).where('id', 'in', step).executeTakeFirst();
+      const ids = trx.selectFrom('base_rows').select('id').where('base_id', '=', baseId).where('table_id', '=', staged).orderBy('id').limit(step);
+      const result = await trx.updateTable('base_rows').set({ table_id: tableId }).where('id', 'in', ids).executeTakeFirst();
       moved += Number(result.numUpdatedRows);
-      if (Number(result.numUpdatedRows) < STAGED_STEP) break;
+      if (Number(result.numUpdatedRows) < step) break;
     }
   }
   return moved;
 }
 
 /** Deletes every staged row of a stage in the base, whatever its table (undoing the staged write), a step at a time. */
-export async function dropStage(trx: Executor, baseId: number, stage: string): Promise<void> {
+export async function dropStage(trx: Executor, baseId: number, stage: string, step = STAGED_STEP): Promise<void> {
   // The stage's staging table ids first (one pass over the base's index), then each as an index range.
   const staged = await trx.selectFrom('base_rows').select('table_id').distinct().where('base_id', '=', baseId).where('table_id', 'like', `${STAGING_PREFIX}${stage}%`).execute();
   for (const { table_id } of staged) {
     for (;;) {
-      const step = trx.selectFrom('base_rows').select('id').where('base_id', '=', baseId).where('table_id', '=', table_id).orderBy('id').limit(STAGED_STEP);
-      const result = await trx.deleteFrom('base_rows').where('id', 'in', step).executeTakeFirst();
-      if (Number(result.numDeletedRows) < STAGED_STEP) break;
+      const ids = trx.selectFrom('base_rows').select('id').where('base_id', '=', baseId).where('table_id', '=', table_id).orderBy('id').limit(step);
+      const result = await trx.deleteFrom('base_rows').where('id', 'in', ids).executeTakeFirst();
+      if (Number(result.numDeletedRows) < step) break;
     }
   }
 }
