@@ -206,27 +206,45 @@ export class ImportService {
     return total;
   }
 
+  /**
+   * Reads the file's rows and hands them to `write` a batch at a time, in order. The next batch is read
+   * and converted while the previous one is being written (PostgreSQL works in its own process
+   * meanwhile), so at most one write is in flight and two batches are in memory; whatever ends the read,
+   * the write in flight is settled before this returns, so an undo never races a batch.
+   */
   private async batches(file: ImportFile, plans: SheetPlan[], write: (plan: SheetPlan, rows: Row[]) => Promise<void>): Promise<void> {
-    let index = 0;
-    // Pass one checked the whole file: this read skips the checks.
-    for await (const sheet of openSheets(file.path, file.kind, file.stem, { checked: true })) {
-      const plan = plans[index++];
-      if (!plan) return;
-      const positions = headerNames(sheet.header).map((name) => plan.columns.findIndex((c) => c.name === name));
-      let batch: Row[] = [];
-      for await (const row of sheet.rows) {
-        const values: RawCell[] = plan.columns.map(() => null);
-        positions.forEach((p, i) => {
-          if (p !== -1) values[p] = row.cells[i] ?? null;
-        });
-        batch.push(convertRow(plan.columns, values));
-        if (batch.length === IMPORT_BATCH) {
-          await write(plan, batch);
-          batch = [];
+    let pending: Promise<void> = Promise.resolve();
+    const queue = async (plan: SheetPlan, rows: Row[]) => {
+      await pending; // the previous batch's failure ends the import here
+      pending = write(plan, rows);
+      pending.catch(() => undefined); // awaited at the next batch or at the end, never unheard
+    };
+    try {
+      let index = 0;
+      // Pass one checked the whole file: this read skips the checks.
+      for await (const sheet of openSheets(file.path, file.kind, file.stem, { checked: true })) {
+        const plan = plans[index++];
+        if (!plan) break;
+        const positions = headerNames(sheet.header).map((name) => plan.columns.findIndex((c) => c.name === name));
+        let batch: Row[] = [];
+        for await (const row of sheet.rows) {
+          const values: RawCell[] = plan.columns.map(() => null);
+          positions.forEach((p, i) => {
+            if (p !== -1) values[p] = row.cells[i] ?? null;
+          });
+          batch.push(convertRow(plan.columns, values));
+          if (batch.length === IMPORT_BATCH) {
+            await queue(plan, batch);
+            batch = [];
+          }
         }
+        if (batch.length > 0) await queue(plan, batch);
       }
-      if (batch.length > 0) await write(plan, batch);
+    } catch (error) {
+      await pending.catch(() => undefined);
+      throw error;
     }
+    await pending;
   }
 
   private async keyIndex(base: BaseListing, table: TableMeta, keys: string[]): Promise<Map<string, string>> {
