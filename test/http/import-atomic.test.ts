@@ -27,6 +27,8 @@ describe.each(DIALECTS)('import all or nothing (%s)', (dialect) => {
     }
     return n;
   };
+  const structureEvents = async () =>
+    Number((await t.container.db.selectFrom('structure_events').select((eb) => eb.fn.countAll<number>().as('n')).where('base_id', '=', g.base.id).executeTakeFirstOrThrow()).n);
   const tables = async () => (await g.call('GET', 'metadata/')).json().metadata.tables.map((x: { name: string }) => x.name) as string[];
   const send = (op: string, name: string, content: string, fields: Record<string, string> = {}) => {
     const body = multipart([
@@ -77,7 +79,7 @@ describe.each(DIALECTS)('import all or nothing (%s)', (dialect) => {
   }, 60_000);
 
   it('a new table: a failure in the last batch leaves no table, row or event', async () => {
-    const [names, rows, events] = [await tables(), await storedRowCount(g), await outbox()];
+    const [names, rows, events, structure] = [await tables(), await storedRowCount(g), await outbox(), await structureEvents()];
     failAt = 'task 2400';
     const res = await send('import-excel-csv-to-table', 'late.csv', csv(0, 2500));
     failAt = null;
@@ -85,9 +87,11 @@ describe.each(DIALECTS)('import all or nothing (%s)', (dialect) => {
     expect(res.json().error_msg).toMatch(/no space left/);
     expect(await tables()).toEqual(names);
     expect(await storedRowCount(g)).toBe(rows);
-    // Structure events (the table made and removed again) aside, no row event reached the outbox.
     expect(await outbox()).toBe(events);
+    // The table was staged, never in the metadata: not even a structure event of it was written.
+    expect(await structureEvents()).toBe(structure);
     expect(await held()).toBe(0);
+    expect(await t.container.db.selectFrom('import_jobs').selectAll().execute()).toEqual([]);
   }, 60_000);
 
   it('an append: a failure in the last batch removes the batches before it', async () => {

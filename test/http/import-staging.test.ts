@@ -37,20 +37,20 @@ describe.each(DIALECTS)('import rows invisible until it commits (%s)', (dialect)
     }
     return n;
   };
-  const send = (op: string, content: string, fields: Record<string, string>) => {
+  const send = (op: string, content: string, fields: Record<string, string>, filename = 'tasks.csv') => {
     const body = multipart([
       ...Object.entries({ dtable_uuid: g.base.uuid, ...fields }).map(([n, value]) => ({ name: n, value })),
-      { name: 'file', value: content, filename: 'tasks.csv' },
+      { name: 'file', value: content, filename },
     ]);
     return t.request({ method: 'POST', url: `/api/v2.1/workspace/${g.base.workspaceId}/synchronous-import/${op}/`, token: g.owner.token, ...body });
   };
   /** Starts an import and resolves once `after` of its three batches are committed and it waits for `go`. */
-  async function pausedImport(op: string, fields: Record<string, string>, after = 2, content = csv(0, 2500)) {
+  async function pausedImport(op: string, fields: Record<string, string>, after = 2, content = csv(0, 2500), filename?: string) {
     let reached!: () => void;
     const atGate = new Promise<void>((resolve) => (reached = resolve));
     let go!: () => void;
     gate = { pauseAfter: batches + after, reached, release: new Promise<void>((resolve) => (go = resolve)) };
-    const answer = send(op, content, fields);
+    const answer = send(op, content, fields, filename);
     await Promise.race([atGate, answer.then((res) => Promise.reject(new Error(`import ended before the pause: ${res.body}`)))]);
     return { answer, go };
   }
@@ -154,16 +154,106 @@ describe.each(DIALECTS)('import rows invisible until it commits (%s)', (dialect)
     expect(await jobs()).toBe(0);
   }, 90_000);
 
-  it('a new table from a file shows no row until the import commits', async () => {
-    const { answer, go } = await pausedImport('import-excel-csv-to-table', {});
-    const meta = (await g.call('GET', 'metadata/')).json().metadata.tables as Array<{ name: string; _id: string }>;
-    const created = meta.find((x) => x.name === 'tasks')!;
-    expect(await count(created._id)).toBe(0);
-    expect(await listRows(g, 'table_name=tasks')).toEqual([]);
+  const structureEvents = async (baseId = g.base.id) =>
+    Number((await t.container.db.selectFrom('structure_events').select((eb) => eb.fn.countAll<number>().as('n')).where('base_id', '=', baseId).executeTakeFirstOrThrow()).n);
+  const tableNames = async () => ((await g.call('GET', 'metadata/')).json().metadata.tables as Array<{ name: string }>).map((x) => x.name);
+
+  /**
+   * Reads the base as a client polling it would, over and over until stopped: each time the metadata
+   * lists `table`, the rows API's count of it right after. Returns what it saw.
+   */
+  function poll(table: string) {
+    const seen: Array<number | 'absent'> = [];
+    let running = true;
+    const done = (async () => {
+      while (running) {
+        if (!(await tableNames()).includes(table)) seen.push('absent');
+        else seen.push((await g.call('GET', `rows/?table_name=${table}&limit=1000&start=2000`)).json().rows.length + 2000);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    })();
+    return { seen, stop: async () => ((running = false), await done) };
+  }
+
+  it('a new table from a file exists for no reader until the import commits, then with all its rows', async () => {
+    const [structure, events] = [await structureEvents(), await importEvents()];
+    const poller = poll('fresh');
+    const { answer, go } = await pausedImport('import-excel-csv-to-table', {}, 2, csv(0, 2500), 'fresh.csv');
+
+    // Two batches are in (2000 staged rows); the table is in no metadata, read, listing or event.
+    expect(await count('', 'staged')).toBe(2000);
+    expect(await tableNames()).not.toContain('fresh');
+    expect((await g.call('GET', '')).json().tables.map((x: { name: string }) => x.name)).not.toContain('fresh');
+    expect((await g.call('GET', 'rows/?table_name=fresh')).statusCode).toBe(404);
+    expect((await g.call('POST', 'sql/', { sql: 'SELECT COUNT(*) AS n FROM fresh', convert_keys: true })).statusCode).toBe(400);
+    expect(await structureEvents()).toBe(structure); // so no webhook, automation or live client heard of it
+    expect(await importEvents()).toBe(events);
+
     go();
-    expect((await answer).statusCode).toBe(200);
+    const res = await answer;
+    expect(res.statusCode, res.body).toBe(200);
+    for (let i = 0; i < 200 && !poller.seen.includes(2500); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    await poller.stop();
+    // The poller saw the table either not at all or with every row, never empty or part-filled.
+    expect(poller.seen).toContain('absent');
+    expect(poller.seen).toContain(2500);
+    expect(poller.seen.filter((n) => n !== 'absent' && n !== 2500)).toEqual([]);
+    const meta = (await g.call('GET', 'metadata/')).json().metadata.tables as Array<{ name: string; _id: string; columns: Array<{ name: string; type: string }> }>;
+    const created = meta.find((x) => x.name === 'fresh')!;
+    expect(created.columns.map((c) => `${c.name}:${c.type}`)).toEqual(['Name:text', 'Points:number']);
     expect(await count(created._id)).toBe(2500);
     expect(await count('', 'staged')).toBe(0);
+    expect(await jobs()).toBe(0);
+    // The table's structure event comes before its rows' events in the order consumers read them.
+    const made = await t.container.db.selectFrom('structure_events').select(['op', 'after_event_id']).where('base_id', '=', g.base.id).orderBy('id', 'desc').executeTakeFirstOrThrow();
+    expect(JSON.parse(made.op)).toMatchObject({ op_type: 'insert_table', table_data: { _id: created._id, name: 'fresh' } });
+    const firstRow = await t.container.db.selectFrom('events').select((eb) => eb.fn.min('id').as('id')).where('base_id', '=', g.base.id).where('table_name', '=', 'fresh').executeTakeFirstOrThrow();
+    expect(Number(made.after_event_id)).toBeLessThan(Number(firstRow.id));
+    expect(await structureEvents()).toBe(structure + 1);
+  }, 90_000);
+
+  it('a table of the same name made during the import: the import is a 400 at its publish and leaves no table, row or event of it', async () => {
+    const before = await importEvents();
+    const { answer, go } = await pausedImport('import-excel-csv-to-table', {}, 3, csv(0, 2500), 'clash.csv');
+    await addTable(g, 'clash', [{ column_name: 'Title', column_type: 'text' }]);
+    go();
+    const res = await answer;
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error_msg).toMatch(/was created during the import/);
+    const clash = ((await g.call('GET', 'metadata/')).json().metadata.tables as Array<{ name: string; columns: Array<{ name: string }> }>).filter((x) => x.name === 'clash');
+    expect(clash.map((x) => x.columns.map((c) => c.name))).toEqual([['Title']]);
+    expect(await count('', 'staged')).toBe(0);
+    expect(await importEvents()).toBe(before);
+    expect(await held()).toBe(0);
+    expect(await jobs()).toBe(0);
+  }, 90_000);
+
+  it('a new base from a file shows only its blank table until the import commits, then only the file\'s', async () => {
+    let reached!: () => void;
+    const atGate = new Promise<void>((resolve) => (reached = resolve));
+    let go!: () => void;
+    gate = { pauseAfter: batches + 2, reached, release: new Promise<void>((resolve) => (go = resolve)) };
+    const body = multipart([{ name: 'dtable', value: csv(0, 2500), filename: 'Imported base.csv' }]);
+    const answer = t.request({ method: 'POST', url: `/api/v2.1/workspace/${g.base.workspaceId}/synchronous-import/import-excel-csv-to-base/`, token: g.owner.token, ...body });
+    await Promise.race([atGate, answer.then((res) => Promise.reject(new Error(`import ended before the pause: ${res.body}`)))]);
+
+    const row = await t.container.db.selectFrom('bases').select(['id', 'uuid']).where('name', '=', 'Imported base').executeTakeFirstOrThrow();
+    const base = { id: Number(row.id), uuid: row.uuid };
+    const blank = await t.container.baseData.writer.read(base);
+    expect(blank.tables.map((x) => x.name)).toEqual(['Table1']);
+    const structure = await structureEvents(base.id);
+
+    go();
+    const res = await answer;
+    expect(res.statusCode, res.body).toBe(200);
+    const meta = await t.container.baseData.writer.read(base);
+    expect(meta.tables.map((x) => x.name)).toEqual(['Imported base']);
+    const rows = await t.container.db.selectFrom('base_rows').select(['table_id']).where('base_id', '=', base.id).execute();
+    expect(rows.length).toBe(2500);
+    expect(new Set(rows.map((r) => r.table_id))).toEqual(new Set([meta.tables[0]!._id]));
+    // One commit: the file's table added, the blank one removed.
+    expect(await structureEvents(base.id)).toBe(structure + 2);
+    expect(await jobs()).toBe(0);
   }, 90_000);
 
   /** 2,499 file rows (three batches): `first` (in the first batch) and `last` (in the third) update existing rows, the rest append. */

@@ -48,13 +48,30 @@ const COLUMNS = sql.raw('base_id, base_uuid, table_id, table_name, row_id, row_n
  * its transaction (like appendEvents: on PostgreSQL it takes the commit-order lock, so the moved events
  * get ids above every event committed before and below every one committed after). Returns how many.
  */
-export async function releaseHeldEvents(trx: Executor, dialect: DialectName, holdId: string): Promise<number> {
+export async function releaseHeldEvents(trx: Executor, dialect: DialectName, holdId: string, step = RELEASE_STEP): Promise<number> {
   if (dialect === 'postgres') await sql`select pg_advisory_xact_lock(${EVENTS_COMMIT_LOCK})`.execute(trx);
   await sql`insert into event_columns (write_id, table_id, columns, created_at)
             select write_id, table_id, columns, created_at from held_event_columns where hold_id = ${holdId}`.execute(trx);
-  // The batches, expanded in SQL in batch and event order (ids are drawn in that order). Holds in
-  // `held_events` (one row per event, before migration 0035) are never released: only the process that
-  // made a hold releases it, and a process of an older version that died is undone at start-up.
+  // The batches, expanded in SQL in batch and event order (ids are drawn in that order), `step`
+  // batches per statement: a million held events in one INSERT outlast PostgreSQL's statement timeout
+  // on a busy machine. Holds in `held_events` (one row per event, before migration 0035) are never
+  // released: only the process that made a hold releases it, and a process of an older version that
+  // died is undone at start-up.
+  const batchIds = (await trx.selectFrom('held_event_batches').select('id').where('hold_id', '=', holdId).orderBy('id').execute()).map((b) => Number(b.id));
+  let moved = 0;
+  for (let i = 0; i < batchIds.length; i += step) {
+    const [first, last] = [batchIds[i]!, batchIds[Math.min(i + step, batchIds.length) - 1]!];
+    moved += await releaseBatches(trx, dialect, holdId, first, last);
+  }
+  await discardHeldEvents(trx, holdId);
+  return moved;
+}
+
+/** Held batches per INSERT of the release (each at most 1,000 events: the rows API's largest change). */
+const RELEASE_STEP = 20;
+
+/** Expands the hold's batches with ids `first`..`last` into `events`, in batch and event order. */
+async function releaseBatches(trx: Executor, dialect: DialectName, holdId: string, first: number, last: number): Promise<number> {
   const moved =
     dialect === 'postgres'
       ? await sql`insert into events (${COLUMNS})
@@ -64,7 +81,7 @@ export async function releaseHeldEvents(trx: Executor, dialect: DialectName, hol
            cross join lateral ROWS FROM (json_to_recordset(CAST(b.events AS json)) AS (base_id bigint, base_uuid text, table_id text,
                  table_name text, row_id text, row_name text, op_type text, op_user text, op_app text, op_time bigint, row_data json, row json))
                  WITH ORDINALITY AS e(base_id, base_uuid, table_id, table_name, row_id, row_name, op_type, op_user, op_app, op_time, row_data, row, n)
-           where b.hold_id = ${holdId}
+           where b.hold_id = ${holdId} and b.id between ${first} and ${last}
            order by b.id, e.n`.execute(trx)
       : await sql`insert into events (${COLUMNS})
           select json_extract(e.value, '$.base_id'), json_extract(e.value, '$.base_uuid'), json_extract(e.value, '$.table_id'),
@@ -72,9 +89,8 @@ export async function releaseHeldEvents(trx: Executor, dialect: DialectName, hol
                  json_extract(e.value, '$.op_type'), json_extract(e.value, '$.op_user'), json_extract(e.value, '$.op_app'),
                  json_extract(e.value, '$.op_time'), json_extract(e.value, '$.row_data'), json_extract(e.value, '$.row'), b.created_at, b.write_id
             from held_event_batches b, json_each(b.events) e
-           where b.hold_id = ${holdId}
+           where b.hold_id = ${holdId} and b.id between ${first} and ${last}
            order by b.id, e.key`.execute(trx);
-  await discardHeldEvents(trx, holdId);
   return Number(moved.numAffectedRows ?? 0);
 }
 

@@ -193,8 +193,9 @@ export class BaseWriter {
   /**
    * Moves the events held under `holdId` (writes made with `holdEvents`) into the outbox in one
    * transaction, so consumers see the whole multi-batch write at once; `publish` runs first in that
-   * transaction with the base's metadata locked (the staged rows are moved into their tables there),
-   * then `apply` (row writes kept for the end, such as an import's cell changes to existing rows: it
+   * transaction with the base's metadata locked (the staged rows are moved into their tables there; it
+   * may change the structure, e.g. add the write's new tables, whose structure events then precede the
+   * released row events), then `apply` (row writes kept for the end, such as an import's cell changes to existing rows: it
    * emits their events through the scope and calls `flush` after each page, which runs the write hooks
    * and holds the page's events, so memory stays one page), and the base's revision goes up, so cached
    * reads see the rows and the events together. Returns how many events entered the outbox.
@@ -203,7 +204,7 @@ export class BaseWriter {
     base: BaseRef,
     actor: Actor,
     holdId: string,
-    publish?: (trx: Transaction<Database>, meta: BaseMetadata) => Promise<void>,
+    publish?: (scope: WriteScope) => Promise<void>,
     apply?: (scope: WriteScope, flush: () => Promise<void>) => Promise<void>,
   ): Promise<number> {
     const release = await this.slots.acquire();
@@ -212,8 +213,8 @@ export class BaseWriter {
       outcome = await this.db.transaction().execute(async (trx) => {
         const now = this.clock.now();
         const meta = await lockMetadata(trx, this.dialect, base.id);
-        if (publish) await publish(trx, meta);
         const { scope, events, flags } = this.openScope(trx, base, actor, now, meta, undefined);
+        if (publish) await publish(scope);
         if (apply) {
           await apply(scope, async () => {
             const page = events.splice(0);
@@ -223,10 +224,11 @@ export class BaseWriter {
             for (const hook of this.logHooks) await hook(trx, { base, actor, writeId, now, events: page, structure: [] });
             await holdEvents(trx, this.dialect, page, now, writeId, holdId);
           });
-          if (events.length > 0) throw new Error('releaseHold: apply emitted events it did not flush');
         }
+        if (events.length > 0) throw new Error('releaseHold: publish or apply emitted events it did not flush');
         await saveRevision(trx, base.id, flags.changed ? meta : null);
-        await this.appendStructure(trx, base, actor, meta, now, flags.changed);
+        const structure = await this.appendStructure(trx, base, actor, meta, now, flags.changed);
+        if (structure.length > 0) for (const hook of this.logHooks) await hook(trx, { base, actor, writeId: randomUUID(), now, events: [], structure });
         return { moved: await releaseHeldEvents(trx, this.dialect, holdId), structural: flags.structural };
       });
     } finally {

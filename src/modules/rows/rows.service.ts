@@ -35,8 +35,17 @@ import { limitedView, refuseHiddenColumns, refuseRowsOutsideView, type ViewLimit
 export interface StagedHold {
   id: string;
   stage: string;
+  /**
+   * New tables the write fills (`TablesService.stage`): in no metadata, so no reader, listing, live
+   * client or webhook knows them, until `publishHold` adds them together with their rows. The write's
+   * appends name them by `table_id`.
+   */
+  newTables?: readonly TableMeta[];
+  /** Tables `publishHold` deletes as the new ones arrive (a new base's blank tables), by id. */
+  replaces?: readonly string[];
 }
 import { structureRestore } from './structure-restore.js';
+import { removeTableIn } from './tables.service.js';
 import type { ColumnMeta } from './metadata.js';
 
 /** Rows per call (contract §9 / OA limits); above them the call is refused whole. */
@@ -393,29 +402,45 @@ export class RowsService {
           const { table, view } = limitedView(w.meta, body, limit);
           refuseHiddenColumns(table, view, rows);
         }
-        return this.appendIn(w, body, rows);
+        return this.appendIn(hold?.newTables?.length ? withStagedTables(w, hold.newTables) : w, body, rows);
       },
       { lockLate: true, ...(hold ? { holdEvents: hold.id, stage: hold.stage } : {}) },
     );
   }
 
   /**
-   * Publishes a staged multi-batch write in one transaction: its staged rows of `tableIds` move into
-   * their tables, its kept cell changes to existing rows are applied (a page at a time, with their modify
+   * Publishes a staged multi-batch write in one transaction: its new tables enter the metadata (and the
+   * tables they replace leave it), its staged rows of `tableIds` and of the new tables move into their
+   * tables, its kept cell changes to existing rows are applied (a page at a time, with their modify
    * events; a row deleted or locked meanwhile fails the whole publish), `alsoIn` runs (e.g. the caller's
-   * job record is closed), and its held events enter the outbox. A table deleted meanwhile is a 400 and
-   * publishes nothing (undo the hold then).
+   * job record is closed), and its held events enter the outbox after the new tables' structure events.
+   * A table deleted meanwhile, or a new table's name taken meanwhile, is a 400 and publishes nothing
+   * (undo the hold then).
    */
   publishHold(base: BaseRef, actor: Actor, hold: StagedHold, tableIds: readonly string[], alsoIn?: (trx: Executor) => Promise<void>): Promise<number> {
+    const newTables = hold.newTables ?? [];
     return this.writer.releaseHold(
       base,
       actor,
       hold.id,
-      async (trx, meta) => {
+      async (w) => {
         for (const tableId of tableIds) {
-          if (!meta.tables.some((t) => t._id === tableId)) throw badRequest(`Table ${tableId} was deleted during the import.`);
+          if (!w.meta.tables.some((t) => t._id === tableId)) throw badRequest(`Table ${tableId} was deleted during the import.`);
         }
-        await publishStaged(trx, base.id, hold.stage, tableIds);
+        if (newTables.length > 0) {
+          const replaced = new Set(hold.replaces ?? []);
+          for (const table of newTables) {
+            const clash = w.meta.tables.find((t) => !replaced.has(t._id) && (t.name === table.name || t._id === table._id));
+            if (clash) throw badRequest(`Table ${clash.name} was created during the import; the import's table ${table.name} cannot be added.`);
+          }
+          w.meta.tables.push(...structuredClone(newTables));
+          for (const tableId of replaced) {
+            const table = w.meta.tables.find((t) => t._id === tableId);
+            if (table) await removeTableIn(w, this.writer, table, false);
+          }
+          w.metadataChanged();
+        }
+        await publishStaged(w.trx, base.id, hold.stage, [...tableIds, ...newTables.map((t) => t._id)]);
       },
       async (w, flush) => {
         for await (const page of heldUpdatePages(w.trx, hold.id)) {
@@ -688,4 +713,14 @@ export class RowsService {
 /** Both filters (a view's and the request's) must hold. */
 function andAll(parts: Expression<SqlBool>[]): Expression<SqlBool> {
   return parts.reduce((acc, part) => sql<SqlBool>`(${acc} and ${part})`);
+}
+
+/**
+ * The write scope as a staged write's appends see it: its new tables (StagedHold `newTables`) beside
+ * the base's, first, so a `table_id` finds the staged table. Only the view has them; the metadata the
+ * write stores stays the base's. Cells may add select options or move auto-number counters of a staged
+ * table: those land in its in-memory metadata, which `publishHold` stores.
+ */
+function withStagedTables(w: WriteScope, tables: readonly TableMeta[]): WriteScope {
+  return { ...w, meta: { ...w.meta, tables: [...(tables as TableMeta[]), ...w.meta.tables] } };
 }

@@ -19,31 +19,40 @@ export function stagingTableId(stage: string, tableId: string): string {
   return `${STAGING_PREFIX}${stage}${tableId}`;
 }
 
+/**
+ * Rows per statement when staged rows are moved or deleted: a million-row import's rows in one UPDATE
+ * outlast PostgreSQL's statement timeout (DATABASE_STATEMENT_TIMEOUT_MS, 30 s) on a busy machine; in
+ * steps of this size each statement is short (an index range of `(base_id, table_id, id)`), and the
+ * steps run in the caller's one transaction, so readers still see all of the rows move or none.
+ */
+export const STAGED_STEP = 10_000;
+
 /** Moves a stage's rows of `tableIds` into their tables (in the publishing transaction). Returns how many. */
-export async function publishStaged(trx: Executor, baseId: number, stage: string, tableIds: readonly string[]): Promise<number> {
+export async function publishStaged(trx: Executor, baseId: number, stage: string, tableIds: readonly string[], step = STAGED_STEP): Promise<number> {
   let moved = 0;
   for (const tableId of tableIds) {
-    const result = await trx
-      .updateTable('base_rows')
-      .set({ table_id: tableId })
-      .where('base_id', '=', baseId)
-      .where('table_id', '=', stagingTableId(stage, tableId))
-      .executeTakeFirst();
-    moved += Number(result.numUpdatedRows);
+    const staged = stagingTableId(stage, tableId);
+    for (;;) {
+      const ids = trx.selectFrom('base_rows').select('id').where('base_id', '=', baseId).where('table_id', '=', staged).orderBy('id').limit(step);
+      const result = await trx.updateTable('base_rows').set({ table_id: tableId }).where('id', 'in', ids).executeTakeFirst();
+      moved += Number(result.numUpdatedRows);
+      if (Number(result.numUpdatedRows) < step) break;
+    }
   }
   return moved;
 }
 
-/** Deletes a stage's rows of `tableIds` (the staged write was undone). */
-export async function dropStaged(trx: Executor, baseId: number, stage: string, tableIds: readonly string[]): Promise<void> {
-  for (const tableId of tableIds) {
-    await trx.deleteFrom('base_rows').where('base_id', '=', baseId).where('table_id', '=', stagingTableId(stage, tableId)).execute();
+/** Deletes every staged row of a stage in the base, whatever its table (undoing the staged write), a step at a time. */
+export async function dropStage(trx: Executor, baseId: number, stage: string, step = STAGED_STEP): Promise<void> {
+  // The stage's staging table ids first (one pass over the base's index), then each as an index range.
+  const staged = await trx.selectFrom('base_rows').select('table_id').distinct().where('base_id', '=', baseId).where('table_id', 'like', `${STAGING_PREFIX}${stage}%`).execute();
+  for (const { table_id } of staged) {
+    for (;;) {
+      const ids = trx.selectFrom('base_rows').select('id').where('base_id', '=', baseId).where('table_id', '=', table_id).orderBy('id').limit(step);
+      const result = await trx.deleteFrom('base_rows').where('id', 'in', ids).executeTakeFirst();
+      if (Number(result.numDeletedRows) < step) break;
+    }
   }
-}
-
-/** Deletes every staged row of a stage in the base, whatever its table (undoing the staged write). */
-export async function dropStage(trx: Executor, baseId: number, stage: string): Promise<void> {
-  await trx.deleteFrom('base_rows').where('base_id', '=', baseId).where('table_id', 'like', `${STAGING_PREFIX}${stage}%`).execute();
 }
 
 /** WHERE term for reads of a whole base's rows (copies, archives): no staged row. */

@@ -20,28 +20,10 @@ export class TablesService {
 
   create(base: BaseRef, actor: Actor, body: Body) {
     const name = checkTableName(body.table_name);
-    const specs = body.columns === undefined || body.columns === null ? [] : body.columns;
-    if (!Array.isArray(specs) || !specs.every((s) => typeof s === 'object' && s !== null && !Array.isArray(s))) {
-      throw badRequest('columns invalid.');
-    }
+    const specs = columnSpecs(body.columns);
     return this.writer.write(base, actor, async (w) => {
       if (w.meta.tables.some((t) => t.name === name)) throw badRequest(`Table ${name} exists.`);
-      const table = newTable(newShortId(w.meta.tables.map((t) => t._id)), name, []);
-      const links: Array<{ name: string; data: unknown }> = [];
-      (specs as Body[]).forEach((spec, index) => {
-        if (spec.column_type === 'link') {
-          if (index === 0) assertFirstColumnType('link');
-          const linkName = checkColumnName(spec.column_name);
-          if (table.columns.some((c) => c.name === linkName) || links.some((l) => l.name === linkName)) throw badRequest(`Column ${linkName} exists.`);
-          links.push({ name: linkName, data: spec.column_data });
-          return;
-        }
-        const column = buildColumn(table, spec, index === 0 ? '0000' : undefined);
-        if (index === 0) assertFirstColumnType(column.type);
-        table.columns.push(column);
-      });
-      if (table.columns.length === 0) table.columns.push(newColumn('0000', 'Name', 'text', null));
-      configureTableFormulas(table);
+      const { table, links } = buildTable(newShortId(w.meta.tables.map((t) => t._id)), name, specs);
       w.meta.tables.push(table);
       for (const link of links) {
         if (table.columns.some((c) => c.name === link.name)) throw badRequest(`Column ${link.name} exists.`);
@@ -50,6 +32,22 @@ export class TablesService {
       w.metadataChanged();
       return presentNewTable(table);
     });
+  }
+
+  /**
+   * A new table as `create` would make it, but stored nowhere: a multi-batch write (an import) fills it
+   * staged and `RowsService.publishHold` adds it to the metadata together with its rows (StagedHold
+   * `newTables`), so no reader sees it before. Its id is none of `taken` nor of the base's tables; its
+   * name must be free unless `freeNames` (the base's tables make way for it at the publish). No link
+   * columns: a link needs the other table's metadata changed too.
+   */
+  async stage(base: BaseRef, body: Body, taken: readonly TableMeta[] = [], freeNames = false): Promise<TableMeta> {
+    const name = checkTableName(body.table_name);
+    const specs = columnSpecs(body.columns);
+    if (specs.some((s) => s.column_type === 'link')) throw badRequest('A new table of an import has no link columns.');
+    const meta = await this.writer.read(base);
+    if ([...taken, ...(freeNames ? [] : meta.tables)].some((t) => t.name === name)) throw badRequest(`Table ${name} exists.`);
+    return buildTable(newShortId([...meta.tables, ...taken].map((t) => t._id)), name, specs).table;
   }
 
   /**
@@ -105,6 +103,33 @@ export class TablesService {
     });
     return { success: true as const };
   }
+}
+
+function columnSpecs(value: unknown): Body[] {
+  const specs = value === undefined || value === null ? [] : value;
+  if (!Array.isArray(specs) || !specs.every((s) => typeof s === 'object' && s !== null && !Array.isArray(s))) throw badRequest('columns invalid.');
+  return specs as Body[];
+}
+
+/** A new table's metadata from the create call's column specs; link columns are returned apart (they change the other table too). */
+function buildTable(id: string, name: string, specs: Body[]): { table: TableMeta; links: Array<{ name: string; data: unknown }> } {
+  const table = newTable(id, name, []);
+  const links: Array<{ name: string; data: unknown }> = [];
+  specs.forEach((spec, index) => {
+    if (spec.column_type === 'link') {
+      if (index === 0) assertFirstColumnType('link');
+      const linkName = checkColumnName(spec.column_name);
+      if (table.columns.some((c) => c.name === linkName) || links.some((l) => l.name === linkName)) throw badRequest(`Column ${linkName} exists.`);
+      links.push({ name: linkName, data: spec.column_data });
+      return;
+    }
+    const column = buildColumn(table, spec, index === 0 ? '0000' : undefined);
+    if (index === 0) assertFirstColumnType(column.type);
+    table.columns.push(column);
+  });
+  if (table.columns.length === 0) table.columns.push(newColumn('0000', 'Name', 'text', null));
+  configureTableFormulas(table);
+  return { table, links };
 }
 
 /** A table's delete inside a write: the trash hooks see it whole first, then its links and rows go. */

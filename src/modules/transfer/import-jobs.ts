@@ -19,8 +19,6 @@ export interface ImportJob {
   id: number;
   baseId: number;
   hold: StagedHold;
-  /** Records a table the import created (removed again if it is undone). */
-  createdTable(tableId: string): Promise<void>;
   /** Deletes the job record (in the transaction that publishes the import). */
   close(trx: Executor): Promise<void>;
   /** Undoes the import and deletes the job record (ImportJobs.undo). */
@@ -40,8 +38,10 @@ interface JobRecord {
 
 /**
  * Durable records of the imports in progress (`import_jobs`), so an import whose process died (kill -9,
- * a lost machine) is undone when a server starts: its staged rows and held events are dropped, cells it
- * updated get their values back, and the tables or the base it created are removed. A running import's
+ * a lost machine) is undone when a server starts: its staged rows and held events are dropped and the
+ * base it created is moved to the trash. (The tables an import creates are staged, in no metadata until
+ * it publishes, so nothing of them is left to remove; `created_tables` lists tables only for records of
+ * an older version, which created its tables at the start.) A running import's
  * owner is known: on SQLite the server is the file's one process, so every job at start-up is an
  * orphan; on PostgreSQL the running process holds a session advisory lock on the job, released by the
  * database when its connection dies, so another instance's recovery undoes only the dead ones.
@@ -141,20 +141,15 @@ export class ImportJobs {
   }
 
   private handle(baseId: number, actor: Actor, createdBase: boolean, record: { id: number; hold_id: string; stage: string }): ImportJob {
-    const created: string[] = [];
     return {
       id: record.id,
       baseId,
       hold: { id: record.hold_id, stage: record.stage },
-      createdTable: async (tableId) => {
-        created.push(tableId);
-        await this.db.updateTable('import_jobs').set({ created_tables: JSON.stringify(created) }).where('id', '=', record.id).execute();
-      },
       close: async (trx) => {
         await trx.deleteFrom('import_jobs').where('id', '=', record.id).execute();
       },
       undo: () =>
-        this.undo({ id: record.id, hold_id: record.hold_id, stage: record.stage, base_id: baseId, actor: actorJson(actor), created_tables: JSON.stringify(created), created_base: createdBase ? 1 : 0 }),
+        this.undo({ id: record.id, hold_id: record.hold_id, stage: record.stage, base_id: baseId, actor: actorJson(actor), created_tables: '[]', created_base: createdBase ? 1 : 0 }),
     };
   }
 }

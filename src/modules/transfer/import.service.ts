@@ -69,7 +69,11 @@ export class ImportService {
     return plans;
   }
 
-  /** A new base named after the file, one table per sheet; a failure while writing removes the base again. */
+  /**
+   * A new base named after the file, one table per sheet. The sheets' tables are staged (in no
+   * metadata) and replace the blank base's tables only at the publish, together with their rows; a
+   * failure while writing moves the base to the trash again.
+   */
   async toNewBase(user: AccountUser, workspaceId: unknown, file: ImportFile): Promise<BaseListing> {
     const plans = await this.analyze(file);
     const base = await this.bases.create(user, { name: file.stem, workspaceId });
@@ -78,13 +82,8 @@ export class ImportService {
     await this.jobs.run(base.id, 'new-base', actor, true, (job) => {
       recorded = true;
       return this.staged(base, actor, job, async () => {
-        // The blank base's tables make way for the file's (renamed first: a sheet may share a name).
-        const blank = (await this.baseData.writer.read(base)).tables.map((t, i) => ({ name: t.name, parked: `basegate-import-blank-${i}` }));
-        for (const b of blank) await this.baseData.tables.rename(base, actor, { table_name: b.name, new_table_name: b.parked });
-        const tableIds: string[] = [];
-        for (const plan of plans) tableIds.push(await this.createTable(base, actor, plan, job));
-        for (const b of blank) await this.baseData.tables.remove(base, actor, { table_name: b.parked }, false);
-        return { tableIds, write: (hold) => this.fill(file, plans, base, actor, (plan) => plan.name, hold) };
+        const blank = (await this.baseData.writer.read(base)).tables.map((t) => t._id);
+        return this.newTables(base, actor, job, plans, file, blank);
       });
     }).catch(async (error: unknown) => {
       // Once the job is recorded its undo removes the base; before that, the base goes here.
@@ -94,19 +93,16 @@ export class ImportService {
     return base;
   }
 
-  /** A new table (per sheet) in an existing base; a failure while writing removes the tables again. */
+  /**
+   * A new table (per sheet) in an existing base, staged: no reader sees it until the publish adds it
+   * with all its rows; a failed or killed import leaves no table.
+   */
   async toNewTables(user: AccountUser, base: BaseListing, file: ImportFile): Promise<string[]> {
     const plans = await this.analyze(file);
     const meta = await this.baseData.writer.read(base);
     for (const plan of plans) if (meta.tables.some((t) => t.name === plan.name)) throw badRequest(`Table ${plan.name} exists.`);
     const actor = actorOf(user);
-    await this.jobs.run(base.id, 'new-tables', actor, false, (job) =>
-      this.staged(base, actor, job, async () => {
-        const tableIds: string[] = [];
-        for (const plan of plans) tableIds.push(await this.createTable(base, actor, plan, job));
-        return { tableIds, write: (hold) => this.fill(file, plans, base, actor, (plan) => plan.name, hold) };
-      }),
-    );
+    await this.jobs.run(base.id, 'new-tables', actor, false, (job) => this.staged(base, actor, job, async () => this.newTables(base, actor, job, plans, file, [])));
     return plans.map((p) => p.name);
   }
 
@@ -117,7 +113,7 @@ export class ImportService {
     const target = matchColumns(table, plans[0]!);
     const actor = actorOf(user);
     return this.jobs.run(base.id, 'append', actor, false, (job) =>
-      this.staged(base, actor, job, async () => ({ tableIds: [table._id], write: (hold) => this.fill(file, [target], base, actor, () => table.name, hold) })),
+      this.staged(base, actor, job, async () => ({ tableIds: [table._id], hold: job.hold, write: (hold) => this.fill(file, [target], base, actor, () => table._id, hold) })),
     );
   }
 
@@ -140,6 +136,7 @@ export class ImportService {
     await this.jobs.run(base.id, 'update', actor, false, (job) =>
       this.staged(base, actor, job, async () => ({
         tableIds: [table._id],
+        hold: job.hold,
         write: (hold) =>
           this.batches(file, [plan], async (_plan, rows) => {
             const updates: Array<{ row_id: string; row: Row }> = [];
@@ -149,8 +146,8 @@ export class ImportService {
               if (id) updates.push({ row_id: id, row });
               else inserts.push(row);
             }
-            if (updates.length > 0) await this.baseData.rows.update(base, actor, { table_name: table.name, updates }, hold);
-            if (inserts.length > 0) await this.baseData.rows.append(base, actor, { table_name: table.name, rows: inserts }, hold);
+            if (updates.length > 0) await this.baseData.rows.update(base, actor, { table_id: table._id, updates }, hold);
+            if (inserts.length > 0) await this.baseData.rows.append(base, actor, { table_id: table._id, rows: inserts }, hold);
             updated += updates.length;
             appended += inserts.length;
           }),
@@ -160,20 +157,26 @@ export class ImportService {
   }
 
   /**
-   * Pass two as one unit: `prepare` makes the tables and names the ones filled; every batch is then
-   * written (each its own short transaction, so other writers of the server go on) with its events held
-   * aside and its new rows staged (invisible to every read); when all are in, one transaction moves the
-   * staged rows into their tables, sends the events to the outbox and closes the job record, so reads,
-   * webhooks, rules and live clients see the whole import or nothing. A failure on the way (database
-   * error, disk full, a limit, a table deleted meanwhile) undoes it; a crash leaves the job record, and
-   * the next start-up undoes it (ImportJobs.recover).
+   * Pass two as one unit: `prepare` stages the new tables (if any) and names the existing ones filled;
+   * every batch is then written (each its own short transaction, so other writers of the server go on)
+   * with its events held aside and its new rows staged (invisible to every read); when all are in, one
+   * transaction adds the new tables to the metadata, moves the staged rows into their tables, sends the
+   * events to the outbox and closes the job record, so reads, listings, webhooks, rules and live clients
+   * see the whole import or nothing. A failure on the way (database error, disk full, a limit, a table
+   * deleted meanwhile) undoes it; a crash leaves the job record, and the next start-up undoes it
+   * (ImportJobs.recover).
    */
-  private async staged<T>(base: BaseListing, actor: ReturnType<typeof actorOf>, job: ImportJob, prepare: () => Promise<{ tableIds: string[]; write: (hold: StagedHold) => Promise<T> }>): Promise<T> {
+  private async staged<T>(
+    base: BaseListing,
+    actor: ReturnType<typeof actorOf>,
+    job: ImportJob,
+    prepare: () => Promise<{ tableIds: string[]; hold: StagedHold; write: (hold: StagedHold) => Promise<T> }>,
+  ): Promise<T> {
     let result: T;
     try {
-      const { tableIds, write } = await prepare();
-      result = await write(job.hold);
-      await this.baseData.rows.publishHold(base, actor, job.hold, tableIds, (trx) => job.close(trx));
+      const { tableIds, hold, write } = await prepare();
+      result = await write(hold);
+      await this.baseData.rows.publishHold(base, actor, hold, tableIds, (trx) => job.close(trx));
     } catch (error) {
       // The caller gets the failure's own answer; an undo that fails too is finished at the next start-up.
       await job.undo().catch(() => undefined);
@@ -182,47 +185,66 @@ export class ImportService {
     return result;
   }
 
-  private async createTable(base: BaseListing, actor: ReturnType<typeof actorOf>, plan: SheetPlan, job: ImportJob): Promise<string> {
-    const created = await this.baseData.tables.create(base, actor, {
-      table_name: plan.name,
-      columns: plan.columns.map((c) => ({ column_name: c.name, column_type: c.type, ...(c.data ? { column_data: c.data } : {}) })),
-    });
-    const tableId = String(created._id);
-    await job.createdTable(tableId);
-    return tableId;
+  /** Stages a table per sheet (replacing the tables `replaces` at the publish) and the write that fills them. */
+  private async newTables(base: BaseListing, actor: ReturnType<typeof actorOf>, job: ImportJob, plans: SheetPlan[], file: ImportFile, replaces: string[]) {
+    const tables: TableMeta[] = [];
+    for (const plan of plans) {
+      const body = { table_name: plan.name, columns: plan.columns.map((c) => ({ column_name: c.name, column_type: c.type, ...(c.data ? { column_data: c.data } : {}) })) };
+      tables.push(await this.baseData.tables.stage(base, body, tables, replaces.length > 0));
+    }
+    const hold: StagedHold = { ...job.hold, newTables: tables, replaces };
+    return { tableIds: [] as string[], hold, write: (h: StagedHold) => this.fill(file, plans, base, actor, (_plan, i) => tables[i]!._id, h) };
   }
 
   /** Pass two: appends every sheet's rows into its table, a batch per change. */
-  private async fill(file: ImportFile, plans: SheetPlan[], base: BaseListing, actor: ReturnType<typeof actorOf>, tableOf: (plan: SheetPlan) => string, hold: StagedHold): Promise<number> {
+  private async fill(file: ImportFile, plans: SheetPlan[], base: BaseListing, actor: ReturnType<typeof actorOf>, tableOf: (plan: SheetPlan, index: number) => string, hold: StagedHold): Promise<number> {
     let total = 0;
     await this.batches(file, plans, async (plan, rows) => {
-      await this.baseData.rows.append(base, actor, { table_name: tableOf(plan), rows }, hold);
+      await this.baseData.rows.append(base, actor, { table_id: tableOf(plan, plans.indexOf(plan)), rows }, hold);
       total += rows.length;
     });
     return total;
   }
 
+  /**
+   * Reads the file's rows and hands them to `write` a batch at a time, in order. The next batch is read
+   * and converted while the previous one is being written (PostgreSQL works in its own process
+   * meanwhile), so at most one write is in flight and two batches are in memory; whatever ends the read,
+   * the write in flight is settled before this returns, so an undo never races a batch.
+   */
   private async batches(file: ImportFile, plans: SheetPlan[], write: (plan: SheetPlan, rows: Row[]) => Promise<void>): Promise<void> {
-    let index = 0;
-    // Pass one checked the whole file: this read skips the checks.
-    for await (const sheet of openSheets(file.path, file.kind, file.stem, { checked: true })) {
-      const plan = plans[index++];
-      if (!plan) return;
-      const positions = headerNames(sheet.header).map((name) => plan.columns.findIndex((c) => c.name === name));
-      let batch: Row[] = [];
-      for await (const row of sheet.rows) {
-        const values: RawCell[] = plan.columns.map(() => null);
-        positions.forEach((p, i) => {
-          if (p !== -1) values[p] = row.cells[i] ?? null;
-        });
-        batch.push(convertRow(plan.columns, values));
-        if (batch.length === IMPORT_BATCH) {
-          await write(plan, batch);
-          batch = [];
+    let pending: Promise<void> = Promise.resolve();
+    const queue = async (plan: SheetPlan, rows: Row[]) => {
+      await pending; // the previous batch's failure ends the import here
+      pending = write(plan, rows);
+      pending.catch(() => undefined); // awaited at the next batch or at the end, never unheard
+    };
+    try {
+      let index = 0;
+      // Pass one checked the whole file: this read skips the checks.
+      for await (const sheet of openSheets(file.path, file.kind, file.stem, { checked: true })) {
+        const plan = plans[index++];
+        if (!plan) break;
+        const positions = headerNames(sheet.header).map((name) => plan.columns.findIndex((c) => c.name === name));
+        let batch: Row[] = [];
+        for await (const row of sheet.rows) {
+          const values: RawCell[] = plan.columns.map(() => null);
+          positions.forEach((p, i) => {
+            if (p !== -1) values[p] = row.cells[i] ?? null;
+          });
+          batch.push(convertRow(plan.columns, values));
+          if (batch.length === IMPORT_BATCH) {
+            await queue(plan, batch);
+            batch = [];
+          }
         }
+        if (batch.length > 0) await queue(plan, batch);
       }
-      if (batch.length > 0) await write(plan, batch);
+    } catch (error) {
+      await pending.catch(() => undefined);
+      throw error;
     }
+    await pending;
   }
 
   private async keyIndex(base: BaseListing, table: TableMeta, keys: string[]): Promise<Map<string, string>> {
