@@ -31,3 +31,4 @@ export type { RowIndexOptions } from './row-indexes.js';
 export { registerRowsMetrics } from './rows.metrics.js';
 export type { StagedHold } from './rows.service.js';
 export { STAGE_CODE, notStaged } from './staging.js';
+export { keptRowCount, purgeKeptTable, storedIdsOf } from './kept-tables.js';
