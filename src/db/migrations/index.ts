@@ -34,6 +34,7 @@ import * as m0033 from './0033_import_jobs.js';
 import * as m0034 from './0034_history_more.js';
 import * as m0035 from './0035_import_more.js';
 import * as m0036 from './0036_security_more.js';
+import * as m0040 from './0040_snapshot_files.js';
 
 /**
  * Every migration, in order. Listed statically (not read from disk) so the same list works under
@@ -75,4 +76,5 @@ export const migrations: Record<string, Migration> = {
   '0034_history_more': m0034,
   '0035_import_more': m0035,
   '0036_security_more': m0036,
+  '0040_snapshot_files': m0040,
 };
