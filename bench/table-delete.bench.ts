@@ -44,7 +44,7 @@ async function seed(t: TestApp, g: Gateway, name: string, rows: number): Promise
   for (let i = 0; i < rows; i += 5000) {
     const part = Array.from({ length: Math.min(5000, rows - i) }, (_, j) => {
       const n = i + j;
-      return sql`(${g.base.id}, ${table._id}, ${`${name.slice(0, 2)}${String(n).padStart(20, '0')}`}, ${JSON.stringify({ [nameKey!]: `row ${n}`, [sizeKey!]: n })}, 0, 0, 'bench', 'bench')`;
+      return sql`(${g.base.id}, ${table._id}, ${`${name}_${n}`}, ${JSON.stringify({ [nameKey!]: `row ${n}`, [sizeKey!]: n })}, 0, 0, 'bench', 'bench')`;
     });
     await sql`insert into base_rows (base_id, table_id, row_id, data, ctime, mtime, creator, last_modifier) values ${sql.join(part)}`.execute(t.container.db);
   }

@@ -44,7 +44,9 @@ export class FileBlobs {
     const key = assetKey(baseUuid, filePath);
     const info = await this.storage.stat(key);
     if (!info) return null;
-    if (known && known.size === info.size && known.modified === info.modified && (await blobExists(known.sha256))) return { ...known, path: filePath };
+    // Whole milliseconds: what the database keeps (the local disk reports fractions).
+    const modified = Math.floor(info.modified);
+    if (known && known.size === info.size && known.modified === modified && (await blobExists(known.sha256))) return { ...known, path: filePath };
     const stream = await this.storage.open(key);
     if (!stream) return null;
     await mkdir(this.tmpDir, { recursive: true });
@@ -61,7 +63,7 @@ export class FileBlobs {
       if (!(await blobExists(sha256)) || !(await this.storage.stat(FileBlobs.key(sha256)))) {
         await this.storage.putFile(FileBlobs.key(sha256), temp, 'application/octet-stream');
       }
-      return { path: filePath, sha256, size, modified: info.modified };
+      return { path: filePath, sha256, size, modified };
     } finally {
       await rm(temp, { force: true });
     }
