@@ -21,7 +21,7 @@ import { createNotifications, type NotificationsModule } from './modules/notific
 import { Scheduler } from './workers/scheduler.js';
 import { createRealtime, type Realtime } from './modules/realtime/index.js';
 import { configureTimeZone } from './shared/dates/index.js';
-import { createAssets, type AssetsModule } from './modules/assets/index.js';
+import { createAssets, FileBlobs, type AssetsModule } from './modules/assets/index.js';
 import { createNatsStream, type NatsStream } from './modules/nats/index.js';
 import { createHistory, type HistoryModule } from './modules/history/index.js';
 import { ArchiveService } from './modules/transfer/index.js';
@@ -192,7 +192,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   for (const tick of webhooks.ticks) scheduler.register(tick);
   for (const tick of automations.ticks) scheduler.register(tick);
   scheduler.register(volatileFormulaTick(db, baseData.writer));
-  // Snapshots are whole-base archives (the transfer module's export-dtable format), without files.
+  // Snapshots are whole-base archives (the transfer module's export-dtable format); their files are kept apart as blobs.
   const snapshotArchives = new ArchiveService(db, bases, assets.service, (baseId) => baseData.snapshots.evict(baseId), {
     zip: { maxUncompressedBytes: 20 * config.assets.maxBytes, maxRatio: 200, maxEntries: 10_000 },
     tmpDir: config.assets.tmpDir,
@@ -206,6 +206,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     trashRetentionDays: config.trashRetentionDays,
     snapshots: {
       archives: { export: (base, out) => snapshotArchives.export(base, false, out), import: (user, workspaceId, file, name) => snapshotArchives.import(user, workspaceId, file, name, name) },
+      blobs: new FileBlobs(assets.storage, config.assets.tmpDir),
       tmpDir: config.assets.tmpDir,
       // Held in memory while taken: bounded.
       maxBytes: Math.min(20 * config.assets.maxBytes, 256 * 1024 * 1024),

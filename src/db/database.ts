@@ -29,7 +29,7 @@ import type {
 } from '../modules/notifications/notifications.table.js';
 import type { RowCommentsTable } from '../modules/comments/comments.table.js';
 import type { AutomationMarksTable, AutomationRulesTable, AutomationRunsTable } from '../modules/automations/automations.table.js';
-import type { BaseSnapshotsTable, OperationLogRowsTable, OperationLogTable, TrashedTableRowsTable, TrashedTablesTable } from '../modules/history/history.table.js';
+import type { BaseSnapshotsTable, OperationLogRowsTable, OperationLogTable, SnapshotBlobsTable, SnapshotFilesTable, TrashedTableRowsTable, TrashedTablesTable } from '../modules/history/history.table.js';
 import type { HeldEventBatchesTable, HeldEventColumnsTable, HeldEventsTable } from '../modules/events/held-events.table.js';
 import type { AuditHeadTable, AuditLogTable, AuditPendingTable } from '../modules/audit/audit.table.js';
 import type { ImportJobsTable } from '../modules/transfer/import-jobs.table.js';
@@ -74,6 +74,8 @@ export interface Database {
   trashed_tables: TrashedTablesTable;
   trashed_table_rows: TrashedTableRowsTable;
   base_snapshots: BaseSnapshotsTable;
+  snapshot_files: SnapshotFilesTable;
+  snapshot_blobs: SnapshotBlobsTable;
   automation_rules: AutomationRulesTable;
   automation_runs: AutomationRunsTable;
   automation_marks: AutomationMarksTable;

@@ -4,6 +4,8 @@ import { baseWithRoles, type RoleSet } from '../helpers/roles.js';
 import { addTable, appendRows, through, type Gateway } from './rows.fixtures.js';
 import { ArchiveService } from '../../src/modules/transfer/index.js';
 import { Snapshots } from '../../src/modules/history/snapshots.js';
+import { FileBlobs } from '../../src/modules/assets/index.js';
+import { multipart } from '../helpers/asset-fixtures.js';
 
 const DAY = 86_400_000;
 type Listed = { dtable_name: string; commit_id: string; ctime: string };
@@ -132,6 +134,7 @@ describe.each(DIALECTS)('snapshots (%s)', (dialect) => {
       db: c.db,
       clock: t.clock,
       baseById: (id) => c.access.findById(id),
+      blobs: new FileBlobs(c.assets.storage, c.config.assets.tmpDir),
       tmpDir: c.config.assets.tmpDir,
       maxBytes: 1e8,
       archives: {
@@ -154,10 +157,63 @@ describe.each(DIALECTS)('snapshots (%s)', (dialect) => {
     // The archive is a zip whose rows (deflated) are not readable as text: restore it to check instead.
     expect(Buffer.from(stored.archive).subarray(0, 2).toString()).toBe('PK');
     // A base that does not settle: 503 after the tries, nothing stored.
-    const restless = new Snapshots({ db: c.db, clock: t.clock, baseById: (id) => c.access.findById(id), tmpDir: c.config.assets.tmpDir, maxBytes: 1e8, archives: { export: async (b, out) => { await appendRows(g, 'Table1', [{ Name: 'again' }]); await archives.export(b, false, out); }, import: () => Promise.reject(new Error('not used')) } });
+    const restless = new Snapshots({ db: c.db, clock: t.clock, baseById: (id) => c.access.findById(id), blobs: new FileBlobs(c.assets.storage, c.config.assets.tmpDir), tmpDir: c.config.assets.tmpDir, maxBytes: 1e8, archives: { export: async (b, out) => { await appendRows(g, 'Table1', [{ Name: 'again' }]); await archives.export(b, false, out); }, import: () => Promise.reject(new Error('not used')) } });
     const before = await c.db.selectFrom('base_snapshots').select('id').execute();
     await appendRows(g, 'Table1', [{ Name: 'a change since the last snapshot' }]);
     await expect(restless.take(base)).rejects.toMatchObject({ statusCode: 503 });
     expect((await c.db.selectFrom('base_snapshots').select('id').execute()).length).toBe(before.length);
+  });
+  it('keeps the files the rows reference as content-addressed blobs: stored once, downloaded with the snapshot, restored into the new base', async () => {
+    const c = t.container;
+    g = through(t, { owner: g.owner, base: g.base, token: await baseToken(t, g.owner, g.base) });
+    const upload = async (name: string, bytes: string) => {
+      const link = await t.request({ method: 'GET', url: `/api/v2.1/workspace/${g.base.workspaceId}/dtable-asset-upload-link/?name=${encodeURIComponent(g.base.name)}`, token: g.owner.token });
+      const { upload_link, parent_path, file_relative_path } = link.json();
+      const body = multipart([{ name: 'parent_dir', value: parent_path }, { name: 'relative_path', value: file_relative_path }, { name: 'file', value: bytes, filename: name }]);
+      const res = await t.request({ method: 'POST', url: `${upload_link.replace('http://basegate.test', '')}?ret-json=1`, ...body });
+      expect(res.statusCode, res.body).toBe(200);
+      return `${file_relative_path}/${res.json()[0].name}`;
+    };
+    const kept = await upload('kept.txt', 'bytes of a kept file');
+    await upload('unreferenced.txt', 'no row names me');
+    await g.call('POST', 'columns/', { table_name: 'Table1', column_name: 'Doc', column_type: 'file' });
+    const url = `http://basegate.test/workspace/${g.base.workspaceId}/asset/${g.base.uuid}/${kept}`;
+    await appendRows(g, 'Table1', [{ Name: 'with a file', Doc: [{ name: 'kept.txt', size: 20, type: 'file', url }] }]);
+    t.clock.advance(11 * 60_000);
+    const first = await g.call('POST', 'snapshot/', {});
+    expect(first.statusCode, first.body).toBe(200);
+    const blobs = async () => (await c.db.selectFrom('snapshot_blobs').select(['sha256']).execute()).map((b) => b.sha256);
+    const filesOf = async (commit: string) =>
+      c.db.selectFrom('snapshot_files').innerJoin('base_snapshots', 'base_snapshots.id', 'snapshot_files.snapshot_id').select(['path', 'sha256']).where('commit_id', '=', commit).execute();
+    expect((await filesOf(first.json().snapshot.commit_id)).map((f) => f.path)).toEqual([kept]);
+    expect(await blobs()).toHaveLength(1);
+    // A second snapshot of the changed base: the unchanged file is not stored again.
+    await appendRows(g, 'Table1', [{ Name: 'another row' }]);
+    t.clock.advance(11 * 60_000);
+    const second = await g.call('POST', 'snapshot/', {});
+    expect(second.statusCode, second.body).toBe(200);
+    expect(await filesOf(second.json().snapshot.commit_id)).toEqual(await filesOf(first.json().snapshot.commit_id));
+    expect(await blobs()).toHaveLength(1);
+    // The file changes in the base: the snapshot keeps the bytes it had.
+    await c.assets.storage.delete(`${g.base.uuid}/${kept}`);
+    const download = await t.request({ method: 'GET', url: `${snapshotsPath()}${first.json().snapshot.commit_id}/download/`, token: g.owner.token });
+    expect(download.statusCode).toBe(200);
+    expect(download.rawPayload.includes(Buffer.from(`assets/${kept}`))).toBe(true);
+    expect(download.rawPayload.includes(Buffer.from('assets/files/'))).toBe(true);
+    const restored = await t.request({ method: 'POST', url: `${snapshotsPath()}${first.json().snapshot.commit_id}/restore/`, token: g.owner.token, payload: { snapshot_name: 'With files' } });
+    expect(restored.statusCode, restored.body).toBe(200);
+    const copyUuid = restored.json().dtable.uuid as string;
+    const stream = await c.assets.storage.open(`${copyUuid}/${kept}`);
+    expect(stream).not.toBeNull();
+    const chunks: Buffer[] = [];
+    for await (const chunk of stream!) chunks.push(chunk as Buffer);
+    expect(Buffer.concat(chunks).toString()).toBe('bytes of a kept file');
+    expect(await c.assets.storage.stat(`${copyUuid}/files`)).toBeNull();
+    expect((await c.assets.storage.list(`${copyUuid}/`)).map((o) => o.key)).toEqual([`${copyUuid}/${kept}`]);
+    // Snapshots gone: their blobs are collected (after a day's grace).
+    await c.db.deleteFrom('base_snapshots').where('base_id', '=', g.base.id).execute();
+    t.clock.advance(2 * DAY);
+    expect(await c.history.snapshots.collectBlobs()).toBe(1);
+    expect(await blobs()).toEqual([]);
   });
 });

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS, baseToken, createTestApp, type TestApp } from '../helpers/index.js';
 import { baseWithRoles, type RoleSet } from '../helpers/roles.js';
@@ -59,10 +60,8 @@ describe.each(DIALECTS)('table trash and row purge (%s)', (dialect) => {
     expect(restored.json()).toMatchObject({ success: true, table_id: booksId, table_name: 'Books' });
 
     const after = await rowsOf('Books');
-    // Rows keep their creator and created time; the restorer is their last modifier.
-    const cells = ({ _last_modifier, _mtime, ...rest }: Record<string, unknown>) => rest;
-    expect(after.map(cells)).toEqual(before.map(cells));
-    expect(after.map((r) => r._mtime)).not.toEqual(before.map((r) => r._mtime));
+    // The rows stayed where they were: they come back exactly as they were (creator, times, modifier).
+    expect(after).toEqual(before);
     expect(after.find((r) => r._id === dune)!.By).toEqual([{ row_id: herbert, display_value: 'Herbert' }]);
     expect(after.find((r) => r._id === emma)!.Pages).toBe(300);
     // The Writers table has its side of the link again.
@@ -106,7 +105,10 @@ describe.each(DIALECTS)('table trash and row purge (%s)', (dialect) => {
     await appendRows(g, 'Old', [{ Name: 'y' }]);
     await g.call('DELETE', 'tables/', { table_name: 'Old' });
     expect((await tables()).count).toBe(1);
-    const stored = async () => Number((await t.container.db.selectFrom('trashed_table_rows').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+    const oldId = (await tables()).tables[0]!.table_id;
+    // The trashed table's rows stay stored under its id (invisible: no table of the metadata has it).
+    const stored = async () =>
+      Number((await t.container.db.selectFrom('base_rows').select((eb) => eb.fn.countAll().as('n')).where('base_id', '=', g.base.id).where('table_id', '=', oldId).executeTakeFirstOrThrow()).n);
     expect(await stored()).toBe(1);
     t.clock.advance(31 * DAY);
     expect(await t.container.history.service.purgeExpiredTrash(t.clock.now())).toEqual({ purged: 1 });
@@ -116,6 +118,69 @@ describe.each(DIALECTS)('table trash and row purge (%s)', (dialect) => {
     expect((await tables()).count).toBe(0);
     for (const bad of ['0', 'x', '-1']) expect((await g.call('PUT', `trash/tables/${bad}/`, {})).statusCode).toBe(400);
     expect((await g.call('GET', 'trash/tables/?per_page=500')).statusCode).toBe(400);
+  });
+
+  it('keeps a trashed table\'s rows in place but invisible: SQL, archive, copy; purge deletes rows, links and comments', async () => {
+    await addTable(g, 'Hidden', [{ column_name: 'Name', column_type: 'text' }]);
+    await addTable(g, 'Peers', [{ column_name: 'Name', column_type: 'text' }]);
+    const link = await g.call('POST', 'columns/', { table_name: 'Hidden', column_name: 'Peer', column_type: 'link', column_data: { table: 'Hidden', other_table: 'Peers' } });
+    const linkId = link.json().data.link_id as string;
+    const [h1] = await appendRows(g, 'Hidden', [{ Name: 'needle-7f3' }, { Name: 'b' }]);
+    const [p1] = await appendRows(g, 'Peers', [{ Name: 'peer' }]);
+    await g.call('POST', 'links/', { link_id: linkId, table_name: 'Hidden', other_table_name: 'Peers', other_rows_ids_map: { [h1!]: [p1!] } });
+    const hiddenId = (await metadata()).tables.find((x) => x.name === 'Hidden')!._id;
+    expect((await g.call('POST', 'comments/', { table_id: hiddenId, row_id: h1, comment: 'kept' })).statusCode).toBe(200);
+    expect((await g.call('DELETE', 'tables/', { table_name: 'Hidden' })).statusCode).toBe(200);
+
+    const db = t.container.db;
+    const count = async (table: 'base_rows' | 'base_links' | 'row_comments', column: 'table_id' | 'link_id', id: string) =>
+      Number((await sql<{ n: number }>`select count(*) as n from ${sql.table(table)} where base_id = ${g.base.id} and ${sql.ref(column)} = ${id}`.execute(db)).rows[0]!.n);
+    // Nothing was deleted or copied by the delete ...
+    expect(await count('base_rows', 'table_id', hiddenId)).toBe(2);
+    expect(await count('base_links', 'link_id', linkId)).toBe(1);
+    // ... and no read sees it: SQL, the other table's links, the whole-base archive, a copy.
+    const sqlRes = await g.call('POST', 'sql/', { sql: 'SELECT * FROM Hidden', convert_keys: true });
+    expect(sqlRes.statusCode).toBe(400);
+    expect(JSON.stringify(await rowsOf('Peers'))).not.toContain(h1!);
+    const url = `/api/v2.1/workspace/${g.base.workspaceId}/synchronous-export/export-dtable/?dtable_name=${encodeURIComponent(g.base.name)}&ignore_asset=true`;
+    const archive = await t.request({ method: 'GET', url, token: g.owner.token });
+    expect(archive.statusCode).toBe(200);
+    const { default: yauzl } = await import('yauzl');
+    const entries = await new Promise<Map<string, string>>((resolve, reject) =>
+      yauzl.fromBuffer(archive.rawPayload, { lazyEntries: true }, (error, zip) => {
+        if (error || !zip) return reject(error);
+        const out = new Map<string, string>();
+        zip.on('entry', (entry: { fileName: string }) =>
+          zip.openReadStream(entry as never, async (e, stream) => {
+            if (e || !stream) return reject(e);
+            const chunks: Buffer[] = [];
+            for await (const c of stream) chunks.push(c as Buffer);
+            out.set(entry.fileName, Buffer.concat(chunks).toString('utf8'));
+            zip.readEntry();
+          }),
+        );
+        zip.on('end', () => resolve(out));
+        zip.readEntry();
+      }),
+    );
+    expect(entries.get('rows.jsonl')).not.toContain(hiddenId);
+    expect(entries.get('rows.jsonl')).toContain(p1!);
+    expect(entries.get('links.jsonl') ?? '').not.toContain(linkId);
+    const copy = await t.request({ method: 'POST', url: '/api/v2.1/dtable-copy/', token: g.owner.token, payload: { src_workspace_id: g.base.workspaceId, dst_workspace_id: g.base.workspaceId, name: g.base.name } });
+    expect(copy.statusCode, copy.body).toBe(200);
+    const copyId = Number((await db.selectFrom('bases').select('id').where('uuid', '=', copy.json().dtable.uuid).executeTakeFirstOrThrow()).id);
+    const copied = await db.selectFrom('base_rows').select('table_id').where('base_id', '=', copyId).execute();
+    expect(copied.length).toBeGreaterThan(0);
+    expect(copied.map((r) => r.table_id)).not.toContain(hiddenId);
+
+    // Purged for good: rows, links and comments go (in batches), the entry too.
+    const entry = (await tables()).tables.find((x) => x.table_name === 'Hidden')!;
+    expect(entry.row_count).toBe(2);
+    expect((await g.call('DELETE', `trash/tables/${entry.id}/`)).json()).toEqual({ success: true });
+    expect(await count('base_rows', 'table_id', hiddenId)).toBe(0);
+    expect(await count('base_links', 'link_id', linkId)).toBe(0);
+    expect(await count('row_comments', 'table_id', hiddenId)).toBe(0);
+    expect((await rowsOf('Peers')).map((r) => r.Name)).toEqual(['peer']);
   });
 
   it('purges a deleted row from the trash for good: it is no longer listed nor restorable', async () => {

@@ -35,6 +35,7 @@ import * as m0034 from './0034_history_more.js';
 import * as m0035 from './0035_import_more.js';
 import * as m0036 from './0036_security_more.js';
 import * as m0037 from './0037_audit_pending.js';
+import * as m0038 from './0038_snapshot_files.js';
 
 /**
  * Every migration, in order. Listed statically (not read from disk) so the same list works under
@@ -77,4 +78,5 @@ export const migrations: Record<string, Migration> = {
   '0035_import_more': m0035,
   '0036_security_more': m0036,
   '0037_audit_pending': m0037,
+  '0038_snapshot_files': m0038,
 };

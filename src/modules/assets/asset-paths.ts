@@ -53,3 +53,9 @@ export function numberedName(name: string, n: number): string {
   if (dot <= 0) return `${name} (${n})`;
   return `${name.slice(0, dot)} (${n})${name.slice(dot)}`;
 }
+
+/** A path inside a base's assets as `checkAssetPath` accepts it (without the prefix), or null. */
+export function safeAssetPath(input: string): string | null {
+  const segments = input.split('/').filter((s) => s !== '');
+  return segments.length > 0 && segments.length <= MAX_DEPTH && segments.every(isSafeSegment) ? segments.join('/') : null;
+}

@@ -8,3 +8,6 @@ export type { ReceivedUpload, ReceivedFile } from './receive-upload.js';
 export { useStreamingMultipart } from './streaming-multipart.js';
 export { createAssets } from './assets.module.js';
 export type { AssetsModule } from './assets.module.js';
+export { FileBlobs } from './file-blobs.js';
+export type { KeptFile } from './file-blobs.js';
+export { safeAssetPath } from './asset-paths.js';

@@ -71,3 +71,10 @@ export async function commentsPerRow(db: Executor, baseId: number): Promise<Reco
     .execute();
   return Object.fromEntries(rows.map((r) => [r.row_id, Number(r.n)]));
 }
+
+/** Deletes up to `batch` comments of a table's rows (a table deleted for good); how many. */
+export async function deleteTableComments(db: Executor, baseId: number, tableId: string, batch: number): Promise<number> {
+  const ids = await db.selectFrom('row_comments').select('id').where('base_id', '=', baseId).where('table_id', '=', tableId).limit(batch).execute();
+  if (ids.length > 0) await db.deleteFrom('row_comments').where('id', 'in', ids.map((r) => Number(r.id))).execute();
+  return ids.length;
+}

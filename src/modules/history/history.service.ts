@@ -7,8 +7,8 @@ import { countRowOperations, findOperation, listOperations, pruneOperations, rep
 import type { LoggedChange, OperationFilter } from './history.types.js';
 import { presentActivity, presentDbOperation, presentOperation } from './present.js';
 import { assertStructureRevertible, conflictError, conflictsOf, revert, revertStructure } from './restore.js';
-import { presentTrashedTable, purgeTrashedTables, restoreTrashedTable } from './table-trash.js';
-import { countTrashedTables, deleteTrashedTable, findTrashedTable, listTrashedTables, trashOfDelete } from './table-trash.repository.js';
+import { presentTrashedTable, purgeTrashedTable, purgeTrashedTables, restoreTrashedTable } from './table-trash.js';
+import { countTrashedTables, findTrashedTable, listTrashedTables, trashOfDelete } from './table-trash.repository.js';
 import { trashedRow, trashedRows } from './row-trash.js';
 
 const DAY_MS = 86_400_000;
@@ -137,7 +137,7 @@ export class HistoryService {
   async trashTables(base: BaseRef, paging: Paging) {
     const since = this.trashSince();
     const rows = await listTrashedTables(this.db, base.id, since, paging.perPage, this.offset(paging));
-    return { count: await countTrashedTables(this.db, base.id, since), tables: rows.map(presentTrashedTable) };
+    return { count: await countTrashedTables(this.db, base.id, since), tables: await Promise.all(rows.map((row) => presentTrashedTable(this.db, row))) };
   }
 
   /** Puts a trashed table back (rows, links, the other tables' link columns) as one new write. */
@@ -157,7 +157,7 @@ export class HistoryService {
   async purgeTrashTable(base: BaseRef, trashId: number): Promise<{ success: true }> {
     const trash = await findTrashedTable(this.db, base.id, trashId, 0);
     if (!trash) throw notFound(`Table ${trashId} is not in the trash.`);
-    await deleteTrashedTable(this.db, trash.id);
+    if (!(await purgeTrashedTable(this.db, trash.id))) throw notFound(`Table ${trashId} is not in the trash.`);
     return { success: true };
   }
 

@@ -59,3 +59,22 @@ export interface BaseSnapshotsTable {
   size: number;
   archive: Buffer;
 }
+
+/** One file a snapshot keeps (migration 0038): its path in the base and the blob holding its bytes. */
+export interface SnapshotFilesTable {
+  id: Generated<number>;
+  snapshot_id: number;
+  path: string;
+  sha256: string;
+  size: number;
+  /** The stored object's change time when it was kept (an unchanged file is not read again). */
+  modified: number;
+}
+
+/** A content-addressed copy of a file in the asset storage (`snapshot-blobs/…/<sha256>`). */
+export interface SnapshotBlobsTable {
+  sha256: string;
+  size: number;
+  /** Last time a snapshot took it: garbage collection spares blobs used within a day. */
+  used_at: number;
+}

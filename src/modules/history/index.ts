@@ -9,6 +9,7 @@ import { keepDeletedTable } from './table-trash.js';
 import { Snapshots, type SnapshotArchives } from './snapshots.js';
 import { snapshotRoutes } from './snapshots.routes.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FileBlobs } from '../assets/index.js';
 
 export { HistoryService } from './history.service.js';
 export type { Operation, LoggedChange } from './history.types.js';
@@ -31,7 +32,7 @@ export function createHistory(deps: {
   retentionDays: number;
   trashRetentionDays?: number;
   /** The whole-base archive (transfer module) for snapshots, with a temp folder and the largest snapshot in bytes. */
-  snapshots: { archives: SnapshotArchives; tmpDir: string; maxBytes: number };
+  snapshots: { archives: SnapshotArchives; blobs: FileBlobs; tmpDir: string; maxBytes: number };
 }): HistoryModule {
   const service = new HistoryService(deps.db, deps.clock, deps.baseData.rows, deps.retentionDays, deps.trashRetentionDays);
   if (deps.retentionDays > 0) deps.baseData.writer.onWrite((trx, write, statement) => recordWrite(trx, deps.baseData.writer.dialect, write, statement));

@@ -7,8 +7,9 @@ const INFO = ['id', 'base_id', 'commit_id', 'created_at', 'revision', 'base_name
 
 const info = (r: SnapshotInfo): SnapshotInfo => ({ ...r, id: Number(r.id), base_id: Number(r.base_id), created_at: Number(r.created_at), revision: Number(r.revision), size: Number(r.size) });
 
-export async function insertSnapshot(db: Executor, values: Omit<Selectable<BaseSnapshotsTable>, 'id'>): Promise<void> {
-  await db.insertInto('base_snapshots').values(values).execute();
+export async function insertSnapshot(db: Executor, values: Omit<Selectable<BaseSnapshotsTable>, 'id'>): Promise<number> {
+  const row = await db.insertInto('base_snapshots').values(values).returning('id').executeTakeFirstOrThrow();
+  return Number(row.id);
 }
 
 export async function lastSnapshot(db: Executor, baseId: number): Promise<SnapshotInfo | undefined> {

@@ -41,9 +41,9 @@ export function snapshotRoutes({ snapshots, access }: { snapshots: Snapshots; ac
     });
     app.get(`${path}:commit_id/download/`, { config: account, schema: { tags, params: CommitParams } }, async (request, reply) => {
       const { base } = await access.resolve(currentAccount(request), request.params.workspace_id, request.params.base_name, 'r');
-      const found = await snapshots.archive(base, request.params.commit_id);
-      const stamp = new Date(found.created_at).toISOString().slice(0, 10);
-      return reply.header('content-type', 'application/x-zip-compressed').header('content-disposition', disposition(`${found.base_name} ${stamp}.dtable`)).send(found.archive);
+      const { info, body } = await snapshots.download(base, request.params.commit_id);
+      const stamp = new Date(info.created_at).toISOString().slice(0, 10);
+      return reply.header('content-type', 'application/x-zip-compressed').header('content-disposition', disposition(`${info.base_name} ${stamp}.dtable`)).send(body);
     });
     app.post(`${path}:commit_id/restore/`, { config: account, bodyLimit: 8192, schema: { tags, params: CommitParams, body: AnyBody } }, async (request) => {
       const user = currentAccount(request);

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { writeFile, rm, mkdir } from 'node:fs/promises';
+import { rm, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import type { Db } from '../../db/index.js';
@@ -8,6 +8,12 @@ import { apiError, badRequest, notFound } from '../../shared/errors.js';
 import type { AccountUser } from '../accounts/index.js';
 import type { BaseListing } from '../access/index.js';
 import * as repo from './snapshots.repository.js';
+import * as files from './snapshot-files.repository.js';
+import { archiveWithFiles, referencedPaths } from './snapshot-files.js';
+import type { FileBlobs, KeptFile } from '../assets/index.js';
+import { createWriteStream } from 'node:fs';
+import { pipeline } from 'node:stream/promises';
+import type { Readable } from 'node:stream';
 
 const DAY_MS = 86_400_000;
 const WEEK_MS = 7 * DAY_MS;
@@ -32,6 +38,8 @@ export interface SnapshotArchives {
 
 export interface SnapshotDeps {
   db: Db;
+  /** Where the files the snapshots keep are stored (content-addressed, in the asset storage). */
+  blobs: FileBlobs;
   clock: Clock;
   archives: SnapshotArchives;
   /** Finds a base (not in the trash) by id. */
@@ -81,11 +89,36 @@ export class Snapshots {
       await this.deps.archives.export(base, out);
       if ((await repo.currentRevision(db, base.id)) !== revision) continue;
       const archive = out.bytes();
+      const kept = await this.keepFiles(base, last, archive);
       const snapshot = { base_id: base.id, commit_id: randomBytes(20).toString('hex'), created_at: clock.now(), revision, base_name: base.name, size: archive.length };
-      await repo.insertSnapshot(db, { ...snapshot, archive });
-      return { id: 0, ...snapshot };
+      const id = await db.transaction().execute(async (trx) => {
+        const id = await repo.insertSnapshot(trx, { ...snapshot, archive });
+        await files.insertSnapshotFiles(trx, id, kept);
+        return id;
+      });
+      return { id, ...snapshot };
     }
     throw apiError(503, 'The base kept changing while the snapshot was taken; try again.');
+  }
+
+  /**
+   * The files the archive's rows reference, each kept as a content-addressed blob (a file unchanged
+   * since the last snapshot is not read again; the same bytes are stored once). Read without a lock:
+   * a file replaced meanwhile is kept as it is now.
+   */
+  private async keepFiles(base: BaseListing, last: repo.SnapshotInfo | undefined, archive: Buffer): Promise<KeptFile[]> {
+    const { db, clock, blobs } = this.deps;
+    const paths = await referencedPaths(archive);
+    if (paths.length === 0) return [];
+    const before = new Map((last ? await files.snapshotFiles(db, last.id) : []).map((f) => [f.path, f]));
+    const kept: KeptFile[] = [];
+    for (const path of paths) {
+      const file = await blobs.keep(base.uuid, path, before.get(path), (sha) => files.touchBlob(db, sha, clock.now()));
+      if (!file) continue;
+      await files.recordBlob(db, file.sha256, file.size, clock.now());
+      kept.push(file);
+    }
+    return kept;
   }
 
   /** `POST …/snapshot/`: the original's preconditions (a change since the last snapshot, 10 minutes between). */
@@ -108,15 +141,23 @@ export class Snapshots {
     return found;
   }
 
+  /** The snapshot as a base file (`import-dtable` takes it): structure, rows, links and the kept files, streamed. */
+  async download(base: BaseListing, commitId: string): Promise<{ info: repo.SnapshotInfo; body: Readable }> {
+    const found = await this.archive(base, commitId);
+    const kept = await files.snapshotFiles(this.deps.db, found.id);
+    const { archive, ...info } = found;
+    return { info, body: archiveWithFiles(archive, kept, (sha) => this.deps.blobs.open(sha)) };
+  }
+
   /** A new base from a snapshot: in the base's workspace for its owner, else in the caller's own. */
   async restore(user: AccountUser, base: BaseListing, isOwner: boolean, commitId: string, name: string | undefined): Promise<BaseListing> {
-    const found = await this.archive(base, commitId);
+    const { info: found, body } = await this.download(base, commitId);
     const stamp = new Date(found.created_at).toISOString().slice(0, 16).replace('T', ' ').replace(':', '-');
     const target = name && name.trim() !== '' ? name.trim() : `${base.name} (${stamp})`;
     await mkdir(this.deps.tmpDir, { recursive: true });
     const file = path.join(this.deps.tmpDir, `snapshot-${randomBytes(8).toString('hex')}.dtable`);
     try {
-      await writeFile(file, found.archive);
+      await pipeline(body, createWriteStream(file));
       return await this.deps.archives.import(user, isOwner ? base.workspace_id : undefined, file, target);
     } finally {
       await rm(file, { force: true });
@@ -170,6 +211,23 @@ export class Snapshots {
       after = page[page.length - 1]!.id;
     }
     await repo.deleteSnapshots(this.deps.db, doomed);
+    await this.collectBlobs(now);
     return doomed.length;
+  }
+
+  /** Deletes the blobs no snapshot holds any more (pruned, or gone with their base), 500 at a time. */
+  async collectBlobs(now = this.deps.clock.now()): Promise<number> {
+    let deleted = 0;
+    for (let i = 0; i < 100; i++) {
+      // A blob taken within the last day may be about to be referenced by a snapshot being taken.
+      const shas = await files.unusedBlobs(this.deps.db, now - DAY_MS, 500);
+      for (const sha of shas) {
+        await this.deps.blobs.delete(sha);
+        await files.deleteBlobRecord(this.deps.db, sha);
+      }
+      deleted += shas.length;
+      if (shas.length < 500) break;
+    }
+    return deleted;
   }
 }

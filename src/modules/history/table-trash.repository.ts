@@ -82,6 +82,22 @@ export async function deleteTrashedTable(db: Executor, trashId: number, batch = 
   await db.deleteFrom('trashed_tables').where('id', '=', trashId).execute();
 }
 
+/** A purge claims an entry: `deleted_at` 0 hides it from the listing and from restores. */
+export async function claimTrashedTable(db: Executor, trashId: number): Promise<TrashedTableRow | undefined> {
+  const result = await db.updateTable('trashed_tables').set({ deleted_at: 0 }).where('id', '=', trashId).executeTakeFirst();
+  if (Number(result.numUpdatedRows) === 0) return undefined;
+  return db.selectFrom('trashed_tables').selectAll().where('id', '=', trashId).executeTakeFirst();
+}
+
+/**
+ * A restore takes an entry (first, in its write): deletes it unless a purge claimed it. Deleting it
+ * first makes a concurrent purge's claim wait for the restore and then find nothing.
+ */
+export async function takeTrashedTable(db: Executor, trashId: number): Promise<boolean> {
+  const result = await db.deleteFrom('trashed_tables').where('id', '=', trashId).where('deleted_at', '>', 0).executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
+}
+
 /** Up to `limit` trashed tables deleted before `cutoff`, oldest first. */
 export async function expiredTrashedTables(db: Executor, cutoff: number, limit: number): Promise<number[]> {
   const rows = await db.selectFrom('trashed_tables').select('id').where('deleted_at', '<', cutoff).orderBy('deleted_at').limit(limit).execute();

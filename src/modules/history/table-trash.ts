@@ -1,25 +1,35 @@
 import type { Executor } from '../../db/index.js';
-import { linkIdOf, type LostLinkColumn, type RestoreScope, type StoredRow, type TableDeletion, type TableMeta } from '../rows/index.js';
+import { notFound } from '../../shared/errors.js';
+import { deleteTableComments } from '../comments/index.js';
+import { keptRowCount, linkIdOf, purgeKeptTable, type LostLinkColumn, type RestoreScope, type StoredRow, type TableDeletion, type TableMeta } from '../rows/index.js';
 import * as repo from './table-trash.repository.js';
 
 /** What `trashed_tables.meta` holds. */
 interface KeptTable {
   table: TableMeta;
   linkColumns: LostLinkColumn[];
+  /**
+   * True: the rows and links stayed where they were, under the table's ids (rows/kept-tables.ts).
+   * Absent: an entry from before (migration 0030's layout), its rows copied to `trashed_table_rows`.
+   */
+  inPlace?: boolean;
 }
 
-/** What each `trashed_table_rows.data` holds. */
-interface KeptRow {
+/** What each `trashed_table_rows.data` holds (entries kept before rows stayed in place). */
+interface CopiedRow {
   row: StoredRow;
   links?: Record<string, string[]>;
 }
 
-/** Rows put back per step of a restore. */
+/** Rows put back per step of a restore of a copied entry. */
 const RESTORE_PAGE = 500;
+/** Rows, links and comments deleted per statement of a purge. */
+const PURGE_BATCH = 1000;
 
 /**
- * The table-delete hook (in the deleting write's transaction): the table, the link columns other
- * tables lose with it, and its rows with their links go to the trash before they are deleted.
+ * The table-delete hook (in the deleting write's transaction): records the table's structure and the
+ * link columns other tables lose with it. Its rows and links stay where they are (the rows module
+ * stops deleting them when a hook is registered), so this costs the same for any number of rows.
  */
 export async function keepDeletedTable(d: TableDeletion): Promise<void> {
   const linkIds = new Set(d.table.columns.map(linkIdOf).filter((id): id is string => id !== null));
@@ -31,36 +41,36 @@ export async function keepDeletedTable(d: TableDeletion): Promise<void> {
       if (linkId !== null && linkIds.has(linkId)) linkColumns.push({ tableId: t._id, column: structuredClone(column), after: t.columns[index - 1]?.key ?? '' });
     });
   }
-  const kept: KeptTable = { table: structuredClone(d.table), linkColumns };
-  const trashId = await repo.insertTrashedTable(d.trx, {
+  const kept: KeptTable = { table: structuredClone(d.table), linkColumns, inPlace: true };
+  await repo.insertTrashedTable(d.trx, {
     base_id: d.base.id,
     table_id: d.table._id,
     table_name: d.table.name,
     deleted_by: d.actor.user,
     deleted_at: d.now,
+    // Counted when listed (kept-tables.ts): counting here would cost the delete a pass over the rows.
     row_count: 0,
     meta: JSON.stringify(kept),
   });
-  let count = 0;
-  for await (const page of d.pages()) {
-    await repo.insertTrashedRows(d.trx, trashId, page.map((r) => ({ row_id: r.row._id, data: JSON.stringify(r satisfies KeptRow) })));
-    count += page.length;
-  }
-  if (count > 0) await d.trx.updateTable('trashed_tables').set({ row_count: count }).where('id', '=', trashId).execute();
 }
 
 /**
- * Puts a trashed table back inside a restore write: its structure, the other tables' link columns,
- * its rows under their ids (insert events as for any write) with their links to rows that exist.
- * Comments were never deleted with the rows; files are the base's and stayed. The trash entry goes.
+ * Puts a trashed table back inside a restore write: its structure and the other tables' link columns;
+ * its rows (under their ids, with insert events as for any write) and their links to rows that still
+ * exist. Comments were never deleted with the rows; files are the base's and stayed. The trash entry goes.
  */
 export async function restoreTrashedTable(scope: RestoreScope, trash: repo.TrashedTableRow): Promise<TableMeta> {
   const kept = JSON.parse(trash.meta) as KeptTable;
+  if (kept.inPlace) {
+    // Taken first, in the write: a purge that started meanwhile finds it gone (or this finds it claimed).
+    if (!(await repo.takeTrashedTable(scope.trx, trash.id))) throw notFound(`Table ${trash.id} is not in the trash.`);
+    return scope.structure.revealTable(kept.table, kept.linkColumns);
+  }
   const table = scope.structure.addTable(kept.table, kept.linkColumns);
   for (let after = 0; ; ) {
     const page = await repo.trashedRowsPage(scope.trx, trash.id, after, RESTORE_PAGE);
     if (page.length === 0) break;
-    const rows = page.map((p) => JSON.parse(p.data) as KeptRow);
+    const rows = page.map((p) => JSON.parse(p.data) as CopiedRow);
     await scope.reinsert(
       table._id,
       rows.map((r) => ({ rowId: r.row._id, data: r.row.data, creator: r.row._creator, ctime: Number(r.row._ctime), ...(r.links ? { links: r.links } : {}) })),
@@ -72,23 +82,43 @@ export async function restoreTrashedTable(scope: RestoreScope, trash: repo.Trash
   return table;
 }
 
-export function presentTrashedTable(t: repo.TrashedTableRow) {
+export async function presentTrashedTable(db: Executor, t: repo.TrashedTableRow) {
+  const kept = JSON.parse(t.meta) as KeptTable;
   return {
     id: Number(t.id),
     table_id: t.table_id,
     table_name: t.table_name,
     deleted_by: t.deleted_by,
     deleted_at: new Date(Number(t.deleted_at)).toISOString(),
-    row_count: Number(t.row_count),
+    row_count: kept.inPlace ? await keptRowCount(db, Number(t.base_id), t.table_id) : Number(t.row_count),
   };
 }
 
+/**
+ * Deletes a trashed table for good: claims the entry (hidden from the listing and from restores, and
+ * found again by the tick if this stops half-way), then deletes its rows, links and comments 1,000 per
+ * short statement, then the entry. False when the entry is gone (restored meanwhile).
+ */
+export async function purgeTrashedTable(db: Executor, trashId: number): Promise<boolean> {
+  const trash = await repo.claimTrashedTable(db, trashId);
+  if (!trash) return false;
+  const kept = JSON.parse(trash.meta) as KeptTable;
+  if (kept.inPlace) {
+    const baseId = Number(trash.base_id);
+    const linkIds = kept.table.columns.map(linkIdOf).filter((id): id is string => id !== null);
+    const { tableIdTaken } = await purgeKeptTable(db, baseId, { tableId: trash.table_id, linkIds }, { batch: PURGE_BATCH });
+    if (!tableIdTaken) while ((await deleteTableComments(db, baseId, trash.table_id, PURGE_BATCH)) === PURGE_BATCH);
+  }
+  await repo.deleteTrashedTable(db, trash.id, PURGE_BATCH);
+  return true;
+}
+
+/** The tick: trashed tables deleted before `cutoff` (and purges that stopped half-way), 100 per step. */
 export async function purgeTrashedTables(db: Executor, cutoff: number): Promise<number> {
   let purged = 0;
   for (let i = 0; i < 50; i++) {
     const ids = await repo.expiredTrashedTables(db, cutoff, 100);
-    for (const id of ids) await repo.deleteTrashedTable(db, id);
-    purged += ids.length;
+    for (const id of ids) if (await purgeTrashedTable(db, id)) purged++;
     if (ids.length < 100) break;
   }
   return purged;

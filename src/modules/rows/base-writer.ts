@@ -5,7 +5,6 @@ import type { Clock } from '../../shared/clock.js';
 import { appendEvents, appendEventsTo, appendStructureEvents, holdEvents, releaseHeldEvents, type NewChangeEvent } from '../events/index.js';
 import { FormulaThreads } from '../formulas/index.js';
 import type { BaseMetadata, TableMeta } from './metadata.js';
-import type { StoredRow } from './present.js';
 import { notFound } from '../../shared/errors.js';
 import { POSTGRES_WRITE_SLOTS, Slots } from './write-slots.js';
 import { loadMetadata, lockByRevision, lockMetadata, metadataAsRead, revisionBump, saveRevision, storeMetadata } from './metadata.repository.js';
@@ -42,7 +41,14 @@ export interface WriteRecord {
  */
 export type WriteLogHook = (trx: Transaction<Database>, write: WriteRecord, statement?: WriteStatement) => Promise<void>;
 
-/** A table about to be deleted, inside the deleting write (the history module keeps it in its trash). */
+/**
+ * A table about to be deleted, inside the deleting write (the history module keeps it in its trash).
+ * When a hook is registered the table's rows and links are not deleted: they stay stored under the
+ * table's id and its link ids, which no read names once the table is gone from the metadata
+ * (rows/kept-tables.ts), so the delete costs the same whatever the table's size. The hook owns them
+ * from then on: it brings them back (RestoreScope.structure.revealTable) or purges them
+ * (purgeKeptTable).
+ */
 export interface TableDeletion {
   trx: Transaction<Database>;
   base: BaseRef;
@@ -51,8 +57,6 @@ export interface TableDeletion {
   /** The table as it is, and the base's metadata before the delete (other tables' link columns to it). */
   table: TableMeta;
   meta: BaseMetadata;
-  /** The table's rows in pages of 1,000, each with its links by link column key. */
-  pages(): AsyncGenerator<Array<{ row: StoredRow; links?: Record<string, string[]> }>>;
 }
 
 export type TableDeleteHook = (deletion: TableDeletion) => Promise<void>;

@@ -5,6 +5,7 @@ import { checkColumnName, checkColumnType, COMPUTED_TYPES, NOT_BATCH_APPENDABLE,
 import { checkColumnData } from './column-data-schema.js';
 import { affectsFormulas, configureFormulaColumn, recomputeTable, renameInFormulas } from './formula-columns.js';
 import { configureLinkFormulaColumn, recomputeAllLinkFormulas, recomputeLinkFormulasReading } from './link-formula-columns.js';
+import { freeLinkId } from './kept-tables.js';
 import { removeLinkColumn } from './links.repository.js';
 import { findColumn, findTable, lookupColumn, optionalView, visibleColumns, type ColumnMeta, type TableMeta } from './metadata.js';
 import { nextAutoNumber } from './row-input.js';
@@ -36,7 +37,7 @@ export class ColumnsService {
       if (body.column_type === 'link') {
         const name = checkColumnName(body.column_name);
         assertNameFree(table, name);
-        column = addLinkColumn(w.meta, table, name, parseData(body.column_data), body.anchor_column);
+        column = addLinkColumn(w.meta, table, name, parseData(body.column_data), body.anchor_column, await freeLinkId(w));
       } else {
         column = buildColumn(table, body);
         placeColumn(table, column, body.anchor_column);

@@ -141,6 +141,11 @@ export interface LostLinkColumn {
 export interface StructureRestore {
   /** Puts a deleted table back (its link columns to tables that are gone are left out); returns it as restored. */
   addTable(table: TableMeta, linkColumns: LostLinkColumn[]): TableMeta;
+  /**
+   * Puts a trashed table whose rows and links were kept in place back (as `addTable`): its rows appear
+   * again as they were, with insert events; formulas and link formulas are computed again.
+   */
+  revealTable(table: TableMeta, linkColumns: LostLinkColumn[]): Promise<TableMeta>;
   /** Deletes a table (it goes to the trash as any deleted table). */
   removeTable(tableId: string): Promise<void>;
   renameTable(tableId: string, name: string): void;

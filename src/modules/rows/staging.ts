@@ -6,7 +6,8 @@ import type { Executor } from '../../db/index.js';
  * table id, `~` + the write's 3-character stage code + the real table's 4-character id, which no table
  * of any base has. Every read of rows names a real table id from the base's metadata (listings, views,
  * SQL, export, deadline scans, the whole-base read), so staged rows are invisible to all of them without
- * a filter; the two whole-base copies (dtable-copy, the base archive) leave them out by `notStaged`.
+ * a filter; the two whole-base copies (dtable-copy, the base archive) read only the metadata's table ids
+ * (`storedIdsOf`, kept-tables.ts).
  * Publishing moves them to the real table id in the transaction that releases the write's held events,
  * so rows and their events appear together; undoing deletes them.
  */
@@ -55,5 +56,5 @@ export async function dropStage(trx: Executor, baseId: number, stage: string, st
   }
 }
 
-/** WHERE term for reads of a whole base's rows (copies, archives): no staged row. */
+/** WHERE term for reads of a whole base's rows: no staged row (the copies now read the metadata's table ids instead). */
 export const notStaged = sql<SqlBool>`base_rows.table_id not like ${STAGING_PREFIX + '%'}`;

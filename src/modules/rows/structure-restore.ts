@@ -4,6 +4,10 @@ import { removeColumnIn } from './columns.service.js';
 import { configureFormulaColumn, configureTableFormulas, recomputeTable, renameInFormulas } from './formula-columns.js';
 import type { ColumnMeta, TableMeta } from './metadata.js';
 import type { LostLinkColumn, StructureRestore } from './rows.service.js';
+import { storedIdsOf } from './kept-tables.js';
+import { recomputeAllLinkFormulas, recomputeLinkFormulasReading } from './link-formula-columns.js';
+import { insertEvents } from './row-events.js';
+import { scanTable } from './rows.repository.js';
 import { linkIdOf } from './structure.js';
 import { removeTableIn } from './tables.service.js';
 
@@ -33,28 +37,42 @@ export function structureRestore(w: WriteScope, writer: BaseWriter): StructureRe
     if (index < 0) t.columns.push(c);
     else t.columns.splice(index + 1, 0, c);
   };
-  return {
+  const restore: StructureRestore = {
     addTable(deleted, linkColumns) {
       if (w.meta.tables.some((t) => t._id === deleted._id)) throw conflict(`A table with id ${deleted._id} exists; the deleted table cannot come back under its id.`);
       tableNameFree(deleted.name);
       const tableIds = new Set([...w.meta.tables.map((t) => t._id), deleted._id]);
+      // A link id a live link column took meanwhile is that column's now: the deleted table's link is not restored.
+      const liveLinkIds = new Set(storedIdsOf(w.meta).linkIds);
       const linkedTable = (c: ColumnMeta) => {
         const data = c.data as { table_id?: string; other_table_id?: string } | null;
         return data?.table_id === deleted._id ? data.other_table_id : data?.table_id;
       };
       const restored: TableMeta = structuredClone(deleted);
-      const dropped = new Set(restored.columns.filter((c) => linkIdOf(c) !== null && !tableIds.has(String(linkedTable(c)))).map((c) => c.key));
+      const lost = (c: ColumnMeta) => linkIdOf(c) !== null && (!tableIds.has(String(linkedTable(c))) || liveLinkIds.has(linkIdOf(c)!));
+      const dropped = new Set(restored.columns.filter(lost).map((c) => c.key));
+      const keptLinks = new Set(restored.columns.filter((c) => !dropped.has(c.key)).map(linkIdOf));
       restored.columns = restored.columns.filter((c) => !dropped.has(c.key));
       for (const view of restored.views) view.hidden_columns = view.hidden_columns.filter((key) => !dropped.has(key));
       configureTableFormulas(restored);
       w.meta.tables.push(restored);
       for (const lost of linkColumns) {
         const other = w.meta.tables.find((t) => t._id === lost.tableId);
-        if (!other || other.columns.some((c) => c.key === lost.column.key)) continue;
+        if (!other || other.columns.some((c) => c.key === lost.column.key) || !keptLinks.has(linkIdOf(lost.column))) continue;
         const name = other.columns.some((c) => c.name === lost.column.name) ? `${lost.column.name} (restored)` : lost.column.name;
         place(other, { ...structuredClone(lost.column), name }, lost.after);
       }
       w.metadataChanged();
+      return restored;
+    },
+    async revealTable(deleted, linkColumns) {
+      const restored = restore.addTable(deleted, linkColumns);
+      // Its rows were kept in place (kept-tables.ts): formulas and link formulas see the base as it is now.
+      await recomputeTable(w, writer.timeZone, restored);
+      await recomputeAllLinkFormulas(w, writer.timeZone, restored);
+      await recomputeLinkFormulasReading(w, writer.timeZone, restored);
+      // Subscribers see the rows come back as inserts, as for any restore.
+      for await (const batch of scanTable(w.trx, w.base.id, restored._id)) w.emit(insertEvents(w.base, restored, batch, w.actor, w.now));
       return restored;
     },
     async removeTable(tableId) {
@@ -91,6 +109,7 @@ export function structureRestore(w: WriteScope, writer: BaseWriter): StructureRe
       w.metadataChanged();
     },
   };
+  return restore;
 }
 
 export type { LostLinkColumn };

@@ -13,9 +13,9 @@ function twoTables(): BaseMetadata {
 describe('structure edits', () => {
   it('adds a link column with a twin named after the table, sharing the link id', () => {
     const meta = twoTables();
-    const column = addLinkColumn(meta, meta.tables[0]!, 'People', { other_table: 'People' });
+    const column = addLinkColumn(meta, meta.tables[0]!, 'People', { other_table: 'People' }, undefined, 'lk01');
     const twin = meta.tables[1]!.columns.find((c) => c.type === 'link')!;
-    expect(column.data).toMatchObject({ table_id: '0000', other_table_id: 'T002', display_column_key: '0000' });
+    expect(column.data).toMatchObject({ link_id: 'lk01', table_id: '0000', other_table_id: 'T002', display_column_key: '0000' });
     expect(twin).toMatchObject({ name: 'Table1', data: { link_id: column.data!.link_id, table_id: '0000', other_table_id: 'T002' } });
     removeLinkColumns(meta, column.data!.link_id as string);
     expect(meta.tables.flatMap((t) => t.columns).some((c) => c.type === 'link')).toBe(false);
@@ -24,7 +24,7 @@ describe('structure edits', () => {
   it('names a twin so it does not clash with an existing column', () => {
     const meta = twoTables();
     meta.tables[1]!.columns.push(newColumn('x001', 'Table1', 'text', null));
-    addLinkColumn(meta, meta.tables[0]!, 'L', { other_table_id: 'T002' });
+    addLinkColumn(meta, meta.tables[0]!, 'L', { other_table_id: 'T002' }, undefined, 'lk02');
     expect(meta.tables[1]!.columns.at(-1)!.name).toBe('Table1-2');
   });
 

@@ -54,10 +54,6 @@ export function placeColumn(table: TableMeta, column: ColumnMeta, anchor?: unkno
   }
 }
 
-function allLinkIds(meta: BaseMetadata): string[] {
-  return meta.tables.flatMap((t) => t.columns.filter((c) => c.type === 'link').map((c) => String((c.data as { link_id?: unknown } | null)?.link_id ?? '')));
-}
-
 function freeName(table: TableMeta, wanted: string): string {
   let name = wanted;
   for (let i = 2; table.columns.some((c) => c.name === name); i++) name = `${wanted}-${i}`;
@@ -68,11 +64,11 @@ function freeName(table: TableMeta, wanted: string): string {
  * A link column in `table` to the table named by `column_data.other_table` (or `other_table_id`), plus
  * its twin in the other table (named after `table`, as the original does). Both share the link id.
  */
-export function addLinkColumn(meta: BaseMetadata, table: TableMeta, name: string, rawData: unknown, anchor?: unknown): ColumnMeta {
+/** `linkId`: a free link id (kept-tables.ts `freeLinkId`: none stored for a trashed table either). */
+export function addLinkColumn(meta: BaseMetadata, table: TableMeta, name: string, rawData: unknown, anchor: unknown, linkId: string): ColumnMeta {
   const data = checkColumnData('link', rawData) ?? {};
   const other = lookupTable(meta, { table_name: data.other_table, table_id: data.other_table_id });
   if (!other) throw badRequest('column_data.other_table invalid.');
-  const linkId = newShortId(allLinkIds(meta));
   const shared = { link_id: linkId, table_id: table._id, other_table_id: other._id, is_internal_link: true, is_multiple: true, is_row_from_view: false, other_view_id: '' };
   const column = newColumn(newShortId(table.columns.map((c) => c.key)), name, 'link', {
     ...shared,

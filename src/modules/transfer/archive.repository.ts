@@ -1,6 +1,5 @@
 import { sql } from 'kysely';
 import type { Db, Executor } from '../../db/index.js';
-import { notStaged } from '../rows/index.js';
 
 export interface ArchivedRow {
   table_id: string;
@@ -26,16 +25,19 @@ export async function readMetadata(db: Db, baseId: number): Promise<string | und
   return row ? text(row.data) : undefined;
 }
 
-/** A base's stored rows, 1000 at a time in insertion order (keyset paging). */
-export async function* scanBaseRows(db: Db, baseId: number): AsyncGenerator<ArchivedRow[]> {
+/**
+ * A base's stored rows of tables `tableIds` (its metadata's: not a trashed table's kept rows, nor an
+ * import's staged rows), 1000 at a time in insertion order (keyset paging).
+ */
+export async function* scanBaseRows(db: Db, baseId: number, tableIds: string[]): AsyncGenerator<ArchivedRow[]> {
+  if (tableIds.length === 0) return;
   for (let after = 0; ; ) {
     const page = await db
       .selectFrom('base_rows')
       .select(['id', 'table_id', 'row_id', 'data', 'ctime', 'mtime', 'creator', 'last_modifier'])
       .where('base_id', '=', baseId)
       .where('id', '>', after)
-      // Rows of an import still in progress are not part of the base yet.
-      .where(notStaged)
+      .where('table_id', 'in', tableIds)
       .orderBy('id')
       .limit(1000)
       .execute();
@@ -45,9 +47,19 @@ export async function* scanBaseRows(db: Db, baseId: number): AsyncGenerator<Arch
   }
 }
 
-export async function* scanBaseLinks(db: Db, baseId: number): AsyncGenerator<ArchivedLink[]> {
+/** A base's stored links of link ids `linkIds` (its metadata's link columns), 1000 at a time in insertion order. */
+export async function* scanBaseLinks(db: Db, baseId: number, linkIds: string[]): AsyncGenerator<ArchivedLink[]> {
+  if (linkIds.length === 0) return;
   for (let after = 0; ; ) {
-    const page = await db.selectFrom('base_links').select(['id', 'link_id', 'row_id', 'other_row_id', 'ctime']).where('base_id', '=', baseId).where('id', '>', after).orderBy('id').limit(1000).execute();
+    const page = await db
+      .selectFrom('base_links')
+      .select(['id', 'link_id', 'row_id', 'other_row_id', 'ctime'])
+      .where('base_id', '=', baseId)
+      .where('id', '>', after)
+      .where('link_id', 'in', linkIds)
+      .orderBy('id')
+      .limit(1000)
+      .execute();
     if (page.length === 0) return;
     after = Number(page[page.length - 1]!.id);
     yield page.map(({ id: _id, ctime, ...l }) => ({ ...l, ctime: Number(ctime) }));

@@ -13,6 +13,7 @@ import type { AccountUser } from '../accounts/index.js';
 import type { AssetsService } from '../assets/index.js';
 import type { BasesService } from '../workspaces/index.js';
 import type { BaseListing } from '../access/index.js';
+import { storedIdsOf, type BaseMetadata } from '../rows/index.js';
 import * as repo from './archive.repository.js';
 import { checkZip, type ZipLimits } from './zip-guard.js';
 import { fromOriginalContent, isOriginalContent } from './original-dtable.js';
@@ -51,8 +52,10 @@ export class ArchiveService {
     const done = pipeline(zip.outputStream, out);
     const content: Content = { format: ARCHIVE_FORMAT, version: ARCHIVE_VERSION, name: base.name, metadata: JSON.parse(metadata) };
     zip.addBuffer(Buffer.from(JSON.stringify(content)), 'content.json');
-    zip.addReadStream(Readable.from(jsonLines(repo.scanBaseRows(this.db, base.id))), 'rows.jsonl');
-    zip.addReadStream(Readable.from(jsonLines(repo.scanBaseLinks(this.db, base.id))), 'links.jsonl');
+    // Only the metadata's tables and link columns: a trashed table's rows and links stay stored but are not the base's now.
+    const { tableIds, linkIds } = storedIdsOf(content.metadata as BaseMetadata);
+    zip.addReadStream(Readable.from(jsonLines(repo.scanBaseRows(this.db, base.id, tableIds))), 'rows.jsonl');
+    zip.addReadStream(Readable.from(jsonLines(repo.scanBaseLinks(this.db, base.id, linkIds))), 'links.jsonl');
     if (includeAssets) {
       const prefix = `${base.uuid}/`;
       for (const object of await this.assets.storage.list(prefix)) {

@@ -7,7 +7,7 @@ import { newBaseUuid, parsePositiveId } from '../../shared/ids.js';
 import type { AccountUser } from '../accounts/index.js';
 import { type BaseAccess, type BaseListing } from '../access/index.js';
 import * as repo from './workspaces.repository.js';
-import { notStaged } from '../rows/index.js';
+import { storedIdsOf, type BaseMetadata } from '../rows/index.js';
 
 type Body = Record<string, unknown>;
 
@@ -75,12 +75,18 @@ export class BaseCopyService {
         });
         const data = typeof meta.data === 'string' ? meta.data : JSON.stringify(meta.data);
         await repo.insertMetadata(trx, copy.id, data);
-        await sql`insert into base_rows (base_id, table_id, row_id, data, ctime, mtime, creator, last_modifier)
-          select ${copy.id}, table_id, row_id, data, ctime, mtime, creator, last_modifier
-          from base_rows where base_id = ${source.id} and ${notStaged} order by id`.execute(trx);
-        await sql`insert into base_links (base_id, link_id, row_id, other_row_id, ctime)
-          select ${copy.id}, link_id, row_id, other_row_id, ctime
-          from base_links where base_id = ${source.id} order by id`.execute(trx);
+        // Only the metadata's tables and link columns: a trashed table's kept rows and links stay with the source.
+        const { tableIds, linkIds } = storedIdsOf(JSON.parse(data) as BaseMetadata);
+        if (tableIds.length > 0) {
+          await sql`insert into base_rows (base_id, table_id, row_id, data, ctime, mtime, creator, last_modifier)
+            select ${copy.id}, table_id, row_id, data, ctime, mtime, creator, last_modifier
+            from base_rows where base_id = ${source.id} and table_id in (${sql.join(tableIds)}) order by id`.execute(trx);
+        }
+        if (linkIds.length > 0) {
+          await sql`insert into base_links (base_id, link_id, row_id, other_row_id, ctime)
+            select ${copy.id}, link_id, row_id, other_row_id, ctime
+            from base_links where base_id = ${source.id} and link_id in (${sql.join(linkIds)}) order by id`.execute(trx);
+        }
       });
   }
 }
