@@ -98,6 +98,12 @@ describe.each(DIALECTS)('tables and metadata (%s)', (dialect) => {
     expect(link.statusCode).toBe(200);
     const before = await storedRowCount(g);
     expect((await g.call('DELETE', 'tables/', { table_name: 'Renamed' })).json()).toEqual({ success: true });
+    // The rows stay stored for the table trash (invisible), and go when the trash entry is purged.
+    expect(await storedRowCount(g)).toBe(before);
+    const trashed = (await g.call('GET', 'trash/tables/')).json().tables as Array<{ id: number; table_name: string }>;
+    const entry = trashed.find((x) => x.table_name === 'Renamed');
+    expect(entry).toBeDefined();
+    expect((await g.call('DELETE', `trash/tables/${entry!.id}/`)).json()).toEqual({ success: true });
     expect(await storedRowCount(g)).toBe(before - 2);
     const meta = await metadata();
     expect(meta.tables.map((x: { name: string }) => x.name)).not.toContain('Renamed');
