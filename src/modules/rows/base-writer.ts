@@ -176,7 +176,7 @@ export class BaseWriter {
     let outcome: { value: T; emitted: number; structural: boolean } | undefined;
     try {
       const late = options.lockLate === true && this.dialect === 'postgres';
-      if (late && this.oneStatementAppends && options.holdEvents === undefined && options.stage === undefined) outcome = await this.oneStatement(base, actor, work);
+      if (late && this.oneStatementAppends && options.oneStatement !== false && options.holdEvents === undefined && options.stage === undefined) outcome = await this.oneStatement(base, actor, work);
       try {
         outcome ??= await this.transaction(base, actor, work, late, options);
       } catch (error) {
@@ -393,6 +393,12 @@ export interface WriteOptions {
    * whose result does not depend on other writers' uncommitted rows: appends (new rows only).
    */
   lockLate?: boolean;
+  /**
+   * With `lockLate`, try the write as one statement first (the default). False for work too large to
+   * risk doing twice: when the one statement cannot take it (the work asked the database something),
+   * the work runs again in a transaction, and a large batch's formulas would be computed twice.
+   */
+  oneStatement?: boolean;
   /**
    * Store the write's change events under this hold id instead of the outbox (`releaseHold` publishes
    * them later; RowsService.undoHold undoes the rows): one part of a multi-batch write such as an import.

@@ -48,6 +48,9 @@ import { structureRestore } from './structure-restore.js';
 import { removeTableIn } from './tables.service.js';
 import type { ColumnMeta } from './metadata.js';
 
+/** Appends of at most this many rows try the one-statement write (PostgreSQL): round trips are most of a small write's time, not of a large one's. */
+const ONE_STATEMENT_MAX_ROWS = 100;
+
 /** Rows per call (contract §9 / OA limits); above them the call is refused whole. */
 export const ROW_LIMITS = { list: 1000, append: 1000, update: 1000, delete: 10000 } as const;
 
@@ -409,7 +412,7 @@ export class RowsService {
         }
         return this.appendIn(hold?.newTables?.length ? withStagedTables(w, hold.newTables) : w, body, rows);
       },
-      { lockLate: true, ...(hold ? { holdEvents: hold.id, stage: hold.stage } : {}) },
+      { lockLate: true, oneStatement: rows.length <= ONE_STATEMENT_MAX_ROWS, ...(hold ? { holdEvents: hold.id, stage: hold.stage } : {}) },
     );
   }
 
