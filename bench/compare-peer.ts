@@ -3,8 +3,9 @@
  *   - read: `GET` 100 rows (autocannon, BENCH_CONNECTIONS connections, BENCH_SECONDS s, BENCH_ROUNDS rounds)
  *   - single insert: `POST` one row (autocannon, same settings)
  *   - bulk insert: 1,000 rows (median of BENCH_BULK_ITERATIONS), in one call where the system takes it
- *   - webhook latency: BENCH_HOOK_INSERTS single-row inserts at 10 concurrency, one webhook to a local
- *     receiver (a child process answering at once): p50/p99 from the insert's response to receipt
+ *   - webhook latency: BENCH_HOOK_INSERTS single-row inserts paced at BENCH_HOOK_RATE (10) per second on
+ *     both systems (at most 10 in flight), one webhook to a local receiver (a child process answering at
+ *     once): p50/p99 from the insert's response to receipt
  *   - uncached reads (what a user meets, not the page cache): on a table of BENCH_TABLE_ROWS rows
  *     (20,000) of its own, every request another 100-row page (`start`/`offset`) or another threshold of
  *     a filter matching 1% of the rows, BENCH_CONNECTIONS concurrent clients for BENCH_SECONDS s
@@ -40,8 +41,11 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const BULK_ITERATIONS = Number(process.env.BENCH_BULK_ITERATIONS ?? 5);
 const HOOK_INSERTS = Number(process.env.BENCH_HOOK_INSERTS ?? 300);
 const HOOK_CONCURRENCY = 10;
-/** Inserts per second of the webhook case for both systems (0: as fast as each answers). */
-const HOOK_RATE = Number(process.env.BENCH_HOOK_RATE ?? 0);
+/**
+ * Inserts per second of the webhook case, the same for both systems (a delivery's latency depends on the
+ * rate: a system driven as fast as it answers queues its own deliveries). 0: as fast as each answers.
+ */
+const HOOK_RATE = Number(process.env.BENCH_HOOK_RATE ?? 10);
 const READ_ROWS = 100;
 /** Rows of the table the uncached reads read. */
 const TABLE_ROWS = Number(process.env.BENCH_TABLE_ROWS ?? 20_000);
@@ -273,6 +277,8 @@ interface LoadResult {
   failed: number;
   /** CPU µs of the server's process per completed request (NaN when its process is unknown). */
   cpuPerRequest: number;
+  /** Requests completed. */
+  requests: number;
 }
 
 /** autocannon in a child process (so it does not share this event loop): req/s, p50, p99, failures, server CPU. */
@@ -284,7 +290,7 @@ async function load(request: { url: string; headers: Record<string, string>; bod
   const { stdout } = await run(process.execPath, [autocannonBin, ...args, request.url], { maxBuffer: 16 * 1024 * 1024 });
   const cpu = cpuMs(pid) - cpuBefore;
   const out = JSON.parse(stdout) as { requests: { average: number; total: number }; latency: { p50: number; p99: number }; non2xx: number; errors: number };
-  return { rps: out.requests.average, p50: out.latency.p50, p99: out.latency.p99, failed: out.non2xx + out.errors, cpuPerRequest: (cpu * 1000) / Math.max(1, out.requests.total) };
+  return { rps: out.requests.average, p50: out.latency.p50, p99: out.latency.p99, failed: out.non2xx + out.errors, cpuPerRequest: (cpu * 1000) / Math.max(1, out.requests.total), requests: out.requests.total };
 }
 
 /**
@@ -313,7 +319,28 @@ async function variedLoad(make: (i: number) => { url: string; headers: Record<st
   const elapsed = (performance.now() - started) / 1000;
   const cpu = cpuMs(pid) - cpuBefore;
   latencies.sort((a, b) => a - b);
-  return { rps: latencies.length / elapsed, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), failed, cpuPerRequest: (cpu * 1000) / Math.max(1, latencies.length) };
+  return { rps: latencies.length / elapsed, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), failed, cpuPerRequest: (cpu * 1000) / Math.max(1, latencies.length), requests: latencies.length };
+}
+
+/**
+ * The uncached requests answer what they claim on this system: a full page of distinct rows at two starts,
+ * and a filter's 100 rows all inside its thresholds (a peer that ignored the filter would answer fast and wrong).
+ */
+async function checkUncached(system: System): Promise<void> {
+  const width = FILTER_WIDTH;
+  const ask = async (request: { url: string; headers: Record<string, string>; body?: string; method?: string }, what: string) => {
+    const answer = await call(request.url, { what: `${system.name} ${what}`, method: request.method ?? 'GET', headers: request.headers, ...(request.body !== undefined ? { body: request.body } : {}) });
+    return (system.rowsOf(answer) ?? []) as Array<Record<string, unknown>>;
+  };
+  const first = await ask(system.page(0), 'page 0');
+  const deep = await ask(system.page(pageStart(1)), `page at ${pageStart(1)}`);
+  const titles = new Set([...first, ...deep].map((row) => row.Title ?? row.Name));
+  if (first.length !== READ_ROWS || deep.length !== READ_ROWS || titles.size !== 2 * READ_ROWS) throw new Error(`${system.name}: the uncached pages answered ${first.length} and ${deep.length} rows, ${titles.size} distinct`);
+  const from = threshold(1);
+  const rows = await ask(system.filtered(from, from + width), `filter ${from}…${from + width}`);
+  if (rows.length !== Math.min(READ_ROWS, width)) throw new Error(`${system.name}: the filter ${from} <= N < ${from + width} answered ${rows.length} rows`);
+  const outside = rows.filter((row) => !(Number(row.N) >= from && Number(row.N) < from + width));
+  if (outside.length > 0) throw new Error(`${system.name}: the filter ${from} <= N < ${from + width} answered ${outside.length} rows outside it (N = ${String(outside[0]!.N)})`);
 }
 
 /** Rows `from`… of the big table: N a permutation of 0…TABLE_ROWS-1 (a range of width w holds w rows). */
@@ -321,9 +348,25 @@ function bigRows(from: number, count: number): Array<{ title: string; n: number 
   return Array.from({ length: count }, (_, j) => ({ title: `row ${from + j}`, n: ((from + j) * 7_919) % TABLE_ROWS }));
 }
 
-/** Request i's page start and 1% filter thresholds: spread over the table, none repeated within a run. */
-const pageStart = (i: number) => ((i * 7_933) % Math.max(1, TABLE_ROWS / READ_ROWS - 1)) * READ_ROWS;
-const threshold = (i: number) => (i * 7_937) % Math.max(1, Math.floor(TABLE_ROWS * 0.99));
+/** Width of the 1% filter's range of N (it matches that many rows). */
+const FILTER_WIDTH = Math.max(1, Math.floor(TABLE_ROWS / 100));
+/** Distinct page starts (any row, not only multiples of 100) and distinct filter thresholds of the big table. */
+const PAGE_STARTS = Math.max(1, TABLE_ROWS - READ_ROWS + 1);
+const THRESHOLDS = Math.max(1, TABLE_ROWS - FILTER_WIDTH + 1);
+
+/** A step coprime to `n`, so `k * step % n` visits all of 0…n-1 before it repeats, spread over the table. */
+function strideFor(n: number): number {
+  const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
+  let step = 7_919;
+  while (n > 1 && gcd(step, n) !== 1) step++;
+  return step;
+}
+const PAGE_STRIDE = strideFor(PAGE_STARTS);
+const THRESHOLD_STRIDE = strideFor(THRESHOLDS);
+
+/** Request k's page start and 1% filter threshold: no value repeats within the first PAGE_STARTS / THRESHOLDS requests. */
+const pageStart = (k: number) => (k * PAGE_STRIDE) % PAGE_STARTS;
+const threshold = (k: number) => (k * THRESHOLD_STRIDE) % THRESHOLDS;
 
 function percentile(sorted: number[], p: number): number {
   return sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)]!;
@@ -416,6 +459,7 @@ async function main(): Promise<void> {
       const answer = (await call(system.read.url, { what: `${system.name} read`, headers: system.read.headers })) as unknown;
       const count = system.rowsOf(answer)?.length;
       if (count !== READ_ROWS) throw new Error(`${system.name}: the read answered ${count} rows instead of ${READ_ROWS}`);
+      await checkUncached(system);
       await load(system.read, system.pid, 1); // warm-up, not counted
       await load({ ...system.insertOne('warm-up'), method: 'POST' }, system.pid, 1);
     }
@@ -423,18 +467,24 @@ async function main(): Promise<void> {
     const inserts: Record<string, LoadResult[]> = {};
     const pages: Record<string, LoadResult[]> = {};
     const filters: Record<string, LoadResult[]> = {};
-    let offsetBase = 0;
+    // Each system walks the same sequence of pages and thresholds, continued from round to round (requests
+    // k = 0, 1, 2, … of the whole run), so nothing repeats until a system has sent PAGE_STARTS / THRESHOLDS.
+    const sent: Record<string, { pages: number; filters: number }> = {};
     for (let round = 0; round < ROUNDS; round++) {
       for (const system of systems) {
+        const count = (sent[system.name] ??= { pages: 0, filters: 0 });
         (reads[system.name] ??= []).push(await load(system.read, system.pid));
-        // Both systems get the same sequence of pages and thresholds (offsetBase moves it per round).
-        const base = offsetBase;
-        (pages[system.name] ??= []).push(await variedLoad((i) => system.page(pageStart(base + i)), system.pid));
-        (filters[system.name] ??= []).push(await variedLoad((i) => { const t = threshold(base + i); return system.filtered(t, t + Math.max(1, Math.floor(TABLE_ROWS / 100))); }, system.pid));
+        const pageFrom = count.pages;
+        const pageRun = await variedLoad((i) => system.page(pageStart(pageFrom + i)), system.pid);
+        count.pages += pageRun.requests;
+        (pages[system.name] ??= []).push(pageRun);
+        const filterFrom = count.filters;
+        const filterRun = await variedLoad((i) => { const t = threshold(filterFrom + i); return system.filtered(t, t + FILTER_WIDTH); }, system.pid);
+        count.filters += filterRun.requests;
+        (filters[system.name] ??= []).push(filterRun);
         const one = system.insertOne(`load-${round}`);
         (inserts[system.name] ??= []).push(await load({ ...one, method: 'POST' }, system.pid));
       }
-      offsetBase += 100_003;
     }
     const bulkMs: Record<string, number> = {};
     const bulkCalls: Record<string, number> = {};
@@ -470,14 +520,19 @@ async function main(): Promise<void> {
     };
     const readMed = Object.fromEntries(names.map((n) => [n, med(reads[n]!)]));
     const insertMed = Object.fromEntries(names.map((n) => [n, med(inserts[n]!)]));
-    line('read 100 rows', Object.fromEntries(names.map((n) => [n, readMed[n]!.rps])), 'req/s', (x) => x.toFixed(0), true);
-    line('read 100 rows p99', Object.fromEntries(names.map((n) => [n, readMed[n]!.p99])), 'ms', (x) => x.toFixed(0), false);
+    line('read 100 rows (one URL)', Object.fromEntries(names.map((n) => [n, readMed[n]!.rps])), 'req/s', (x) => x.toFixed(0), true);
+    line('read 100 rows (one URL) p99', Object.fromEntries(names.map((n) => [n, readMed[n]!.p99])), 'ms', (x) => x.toFixed(0), false);
     for (const [label, results] of [['uncached page (distinct start)', pages], ['uncached filter 1% (distinct)', filters]] as const) {
       const m = Object.fromEntries(names.map((n) => [n, med(results[n]!)]));
       line(label, Object.fromEntries(names.map((n) => [n, m[n]!.rps])), 'req/s', (x) => x.toFixed(1), true);
       line(`${label} p99`, Object.fromEntries(names.map((n) => [n, m[n]!.p99])), 'ms', (x) => x.toFixed(0), false);
       line(`${label} CPU`, Object.fromEntries(names.map((n) => [n, m[n]!.cpu])), 'µs', (x) => x.toFixed(0), false);
       for (const n of names) if (m[n]!.failed > 0) console.log(`  (${n}: ${m[n]!.failed} failed answers in "${label}")`);
+      const distinct = results === pages ? PAGE_STARTS : THRESHOLDS;
+      for (const n of names) {
+        const total = sent[n]![results === pages ? 'pages' : 'filters'];
+        if (total > distinct) console.log(`  (${n}: ${total - distinct} of its ${total} "${label}" requests repeated an earlier one: the table has ${distinct} distinct; raise BENCH_TABLE_ROWS)`);
+      }
     }
     line('single insert', Object.fromEntries(names.map((n) => [n, insertMed[n]!.rps])), 'req/s', (x) => x.toFixed(0), true);
     line('single insert p99', Object.fromEntries(names.map((n) => [n, insertMed[n]!.p99])), 'ms', (x) => x.toFixed(0), false);
@@ -497,8 +552,10 @@ async function main(): Promise<void> {
         line('webhook insert → receipt p50', p('p50'), 'ms', (x) => x.toFixed(0), false);
         line('webhook insert → receipt p99', p('p99'), 'ms', (x) => x.toFixed(0), false);
       } else for (const n of measured) console.log(`webhook (${n}): p50 ${p('p50')[n]} ms, p99 ${p('p99')[n]} ms`);
-      // The latency depends on the rate the inserts come at: each system is driven as fast as it answers.
-      console.log(`  (inserts answered during the webhook case: ${measured.map((n) => `${n} ${(hooks[n] as { insertsPerSecond: number }).insertsPerSecond.toFixed(0)}/s`).join(', ')})`);
+      // The latency depends on the rate the inserts come at: the same pace for both, unless one cannot keep it.
+      const rates = measured.map((n) => [n, (hooks[n] as { insertsPerSecond: number }).insertsPerSecond] as const);
+      console.log(`  (inserts answered during the webhook case: ${rates.map(([n, r]) => `${n} ${r.toFixed(1)}/s`).join(', ')}${HOOK_RATE > 0 ? `; paced at ${HOOK_RATE}/s` : '; each as fast as it answers'})`);
+      for (const [n, r] of rates) if (HOOK_RATE > 0 && r < HOOK_RATE * 0.9) console.log(`webhook (${n}): did not keep the pace of ${HOOK_RATE}/s (${r.toFixed(1)}/s): its figures are not at the same rate`);
       for (const n of measured) {
         const h = hooks[n] as { arrived: number };
         if (h.arrived < HOOK_INSERTS) console.log(`webhook (${n}): only ${h.arrived}/${HOOK_INSERTS} deliveries arrived within 60 s`);
