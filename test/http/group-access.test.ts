@@ -2,6 +2,7 @@ import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS, basePath, createBase, createTestApp, createUser, type TestApp, type TestBase, type TestUser } from '../helpers/index.js';
 import { addTable, appendRows, through, type Gateway } from './rows.fixtures.js';
+import { addRedTeamView } from './view-share.fixtures.js';
 
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -64,14 +65,7 @@ describe.each(DIALECTS)('access through groups and view shares (%s)', (dialect) 
       { Name: 'Ben', Team: 'blue', Salary: 2 },
       { Name: 'Cid', Team: 'red', Salary: 3 },
     ]);
-    const view = await g.call('POST', 'views/?table_name=People', {
-      name: 'Red team',
-      type: 'table',
-      filters: [{ column_name: 'Team', filter_predicate: 'is', filter_term: 'red' }],
-      hidden_columns: ['Salary'],
-    });
-    expect(view.statusCode, view.body).toBe(200);
-    viewId = view.json()._id;
+    viewId = await addRedTeamView(g);
   });
   afterAll(() => t.close());
 

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS, basePath, createBase, createUser, createTestApp, type TestApp, type TestBase, type TestUser } from '../helpers/index.js';
 import { client, join, listen, type LiveClient } from '../realtime/live.support.js';
 import { addTable, appendRows, through } from './rows.fixtures.js';
+import { PEOPLE_COLUMNS, addRedTeamView } from './view-share.fixtures.js';
 
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -77,23 +78,12 @@ describe.each(DIALECTS)('permission matrix: every base route family × every way
     }
     const token = (await req(owner, 'GET', basePath(base, 'access-token/'))).json().access_token as string;
     const g = through(t, { owner, base, token });
-    await addTable(g, 'People', [
-      { column_name: 'Name', column_type: 'text' },
-      { column_name: 'Team', column_type: 'text' },
-      { column_name: 'Salary', column_type: 'number' },
-    ]);
+    await addTable(g, 'People', PEOPLE_COLUMNS);
     const [inView, outside] = await appendRows(g, 'People', [
       { Name: 'Ann', Team: 'red', Salary: 1 },
       { Name: 'Ben', Team: 'blue', Salary: 2 },
     ]);
-    const view = await g.call('POST', 'views/?table_name=People', {
-      name: 'Red',
-      type: 'table',
-      filters: [{ column_name: 'Team', filter_predicate: 'is', filter_term: 'red' }],
-      hidden_columns: ['Salary'],
-    });
-    expect(view.statusCode, view.body).toBe(200);
-    return { ...base, inView: inView!, outside: outside!, viewId: view.json()._id };
+    return { ...base, inView: inView!, outside: outside!, viewId: await addRedTeamView(g, 'Red') };
   }
 
   const accountWay = (base: Fixture, user: TestUser) => ({

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DIALECTS, basePath, createBase, createTestApp, createUser, type TestApp, type TestBase, type TestUser } from '../helpers/index.js';
-import { addTable, through, type Gateway } from './rows.fixtures.js';
+import { DIALECTS, basePath, createTestApp, createUser, type TestApp, type TestBase, type TestUser } from '../helpers/index.js';
+import { through, type Gateway } from './rows.fixtures.js';
+import { peopleBase } from './view-share.fixtures.js';
 
 /**
  * Issue 30: a view share's token reads the metadata of its one table — that table only, the shared view
@@ -17,18 +18,9 @@ describe.each(DIALECTS)("a view share reads its table's metadata only (%s)", (di
 
   beforeAll(async () => {
     t = await createTestApp(dialect);
-    owner = await createUser(t);
-    base = await createBase(t, owner);
-    const ownerToken = (await t.request({ method: 'GET', url: basePath(base, 'access-token/'), token: owner.token })).json().access_token as string;
-    g = through(t, { owner, base, token: ownerToken });
-    tableId = (
-      await addTable(g, 'People', [
-        { column_name: 'Name', column_type: 'text' },
-        { column_name: 'Team', column_type: 'text' },
-        { column_name: 'Salary', column_type: 'number' },
-      ])
-    )._id;
-    await addTable(g, 'Secret', [{ column_name: 'Code', column_type: 'text' }]);
+    let people: { _id: string };
+    ({ owner, base, g, people } = await peopleBase(t));
+    tableId = people._id;
     const view = await g.call('POST', 'views/?table_name=People', {
       name: 'Red team',
       type: 'table',

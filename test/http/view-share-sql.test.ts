@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DIALECTS, basePath, createBase, createTestApp, createUser, type TestApp, type TestBase, type TestUser } from '../helpers/index.js';
-import { addTable, appendRows, through, type Gateway } from './rows.fixtures.js';
+import { DIALECTS, basePath, createTestApp, createUser, type TestApp, type TestBase, type TestUser } from '../helpers/index.js';
+import { appendRows, through, type Gateway } from './rows.fixtures.js';
+import { addRedTeamView, peopleBase } from './view-share.fixtures.js';
 
 /**
  * Issue 30: SQL through a view share sees exactly the view — its table, its rows (filters; archived rows
@@ -34,27 +35,11 @@ describe.each(DIALECTS)('SQL limited to a shared view (%s)', (dialect) => {
 
   beforeAll(async () => {
     t = await createTestApp(dialect);
-    owner = await createUser(t);
-    base = await createBase(t, owner);
-    const token = (await t.request({ method: 'GET', url: basePath(base, 'access-token/'), token: owner.token })).json().access_token as string;
-    g = through(t, { owner, base, token });
-    tableId = (
-      await addTable(g, 'People', [
-        { column_name: 'Name', column_type: 'text' },
-        { column_name: 'Team', column_type: 'text' },
-        { column_name: 'Salary', column_type: 'number' },
-      ])
-    )._id;
-    await addTable(g, 'Secret', [{ column_name: 'Code', column_type: 'text' }]);
+    let people: { _id: string };
+    ({ owner, base, g, people } = await peopleBase(t));
+    tableId = people._id;
     await appendRows(g, 'Secret', [{ Code: 'x' }]);
-    const view = await g.call('POST', 'views/?table_name=People', {
-      name: 'Red team',
-      type: 'table',
-      filters: [{ column_name: 'Team', filter_predicate: 'is', filter_term: 'red' }],
-      hidden_columns: ['Salary'],
-    });
-    expect(view.statusCode, view.body).toBe(200);
-    viewId = view.json()._id;
+    viewId = await addRedTeamView(g);
   });
   afterAll(() => t.close());
 

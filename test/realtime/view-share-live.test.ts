@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DIALECTS, basePath, createBase, createTestApp, createUser, type TestApp, type TestBase, type TestUser } from '../helpers/index.js';
-import { addTable, appendRows, through, type Gateway } from '../http/rows.fixtures.js';
+import { DIALECTS, basePath, createTestApp, createUser, type TestApp, type TestBase, type TestUser } from '../helpers/index.js';
+import { appendRows, through, type Gateway } from '../http/rows.fixtures.js';
 import { joined, listen, settle, waitFor, type LiveClient } from './live.support.js';
+import { addRedTeamView, peopleBase } from '../http/view-share.fixtures.js';
 
 type Op = { op_type: string; table_id?: string; row_id?: string; row_data?: Record<string, unknown>; updated?: Record<string, unknown>; old_row?: Record<string, unknown>; deleted_row?: Record<string, unknown> };
 
@@ -36,18 +37,10 @@ describe.each(DIALECTS)('live channel limited to a shared view (%s)', (dialect) 
     t = await createTestApp(dialect);
     url = await listen(t);
     t.container.dispatcher.start();
-    owner = await createUser(t);
-    base = await createBase(t, owner);
-    const token = (await t.request({ method: 'GET', url: basePath(base, 'access-token/'), token: owner.token })).json().access_token as string;
-    g = through(t, { owner, base, token });
-    const table = await addTable(g, 'People', [
-      { column_name: 'Name', column_type: 'text' },
-      { column_name: 'Team', column_type: 'text' },
-      { column_name: 'Salary', column_type: 'number' },
-    ]);
-    tableId = table._id;
-    for (const c of table.columns as Array<{ name: string; key: string }>) keys[c.name] = c.key;
-    await addTable(g, 'Secret', [{ column_name: 'Code', column_type: 'text' }]);
+    let people: { _id: string; columns: unknown };
+    ({ owner, base, g, people } = await peopleBase(t));
+    tableId = people._id;
+    for (const c of people.columns as Array<{ name: string; key: string }>) keys[c.name] = c.key;
   });
   afterAll(async () => {
     clients.forEach((c) => c.close());
@@ -55,14 +48,7 @@ describe.each(DIALECTS)('live channel limited to a shared view (%s)', (dialect) 
   });
 
   it("sends the view's rows (before or after a change) with the visible cells only", async () => {
-    const view = await g.call('POST', 'views/?table_name=People', {
-      name: 'Red',
-      type: 'table',
-      filters: [{ column_name: 'Team', filter_predicate: 'is', filter_term: 'red' }],
-      hidden_columns: ['Salary'],
-    });
-    expect(view.statusCode, view.body).toBe(200);
-    const { live } = await viewer(view.json()._id);
+    const { live } = await viewer(await addRedTeamView(g, 'Red'));
     const all = await joined(url, base.uuid, g.token);
     clients.push(all);
 

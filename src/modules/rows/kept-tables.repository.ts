@@ -12,16 +12,6 @@ export async function anyLinkUnder(db: Executor, baseId: number, linkId: string)
   return row !== undefined;
 }
 
-export async function countRowsUnder(db: Executor, baseId: number, tableId: string): Promise<number> {
-  const row = await db
-    .selectFrom('base_rows')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('base_id', '=', baseId)
-    .where('table_id', '=', tableId)
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
-}
-
 /** The highest row id stored now (a purge deletes no row stored after it started). */
 export async function maxRowId(db: Executor): Promise<number> {
   const row = await db.selectFrom('base_rows').select((eb) => eb.fn.max('id').as('id')).executeTakeFirst();

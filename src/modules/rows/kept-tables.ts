@@ -5,6 +5,7 @@ import { loadMetadata } from './metadata.repository.js';
 import type { BaseMetadata } from './metadata.js';
 import { linkIdOf } from './structure.js';
 import * as repo from './kept-tables.repository.js';
+import { countRows } from './rows.repository.js';
 
 /**
  * Kept tables: a table deleted into the trash keeps its rows in `base_rows` under its table id and its
@@ -50,7 +51,7 @@ export async function freeLinkId(w: WriteScope): Promise<string> {
 /** Rows stored under a kept table's id (0 when a live table has the id now: those rows are not its). */
 export async function keptRowCount(db: Executor, baseId: number, tableId: string): Promise<number> {
   const { tableIds } = storedIdsOf(await loadMetadata(db, baseId));
-  return tableIds.includes(tableId) ? 0 : repo.countRowsUnder(db, baseId, tableId);
+  return tableIds.includes(tableId) ? 0 : countRows(db, baseId, tableId);
 }
 
 export interface KeptTableIds {
