@@ -8,6 +8,7 @@
  *   npx tsx bench/webhooks.probe.ts          # BENCH_SINGLE_INSERTS=1000 BENCH_SINGLE_WEBHOOKS=1
  *   BENCH_RATE=50 BENCH_SINGLE_INSERTS=500 npx tsx bench/webhooks.probe.ts   # steady 50 inserts/s (issue 31.8)
  *   BENCH_CHECKOUT=/path/to/other/checkout npx tsx bench/webhooks.probe.ts
+ *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test BENCH_RATE=50 npx tsx bench/webhooks.probe.ts   # on PostgreSQL
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -29,7 +30,8 @@ function spread(label: string, values: number[]): string {
 }
 
 try {
-  const s = await cases.stand('sqlite', dir, null);
+  const pgUrl = process.env.BENCH_DATABASE_URL ?? null;
+  const s = await cases.stand(pgUrl ? 'postgres' : 'sqlite', dir, pgUrl);
   try {
     const base = await cases.benchBase(s, 'probe', Array.from({ length: WEBHOOKS }, (_, i) => `http://127.0.0.1:${port}/probe/${i}`));
     await ask('reset');
