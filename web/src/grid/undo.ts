@@ -62,23 +62,29 @@ export function useUndo(apply: (rows: Array<{ rowId: string; values: Record<stri
     from.current = from.current.slice(0, -1);
     to.current = [...to.current, change];
     bump();
+    // The operation the opposite step will revert is set now and settles when this step is done, so a
+    // redo pressed while its undo still looks up its operation waits for it instead of writing values.
+    const target = side === 'before' ? change.opId : change.undoneBy;
+    const previous = side === 'before' ? change.undoneBy : change.opId;
+    let settle!: (id: number | undefined) => void;
+    const outcome = new Promise<number | undefined>((resolve) => (settle = resolve));
+    if (side === 'before') change.undoneBy = outcome;
+    else change.opId = outcome;
     try {
-      const target = side === 'before' ? await change.opId : await change.undoneBy;
-      const reverted = await revert(target);
+      const reverted = await revert(await target);
       if (reverted) {
-        if (side === 'before') change.undoneBy = Promise.resolve(reverted.id);
-        else change.opId = Promise.resolve(reverted.id);
+        settle(reverted.id);
         return;
       }
       const written = apply(change.rows.map((r) => ({ rowId: r.rowId, values: r[side] })));
-      if (ops) {
-        const next = Promise.resolve(written).then(() => ops.latestOf(change.rows.map((r) => r.rowId))).catch(() => undefined);
-        if (side === 'before') change.undoneBy = next;
-        else change.opId = next;
-      }
+      const next = ops ? Promise.resolve(written).then(() => ops.latestOf(change.rows.map((r) => r.rowId))) : Promise.resolve(undefined);
+      void next.then(settle, () => settle(undefined));
       await written;
     } catch (error) {
       // Refused (e.g. 409: someone changed the same cells since): the step stays where it was.
+      if (side === 'before') change.undoneBy = previous;
+      else change.opId = previous;
+      void Promise.resolve(previous).then(settle, () => settle(undefined));
       to.current = to.current.slice(0, -1);
       from.current = [...from.current, change];
       bump();
