@@ -180,6 +180,10 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
       io.attach(app.server);
       sockets.start();
       watcher.start();
+      // Its first look only notes the newest notification (no socket yet): taken now, before the server
+      // listens, or a notification committed before the first 250 ms tick would be skipped for sockets
+      // that joined meanwhile.
+      watcher.wake();
       structure.start();
       own.start();
       // Live connections would hold the HTTP server open: end them before it closes. Only their
