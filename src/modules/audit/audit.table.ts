@@ -1,10 +1,8 @@
 import type { Generated } from 'kysely';
 
-/** One audited action (migration 0026_audit_log); never updated, deleted only by retention pruning. */
-export interface AuditLogTable {
+/** What an audited action records, appended or chained. */
+interface AuditFields {
   id: Generated<number>;
-  /** Position in the chain: 1, 2, 3… without gaps. */
-  seq: number;
   created_at: number;
   /** e.g. `login.success`, `api_token.create`, `base.delete` (docs/security.md lists them). */
   action: string;
@@ -16,6 +14,12 @@ export interface AuditLogTable {
   target: string;
   /** JSON {before?, after?}, secrets redacted. */
   detail: string;
+}
+
+/** One audited action (migration 0026_audit_log); never updated, deleted only by retention pruning. */
+export interface AuditLogTable extends AuditFields {
+  /** Position in the chain: 1, 2, 3… without gaps. */
+  seq: number;
   prev_hash: string;
   hash: string;
   /** sha256 of the fields when the row was appended (migration 0037); null on rows sealed before it. */
@@ -26,15 +30,7 @@ export interface AuditLogTable {
  * An appended row not yet in the chain (migration 0037_audit_pending): written in the audited
  * action's transaction, moved into `audit_log` by the sealer (audit/sealer.ts).
  */
-export interface AuditPendingTable {
-  id: Generated<number>;
-  created_at: number;
-  action: string;
-  actor: string;
-  ip: string;
-  base_id: number | null;
-  target: string;
-  detail: string;
+export interface AuditPendingTable extends AuditFields {
   /** sha256 of the other fields (chain.ts `fieldsDigest`). */
   digest: string;
 }
