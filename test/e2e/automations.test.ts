@@ -1,7 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/server.js';
-import { ADMIN, adminSignIn, apiCaller, createBase, gatewayCaller, launchBrowser, signIn, startConsoleServer, step } from './browser.js';
+import { ADMIN, adminSignIn, apiCaller, createBase, gatewayCaller, launchBrowser, signIn, startConsoleServer, step, newConsolePage, closeConsole } from './browser.js';
 
 const BASE = 'Automated';
 
@@ -47,16 +47,12 @@ describe('console: automations (headless Chromium)', () => {
     clientIds = added.data.row_ids.map((r) => r._id);
     const meta = await gw<{ metadata: { tables: Array<{ name: string; columns: Array<{ name: string; key: string }> }> } }>('metadata/');
     for (const table of meta.data.metadata.tables) for (const column of table.columns) keys[`${table.name}.${column.name}`] = column.key;
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    page.setDefaultTimeout(10_000);
+    page = await newConsolePage(browser, { viewport: { width: 1280, height: 900 } });
     page.on('dialog', (d) => void d.accept());
     await signIn(page, url, ADMIN.email, ADMIN.password);
   }, 90_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
+  afterAll(() => closeConsole(browser, server));
 
   it('builds a rule with a filter and two actions; a matching new row runs it and the run log shows the outcome; the rule can be edited', async () => {
     await step(page, 'automation-editor', async () => {

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContextOptions, type Page } from 'playwright-core';
 import { loadConfig } from '../../src/config/index.js';
 import { WEB_DIST } from '../../src/plugins/web-console.js';
 import { startServer, type RunningServer } from '../../src/server.js';
@@ -65,6 +65,19 @@ export async function step<T>(page: Page, name: string, fn: () => Promise<T>): P
     await page.screenshot({ path: path.join(FAILURES_DIR, `${name.replace(/\W+/g, '-')}.png`), fullPage: true }).catch(() => undefined);
     throw error;
   }
+}
+
+/** A new page for a console test: 10 s for each wait instead of playwright's 30 s. */
+export async function newConsolePage(browser: Browser, options: BrowserContextOptions): Promise<Page> {
+  const page = await browser.newPage(options);
+  page.setDefaultTimeout(10_000);
+  return page;
+}
+
+/** A console test's afterAll: the browser, then the server (either may not have started). */
+export async function closeConsole(browser: Browser | undefined, server: RunningServer | undefined): Promise<void> {
+  await browser?.close();
+  await server?.stop();
 }
 
 export async function signIn(page: Page, url: string, email: string, password: string): Promise<void> {

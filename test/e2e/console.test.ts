@@ -4,7 +4,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/server.js';
 import { Receiver } from '../http/webhooks-support.js';
-import { ADMIN, apiCaller, launchBrowser, signIn, startConsoleServer, step } from './browser.js';
+import { ADMIN, apiCaller, launchBrowser, signIn, startConsoleServer, step, newConsolePage, adminSignIn } from './browser.js';
 import { BASE, BOB, accessibleNames, adminDeletesInvalidRule, dismissedDelete, adminUsersAndWebhooks, copyAndPassword, liveGridUpdates, rowComments, type ConsoleRun } from './console-steps.js';
 
 const require = createRequire(import.meta.url);
@@ -45,8 +45,7 @@ describe('web console (headless Chromium)', () => {
   beforeAll(async () => {
     ({ server, url } = await startConsoleServer());
     browser = await launchBrowser();
-    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    page.setDefaultTimeout(10_000);
+    page = await newConsolePage(browser, { viewport: { width: 1280, height: 800 } });
     // Confirmations are accepted, unless a step asks to dismiss the next one.
     page.on('dialog', (d) => {
       dialogs.push(d.message());
@@ -54,8 +53,7 @@ describe('web console (headless Chromium)', () => {
       confirmations.dismissNext = false;
     });
     page.on('websocket', (ws) => ws.on('framereceived', (frame) => void frames.push(String(frame.payload))));
-    const login = await fetch(`${url}/api2/auth-token/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: ADMIN.email, password: ADMIN.password }) });
-    adminToken = ((await login.json()) as { token: string }).token;
+    adminToken = await adminSignIn(url);
     receiver = await new Receiver().start();
   }, 60_000);
 

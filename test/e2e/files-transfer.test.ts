@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/server.js';
-import { ADMIN, adminSignIn, apiCaller, createBase, gatewayCaller, launchBrowser, signIn, startConsoleServer, step } from './browser.js';
+import { ADMIN, adminSignIn, apiCaller, createBase, gatewayCaller, launchBrowser, signIn, startConsoleServer, step, newConsolePage, closeConsole } from './browser.js';
 import { seriousAxeViolations, unnamedControls } from './accessibility.js';
 
 const BASE = 'Transfer';
@@ -51,15 +51,11 @@ describe('console: files, import and export (headless Chromium)', () => {
     const blank = await rowsOf('Table1');
     await gw('rows/', { method: 'DELETE', body: { table_name: 'Table1', row_ids: blank.map((r) => r._id) } });
     expect((await gw('rows/', { method: 'POST', body: { table_name: 'Table1', rows: [{ Name: 'Alpha', Qty: 1 }, { Name: 'Beta', Qty: 2 }] } })).status).toBe(200);
-    page = await browser.newPage({ viewport: { width: 1280, height: 800 }, acceptDownloads: true });
-    page.setDefaultTimeout(10_000);
+    page = await newConsolePage(browser, { viewport: { width: 1280, height: 800 }, acceptDownloads: true });
     await signIn(page, url, ADMIN.email, ADMIN.password);
   }, 90_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
+  afterAll(() => closeConsole(browser, server));
 
   it('exports the view as CSV and XLSX', async () => {
     await step(page, 'export', async () => {

@@ -4,7 +4,7 @@ import { mkdirSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/server.js';
-import { ADMIN, apiCaller, launchBrowser, signIn, startConsoleServer, step } from './browser.js';
+import { ADMIN, apiCaller, launchBrowser, signIn, startConsoleServer, step, newConsolePage, closeConsole } from './browser.js';
 import { seriousAxeViolations, unnamedControls } from './accessibility.js';
 
 const BASE = 'First contact';
@@ -79,14 +79,10 @@ describe('console: first contact (headless Chromium)', () => {
     for (const u of users.data.user_list) ids[u.contact_email] = u.email;
   }, 90_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
+  afterAll(() => closeConsole(browser, server));
 
   it('the grid fills the window on a 1080-px screen and on a phone', async () => {
-    page = await browser.newPage({ viewport: { width: 1920, height: 1080 } });
-    page.setDefaultTimeout(10_000);
+    page = await newConsolePage(browser, { viewport: { width: 1920, height: 1080 } });
     await step(page, 'grid-height', async () => {
       await signIn(page, url, ADMIN.email, ADMIN.password);
       await page.goto(`${url}/#/base/${workspaceId}/${encodeURIComponent(BASE)}`);
@@ -284,8 +280,7 @@ describe('console: first contact (headless Chromium)', () => {
   }, 120_000);
 
   it('grid tools: search highlights matches, hidden columns are saved in the view, Ctrl+Z / Ctrl+Shift+Z undo and redo edits', async () => {
-    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    page.setDefaultTimeout(10_000);
+    page = await newConsolePage(browser, { viewport: { width: 1280, height: 800 } });
     const rowsNow = async () => (await gw<{ rows: Array<Record<string, unknown>> }>('rows/?table_name=Table1&convert_keys=true')).data.rows;
     await step(page, 'search', async () => {
       await signIn(page, url, ADMIN.email, ADMIN.password);
@@ -406,8 +401,7 @@ describe('console: first contact (headless Chromium)', () => {
     expect(created.status).toBe(201);
     const apiToken = created.data.api_token;
     const examples: Record<string, string> = {};
-    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    page.setDefaultTimeout(10_000);
+    const page = await newConsolePage(browser, { viewport: { width: 1280, height: 800 } });
     await step(page, 'use-the-api', async () => {
       await signIn(page, url, ADMIN.email, ADMIN.password);
       await page.goto(`${url}/#/base/${workspaceId}/${encodeURIComponent(BASE)}/integrations`);
@@ -431,8 +425,7 @@ describe('console: first contact (headless Chromium)', () => {
 
   it('paste of a 2×2 block from a spreadsheet fills cells and adds rows; Delete clears a cell; Ctrl+C copies it', async () => {
     const rowsNow = async () => (await gw<{ rows: Array<Record<string, unknown>> }>('rows/?table_name=Table1&convert_keys=true')).data.rows;
-    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    page.setDefaultTimeout(10_000);
+    const page = await newConsolePage(browser, { viewport: { width: 1280, height: 800 } });
     const clipboard = (type: 'copy' | 'paste', text = '') =>
       page.evaluate(
         ({ type, text }) => {

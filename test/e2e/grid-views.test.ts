@@ -1,7 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/server.js';
-import { ADMIN, apiCaller, createBase, gatewayCaller, launchBrowser, signIn, startConsoleServer, step } from './browser.js';
+import { ADMIN, apiCaller, createBase, gatewayCaller, launchBrowser, signIn, startConsoleServer, step, newConsolePage, closeConsole } from './browser.js';
 import { seriousAxeViolations, unnamedControls } from './accessibility.js';
 
 const BASE = 'Grid views';
@@ -73,15 +73,11 @@ describe('console: range selection, grouping, column layout (headless Chromium)'
     expect((await gw('rows/', { method: 'POST', body: { table_name: 'Table1', rows } })).status).toBe(200);
     // Column 1 is the row selection; the table's columns follow in order.
     (await columnsNow()).forEach((c, i) => (columnIndex[c.name] = i + 2));
-    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    page.setDefaultTimeout(10_000);
+    page = await newConsolePage(browser, { viewport: { width: 1280, height: 800 } });
     await signIn(page, url, ADMIN.email, ADMIN.password);
   }, 90_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
+  afterAll(() => closeConsole(browser, server));
 
   it('keyboard alone: Shift+arrows select a block; Ctrl+C copies it as TSV, Delete clears it (undoable), a pasted 2×2 block fills cells and adds a row', async () => {
     await step(page, 'range-keyboard', async () => {

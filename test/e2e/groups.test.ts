@@ -1,7 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/server.js';
-import { ADMIN, apiCaller, launchBrowser, signIn, startConsoleServer, step } from './browser.js';
+import { ADMIN, apiCaller, launchBrowser, signIn, startConsoleServer, step, newConsolePage, closeConsole, adminSignIn } from './browser.js';
 
 const MEMBER = { email: 'member@console.test', password: 'member-password-1', name: 'Mia Member' };
 const VIEWER = { email: 'viewer@console.test', password: 'viewer-password-1', name: 'Vic Viewer' };
@@ -18,18 +18,13 @@ describe('web console: groups (headless Chromium)', () => {
   beforeAll(async () => {
     ({ server, url } = await startConsoleServer());
     browser = await launchBrowser();
-    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    page.setDefaultTimeout(10_000);
+    page = await newConsolePage(browser, { viewport: { width: 1280, height: 800 } });
     page.on('dialog', (d) => void d.accept());
-    const login = await fetch(`${url}/api2/auth-token/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: ADMIN.email, password: ADMIN.password }) });
-    adminToken = ((await login.json()) as { token: string }).token;
+    adminToken = await adminSignIn(url);
     for (const u of [MEMBER, VIEWER]) expect((await call('/api/v2.1/admin/users/', { method: 'POST', body: u })).status).toBe(200);
   }, 60_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
+  afterAll(() => closeConsole(browser, server));
 
   it('creates a group, adds a member, makes them admin, creates a base in the group; the member sees it', async () => {
     await step(page, 'groups-create', async () => {

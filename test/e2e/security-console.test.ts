@@ -2,7 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/server.js';
 import { totpCode } from '../../src/modules/accounts/index.js';
-import { ADMIN, apiCaller, launchBrowser, signIn, startConsoleServer, step } from './browser.js';
+import { ADMIN, apiCaller, launchBrowser, signIn, startConsoleServer, step, newConsolePage, closeConsole, adminSignIn, createBase } from './browser.js';
 
 const BASE = 'Scoped';
 
@@ -23,19 +23,12 @@ describe('console: scoped API-Tokens and two-factor sign-in (headless Chromium)'
   beforeAll(async () => {
     ({ server, url } = await startConsoleServer());
     browser = await launchBrowser();
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    page.setDefaultTimeout(10_000);
-    const login = await fetch(`${url}/api2/auth-token/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: ADMIN.email, password: ADMIN.password }) });
-    adminToken = ((await login.json()) as { token: string }).token;
-    expect((await call('/api/v2.1/dtables/', { method: 'POST', body: { name: BASE } })).status).toBeLessThan(300);
-    const list = await call<{ workspace_list: Array<{ table_list?: Array<{ name: string; workspace_id: number }> }> }>('/api/v2.1/workspaces/');
-    workspaceId = list.data.workspace_list.flatMap((w) => w.table_list ?? []).find((b) => b.name === BASE)!.workspace_id;
+    page = await newConsolePage(browser, { viewport: { width: 1280, height: 900 } });
+    adminToken = await adminSignIn(url);
+    ({ workspaceId } = await createBase(call, BASE));
   }, 60_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
+  afterAll(() => closeConsole(browser, server));
 
   it('creates an API-Token with tables, operations, expiry, networks and a rate', async () => {
     await step(page, 'scoped-token', async () => {

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/server.js';
 import { totpCode } from '../../src/modules/accounts/index.js';
 import { startTestIdp, type TestIdp } from '../helpers/oidc-idp.js';
-import { ADMIN, apiCaller, freePort, launchBrowser, startConsoleServer, step } from './browser.js';
+import { apiCaller, freePort, launchBrowser, startConsoleServer, step, newConsolePage, adminSignIn } from './browser.js';
 
 /**
  * Issue 33 in the console, in headless Chromium against a real server and a real OpenID Connect
@@ -34,10 +34,8 @@ describe('console: single sign-on and forced two-factor sign-in (headless Chromi
       OIDC_ALLOW_HTTP: 'true',
     }));
     browser = await launchBrowser();
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    page.setDefaultTimeout(10_000);
-    const login = await fetch(`${url}/api2/auth-token/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: ADMIN.email, password: ADMIN.password }) });
-    adminToken = ((await login.json()) as { token: string }).token;
+    page = await newConsolePage(browser, { viewport: { width: 1280, height: 900 } });
+    adminToken = await adminSignIn(url);
   }, 60_000);
 
   afterAll(async () => {

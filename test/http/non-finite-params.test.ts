@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, DIALECTS, type TestApp } from '../helpers/index.js';
-import { gateway, type Gateway } from './rows.fixtures.js';
+import { DIALECTS, type TestApp } from '../helpers/index.js';
+import { appWithTable, type Gateway } from './rows.fixtures.js';
 
 /**
  * ajv's type coercion turns "1e309" and "Infinity" into Infinity, which then passes its integer and
@@ -10,8 +10,7 @@ describe.each(DIALECTS)('non-finite numbers in paths and queries (%s)', (dialect
   let t: TestApp;
   let g: Gateway;
   beforeAll(async () => {
-    t = await createTestApp(dialect);
-    g = await gateway(t);
+    ({ t, g } = await appWithTable(dialect));
   });
   afterAll(() => t.close());
 

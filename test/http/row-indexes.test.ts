@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { DIALECTS, createTestApp, type TestApp } from '../helpers/index.js';
 import { executeIndexed, ORDERED_SCAN } from '../../src/modules/rows/index.js';
-import { addTable, appendRows, gateway, type Gateway } from './rows.fixtures.js';
+import { type Gateway } from './rows.fixtures.js';
+import { bigTable } from './row-index.fixtures.js';
 
 /**
  * Row indexes (rows/row-indexes.ts): built for the columns a big table is filtered and sorted on, used
@@ -13,16 +14,7 @@ describe.each(DIALECTS)('row indexes (%s)', (dialect) => {
   let t: TestApp;
   let g: Gateway;
   let tableId: string;
-
-  const KINDS = ['Open', 'Closed', 'Waiting'];
-  const rows = Array.from({ length: 300 }, (_, i) => {
-    const row: Record<string, unknown> = { Name: `item ${String(i).padStart(3, '0')}` };
-    // Numbers, empties, and a few numbers stored as text (which number filters must not match).
-    if (i % 7 !== 0) row.Price = i % 11 === 0 ? String(i) : (i * 37) % 1000;
-    if (i % 5 !== 0) row.Kind = KINDS[i % 3];
-    if (i % 4 !== 0) row.Due = `2026-0${1 + (i % 9)}-${String(1 + (i % 28)).padStart(2, '0')}${i % 2 ? ' 10:30' : ''}`;
-    return row;
-  });
+  let rows: Array<Record<string, unknown>>;
 
   // The page cache would answer repeated requests without reading the table: evicted before each.
   const evict = () => t.container.baseData.snapshots.evict(g.base.id);
@@ -58,15 +50,7 @@ describe.each(DIALECTS)('row indexes (%s)', (dialect) => {
 
   beforeAll(async () => {
     t = await createTestApp(dialect);
-    g = await gateway(t);
-    const table = await addTable(g, 'Big', [
-      { column_name: 'Name', column_type: 'text' },
-      { column_name: 'Price', column_type: 'number' },
-      { column_name: 'Kind', column_type: 'single-select' },
-      { column_name: 'Due', column_type: 'date', column_data: { format: 'YYYY-MM-DD HH:mm' } },
-    ]);
-    tableId = table._id;
-    await appendRows(g, 'Big', rows);
+    ({ g, tableId, rows } = await bigTable(t, { due: true }));
   });
   afterAll(() => t.close());
 

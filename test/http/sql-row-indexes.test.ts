@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS, createTestApp, type TestApp } from '../helpers/index.js';
-import { addTable, appendRows, gateway, type Gateway } from './rows.fixtures.js';
+import { type Gateway } from './rows.fixtures.js';
+import { bigTable } from './row-index.fixtures.js';
 
 /**
  * The SQL endpoint and the row indexes (rows/row-indexes.ts, docs/sql.md "Row indexes"): the same results
@@ -11,15 +12,6 @@ describe.each(DIALECTS)('SQL with row indexes (%s)', (dialect) => {
   let t: TestApp;
   let g: Gateway;
   let tableId: string;
-
-  const KINDS = ['Open', 'Closed', 'Waiting'];
-  const rows = Array.from({ length: 300 }, (_, i) => {
-    const row: Record<string, unknown> = { Name: `item ${String(i).padStart(3, '0')}` };
-    // Numbers, empties, and numbers stored as text (which number comparisons must not match).
-    if (i % 7 !== 0) row.Price = i % 11 === 0 ? String(i) : (i * 37) % 1000;
-    if (i % 5 !== 0) row.Kind = KINDS[i % 3];
-    return row;
-  });
 
   const STATEMENTS = [
     'SELECT * FROM Big WHERE Price > 900',
@@ -44,14 +36,7 @@ describe.each(DIALECTS)('SQL with row indexes (%s)', (dialect) => {
 
   beforeAll(async () => {
     t = await createTestApp(dialect);
-    g = await gateway(t);
-    const table = await addTable(g, 'Big', [
-      { column_name: 'Name', column_type: 'text' },
-      { column_name: 'Price', column_type: 'number' },
-      { column_name: 'Kind', column_type: 'single-select' },
-    ]);
-    tableId = table._id;
-    await appendRows(g, 'Big', rows);
+    ({ g, tableId } = await bigTable(t));
   });
   afterAll(() => t.close());
 
