@@ -51,6 +51,7 @@ export function createRedis(url: string, options: RedisConnectionOptions = {}): 
     connectionName: options.name ? `basegate:${options.name}` : 'basegate',
   };
   const client = new (loadIoredis().Redis)(url, redisOptions);
+  markEveryCommandHandled(client);
   const interval = options.errorLogIntervalMs ?? 30_000;
   const clock = options.clock ?? systemClock;
   let lastLogged = -Infinity;
@@ -70,6 +71,22 @@ export function createRedis(url: string, options: RedisConnectionOptions = {}): 
   clients.set(client, name);
   client.on('end', () => clients.delete(client));
   return client;
+}
+
+/**
+ * Some commands are sent without anyone awaiting them: ioredis re-subscribes on its own after a
+ * reconnect, and the socket.io adapter subscribes without a catch. When such a command fails
+ * (Redis killed, or `disconnect()` flushing the queue with "Connection is closed."), its rejection
+ * would be unhandled and could end the process. Every command's promise gets a no-op handler here;
+ * a caller that awaits it still sees the error.
+ */
+function markEveryCommandHandled(client: Redis): void {
+  const send = client.sendCommand.bind(client);
+  client.sendCommand = ((...args: Parameters<Redis['sendCommand']>) => {
+    const reply = send(...args);
+    if (reply instanceof Promise) reply.catch(() => undefined);
+    return reply;
+  }) as Redis['sendCommand'];
 }
 
 /** ioredis is loaded on first use: a server without REDIS_URL never pays its memory (about 9 MB). */
