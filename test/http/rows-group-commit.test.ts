@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CommitScope, withCommitScope } from '../../src/db/index.js';
 import type { ChangeEvent } from '../../src/modules/events/index.js';
 import { DIALECTS, SharedDatabase, createTestApp, type TestApp } from '../helpers/index.js';
 import { appendRows, gateway, through, type Gateway } from './rows.fixtures.js';
@@ -138,6 +139,24 @@ describe.each(DIALECTS)('concurrent appends of one base (%s)', (dialect) => {
     } finally {
       await sql`DROP TRIGGER refuse_event${sql.raw(dialect === 'postgres' ? ' ON events' : '')}`.execute(first.container.db);
     }
+  });
+
+  it('each audited append commits its own request’s appendix (it is not shared into another’s statement)', async () => {
+    const rows = first.container.baseData.rows;
+    const scopes = Array.from({ length: 10 }, () => new CommitScope());
+    const ran = new Map<CommitScope, number>();
+    const append = (scope: CommitScope, i: number) => {
+      scope.appendix = { write: async () => void ran.set(scope, (ran.get(scope) ?? 0) + 1) };
+      return withCommitScope(scope, () => rows.append(here.base, { user: 'u@auth.local', app: null }, { table_name: 'Table1', rows: [{ Name: `a${i}` }] }));
+    };
+    // Unaudited appends around them, which the batches may group.
+    const plain = Array.from({ length: 10 }, (_, i) => rows.append(here.base, { user: 'u@auth.local', app: null }, { table_name: 'Table1', rows: [{ Name: `p${i}` }] }));
+    await Promise.all([...scopes.map(append), ...plain]);
+    for (const scope of scopes) {
+      expect(ran.get(scope)).toBe(1);
+      expect(scope.written).toBe(true);
+    }
+    expect((await namesStored('a')).sort()).toEqual(Array.from({ length: 10 }, (_, i) => `a${i}`).sort());
   });
 
   it('appends prepared on a version another instance moved are redone, each written once', async () => {

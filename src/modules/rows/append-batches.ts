@@ -1,4 +1,4 @@
-import { WriteStatement, type Db } from '../../db/index.js';
+import { WriteStatement, outsideCommitScope, type Db } from '../../db/index.js';
 import { revisionBump } from './metadata.repository.js';
 import type { Slots } from './write-slots.js';
 
@@ -64,7 +64,9 @@ export class AppendBatches {
         return;
       }
       this.bases.set(baseId, [pending]);
-      void this.drain(baseId);
+      // The batches are everyone's: their statements never carry the appendix (the audit row) of the
+      // request that happened to start them (BaseWriter sends a request with one alone).
+      void outsideCommitScope(() => this.drain(baseId));
     });
   }
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Transaction } from 'kysely';
-import { WriteStatement, type Database, type DialectName, type Db } from '../../db/index.js';
+import { WriteStatement, hasPendingAppendix, type Database, type DialectName, type Db } from '../../db/index.js';
 import type { Clock } from '../../shared/clock.js';
 import { appendEvents, appendEventsTo, appendStructureEvents, holdEvents, releaseHeldEvents, type NewChangeEvent } from '../events/index.js';
 import { FormulaThreads } from '../formulas/index.js';
@@ -182,7 +182,10 @@ export class BaseWriter {
     let outcome: { value: T; emitted: number; structural: boolean } | undefined;
     try {
       const late = options.lockLate === true && this.dialect === 'postgres';
-      if (late && this.oneStatementAppends && options.oneStatement !== false && options.holdEvents === undefined && options.stage === undefined) outcome = await this.oneStatement(base, actor, work, release);
+      // A write that must carry its request's commit appendix (an audited request: db/commit-appendix.ts)
+      // goes in a transaction, whose COMMIT carries it; a raw one statement would not.
+      const oneStatement = late && this.oneStatementAppends && options.oneStatement !== false && options.holdEvents === undefined && options.stage === undefined && !hasPendingAppendix();
+      if (oneStatement) outcome = await this.oneStatement(base, actor, work, release);
       try {
         outcome ??= await this.transaction(base, actor, work, late, options);
       } catch (error) {
