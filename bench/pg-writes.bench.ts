@@ -3,7 +3,9 @@
  * beside the plain write in the same run:
  *  - `plain insert`: a route of the same server inserting the same row shape into `base_rows` with one
  *    Kysely statement (no token check, no events, no log): the database's and HTTP's own cost;
- *  - `basegate insert`: `POST …/rows/` of one row (one statement: rows, log, events, revision);
+ *  - `basegate insert, batched`: `POST …/rows/` of one row (one statement: rows, log, events, revision;
+ *    appends of the base that arrive while one is in flight go together in the next, BaseWriter.batches);
+ *  - `basegate insert, each alone`: the same, every append its own statement (the path before the batches);
  *  - `basegate insert, transaction`: the same with every append in a transaction (the path before);
  *  - read-after-write pairs (`POST …/rows/` then `GET …/rows/?limit=100` on one connection, again and
  *    again) for basegate, and a plain pair (plain insert then a plain 100-row select).
@@ -94,7 +96,8 @@ const targets: Target[] = [
       return { rate: r.rps, p50: r.p50, p99: r.p99, failed: r.failed };
     },
   },
-  { name: 'basegate insert (one statement)', setup: () => (writer.oneStatementAppends = true), measure: insert },
+  { name: 'basegate insert (one statement, batched)', setup: () => ((writer.oneStatementAppends = true), (writer.batchAppends = true)), measure: insert },
+  { name: 'basegate insert (one statement, each alone)', setup: () => ((writer.oneStatementAppends = true), (writer.batchAppends = false)), measure: insert },
   { name: 'basegate insert (transaction, before)', setup: () => (writer.oneStatementAppends = false), measure: insert },
   {
     name: 'plain pairs (insert, then 100-row select)',
@@ -102,7 +105,7 @@ const targets: Target[] = [
   },
   {
     name: 'basegate pairs (insert, then 100-row page)',
-    setup: () => (writer.oneStatementAppends = true),
+    setup: () => ((writer.oneStatementAppends = true), (writer.batchAppends = true)),
     measure: () =>
       pairs(
         { path: new URL(rowsUrl).pathname, headers: auth, body: insertBody },
@@ -119,6 +122,7 @@ for (const target of targets) {
 }
 const results = targets.map(() => [] as Array<{ rate: number; p50: number; p99: number; failed: number }>);
 const statsBefore = { ...writer.oneStatementStats };
+const batchesBefore = { ...writer.batches.stats };
 for (let round = 0; round < ROUNDS; round++) {
   for (const [i, target] of targets.entries()) {
     target.setup?.();
@@ -126,6 +130,7 @@ for (let round = 0; round < ROUNDS; round++) {
   }
 }
 writer.oneStatementAppends = true;
+writer.batchAppends = true;
 console.log(`${'target'.padEnd(46)} ${'per s'.padStart(7)} ${'vs plain'.padStart(9)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} failed  rounds`);
 for (const [i, target] of targets.entries()) {
   const rs = results[i]!;
@@ -135,5 +140,7 @@ for (const [i, target] of targets.entries()) {
   );
 }
 const stats = writer.oneStatementStats;
-console.log(`one-statement appends: ${stats.written - statsBefore.written} written, ${stats.redone - statsBefore.redone} redone in a transaction; load after: ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}`);
+const batches = writer.batches.stats;
+const sent = batches.statements - batchesBefore.statements;
+console.log(`one-statement appends: ${stats.written - statsBefore.written} written, ${stats.redone - statsBefore.redone} redone in a transaction; batched: ${batches.appends - batchesBefore.appends} appends in ${sent} statements (${((batches.appends - batchesBefore.appends) / Math.max(1, sent)).toFixed(1)} each, largest ${batches.largest}); load after: ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}`);
 await server.close();

@@ -72,6 +72,13 @@ export async function withCommitScope<T>(scope: CommitScope, fn: () => Promise<T
   }
 }
 
+/** True when this context's next write would carry an appendix (it must then be sent in this context, not shared). */
+export function hasPendingAppendix(): boolean {
+  if (openScopes === 0) return false;
+  const scope = storage.getStore();
+  return scope?.appendix !== undefined && !scope.written;
+}
+
 /** Runs `fn` outside any scope: its transactions never carry another context's appendix. */
 export function outsideCommitScope<T>(fn: () => T): T {
   return storage.exit(fn);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Transaction } from 'kysely';
-import { WriteStatement, type Database, type DialectName, type Db } from '../../db/index.js';
+import { WriteStatement, hasPendingAppendix, type Database, type DialectName, type Db } from '../../db/index.js';
 import type { Clock } from '../../shared/clock.js';
 import { appendEvents, appendEventsTo, appendStructureEvents, holdEvents, releaseHeldEvents, type NewChangeEvent } from '../events/index.js';
 import { FormulaThreads } from '../formulas/index.js';
@@ -9,6 +9,7 @@ import { notFound } from '../../shared/errors.js';
 import { POSTGRES_WRITE_SLOTS, Slots } from './write-slots.js';
 import { loadMetadata, lockByRevision, lockMetadata, metadataAsRead, revisionBump, saveRevision, storeMetadata } from './metadata.repository.js';
 import { KnownMetadata } from './known-metadata.js';
+import { AppendBatches } from './append-batches.js';
 import { NoDatabase } from './no-database.js';
 import { structureOps, type StructureOp } from './structure-ops.js';
 
@@ -113,6 +114,7 @@ export class BaseWriter {
     private readonly onEvents: () => void,
   ) {
     this.slots = new Slots(dialect === 'postgres' ? POSTGRES_WRITE_SLOTS : Number.MAX_SAFE_INTEGER);
+    this.batches = new AppendBatches(db, this.slots);
   }
 
   now(): number {
@@ -138,6 +140,10 @@ export class BaseWriter {
   readonly oneStatementStats = { written: 0, redone: 0 };
   /** Off: every append in a transaction, as before (a benchmark compares both in one run). */
   oneStatementAppends = true;
+  /** Group commit of one-statement appends to one base (`AppendBatches`); off: each is sent alone (a benchmark compares both). */
+  batchAppends = true;
+  /** The one-statement appends' group commit (its `stats`: statements sent, appends carried). */
+  readonly batches: AppendBatches;
   private readonly commitListeners: Array<(base: BaseRef) => void> = [];
   private readonly eventsHooks: EventsHook[] = [];
   private readonly logHooks: WriteLogHook[] = [];
@@ -176,7 +182,10 @@ export class BaseWriter {
     let outcome: { value: T; emitted: number; structural: boolean } | undefined;
     try {
       const late = options.lockLate === true && this.dialect === 'postgres';
-      if (late && this.oneStatementAppends && options.oneStatement !== false && options.holdEvents === undefined && options.stage === undefined) outcome = await this.oneStatement(base, actor, work);
+      // A write that must carry its request's commit appendix (an audited request: db/commit-appendix.ts)
+      // goes in a transaction, whose COMMIT carries it; a raw one statement would not.
+      const oneStatement = late && this.oneStatementAppends && options.oneStatement !== false && options.holdEvents === undefined && options.stage === undefined && !hasPendingAppendix();
+      if (oneStatement) outcome = await this.oneStatement(base, actor, work, release);
       try {
         outcome ??= await this.transaction(base, actor, work, late, options);
       } catch (error) {
@@ -300,16 +309,20 @@ export class BaseWriter {
    * begin, metadata, rows, revision, log, events, commit): the work runs on the metadata this process
    * last read, its new rows, the operation log and the events become parts of one statement gated on
    * the revision bump of that metadata version (`UPDATE … WHERE version = v`), which takes the base's
-   * lock only for the statement's own few milliseconds. Undefined (nothing written) when this cannot
-   * be: no metadata known, the work asked the database something, changed the metadata, failed (the
-   * real transaction then gives the real answer), or the version moved (the gate wrote nothing).
+   * lock only for the statement's own few milliseconds. Appends of one base that arrive while one is
+   * in flight are sent together as one such statement under one bump (`AppendBatches`, group commit).
+   * Undefined (nothing written) when this cannot be: no metadata known, the work asked the database
+   * something, changed the metadata, failed (the real transaction then gives the real answer), the
+   * version moved (the gate wrote nothing), or the shared statement it went in failed.
    */
-  private async oneStatement<T>(base: BaseRef, actor: Actor, work: (scope: WriteScope) => Promise<T>) {
+  private async oneStatement<T>(base: BaseRef, actor: Actor, work: (scope: WriteScope) => Promise<T>, releaseSlot: () => void) {
     const meta = this.known.get(base.id);
     if (meta === undefined) return undefined;
     const now = this.clock.now();
     const writeId = actor.writeId ?? randomUUID();
-    const statement = new WriteStatement(revisionBump(base.id, meta.version));
+    // Its parts go under a shared gate: the revision bump of `meta.version`, one for all the appends
+    // of the base sent together (AppendBatches).
+    const statement = new WriteStatement('shared');
     const probe = new NoDatabase();
     let prepared: { value: T; emitted: number } | undefined;
     try {
@@ -331,7 +344,14 @@ export class BaseWriter {
       this.oneStatementStats.redone++;
       return undefined;
     }
-    if (!(await statement.execute(this.db))) {
+    // A queued append holds no connection: its slot goes back, and the batch takes one to send (AppendBatches).
+    if (this.batchAppends) releaseSlot();
+    const sent = this.batchAppends
+      ? await this.batches.submit(base.id, meta.version, statement, prepared.emitted)
+      : (await WriteStatement.together(this.db, revisionBump(base.id, meta.version), [statement]))
+        ? 'written'
+        : 'redo';
+    if (sent === 'redo') {
       this.known.forget(base.id);
       this.oneStatementStats.redone++;
       return undefined;

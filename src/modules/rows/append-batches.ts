@@ -1,0 +1,124 @@
+import { WriteStatement, outsideCommitScope, type Db } from '../../db/index.js';
+import { revisionBump } from './metadata.repository.js';
+import type { Slots } from './write-slots.js';
+
+/** What became of an append handed to the batches: committed, or to be redone in a transaction (nothing written). */
+export type BatchOutcome = 'written' | 'redo';
+
+/** Bounds of one shared statement: appends, and their new rows (and so its size). */
+export const APPEND_BATCH_LIMITS = { members: 32, rows: 1_000 };
+
+interface Pending {
+  version: number;
+  statement: WriteStatement;
+  rows: number;
+  settle: (outcome: BatchOutcome) => void;
+  fail: (error: unknown) => void;
+}
+
+/**
+ * Group commit of PostgreSQL one-statement appends within this process. An append of a base goes out
+ * at once when none of that base is in flight; those that arrive while one is in flight wait for it
+ * (no timer: the wait is that commit, and they would wait for the base's row lock anyway) and then go
+ * together as ONE statement under ONE revision bump gated on the metadata version they were prepared
+ * on, so one commit's flush serves them all. Each append was prepared and validated alone (its work
+ * ran before it got here), so what can still fail is the database's: a shared statement that fails
+ * sends each of its appends to its own transaction (nothing was written), where only a bad one fails
+ * again; an append sent alone gets its error. Instances on one database each batch their own appends;
+ * the gate and the row lock order them as before.
+ */
+export class AppendBatches {
+  private readonly bases = new Map<number, Pending[]>();
+  /** Shared statements sent and the appends they carried (tests, the bench). */
+  readonly stats = { statements: 0, appends: 0, largest: 0, failedShared: 0 };
+
+  constructor(
+    private readonly db: Db,
+    /** The writer's slots: a statement takes one while it is sent (the appends waiting hold none). */
+    private readonly slots: Slots,
+    private readonly limits = APPEND_BATCH_LIMITS,
+  ) {}
+
+  /** Appends of the base handed over and not yet answered: queued or in flight (tests). */
+  unsettled(baseId: number): number {
+    return this.open.get(baseId) ?? 0;
+  }
+
+  private readonly open = new Map<number, number>();
+
+  /** Sends `statement` (made with a shared gate) with the others of `baseId` prepared on `version`. */
+  submit(baseId: number, version: number, statement: WriteStatement, rows: number): Promise<BatchOutcome> {
+    this.open.set(baseId, this.unsettled(baseId) + 1);
+    const answered = () => {
+      const left = this.unsettled(baseId) - 1;
+      if (left > 0) this.open.set(baseId, left);
+      else this.open.delete(baseId);
+    };
+    return new Promise<BatchOutcome>((resolve, reject) => {
+      const settle = (outcome: BatchOutcome) => (answered(), resolve(outcome));
+      const fail = (error: unknown) => (answered(), reject(error));
+      const queue = this.bases.get(baseId);
+      const pending = { version, statement, rows, settle, fail };
+      if (queue !== undefined) {
+        queue.push(pending);
+        return;
+      }
+      this.bases.set(baseId, [pending]);
+      // The batches are everyone's: their statements never carry the appendix (the audit row) of the
+      // request that happened to start them (BaseWriter sends a request with one alone).
+      void outsideCommitScope(() => this.drain(baseId));
+    });
+  }
+
+  /** Sends the base's queued appends, batch after batch, until none is left (it never throws: `send` settles every append). */
+  private async drain(baseId: number): Promise<void> {
+    const queue = this.bases.get(baseId)!;
+    while (queue.length > 0) {
+      const free = await this.slots.acquire();
+      const batch = this.take(queue);
+      const outcome = await this.send(baseId, batch).finally(free);
+      if (outcome === 'stale') {
+        // The version moved: every append prepared on it (or before) would find the gate closed too.
+        const stale = batch[0]!.version;
+        for (let i = queue.length - 1; i >= 0; i--) if (queue[i]!.version <= stale) queue.splice(i, 1)[0]!.settle('redo');
+      }
+    }
+    this.bases.delete(baseId);
+  }
+
+  /** The first queued append and the following ones of its version, within the limits, in arrival order. */
+  private take(queue: Pending[]): Pending[] {
+    const version = queue[0]!.version;
+    const batch: Pending[] = [];
+    let rows = 0;
+    for (let i = 0; i < queue.length && batch.length < this.limits.members; ) {
+      const next = queue[i]!;
+      if (next.version !== version || (batch.length > 0 && rows + next.rows > this.limits.rows)) {
+        i++;
+        continue;
+      }
+      batch.push(next);
+      rows += next.rows;
+      queue.splice(i, 1);
+    }
+    return batch;
+  }
+
+  private async send(baseId: number, batch: Pending[]): Promise<'written' | 'stale' | 'failed'> {
+    try {
+      const passed = await WriteStatement.together(this.db, revisionBump(baseId, batch[0]!.version), batch.map((p) => p.statement));
+      this.stats.statements++;
+      this.stats.appends += batch.length;
+      this.stats.largest = Math.max(this.stats.largest, batch.length);
+      for (const p of batch) p.settle(passed ? 'written' : 'redo');
+      return passed ? 'written' : 'stale';
+    } catch (error) {
+      if (batch.length === 1) batch[0]!.fail(error);
+      else {
+        this.stats.failedShared++;
+        for (const p of batch) p.settle('redo');
+      }
+      return 'failed';
+    }
+  }
+}

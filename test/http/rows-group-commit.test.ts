@@ -1,0 +1,173 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CommitScope, withCommitScope } from '../../src/db/index.js';
+import type { ChangeEvent } from '../../src/modules/events/index.js';
+import { DIALECTS, SharedDatabase, createTestApp, type TestApp } from '../helpers/index.js';
+import { appendRows, gateway, through, type Gateway } from './rows.fixtures.js';
+
+/**
+ * Many writers appending to one base at once, through two instances on one database. On PostgreSQL
+ * the appends of one base that arrive while one is in flight are sent together as one statement under
+ * one revision bump (BaseWriter.batches, group commit); on SQLite each is its own transaction. Either
+ * way: every row is stored once, its event is handed to consumers once and in id order while they
+ * consume during the writes, the revision only goes up, each writer reads its row right after its
+ * write, and one append the database refuses fails alone.
+ */
+describe.each(DIALECTS)('concurrent appends of one base (%s)', (dialect) => {
+  const shared = new SharedDatabase(dialect);
+  let first: TestApp;
+  let second: TestApp;
+  let here: Gateway;
+  let there: Gateway;
+  const handed: ChangeEvent[] = [];
+  const revision = async () =>
+    Number((await first.container.db.selectFrom('base_metadata').select('revision').where('base_id', '=', here.base.id).executeTakeFirstOrThrow()).revision);
+  /** The stored names `prefix` or `prefix` and a number. */
+  const namesStored = async (prefix: string) =>
+    (await first.container.db.selectFrom('base_rows').select('data').where('base_id', '=', here.base.id).execute())
+      .map((r) => String(((typeof r.data === 'string' ? JSON.parse(r.data) : r.data) as Record<string, unknown>)['0000']))
+      .filter((name) => new RegExp(`^${prefix}\\d*$`).test(name));
+  const drain = async () => {
+    while ((await first.container.dispatcher.runOnce()).handed > 0);
+  };
+
+  beforeAll(async () => {
+    first = await createTestApp(dialect, {}, { database: await shared.open() });
+    second = await createTestApp(dialect, {}, { database: await shared.open(), clock: first.clock });
+    first.container.dispatcher.register({ name: 'group-commit-recorder', handle: async (_trx, events) => void handed.push(...events) });
+    here = await gateway(first);
+    there = through(second, here);
+    // Both writers have read the base's metadata now (what a one-statement append works on).
+    await appendRows(here, 'Table1', [{ Name: 'warm' }]);
+    await appendRows(there, 'Table1', [{ Name: 'warm' }]);
+    await drain();
+  });
+  afterAll(async () => {
+    await first?.close();
+    await second?.close();
+    await shared.dispose();
+  });
+
+  it('40 writers on two instances: every row once, its event handed once in id order during the writes, the revision rising, each row read right after its write', async () => {
+    handed.length = 0;
+    const startRevision = await revision();
+    const batchesBefore = { ...first.container.baseData.writer.batches.stats };
+    let writing = true;
+    const revisions: number[] = [];
+    const watch = (async () => {
+      while (writing) {
+        revisions.push(await revision());
+        await first.container.dispatcher.runOnce();
+      }
+    })();
+    const writers = Array.from({ length: 40 }, async (_, i) => {
+      const g = i % 2 === 0 ? here : there;
+      const [id] = await appendRows(g, 'Table1', [{ Name: `w${i}` }]);
+      const one = await g.call('GET', `rows/${id}/?table_name=Table1&convert_keys=true`);
+      expect(one.statusCode, one.body).toBe(200);
+      expect(one.json().Name).toBe(`w${i}`);
+      const page = await g.call('GET', 'rows/?table_name=Table1&limit=1000&convert_keys=true');
+      expect(page.statusCode, page.body).toBe(200);
+      expect(page.json<{ rows: Array<{ _id: string }> }>().rows.map((r) => r._id)).toContain(id);
+      return id!;
+    });
+    const ids = await Promise.all(writers);
+    writing = false;
+    await watch;
+    await drain();
+
+    const names = await namesStored('w');
+    expect(names).toHaveLength(40);
+    expect(new Set(names).size).toBe(40);
+    const inserts = handed.filter((e) => e.opType === 'insert_row');
+    expect(inserts.map((e) => e.rowId).sort()).toEqual([...ids].sort());
+    const eventIds = handed.map((e) => e.id);
+    expect(eventIds).toEqual([...eventIds].sort((a, b) => a - b));
+    expect(new Set(eventIds).size).toBe(eventIds.length);
+    const logged = await first.container.db.selectFrom('operation_log').select('id').where('base_id', '=', here.base.id).where('op_type', '=', 'insert_row').execute();
+    expect(logged.length).toBe(42); // each append its own log entry (the two warm-ups too)
+    revisions.push(await revision());
+    expect(revisions).toEqual([...revisions].sort((a, b) => a - b));
+    expect(revisions.at(-1)!).toBeGreaterThan(startRevision);
+    if (dialect === 'postgres') {
+      // Appends that arrived while one was in flight went together: fewer statements than appends.
+      const stats = first.container.baseData.writer.batches.stats;
+      expect(stats.largest).toBeGreaterThan(1);
+      expect(stats.appends - batchesBefore.appends).toBeGreaterThan(stats.statements - batchesBefore.statements);
+    } else {
+      expect(revisions.at(-1)!).toBe(startRevision + 40);
+    }
+  });
+
+  it('an append the database refuses fails alone; the others sent with it are written once each', async () => {
+    if (dialect === 'postgres') {
+      await sql`CREATE FUNCTION refuse_event() RETURNS trigger AS $$ BEGIN IF NEW.row_name = 'refused' THEN RAISE EXCEPTION 'refused by the test'; END IF; RETURN NEW; END $$ LANGUAGE plpgsql`.execute(first.container.db);
+      await sql`CREATE TRIGGER refuse_event BEFORE INSERT ON events FOR EACH ROW EXECUTE FUNCTION refuse_event()`.execute(first.container.db);
+    } else {
+      await sql`CREATE TRIGGER refuse_event BEFORE INSERT ON events WHEN NEW.row_name = 'refused' BEGIN SELECT RAISE(ABORT, 'refused by the test'); END`.execute(first.container.db);
+    }
+    try {
+      const rows = first.container.baseData.rows;
+      const actor = { user: 'u@auth.local', app: null };
+      const names = Array.from({ length: 16 }, (_, i) => (i === 6 ? 'refused' : `r${i}`));
+      const batches = first.container.baseData.writer.batches;
+      const failedBefore = batches.stats.failedShared;
+      const appending = () => Promise.allSettled(names.map((name) => rows.append(here.base, actor, { table_name: 'Table1', rows: [{ Name: name }] })));
+      // PostgreSQL: the first statement waits for the base's row lock, held here, until all 16 appends
+      // are handed to the batches, so some go in a shared statement, which the refused one makes fail.
+      const waited =
+        dialect === 'postgres'
+          ? await first.container.db.transaction().execute(async (trx) => {
+              await sql`SELECT 1 FROM base_metadata WHERE base_id = ${here.base.id} FOR UPDATE`.execute(trx);
+              const all = appending();
+              for (let i = 0; i < 1000 && batches.unsettled(here.base.id) < 16; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+              expect(batches.unsettled(here.base.id)).toBe(16);
+              return { all };
+            })
+          : { all: appending() };
+      const settled = await waited.all;
+      if (dialect === 'postgres') expect(batches.stats.failedShared).toBe(failedBefore + 1);
+      for (const [i, outcome] of settled.entries()) {
+        if (names[i] === 'refused') expect(outcome.status === 'rejected' && String(outcome.reason)).toMatch(/refused by the test/);
+        else expect(outcome.status, String((outcome as PromiseRejectedResult).reason)).toBe('fulfilled');
+      }
+      const stored = await namesStored('r');
+      expect(stored.sort()).toEqual(names.filter((n) => n !== 'refused').sort());
+      expect(await namesStored('refused')).toEqual([]);
+      const events = await first.container.db.selectFrom('events').select('row_name').where('base_id', '=', here.base.id).where('row_name', 'like', 'r%').execute();
+      expect(events.map((e) => e.row_name).sort()).toEqual(names.filter((n) => n !== 'refused').sort());
+    } finally {
+      await sql`DROP TRIGGER refuse_event${sql.raw(dialect === 'postgres' ? ' ON events' : '')}`.execute(first.container.db);
+    }
+  });
+
+  it('each audited append commits its own request’s appendix (it is not shared into another’s statement)', async () => {
+    const rows = first.container.baseData.rows;
+    const scopes = Array.from({ length: 10 }, () => new CommitScope());
+    const ran = new Map<CommitScope, number>();
+    const append = (scope: CommitScope, i: number) => {
+      scope.appendix = { write: async () => void ran.set(scope, (ran.get(scope) ?? 0) + 1) };
+      return withCommitScope(scope, () => rows.append(here.base, { user: 'u@auth.local', app: null }, { table_name: 'Table1', rows: [{ Name: `a${i}` }] }));
+    };
+    // Unaudited appends around them, which the batches may group.
+    const plain = Array.from({ length: 10 }, (_, i) => rows.append(here.base, { user: 'u@auth.local', app: null }, { table_name: 'Table1', rows: [{ Name: `p${i}` }] }));
+    await Promise.all([...scopes.map(append), ...plain]);
+    for (const scope of scopes) {
+      expect(ran.get(scope)).toBe(1);
+      expect(scope.written).toBe(true);
+    }
+    expect((await namesStored('a')).sort()).toEqual(Array.from({ length: 10 }, (_, i) => `a${i}`).sort());
+  });
+
+  it('appends prepared on a version another instance moved are redone, each written once', async () => {
+    const meta = await first.container.db.selectFrom('base_metadata').select(['version', 'data']).where('base_id', '=', here.base.id).executeTakeFirstOrThrow();
+    const data = JSON.parse(meta.data) as { tables: Array<{ columns: Array<{ key: string; name: string }> }> };
+    data.tables[0]!.columns[0]!.name = 'Title';
+    await first.container.db.updateTable('base_metadata').set({ version: Number(meta.version) + 1, data: JSON.stringify(data) }).where('base_id', '=', here.base.id).execute();
+    const redone = first.container.baseData.writer.oneStatementStats.redone;
+    const results = await Promise.all(Array.from({ length: 12 }, (_, i) => here.call('POST', 'rows/', { table_name: 'Table1', rows: [{ Title: `s${i}` }] })));
+    for (const r of results) expect(r.statusCode, r.body).toBe(200);
+    expect((await namesStored('s')).sort()).toEqual(Array.from({ length: 12 }, (_, i) => `s${i}`).sort());
+    if (dialect === 'postgres') expect(first.container.baseData.writer.oneStatementStats.redone).toBeGreaterThan(redone);
+  });
+});
