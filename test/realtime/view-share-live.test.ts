@@ -126,7 +126,8 @@ describe.each(DIALECTS)('live channel limited to a shared view (%s)', (dialect) 
       expect(res.statusCode, res.body).toBe(200);
     };
     const codesLink = codes.data.link_id!;
-    await settle(); // the rows' inserts reach the holder first (Ann's; Ben is not in the view)
+    // Ann's insert reaches the holder first (Ben is not in the view; Secret's rows are another table).
+    await waitFor(() => ops(live).some((op) => op.op_type === 'insert_row' && op.row_data?._id === ann), "Ann's insert");
     const start = ops(live).length;
 
     await link('POST', codesLink, 'People', 'Secret', { [ann!]: [x!] }); // in the view: sent, with the count that follows
