@@ -119,15 +119,18 @@ describe.each(DIALECTS)('deleting the owner of a group (%s)', (dialect) => {
     expect((await req(owner, 'GET', `/api/v2.1/groups/${group}/`)).statusCode).toBe(200);
   });
 
-  it('races base creation through the API against the deletion: never a base created and then gone, never a 500', async () => {
+  it('races base creation and copying through the API against the deletion: never a base created and then gone, never a 500', async () => {
     for (let round = 0; round < 4; round++) {
       const owner = await createUser(t);
       const group = await newGroup(owner, `Race ${round}`);
       const workspace = await workspaceOf(owner, group);
+      const source = await req(owner, 'POST', '/api/v2.1/dtables/', { name: 'source' });
+      expect(source.statusCode, source.body).toBe(201);
       const creations = Array.from({ length: 3 }, (_, i) => req(owner, 'POST', '/api/v2.1/dtables/', { name: `b${i}`, workspace_id: workspace }));
-      const [deleted, ...created] = await Promise.all([deleteUser(owner), ...creations]);
-      for (const answer of [deleted!, ...created]) expect(answer.statusCode, answer.body).toBeLessThan(500);
-      const made = created.filter((answer) => answer.statusCode === 201);
+      const copy = req(owner, 'POST', '/api/v2.1/dtable-copy/', { src_workspace_id: source.json().table.workspace_id, dst_workspace_id: workspace, name: 'source' });
+      const [deleted, copied, ...created] = await Promise.all([deleteUser(owner), copy, ...creations]);
+      for (const answer of [deleted!, copied!, ...created]) expect(answer.statusCode, answer.body).toBeLessThan(500);
+      const made = [...created.filter((answer) => answer.statusCode === 201), ...(copied!.statusCode === 200 ? [copied!] : [])];
       const kept = await t.container.db.selectFrom('bases').select('id').where('workspace_id', '=', workspace).execute();
       if (deleted!.statusCode === 200) {
         expect(made).toEqual([]); // the group went with its owner: no base was created in it

@@ -46,8 +46,9 @@ export class BaseCopyService {
       try {
         await this.write(source, target.id, name, user.id, now);
       } catch (error) {
-        // The target workspace went meanwhile (its group, or its owner, deleted).
-        if (isForeignKeyViolation(error)) throw notFound(`Workspace ${dstWorkspace} not found.`);
+        // The target workspace went meanwhile (its group, or its owner, deleted): a foreign-key violation,
+        // or on PostgreSQL, under repeatable read, a serialization failure.
+        if (isForeignKeyViolation(error) || !(await this.access.findWorkspace(dstWorkspace))) throw notFound(`Workspace ${dstWorkspace} not found.`);
         if (!isUniqueViolation(error)) throw error;
         if (attempt >= COPY_NAME_ATTEMPTS) throw conflict(`Table ${name} already exists.`);
         continue;
