@@ -110,6 +110,43 @@ describe.each(DIALECTS)('dtable-web-api against a listening server: groups and v
     expect((await client.listDTableGroupViewShares(personal.id, 'Personal base')).data.group_view_share_list).toEqual([]);
   });
 
+  it('deletes view shares by id or by view, a group admin leaves a group view share, and the group trash lists and restores a base', async () => {
+    const personal = (await client.listWorkspaces()).data.workspace_list.find((w: { type: string }) => w.type === 'personal');
+    const access = await client.getTableAccessToken(personal.id, 'Personal base');
+    const meta = await t.request({ method: 'GET', url: `/api-gateway/api/v2/dtables/${access.data.dtable_uuid}/metadata/`, token: access.data.access_token });
+    const tableId = meta.json().metadata.tables[0]._id;
+    const userShares = async () => (await client.listDTableUserViewShares(personal.id, 'Personal base', tableId, '0000')).data.user_view_share_list;
+    const groupShares = async () => (await client.listDTableGroupViewShares(personal.id, 'Personal base')).data.group_view_share_list;
+
+    const byId = await client.createDTableUserViewShare(personal.id, 'Personal base', tableId, '0000', 'r', carol.email, 'By id');
+    expect((await client.deleteDTableUserViewShare(personal.id, 'Personal base', byId.data.id)).data).toEqual({ success: true });
+    expect(await userShares()).toEqual([]);
+    await client.createDTableUserViewShare(personal.id, 'Personal base', tableId, '0000', 'r', carol.email, 'By view');
+    expect((await client.deleteDTableUserViewShareByViewId(personal.id, 'Personal base', tableId, '0000')).data).toEqual({ success: true });
+    expect(await userShares()).toEqual([]);
+
+    const groupShare = (await client.createDTableGroupViewShare(personal.id, 'Personal base', tableId, '0000', 'r', [groupId])).data.group_view_share_list[0];
+    expect((await client.deleteDTableGroupViewShare(personal.id, 'Personal base', groupShare.id)).data).toEqual({ success: true });
+    expect(await groupShares()).toEqual([]);
+    // Bob is an admin of the group: he may take the group off a view shared with it.
+    const left = (await client.createDTableGroupViewShare(personal.id, 'Personal base', tableId, '0000', 'r', [groupId])).data.group_view_share_list[0];
+    expect((await bobClient.leaveGroupViewShare(left.id)).data).toEqual({ success: true });
+    expect(await groupShares()).toEqual([]);
+    expect((await bobClient.listGroupSharedViews()).data.group_shared_views[String(groupId)] ?? []).toEqual([]);
+
+    const groupWs = (await client.listWorkspaces()).data.workspace_list.find((w: { group_id?: number }) => w.group_id === groupId);
+    const made = await t.request({ method: 'POST', url: '/api/v2.1/dtables/', token: alice.token, payload: { name: 'Trash me', workspace_id: groupWs.id } });
+    expect(made.statusCode, made.body).toBe(201);
+    expect((await client.deleteTable(groupWs.id, 'Trash me')).status).toBe(200);
+    const trash = (await client.listGroupTrashDTables(groupId)).data;
+    const trashed = trash.trash_dtable_list.find((b: { name: string }) => b.name === 'Trash me');
+    expect(trashed).toBeDefined();
+    expect((await client.restoreGroupTrashDTable(trashed.uuid, groupId)).data).toEqual({ success: true });
+    expect((await client.listGroupTrashDTables(groupId)).data.trash_dtable_list).toEqual([]);
+    const back = (await client.listWorkspaces()).data.workspace_list.find((w: { group_id?: number }) => w.group_id === groupId);
+    expect(back.table_list.map((b: { name: string }) => b.name)).toContain('Trash me');
+  });
+
   it('system admin functions: list, create, members, transfer, dismiss', async () => {
     const all = await adminClient.sysAdminListAllGroups(1, 25);
     expect(all.data.groups.map((g: { id: number }) => g.id)).toContain(groupId);

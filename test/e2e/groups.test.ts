@@ -1,13 +1,18 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/server.js';
+import { DIALECTS, createPostgresDatabase } from '../helpers/index.js';
 import { ADMIN, apiCaller, launchBrowser, signIn, startConsoleServer, step, newConsolePage, closeConsole, adminSignIn } from './browser.js';
 
 const MEMBER = { email: 'member@console.test', password: 'member-password-1', name: 'Mia Member' };
 const VIEWER = { email: 'viewer@console.test', password: 'viewer-password-1', name: 'Vic Viewer' };
 
-/** The console's group pages and group/view sharing in a real headless Chromium against a listening server. */
-describe('web console: groups (headless Chromium)', () => {
+/**
+ * The console's group pages and group/view sharing in a real headless Chromium against a listening
+ * server, on each dialect (PostgreSQL: a database of its own, dropped at the end).
+ */
+describe.each(DIALECTS)('web console: groups (headless Chromium, %s)', (dialect) => {
+  let database: { url: string; drop(): Promise<void> } | undefined;
   let server: RunningServer;
   let url: string;
   let browser: Browser;
@@ -16,7 +21,8 @@ describe('web console: groups (headless Chromium)', () => {
   const call = apiCaller(() => url, () => adminToken);
 
   beforeAll(async () => {
-    ({ server, url } = await startConsoleServer());
+    if (dialect === 'postgres') database = await createPostgresDatabase();
+    ({ server, url } = await startConsoleServer(database ? { DATABASE_URL: database.url } : {}));
     browser = await launchBrowser();
     page = await newConsolePage(browser, { viewport: { width: 1280, height: 800 } });
     page.on('dialog', (d) => void d.accept());
@@ -24,7 +30,10 @@ describe('web console: groups (headless Chromium)', () => {
     for (const u of [MEMBER, VIEWER]) expect((await call('/api/v2.1/admin/users/', { method: 'POST', body: u })).status).toBe(200);
   }, 60_000);
 
-  afterAll(() => closeConsole(browser, server));
+  afterAll(async () => {
+    await closeConsole(browser, server);
+    await database?.drop();
+  });
 
   it('creates a group, adds a member, makes them admin, creates a base in the group; the member sees it', async () => {
     await step(page, 'groups-create', async () => {

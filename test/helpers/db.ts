@@ -114,6 +114,18 @@ export class SharedDatabase {
   }
 }
 
+/**
+ * A PostgreSQL database of its own on TEST_DATABASE_URL's server, for a whole server process started by a
+ * test (the console's end-to-end tests: a server takes a database URL, not a schema). Dropped by `drop`.
+ */
+export async function createPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `e2e_${randomBytes(6).toString('hex')}`;
+  await adminQuery(`CREATE DATABASE ${name}`);
+  const url = new URL(process.env.TEST_DATABASE_URL!);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: () => adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+}
+
 /** Runs one statement on TEST_DATABASE_URL over a connection of its own (schema set-up and clean-up). */
 export async function adminQuery(statement: string): Promise<void> {
   const client = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });

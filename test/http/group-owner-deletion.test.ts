@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
 import { DIALECTS, createTestApp, createUser, type TestApp, type TestUser } from '../helpers/index.js';
 
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -74,5 +75,70 @@ describe.each(DIALECTS)('deleting the owner of a group (%s)', (dialect) => {
     expect((await req(owner, 'DELETE', `/api/v2.1/groups/${shared}/`)).statusCode).toBe(200);
     expect((await deleteUser(owner)).statusCode).toBe(200);
     expect((await req(admin, 'GET', `/api/v2.1/admin/groups/${lonely}/members/`)).statusCode).toBe(404);
+  });
+
+  /** Resolves once `check` holds, polling (at most `ms`). */
+  async function until(check: () => Promise<boolean>, what: string, ms = 10_000): Promise<void> {
+    const end = Date.now() + ms;
+    while (!(await check())) {
+      if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
+  it('sees a base added to the group while it runs: the check is in the deletion\'s transaction, which waits for the base and is refused', async () => {
+    const owner = await createUser(t);
+    const group = await newGroup(owner, 'Racing');
+    const workspace = await workspaceOf(owner, group);
+    const db = t.container.db;
+    // A base being created in the group's workspace: inserted, not yet committed, while the deletion starts.
+    let release!: () => void;
+    let inserted!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const ready = new Promise<void>((resolve) => (inserted = resolve));
+    const now = Date.now();
+    const creating = db.transaction().execute(async (trx) => {
+      await trx.insertInto('bases').values({ uuid: 'racing-base-uuid', workspace_id: workspace, name: 'raced', creator_id: owner.id, modifier_id: owner.id, created_at: now, updated_at: now }).execute();
+      inserted();
+      await held;
+    });
+    await ready;
+    const deleting = deleteUser(owner);
+    if (dialect === 'postgres') {
+      // The deletion waits on the base's transaction (a lock not granted) before it is let go.
+      await until(async () => Number((await sql<{ n: string }>`select count(*) as n from pg_locks where not granted`.execute(db)).rows[0]!.n) > 0, 'the deletion to wait');
+    } else {
+      await new Promise((resolve) => setTimeout(resolve, 100)); // SQLite: the deletion waits for the one connection
+    }
+    release();
+    await creating;
+    const answer = await deleting;
+    expect(answer.statusCode, answer.body).toBe(400);
+    expect(answer.json().error_msg).toContain('(Racing)');
+    expect(await db.selectFrom('bases').select('id').where('uuid', '=', 'racing-base-uuid').executeTakeFirst()).toBeDefined();
+    expect((await req(owner, 'GET', `/api/v2.1/groups/${group}/`)).statusCode).toBe(200);
+  });
+
+  it('races base creation and copying through the API against the deletion: never a base created and then gone, never a 500', async () => {
+    for (let round = 0; round < 4; round++) {
+      const owner = await createUser(t);
+      const group = await newGroup(owner, `Race ${round}`);
+      const workspace = await workspaceOf(owner, group);
+      const source = await req(owner, 'POST', '/api/v2.1/dtables/', { name: 'source' });
+      expect(source.statusCode, source.body).toBe(201);
+      const creations = Array.from({ length: 3 }, (_, i) => req(owner, 'POST', '/api/v2.1/dtables/', { name: `b${i}`, workspace_id: workspace }));
+      const copy = req(owner, 'POST', '/api/v2.1/dtable-copy/', { src_workspace_id: source.json().table.workspace_id, dst_workspace_id: workspace, name: 'source' });
+      const [deleted, copied, ...created] = await Promise.all([deleteUser(owner), copy, ...creations]);
+      for (const answer of [deleted!, copied!, ...created]) expect(answer.statusCode, answer.body).toBeLessThan(500);
+      const made = [...created.filter((answer) => answer.statusCode === 201), ...(copied!.statusCode === 200 ? [copied!] : [])];
+      const kept = await t.container.db.selectFrom('bases').select('id').where('workspace_id', '=', workspace).execute();
+      if (deleted!.statusCode === 200) {
+        expect(made).toEqual([]); // the group went with its owner: no base was created in it
+        expect(kept).toEqual([]);
+      } else {
+        expect(deleted!.statusCode).toBe(400);
+        expect(kept.length).toBe(made.length); // every base created is still there
+      }
+    }
   });
 });

@@ -27,26 +27,29 @@ const FAMILIES = [
   'live', // join-room on the live channel (200: joined, 403: refused)
   'manage', // GET …/api-tokens/ with the Account-Token (admin)
   'files', // an upload link: with the Account-Token (rw), or with the API-Token itself (app-upload-link/)
+  'webhooks', // GET …/webhooks/ with the Account-Token (admin)
+  'rules', // GET …/notification-rules/ with the Account-Token
+  'comments', // GET comments/ of a row the view shows, with the Base-Token
 ] as const;
 type Family = (typeof FAMILIES)[number];
 
 const MATRIX: Record<string, string> = {
-  //                   token rows other write outs meta struc sqlR sqlH sqlO sqlW live mang files
-  owner:               '200  200  200  200  200  200  200  200  200  200  200  200  200  200',
-  'user share r':      '200  200  200  403  403  200  403  200  200  200  403  200  403  403',
-  'user share rw':     '200  200  200  200  200  200  200  200  200  200  200  200  403  200',
-  'user share admin':  '200  200  200  200  200  200  200  200  200  200  200  200  200  200',
-  'group owner':       '200  200  200  200  200  200  200  200  200  200  200  200  200  200',
-  'group admin':       '200  200  200  200  200  200  200  200  200  200  200  200  200  200',
-  'group member':      '200  200  200  200  200  200  200  200  200  200  200  200  403  200',
-  'group share r':     '200  200  200  403  403  200  403  200  200  200  403  200  403  403',
-  'group share rw':    '200  200  200  200  200  200  200  200  200  200  200  200  403  200',
-  'group share admin': '200  200  200  200  200  200  200  200  200  200  200  200  200  200',
-  'view share r':      '403  200  403  403  403  200  403  200  403  403  403  200  403  403',
-  'view share rw':     '403  200  403  200  403  200  403  200  403  403  200  200  403  403',
-  'external link':     '-    200  200  403  403  200  403  200  200  200  403  200  -    -',
-  'API-Token r':       '-    200  200  403  403  200  403  200  200  200  403  200  -    403',
-  'API-Token rw':      '-    200  200  200  200  200  200  200  200  200  200  200  -    200',
+  //                   token rows other write outs meta struc sqlR sqlH sqlO sqlW live mang files hook rule cmnt
+  owner:               '200  200  200  200  200  200  200  200  200  200  200  200  200  200  200  200  200',
+  'user share r':      '200  200  200  403  403  200  403  200  200  200  403  200  403  403  403  200  200',
+  'user share rw':     '200  200  200  200  200  200  200  200  200  200  200  200  403  200  403  200  200',
+  'user share admin':  '200  200  200  200  200  200  200  200  200  200  200  200  200  200  200  200  200',
+  'group owner':       '200  200  200  200  200  200  200  200  200  200  200  200  200  200  200  200  200',
+  'group admin':       '200  200  200  200  200  200  200  200  200  200  200  200  200  200  200  200  200',
+  'group member':      '200  200  200  200  200  200  200  200  200  200  200  200  403  200  403  200  200',
+  'group share r':     '200  200  200  403  403  200  403  200  200  200  403  200  403  403  403  200  200',
+  'group share rw':    '200  200  200  200  200  200  200  200  200  200  200  200  403  200  403  200  200',
+  'group share admin': '200  200  200  200  200  200  200  200  200  200  200  200  200  200  200  200  200',
+  'view share r':      '403  200  403  403  403  200  403  200  403  403  403  200  403  403  403  403  403',
+  'view share rw':     '403  200  403  200  403  200  403  200  403  403  200  200  403  403  403  403  403',
+  'external link':     '-    200  200  403  403  200  403  200  200  200  403  200  -    -    -    -    200',
+  'API-Token r':       '-    200  200  403  403  200  403  200  200  200  403  200  -    403  -    -    200',
+  'API-Token rw':      '-    200  200  200  200  200  200  200  200  200  200  200  -    200  -    -    200',
 };
 
 describe.each(DIALECTS)('permission matrix: every base route family × every way of access (%s)', (dialect) => {
@@ -167,6 +170,8 @@ describe.each(DIALECTS)('permission matrix: every base route family × every way
     const { base, user, apiToken, baseToken } = ways.get(way)!;
     if (family === 'token') return user ? String((await req(user, 'GET', basePath(base, 'access-token/'))).statusCode) : '-';
     if (family === 'manage') return user ? String((await req(user, 'GET', basePath(base, 'api-tokens/'))).statusCode) : '-';
+    if (family === 'webhooks') return user ? String((await req(user, 'GET', basePath(base, 'webhooks/'))).statusCode) : '-';
+    if (family === 'rules') return user ? String((await req(user, 'GET', basePath(base, 'notification-rules/'))).statusCode) : '-';
     if (family === 'files') {
       if (user) return String((await req(user, 'GET', `/api/v2.1/workspace/${base.workspaceId}/dtable-asset-upload-link/?name=${encodeURIComponent(base.name)}`)).statusCode);
       return apiToken ? String((await req(apiToken, 'GET', '/api/v2.1/dtable/app-upload-link/')).statusCode) : '-';
@@ -197,6 +202,8 @@ describe.each(DIALECTS)('permission matrix: every base route family × every way
         return status(gw('POST', 'sql/', { sql: 'select * from Table1' }));
       case 'sqlWrite':
         return status(gw('POST', 'sql/', { sql: "update People set Name = 'Ann' where Name = 'Ann'" }));
+      case 'comments':
+        return status(gw('GET', `comments/?row_id=${base.inView}`));
       case 'live': {
         const c = client(url, base.uuid);
         clients.push(c);

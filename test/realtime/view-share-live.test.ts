@@ -4,7 +4,7 @@ import { appendRows, through, type Gateway } from '../http/rows.fixtures.js';
 import { joined, listen, settle, waitFor, type LiveClient } from './live.support.js';
 import { addRedTeamView, peopleBase } from '../http/view-share.fixtures.js';
 
-type Op = { op_type: string; table_id?: string; row_id?: string; row_data?: Record<string, unknown>; updated?: Record<string, unknown>; old_row?: Record<string, unknown>; deleted_row?: Record<string, unknown> };
+type Op = { op_type: string; table_id?: string; row_id?: string; link_id?: string; table1_row_id?: string; table2_row_id?: string; row_data?: Record<string, unknown>; updated?: Record<string, unknown>; old_row?: Record<string, unknown>; deleted_row?: Record<string, unknown> };
 
 /**
  * Issue 30: the live channel of a view share's holder carries only the view's changes — rows of its
@@ -97,5 +97,63 @@ describe.each(DIALECTS)('live channel limited to a shared view (%s)', (dialect) 
     expect(ops(live)).toEqual([]);
     const answer = await live.socket.timeout(8000).emitWithAck('update-dtable', base.uuid, { op_type: 'modify_row', table_id: tableId, row_id: 'x', updated: {} });
     expect(answer).toEqual({ status: false, message: 'The token is limited to one view: its changes go through the rows API.' });
+  });
+
+  it("sends link changes of the rows the view shows, through the link columns it shows, and the cells that follow", async () => {
+    const column = async (name: string, type: string, data: object) => {
+      const res = await g.call('POST', 'columns/', { table_name: 'People', column_name: name, column_type: type, column_data: data });
+      expect(res.statusCode, res.body).toBe(200);
+      return res.json() as { key: string; data: { link_id?: string } };
+    };
+    const codes = await column('Codes', 'link', { table: 'People', other_table: 'Secret' });
+    const hiddenCodes = await column('Hidden codes', 'link', { table: 'People', other_table: 'Secret' });
+    const count = await column('Code count', 'link-formula', { formula: 'count_links', link_column_key: codes.key });
+    const view = await g.call('POST', 'views/?table_name=People', {
+      name: 'Red links',
+      type: 'table',
+      filters: [{ column_name: 'Team', filter_predicate: 'is', filter_term: 'red' }],
+      hidden_columns: ['Salary', 'Hidden codes'],
+    });
+    expect(view.statusCode, view.body).toBe(200);
+    const { live } = await viewer(view.json()._id as string);
+    const [ann, ben] = await appendRows(g, 'People', [
+      { Name: 'Linked Ann', Team: 'red' },
+      { Name: 'Linked Ben', Team: 'blue' },
+    ]);
+    const [x, y] = await appendRows(g, 'Secret', [{ Code: 'x' }, { Code: 'y' }]);
+    const link = async (method: 'POST' | 'DELETE', linkId: string, table: string, other: string, map: Record<string, string[]>) => {
+      const res = await g.call(method, 'links/', { link_id: linkId, table_name: table, other_table_name: other, other_rows_ids_map: map });
+      expect(res.statusCode, res.body).toBe(200);
+    };
+    const codesLink = codes.data.link_id!;
+    // Ann's insert reaches the holder first (Ben is not in the view; Secret's rows are another table).
+    await waitFor(() => ops(live).some((op) => op.op_type === 'insert_row' && op.row_data?._id === ann), "Ann's insert");
+    const start = ops(live).length;
+
+    await link('POST', codesLink, 'People', 'Secret', { [ann!]: [x!] }); // in the view: sent, with the count that follows
+    await link('POST', codesLink, 'People', 'Secret', { [ben!]: [x!] }); // a row outside the view: nothing
+    await link('POST', hiddenCodes.data.link_id!, 'People', 'Secret', { [ann!]: [y!] }); // a hidden link column: nothing
+    await link('POST', codesLink, 'Secret', 'People', { [y!]: [ann!] }); // from the other table's side: the view's side is sent
+    await link('DELETE', codesLink, 'People', 'Secret', { [ann!]: [x!] }); // removed
+    // A last change of the view's row: once it has come, all before it has.
+    expect((await g.call('PUT', 'rows/', { table_name: 'People', updates: [{ row_id: ann, row: { Name: 'Ann done' } }] })).statusCode).toBe(200);
+    await waitFor(() => ops(live).some((op) => op.op_type === 'modify_row' && op.row_id === ann && JSON.stringify(op.updated).includes('Ann done')), 'the last change');
+
+    const got = ops(live).slice(start);
+    const summary = got.map((op) =>
+      op.op_type === 'modify_row' ? ['modify_row', op.row_id, op.updated] : [op.op_type, op.link_id, op.table1_row_id, op.table2_row_id],
+    );
+    expect(summary).toEqual([
+      ['add_link', codesLink, ann, x],
+      ['modify_row', ann, { [count.key]: 1 }],
+      ['add_link', codesLink, ann, y],
+      ['modify_row', ann, { [count.key]: 2 }],
+      ['remove_link', codesLink, ann, x],
+      ['modify_row', ann, { [count.key]: 1 }],
+      ['modify_row', ann, { [keys.Name!]: 'Ann done' }],
+    ]);
+    expect(got.every((op) => op.table_id === undefined || op.table_id === tableId)).toBe(true);
+    expect(JSON.stringify(got)).not.toContain(hiddenCodes.data.link_id!);
+    expect(JSON.stringify(got)).not.toContain(`"${ben}"`);
   });
 });

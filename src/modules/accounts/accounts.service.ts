@@ -57,8 +57,12 @@ let dummyHash: Promise<string> | null = null;
  */
 export type UserDeletingListener = (userId: number) => Promise<void | (() => void | Promise<void>)> | void;
 
-/** A rule that may refuse a user's deletion (it throws the AppError to answer); every rule is asked before anything changes. */
-export type UserDeletionGuard = (userId: number, login: string) => Promise<void>;
+/**
+ * A rule that may refuse a user's deletion (it throws the AppError to answer). Asked twice: before
+ * anything changes (through the pool), and again inside the deletion's transaction (`db` is that
+ * transaction), where it takes the locks that keep its answer true until the commit.
+ */
+export type UserDeletionGuard = (userId: number, login: string, db: Executor) => Promise<void>;
 
 /**
  * Called inside the transaction that deactivates a user or changes their password, so every credential
@@ -308,13 +312,18 @@ export class AccountsService {
     const row = await repo.findUserByLogin(this.db, login);
     if (!row) throw notFound(`User ${login} not found.`);
     if (row.id === actor.id) throw badRequest('You cannot delete yourself.');
-    for (const guard of this.deletionGuards) await guard(row.id, row.email);
+    // Asked first so a refusal changes nothing (the listeners revoke credentials), then again in the
+    // deletion's transaction: what they check may change in between (a base created in the user's group).
+    for (const guard of this.deletionGuards) await guard(row.id, row.email, this.db);
     const followUps = [];
     for (const listener of this.deletingListeners) {
       const followUp = await listener(row.id);
       if (followUp) followUps.push(followUp);
     }
-    await repo.deleteUser(this.db, row.id);
+    await this.db.transaction().execute(async (trx) => {
+      for (const guard of this.deletionGuards) await guard(row.id, row.email, trx);
+      await repo.deleteUser(trx, row.id);
+    });
     for (const followUp of followUps) await followUp();
   }
 

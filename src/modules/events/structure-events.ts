@@ -47,7 +47,11 @@ export async function structureEventsAfter(db: Executor, afterId: number, limit:
   let query = db.selectFrom('structure_events').selectAll().where('id', '>', afterId);
   if (baseId !== undefined) query = query.where('base_id', '=', baseId);
   const rows = await query.orderBy('id').limit(limit).execute();
-  return rows.map((r) => ({
+  return rows.map(toStructureEvent);
+}
+
+function toStructureEvent(r: { id: unknown; base_id: unknown; base_uuid: string; after_event_id: unknown; op: string; op_user: string; op_app: string | null; op_time: unknown }): StructureEvent {
+  return {
     id: Number(r.id),
     baseId: Number(r.base_id),
     baseUuid: r.base_uuid,
@@ -56,7 +60,24 @@ export async function structureEventsAfter(db: Executor, afterId: number, limit:
     opUser: r.op_user,
     opApp: r.op_app,
     opTime: Number(r.op_time),
-  }));
+  };
+}
+
+/**
+ * The structure changes of bases `baseIds` committed after row event `eventId` or later (`after_event_id
+ * >= eventId`: placed after it), in commit order, at most `limit`.
+ */
+export async function structureEventsSince(db: Executor, baseIds: readonly number[], eventId: number, limit: number): Promise<StructureEvent[]> {
+  if (baseIds.length === 0) return [];
+  const rows = await db
+    .selectFrom('structure_events')
+    .selectAll()
+    .where('base_id', 'in', [...baseIds])
+    .where('after_event_id', '>=', eventId)
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+  return rows.map(toStructureEvent);
 }
 
 export async function pruneStructureEvents(db: Executor, upToId: number, before: number): Promise<void> {

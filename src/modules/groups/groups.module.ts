@@ -1,4 +1,4 @@
-import type { Db } from '../../db/index.js';
+import type { DialectName, Db } from '../../db/index.js';
 import type { Clock } from '../../shared/clock.js';
 import type { AccountsService } from '../accounts/index.js';
 import type { BaseAccess } from '../access/index.js';
@@ -6,7 +6,7 @@ import { GroupSharesService } from './group-shares.service.js';
 import { GroupsService } from './groups.service.js';
 import { AccessRevocation } from './revocation.js';
 import { ViewSharesService } from './view-shares.service.js';
-import { groupsInUseOwnedBy } from './groups.repository.js';
+import { groupsInUseOwnedBy, lockGroupsOwnedBy } from './groups.repository.js';
 import { badRequest } from '../../shared/errors.js';
 
 export interface GroupsModule {
@@ -17,13 +17,17 @@ export interface GroupsModule {
   revocation: AccessRevocation;
 }
 
-export function createGroupsModule(deps: { db: Db; clock: Clock; access: BaseAccess; accounts: AccountsService; maxMembers: number }): GroupsModule {
+export function createGroupsModule(deps: { db: Db; dialect: DialectName; clock: Clock; access: BaseAccess; accounts: AccountsService; maxMembers: number }): GroupsModule {
   const { db, clock, access, accounts } = deps;
   const revocation = new AccessRevocation();
   // The owner of a group others use is not deleted (the group, its members and its bases would go by
   // cascade): transfer or delete the group first. A group only its owner uses goes with the owner.
-  accounts.guardUserDeletion(async (userId, login) => {
-    const groups = await groupsInUseOwnedBy(db, userId);
+  // In the deletion's transaction the groups and their workspaces are locked first, so a base or member
+  // added meanwhile is either seen here or waits and then fails to find its group (PostgreSQL; SQLite
+  // runs one transaction at a time).
+  accounts.guardUserDeletion(async (userId, login, executor) => {
+    if (executor.isTransaction) await lockGroupsOwnedBy(executor, deps.dialect, userId);
+    const groups = await groupsInUseOwnedBy(executor, userId);
     if (groups.length > 0) throw badRequest(ownerOfGroupsMessage(login, groups));
   });
   return {

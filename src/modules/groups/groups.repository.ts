@@ -1,5 +1,5 @@
 import { sql, type Selectable } from 'kysely';
-import type { Executor } from '../../db/index.js';
+import type { DialectName, Executor } from '../../db/index.js';
 import { baseListingQuery, type BaseListing } from '../access/index.js';
 import type { GroupsTable } from './groups.table.js';
 
@@ -26,6 +26,18 @@ function toGroup(row: GroupRow): GroupRow {
 export async function findGroup(db: Executor, id: number): Promise<GroupRow | undefined> {
   const row = await db.selectFrom('groups').selectAll().where('id', '=', id).executeTakeFirst();
   return row && toGroup(row);
+}
+
+/**
+ * Locks the groups `userId` owns and their workspaces until the transaction ends (PostgreSQL; SQLite
+ * runs one writing transaction at a time). A base or member being added to one of them holds a key-share
+ * lock on its workspace or group through the foreign key: this waits for it to commit (and then sees
+ * it), or it waits for this transaction (and then finds its group gone).
+ */
+export async function lockGroupsOwnedBy(trx: Executor, dialect: DialectName, userId: number): Promise<void> {
+  if (dialect !== 'postgres') return;
+  await sql`select id from groups where owner_id = ${userId} order by id for update`.execute(trx);
+  await sql`select id from workspaces where group_id in (select id from groups where owner_id = ${userId}) order by id for update`.execute(trx);
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/index.js';
-import { isUniqueViolation } from '../../db/index.js';
+import { isForeignKeyViolation, isUniqueViolation } from '../../db/index.js';
 import type { Clock } from '../../shared/clock.js';
 import { AppError, apiError, badRequest, notFound, permissionDenied } from '../../shared/errors.js';
 import { parsePositiveId } from '../../shared/ids.js';
@@ -202,6 +202,8 @@ export class GroupsService {
       });
     } catch (error) {
       if (isUniqueViolation(error)) throw badRequest(`User ${user.email} is already a group member.`);
+      // The group (or the user) went meanwhile.
+      if (isForeignKeyViolation(error)) throw notFound(`Group ${group.id} not found.`);
       throw error;
     }
     return (await repo.findMember(this.db, group.id, user.id))!;

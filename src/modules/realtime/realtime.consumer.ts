@@ -8,6 +8,7 @@ import {
   lockConsumer,
   pruneStructureEvents,
   structureEventsAfter,
+  structureEventsSince,
   eventsOfWrite,
   eventHeadsAfter,
   eventsOfBases,
@@ -18,8 +19,9 @@ import {
 } from '../events/index.js';
 import { anchorOf } from './anchors.js';
 import { groupWrites, isInsertGroup, toOperation, together, type ChangeGroup } from './operations.js';
-import { viewAudiences } from './view-audiences.js';
-import { viewOperation } from './view-operations.js';
+import { targetsOf, viewAudiences, type ViewAudience, type ViewTarget } from './view-audiences.js';
+import { viewAsOf } from './view-as-of.js';
+import { lensOf, viewOperation, type ViewLens } from './view-operations.js';
 import { presentBases } from './presence.js';
 import { baseRoom } from './rooms.js';
 import { comparePositions, type Position } from './positions.js';
@@ -32,6 +34,12 @@ const STRUCTURE_BATCH = 1000;
 const MAX_WRITE_EVENTS = 100_000;
 /** Events per transaction of `catchUp` (as the dispatcher's batches). */
 const OWN_BATCH = 500;
+/**
+ * Structure changes read to judge a batch's row changes with their views as they were (`viewAsOf`):
+ * those committed after the batch's first row change. Beyond this many (never seen: views change
+ * rarely), the later ones are not undone.
+ */
+const LATER_STRUCTURE = 10_000;
 
 /** One `update-dtable` message: its room, the operation as JSON, its version (event id), its place in the stream. */
 export interface Outgoing {
@@ -195,21 +203,33 @@ export class RealtimeConsumer implements OutboxConsumer {
   /**
    * What the holders of view shares of these bases get: each row change filtered per shared view (its rows
    * before or after, its visible cells: view-operations.ts) to its holders' rooms, and a `dtable-changed`
-   * hint for a structure change of the view's table. One query when no base has view shares.
+   * hint for a structure change of the view's table. Each change is judged with the view as it was when
+   * the change was made: the view now with the structure changes committed after it undone
+   * (view-as-of.ts), so a filter changed between the write and the send does not decide. One query when
+   * no base has view shares.
    */
   private async viewMessages(trx: Executor, groups: Array<{ group: ChangeGroup; version: number }>, structure: StructureEvent[]): Promise<Outgoing[]> {
     const bases = new Map<number, string>();
     for (const { group } of groups) bases.set(group[0]!.baseId, group[0]!.baseUuid);
     for (const change of structure) bases.set(change.baseId, change.baseUuid);
     if (bases.size === 0) return [];
+    // (The views are read before the later changes: a change committed in between is undone too, which sets what the view had.)
     const audiences = await viewAudiences(trx, [...bases].map(([id, uuid]) => ({ id, uuid })));
     if (audiences.size === 0) return [];
+    const watched = groups.filter(({ group }) => audiences.has(group[0]!.baseId));
+    const earliest = watched.reduce((min, { group }) => Math.min(min, group[0]!.id), Infinity);
+    const later = watched.length === 0 ? [] : await structureEventsSince(trx, [...audiences.keys()], earliest, LATER_STRUCTURE);
     const ctx = { now: this.clock.now(), timeZone: this.sendOptions.timeZone ?? 'UTC' };
+    const asOf = new ViewsAsOf();
     const out: Outgoing[] = [];
-    for (const { group, version } of groups) {
-      for (const audience of audiences.get(group[0]!.baseId) ?? []) {
-        for (const target of audience.targets) {
-          const op = viewOperation(group, audience.lens, { ...ctx, currentUser: target.currentUser });
+    for (const { group, version } of watched) {
+      const first = group[0]!;
+      const undo = later.filter((change) => change.baseId === first.baseId && change.afterEventId >= first.id);
+      for (const audience of audiences.get(first.baseId)!) {
+        const then = asOf.get(audience, undo);
+        if (!then) continue;
+        for (const target of then.targets) {
+          const op = viewOperation(group, then.lens, { ...ctx, currentUser: target.currentUser });
           if (op) out.push({ room: target.rooms, op: JSON.stringify(op), version, position: { event: version, structure: 0 } });
         }
       }
@@ -219,7 +239,7 @@ export class RealtimeConsumer implements OutboxConsumer {
       for (const audience of audiences.get(change.baseId) ?? []) {
         if (tableId !== audience.lens.table._id) continue;
         const hint = JSON.stringify({ version: change.afterEventId, op_type: change.op.op_type, table_id: tableId, reason: 'structure' });
-        const rooms = audience.targets.flatMap((target) => target.rooms);
+        const rooms = audience.holders.map((holder) => holder.room);
         out.push({ room: rooms, op: hint, version: change.afterEventId, position: { event: change.afterEventId, structure: change.id }, hint: true });
       }
     }
@@ -347,4 +367,25 @@ export class RealtimeConsumer implements OutboxConsumer {
 
 function rowMessage(baseUuid: string, op: string, version: number, except?: string): Outgoing {
   return { room: baseRoom(baseUuid), op, version, position: { event: version, structure: 0 }, ...(except ? { except } : {}) };
+}
+
+/**
+ * A batch's shared views as they were at its row changes, each worked out once: the changes to undo for
+ * a row change are the base's later structure changes from some point on, so their count names them.
+ */
+class ViewsAsOf {
+  private readonly known = new Map<ViewAudience, Map<number, { lens: ViewLens; targets: ViewTarget[] } | null>>();
+
+  get(audience: ViewAudience, undo: readonly StructureEvent[]): { lens: ViewLens; targets: ViewTarget[] } | null {
+    let byCount = this.known.get(audience);
+    if (!byCount) this.known.set(audience, (byCount = new Map()));
+    if (byCount.has(undo.length)) return byCount.get(undo.length)!;
+    const { table, view } = audience.lens;
+    const touched = undo.filter((change) => change.op.table_id === table._id);
+    const then = touched.length === 0 ? { table, view } : viewAsOf(table, table._id, view._id, touched);
+    const lens = then && (touched.length === 0 ? audience.lens : lensOf(then.table, then.view));
+    const result = lens && { lens, targets: targetsOf(lens, audience.holders) };
+    byCount.set(undo.length, result);
+    return result;
+  }
 }

@@ -7,13 +7,27 @@ import { viewRoom } from './rooms.js';
 
 /**
  * Who may be listening to a base through view shares, and in which rooms: per shared view, the users it
- * reaches (their own view shares and their groups'), each in a room of their own (`viewRoom`). A view
- * whose filters name the current user is filtered per user; any other once for all of its rooms.
+ * reaches (their own view shares and their groups'), each in a room of their own (`viewRoom`).
  */
 export interface ViewAudience {
+  /** The view's table and the view as they are now. */
   lens: ViewLens;
-  /** One entry per filtering: its rooms, and the current user its filters see (absent: none named). */
-  targets: Array<{ rooms: string[]; currentUser?: string }>;
+  /** Each holder's room and virtual id (the current user its filters see). */
+  holders: Array<{ room: string; currentUser: string | undefined }>;
+}
+
+/** One filtering of a view's changes: its rooms, and the current user its filters see (absent: none named). */
+export interface ViewTarget {
+  rooms: string[];
+  currentUser?: string;
+}
+
+/** How a view's changes are filtered for its holders: once per holder when its filters name the current user, else once for all. */
+export function targetsOf(lens: ViewLens, holders: ViewAudience['holders']): ViewTarget[] {
+  const { table, view } = lens;
+  const parsed = parseFilters({ filters: Array.isArray(view.filters) ? view.filters : [], filter_conjunction: view.filter_conjunction }, table.columns);
+  if (parsed.ok && usesCurrentUser(parsed.filter)) return holders.map((h) => ({ rooms: [h.room], currentUser: h.currentUser }));
+  return [{ rooms: holders.map((h) => h.room) }];
 }
 
 /** The view audiences of each base (bases without view shares are absent). One query per batch when none has any. */
@@ -40,12 +54,7 @@ export async function viewAudiences(db: Executor, bases: ReadonlyArray<{ id: num
       const view = table?.views.find((v) => v._id === viewId);
       if (!table || !view) continue;
       const users = [...new Set(shares.filter((s) => s.view_id === viewId).map((s) => s.user_id))];
-      const parsed = parseFilters({ filters: Array.isArray(view.filters) ? view.filters : [], filter_conjunction: view.filter_conjunction }, table.columns);
-      const perUser = parsed.ok && usesCurrentUser(parsed.filter);
-      const targets = perUser
-        ? users.map((id) => ({ rooms: [viewRoom(base.uuid, viewId, id)], currentUser: virtualIds.get(id) }))
-        : [{ rooms: users.map((id) => viewRoom(base.uuid, viewId, id)) }];
-      audiences.push({ lens: lensOf(table, view), targets });
+      audiences.push({ lens: lensOf(table, view), holders: users.map((id) => ({ room: viewRoom(base.uuid, viewId, id), currentUser: virtualIds.get(id) })) });
     }
     if (audiences.length > 0) result.set(base.id, audiences);
   }

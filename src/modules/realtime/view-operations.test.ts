@@ -47,11 +47,47 @@ describe("a view share's live operations", () => {
     expect(viewOperation([event('modify_row', 'a', { pay: 9 }, [cell('pay', 9, 1)])], byHidden, ctx)).toMatchObject({ op_type: 'modify_row', updated: {} });
   });
 
-  it('keeps deleted rows the view showed; other tables and link changes are not sent', () => {
+  it('keeps deleted rows the view showed; other tables are not sent', () => {
     expect(viewOperation([event('delete_row', 'a', null, [cell('name', undefined, 'Ann'), cell('team', undefined, 'red'), cell('pay', undefined, 1)])], lens, ctx)).toMatchObject({ op_type: 'delete_row', deleted_row: { _id: 'a', name: 'Ann' } });
     expect(viewOperation([event('delete_row', 'b', null, [cell('team', undefined, 'blue')])], lens, ctx)).toBeNull();
     expect(viewOperation([{ ...event('insert_row', 'a', { team: 'red' }, []), tableId: 'T2' }], lens, ctx)).toBeNull();
-    expect(viewOperation([event('add_link', 'a', null, [])], lens, ctx)).toBeNull();
+  });
+
+  describe('link changes', () => {
+    const links = { ...columns[0]!, key: 'links', name: 'Links', type: 'link', data: { link_id: 'L1', table_id: 'T1', other_table_id: 'T2' } };
+    const hiddenLinks = { ...links, key: 'secret', name: 'Secret links', data: { link_id: 'L2', table_id: 'T1', other_table_id: 'T2' } };
+    const linked = view({ filters: [{ column_key: 'team', filter_predicate: 'is', filter_term: 'red' }], hidden_columns: ['pay', 'secret'] });
+    const linkLens = lensOf({ ...table(linked), columns: [...columns, links, hiddenLinks] as never }, linked);
+    /** Row `rowId` of table `tableId` (team `team`) linked, through `column`, from `old` to `now` other rows. */
+    const link = (tableId: string, rowId: string, team: string, column: typeof links, now: string[], old: string[]): ChangeEvent => ({
+      ...event(now.length > old.length ? 'add_link' : 'remove_link', rowId, { team, [column.key]: now }, [{ column_key: column.key, column_name: column.name, column_type: 'link', column_data: column.data, value: now, old_value: old }]),
+      tableId,
+    });
+
+    it("sends the view's side for a row it shows, through a column it shows", () => {
+      // Both sides of one link: the view's row a (red) and the other table's row x.
+      const op = viewOperation([link('T1', 'a', 'red', links, ['x'], []), link('T2', 'x', '', { ...links, key: 'back' }, ['a'], [])], linkLens, ctx);
+      expect(op).toMatchObject({ op_type: 'add_link', link_id: 'L1', table1_id: 'T1', table2_id: 'T2', table1_row_id: 'a', table2_row_id: 'x' });
+      const removed = viewOperation([link('T1', 'a', 'red', links, [], ['x'])], linkLens, ctx);
+      expect(removed).toMatchObject({ op_type: 'remove_link', table1_row_id: 'a', table2_row_id: 'x' });
+    });
+
+    it('sends only the rows the view shows, among several', () => {
+      const op = viewOperation([link('T1', 'a', 'red', links, ['x', 'y'], []), link('T1', 'b', 'blue', links, ['x'], [])], linkLens, ctx);
+      expect(op).toMatchObject({ op_type: 'update_rows_links', table_id: 'T1', row_id_list: ['a'], other_rows_ids_map: { a: ['x', 'y'] }, old_other_rows_ids_map: { a: [] } });
+    });
+
+    it('sends nothing for a row it does not show, a hidden link column or the other side only', () => {
+      expect(viewOperation([link('T1', 'b', 'blue', links, ['x'], [])], linkLens, ctx)).toBeNull();
+      expect(viewOperation([link('T1', 'a', 'red', hiddenLinks, ['x'], [])], linkLens, ctx)).toBeNull();
+      expect(viewOperation([link('T2', 'x', '', links, ['a'], [])], linkLens, ctx)).toBeNull();
+    });
+
+    it("sends it from the view's table when the link belongs to the other table (linked back)", () => {
+      const back = { ...links, key: 'links', data: { link_id: 'L3', table_id: 'T2', other_table_id: 'T1' } };
+      const op = viewOperation([link('T2', 'x', '', { ...back, key: 'fwd' }, ['a'], []), link('T1', 'a', 'red', back, ['x'], [])], linkLens, ctx);
+      expect(op).toMatchObject({ op_type: 'add_link', link_id: 'L3', table1_id: 'T2', table2_id: 'T1', table1_row_id: 'x', table2_row_id: 'a' });
+    });
   });
 
   it("judges a filter naming the current user with the holder's id", () => {

@@ -3,6 +3,7 @@ import type { ChangeEvent } from '../events/index.js';
 import type { FilterContext, StoredRow } from '../filters/index.js';
 import { storedRowOf } from '../notifications/index.js';
 import type { TableMeta, ViewMeta } from '../rows/index.js';
+import { linkOperation } from './link-operations.js';
 import { toOperation, type ChangeGroup, type Operation } from './operations.js';
 
 /** One shared view as the live channel filters for it: its table, the view, its hidden column keys. */
@@ -21,13 +22,14 @@ export function lensOf(table: TableMeta, view: ViewMeta): ViewLens {
  * only rows of the view's table that the view shows before or after the change (its filters through the
  * filters engine, `access`'s `seesRow`, with `ctx.currentUser` the holder; archived rows are not shown),
  * and only the cells of the columns it shows. An inserted row the view does not show is left out, so is
- * a deleted one it did not show; a changed row stays when it was or is in the view. Link changes are not
- * sent (the other side is another table). Pure.
+ * a deleted one it did not show; a changed row stays when it was or is in the view. Link changes: the
+ * view's side of them (`viewLinkOperation`). Pure.
  */
 export function viewOperation(group: ChangeGroup, lens: ViewLens, ctx: FilterContext): Operation | null {
   const first = group[0]!;
-  if (first.tableId !== lens.table._id) return null;
   const shows = (row: StoredRow | null) => row !== null && row.data._archived !== true && seesRow([{ table: lens.table._id, view: lens.view._id }], lens.table, row, ctx);
+  if (first.opType === 'add_link' || first.opType === 'remove_link') return viewLinkOperation(group, lens, shows);
+  if (first.tableId !== lens.table._id) return null;
   let kept: ChangeEvent[];
   switch (first.opType) {
     case 'insert_row':
@@ -49,6 +51,23 @@ export function viewOperation(group: ChangeGroup, lens: ViewLens, ctx: FilterCon
   if (kept.length === 0) return null;
   // (Inserted rows follow the first row of the table: the row above may be one the view does not show.)
   return toOperation(kept.map((event) => visibleOnly(event, lens.hidden)), '');
+}
+
+/**
+ * The link operation for the view's side of one write's link changes: the link cells of the rows the
+ * view shows in a link column it shows, as the base's room would get them
+ * had only that side changed (`linkOperation`: `add_link`/`remove_link` for one pair, else
+ * `update_rows_links` with those rows only). The other table's rows are not sent, only their ids, which
+ * the link cells show anyway. Cells that follow from the links (`link-formula` columns) are row changes
+ * of their own, filtered as any.
+ */
+function viewLinkOperation(group: ChangeGroup, lens: ViewLens, shows: (row: StoredRow | null) => boolean): Operation | null {
+  const kept = group.filter((event) => {
+    const key = event.rowData[0]?.column_key;
+    // (Filters cannot name a link column: the link change leaves the row in or out of the view as it was.)
+    return event.tableId === lens.table._id && key !== undefined && !lens.hidden.has(key) && shows(after(event));
+  });
+  return kept.length === 0 ? null : linkOperation(kept);
 }
 
 /** The row after the change, with its archived flag (null after a delete). */

@@ -8,7 +8,9 @@ const byId = <T>(items: T[], id: (item: T) => string) => new Map(items.map((item
 
 /**
  * The operations that turn `before` into `after`: tables, then per table its columns and views.
- * A table's or view's other settings changing (locks, widths, order) are not sent.
+ * A table's or view's other settings changing (locks, widths, order) are not sent. Each carries what it
+ * replaced (`old_…`, `deleted_…`), so the live channel can judge an earlier row change with the view as
+ * it was then (realtime/view-as-of.ts).
  */
 export function structureOps(before: BaseMetadata, after: BaseMetadata): StructureOp[] {
   const ops: StructureOp[] = [];
@@ -61,7 +63,7 @@ function viewOps(before: TableMeta, after: TableMeta, ops: StructureOp[]): void 
   const old = byId(before.views, (v) => v._id);
   const now = byId(after.views, (v) => v._id);
   for (const view of before.views) {
-    if (!now.has(view._id)) ops.push({ op_type: 'delete_view', table_id, view_id: view._id, view_folder_id: '', view_name: view.name });
+    if (!now.has(view._id)) ops.push({ op_type: 'delete_view', table_id, view_id: view._id, view_folder_id: '', view_name: view.name, deleted_view: view });
   }
   for (const view of after.views) {
     const previous = old.get(view._id);
@@ -77,9 +79,19 @@ function viewSettingOps(table_id: string, before: ViewMeta, view: ViewMeta, ops:
   const view_id = view._id;
   if (before.name !== view.name) ops.push({ op_type: 'rename_view', table_id, view_id, view_name: view.name });
   if (!same(before.filters, view.filters) || before.filter_conjunction !== view.filter_conjunction) {
-    ops.push({ op_type: 'modify_filters', table_id, view_id, filters: view.filters, filter_conjunction: view.filter_conjunction });
+    ops.push({
+      op_type: 'modify_filters',
+      table_id,
+      view_id,
+      filters: view.filters,
+      filter_conjunction: view.filter_conjunction,
+      old_filters: before.filters,
+      old_filter_conjunction: before.filter_conjunction,
+    });
   }
   if (!same(before.sorts, view.sorts)) ops.push({ op_type: 'modify_sorts', table_id, view_id, sorts: view.sorts });
-  if (!same(before.hidden_columns, view.hidden_columns)) ops.push({ op_type: 'modify_hidden_columns', table_id, view_id, hidden_columns: view.hidden_columns });
+  if (!same(before.hidden_columns, view.hidden_columns)) {
+    ops.push({ op_type: 'modify_hidden_columns', table_id, view_id, hidden_columns: view.hidden_columns, old_hidden_columns: before.hidden_columns });
+  }
 }
 

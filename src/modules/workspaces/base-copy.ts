@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/index.js';
-import { isUniqueViolation } from '../../db/index.js';
+import { isForeignKeyViolation, isUniqueViolation } from '../../db/index.js';
 import type { Clock } from '../../shared/clock.js';
 import { badRequest, conflict, notFound, permissionDenied } from '../../shared/errors.js';
 import { newBaseUuid, parsePositiveId } from '../../shared/ids.js';
@@ -46,6 +46,9 @@ export class BaseCopyService {
       try {
         await this.write(source, target.id, name, user.id, now);
       } catch (error) {
+        // The target workspace went meanwhile (its group, or its owner, deleted): a foreign-key violation,
+        // or on PostgreSQL, under repeatable read, a serialization failure.
+        if (isForeignKeyViolation(error) || !(await this.access.findWorkspace(dstWorkspace))) throw notFound(`Workspace ${dstWorkspace} not found.`);
         if (!isUniqueViolation(error)) throw error;
         if (attempt >= COPY_NAME_ATTEMPTS) throw conflict(`Table ${name} already exists.`);
         continue;

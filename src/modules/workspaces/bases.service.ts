@@ -1,5 +1,5 @@
 import type { Db } from '../../db/index.js';
-import { isUniqueViolation } from '../../db/index.js';
+import { isForeignKeyViolation, isUniqueViolation } from '../../db/index.js';
 import type { Clock } from '../../shared/clock.js';
 import { badRequest, conflict, notFound, permissionDenied } from '../../shared/errors.js';
 import { newBaseUuid, parsePositiveId } from '../../shared/ids.js';
@@ -164,6 +164,8 @@ export class BasesService {
       return (await this.access.findInWorkspace(workspace.id, name)) ?? missing(id);
     } catch (error) {
       if (isUniqueViolation(error)) throw conflict(`Table ${name} already exists.`);
+      // The workspace went meanwhile (its group, or its owner, deleted).
+      if (isForeignKeyViolation(error)) throw notFound(`Workspace ${workspace.id} not found.`);
       throw error;
     }
   }
