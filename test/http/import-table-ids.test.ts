@@ -28,6 +28,50 @@ describe.each(DIALECTS)("an import's new table never takes a trashed table's id 
   }, 60_000);
   afterAll(() => t?.close());
 
+  const importCsv = (name: string, content: string) => {
+    const body = multipart([
+      { name: 'dtable_uuid', value: g.base.uuid },
+      { name: 'file', value: content, filename: `${name}.csv` },
+    ]);
+    return t.request({ method: 'POST', url: `/api/v2.1/workspace/${g.base.workspaceId}/synchronous-import/import-excel-csv-to-table/`, token: g.owner.token, ...body });
+  };
+
+  it('two imports drawing the same id before either wrote a row: the later one is a 409, the first goes on', async () => {
+    // The first import waits before its first batch: its job has recorded the id, no row is under it yet.
+    const rows = t.container.baseData.rows;
+    const append = rows.append.bind(rows);
+    let reached!: () => void;
+    const atGate = new Promise<void>((resolve) => (reached = resolve));
+    let go!: () => void;
+    const release = new Promise<void>((resolve) => (go = resolve));
+    let paused = false;
+    rows.append = async (...args: Parameters<typeof append>) => {
+      if (args[3] !== undefined && !paused) {
+        paused = true;
+        reached();
+        await release;
+      }
+      return append(...args);
+    };
+    try {
+      forced.push('Same', 'Same');
+      const first = importCsv('First', 'Name\na\nb');
+      await atGate;
+      const second = await importCsv('Second', 'Name\nc');
+      expect(second.statusCode, second.body).toBe(409);
+      expect(second.json().error_msg).toMatch(/same id/);
+      go();
+      const done = await first;
+      expect(done.statusCode, done.body).toBe(200);
+    } finally {
+      rows.append = append;
+    }
+    const meta = (await g.call('GET', 'metadata/')).json().metadata.tables as Array<{ _id: string; name: string }>;
+    expect(meta.filter((x) => x._id === 'Same').map((x) => x.name)).toEqual(['First']);
+    expect(meta.map((x) => x.name)).not.toContain('Second');
+    expect((await listRows(g, 'table_name=First&convert_keys=true')).map((r) => r.Name)).toEqual(['a', 'b']);
+  });
+
   it('stage() draws again when the id has kept rows', async () => {
     forced.push(keptId);
     const staged = await t.container.baseData.tables.stage(g.base, { table_name: 'Staged', columns: [{ column_name: 'Name', column_type: 'text' }] });

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { DialectName, Db, Executor } from '../../db/index.js';
 import { isUniqueViolation } from '../../db/index.js';
+import { conflict } from '../../shared/errors.js';
 import type { Clock } from '../../shared/clock.js';
 import type { BaseAccess } from '../access/index.js';
 import type { Actor, BaseData, StagedHold } from '../rows/index.js';
@@ -160,6 +161,11 @@ export class ImportJobs {
         const next = [...created, ...tableIds.map((staged) => ({ staged }))];
         await this.db.updateTable('import_jobs').set({ created_tables: JSON.stringify(next) }).where('id', '=', record.id).execute();
         created = next;
+        // Another running import of the base that drew one of these ids (before either wrote a row) would
+        // share its rows: both have recorded theirs now, so at least the later one sees the other's here.
+        const others = await this.db.selectFrom('import_jobs').select('created_tables').where('base_id', '=', baseId).where('id', '!=', record.id).execute();
+        const drawn = new Set(others.flatMap((o) => (JSON.parse(o.created_tables) as CreatedTable[]).flatMap((t) => (typeof t === 'string' ? [] : [t.staged]))));
+        if (tableIds.some((id) => drawn.has(id))) throw conflict('Another import of this base is creating a table with the same id; try again.');
       },
       close: async (trx) => {
         await trx.deleteFrom('import_jobs').where('id', '=', record.id).execute();
