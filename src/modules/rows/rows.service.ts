@@ -743,9 +743,9 @@ export class RowsService {
 }
 
 /**
- * Which of a staged write's replaced tables (as they were when it began) still are as they were, with
- * no row: those are removed at the publish; the others (rows written or structure changed meanwhile)
- * are kept, so no one's work is lost.
+ * Which of a staged write's replaced tables (as they were when it began) still are as they were, the
+ * same structure and the same rows: those are removed at the publish; the others (rows written,
+ * changed or deleted, or structure changed meanwhile) are kept, so no one's work is lost.
  */
 async function untouchedTables(w: WriteScope, before: readonly ReplacedTable[]): Promise<{ replaced: Set<string>; kept: Set<string> }> {
   const replaced = new Set<string>();
