@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DIALECTS, createTestApp, type TestApp } from '../helpers/index.js';
+import { DIALECTS, baseToken, createTestApp, type TestApp } from '../helpers/index.js';
 import { multipart } from '../helpers/asset-fixtures.js';
-import { addTable, appendRows, gateway, listRows, type Gateway } from './rows.fixtures.js';
+import { addTable, appendRows, gateway, listRows, through, type Gateway } from './rows.fixtures.js';
 
 const csv = (from: number, count: number) => ['Name,Points', ...Array.from({ length: count }, (_, i) => `task ${from + i},${from + i}`)].join('\n');
 
@@ -18,10 +18,17 @@ describe.each(DIALECTS)('import rows invisible until it commits (%s)', (dialect)
   let gate: { pauseAfter: number; reached: () => void; release: Promise<void> } | null = null;
   let batches = 0;
 
+  /**
+   * Rows of `table`, or with 'staged' the rows stored outside every listed table: an append's staged rows
+   * (`~…` ids) and a new table's rows under its id before the publish lists it (trashed tables' kept rows aside).
+   */
   const count = async (table: string, where: 'staged' | 'all' = 'all') => {
     let q = t.container.db.selectFrom('base_rows').select((eb) => eb.fn.countAll<number>().as('n')).where('base_id', '=', g.base.id);
-    if (where === 'staged') q = q.where('table_id', 'like', '~%');
-    else q = q.where('table_id', '=', table);
+    if (where === 'staged') {
+      const listed = (await t.container.baseData.writer.read(g.base)).tables.map((x) => x._id);
+      const trashed = (await t.container.db.selectFrom('trashed_tables').select('table_id').where('base_id', '=', g.base.id).execute()).map((r) => r.table_id);
+      q = q.where('table_id', 'not in', [...listed, ...trashed]);
+    } else q = q.where('table_id', '=', table);
     return Number((await q.executeTakeFirstOrThrow()).n);
   };
   const importEvents = async () =>
@@ -254,6 +261,51 @@ describe.each(DIALECTS)('import rows invisible until it commits (%s)', (dialect)
     // One commit: the file's table added, the blank one removed.
     expect(await structureEvents(base.id)).toBe(structure + 2);
     expect(await jobs()).toBe(0);
+  }, 90_000);
+
+  /** Starts a new-base import of `filename`, paused after two of its three batches; the new base and a gateway to it. */
+  async function pausedNewBase(filename: string) {
+    let reached!: () => void;
+    const atGate = new Promise<void>((resolve) => (reached = resolve));
+    let go!: () => void;
+    gate = { pauseAfter: batches + 2, reached, release: new Promise<void>((resolve) => (go = resolve)) };
+    const body = multipart([{ name: 'dtable', value: csv(0, 2500), filename }]);
+    const answer = t.request({ method: 'POST', url: `/api/v2.1/workspace/${g.base.workspaceId}/synchronous-import/import-excel-csv-to-base/`, token: g.owner.token, ...body });
+    await Promise.race([atGate, answer.then((res) => Promise.reject(new Error(`import ended before the pause: ${res.body}`)))]);
+    const row = await t.container.db.selectFrom('bases').select(['id', 'uuid', 'name', 'workspace_id']).where('name', '=', filename.replace(/\.csv$/, '')).executeTakeFirstOrThrow();
+    const base = { id: Number(row.id), uuid: row.uuid, name: row.name, workspaceId: Number(row.workspace_id) };
+    const gw = through(t, { owner: g.owner, base, token: await baseToken(t, g.owner, base) });
+    return { answer, go, base, gw };
+  }
+
+  it('a new base: rows written into its blank table during the import are kept (the table stays beside the file\'s)', async () => {
+    const { answer, go, base, gw } = await pausedNewBase('Worked in.csv');
+    const written = await gw.call('POST', 'rows/', { table_name: 'Table1', rows: [{ Name: 'mine' }] });
+    expect(written.statusCode, written.body).toBe(200);
+    go();
+    const res = await answer;
+    expect(res.statusCode, res.body).toBe(200);
+    const meta = await t.container.baseData.writer.read(base);
+    expect(meta.tables.map((x) => x.name)).toEqual(['Table1', 'Worked in']);
+    expect((await listRows(gw, 'table_name=Table1&convert_keys=true')).map((r) => r.Name)).toContain('mine');
+    expect(await listRows(gw, 'table_name=Worked%20in&limit=1000&start=2000')).toHaveLength(500);
+    expect(await jobs()).toBe(0);
+  }, 90_000);
+
+  it('a new base: a blank table someone changed keeps its work and makes way by name for an import table of its name', async () => {
+    const { answer, go, base, gw } = await pausedNewBase('Table1.csv');
+    const added = await gw.call('POST', 'columns/', { table_name: 'Table1', column_name: 'Notes', column_type: 'text' });
+    expect(added.statusCode, added.body).toBe(200);
+    go();
+    const res = await answer;
+    expect(res.statusCode, res.body).toBe(200);
+    const meta = await t.container.baseData.writer.read(base);
+    expect(meta.tables.map((x) => `${x._id === '0000' ? 'blank' : 'file'}:${x.name}`)).toEqual(['blank:Table1 (2)', 'file:Table1']);
+    expect(meta.tables[0]!.columns.map((c) => c.name)).toEqual(['Name', 'Notes']);
+    expect(await listRows(gw, 'table_name=Table1&limit=1000&start=2000')).toHaveLength(500);
+    // The rename reached consumers as a structure event.
+    const ops = await t.container.db.selectFrom('structure_events').select('op').where('base_id', '=', base.id).execute();
+    expect(ops.map((o) => JSON.parse(o.op))).toContainEqual(expect.objectContaining({ op_type: 'rename_table', table_id: '0000', table_name: 'Table1 (2)' }));
   }, 90_000);
 
   /** 2,499 file rows (three batches): `first` (in the first batch) and `last` (in the third) update existing rows, the rest append. */

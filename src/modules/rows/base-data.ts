@@ -60,7 +60,7 @@ export function createBaseData(
     rows,
     snapshots,
     indexes,
-    tables: new TablesService(writer),
+    tables: new TablesService(writer, db),
     columns: new ColumnsService(writer),
     views: new ViewsService(writer),
     links: new LinksService(db, writer),

@@ -94,6 +94,11 @@ export interface WriteScope {
   /** The stage code new rows are stored under (see staging.ts), or undefined for visible rows. */
   stage: string | undefined;
   /**
+   * Tables of a staged write that are in no metadata yet (an import's new tables): their rows are
+   * stored under their own id from the start, which no read names until the publish lists the table.
+   */
+  unlisted?: ReadonlySet<string>;
+  /**
    * The write's one statement (PostgreSQL appends that need no reads): new rows are added to it
    * instead of inserted, and `trx` answers no query (a query sends the work to a real transaction).
    */

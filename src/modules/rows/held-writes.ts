@@ -2,7 +2,7 @@ import { discardHeldEvents, heldInsertedRowIds, heldModifications } from '../eve
 import type { Executor } from '../../db/index.js';
 import type { WriteScope } from './base-writer.js';
 import * as repo from './rows.repository.js';
-import { dropStage } from './staging.js';
+import { dropStage, dropUnlisted } from './staging.js';
 
 const PAGE = 1000;
 
@@ -12,7 +12,7 @@ const PAGE = 1000;
  * values before it, so a row changed twice ends as it was before the first), the rows it staged are
  * deleted, and the held events and kept cell changes are dropped. Nothing is emitted: no consumer saw the writes being undone.
  */
-export async function undoHeldWrites(w: WriteScope, staged: { id: string; stage: string }): Promise<void> {
+export async function undoHeldWrites(w: WriteScope, staged: { id: string; stage: string; newTableIds?: readonly string[] }): Promise<void> {
   const hold = staged.id;
   for (let before = Number.MAX_SAFE_INTEGER; ; ) {
     const page = await heldModifications(w.trx, hold, before, PAGE);
@@ -50,6 +50,8 @@ export async function undoHeldWrites(w: WriteScope, staged: { id: string; stage:
   }
   await w.trx.deleteFrom('base_rows').where('base_id', '=', w.base.id).where('row_id', 'in', heldInsertedRowIds(w.trx, hold)).execute();
   await dropStage(w.trx, w.base.id, staged.stage);
+  // Its new tables' rows, under ids no listed table has (one listed meanwhile under such an id keeps its rows).
+  await dropUnlisted(w.trx, w.base.id, (staged.newTableIds ?? []).filter((id) => !w.meta.tables.some((t) => t._id === id)));
   await discardHeldEvents(w.trx, hold);
   await discardHeldUpdates(w.trx, hold);
 }

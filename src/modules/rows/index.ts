@@ -29,7 +29,7 @@ export { executeIndexed, ORDERED_SCAN, tableScope } from './rows.repository.js';
 export { RowIndexes, DEFAULT_ROW_INDEX_OPTIONS, indexUses } from './row-indexes.js';
 export type { RowIndexOptions } from './row-indexes.js';
 export { registerRowsMetrics } from './rows.metrics.js';
-export type { StagedHold } from './rows.service.js';
+export type { ReplacedTable, StagedHold } from './rows.service.js';
 export { STAGE_CODE, notStaged } from './staging.js';
 export { viewRowsWhere, VIEW_REFUSALS } from './view-limit.js';
 export { keptRowCount, purgeKeptTable, storedIdsOf } from './kept-tables.js';

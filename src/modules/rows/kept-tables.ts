@@ -29,12 +29,17 @@ export function storedIdsOf(meta: Pick<BaseMetadata, 'tables'>): { tableIds: str
 }
 
 /** A new table id: no table of the metadata has it and no row (of a trashed table) is stored under it. */
-export async function freeTableId(w: WriteScope): Promise<string> {
-  const taken = w.meta.tables.map((t) => t._id);
+export function freeTableId(w: WriteScope): Promise<string> {
+  return freeTableIdIn(w.trx, w.base.id, w.meta.tables.map((t) => t._id));
+}
+
+/** A table id not in `taken` with no row (of a trashed table, or of an import's unpublished table) stored under it in the base. */
+export async function freeTableIdIn(db: Executor, baseId: number, taken: Iterable<string>, draw: (taken: string[]) => string = newShortId): Promise<string> {
+  const used = [...taken];
   for (;;) {
-    const id = newShortId(taken);
-    if (!(await repo.anyRowUnder(w.trx, w.base.id, id))) return id;
-    taken.push(id);
+    const id = draw(used);
+    if (!(await repo.anyRowUnder(db, baseId, id))) return id;
+    used.push(id);
   }
 }
 

@@ -409,6 +409,20 @@ export async function deleteTableRows(trx: Executor, baseId: number, tableId: st
   await trx.deleteFrom('base_rows').where('base_id', '=', baseId).where('table_id', '=', tableId).execute();
 }
 
+/**
+ * A table's rows in one string that any write changes: how many, the last stored and the latest
+ * modified (a new row raises the last id, a delete lowers the count, a change moves the mtime).
+ */
+export async function rowsFingerprint(db: Executor, baseId: number, tableId: string): Promise<string> {
+  const row = await db
+    .selectFrom('base_rows')
+    .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.max('id').as('last'), eb.fn.max('mtime').as('mtime')])
+    .where('base_id', '=', baseId)
+    .where('table_id', '=', tableId)
+    .executeTakeFirstOrThrow();
+  return `${Number(row.n)}:${Number(row.last ?? 0)}:${Number(row.mtime ?? 0)}`;
+}
+
 export async function countRows(db: Executor, baseId: number, tableId: string): Promise<number> {
   const row = await db
     .selectFrom('base_rows')

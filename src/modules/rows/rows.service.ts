@@ -41,8 +41,26 @@ export interface StagedHold {
    * appends name them by `table_id`.
    */
   newTables?: readonly TableMeta[];
-  /** Tables `publishHold` deletes as the new ones arrive (a new base's blank tables), by id. */
-  replaces?: readonly string[];
+  /**
+   * Tables `publishHold` deletes as the new ones arrive (a new base's blank tables), as they were when
+   * the write began (`TablesService.asTheyAre`): one whose structure or rows changed meanwhile (someone
+   * worked in it) is kept instead.
+   */
+  replaces?: readonly ReplacedTable[];
+}
+
+/** A table as it was: its metadata and a fingerprint of its rows (`rowsFingerprint`). */
+export interface ReplacedTable {
+  table: TableMeta;
+  rows: string;
+}
+
+/** What undoing a hold needs: its events, its stage, and the unpublished tables its rows went into. */
+export interface UndoableHold {
+  id: string;
+  stage: string;
+  /** Tables of the write in no metadata (StagedHold `newTables`): the rows under their ids are deleted. */
+  newTableIds?: readonly string[];
 }
 import { structureRestore } from './structure-restore.js';
 import { removeTableIn } from './tables.service.js';
@@ -436,10 +454,14 @@ export class RowsService {
           if (!w.meta.tables.some((t) => t._id === tableId)) throw badRequest(`Table ${tableId} was deleted during the import.`);
         }
         if (newTables.length > 0) {
-          const replaced = new Set(hold.replaces ?? []);
+          const { replaced, kept } = await untouchedTables(w, hold.replaces ?? []);
           for (const table of newTables) {
-            const clash = w.meta.tables.find((t) => !replaced.has(t._id) && (t.name === table.name || t._id === table._id));
+            const clash = w.meta.tables.find((t) => !replaced.has(t._id) && !kept.has(t._id) && (t.name === table.name || t._id === table._id));
             if (clash) throw badRequest(`Table ${clash.name} was created during the import; the import's table ${table.name} cannot be added.`);
+          }
+          // A replaced table someone worked in stays; it makes way for an import table of its name by a new name.
+          for (const table of w.meta.tables) {
+            if (kept.has(table._id) && newTables.some((t) => t.name === table.name)) table.name = freeName(table.name, [...w.meta.tables, ...newTables]);
           }
           w.meta.tables.push(...structuredClone(newTables));
           for (const tableId of replaced) {
@@ -448,7 +470,8 @@ export class RowsService {
           }
           w.metadataChanged();
         }
-        await publishStaged(w.trx, base.id, hold.stage, [...tableIds, ...newTables.map((t) => t._id)]);
+        // The new tables' rows are under their ids already (WriteScope `unlisted`): listing the tables publishes them.
+        await publishStaged(w.trx, base.id, hold.stage, tableIds);
       },
       async (w, flush) => {
         for await (const page of heldUpdatePages(w.trx, hold.id)) {
@@ -470,11 +493,12 @@ export class RowsService {
   }
 
   /**
-   * Undoes the writes made under a hold whose events were not released: its staged rows are deleted,
+   * Undoes the writes made under a hold whose events were not released: its staged rows (and the rows
+   * of its unpublished new tables) are deleted,
    * the cells it updated get their values before it back, its held events are dropped; `alsoIn` runs in
    * the same transaction.
    */
-  undoHold(base: BaseRef, actor: Actor, hold: StagedHold, alsoIn?: (trx: Executor) => Promise<void>): Promise<void> {
+  undoHold(base: BaseRef, actor: Actor, hold: UndoableHold, alsoIn?: (trx: Executor) => Promise<void>): Promise<void> {
     return this.writer.write(base, actor, async (w) => {
       await undoHeldWrites(w, hold);
       if (alsoIn) await alsoIn(w.trx);
@@ -598,7 +622,7 @@ export class RowsService {
     await computeFormulas(w, this.writer.timeZone, table, stored, true);
     // SQLite stores each row's cells as JSON text: written once, for the row and its insert event.
     const texts = w.dialect === 'sqlite' ? stored.map((r) => JSON.stringify(r.data)) : undefined;
-    const tableId = w.stage ? stagingTableId(w.stage, table._id) : table._id;
+    const tableId = w.stage && !w.unlisted?.has(table._id) ? stagingTableId(w.stage, table._id) : table._id;
     if (w.statement) w.statement.add(repo.insertRowsStatement(w.base.id, tableId, stored, w.statement.gate));
     else await repo.insertRows(w.trx, w.base.id, tableId, stored, texts);
     w.emit(insertEvents(w.base, table, stored, w.actor, w.now, texts));
@@ -718,6 +742,31 @@ export class RowsService {
   }
 }
 
+/**
+ * Which of a staged write's replaced tables (as they were when it began) still are as they were, the
+ * same structure and the same rows: those are removed at the publish; the others (rows written,
+ * changed or deleted, or structure changed meanwhile) are kept, so no one's work is lost.
+ */
+async function untouchedTables(w: WriteScope, before: readonly ReplacedTable[]): Promise<{ replaced: Set<string>; kept: Set<string> }> {
+  const replaced = new Set<string>();
+  const kept = new Set<string>();
+  for (const old of before) {
+    const now = w.meta.tables.find((t) => t._id === old.table._id);
+    if (!now) continue;
+    const untouched = JSON.stringify(now) === JSON.stringify(old.table) && (await repo.rowsFingerprint(w.trx, w.base.id, now._id)) === old.rows;
+    (untouched ? replaced : kept).add(now._id);
+  }
+  return { replaced, kept };
+}
+
+/** `name (2)`, `name (3)`, …: the first no table in `tables` has. */
+function freeName(name: string, tables: readonly TableMeta[]): string {
+  for (let n = 2; ; n++) {
+    const candidate = `${name} (${n})`;
+    if (!tables.some((t) => t.name === candidate)) return candidate;
+  }
+}
+
 /** Both filters (a view's and the request's) must hold. */
 function andAll(parts: Expression<SqlBool>[]): Expression<SqlBool> {
   return parts.reduce((acc, part) => sql<SqlBool>`(${acc} and ${part})`);
@@ -730,5 +779,8 @@ function andAll(parts: Expression<SqlBool>[]): Expression<SqlBool> {
  * table: those land in its in-memory metadata, which `publishHold` stores.
  */
 function withStagedTables(w: WriteScope, tables: readonly TableMeta[]): WriteScope {
-  return { ...w, meta: { ...w.meta, tables: [...(tables as TableMeta[]), ...w.meta.tables] } };
+  // Their rows go under their own ids (WriteScope `unlisted`): a table listed meanwhile under one of them would show them.
+  const clash = tables.find((t) => w.meta.tables.some((m) => m._id === t._id));
+  if (clash) throw badRequest(`A table with the id of the import's table ${clash.name} was created during the import.`);
+  return { ...w, meta: { ...w.meta, tables: [...(tables as TableMeta[]), ...w.meta.tables] }, unlisted: new Set(tables.map((t) => t._id)) };
 }

@@ -2,9 +2,11 @@ import { sql, type SqlBool } from 'kysely';
 import type { Executor } from '../../db/index.js';
 
 /**
- * Staged rows: the rows a multi-batch write (a CSV/XLSX import) appends are stored under a staging
- * table id, `~` + the write's 3-character stage code + the real table's 4-character id, which no table
- * of any base has. Every read of rows names a real table id from the base's metadata (listings, views,
+ * Staged rows: the rows a multi-batch write (a CSV/XLSX import) appends to existing tables are stored
+ * under a staging table id, `~` + the write's 3-character stage code + the real table's 4-character id,
+ * which no table of any base has. (The rows of its new tables, which are in no metadata until the
+ * publish, go under those tables' own ids from the start: no read names them either, and the publish
+ * moves nothing; `dropUnlisted` deletes them on an undo.) Every read of rows names a real table id from the base's metadata (listings, views,
  * SQL, export, deadline scans, the whole-base read), so staged rows are invisible to all of them without
  * a filter; the two whole-base copies (dtable-copy, the base archive) read only the metadata's table ids
  * (`storedIdsOf`, kept-tables.ts).
@@ -50,6 +52,20 @@ export async function dropStage(trx: Executor, baseId: number, stage: string, st
   for (const { table_id } of staged) {
     for (;;) {
       const ids = trx.selectFrom('base_rows').select('id').where('base_id', '=', baseId).where('table_id', '=', table_id).orderBy('id').limit(step);
+      const result = await trx.deleteFrom('base_rows').where('id', 'in', ids).executeTakeFirst();
+      if (Number(result.numDeletedRows) < step) break;
+    }
+  }
+}
+
+/**
+ * Deletes every row stored under `tableIds` in the base, a step at a time: the rows a staged write put
+ * into its new tables (in no metadata) when it is undone. The caller passes only ids no listed table has.
+ */
+export async function dropUnlisted(trx: Executor, baseId: number, tableIds: readonly string[], step = STAGED_STEP): Promise<void> {
+  for (const tableId of tableIds) {
+    for (;;) {
+      const ids = trx.selectFrom('base_rows').select('id').where('base_id', '=', baseId).where('table_id', '=', tableId).orderBy('id').limit(step);
       const result = await trx.deleteFrom('base_rows').where('id', 'in', ids).executeTakeFirst();
       if (Number(result.numDeletedRows) < step) break;
     }

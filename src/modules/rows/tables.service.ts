@@ -2,10 +2,12 @@ import { badRequest } from '../../shared/errors.js';
 import type { Actor, BaseRef, BaseWriter, WriteScope } from './base-writer.js';
 import { newColumn, newTable } from './default-metadata.js';
 import { newRowId, newShortId } from './ids.js';
-import { freeLinkId, freeTableId } from './kept-tables.js';
+import { freeLinkId, freeTableId, freeTableIdIn } from './kept-tables.js';
+import type { Executor } from '../../db/index.js';
 import { removeLinkColumn } from './links.repository.js';
 import { findTable, type ColumnMeta, type TableMeta } from './metadata.js';
-import { deleteTableRows, insertRows, scanTable } from './rows.repository.js';
+import { deleteTableRows, insertRows, rowsFingerprint, scanTable } from './rows.repository.js';
+import type { ReplacedTable } from './rows.service.js';
 import { insertEvents } from './row-events.js';
 import { presentNewTable } from './structure.present.js';
 import { computeFormulas, configureTableFormulas } from './formula-columns.js';
@@ -16,7 +18,13 @@ type Body = Record<string, unknown>;
 
 /** Tables: create (with columns), rename, delete. Structural changes emit no row events. */
 export class TablesService {
-  constructor(private readonly writer: BaseWriter) {}
+  constructor(
+    private readonly writer: BaseWriter,
+    private readonly db: Executor,
+  ) {}
+
+  /** Draws a candidate id for `stage` (replaceable in tests, to make a draw meet a taken id). */
+  drawStagedId: (taken: string[]) => string = newShortId;
 
   create(base: BaseRef, actor: Actor, body: Body) {
     const name = checkTableName(body.table_name);
@@ -37,9 +45,11 @@ export class TablesService {
   /**
    * A new table as `create` would make it, but stored nowhere: a multi-batch write (an import) fills it
    * staged and `RowsService.publishHold` adds it to the metadata together with its rows (StagedHold
-   * `newTables`), so no reader sees it before. Its id is none of `taken` nor of the base's tables; its
-   * name must be free unless `freeNames` (the base's tables make way for it at the publish). No link
-   * columns: a link needs the other table's metadata changed too.
+   * `newTables`), so no reader sees it before. Its id is none of `taken` nor of the base's tables, and
+   * no row is stored under it (a trashed table's kept rows, another import's unpublished table): the
+   * write stores its rows under that id from the start. Its name must be free unless `freeNames` (the
+   * base's tables make way for it at the publish). No link columns: a link needs the other table's
+   * metadata changed too.
    */
   async stage(base: BaseRef, body: Body, taken: readonly TableMeta[] = [], freeNames = false): Promise<TableMeta> {
     const name = checkTableName(body.table_name);
@@ -47,7 +57,15 @@ export class TablesService {
     if (specs.some((s) => s.column_type === 'link')) throw badRequest('A new table of an import has no link columns.');
     const meta = await this.writer.read(base);
     if ([...taken, ...(freeNames ? [] : meta.tables)].some((t) => t.name === name)) throw badRequest(`Table ${name} exists.`);
-    return buildTable(newShortId([...meta.tables, ...taken].map((t) => t._id)), name, specs).table;
+    return buildTable(await freeTableIdIn(this.db, base.id, [...meta.tables, ...taken].map((t) => t._id), this.drawStagedId), name, specs).table;
+  }
+
+  /** The base's tables as they are now, each with its rows' fingerprint: what a staged write may replace (StagedHold `replaces`). */
+  async asTheyAre(base: BaseRef): Promise<ReplacedTable[]> {
+    const meta = await this.writer.read(base);
+    const tables: ReplacedTable[] = [];
+    for (const table of meta.tables) tables.push({ table, rows: await rowsFingerprint(this.db, base.id, table._id) });
+    return tables;
   }
 
   /**

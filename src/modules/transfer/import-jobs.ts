@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { DialectName, Db, Executor } from '../../db/index.js';
 import { isUniqueViolation } from '../../db/index.js';
+import { conflict } from '../../shared/errors.js';
 import type { Clock } from '../../shared/clock.js';
 import type { BaseAccess } from '../access/index.js';
 import type { Actor, BaseData, StagedHold } from '../rows/index.js';
@@ -19,6 +20,8 @@ export interface ImportJob {
   id: number;
   baseId: number;
   hold: StagedHold;
+  /** Records the ids of the (unpublished) tables the import fills, before it writes any row into them. */
+  recordNewTables(tableIds: readonly string[]): Promise<void>;
   /** Deletes the job record (in the transaction that publishes the import). */
   close(trx: Executor): Promise<void>;
   /** Undoes the import and deletes the job record (ImportJobs.undo). */
@@ -37,11 +40,18 @@ interface JobRecord {
 }
 
 /**
+ * The entries of `import_jobs.created_tables`: `{staged: id}`, a new table in no metadata whose rows the
+ * import stores under its id (their rows are deleted on an undo); a plain id, a table an import of an
+ * older version created at its start (removed on an undo).
+ */
+type CreatedTable = string | { staged: string };
+
+/**
  * Durable records of the imports in progress (`import_jobs`), so an import whose process died (kill -9,
- * a lost machine) is undone when a server starts: its staged rows and held events are dropped and the
- * base it created is moved to the trash. (The tables an import creates are staged, in no metadata until
- * it publishes, so nothing of them is left to remove; `created_tables` lists tables only for records of
- * an older version, which created its tables at the start.) A running import's
+ * a lost machine) is undone when a server starts: its staged rows, the rows of its new tables and its
+ * held events are dropped and the base it created is moved to the trash. (The tables an import creates
+ * are staged, in no metadata until it publishes, so no table is left to remove, only the rows stored
+ * under their ids, which `created_tables` lists.) A running import's
  * owner is known: on SQLite the server is the file's one process, so every job at start-up is an
  * orphan; on PostgreSQL the running process holds a session advisory lock on the job, released by the
  * database when its connection dies, so another instance's recovery undoes only the dead ones.
@@ -107,11 +117,12 @@ export class ImportJobs {
     const base = await this.access.findById(job.base_id);
     const actor = JSON.parse(job.actor) as Actor;
     if (base) {
-      await this.baseData.rows.undoHold(base, actor, { id: job.hold_id, stage: job.stage });
-      const created = JSON.parse(job.created_tables) as string[];
+      const created = JSON.parse(job.created_tables) as CreatedTable[];
+      const newTableIds = created.flatMap((t) => (typeof t === 'string' ? [] : [t.staged]));
+      await this.baseData.rows.undoHold(base, actor, { id: job.hold_id, stage: job.stage, newTableIds });
       const meta = await this.baseData.writer.read(base);
       for (const tableId of created) {
-        if (meta.tables.some((t) => t._id === tableId)) await this.baseData.tables.remove(base, actor, { table_id: tableId }, false);
+        if (typeof tableId === 'string' && meta.tables.some((t) => t._id === tableId)) await this.baseData.tables.remove(base, actor, { table_id: tableId }, false);
       }
       if (job.created_base === 1) await this.bases.trash.moveToTrash(base);
     }
@@ -141,15 +152,26 @@ export class ImportJobs {
   }
 
   private handle(baseId: number, actor: Actor, createdBase: boolean, record: { id: number; hold_id: string; stage: string }): ImportJob {
+    let created: CreatedTable[] = [];
     return {
       id: record.id,
       baseId,
       hold: { id: record.hold_id, stage: record.stage },
+      recordNewTables: async (tableIds) => {
+        const next = [...created, ...tableIds.map((staged) => ({ staged }))];
+        await this.db.updateTable('import_jobs').set({ created_tables: JSON.stringify(next) }).where('id', '=', record.id).execute();
+        created = next;
+        // Another running import of the base that drew one of these ids (before either wrote a row) would
+        // share its rows: both have recorded theirs now, so at least the later one sees the other's here.
+        const others = await this.db.selectFrom('import_jobs').select('created_tables').where('base_id', '=', baseId).where('id', '!=', record.id).execute();
+        const drawn = new Set(others.flatMap((o) => (JSON.parse(o.created_tables) as CreatedTable[]).flatMap((t) => (typeof t === 'string' ? [] : [t.staged]))));
+        if (tableIds.some((id) => drawn.has(id))) throw conflict('Another import of this base is creating a table with the same id; try again.');
+      },
       close: async (trx) => {
         await trx.deleteFrom('import_jobs').where('id', '=', record.id).execute();
       },
       undo: () =>
-        this.undo({ id: record.id, hold_id: record.hold_id, stage: record.stage, base_id: baseId, actor: actorJson(actor), created_tables: '[]', created_base: createdBase ? 1 : 0 }),
+        this.undo({ id: record.id, hold_id: record.hold_id, stage: record.stage, base_id: baseId, actor: actorJson(actor), created_tables: JSON.stringify(created), created_base: createdBase ? 1 : 0 }),
     };
   }
 }

@@ -1,5 +1,5 @@
 import type { AccountUser } from '../accounts/index.js';
-import type { BaseData, StagedHold, TableMeta } from '../rows/index.js';
+import type { BaseData, ReplacedTable, StagedHold, TableMeta } from '../rows/index.js';
 import { findTable } from '../rows/index.js';
 import type { BasesService } from '../workspaces/index.js';
 import type { BaseListing } from '../access/index.js';
@@ -82,7 +82,7 @@ export class ImportService {
     await this.jobs.run(base.id, 'new-base', actor, true, (job) => {
       recorded = true;
       return this.staged(base, actor, job, async () => {
-        const blank = (await this.baseData.writer.read(base)).tables.map((t) => t._id);
+        const blank = await this.baseData.tables.asTheyAre(base);
         return this.newTables(base, actor, job, plans, file, blank);
       });
     }).catch(async (error: unknown) => {
@@ -185,13 +185,18 @@ export class ImportService {
     return result;
   }
 
-  /** Stages a table per sheet (replacing the tables `replaces` at the publish) and the write that fills them. */
-  private async newTables(base: BaseListing, actor: ReturnType<typeof actorOf>, job: ImportJob, plans: SheetPlan[], file: ImportFile, replaces: string[]) {
+  /**
+   * Stages a table per sheet (replacing the tables `replaces` at the publish, unless someone worked in
+   * them meanwhile) and the write that fills them. Their rows go under their ids from the first batch,
+   * so the job records the ids first: an undo after a kill deletes what is stored under them.
+   */
+  private async newTables(base: BaseListing, actor: ReturnType<typeof actorOf>, job: ImportJob, plans: SheetPlan[], file: ImportFile, replaces: ReplacedTable[]) {
     const tables: TableMeta[] = [];
     for (const plan of plans) {
       const body = { table_name: plan.name, columns: plan.columns.map((c) => ({ column_name: c.name, column_type: c.type, ...(c.data ? { column_data: c.data } : {}) })) };
       tables.push(await this.baseData.tables.stage(base, body, tables, replaces.length > 0));
     }
+    await job.recordNewTables(tables.map((t) => t._id));
     const hold: StagedHold = { ...job.hold, newTables: tables, replaces };
     return { tableIds: [] as string[], hold, write: (h: StagedHold) => this.fill(file, plans, base, actor, (_plan, i) => tables[i]!._id, h) };
   }
