@@ -5,17 +5,22 @@
  *   - plain:          an unscoped `rw` API-Token, with the audit log's per-use listener detached (audit off),
  *   - scoped:         an API-Token scoped to the table, two operations, a network and its own rate
  *                     budget (every scope dimension checked on the request), audit listener attached,
+ *   - scoped, scope:  the scoped insert in a commit scope without a row: the context tracking alone,
  *   - scoped + audit: the same, and the call audited as an audited route is (plugins/audit-trail.ts):
- *                     in a commit scope whose row is appended inside the insert's own transaction,
- *                     and every row sealed into the hash chain within the timed round.
+ *                     in a commit scope whose row is written inside the insert's own transaction
+ *                     (chained at once on SQLite; on PostgreSQL appended, and every row sealed into the
+ *                     hash chain within the timed round).
  * A read is not audited (the trail records security changes, not reads); what auditing adds to it is
  * the per-use new-network check, which the scoped cases carry. Cases are interleaved in rounds in one
- * process on one database, so the ratios compare like with like. Requests go through `app.inject` (the
- * whole Fastify pipeline, no sockets): server work only.
+ * process on one database, so the ratios compare like with like; each round's ratio to plain is taken
+ * within the round. Wall and CPU time (of this process) per call are printed: on a loaded machine CPU
+ * time swings less. Requests go through `app.inject` (the whole Fastify pipeline, no sockets): server
+ * work only. `bench/security-write.profile.ts` runs one case alone for `--cpu-prof`.
  *
- *   npx tsx bench/security-write.bench.ts     # BENCH_ROUNDS=7 BENCH_OPS=200
- *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npx tsx bench/security-write.bench.ts
+ *   BENCH_ROUNDS=9 BENCH_OPS=150 npx tsx bench/security-write.bench.ts     # defaults 7 and 200
+ *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/<db> npx tsx bench/security-write.bench.ts
  */
+import { loadavg } from 'node:os';
 import { CommitScope, withCommitScope } from '../src/db/index.js';
 import { startBasegate } from './lib/servers.js';
 
@@ -51,6 +56,10 @@ async function main(): Promise<void> {
       const res = await app.inject({ method: 'POST', url, remoteAddress: '127.0.0.1', headers: { authorization: `Token ${token}` }, payload: { table_name: 'Table1', rows: [{ Name: 'bench' }] } });
       if (res.statusCode !== 200) throw new Error(`insert: ${res.statusCode} ${res.body}`);
     };
+    const scopedInsert = async (token: string) => {
+      const scope = new CommitScope();
+      await withCommitScope(scope, () => insert(token));
+    };
     const auditedInsert = async (token: string) => {
       const scope = new CommitScope();
       scope.appendix = container.audit.appendix(async () => ({ action: 'bench.insert', actor: 'api-token:scoped', ip: '127.0.0.1', target: `POST ${url}`, after: { table_name: 'Table1', rows: [{ Name: 'bench' }] } }));
@@ -70,7 +79,9 @@ async function main(): Promise<void> {
         [
           { name: 'plain', setup: auditOff, run: () => insert(seeded.baseToken) },
           { name: 'scoped', setup: auditOn, run: () => insert(scopedToken) },
-          // Sealing happens after the commit, off the request; it is timed with this case's round.
+          // What the context tracking alone costs (promise hooks while a scope is open): no row.
+          { name: 'scoped, scope', setup: auditOn, run: () => scopedInsert(scopedToken) },
+          // PostgreSQL seals after the commit, off the request; it is timed with this case's round.
           { name: 'scoped + audit', setup: auditOn, run: () => auditedInsert(scopedToken), after: () => container.audit.seal() },
         ],
       ],
@@ -90,30 +101,38 @@ async function main(): Promise<void> {
         await c.after?.();
       }
     }
-    const perOp = new Map<Case, number[]>();
+    type Sample = { wall: number; cpu: number };
+    const samples = new Map<Case, Sample[]>();
     for (let round = 0; round < ROUNDS; round += 1) {
       for (const [, cases] of groups) {
         // Alternate the order each round so no case always follows the same one.
         for (const c of round % 2 === 0 ? cases : [...cases].reverse()) {
           c.setup();
+          const cpu = process.cpuUsage();
           const start = process.hrtime.bigint();
           for (let i = 0; i < OPS; i += 1) await c.run();
           await c.after?.();
-          const times = perOp.get(c) ?? [];
-          times.push(Number(process.hrtime.bigint() - start) / 1000 / OPS);
-          perOp.set(c, times);
+          const used = process.cpuUsage(cpu);
+          const list = samples.get(c) ?? [];
+          list.push({ wall: Number(process.hrtime.bigint() - start) / 1000 / OPS, cpu: (used.user + used.system) / OPS });
+          samples.set(c, list);
         }
       }
     }
     auditOn();
     const verified = await container.audit.verify();
-    console.log(`${container.dialect}, ${ROUNDS} rounds x ${OPS} calls per case, Node ${process.version}; audit chain ${verified.ok ? 'intact' : 'BROKEN'}: ${verified.rows} rows`);
+    console.log(`${container.dialect}, ${ROUNDS} rounds x ${OPS} calls per case, Node ${process.version}, load ${loadavg().map((l) => l.toFixed(1)).join(' ')}; audit chain ${verified.ok ? 'intact' : 'BROKEN'}: ${verified.rows} rows`);
+    console.log('per call: median of rounds; % of plain: median [min–max] of the ratios taken within each round (CPU: this process, so on PostgreSQL without the server\'s)');
     for (const [group, cases] of groups) {
-      const plain = median(perOp.get(cases[0]!)!);
+      const plain = samples.get(cases[0]!)!;
       console.log(group);
       for (const c of cases) {
-        const value = median(perOp.get(c)!);
-        console.log(`  ${c.name.padEnd(16)} ${value.toFixed(0).padStart(6)} µs/call (median of rounds)  ${((value / plain) * 100).toFixed(1)}% of plain`);
+        const mine = samples.get(c)!;
+        const column = (key: keyof Sample) => {
+          const ratios = mine.map((sample, round) => (sample[key] / plain[round]![key]) * 100);
+          return `${median(mine.map((sample) => sample[key])).toFixed(0).padStart(5)} µs ${median(ratios).toFixed(1).padStart(6)}% [${Math.min(...ratios).toFixed(0)}–${Math.max(...ratios).toFixed(0)}]`;
+        };
+        console.log(`  ${c.name.padEnd(16)} wall ${column('wall')}   CPU ${column('cpu')}`);
       }
     }
   } finally {
