@@ -48,31 +48,17 @@ export class CommitScope {
   }
 
   /**
-   * No later write carries the appendix. When no scope has been open for a while, the context
-   * tracking is switched off: on Node 20 it costs every promise of the process a hook while on, and
-   * audited requests are rare, so other requests do not pay for it. Not at once: switching it on
-   * and off again costs more than the hooks of one request, so a run of audited requests keeps it on.
+   * No later write carries the appendix. When no scope is open any more, the context tracking is
+   * switched off: on Node 20 it costs every promise of the process a hook while on, and audited
+   * requests are rare, so other requests do not pay for it.
    */
   end(): void {
     this.appendix = undefined;
     if (!this.open) return;
     this.open = false;
     openScopes -= 1;
-    if (openScopes === 0) disableSoon();
-  }
-}
-
-/** How long the context tracking stays on after the last scope ended. */
-const TRACKING_LINGER_MS = 1000;
-let disableTimer: NodeJS.Timeout | undefined;
-
-function disableSoon(): void {
-  if (disableTimer) return;
-  disableTimer = setTimeout(() => {
-    disableTimer = undefined;
     if (openScopes === 0) storage.disable();
-  }, TRACKING_LINGER_MS);
-  disableTimer.unref();
+  }
 }
 
 const storage = new AsyncLocalStorage<CommitScope>();
