@@ -75,6 +75,14 @@ describe.each(DIALECTS)('audit rows commit with their action (%s)', (dialect) =>
     const workspace = await db.selectFrom('workspaces').select('id').where('type', '=', 'lone').executeTakeFirstOrThrow();
     const rows = await appendedRows(since);
     expect(rows.map((row) => [row.action, JSON.parse(row.detail)])).toEqual([['test.lone', { after: { inserted: workspace.id } }]]);
+    if (dialect === 'postgres') {
+      // A write sent as one statement of data-modifying CTEs (db/write-statement.ts, the rows writer on PostgreSQL) carries the row too.
+      const one = new CommitScope();
+      one.appendix = audit.appendix(async () => entry('test.one_statement'));
+      await withCommitScope(one, () => sql`WITH w AS (INSERT INTO workspaces (owner_id, type, created_at) VALUES (${owner.id}, 'one-statement', 0) RETURNING id) SELECT id FROM w`.execute(db));
+      expect(one.written).toBe(true);
+      expect((await appendedRows(since)).map((row) => row.action)).toEqual(['test.lone', 'test.one_statement']);
+    }
   });
 
   it('an audited HTTP change writes its row inside its own transaction: when the row cannot be written, the change does not happen', async () => {
