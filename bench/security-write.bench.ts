@@ -7,7 +7,8 @@
  *                     budget (every scope dimension checked on the request), audit listener attached,
  *   - scoped, scope:  the scoped insert in a commit scope without a row: the context tracking alone,
  *   - scoped + audit: the same, and the call audited as an audited route is (plugins/audit-trail.ts):
- *                     in a commit scope whose row is written inside the insert's own transaction
+ *                     in a commit scope opened at the end of the preHandler hooks (a hook of this
+ *                     bench does what the trail's does), whose row is written inside the insert's own transaction
  *                     (chained at once on SQLite; on PostgreSQL appended, and every row sealed into the
  *                     hash chain within the timed round).
  * A read is not audited (the trail records security changes, not reads); what auditing adds to it is
@@ -21,7 +22,8 @@
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/<db> npx tsx bench/security-write.bench.ts
  */
 import { loadavg } from 'node:os';
-import { CommitScope, withCommitScope } from '../src/db/index.js';
+import type { FastifyInstance } from 'fastify';
+import { CommitScope } from '../src/db/index.js';
 import { startBasegate } from './lib/servers.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
@@ -31,7 +33,24 @@ const READ_ROWS = 100;
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 async function main(): Promise<void> {
-  const basegate = await startBasegate({ RATE_LIMIT_ACCOUNT_PER_MINUTE: '0', RATE_LIMIT_BASE_PER_MINUTE: '0' });
+  let lastScope: CommitScope | undefined;
+  // The commit scope of an audited request, opened as plugins/audit-trail.ts opens it: at the end of
+  // the preHandler hooks, with the row's appendix; `x-bench-audit: scope` opens one without a row.
+  const auditHooks = (app: FastifyInstance) => {
+    app.addHook('preHandler', (request, _reply, done) => {
+      const mode = request.headers['x-bench-audit'];
+      if (mode !== 'scope' && mode !== 'row') return done();
+      const scope = new CommitScope();
+      if (mode === 'row') scope.appendix = basegate.container.audit.appendix(async () => ({ action: 'bench.insert', actor: 'api-token:scoped', ip: request.ip, target: `POST ${request.url}`, after: request.body }));
+      lastScope = scope;
+      scope.run(() => done());
+    });
+    app.addHook('onResponse', (_request, _reply, done) => {
+      lastScope?.end();
+      done();
+    });
+  };
+  const basegate = await startBasegate({ RATE_LIMIT_ACCOUNT_PER_MINUTE: '0', RATE_LIMIT_BASE_PER_MINUTE: '0' }, { routes: auditHooks });
   const { app, container, seeded } = basegate;
   try {
     const account = { authorization: `Token ${seeded.accountToken}` };
@@ -52,19 +71,15 @@ async function main(): Promise<void> {
     const auditOff = () => listeners.splice(0, listeners.length);
     const auditOn = () => listeners.splice(0, listeners.length, ...auditListeners);
 
-    const insert = async (token: string) => {
-      const res = await app.inject({ method: 'POST', url, remoteAddress: '127.0.0.1', headers: { authorization: `Token ${token}` }, payload: { table_name: 'Table1', rows: [{ Name: 'bench' }] } });
+    const insert = async (token: string, audit?: 'scope' | 'row') => {
+      const headers = { authorization: `Token ${token}`, ...(audit ? { 'x-bench-audit': audit } : {}) };
+      const res = await app.inject({ method: 'POST', url, remoteAddress: '127.0.0.1', headers, payload: { table_name: 'Table1', rows: [{ Name: 'bench' }] } });
       if (res.statusCode !== 200) throw new Error(`insert: ${res.statusCode} ${res.body}`);
     };
-    const scopedInsert = async (token: string) => {
-      const scope = new CommitScope();
-      await withCommitScope(scope, () => insert(token));
-    };
+    const scopedInsert = (token: string) => insert(token, 'scope');
     const auditedInsert = async (token: string) => {
-      const scope = new CommitScope();
-      scope.appendix = container.audit.appendix(async () => ({ action: 'bench.insert', actor: 'api-token:scoped', ip: '127.0.0.1', target: `POST ${url}`, after: { table_name: 'Table1', rows: [{ Name: 'bench' }] } }));
-      await withCommitScope(scope, () => insert(token));
-      if (!scope.written) throw new Error('the audit row did not commit with the insert');
+      await insert(token, 'row');
+      if (!lastScope?.written) throw new Error('the audit row did not commit with the insert');
     };
     const read = async (token: string) => {
       const res = await app.inject({ method: 'GET', url: `${url}?table_name=Table1&limit=${READ_ROWS}`, remoteAddress: '127.0.0.1', headers: { authorization: `Token ${token}` } });

@@ -169,7 +169,11 @@ class AppendixDriver implements Driver {
     }
     await this.inner.commitTransaction(tracked.inner);
     tracked.inTransaction = false;
-    if (scope) scope.written = true;
+    if (scope) {
+      scope.written = true;
+      // Nothing later in the context can carry the row: stop tracking it now, not at the response.
+      scope.end();
+    }
   }
 
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
