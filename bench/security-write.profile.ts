@@ -2,7 +2,7 @@
  * Profile helper for bench/security-write.bench.ts: one case of it, `count` calls in one process, so
  * `node --cpu-prof` shows where the time goes; prints the CPU time per call.
  *
- *   npx tsx --cpu-prof --cpu-prof-dir=/tmp/prof bench/security-write.profile.ts [plain|scoped|audited|read|scoped-read] [count]
+ *   npx tsx --cpu-prof --cpu-prof-dir=/tmp/prof bench/security-write.profile.ts [plain|scoped|scope|audited|read|scoped-read] [count]
  */
 import { CommitScope, withCommitScope } from '../src/db/index.js';
 import { startBasegate } from './lib/servers.js';
@@ -36,7 +36,8 @@ const read = async (token: string) => {
   if (res.statusCode !== 200) throw new Error(`read: ${res.statusCode}`);
 };
 for (let i = 0; i < 100; i += 1) await insert(seeded.baseToken);
-const run = { plain: () => insert(seeded.baseToken), scoped: () => insert(scopedToken), audited, read: () => read(seeded.baseToken), 'scoped-read': () => read(scopedToken) }[which];
+const scopeOnly = () => withCommitScope(new CommitScope(), () => insert(scopedToken));
+const run = { plain: () => insert(seeded.baseToken), scoped: () => insert(scopedToken), scope: scopeOnly, audited, read: () => read(seeded.baseToken), 'scoped-read': () => read(scopedToken) }[which];
 if (!run) throw new Error(`unknown case ${which}`);
 for (let i = 0; i < 200; i += 1) await run();
 await container.audit.seal();
