@@ -11,6 +11,8 @@
  *                     bench does what the trail's does), whose row is written inside the insert's own transaction
  *                     (chained at once on SQLite; on PostgreSQL appended, and every row sealed into the
  *                     hash chain within the timed round).
+ * A third group times the audit write alone: a Kysely transaction inserting one row, plain, in a
+ * commit scope, and with the audit row's appendix (no HTTP around it, so less noise).
  * A read is not audited (the trail records security changes, not reads); what auditing adds to it is
  * the per-use new-network check, which the scoped cases carry. Cases are interleaved in rounds in one
  * process on one database, so the ratios compare like with like; each round's ratio to plain is taken
@@ -23,7 +25,7 @@
  */
 import { loadavg } from 'node:os';
 import type { FastifyInstance } from 'fastify';
-import { CommitScope } from '../src/db/index.js';
+import { CommitScope, withCommitScope } from '../src/db/index.js';
 import { startBasegate } from './lib/servers.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
@@ -86,6 +88,16 @@ async function main(): Promise<void> {
       if (res.statusCode !== 200 || res.json<{ rows: unknown[] }>().rows.length !== READ_ROWS) throw new Error(`read: ${res.statusCode} ${res.body.slice(0, 200)}`);
     };
     for (let i = 0; i < READ_ROWS; i += 1) await insert(seeded.baseToken);
+    // The audit write alone, without HTTP: a transaction inserting one row, in a commit scope, with the row's appendix.
+    const owner = (await container.db.selectFrom('users').select('id').executeTakeFirstOrThrow()).id;
+    const write = async () => {
+      await container.db.transaction().execute((trx) => trx.insertInto('workspaces').values({ owner_id: owner, type: 'bench', created_at: 0 }).execute());
+    };
+    const auditedWrite = async () => {
+      const scope = new CommitScope();
+      scope.appendix = container.audit.appendix(async () => ({ action: 'bench.insert', actor: 'api-token:scoped', ip: '127.0.0.1', target: `POST ${url}`, after: { table_name: 'Table1', rows: [{ Name: 'bench' }] } }));
+      await withCommitScope(scope, write);
+    };
 
     type Case = { name: string; setup: () => void; run: () => Promise<void>; after?: () => Promise<unknown> };
     const groups: Array<[string, Case[]]> = [
@@ -98,6 +110,14 @@ async function main(): Promise<void> {
           { name: 'scoped, scope', setup: auditOn, run: () => scopedInsert(scopedToken) },
           // PostgreSQL seals after the commit, off the request; it is timed with this case's round.
           { name: 'scoped + audit', setup: auditOn, run: () => auditedInsert(scopedToken), after: () => container.audit.seal() },
+        ],
+      ],
+      [
+        'one-row transaction (no HTTP)',
+        [
+          { name: 'plain', setup: auditOn, run: write },
+          { name: 'scope', setup: auditOn, run: () => withCommitScope(new CommitScope(), write) },
+          { name: 'audited', setup: auditOn, run: auditedWrite, after: () => container.audit.seal() },
         ],
       ],
       [
