@@ -86,10 +86,12 @@ export function outsideCommitScope<T>(fn: () => T): T {
 
 const WRITE_NODES = new Set(['InsertQueryNode', 'UpdateQueryNode', 'DeleteQueryNode', 'MergeQueryNode']);
 const RAW_WRITE = /^\s*(insert|update|delete|replace|merge)\b/i;
+/** A statement with data-modifying CTEs (PostgreSQL, db/write-statement.ts): `WITH a AS (INSERT …) SELECT …`. */
+const RAW_WITH_WRITE = /^\s*with\b[\s\S]*?\b(insert\s+into|update\s+\S+\s+set|delete\s+from)\b/i;
 
 function isWrite(query: CompiledQuery): boolean {
   const kind = query.query.kind;
-  return WRITE_NODES.has(kind) || (kind === 'RawNode' && RAW_WRITE.test(query.sql));
+  return WRITE_NODES.has(kind) || (kind === 'RawNode' && (RAW_WRITE.test(query.sql) || RAW_WITH_WRITE.test(query.sql)));
 }
 
 /** The scope whose appendix is still to be written, if the current context has one. */
@@ -174,7 +176,11 @@ class AppendixDriver implements Driver {
     }
     await this.inner.commitTransaction(tracked.inner);
     tracked.inTransaction = false;
-    if (scope) scope.written = true;
+    if (scope) {
+      scope.written = true;
+      // Nothing later in the context can carry the row: stop tracking it now, not at the response.
+      scope.end();
+    }
   }
 
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {

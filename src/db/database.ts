@@ -31,7 +31,7 @@ import type { RowCommentsTable } from '../modules/comments/comments.table.js';
 import type { AutomationMarksTable, AutomationRulesTable, AutomationRunsTable } from '../modules/automations/automations.table.js';
 import type { BaseSnapshotsTable, OperationLogRowsTable, OperationLogTable, SnapshotBlobsTable, SnapshotFilesTable, TrashedTableRowsTable, TrashedTablesTable } from '../modules/history/history.table.js';
 import type { HeldEventBatchesTable, HeldEventColumnsTable, HeldEventsTable } from '../modules/events/held-events.table.js';
-import type { AuditHeadTable, AuditLogTable, AuditPendingTable } from '../modules/audit/audit.table.js';
+import type { AuditHeadTable, AuditLogTable, AuditPendingTable, AuditWritersTable } from '../modules/audit/audit.table.js';
 import type { ImportJobsTable } from '../modules/transfer/import-jobs.table.js';
 import type { AccountDevicesTable, RecoveryCodesTable, TrustedDevicesTable, UserTwoFactorTable } from '../modules/accounts/two-factor.table.js';
 import type { OidcLoginsTable } from '../modules/sso/sso.table.js';
@@ -85,6 +85,7 @@ export interface Database {
   audit_log: AuditLogTable;
   audit_head: AuditHeadTable;
   audit_pending: AuditPendingTable;
+  audit_writers: AuditWritersTable;
   groups: GroupsTable;
   group_members: GroupMembersTable;
   base_group_shares: BaseGroupSharesTable;

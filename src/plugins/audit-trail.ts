@@ -172,15 +172,6 @@ export const auditTrailPlugin = fp<{ audit: AuditService }>(
       const missing = Object.keys(AUDITED_ROUTES).filter((key) => !seen.has(key));
       if (missing.length > 0) throw new Error(`audit trail names routes the app does not have: ${missing.join(', ')}`);
     });
-    // Callback hooks: a route that is not audited passes without a promise.
-    app.addHook('onRequest', (request, _reply, done) => {
-      const action = actionOf(request);
-      if (!action || action === 'login') return done();
-      const scope = new CommitScope();
-      request.auditScope = scope;
-      // The rest of the request (its handler's transactions included) runs in the scope.
-      scope.run(done);
-    });
     // A request that ended without onSend (aborted) ends its scope too.
     app.addHook('onResponse', (request, _reply, done) => {
       request.auditScope?.end();
@@ -195,9 +186,16 @@ export const auditTrailPlugin = fp<{ audit: AuditService }>(
           request.auditBaseId = id;
           const spec = snapshotSpecOf(request);
           if (spec) request.auditBefore = await audit.snapshot(spec.table, spec.id, spec.baseId);
-          if (request.auditScope) request.auditScope.appendix = audit.appendix(async (tx) => ({ ...entryOf(request, action), ...(await changeOf(audit, request, { tx })) }));
+          const scope = new CommitScope();
+          scope.appendix = audit.appendix(async (tx) => ({ ...entryOf(request, action), ...(await changeOf(audit, request, { tx })) }));
+          request.auditScope = scope;
         })
-        .then(() => done(), done);
+        .then(
+          // The rest of the request — later hooks, the handler and its transactions — runs in the scope
+          // (opened only now: the context tracking costs every promise a hook while a scope is open).
+          () => request.auditScope!.run(() => done()),
+          done,
+        );
     });
     app.addHook('onSend', (request, reply, payload, done) => {
       const action = actionOf(request);

@@ -6,14 +6,22 @@ import { DIALECTS, SharedDatabase, basePath, createBase, createTestApp, createUs
 
 /**
  * No audit row is lost on a crash (issue 33): an audited change and its row commit in one transaction
- * (db/commit-appendix.ts), appended to `audit_pending` and chained by the sealer afterwards. The chain
- * stays one chain when two instances seal at once, and `verify` names edits of sealed and of pending rows.
+ * (db/commit-appendix.ts): chained at once on SQLite; on PostgreSQL appended to `audit_pending` and
+ * chained by the sealer afterwards. The chain stays one chain when two instances append and seal at
+ * once, and `verify` names edits of sealed and of pending rows, and pending rows deleted before sealing.
  */
 describe.each(DIALECTS)('audit rows commit with their action (%s)', (dialect) => {
   let t: TestApp;
   let owner: TestUser;
   let base: TestBase;
-  const pending = async () => (await t.container.db.selectFrom('audit_pending').selectAll().orderBy('id').execute()).map((row) => row.action);
+  /** The last chained row's id now: `appended(since)` lists what came after it. */
+  const mark = async () => Number((await t.container.db.selectFrom('audit_log').select((eb) => eb.fn.max('id').as('id')).executeTakeFirst())?.id ?? 0);
+  /** The rows appended since `mark()`: chained (SQLite chains at append) or pending (PostgreSQL). */
+  const appendedRows = async (since: number) => [
+    ...(await t.container.db.selectFrom('audit_log').select(['action', 'detail']).where('id', '>', since).orderBy('id').execute()),
+    ...(await t.container.db.selectFrom('audit_pending').select(['action', 'detail']).orderBy('id').execute()),
+  ];
+  const appended = async (since: number) => (await appendedRows(since)).map((row) => row.action);
   const webhookUrls = async () => (await t.container.db.selectFrom('webhooks').select('url').where('base_id', '=', base.id).execute()).map((row) => row.url);
   const entry = (action: string) => ({ action, actor: 'test', ip: '::1', target: 'x' });
 
@@ -27,6 +35,7 @@ describe.each(DIALECTS)('audit rows commit with their action (%s)', (dialect) =>
   it('a scope’s row rolls back with a failed transaction and commits with the first one that writes', async () => {
     const { db, audit } = t.container;
     await audit.seal();
+    const since = await mark();
     const scope = new CommitScope();
     scope.appendix = audit.appendix(async () => entry('test.scoped'));
     await withCommitScope(scope, async () => {
@@ -38,59 +47,72 @@ describe.each(DIALECTS)('audit rows commit with their action (%s)', (dialect) =>
         }),
       ).rejects.toThrow('the action fails');
       expect(scope.written).toBe(false);
-      expect(await pending()).toEqual([]);
+      expect(await appended(since)).toEqual([]);
       expect(await db.selectFrom('workspaces').select('id').where('type', '=', 'rolled-back').execute()).toEqual([]);
       // A transaction that only reads does not carry the row.
       await db.transaction().execute((trx) => trx.selectFrom('users').select('id').execute());
-      expect(await pending()).toEqual([]);
+      expect(await appended(since)).toEqual([]);
       // The first that writes does, once; a later one adds nothing.
       await db.transaction().execute((trx) => trx.updateTable('users').set({ name: 'Owner' }).where('id', '=', owner.id).execute());
       expect(scope.written).toBe(true);
       await db.transaction().execute((trx) => trx.updateTable('users').set({ name: 'Owner 2' }).where('id', '=', owner.id).execute());
     });
-    expect(await pending()).toEqual(['test.scoped']);
+    expect(await appended(since)).toEqual(['test.scoped']);
   });
 
   // (PostgreSQL names an inserted row's id only when asked: RETURNING, as the services do.)
   it('a lone write statement in a scope commits in one transaction with the row; a failed one leaves neither', async () => {
     const { db, audit } = t.container;
     await audit.seal();
+    const since = await mark();
     const failing = new CommitScope();
     failing.appendix = audit.appendix(async () => entry('test.lone_failed'));
     await withCommitScope(failing, () => expect(db.insertInto('workspaces').values({ id: 1_000_000, owner_id: -1, type: 'lone-failed', created_at: 0 } as never).execute()).rejects.toThrow());
-    expect(await pending()).toEqual([]);
+    expect(await appended(since)).toEqual([]);
     const scope = new CommitScope();
     scope.appendix = audit.appendix(async (tx) => ({ ...entry('test.lone'), after: { inserted: tx.insertedId('workspaces') } }));
     await withCommitScope(scope, () => db.insertInto('workspaces').values({ owner_id: owner.id, type: 'lone', created_at: 0 }).returning('id').execute());
     const workspace = await db.selectFrom('workspaces').select('id').where('type', '=', 'lone').executeTakeFirstOrThrow();
-    const rows = await db.selectFrom('audit_pending').selectAll().execute();
+    const rows = await appendedRows(since);
     expect(rows.map((row) => [row.action, JSON.parse(row.detail)])).toEqual([['test.lone', { after: { inserted: workspace.id } }]]);
+    if (dialect === 'postgres') {
+      // A write sent as one statement of data-modifying CTEs (db/write-statement.ts, the rows writer on PostgreSQL) carries the row too.
+      const one = new CommitScope();
+      one.appendix = audit.appendix(async () => entry('test.one_statement'));
+      await withCommitScope(one, () => sql`WITH w AS (INSERT INTO workspaces (owner_id, type, created_at) VALUES (${owner.id}, 'one-statement', 0) RETURNING id) SELECT id FROM w`.execute(db));
+      expect(one.written).toBe(true);
+      expect((await appendedRows(since)).map((row) => row.action)).toEqual(['test.lone', 'test.one_statement']);
+    }
   });
 
   it('an audited HTTP change writes its row inside its own transaction: when the row cannot be written, the change does not happen', async () => {
     const { db, audit } = t.container;
     await audit.seal();
+    const since = await mark();
     const record = vi.spyOn(audit, 'record');
     try {
       const created = await t.request({ method: 'POST', url: basePath(base, 'webhooks/'), token: owner.token, payload: { url: 'http://127.0.0.1:9/durable' } });
       expect(created.statusCode, created.body).toBeLessThan(300);
       // Not appended after the handler: the row was already in the create's transaction.
       expect(record).not.toHaveBeenCalled();
-      expect(await pending()).toEqual(['webhook.create']);
+      expect(await appended(since)).toEqual(['webhook.create']);
     } finally {
       record.mockRestore();
     }
     await audit.seal();
-    // Without a table to append to, the create's transaction fails as a whole.
-    await sql`ALTER TABLE audit_pending RENAME TO audit_pending_away`.execute(db);
+    const sinceCreate = await mark();
+    // Without the table the row goes to, the create's transaction fails as a whole.
+    const target = sql.table(dialect === 'postgres' ? 'audit_pending' : 'audit_log');
+    const away = sql.table(dialect === 'postgres' ? 'audit_pending_away' : 'audit_log_away');
+    await sql`ALTER TABLE ${target} RENAME TO ${away}`.execute(db);
     try {
       const refused = await t.request({ method: 'POST', url: basePath(base, 'webhooks/'), token: owner.token, payload: { url: 'http://127.0.0.1:9/never' } });
       expect(refused.statusCode).toBeGreaterThanOrEqual(500);
     } finally {
-      await sql`ALTER TABLE audit_pending_away RENAME TO audit_pending`.execute(db);
+      await sql`ALTER TABLE ${away} RENAME TO ${target}`.execute(db);
     }
     expect(await webhookUrls()).toEqual(['http://127.0.0.1:9/durable']);
-    expect(await pending()).toEqual([]);
+    expect(await appended(sinceCreate)).toEqual([]);
     expect(await audit.verify()).toMatchObject({ ok: true, pending: 0 });
   });
 
@@ -113,11 +135,58 @@ describe.each(DIALECTS)('audit rows commit with their action (%s)', (dialect) =>
     const edited = await audit.verify();
     expect(edited).toMatchObject({ ok: false, broken: { seq: null, id } });
     expect(edited.broken!.reason).toContain('not yet sealed');
-    expect(await audit.seal()).toBe(1);
+    await audit.seal(); // (or a seal timer of an earlier append already did)
     const chained = await db.selectFrom('audit_log').selectAll().where('action', '=', 'test.pending_victim').executeTakeFirstOrThrow();
     const after = await audit.verify();
     expect(after).toMatchObject({ ok: false, broken: { seq: chained.seq } });
     expect(after.broken!.reason).toContain('before it was sealed');
+  });
+
+  /** Drops the chain as retention pruning would (the anchor moves to the head): verify starts clean. */
+  const restartChain = async () => {
+    const { db, audit } = t.container;
+    await audit.seal();
+    await db.deleteFrom('audit_log').execute();
+    const head = await db.selectFrom('audit_head').select(['seq', 'hash']).where('id', '=', 1).executeTakeFirstOrThrow();
+    await db.updateTable('audit_head').set({ anchor_seq: head.seq, anchor_hash: head.hash }).where('id', '=', 1).execute();
+    await db.deleteFrom('audit_pending').execute();
+    await db.updateTable('audit_writers').set((eb) => ({ sealed: eb.ref('appended') })).execute();
+    expect(await audit.verify()).toMatchObject({ ok: true, rows: 0, pending: 0 });
+  };
+  /** Deletes the row of `action` where it is now: pending on PostgreSQL (unless the sealer was quicker), chained on SQLite. */
+  const deleteRow = async (action: string) => {
+    const { db } = t.container;
+    const pendingRow = await db.selectFrom('audit_pending').select('id').where('action', '=', action).executeTakeFirst();
+    await db.deleteFrom(pendingRow ? 'audit_pending' : 'audit_log').where('action', '=', action).execute();
+    return pendingRow ? 'pending' : 'chained';
+  };
+
+  it('verify names a row deleted right after its append, before and after the sealer ran', async () => {
+    const { audit } = t.container;
+    await restartChain();
+    await audit.record(entry('test.before'));
+    await audit.record(entry('test.victim'));
+    await audit.record(entry('test.after'));
+    const where = await deleteRow('test.victim');
+    expect(dialect === 'sqlite' ? where : 'chained').toBe('chained');
+    const before = await audit.verify();
+    expect(before).toMatchObject({ ok: false });
+    expect(before.broken!.reason).toMatch(/missing \(deleted\)/);
+    await audit.seal();
+    const after = await audit.verify();
+    expect(after).toMatchObject({ ok: false });
+    expect(after.broken!.reason).toMatch(where === 'pending' ? /deleted before they were sealed/ : /missing \(deleted\)/);
+  });
+
+  it('verify names the last row deleted right after its append (no later row shows a gap)', async () => {
+    const { audit } = t.container;
+    await restartChain();
+    await audit.record(entry('test.kept'));
+    await audit.record(entry('test.tail'));
+    await deleteRow('test.tail');
+    expect((await audit.verify()).broken?.reason).toMatch(/missing.*deleted/);
+    await audit.seal();
+    expect((await audit.verify()).broken?.reason).toMatch(/missing.*deleted/);
   });
 });
 

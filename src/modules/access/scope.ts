@@ -108,21 +108,40 @@ export function parseNetwork(value: string): { address: string; prefix: number; 
   return { address, prefix, family: family === 4 ? 'ipv4' : 'ipv6' };
 }
 
-const lists = new Map<string, BlockList>();
+/** A network list, and its answers for the addresses already checked (checking builds a SocketAddress each time). */
+interface NetworkList {
+  list: BlockList;
+  answers: Map<string, boolean>;
+}
+
+const lists = new Map<string, NetworkList>();
+/** Addresses remembered per list (a token is used from few; the map starts over when full). */
+const MAX_ANSWERS = 1000;
 
 /** Whether `ip` lies in one of `networks` (IPv4-mapped IPv6 clients count as their IPv4 address). */
 export function inNetworks(networks: readonly string[], ip: string): boolean {
   const key = networks.join(',');
-  let list = lists.get(key);
-  if (!list) {
-    list = new BlockList();
+  let entry = lists.get(key);
+  if (!entry) {
+    const list = new BlockList();
     for (const n of networks) {
       const parsed = parseNetwork(n);
       if (parsed) list.addSubnet(parsed.address, parsed.prefix, parsed.family);
     }
     if (lists.size >= 1000) lists.clear(); // bounded: one entry per distinct network list
-    lists.set(key, list);
+    entry = { list, answers: new Map() };
+    lists.set(key, entry);
   }
+  let answer = entry.answers.get(ip);
+  if (answer === undefined) {
+    answer = check(entry.list, ip);
+    if (entry.answers.size >= MAX_ANSWERS) entry.answers.clear();
+    entry.answers.set(ip, answer);
+  }
+  return answer;
+}
+
+function check(list: BlockList, ip: string): boolean {
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
   const address = mapped ? mapped[1]! : ip;
   const family = isIP(address);

@@ -3,7 +3,8 @@ import { outsideCommitScope, type AppendixTx, type CommitAppendix, type Db, type
 import type { Clock } from '../../shared/clock.js';
 import { canonicalJson, fieldsDigest, rowHash, type EntryFields } from './chain.js';
 import { redact } from './redact.js';
-import { AuditSealer } from './sealer.js';
+import { AuditAppender } from './appender.js';
+import { AuditSealer, PENDING_MISSING } from './sealer.js';
 import { snapshotOf, type SnapshotTable } from './snapshots.js';
 
 /** One security-relevant action. `before`/`after` are redacted before they are stored. */
@@ -44,8 +45,6 @@ export interface VerifyResult {
 export type AuditTxReader = AppendixTx;
 
 const MAX_FIELD = 255;
-/** The columns of an append, in the order its INSERT binds them. */
-const APPEND_COLUMNS = ['created_at', 'action', 'actor', 'ip', 'base_id', 'target', 'detail', 'digest'] as const;
 const VERIFY_PAGE = 1000;
 /** (token, address) pairs already seen by this process, so a known network costs no query. */
 const SEEN_LIMIT = 50_000;
@@ -54,7 +53,7 @@ export class AuditService {
   private readonly seenNetworks = new Set<string>();
 
   private readonly sealer: AuditSealer;
-  private appendTemplate: CompiledQuery | undefined;
+  private readonly appender: AuditAppender;
 
   constructor(
     private readonly db: Db,
@@ -63,19 +62,20 @@ export class AuditService {
     /** How long appends gather before they are sealed into the chain. */
     sealDelayMs = 200,
   ) {
+    this.appender = new AuditAppender(db);
     this.sealer = new AuditSealer(db, sealDelayMs);
   }
 
   /**
    * Appends one row: inside `trx` when the caller has a transaction (the row commits or rolls back
-   * with the action), else as one statement of its own. One INSERT into `audit_pending`, no lock: the
-   * sealer chains it shortly after (`seal`).
+   * with the action), else as a change of its own. SQLite chains it at once; PostgreSQL appends it to
+   * `audit_pending` (one INSERT, no lock shared with other instances) and the sealer chains it shortly after.
    */
   record: AuditRecord = async (entry, trx) => {
-    const query = this.appendQuery(entry);
-    if (trx) await trx.executeQuery(query);
-    else await outsideCommitScope(() => this.db.executeQuery(query));
-    this.sealer.soon();
+    const fields = this.fieldsOf(entry);
+    if (trx) await this.appender.append((query) => trx.executeQuery(query), fields);
+    else await this.appender.appendAlone(fields);
+    this.sealSoon();
   };
 
   /**
@@ -86,17 +86,21 @@ export class AuditService {
   appendix(build: (tx: AuditTxReader) => Promise<AuditEntry>): CommitAppendix {
     return {
       write: async (tx) => {
-        await tx.run(this.appendQuery(await build(tx)));
-        this.sealer.soon();
+        await this.appender.append((query) => tx.run(query), this.fieldsOf(await build(tx)));
+        this.sealSoon();
       },
     };
   }
 
-  private appendQuery(entry: AuditEntry): CompiledQuery {
+  private sealSoon(): void {
+    if (!this.appender.chainsAtAppend) this.sealer.soon();
+  }
+
+  private fieldsOf(entry: AuditEntry): EntryFields {
     const detail: Record<string, unknown> = {};
     if (entry.before !== undefined) detail.before = redact(entry.before);
     if (entry.after !== undefined) detail.after = redact(entry.after);
-    const fields: EntryFields = {
+    return {
       created_at: this.clock.now(),
       action: entry.action.slice(0, 64),
       actor: entry.actor.slice(0, MAX_FIELD),
@@ -105,10 +109,6 @@ export class AuditService {
       target: String(redact(entry.target)).slice(0, 1000),
       detail: canonicalJson(detail),
     };
-    const row = { ...fields, digest: fieldsDigest(fields) };
-    // Compiled once; each append only binds its values (compiling costs more than the INSERT on SQLite).
-    this.appendTemplate ??= this.db.insertInto('audit_pending').values(row).compile();
-    return { ...this.appendTemplate, parameters: APPEND_COLUMNS.map((column) => row[column]) };
   }
 
   /** Moves every pending row into the hash chain now (also done shortly after each append, and every minute). */
@@ -171,9 +171,10 @@ export class AuditService {
   }
 
   /**
-   * Walks the chain from the pruning anchor to the head; the first row that does not fit breaks it.
-   * Then checks the rows not yet sealed against their digests. Reads only (`seal` first to verify
-   * everything appended so far as chain).
+   * Walks the chain from the pruning anchor to the head; the first row that does not fit breaks it
+   * (so does a marker the sealer chained where pending rows had been deleted). Then checks the rows not
+   * yet sealed: each against its digest, and each writer's rows for a gap. Reads only (`seal` first
+   * to verify everything appended so far as chain).
    */
   async verify(): Promise<VerifyResult> {
     const head = await this.db.selectFrom('audit_head').selectAll().where('id', '=', 1).executeTakeFirstOrThrow();
@@ -182,12 +183,14 @@ export class AuditService {
     let rows = 0;
     const broken = (seq: number | null, id: number | null, reason: string, pending = 0): VerifyResult => ({ ok: false, rows, pending, broken: { seq, id, reason } });
     for (;;) {
-      const page = await this.db.selectFrom('audit_log').selectAll().where('seq', '>=', expected).orderBy('seq').limit(VERIFY_PAGE).execute();
+      // Up to the head read above: rows chained meanwhile are not part of what is verified.
+      const page = await this.db.selectFrom('audit_log').selectAll().where('seq', '>=', expected).where('seq', '<=', head.seq).orderBy('seq').limit(VERIFY_PAGE).execute();
       for (const row of page) {
         if (row.seq !== expected) return broken(expected, null, `row ${expected} is missing (deleted); the chain resumes at row ${row.seq}`);
         if (row.prev_hash !== prev) return broken(row.seq, row.id, `row ${row.seq} does not follow row ${row.seq - 1} (prev_hash differs)`);
         if (rowHash(prev, row) !== row.hash) return broken(row.seq, row.id, `row ${row.seq} was edited (its hash does not match its fields)`);
         if (row.digest !== null && fieldsDigest(row) !== row.digest) return broken(row.seq, row.id, `row ${row.seq} was edited before it was sealed (its digest does not match its fields)`);
+        if (row.action === PENDING_MISSING) return broken(row.seq, row.id, `rows appended before row ${row.seq} were deleted before they were sealed (${row.detail})`);
         prev = row.hash;
         expected += 1;
         rows += 1;
@@ -196,17 +199,40 @@ export class AuditService {
     }
     const last = expected - 1;
     if (head.seq !== last || head.hash !== prev) return broken(last + 1, null, `rows ${last + 1}…${head.seq} are missing (deleted from the end)`);
-    let pending = 0;
-    for (let after = 0; ; ) {
-      const page = await this.db.selectFrom('audit_pending').selectAll().where('id', '>', after).orderBy('id').limit(VERIFY_PAGE).execute();
-      for (const row of page) {
-        if (fieldsDigest(row) !== row.digest) return broken(null, row.id, `pending row ${row.id} (not yet sealed) was edited (its digest does not match its fields)`, pending);
-        pending += 1;
-      }
-      if (page.length < VERIFY_PAGE) break;
-      after = page[page.length - 1]!.id;
-    }
-    return { ok: true, rows, pending };
+    const pending = await this.verifyPending();
+    return pending.broken ? { ...pending, ok: false, rows } : { ok: true, rows, pending: pending.count };
+  }
+
+  /**
+   * The pending rows: their digests, and per writer that its rows are exactly `sealed+1 … appended`.
+   * Under the chain head's lock, so no seal moves rows meanwhile; the writers are read before the rows,
+   * so a row appended in between (a count above `appended`) is not taken for a gap.
+   */
+  private verifyPending(): Promise<{ count: number; pending: number; broken?: VerifyResult['broken'] }> {
+    return outsideCommitScope(() =>
+      this.db.transaction().execute(async (trx) => {
+        await trx.updateTable('audit_head').set((eb) => ({ seq: eb('seq', '+', 0) })).where('id', '=', 1).execute();
+        const writers = new Map((await trx.selectFrom('audit_writers').selectAll().execute()).map((w) => [w.id, { appended: Number(w.appended), sealed: Number(w.sealed), seen: new Set<number>() }]));
+        let count = 0;
+        const fail = (id: number | null, reason: string) => ({ count, pending: count, broken: { seq: null, id, reason } });
+        for (let after = 0; ; ) {
+          const page = await trx.selectFrom('audit_pending').selectAll().where('id', '>', after).orderBy('id').limit(VERIFY_PAGE).execute();
+          for (const row of page) {
+            if (fieldsDigest(row) !== row.digest) return fail(row.id, `pending row ${row.id} (not yet sealed) was edited (its digest does not match its fields)`);
+            if (row.writer !== null && row.writer_seq !== null) writers.get(row.writer)?.seen.add(Number(row.writer_seq));
+            count += 1;
+          }
+          if (page.length < VERIFY_PAGE) break;
+          after = page[page.length - 1]!.id;
+        }
+        for (const [writer, { appended, sealed, seen }] of writers) {
+          for (let n = sealed + 1; n <= appended; n += 1) {
+            if (!seen.has(n)) return fail(null, `pending row ${n} of writer ${writer} (appended, not yet sealed) is missing (deleted)`);
+          }
+        }
+        return { count, pending: count };
+      }),
+    );
   }
 
   /**

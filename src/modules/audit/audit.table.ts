@@ -27,12 +27,23 @@ export interface AuditLogTable extends AuditFields {
 }
 
 /**
- * An appended row not yet in the chain (migration 0037_audit_pending): written in the audited
- * action's transaction, moved into `audit_log` by the sealer (audit/sealer.ts).
+ * An appended row not yet in the chain (migration 0037_audit_pending), PostgreSQL: written in the
+ * audited action's transaction, moved into `audit_log` by the sealer (audit/sealer.ts). (SQLite chains
+ * at append; rows pending there are left from before.)
  */
 export interface AuditPendingTable extends AuditFields {
   /** sha256 of the other fields (chain.ts `fieldsDigest`). */
   digest: string;
+  /** The appending instance (`audit_writers.id`) and its count of appends with this row (migration 0039); null on older rows. */
+  writer: string | null;
+  writer_seq: number | null;
+}
+
+/** One appending instance's count of appends and how far the sealer has chained them (migration 0039). */
+export interface AuditWritersTable {
+  id: string;
+  appended: number;
+  sealed: number;
 }
 
 /** The chain's head (one row, id 1) and the anchor left by pruning. */

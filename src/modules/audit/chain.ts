@@ -18,12 +18,23 @@ export type EntryFields = Omit<ChainedFields, 'seq'>;
 
 /** sha256 of a row's fields, taken when it is appended: detects an edit made before it was sealed. */
 export function fieldsDigest(fields: EntryFields): string {
-  const { created_at, action, actor, ip, base_id, target, detail } = fields;
-  return sha256Hex(canonicalJson({ created_at, action, actor, ip, base_id, target, detail }));
+  return sha256Hex(`{${fieldsJson(fields)}}`);
 }
 
 /** The chain link: sha256 of the previous row's hash and this row's fields with its sequence. */
 export function rowHash(prevHash: string, fields: ChainedFields): string {
-  const { seq, created_at, action, actor, ip, base_id, target, detail } = fields;
-  return sha256Hex(prevHash + canonicalJson({ seq, created_at, action, actor, ip, base_id, target, detail }));
+  // `seq` sorts after `ip`, before `target`.
+  const { seq, target } = fields;
+  return sha256Hex(`${prevHash}{${fieldsJson(fields, `,"seq":${JSON.stringify(seq)}`)},"target":${JSON.stringify(target)}}`);
+}
+
+/**
+ * canonicalJson of the fields (flat: strings, numbers, null), written out in its key order without
+ * sorting: this runs for every appended row. Without `target` when `beforeTarget` is given (the caller
+ * adds `seq` there and `target` after it); chain.test.ts checks both against canonicalJson.
+ */
+function fieldsJson(fields: EntryFields, beforeTarget?: string): string {
+  const { action, actor, base_id, created_at, detail, ip, target } = fields;
+  const head = `"action":${JSON.stringify(action)},"actor":${JSON.stringify(actor)},"base_id":${JSON.stringify(base_id ?? null)},"created_at":${JSON.stringify(created_at)},"detail":${JSON.stringify(detail)},"ip":${JSON.stringify(ip)}`;
+  return beforeTarget === undefined ? `${head},"target":${JSON.stringify(target)}` : head + beforeTarget;
 }

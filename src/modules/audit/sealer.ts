@@ -1,7 +1,7 @@
 import { PostgresAdapter, type CompiledQuery } from 'kysely';
 import { outsideCommitScope, type Db, type Executor } from '../../db/index.js';
 import type { AuditLogTable } from './audit.table.js';
-import { rowHash } from './chain.js';
+import { rowHash, type EntryFields } from './chain.js';
 
 /** Pending rows moved into the chain per transaction (11 bound values a row: far below both engines' limits). */
 const SEAL_BATCH = 500;
@@ -84,18 +84,39 @@ export class AuditSealer {
         .execute();
       if (taken.length === 0) return 0;
       taken.sort((a, b) => a.id - b.id);
+      const writers = await this.writersOf(trx, taken);
       let { seq, hash } = head;
-      const rows = taken.map(({ id: _id, digest, ...fields }) => {
+      const rows: ChainedRow[] = [];
+      const add = (fields: EntryFields, digest: string | null) => {
         seq += 1;
         const chained = { seq, ...fields };
         const prev = hash;
         hash = rowHash(prev, chained);
-        return { ...chained, digest, prev_hash: prev, hash };
-      });
+        rows.push({ ...chained, digest, prev_hash: prev, hash });
+      };
+      for (const { id: _id, digest, writer, writer_seq, ...fields } of taken) {
+        const count = writer === null ? undefined : writers.get(writer);
+        if (count && writer_seq !== null) {
+          // A writer's rows come in the order it counted them: a skipped count is a row deleted before sealing.
+          if (writer_seq > count.sealed + 1) add(missingMarker(writer!, count.sealed + 1, writer_seq - 1, fields.created_at), null);
+          count.sealed = Math.max(count.sealed, writer_seq);
+        }
+        add(fields, digest);
+      }
       await this.insertChained(trx, rows);
       await trx.updateTable('audit_head').set({ seq, hash }).where('id', '=', 1).execute();
+      for (const [writer, count] of writers) await trx.updateTable('audit_writers').set({ sealed: count.sealed }).where('id', '=', writer).execute();
       return taken.length;
     });
+  }
+
+  /** How far each writer of `taken` was sealed (a writer whose row is gone counts from 0). */
+  private async writersOf(trx: Executor, taken: Array<{ writer: string | null }>): Promise<Map<string, { sealed: number }>> {
+    const ids = [...new Set(taken.map((row) => row.writer).filter((writer): writer is string => writer !== null))];
+    const writers = new Map(ids.map((id) => [id, { sealed: 0 }]));
+    if (ids.length === 0) return writers;
+    for (const row of await trx.selectFrom('audit_writers').select(['id', 'sealed']).where('id', 'in', ids).execute()) writers.get(row.id)!.sealed = Number(row.sealed);
+    return writers;
   }
 
   private chainedTemplate: CompiledQuery | undefined;
@@ -112,6 +133,14 @@ export class AuditSealer {
     this.chainedTemplate ??= trx.insertInto('audit_log').values(rows[0]!).compile();
     for (const row of rows) await trx.executeQuery({ ...this.chainedTemplate, parameters: CHAINED_COLUMNS.map((column) => row[column]) });
   }
+}
+
+/** The action of the row the sealer chains where a writer's pending rows were deleted before sealing (verify fails on it). */
+export const PENDING_MISSING = 'audit.pending_missing';
+
+function missingMarker(writer: string, from: number, to: number, createdAt: number): EntryFields {
+  const detail = { writer, missing: [from, to] };
+  return { created_at: createdAt, action: PENDING_MISSING, actor: 'basegate', ip: '', base_id: null, target: `audit-writer:${writer}`, detail: JSON.stringify(detail) };
 }
 
 /** A row as the sealer inserts it into the chain, in the order the template binds its columns. */

@@ -1,0 +1,50 @@
+/**
+ * Profile helper for bench/security-write.bench.ts: one case of it, `count` calls in one process, so
+ * `node --cpu-prof` shows where the time goes; prints the CPU time per call.
+ *
+ *   npx tsx --cpu-prof --cpu-prof-dir=/tmp/prof bench/security-write.profile.ts [plain|scoped|scope|audited|read|scoped-read] [count]
+ */
+import { CommitScope, withCommitScope } from '../src/db/index.js';
+import { startBasegate } from './lib/servers.js';
+
+const which = process.argv[2] ?? 'audited';
+const count = Number(process.argv[3] ?? 3000);
+
+const basegate = await startBasegate({ RATE_LIMIT_ACCOUNT_PER_MINUTE: '0', RATE_LIMIT_BASE_PER_MINUTE: '0' });
+const { app, container, seeded } = basegate;
+const account = { authorization: `Token ${seeded.accountToken}` };
+const created = await app.inject({
+  method: 'POST',
+  url: `/api/v2.1/workspace/${seeded.base.workspace_id}/dtable/bench/api-tokens/`,
+  headers: account,
+  payload: { app_name: 'scoped', permission: 'rw', tables: ['Table1'], operations: ['read_rows', 'write_rows'], allowed_networks: ['127.0.0.0/8'], rate_limit: 1_000_000 },
+});
+const exchanged = await app.inject({ method: 'GET', url: '/api/v2.1/dtable/app-access-token/', headers: { authorization: `Token ${created.json<{ api_token: string }>().api_token}` } });
+const scopedToken = exchanged.json<{ access_token: string }>().access_token;
+const url = `/api-gateway/api/v2/dtables/${seeded.base.uuid}/rows/`;
+const insert = async (token: string) => {
+  const res = await app.inject({ method: 'POST', url, remoteAddress: '127.0.0.1', headers: { authorization: `Token ${token}` }, payload: { table_name: 'Table1', rows: [{ Name: 'bench' }] } });
+  if (res.statusCode !== 200) throw new Error(`insert: ${res.statusCode} ${res.body}`);
+};
+const audited = async () => {
+  const scope = new CommitScope();
+  scope.appendix = container.audit.appendix(async () => ({ action: 'bench.insert', actor: 'api-token:scoped', ip: '127.0.0.1', target: `POST ${url}`, after: { table_name: 'Table1', rows: [{ Name: 'bench' }] } }));
+  await withCommitScope(scope, () => insert(scopedToken));
+};
+const read = async (token: string) => {
+  const res = await app.inject({ method: 'GET', url: `${url}?table_name=Table1&limit=100`, remoteAddress: '127.0.0.1', headers: { authorization: `Token ${token}` } });
+  if (res.statusCode !== 200) throw new Error(`read: ${res.statusCode}`);
+};
+for (let i = 0; i < 100; i += 1) await insert(seeded.baseToken);
+const scopeOnly = () => withCommitScope(new CommitScope(), () => insert(scopedToken));
+const run = { plain: () => insert(seeded.baseToken), scoped: () => insert(scopedToken), scope: scopeOnly, audited, read: () => read(seeded.baseToken), 'scoped-read': () => read(scopedToken) }[which];
+if (!run) throw new Error(`unknown case ${which}`);
+for (let i = 0; i < 200; i += 1) await run();
+await container.audit.seal();
+const cpu = process.cpuUsage();
+const start = process.hrtime.bigint();
+for (let i = 0; i < count; i += 1) await run();
+await container.audit.seal();
+const used = process.cpuUsage(cpu);
+console.log(`${which}: ${(Number(process.hrtime.bigint() - start) / 1000 / count).toFixed(0)} µs wall, ${((used.user + used.system) / count).toFixed(0)} µs CPU per call`);
+await basegate.close();
