@@ -41,7 +41,7 @@ export class HistoryService {
   async trashRows(base: BaseRef, tableId: string | undefined, paging: Paging) {
     const offset = this.offset(paging);
     const meta = await loadMetadata(this.db, base.id);
-    const found = await trashedRows(this.db, base.id, this.trashSince(), tableId, offset + paging.perPage);
+    const found = await trashedRows(this.db, base.id, this.trashSince(), new Set(meta.tables.map((t) => t._id)), tableId, offset + paging.perPage);
     return {
       rows: found.slice(offset).map(({ op, change }) => ({
         _id: change.r,
@@ -59,7 +59,9 @@ export class HistoryService {
   /** Puts one trashed row back (cells, links to rows that exist, comments) as a restore of its deletion. */
   async restoreTrashRow(base: BaseRef, actor: Actor, rowId: string): Promise<{ success: true }> {
     const found = await trashedRow(this.db, base.id, rowId, this.trashSince());
-    if (!found) throw notFound(`Row ${rowId} is not in the trash.`);
+    // A row of a trashed table is not in the row trash: it comes back with its table (or goes with it).
+    const live = found && (await loadMetadata(this.db, base.id)).tables.some((t) => t._id === found.change.t);
+    if (!found || !live) throw notFound(`Row ${rowId} is not in the trash.`);
     const op = { ...found.op, changes: { rows: [found.change] } };
     await this.rows.restore(base, { ...actor, reverts: op.id }, (scope) => revert(scope, op));
     return { success: true };
@@ -164,7 +166,9 @@ export class HistoryService {
   /** Deletes a trashed row for good: its deletion's logged cells and links are dropped (it can no longer come back). */
   async purgeTrashRow(base: BaseRef, rowId: string): Promise<{ success: true }> {
     const found = await trashedRow(this.db, base.id, rowId, this.trashSince());
-    if (!found) throw notFound(`Row ${rowId} is not in the trash.`);
+    // A row of a trashed table is not in the row trash: it comes back with its table (or goes with it).
+    const live = found && (await loadMetadata(this.db, base.id)).tables.some((t) => t._id === found.change.t);
+    if (!found || !live) throw notFound(`Row ${rowId} is not in the trash.`);
     // Every logged value of the row goes (its inserts and changes too), its history keeps who and when.
     const scrub = (c: LoggedChange): LoggedChange => (c.r === rowId ? { o: c.o, t: c.t, r: c.r, n: '', ...(c.a ? { a: {} } : {}), ...(c.b ? { b: {} } : {}), x: 1 } : c);
     await this.db.transaction().execute(async (trx) => {
