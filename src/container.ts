@@ -204,6 +204,12 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     baseData,
     retentionDays: config.operationLogRetentionDays,
     trashRetentionDays: config.trashRetentionDays,
+    files: {
+      remove: async (baseId, paths) => {
+        const base = await access.findById(baseId);
+        if (base) await assets.service.removeFiles(base.uuid, paths);
+      },
+    },
     snapshots: {
       archives: { export: (base, out) => snapshotArchives.export(base, false, out), import: (user, workspaceId, file, name) => snapshotArchives.import(user, workspaceId, file, name, name) },
       blobs: new FileBlobs(assets.storage, config.assets.tmpDir),

@@ -7,7 +7,7 @@ import { countRowOperations, findOperation, listOperations, pruneOperations, rep
 import type { LoggedChange, OperationFilter } from './history.types.js';
 import { presentActivity, presentDbOperation, presentOperation } from './present.js';
 import { assertStructureRevertible, conflictError, conflictsOf, revert, revertStructure } from './restore.js';
-import { presentTrashedTable, purgeTrashedTable, purgeTrashedTables, restoreTrashedTable } from './table-trash.js';
+import { presentTrashedTable, purgeTrashedTable, purgeTrashedTables, restoreTrashedTable, type BaseFiles } from './table-trash.js';
 import { countTrashedTables, findTrashedTable, listTrashedTables, trashOfDelete } from './table-trash.repository.js';
 import { trashedRow, trashedRows } from './row-trash.js';
 
@@ -31,6 +31,8 @@ export class HistoryService {
     private readonly rows: RowsService,
     private readonly retentionDays: number,
     private readonly trashRetentionDays = 30,
+    /** Where a purged table's files are deleted (none: files stay). */
+    private readonly files?: BaseFiles,
   ) {}
 
   private trashSince(): number {
@@ -159,7 +161,7 @@ export class HistoryService {
   async purgeTrashTable(base: BaseRef, trashId: number): Promise<{ success: true }> {
     const trash = await findTrashedTable(this.db, base.id, trashId, 0);
     if (!trash) throw notFound(`Table ${trashId} is not in the trash.`);
-    if (!(await purgeTrashedTable(this.db, trash.id))) throw notFound(`Table ${trashId} is not in the trash.`);
+    if (!(await purgeTrashedTable(this.db, trash.id, this.files))) throw notFound(`Table ${trashId} is not in the trash.`);
     return { success: true };
   }
 
@@ -184,7 +186,7 @@ export class HistoryService {
 
   /** The scheduler's tick: trashed tables older than TRASH_RETENTION_DAYS go for good, in batches. */
   async purgeExpiredTrash(now = this.clock.now()): Promise<{ purged: number }> {
-    return { purged: await purgeTrashedTables(this.db, now - this.trashRetentionDays * DAY_MS) };
+    return { purged: await purgeTrashedTables(this.db, now - this.trashRetentionDays * DAY_MS, this.files) };
   }
 
   /** Deletes operations older than the retention, in batches; returns how many. */

@@ -91,3 +91,16 @@ export async function purgeKeptTable(
   }
   return { rows: deleted, tableIdTaken };
 }
+
+/**
+ * Visits the cells (JSON text) of a base's stored rows, `batch` per read: of one table (`tableId`, kept
+ * or live) or of all of them (live tables and trashed tables' kept rows alike).
+ */
+export async function visitStoredCells(db: Executor, baseId: number, tableId: string | undefined, visit: (cells: string[]) => void, batch = 1000): Promise<void> {
+  for (let after: repo.CellsCursor | undefined; ; ) {
+    const page = await repo.storedCellsPage(db, baseId, tableId, after, batch);
+    if (page.cells.length > 0) visit(page.cells);
+    if (page.cells.length < batch || !page.last) return;
+    after = page.last;
+  }
+}
