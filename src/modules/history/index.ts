@@ -15,6 +15,7 @@ export { HistoryService } from './history.service.js';
 export type { Operation, LoggedChange } from './history.types.js';
 export type { SnapshotArchives } from './snapshots.js';
 export type { BaseFiles } from './table-trash.js';
+export { purgeBaseHistory } from './base-purge.js';
 
 export interface HistoryModule {
   service: HistoryService;

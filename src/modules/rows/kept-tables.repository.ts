@@ -72,3 +72,17 @@ export async function storedCellsPage(db: Executor, baseId: number, tableId: str
     ...(end ? { last: { tableId: end.table_id, id: Number(end.id) } } : {}),
   };
 }
+
+/** Deletes up to `batch` of a base's rows (any table) in one short statement; how many. */
+export async function deleteBaseRows(db: Executor, baseId: number, batch: number): Promise<number> {
+  const ids = await db.selectFrom('base_rows').select('id').where('base_id', '=', baseId).limit(batch).execute();
+  if (ids.length > 0) await db.deleteFrom('base_rows').where('id', 'in', ids.map((r) => Number(r.id))).execute();
+  return ids.length;
+}
+
+/** Deletes up to `batch` of a base's links in one short statement; how many. */
+export async function deleteBaseLinks(db: Executor, baseId: number, batch: number): Promise<number> {
+  const ids = await db.selectFrom('base_links').select('id').where('base_id', '=', baseId).limit(batch).execute();
+  if (ids.length > 0) await db.deleteFrom('base_links').where('id', 'in', ids.map((r) => Number(r.id))).execute();
+  return ids.length;
+}

@@ -104,3 +104,12 @@ export async function visitStoredCells(db: Executor, baseId: number, tableId: st
     after = page.last;
   }
 }
+
+/**
+ * Deletes all rows and links of a base being purged, `batch` per short statement (no transaction
+ * holds the base; the base's own delete then cascades over nothing big). Safe to run again.
+ */
+export async function purgeBaseRows(db: Executor, baseId: number, batch = 1000): Promise<void> {
+  while ((await repo.deleteBaseRows(db, baseId, batch)) === batch);
+  while ((await repo.deleteBaseLinks(db, baseId, batch)) === batch);
+}
