@@ -36,6 +36,7 @@ import * as m0035 from './0035_import_more.js';
 import * as m0036 from './0036_security_more.js';
 import * as m0037 from './0037_audit_pending.js';
 import * as m0038 from './0038_snapshot_files.js';
+import * as m0039 from './0039_history_row_keys.js';
 
 /**
  * Every migration, in order. Listed statically (not read from disk) so the same list works under
@@ -79,4 +80,5 @@ export const migrations: Record<string, Migration> = {
   '0036_security_more': m0036,
   '0037_audit_pending': m0037,
   '0038_snapshot_files': m0038,
+  '0039_history_row_keys': m0039,
 };

@@ -10,8 +10,8 @@ import { deleteTrashedTable } from './table-trash.repository.js';
 export async function purgeBaseHistory(db: Executor, baseId: number, batch = 1000): Promise<void> {
   // The row index's key starts with the base: each batch is one range of it.
   for (;;) {
-    const result = await sql`DELETE FROM operation_log_rows WHERE (base_id, row_id, op_id) IN (
-      SELECT base_id, row_id, op_id FROM operation_log_rows WHERE base_id = ${baseId} LIMIT ${batch})`.execute(db);
+    const result = await sql`DELETE FROM operation_log_rows WHERE (base_id, row_key, op_id) IN (
+      SELECT base_id, row_key, op_id FROM operation_log_rows WHERE base_id = ${baseId} LIMIT ${batch})`.execute(db);
     if (Number(result.numAffectedRows ?? 0) < batch) break;
   }
   for (;;) {

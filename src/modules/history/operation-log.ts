@@ -4,11 +4,12 @@ import type { NewChangeEvent } from '../events/index.js';
 import { FORMULA_REFRESH_ACTOR, type WriteRecord } from '../rows/index.js';
 import type { Cells, LoggedChange, LoggedChanges } from './history.types.js';
 import { packChanges } from './changes-codec.js';
+import { rowKey } from '../../shared/row-key.js';
 
 const SQLITE_OPERATION_INSERT =
   'INSERT INTO operation_log (base_id, write_id, op_type, table_id, op_user, op_app, op_time, row_count, changes, reverts) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
-const SQLITE_ROW_INSERT = 'INSERT INTO operation_log_rows (base_id, row_id, op_id) VALUES (?, ?, ?)';
-const SQLITE_ROWS_INSERT = 'INSERT INTO operation_log_rows (base_id, row_id, op_id) SELECT ?, value, ? FROM json_each(?)';
+const SQLITE_ROW_INSERT = 'INSERT INTO operation_log_rows (base_id, row_key, op_id) VALUES (?, ?, ?)';
+const SQLITE_ROWS_INSERT = 'INSERT INTO operation_log_rows (base_id, row_key, op_id) SELECT ?, value, ? FROM json_each(?)';
 
 function changeOf(e: NewChangeEvent): LoggedChange {
   const change: LoggedChange = { o: e.opType, t: e.tableId, r: e.rowId, n: e.rowName };
@@ -56,6 +57,8 @@ export async function recordWrite(trx: Transaction<Database>, dialect: DialectNa
   const changes: LoggedChanges = write.structure.length > 0 ? { rows, structure: write.structure } : { rows };
   const tables = new Set<string>([...rows.map((c) => c.t), ...write.structure.map((s) => s.table_id)]);
   const rowIds = [...new Set(rows.map((c) => c.r))];
+  // The row index keys rows by an integer (shared/row-key.ts): far cheaper entries than the text id.
+  const rowKeys = [...new Set(rowIds.map(rowKey))];
   const op = {
     base_id: write.base.id,
     write_id: write.writeId,
@@ -79,14 +82,14 @@ export async function recordWrite(trx: Transaction<Database>, dialect: DialectNa
              CAST(${op.changes} AS text), CAST(${op.reverts} AS bigint)
         FROM ${own.gate}
       RETURNING id`);
-    if (rowIds.length > 0) own.add(sql`INSERT INTO operation_log_rows (base_id, row_id, op_id) SELECT CAST(${op.base_id} AS bigint), r, i.id FROM ${inserted} AS i, unnest(${rowIds}::text[]) AS r`);
+    if (rowKeys.length > 0) own.add(sql`INSERT INTO operation_log_rows (base_id, row_key, op_id) SELECT CAST(${op.base_id} AS bigint), k, i.id FROM ${inserted} AS i, unnest(${rowKeys}::bigint[]) AS k`);
     if (!statement) await own.execute(trx);
   } else {
     // SQL text written once (SQLite reuses the prepared statement): building and compiling a Kysely
     // query per write cost more than the inserts themselves. The new id comes back without a read.
     const params = [op.base_id, op.write_id, op.op_type, op.table_id, op.op_user, op.op_app, op.op_time, op.row_count, op.changes, op.reverts];
     const opId = Number((await trx.executeQuery(CompiledQuery.raw(SQLITE_OPERATION_INSERT, params))).insertId);
-    if (rowIds.length === 1) await trx.executeQuery(CompiledQuery.raw(SQLITE_ROW_INSERT, [op.base_id, rowIds[0]!, opId]));
-    else if (rowIds.length > 1) await trx.executeQuery(CompiledQuery.raw(SQLITE_ROWS_INSERT, [op.base_id, opId, JSON.stringify(rowIds)]));
+    if (rowKeys.length === 1) await trx.executeQuery(CompiledQuery.raw(SQLITE_ROW_INSERT, [op.base_id, rowKeys[0]!, opId]));
+    else if (rowKeys.length > 1) await trx.executeQuery(CompiledQuery.raw(SQLITE_ROWS_INSERT, [op.base_id, opId, JSON.stringify(rowKeys)]));
   }
 }
