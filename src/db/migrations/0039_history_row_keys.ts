@@ -10,6 +10,9 @@ const STEP = 5000;
  * shared/row-key.ts) instead of its 22-character id (issue 28): three integers per entry, a quarter
  * of the cost to insert; a 1,000-row write adds 1,000 of them. The entries there are converted (the
  * hash is computed here, not in SQL).
+ *
+ * PostgreSQL: the log's `changes` are no longer compressed by the writing process; the server
+ * compresses large values itself (TOAST), with lz4 where it was built with it (faster than pglz).
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   const pg = isPostgres(db);
@@ -32,6 +35,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   }
   await sql`DROP TABLE operation_log_rows`.execute(db);
   await sql`ALTER TABLE operation_log_row_keys RENAME TO operation_log_rows`.execute(db);
+  if (pg) {
+    const { rows: lz4 } = await sql`SELECT 1 FROM pg_settings WHERE name = 'default_toast_compression' AND 'lz4' = ANY(enumvals)`.execute(db);
+    if (lz4.length > 0) await sql`ALTER TABLE operation_log ALTER COLUMN changes SET COMPRESSION lz4`.execute(db);
+  }
 }
 
 export async function down(): Promise<void> {
