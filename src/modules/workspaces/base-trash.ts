@@ -91,7 +91,7 @@ export class BaseTrash {
 
   private async putBack(base: BaseListing & { trashed_name: string | null }): Promise<void> {
     try {
-      await repo.untrashBase(this.db, base.id, base.trashed_name ?? base.name);
+      if (!(await repo.untrashBase(this.db, base.id, base.trashed_name ?? base.name))) throw notFound(`Base ${base.id} not found in the trash.`);
     } catch (error) {
       if (isUniqueViolation(error)) throw conflict(`A base named ${base.trashed_name} already exists in the workspace; rename it first.`);
       throw error;

@@ -129,8 +129,10 @@ export async function claimTrashedBase(db: Executor, id: number): Promise<void> 
   await db.updateTable('bases').set({ deleted_at: 0 }).where('id', '=', id).where('deleted_at', 'is not', null).execute();
 }
 
-export async function untrashBase(db: Executor, id: number, name: string): Promise<void> {
-  await db.updateTable('bases').set({ deleted_at: null, trashed_name: null, name }).where('id', '=', id).execute();
+/** Puts a trashed base back; false when it is no longer in the trash (a purge claimed it meanwhile). */
+export async function untrashBase(db: Executor, id: number, name: string): Promise<boolean> {
+  const result = await db.updateTable('bases').set({ deleted_at: null, trashed_name: null, name }).where('id', '=', id).where('deleted_at', '>', 0).executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
 }
 
 /** Whose trash: a user's personal workspace's, a group's workspace's, or every one (null: the system admin). */
