@@ -9,7 +9,7 @@ import { ImportJobs } from './modules/transfer/index.js';
 import { BaseAccess } from './modules/access/index.js';
 import { createTokensModule, type AccessTokenService, type BaseTokenVerifier, type TokensModule } from './modules/tokens/index.js';
 import { Dispatcher } from './modules/outbox/index.js';
-import { actorOfClaims, applyLiveOperation, configureSizeLimits, createBaseData, registerRowsMetrics, ROW_LIMITS, volatileFormulaTick, type BaseData } from './modules/rows/index.js';
+import { actorOfClaims, applyLiveOperation, configureSizeLimits, createBaseData, purgeBaseRows, registerRowsMetrics, ROW_LIMITS, volatileFormulaTick, type BaseData } from './modules/rows/index.js';
 import { SqlService, SqlThreads, sqliteFileOf } from './modules/sql/index.js';
 import { FormulaThreads } from './modules/formulas/index.js';
 import { createLimits, type Limits } from './modules/limits/index.js';
@@ -23,7 +23,8 @@ import { createRealtime, type Realtime } from './modules/realtime/index.js';
 import { configureTimeZone } from './shared/dates/index.js';
 import { createAssets, FileBlobs, type AssetsModule } from './modules/assets/index.js';
 import { createNatsStream, type NatsStream } from './modules/nats/index.js';
-import { createHistory, type HistoryModule } from './modules/history/index.js';
+import { createHistory, purgeBaseHistory, type HistoryModule } from './modules/history/index.js';
+import { deleteBaseComments } from './modules/comments/index.js';
 import { ArchiveService } from './modules/transfer/index.js';
 import { createAutomations, type AutomationsModule } from './modules/automations/index.js';
 import { AuditService } from './modules/audit/index.js';
@@ -204,6 +205,12 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     baseData,
     retentionDays: config.operationLogRetentionDays,
     trashRetentionDays: config.trashRetentionDays,
+    files: {
+      remove: async (baseId, paths) => {
+        const base = await access.findById(baseId);
+        if (base) await assets.service.removeFiles(base.uuid, paths);
+      },
+    },
     snapshots: {
       archives: { export: (base, out) => snapshotArchives.export(base, false, out), import: (user, workspaceId, file, name) => snapshotArchives.import(user, workspaceId, file, name, name) },
       blobs: new FileBlobs(assets.storage, config.assets.tmpDir),
@@ -213,6 +220,12 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     },
   });
   for (const tick of history.ticks) scheduler.register(tick);
+  // A purged base's bulk data goes 1,000 per short statement before its row (whose cascade would hold locks over all of it).
+  bases.onBasePurge(async (baseId) => {
+    await purgeBaseRows(db, baseId, 1000);
+    while ((await deleteBaseComments(db, baseId, 1000)) === 1000);
+    await purgeBaseHistory(db, baseId, 1000);
+  });
   const importJobs = new ImportJobs(db, handle.dialect, clock, baseData, bases, access);
   // At start-up (server.ts) and then every 5 minutes: imports of another instance that died meanwhile.
   scheduler.register({ name: 'import-recovery', pattern: '0 */5 * * * *', leaseMs: 10 * 60_000, run: () => importJobs.recover() });

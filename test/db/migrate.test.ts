@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { migrateToLatest, type DbHandle } from '../../src/db/index.js';
 import { migrations } from '../../src/db/migrations/index.js';
 import { DIALECTS, createTestDatabase } from '../helpers/db.js';
+import { rowKey } from '../../src/shared/row-key.js';
 
 const NAMES = Object.keys(migrations);
 const LAST = NAMES[NAMES.length - 1]!;
@@ -25,6 +26,16 @@ describe.each(DIALECTS)('migrateToLatest (%s)', (dialect) => {
     await migrateUpTo(database, NAMES[NAMES.length - 2]!);
     expect(await migrateToLatest(database.db)).toEqual([LAST]);
     expect(await migrateToLatest(database.db)).toEqual([]);
+  });
+
+  it('0040 keys the operation log\'s row index entries by rowKey of their row id, keeping every entry', async () => {
+    database = await createTestDatabase(dialect);
+    await migrateUpTo(database, '0038_snapshot_files');
+    const entries = Array.from({ length: 5 }, (_, i) => ({ base_id: 1 + (i % 2), row_id: `Row${i}abcdefghijklmnopq`, op_id: 10 + i }));
+    for (const e of entries) await sql`insert into operation_log_rows (base_id, row_id, op_id) values (${e.base_id}, ${e.row_id}, ${e.op_id})`.execute(database.db);
+    await migrateUpTo(database, '0040_history_row_keys');
+    const { rows } = await sql<{ base_id: number; row_key: number; op_id: number }>`select base_id, row_key, op_id from operation_log_rows order by op_id`.execute(database.db);
+    expect(rows.map((r) => [Number(r.base_id), Number(r.row_key), Number(r.op_id)])).toEqual(entries.map((e) => [e.base_id, rowKey(e.row_id), e.op_id]));
   });
 
   it('gives tests a migrated database that the migrator takes as up to date and that accepts writes', async () => {

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS, type TestApp } from '../helpers/index.js';
 import { appendRows, appWithTable, type Gateway } from './rows.fixtures.js';
@@ -17,8 +18,15 @@ describe.each(DIALECTS)('operation log: large values are stored compressed (%s)'
     await g.call('DELETE', 'rows/', { table_name: 'T', row_ids: ids });
     const stored = await t.container.db.selectFrom('operation_log').select(['id', 'changes', 'op_type']).orderBy('id', 'desc').limit(1).executeTakeFirstOrThrow();
     expect(stored.op_type).toBe('delete_rows');
-    expect(stored.changes.startsWith('z:')).toBe(true);
-    expect(stored.changes.length).toBeLessThan(text.length * 20 / 10);
+    if (dialect === 'postgres') {
+      // Stored as JSON text; the server compresses it (TOAST).
+      expect(stored.changes.startsWith('{')).toBe(true);
+      const size = await sql<{ n: number }>`SELECT pg_column_size(changes) AS n FROM operation_log WHERE id = ${stored.id}`.execute(t.container.db);
+      expect(Number(size.rows[0]!.n)).toBeLessThan((text.length * 20) / 10);
+    } else {
+      expect(stored.changes.startsWith('z:')).toBe(true);
+      expect(stored.changes.length).toBeLessThan((text.length * 20) / 10);
+    }
 
     const listed = (await g.call('GET', 'operations/?per_page=1')).json().operations[0];
     expect(JSON.parse(listed.operation).deleted_rows).toHaveLength(20);

@@ -3,7 +3,7 @@ import { open, rm } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import type { Clock } from '../../shared/clock.js';
 import { apiError, badRequest, conflict, notFound } from '../../shared/errors.js';
-import { assetKey, checkAssetPath, checkFileName, numberedName } from './asset-paths.js';
+import { assetKey, checkAssetPath, checkFileName, numberedName, safeAssetPath } from './asset-paths.js';
 import type { AssetLinks } from './asset-links.js';
 import { assetHeaders, servedType } from './content-policy.js';
 import type { ReceivedUpload } from './receive-upload.js';
@@ -207,6 +207,16 @@ export class AssetsService {
   /** Bytes a base's files take. */
   async usage(baseUuid: string): Promise<number> {
     return (await this.storage.list(`${baseUuid}/`)).reduce((sum, o) => sum + o.size, 0);
+  }
+
+  /** Deletes these files of a base (paths checked as any asset path); a path that is no file is skipped. */
+  async removeFiles(baseUuid: string, paths: string[]): Promise<void> {
+    for (const raw of paths) {
+      const path = safeAssetPath(raw);
+      if (!path) continue;
+      const key = assetKey(baseUuid, path);
+      if (await this.storage.stat(key)) await this.storage.delete(key);
+    }
   }
 
   /** A deleted base's files go with it. */

@@ -73,6 +73,13 @@ export async function commentsPerRow(db: Executor, baseId: number): Promise<Reco
 }
 
 /** Deletes up to `batch` comments of a table's rows (a table deleted for good); how many. */
+/** Deletes up to `batch` comments of a base (a purge); how many. */
+export async function deleteBaseComments(db: Executor, baseId: number, batch: number): Promise<number> {
+  const ids = await db.selectFrom('row_comments').select('id').where('base_id', '=', baseId).limit(batch).execute();
+  if (ids.length > 0) await db.deleteFrom('row_comments').where('id', 'in', ids.map((r) => Number(r.id))).execute();
+  return ids.length;
+}
+
 export async function deleteTableComments(db: Executor, baseId: number, tableId: string, batch: number): Promise<number> {
   const ids = await db.selectFrom('row_comments').select('id').where('base_id', '=', baseId).where('table_id', '=', tableId).limit(batch).execute();
   if (ids.length > 0) await db.deleteFrom('row_comments').where('id', 'in', ids.map((r) => Number(r.id))).execute();

@@ -2,6 +2,7 @@ import type { Db, Executor } from '../../db/index.js';
 import type { Clock } from '../../shared/clock.js';
 import { apiError, badRequest, notFound } from '../../shared/errors.js';
 import { relatedUsers } from '../collaborators/index.js';
+import { loadMetadata, storedIdsOf } from '../rows/index.js';
 import type { NotifyUserInput } from '../notifications/index.js';
 import { apiTokenCreator, commentsPerRow, commentsSince, countRowComments, deleteComment, findComment, insertComment, listComments, tableOfRow, updateComment, type CommentRow } from './comments.repository.js';
 
@@ -114,7 +115,8 @@ export class CommentsService {
     const tableId = idText(body.table_id, 'table_id');
     await this.db.transaction().execute(async (trx) => {
       const rowTable = await tableOfRow(trx, base.id, rowId);
-      if (rowTable === undefined || rowTable !== tableId) throw notFound('row not found.');
+      // A trashed table's rows stay stored under its id (rows/kept-tables.ts) but are no row of the base.
+      if (rowTable === undefined || rowTable !== tableId || !storedIdsOf(await loadMetadata(trx, base.id)).tableIds.includes(tableId)) throw notFound('row not found.');
       const now = this.clock.now();
       await insertComment(trx, { base_id: base.id, table_id: tableId, row_id: rowId, author_id: author.userId, author: author.virtualId, comment, created_at: now, updated_at: now });
       await this.notifyMentions(trx, base, author, { comment, row_id: rowId, table_id: tableId });

@@ -20,4 +20,4 @@ export function createCommentsRoutes(deps: CommentsDeps): FastifyPluginAsyncType
   return commentsRoutes({ comments: new CommentsService(deps.db, deps.clock, deps.notify), access: deps.access });
 }
 export { listComments } from './comments.repository.js';
-export { countRowComments, deleteTableComments } from './comments.repository.js';
+export { countRowComments, deleteBaseComments, deleteTableComments } from './comments.repository.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { COMPRESS_ABOVE, decodeChanges, encodeChanges, packChanges, parseChanges } from './changes-codec.js';
+import { COMPRESS_ABOVE, decodeChanges, encodeChanges, packChanges, parseChanges, storedChanges } from './changes-codec.js';
 import type { LoggedChanges } from './history.types.js';
 
 describe('operation log changes codec', () => {
@@ -45,5 +45,17 @@ describe('operation log changes codec', () => {
     const before = JSON.stringify(mixed);
     expect(parseChanges(before)).toEqual(mixed);
     expect(parseChanges(encodeChanges(JSON.stringify({ rows: Array(100).fill(mixed.rows[0]) })))).toEqual({ rows: Array(100).fill(mixed.rows[0]) });
+  });
+
+  it('stores the operation log\'s forms compressed or, for PostgreSQL (the server compresses), as JSON; both read back whole', () => {
+    const rows = Array.from({ length: 300 }, (_, i) => ({ r: `row${i}`, n: `name ${i}`, a: { '0000': `name ${i}` } }));
+    const whole = { rows: rows.map((c) => ({ o: 'insert_row' as const, t: 'Tb01', ...c })) };
+    const compressed = storedChanges({ shared: { o: 'insert_row', t: 'Tb01', rows } }, true);
+    const plain = storedChanges({ shared: { o: 'insert_row', t: 'Tb01', rows } }, false);
+    expect(compressed.startsWith('z:')).toBe(true);
+    expect(plain.startsWith('{')).toBe(true);
+    expect(parseChanges(compressed)).toEqual(whole);
+    expect(parseChanges(plain)).toEqual(whole);
+    expect(parseChanges(storedChanges({ plain: whole }, true))).toEqual(whole);
   });
 });

@@ -10,8 +10,8 @@ const PREFIX = 'z:';
  * The operation log's `changes` text: JSON as it is when small, else raw deflate in base64 behind
  * `z:` (a text column on both engines). Large deletes and wide rows shrink several times.
  */
-export function encodeChanges(json: string): string {
-  if (json.length <= COMPRESS_ABOVE) return json;
+export function encodeChanges(json: string, compress = true): string {
+  if (!compress || json.length <= COMPRESS_ABOVE) return json;
   // Level 1: about half the time of the default level for ~7% more bytes (paid inside every large write).
   const packed = PREFIX + deflateRawSync(Buffer.from(json, 'utf8'), { level: 1 }).toString('base64');
   return packed.length < json.length ? packed : json;
@@ -36,7 +36,17 @@ export function packChanges(changes: LoggedChanges): string {
   return encodeChanges(JSON.stringify(packed));
 }
 
-type SharedChanges = { o: LoggedChange['o']; t: string; rows: Array<Omit<LoggedChange, 'o' | 't'>>; structure?: LoggedChanges['structure'] };
+/**
+ * The stored text of a write's changes built by the operation log: the shared form when every row
+ * change has one kind and table (`shared`, rows without `o` and `t`), else the plain form.
+ * `compress: false` on PostgreSQL, which compresses large text itself (TOAST, lz4 where the server has
+ * it: migration 0040) outside the writing process.
+ */
+export function storedChanges(form: { shared: SharedChanges } | { plain: LoggedChanges }, compress: boolean): string {
+  return encodeChanges(JSON.stringify('shared' in form ? form.shared : form.plain), compress);
+}
+
+export type SharedChanges = { o: LoggedChange['o']; t: string; rows: Array<Omit<LoggedChange, 'o' | 't'>>; structure?: LoggedChanges['structure'] };
 
 /** The logged changes of a stored `changes` text (either form, compressed or not). */
 export function parseChanges(stored: string): LoggedChanges {

@@ -3,6 +3,7 @@ import type { Executor } from '../../db/index.js';
 import type { OperationLogTable } from './history.table.js';
 import type { LoggedChanges, Operation, OperationFilter } from './history.types.js';
 import { packChanges, parseChanges } from './changes-codec.js';
+import { rowKey } from '../../shared/row-key.js';
 
 export function toOperation(r: Selectable<OperationLogTable>): Operation {
   return {
@@ -30,7 +31,7 @@ export async function listOperations(db: Executor, baseId: number, filter: Opera
     query = query
       .innerJoin('operation_log_rows', 'operation_log_rows.op_id', 'operation_log.id')
       .where('operation_log_rows.base_id', '=', baseId)
-      .where('operation_log_rows.row_id', '=', filter.rowId);
+      .where('operation_log_rows.row_key', '=', rowKey(filter.rowId));
   }
   if (filter.tableId !== undefined) query = query.where('operation_log.table_id', '=', filter.tableId);
   if (filter.author !== undefined) query = query.where('operation_log.op_user', '=', filter.author);
@@ -40,7 +41,9 @@ export async function listOperations(db: Executor, baseId: number, filter: Opera
   // A row's operations are walked down its own index range (base, row, op), never the base's.
   const order = sql.ref(filter.rowId !== undefined ? 'operation_log_rows.op_id' : 'operation_log.id');
   const rows = await query.orderBy(order, 'desc').limit(limit).offset(offset).execute();
-  return rows.map(toOperation);
+  const ops = rows.map(toOperation);
+  // A row is found by its key; another row with the same key (shared/row-key.ts) is not this one.
+  return filter.rowId === undefined ? ops : ops.filter((op) => op.changes.rows.some((c) => c.r === filter.rowId));
 }
 
 export async function countRowOperations(db: Executor, baseId: number, rowId: string): Promise<number> {
@@ -48,7 +51,7 @@ export async function countRowOperations(db: Executor, baseId: number, rowId: st
     .selectFrom('operation_log_rows')
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .where('base_id', '=', baseId)
-    .where('row_id', '=', rowId)
+    .where('row_key', '=', rowKey(rowId))
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }
@@ -62,12 +65,13 @@ export async function findOperation(db: Executor, baseId: number, id: number): P
 export async function laterOperationsOfRows(db: Executor, baseId: number, rowIds: string[], afterId: number): Promise<Operation[]> {
   if (rowIds.length === 0) return [];
   const ids = new Set<number>();
-  for (let i = 0; i < rowIds.length; i += 500) {
+  const keys = [...new Set(rowIds.map(rowKey))];
+  for (let i = 0; i < keys.length; i += 500) {
     const found = await db
       .selectFrom('operation_log_rows')
       .select('op_id')
       .where('base_id', '=', baseId)
-      .where('row_id', 'in', rowIds.slice(i, i + 500))
+      .where('row_key', 'in', keys.slice(i, i + 500))
       .where('op_id', '>', afterId)
       .execute();
     for (const f of found) ids.add(Number(f.op_id));
@@ -92,12 +96,12 @@ export async function pruneOperations(db: Executor, cutoff: number, batch: numbe
   // Each operation's rows are named in its changes: deleted by primary key (no index on op_id to keep up on every write).
   await db.transaction().execute(async (trx) => {
     for (const op of old) {
-      const rowIds = [...new Set(parseChanges(op.changes).rows.map((c) => c.r))];
-      for (let i = 0; i < rowIds.length; i += 500) {
+      const keys = [...new Set(parseChanges(op.changes).rows.map((c) => rowKey(c.r)))];
+      for (let i = 0; i < keys.length; i += 500) {
         await trx
           .deleteFrom('operation_log_rows')
           .where('base_id', '=', Number(op.base_id))
-          .where('row_id', 'in', rowIds.slice(i, i + 500))
+          .where('row_key', 'in', keys.slice(i, i + 500))
           .where('op_id', '=', Number(op.id))
           .execute();
       }
@@ -110,16 +114,22 @@ export async function pruneOperations(db: Executor, cutoff: number, batch: numbe
 /** The newest operation of each of these rows (a row is in the trash while its newest operation deleted it). */
 export async function latestOperationOfRows(db: Executor, baseId: number, rowIds: string[]): Promise<Map<string, number>> {
   const latest = new Map<string, number>();
-  const unique = [...new Set(rowIds)];
-  for (let i = 0; i < unique.length; i += 500) {
+  const byKey = new Map<number, string[]>();
+  for (const id of new Set(rowIds)) {
+    const key = rowKey(id);
+    byKey.set(key, [...(byKey.get(key) ?? []), id]);
+  }
+  const keys = [...byKey.keys()];
+  for (let i = 0; i < keys.length; i += 500) {
     const found = await db
       .selectFrom('operation_log_rows')
-      .select(['row_id', (eb) => eb.fn.max('op_id').as('op_id')])
+      .select(['row_key', (eb) => eb.fn.max('op_id').as('op_id')])
       .where('base_id', '=', baseId)
-      .where('row_id', 'in', unique.slice(i, i + 500))
-      .groupBy('row_id')
+      .where('row_key', 'in', keys.slice(i, i + 500))
+      .groupBy('row_key')
       .execute();
-    for (const f of found) latest.set(f.row_id, Number(f.op_id));
+    // (Rows sharing a key get the newest operation of either; callers check that it names their row.)
+    for (const f of found) for (const id of byKey.get(Number(f.row_key)) ?? []) latest.set(id, Number(f.op_id));
   }
   return latest;
 }

@@ -7,7 +7,7 @@ import { countRowOperations, findOperation, listOperations, pruneOperations, rep
 import type { LoggedChange, OperationFilter } from './history.types.js';
 import { presentActivity, presentDbOperation, presentOperation } from './present.js';
 import { assertStructureRevertible, conflictError, conflictsOf, revert, revertStructure } from './restore.js';
-import { presentTrashedTable, purgeTrashedTable, purgeTrashedTables, restoreTrashedTable } from './table-trash.js';
+import { presentTrashedTable, purgeTrashedTable, purgeTrashedTables, restoreTrashedTable, type BaseFiles } from './table-trash.js';
 import { countTrashedTables, findTrashedTable, listTrashedTables, trashOfDelete } from './table-trash.repository.js';
 import { trashedRow, trashedRows } from './row-trash.js';
 
@@ -31,6 +31,8 @@ export class HistoryService {
     private readonly rows: RowsService,
     private readonly retentionDays: number,
     private readonly trashRetentionDays = 30,
+    /** Where a purged table's files are deleted (none: files stay). */
+    private readonly files?: BaseFiles,
   ) {}
 
   private trashSince(): number {
@@ -41,7 +43,7 @@ export class HistoryService {
   async trashRows(base: BaseRef, tableId: string | undefined, paging: Paging) {
     const offset = this.offset(paging);
     const meta = await loadMetadata(this.db, base.id);
-    const found = await trashedRows(this.db, base.id, this.trashSince(), tableId, offset + paging.perPage);
+    const found = await trashedRows(this.db, base.id, this.trashSince(), new Set(meta.tables.map((t) => t._id)), tableId, offset + paging.perPage);
     return {
       rows: found.slice(offset).map(({ op, change }) => ({
         _id: change.r,
@@ -59,7 +61,9 @@ export class HistoryService {
   /** Puts one trashed row back (cells, links to rows that exist, comments) as a restore of its deletion. */
   async restoreTrashRow(base: BaseRef, actor: Actor, rowId: string): Promise<{ success: true }> {
     const found = await trashedRow(this.db, base.id, rowId, this.trashSince());
-    if (!found) throw notFound(`Row ${rowId} is not in the trash.`);
+    // A row of a trashed table is not in the row trash: it comes back with its table (or goes with it).
+    const live = found && (await loadMetadata(this.db, base.id)).tables.some((t) => t._id === found.change.t);
+    if (!found || !live) throw notFound(`Row ${rowId} is not in the trash.`);
     const op = { ...found.op, changes: { rows: [found.change] } };
     await this.rows.restore(base, { ...actor, reverts: op.id }, (scope) => revert(scope, op));
     return { success: true };
@@ -157,14 +161,16 @@ export class HistoryService {
   async purgeTrashTable(base: BaseRef, trashId: number): Promise<{ success: true }> {
     const trash = await findTrashedTable(this.db, base.id, trashId, 0);
     if (!trash) throw notFound(`Table ${trashId} is not in the trash.`);
-    if (!(await purgeTrashedTable(this.db, trash.id))) throw notFound(`Table ${trashId} is not in the trash.`);
+    if (!(await purgeTrashedTable(this.db, trash.id, this.files))) throw notFound(`Table ${trashId} is not in the trash.`);
     return { success: true };
   }
 
   /** Deletes a trashed row for good: its deletion's logged cells and links are dropped (it can no longer come back). */
   async purgeTrashRow(base: BaseRef, rowId: string): Promise<{ success: true }> {
     const found = await trashedRow(this.db, base.id, rowId, this.trashSince());
-    if (!found) throw notFound(`Row ${rowId} is not in the trash.`);
+    // A row of a trashed table is not in the row trash: it comes back with its table (or goes with it).
+    const live = found && (await loadMetadata(this.db, base.id)).tables.some((t) => t._id === found.change.t);
+    if (!found || !live) throw notFound(`Row ${rowId} is not in the trash.`);
     // Every logged value of the row goes (its inserts and changes too), its history keeps who and when.
     const scrub = (c: LoggedChange): LoggedChange => (c.r === rowId ? { o: c.o, t: c.t, r: c.r, n: '', ...(c.a ? { a: {} } : {}), ...(c.b ? { b: {} } : {}), x: 1 } : c);
     await this.db.transaction().execute(async (trx) => {
@@ -180,7 +186,7 @@ export class HistoryService {
 
   /** The scheduler's tick: trashed tables older than TRASH_RETENTION_DAYS go for good, in batches. */
   async purgeExpiredTrash(now = this.clock.now()): Promise<{ purged: number }> {
-    return { purged: await purgeTrashedTables(this.db, now - this.trashRetentionDays * DAY_MS) };
+    return { purged: await purgeTrashedTables(this.db, now - this.trashRetentionDays * DAY_MS, this.files) };
   }
 
   /** Deletes operations older than the retention, in batches; returns how many. */

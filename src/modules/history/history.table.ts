@@ -21,9 +21,10 @@ export interface OperationLogTable {
 }
 
 /** Which rows an operation touched: a row's history and restore conflicts in one index range. */
+/** The row index of the log: one entry per row an operation touched, the row by its key (shared/row-key.ts). */
 export interface OperationLogRowsTable {
   base_id: number;
-  row_id: string;
+  row_key: number;
   op_id: number;
 }
 

@@ -5,7 +5,7 @@ import type { BaseData } from '../rows/index.js';
 import { historyRoutes } from './history.routes.js';
 import { HistoryService } from './history.service.js';
 import { recordWrite } from './operation-log.js';
-import { keepDeletedTable } from './table-trash.js';
+import { keepDeletedTable, type BaseFiles } from './table-trash.js';
 import { Snapshots, type SnapshotArchives } from './snapshots.js';
 import { snapshotRoutes } from './snapshots.routes.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
@@ -14,6 +14,8 @@ import type { FileBlobs } from '../assets/index.js';
 export { HistoryService } from './history.service.js';
 export type { Operation, LoggedChange } from './history.types.js';
 export type { SnapshotArchives } from './snapshots.js';
+export type { BaseFiles } from './table-trash.js';
+export { purgeBaseHistory } from './base-purge.js';
 
 export interface HistoryModule {
   service: HistoryService;
@@ -31,10 +33,12 @@ export function createHistory(deps: {
   baseData: BaseData;
   retentionDays: number;
   trashRetentionDays?: number;
+  /** Where the files of a purged table's rows are deleted. */
+  files?: BaseFiles;
   /** The whole-base archive (transfer module) for snapshots, with a temp folder and the largest snapshot in bytes. */
   snapshots: { archives: SnapshotArchives; blobs: FileBlobs; tmpDir: string; maxBytes: number };
 }): HistoryModule {
-  const service = new HistoryService(deps.db, deps.clock, deps.baseData.rows, deps.retentionDays, deps.trashRetentionDays);
+  const service = new HistoryService(deps.db, deps.clock, deps.baseData.rows, deps.retentionDays, deps.trashRetentionDays, deps.files);
   if (deps.retentionDays > 0) deps.baseData.writer.onWrite((trx, write, statement) => recordWrite(trx, deps.baseData.writer.dialect, write, statement));
   // A deleted table goes to the trash (kept TRASH_RETENTION_DAYS, then purged by the tick below).
   deps.baseData.writer.onTableDelete(keepDeletedTable);

@@ -2,16 +2,20 @@ import { CompiledQuery, sql, type Transaction } from 'kysely';
 import { WriteStatement, type Database, type DialectName } from '../../db/index.js';
 import type { NewChangeEvent } from '../events/index.js';
 import { FORMULA_REFRESH_ACTOR, type WriteRecord } from '../rows/index.js';
-import type { Cells, LoggedChange, LoggedChanges } from './history.types.js';
-import { packChanges } from './changes-codec.js';
+import type { Cells, LoggedChange } from './history.types.js';
+import { storedChanges } from './changes-codec.js';
+import { rowKey } from '../../shared/row-key.js';
 
 const SQLITE_OPERATION_INSERT =
   'INSERT INTO operation_log (base_id, write_id, op_type, table_id, op_user, op_app, op_time, row_count, changes, reverts) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
-const SQLITE_ROW_INSERT = 'INSERT INTO operation_log_rows (base_id, row_id, op_id) VALUES (?, ?, ?)';
-const SQLITE_ROWS_INSERT = 'INSERT INTO operation_log_rows (base_id, row_id, op_id) SELECT ?, value, ? FROM json_each(?)';
+const SQLITE_ROW_INSERT = 'INSERT INTO operation_log_rows (base_id, row_key, op_id) VALUES (?, ?, ?)';
+const SQLITE_ROWS_INSERT = 'INSERT INTO operation_log_rows (base_id, row_key, op_id) SELECT ?, value, ? FROM json_each(?)';
 
-function changeOf(e: NewChangeEvent): LoggedChange {
-  const change: LoggedChange = { o: e.opType, t: e.tableId, r: e.rowId, n: e.rowName };
+type RowChange = Omit<LoggedChange, 'o' | 't'> & Partial<Pick<LoggedChange, 'o' | 't'>>;
+
+/** A row's logged change; without its kind and table when the write stores those once (`withKind` false). */
+function changeOf(e: NewChangeEvent, withKind: boolean): RowChange {
+  const change: RowChange = withKind ? { o: e.opType, t: e.tableId, r: e.rowId, n: e.rowName } : { r: e.rowId, n: e.rowName };
   if (e.opType === 'insert_row') {
     const a: Cells = {};
     for (const item of e.rowData) a[item.column_key] = item.value;
@@ -36,7 +40,7 @@ function changeOf(e: NewChangeEvent): LoggedChange {
 }
 
 /** The operation's type as the original names it: one kind of change, one or several rows; else `batch`. */
-export function operationType(rows: LoggedChange[], structure: unknown[]): string {
+export function operationType(rows: Array<Pick<LoggedChange, 'o'>>, structure: unknown[]): string {
   if (rows.length === 0) return structure.length === 1 ? String((structure[0] as { op_type: string }).op_type) : 'structure';
   if (structure.length > 0) return 'batch';
   const kinds = new Set(rows.map((c) => (c.o === 'add_link' || c.o === 'remove_link' ? 'update_links' : c.o)));
@@ -52,20 +56,29 @@ export function operationType(rows: LoggedChange[], structure: unknown[]): strin
  */
 export async function recordWrite(trx: Transaction<Database>, dialect: DialectName, write: WriteRecord, statement?: WriteStatement): Promise<void> {
   if (write.actor.user === FORMULA_REFRESH_ACTOR.user && write.actor.app === FORMULA_REFRESH_ACTOR.app) return;
-  const rows = write.events.map(changeOf);
-  const changes: LoggedChanges = write.structure.length > 0 ? { rows, structure: write.structure } : { rows };
-  const tables = new Set<string>([...rows.map((c) => c.t), ...write.structure.map((s) => s.table_id)]);
-  const rowIds = [...new Set(rows.map((c) => c.r))];
+  const events = write.events;
+  const first = events[0];
+  // One kind on one table (nearly every write): stored once beside the rows (changes-codec.ts), and
+  // the rows' changes built without them (no second copy of each to strip them from).
+  const shared = first !== undefined && events.every((e) => e.opType === first.opType && e.tableId === first.tableId);
+  const rows = events.map((e) => changeOf(e, !shared));
+  const structure = write.structure.length > 0 ? { structure: write.structure } : {};
+  const form = shared ? { shared: { o: first.opType, t: first.tableId, rows, ...structure } } : { plain: { rows: rows as LoggedChange[], ...structure } };
+  const tables = new Set<string>([...events.map((e) => e.tableId), ...write.structure.map((s) => s.table_id)]);
+  const rowIds = [...new Set(events.map((e) => e.rowId))];
+  // The row index keys rows by an integer (shared/row-key.ts): far cheaper entries than the text id.
+  const rowKeys = [...new Set(rowIds.map(rowKey))];
   const op = {
     base_id: write.base.id,
     write_id: write.writeId,
-    op_type: operationType(rows, write.structure),
+    // (One kind: the first two rows tell it and whether it is one row or several.)
+    op_type: operationType((shared ? events.slice(0, 2) : events).map((e) => ({ o: e.opType })), write.structure),
     table_id: tables.size === 1 ? [...tables][0]! : null,
     op_user: write.actor.user,
     op_app: write.actor.app,
     op_time: write.now,
     row_count: rowIds.length,
-    changes: packChanges(changes),
+    changes: storedChanges(form, dialect !== 'postgres'),
     reverts: write.actor.reverts ?? null,
   };
   if (dialect === 'postgres') {
@@ -79,14 +92,14 @@ export async function recordWrite(trx: Transaction<Database>, dialect: DialectNa
              CAST(${op.changes} AS text), CAST(${op.reverts} AS bigint)
         FROM ${own.gate}
       RETURNING id`);
-    if (rowIds.length > 0) own.add(sql`INSERT INTO operation_log_rows (base_id, row_id, op_id) SELECT CAST(${op.base_id} AS bigint), r, i.id FROM ${inserted} AS i, unnest(${rowIds}::text[]) AS r`);
+    if (rowKeys.length > 0) own.add(sql`INSERT INTO operation_log_rows (base_id, row_key, op_id) SELECT CAST(${op.base_id} AS bigint), k, i.id FROM ${inserted} AS i, unnest(${rowKeys}::bigint[]) AS k`);
     if (!statement) await own.execute(trx);
   } else {
     // SQL text written once (SQLite reuses the prepared statement): building and compiling a Kysely
     // query per write cost more than the inserts themselves. The new id comes back without a read.
     const params = [op.base_id, op.write_id, op.op_type, op.table_id, op.op_user, op.op_app, op.op_time, op.row_count, op.changes, op.reverts];
     const opId = Number((await trx.executeQuery(CompiledQuery.raw(SQLITE_OPERATION_INSERT, params))).insertId);
-    if (rowIds.length === 1) await trx.executeQuery(CompiledQuery.raw(SQLITE_ROW_INSERT, [op.base_id, rowIds[0]!, opId]));
-    else if (rowIds.length > 1) await trx.executeQuery(CompiledQuery.raw(SQLITE_ROWS_INSERT, [op.base_id, opId, JSON.stringify(rowIds)]));
+    if (rowKeys.length === 1) await trx.executeQuery(CompiledQuery.raw(SQLITE_ROW_INSERT, [op.base_id, rowKeys[0]!, opId]));
+    else if (rowKeys.length > 1) await trx.executeQuery(CompiledQuery.raw(SQLITE_ROWS_INSERT, [op.base_id, opId, JSON.stringify(rowKeys)]));
   }
 }

@@ -13,15 +13,16 @@ export interface TrashedRow {
 
 /**
  * The row trash is a view over the operation log: a row is in it while the newest operation that
- * touched it deleted it, less than TRASH_RETENTION_DAYS ago. Newest deletions first; at most `want`.
+ * touched it deleted it, less than TRASH_RETENTION_DAYS ago, and its table is one of `liveTables` (a row
+ * of a trashed table comes back to the row trash with its table). Newest deletions first; at most `want`.
  */
-export async function trashedRows(db: Executor, baseId: number, since: number, tableId: string | undefined, want: number): Promise<TrashedRow[]> {
+export async function trashedRows(db: Executor, baseId: number, since: number, liveTables: ReadonlySet<string>, tableId: string | undefined, want: number): Promise<TrashedRow[]> {
   const found: TrashedRow[] = [];
   let beforeId: number | undefined;
   for (let scanned = 0; scanned < MAX_SCANNED_OPERATIONS && found.length < want; scanned += SCAN_BATCH) {
     const ops = await deletingOperations(db, baseId, since, beforeId, SCAN_BATCH);
     const candidates = ops.flatMap((op) =>
-      op.changes.rows.filter((c) => c.o === 'delete_row' && !c.x && (tableId === undefined || c.t === tableId)).map((change) => ({ op, change })),
+      op.changes.rows.filter((c) => c.o === 'delete_row' && !c.x && liveTables.has(c.t) && (tableId === undefined || c.t === tableId)).map((change) => ({ op, change })),
     );
     const latest = await latestOperationOfRows(db, baseId, candidates.map((c) => c.change.r));
     found.push(...candidates.filter((c) => latest.get(c.change.r) === c.op.id));

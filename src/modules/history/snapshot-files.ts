@@ -19,10 +19,10 @@ export async function referencedPaths(archive: Buffer): Promise<string[]> {
       for await (const chunk of stream) {
         const text = rest + (chunk as Buffer).toString('utf8');
         const cut = text.lastIndexOf('\n');
-        collect(text.slice(0, cut + 1), paths);
+        collectAssetPaths(text.slice(0, cut + 1), paths);
         rest = text.slice(cut + 1);
       }
-      collect(rest, paths);
+      collectAssetPaths(rest, paths);
     }
   } finally {
     zip.close();
@@ -32,11 +32,20 @@ export async function referencedPaths(archive: Buffer): Promise<string[]> {
 
 const ASSET_URL = /\/asset\/[0-9A-Za-z-]{32,36}\/([^"\\?#\s]+)/g;
 
-function collect(text: string, into: Set<string>): void {
+/** A link in Markdown (`![x](…/a.png)`, long text) ends at a `)` the path does not open. */
+function withoutMarkdownParen(path: string): string {
+  if (!path.endsWith(')')) return path;
+  const opened = path.split('(').length - 1;
+  const closed = path.split(')').length - 1;
+  return closed > opened ? path.slice(0, -1) : path;
+}
+
+/** Adds the file path of every `/asset/<uuid>/<path>` URL in `text` (cells as JSON) to `into`. */
+export function collectAssetPaths(text: string, into: Set<string>): void {
   for (const match of text.matchAll(ASSET_URL)) {
     let raw: string;
     try {
-      raw = decodeURIComponent(match[1]!);
+      raw = decodeURIComponent(withoutMarkdownParen(match[1]!));
     } catch {
       continue;
     }

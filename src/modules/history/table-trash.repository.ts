@@ -103,3 +103,8 @@ export async function expiredTrashedTables(db: Executor, cutoff: number, limit: 
   const rows = await db.selectFrom('trashed_tables').select('id').where('deleted_at', '<', cutoff).orderBy('deleted_at').limit(limit).execute();
   return rows.map((r) => Number(r.id));
 }
+
+/** Rewrites an entry's `meta` (a purge notes the files of the rows it is about to delete). */
+export async function updateTrashedMeta(db: Executor, trashId: number, meta: string): Promise<void> {
+  await db.updateTable('trashed_tables').set({ meta }).where('id', '=', trashId).execute();
+}

@@ -1,8 +1,9 @@
 import type { Executor } from '../../db/index.js';
 import { notFound } from '../../shared/errors.js';
 import { deleteTableComments } from '../comments/index.js';
-import { keptRowCount, linkIdOf, purgeKeptTable, type LostLinkColumn, type RestoreScope, type StoredRow, type TableDeletion, type TableMeta } from '../rows/index.js';
+import { keptRowCount, linkIdOf, loadMetadata, purgeKeptTable, storedIdsOf, visitStoredCells, type LostLinkColumn, type RestoreScope, type StoredRow, type TableDeletion, type TableMeta } from '../rows/index.js';
 import * as repo from './table-trash.repository.js';
+import { collectAssetPaths } from './snapshot-files.js';
 
 /** What `trashed_tables.meta` holds. */
 interface KeptTable {
@@ -13,6 +14,16 @@ interface KeptTable {
    * Absent: an entry from before (migration 0030's layout), its rows copied to `trashed_table_rows`.
    */
   inPlace?: boolean;
+  /**
+   * The files (`/asset/…` paths) the kept rows named, found when a purge starts, so that a purge which
+   * stopped half-way still deletes them. Absent until a purge started.
+   */
+  files?: string[];
+}
+
+/** Deletes files of a base (the assets module's storage); paths that are no file are left alone. */
+export interface BaseFiles {
+  remove(baseId: number, paths: string[]): Promise<void>;
 }
 
 /** What each `trashed_table_rows.data` holds (entries kept before rows stayed in place). */
@@ -96,29 +107,48 @@ export async function presentTrashedTable(db: Executor, t: repo.TrashedTableRow)
 
 /**
  * Deletes a trashed table for good: claims the entry (hidden from the listing and from restores, and
- * found again by the tick if this stops half-way), then deletes its rows, links and comments 1,000 per
- * short statement, then the entry. False when the entry is gone (restored meanwhile).
+ * found again by the tick if this stops half-way), notes the files its rows name, deletes its rows,
+ * links and comments 1,000 per short statement, then the files no other stored row names (rows of
+ * live tables and of other trashed tables; snapshots keep their own copies), then the entry. False when
+ * the entry is gone (restored meanwhile).
  */
-export async function purgeTrashedTable(db: Executor, trashId: number): Promise<boolean> {
+export async function purgeTrashedTable(db: Executor, trashId: number, files?: BaseFiles): Promise<boolean> {
   const trash = await repo.claimTrashedTable(db, trashId);
   if (!trash) return false;
   const kept = JSON.parse(trash.meta) as KeptTable;
   if (kept.inPlace) {
     const baseId = Number(trash.base_id);
+    // A live table took the id (after a restore and a new delete): what is stored under it is its own.
+    const idTaken = storedIdsOf(await loadMetadata(db, baseId)).tableIds.includes(trash.table_id);
+    if (files && !idTaken && kept.files === undefined) {
+      const named = new Set<string>();
+      await visitStoredCells(db, baseId, trash.table_id, (cells) => cells.forEach((c) => collectAssetPaths(c, named)), PURGE_BATCH);
+      kept.files = [...named];
+      await repo.updateTrashedMeta(db, trash.id, JSON.stringify(kept));
+    }
     const linkIds = kept.table.columns.map(linkIdOf).filter((id): id is string => id !== null);
     const { tableIdTaken } = await purgeKeptTable(db, baseId, { tableId: trash.table_id, linkIds }, { batch: PURGE_BATCH });
     if (!tableIdTaken) while ((await deleteTableComments(db, baseId, trash.table_id, PURGE_BATCH)) === PURGE_BATCH);
+    if (files && kept.files && kept.files.length > 0) await removeUnnamedFiles(db, baseId, kept.files, files);
   }
   await repo.deleteTrashedTable(db, trash.id, PURGE_BATCH);
   return true;
 }
 
+/** Deletes those of `paths` that no row stored in the base names any more (one pass over its rows). */
+async function removeUnnamedFiles(db: Executor, baseId: number, paths: string[], files: BaseFiles): Promise<void> {
+  const named = new Set<string>();
+  await visitStoredCells(db, baseId, undefined, (cells) => cells.forEach((c) => collectAssetPaths(c, named)), PURGE_BATCH);
+  const unnamed = paths.filter((p) => !named.has(p));
+  if (unnamed.length > 0) await files.remove(baseId, unnamed);
+}
+
 /** The tick: trashed tables deleted before `cutoff` (and purges that stopped half-way), 100 per step. */
-export async function purgeTrashedTables(db: Executor, cutoff: number): Promise<number> {
+export async function purgeTrashedTables(db: Executor, cutoff: number, files?: BaseFiles): Promise<number> {
   let purged = 0;
   for (let i = 0; i < 50; i++) {
     const ids = await repo.expiredTrashedTables(db, cutoff, 100);
-    for (const id of ids) if (await purgeTrashedTable(db, id)) purged++;
+    for (const id of ids) if (await purgeTrashedTable(db, id, files)) purged++;
     if (ids.length < 100) break;
   }
   return purged;

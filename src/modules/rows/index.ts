@@ -32,4 +32,4 @@ export { registerRowsMetrics } from './rows.metrics.js';
 export type { ReplacedTable, StagedHold } from './rows.service.js';
 export { STAGE_CODE, notStaged } from './staging.js';
 export { viewRowsWhere, VIEW_REFUSALS } from './view-limit.js';
-export { keptRowCount, purgeKeptTable, storedIdsOf } from './kept-tables.js';
+export { keptRowCount, purgeBaseRows, purgeKeptTable, storedIdsOf, visitStoredCells } from './kept-tables.js';

@@ -96,3 +96,25 @@ export async function purgeKeptTable(
   }
   return { rows: deleted, tableIdTaken };
 }
+
+/**
+ * Visits the cells (JSON text) of a base's stored rows, `batch` per read: of one table (`tableId`, kept
+ * or live) or of all of them (live tables and trashed tables' kept rows alike).
+ */
+export async function visitStoredCells(db: Executor, baseId: number, tableId: string | undefined, visit: (cells: string[]) => void, batch = 1000): Promise<void> {
+  for (let after: repo.CellsCursor | undefined; ; ) {
+    const page = await repo.storedCellsPage(db, baseId, tableId, after, batch);
+    if (page.cells.length > 0) visit(page.cells);
+    if (page.cells.length < batch || !page.last) return;
+    after = page.last;
+  }
+}
+
+/**
+ * Deletes all rows and links of a base being purged, `batch` per short statement (no transaction
+ * holds the base; the base's own delete then cascades over nothing big). Safe to run again.
+ */
+export async function purgeBaseRows(db: Executor, baseId: number, batch = 1000): Promise<void> {
+  while ((await repo.deleteBaseRows(db, baseId, batch)) === batch);
+  while ((await repo.deleteBaseLinks(db, baseId, batch)) === batch);
+}

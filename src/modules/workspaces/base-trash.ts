@@ -28,7 +28,8 @@ export interface TrashPage {
 /**
  * The base trash (`/api/v2.1/trash-dtables/`): a deleted base keeps everything (tables, rows, shares,
  * tokens, files) but answers as deleted everywhere until it is restored or purged. A purge deletes
- * its row, and so by cascade all its data; `afterChange` then lets caches drop it and files go.
+ * its bulk data in batches (`purgeData`), then its row, and so by cascade the rest; `afterChange` then
+ * lets caches drop it and files go.
  */
 export class BaseTrash {
   constructor(
@@ -37,6 +38,8 @@ export class BaseTrash {
     private readonly retentionDays: number,
     private readonly afterChange: (base: BaseListing) => Promise<void>,
     private readonly access: BaseAccess,
+    /** Deletes a purged base's bulk data (rows, links, comments, log) in short batches before its row goes. */
+    private readonly purgeData: (baseId: number) => Promise<void> = async () => {},
   ) {}
 
   /**
@@ -88,7 +91,7 @@ export class BaseTrash {
 
   private async putBack(base: BaseListing & { trashed_name: string | null }): Promise<void> {
     try {
-      await repo.untrashBase(this.db, base.id, base.trashed_name ?? base.name);
+      if (!(await repo.untrashBase(this.db, base.id, base.trashed_name ?? base.name))) throw notFound(`Base ${base.id} not found in the trash.`);
     } catch (error) {
       if (isUniqueViolation(error)) throw conflict(`A base named ${base.trashed_name} already exists in the workspace; rename it first.`);
       throw error;
@@ -131,7 +134,13 @@ export class BaseTrash {
     return base;
   }
 
+  /**
+   * Claimed first (out of the listings and restores; the next tick finishes a purge that stopped), then
+   * its data in short batches, then its row, whose cascade is left with little to delete.
+   */
   private async purgeBase(base: BaseListing): Promise<void> {
+    await repo.claimTrashedBase(this.db, base.id);
+    await this.purgeData(base.id);
     await repo.deleteBase(this.db, base.id);
     await this.afterChange(base);
   }

@@ -37,6 +37,7 @@ export type BaseChangeListener = (base: BaseListing) => Promise<void> | void;
 
 export class BasesService {
   private readonly listeners: BaseChangeListener[] = [];
+  private readonly purgeSteps: Array<(baseId: number) => Promise<void>> = [];
   private readonly copyListeners: Array<(source: BaseListing, copy: BaseListing) => Promise<void>> = [];
 
   constructor(
@@ -54,7 +55,15 @@ export class BasesService {
         for (const listener of this.listeners) await listener(base);
       },
       access,
+      async (baseId) => {
+        for (const step of this.purgeSteps) await step(baseId);
+      },
     );
+  }
+
+  /** Called when a trashed base is purged, before its row is deleted: deletes one kind of its data in short batches. */
+  onBasePurge(step: (baseId: number) => Promise<void>): void {
+    this.purgeSteps.push(step);
   }
 
   /** Deleted bases, restorable until TRASH_RETENTION_DAYS have passed. */

@@ -121,8 +121,18 @@ export async function trashBase(db: Executor, id: number, now: number): Promise<
     .execute();
 }
 
-export async function untrashBase(db: Executor, id: number, name: string): Promise<void> {
-  await db.updateTable('bases').set({ deleted_at: null, trashed_name: null, name }).where('id', '=', id).execute();
+/**
+ * A purge claims a trashed base: `deleted_at` 0 takes it out of the trash listings and restores (it is
+ * still deleted everywhere) and makes it the first the retention tick finds, should the purge stop.
+ */
+export async function claimTrashedBase(db: Executor, id: number): Promise<void> {
+  await db.updateTable('bases').set({ deleted_at: 0 }).where('id', '=', id).where('deleted_at', 'is not', null).execute();
+}
+
+/** Puts a trashed base back; false when it is no longer in the trash (a purge claimed it meanwhile). */
+export async function untrashBase(db: Executor, id: number, name: string): Promise<boolean> {
+  const result = await db.updateTable('bases').set({ deleted_at: null, trashed_name: null, name }).where('id', '=', id).where('deleted_at', '>', 0).executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
 }
 
 /** Whose trash: a user's personal workspace's, a group's workspace's, or every one (null: the system admin). */
@@ -133,7 +143,7 @@ export function trashedBasesQuery(db: Executor, scope: TrashScope) {
   const query = anyBaseListingQuery(db)
     .innerJoin('users as owner', 'owner.id', 'workspaces.owner_id')
     .select('owner.name as owner_name')
-    .where('bases.deleted_at', 'is not', null);
+    .where('bases.deleted_at', '>', 0);
   if (scope === null) return query;
   if ('groupId' in scope) return query.where('workspaces.group_id', '=', scope.groupId);
   return query.where('workspaces.owner_id', '=', scope.userId).where('workspaces.group_id', 'is', null);
@@ -144,7 +154,7 @@ export async function countTrashedBases(db: Executor, scope: TrashScope): Promis
     .selectFrom('bases')
     .innerJoin('workspaces', 'workspaces.id', 'bases.workspace_id')
     .select((eb) => eb.fn.countAll().as('n'))
-    .where('bases.deleted_at', 'is not', null);
+    .where('bases.deleted_at', '>', 0);
   if (scope !== null && 'groupId' in scope) query = query.where('workspaces.group_id', '=', scope.groupId);
   else if (scope !== null) query = query.where('workspaces.owner_id', '=', scope.userId).where('workspaces.group_id', 'is', null);
   const row = await query.executeTakeFirstOrThrow();

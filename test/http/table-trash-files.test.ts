@@ -1,0 +1,80 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { purgeTrashedTable } from '../../src/modules/history/table-trash.js';
+import { DIALECTS, createTestApp, type TestApp } from '../helpers/index.js';
+import { multipart } from '../helpers/asset-fixtures.js';
+import { addTable, appendRows, gateway, type Gateway } from './rows.fixtures.js';
+
+/** Purging a trashed table deletes the files only its rows named; files other rows name stay. */
+describe.each(DIALECTS)('files of a purged table (%s)', (dialect) => {
+  let t: TestApp;
+  let g: Gateway;
+
+  beforeAll(async () => {
+    t = await createTestApp(dialect);
+    g = await gateway(t);
+  });
+  afterAll(() => t.close());
+
+  const upload = async (name: string, bytes: string): Promise<string> => {
+    const link = await t.request({ method: 'GET', url: `/api/v2.1/workspace/${g.base.workspaceId}/dtable-asset-upload-link/?name=${encodeURIComponent(g.base.name)}`, token: g.owner.token });
+    const { upload_link, parent_path, file_relative_path } = link.json();
+    const body = multipart([{ name: 'parent_dir', value: parent_path }, { name: 'relative_path', value: file_relative_path }, { name: 'file', value: bytes, filename: name }]);
+    const res = await t.request({ method: 'POST', url: `${upload_link.replace('http://basegate.test', '')}?ret-json=1`, ...body });
+    expect(res.statusCode, res.body).toBe(200);
+    return `${file_relative_path}/${res.json()[0].name}`;
+  };
+  const url = (path: string) => `http://basegate.test/workspace/${g.base.workspaceId}/asset/${g.base.uuid}/${path}`;
+  const fileCell = (path: string) => [{ name: path.split('/').pop(), size: 5, type: 'file', url: url(path) }];
+  const exists = async (path: string) => (await t.container.assets.storage.stat(`${g.base.uuid}/${path}`)) !== null;
+  const withFiles = async (name: string, rows: Array<Record<string, unknown>>) => {
+    await addTable(g, name, [{ column_name: 'Name', column_type: 'text' }, { column_name: 'Doc', column_type: 'file' }, { column_name: 'Notes', column_type: 'long-text' }]);
+    await appendRows(g, name, rows);
+  };
+  const entryOf = async (name: string) => ((await g.call('GET', 'trash/tables/')).json().tables as Array<{ id: number; table_name: string }>).find((x) => x.table_name === name)!;
+
+  it('deletes the files only its rows named, not those of live tables, other trashed tables or no row', async () => {
+    const only = await upload('only.txt', 'only');
+    const inText = await upload('pic.png', 'image');
+    const shared = await upload('shared.txt', 'shared');
+    const otherTrash = await upload('other.txt', 'other');
+    const unnamed = await upload('unnamed.txt', 'unnamed');
+    await withFiles('Gone', [
+      { Name: 'a', Doc: fileCell(only) },
+      { Name: 'b', Doc: fileCell(shared), Notes: `see ![pic](${url(inText)})` },
+      { Name: 'c', Doc: fileCell(otherTrash) },
+    ]);
+    await withFiles('Live', [{ Name: 'd', Doc: fileCell(shared) }]);
+    await withFiles('AlsoGone', [{ Name: 'e', Doc: fileCell(otherTrash) }]);
+    expect((await g.call('DELETE', 'tables/', { table_name: 'Gone' })).statusCode).toBe(200);
+    expect((await g.call('DELETE', 'tables/', { table_name: 'AlsoGone' })).statusCode).toBe(200);
+    for (const path of [only, inText, shared, otherTrash, unnamed]) expect(await exists(path)).toBe(true);
+
+    expect((await g.call('DELETE', `trash/tables/${(await entryOf('Gone')).id}/`)).json()).toEqual({ success: true });
+    expect(await exists(only)).toBe(false);
+    expect(await exists(inText)).toBe(false);
+    expect(await exists(shared)).toBe(true);
+    expect(await exists(otherTrash)).toBe(true);
+    expect(await exists(unnamed)).toBe(true);
+
+    // Once the other trashed table is purged too, its file goes.
+    expect((await g.call('DELETE', `trash/tables/${(await entryOf('AlsoGone')).id}/`)).json()).toEqual({ success: true });
+    expect(await exists(otherTrash)).toBe(false);
+    expect(await exists(shared)).toBe(true);
+  });
+
+  it('a purge that stopped after deleting the rows still deletes their files when the tick finishes it', async () => {
+    const file = await upload('late.txt', 'late');
+    await withFiles('Late', [{ Name: 'x', Doc: fileCell(file) }]);
+    expect((await g.call('DELETE', 'tables/', { table_name: 'Late' })).statusCode).toBe(200);
+    const entry = await entryOf('Late');
+    const failing = { remove: () => Promise.reject(new Error('storage down')) };
+    await expect(purgeTrashedTable(t.container.db, entry.id, failing)).rejects.toThrow('storage down');
+    const stored = await t.container.db.selectFrom('trashed_tables').select('meta').where('id', '=', entry.id).executeTakeFirst();
+    expect(JSON.parse(stored!.meta).files).toEqual([file]);
+    expect(await exists(file)).toBe(true);
+    // The rows are gone already; the entry (claimed) still names the file, and the tick finishes it.
+    expect(await t.container.history.service.purgeExpiredTrash(t.clock.now())).toEqual({ purged: 1 });
+    expect(await exists(file)).toBe(false);
+    expect(await t.container.db.selectFrom('trashed_tables').select('id').where('id', '=', entry.id).executeTakeFirst()).toBeUndefined();
+  });
+});
