@@ -167,7 +167,7 @@ export async function adminUsersAndWebhooks(run: ConsoleRun): Promise<void> {
   await step(page, 'admin-users', async () => {
     await page.goto(`${url}/#/admin`);
     await bobRow.getByRole('button', { name: `Make admin ${BOB.email}` }).click();
-    await bobRow.getByRole('button', { name: `Remove admin from ${BOB.email}` }).waitFor();
+    await bobRow.getByRole('button', { name: `Remove admin ${BOB.email}` }).waitFor();
     await bobRow.getByRole('button', { name: `Deactivate ${BOB.email}` }).click();
     await bobRow.getByText('deactivated').waitFor();
   });

@@ -3,7 +3,7 @@ import { ApiError } from './api';
 import { t } from './i18n';
 import { serverErrorText } from './server-errors';
 
-export function Loading({ what = 'Loading' }: { what?: string }) {
+export function Loading({ what = t('common.loading') }: { what?: string }) {
   return (
     <p className="muted" role="status" aria-live="polite">
       {what}…
