@@ -1,11 +1,22 @@
 import { mkdirSync } from 'node:fs';
+import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/server.js';
-import { messages as en } from '../../web/src/i18n/en.js';
-import { pseudo } from '../../web/src/i18n/qps-ploc.js';
 import { ADMIN, apiCaller, adminSignIn, closeConsole, createBase, launchBrowser, newConsolePage, startConsoleServer, step } from './browser.js';
 import { seriousAxeViolations } from './accessibility.js';
+
+// The console's catalogues, by path at run time: the server's tsc does not type-check web/ (see test/web/catalogue.test.ts).
+const I18N = path.resolve(import.meta.dirname, '../../web/src/i18n');
+const { messages: en } = (await import(/* @vite-ignore */ path.join(I18N, 'en.ts'))) as { messages: Record<string, string> };
+const { pseudo } = (await import(/* @vite-ignore */ path.join(I18N, 'qps-ploc.ts'))) as { pseudo: (text: string) => string };
+/** A key's English text; and the same text as the pseudo-locale shows it. */
+function englishText(key: string): string {
+  const text = en[key];
+  if (text === undefined) throw new Error(`no catalogue key ${key}`);
+  return text;
+}
+const shown = (key: string) => pseudo(englishText(key));
 
 /** A base name without English in it, so that any English the page shows is the console's own. */
 const BASE = 'Q4 № 7';
@@ -65,27 +76,27 @@ describe('console in the pseudo-locale (headless Chromium)', () => {
   it('the browser asks for the pseudo-locale and the sign-in page is in it', async () => {
     await page.goto(url);
     expect(await page.evaluate(() => navigator.languages[0])).toBe('qps-ploc');
-    await page.getByRole('button', { name: pseudo(en['login.submit']) }).waitFor();
+    await page.getByRole('button', { name: shown('login.submit') }).waitFor();
     expect(english(await shownTexts(page))).toEqual([]);
   });
 
   it("a wrong password: the server's English message is shown in the page's language", async () => {
     await step(page, 'pseudo-wrong-password', async () => {
-      await page.getByLabel(pseudo(en['login.email'])).fill(ADMIN.email);
-      await page.getByLabel(pseudo(en['login.password'])).fill('not-the-password');
-      await page.getByRole('button', { name: pseudo(en['login.submit']) }).click();
-      await expect.poll(() => page.getByRole('alert').innerText()).toBe(pseudo(en['serverError.signInFailed']));
+      await page.getByLabel(shown('login.email')).fill(ADMIN.email);
+      await page.getByLabel(shown('login.password')).fill('not-the-password');
+      await page.getByRole('button', { name: shown('login.submit') }).click();
+      await expect.poll(() => page.getByRole('alert').innerText()).toBe(shown('serverError.signInFailed'));
     });
     // …while the API itself still answers in English, as the contract says.
     const res = await fetch(`${url}/api2/auth-token/`, { method: 'POST', headers: { 'content-type': 'application/json', 'accept-language': 'qps-ploc' }, body: JSON.stringify({ username: ADMIN.email, password: 'not-the-password' }) });
-    expect(JSON.stringify(await res.json())).toContain(en['serverError.signInFailed']);
+    expect(JSON.stringify(await res.json())).toContain(englishText('serverError.signInFailed'));
   });
 
   it('signed in, the main pages have no English left', async () => {
     await step(page, 'pseudo-sign-in', async () => {
-      await page.getByLabel(pseudo(en['login.password'])).fill(ADMIN.password);
-      await page.getByRole('button', { name: pseudo(en['login.submit']) }).click();
-      await page.getByRole('button', { name: pseudo(en['session.signOut']) }).waitFor();
+      await page.getByLabel(shown('login.password')).fill(ADMIN.password);
+      await page.getByRole('button', { name: shown('login.submit') }).click();
+      await page.getByRole('button', { name: shown('session.signOut') }).waitFor();
     });
     const base = `#/base/${workspaceId}/${encodeURIComponent(BASE)}`;
     const pages: Array<{ hash: string; ready: () => Promise<unknown> }> = [
