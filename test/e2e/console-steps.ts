@@ -187,7 +187,7 @@ export async function adminUsersAndWebhooks(run: ConsoleRun): Promise<void> {
 export async function accessibleNames(run: ConsoleRun): Promise<void> {
   const { page, url, workspaceId } = run;
   const pages: Array<[string, () => Promise<void>]> = [
-    ['bases', () => page.getByRole('heading', { name: 'Bases' }).waitFor()],
+    ['bases', () => page.getByRole('heading', { name: 'Bases', exact: true }).waitFor()],
     [`base/${workspaceId}/${BASE}`, async () => {
       await page.getByRole('grid').waitFor();
       await page.getByRole('button', { name: /Filter & sort/ }).click();
