@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -7,6 +8,7 @@ import { chromium, type Browser, type BrowserContextOptions, type Page } from 'p
 import { loadConfig } from '../../src/config/index.js';
 import { WEB_DIST } from '../../src/plugins/web-console.js';
 import { startServer, type RunningServer } from '../../src/server.js';
+import { adminQuery } from '../helpers/db.js';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
@@ -52,8 +54,28 @@ export async function startConsoleServer(env: Record<string, string> = {}): Prom
     },
     { persistSecret: false },
   );
-  const server = await startServer(config, ['api', 'worker', 'scheduler']);
-  return { server, url };
+  const database = await e2eDatabase();
+  const server = await startServer(database ? { ...config, databaseUrl: database.url, ...(process.env.REDIS_URL ? { redisUrl: process.env.REDIS_URL } : {}) } : config, ['api', 'worker', 'scheduler']).catch(async (error: unknown) => {
+    await database?.drop();
+    throw error;
+  });
+  if (!database) return { server, url };
+  const stop = server.stop.bind(server);
+  return { server: Object.assign(server, { stop: () => stop().finally(() => database.drop()) }), url };
+}
+
+/**
+ * With TEST_DIALECTS=postgres and TEST_DATABASE_URL (as for the other suites), a console server runs on a
+ * PostgreSQL database of its own, created here and dropped when the server stops; otherwise on SQLite.
+ */
+async function e2eDatabase(): Promise<{ url: string; drop: () => Promise<void> } | undefined> {
+  const base = process.env.TEST_DATABASE_URL;
+  if (!base || process.env.TEST_DIALECTS?.trim() !== 'postgres') return undefined;
+  const name = `e2e_${randomBytes(6).toString('hex')}`;
+  await adminQuery(`CREATE DATABASE ${name}`);
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: () => adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
 }
 
 /** Runs a browser step; on failure saves a full-page screenshot under test-results/e2e before rethrowing. */

@@ -167,7 +167,7 @@ export async function adminUsersAndWebhooks(run: ConsoleRun): Promise<void> {
   await step(page, 'admin-users', async () => {
     await page.goto(`${url}/#/admin`);
     await bobRow.getByRole('button', { name: `Make admin ${BOB.email}` }).click();
-    await bobRow.getByRole('button', { name: `Remove admin from ${BOB.email}` }).waitFor();
+    await bobRow.getByRole('button', { name: `Remove admin ${BOB.email}` }).waitFor();
     await bobRow.getByRole('button', { name: `Deactivate ${BOB.email}` }).click();
     await bobRow.getByText('deactivated').waitFor();
   });
@@ -187,7 +187,7 @@ export async function adminUsersAndWebhooks(run: ConsoleRun): Promise<void> {
 export async function accessibleNames(run: ConsoleRun): Promise<void> {
   const { page, url, workspaceId } = run;
   const pages: Array<[string, () => Promise<void>]> = [
-    ['bases', () => page.getByRole('heading', { name: 'Bases' }).waitFor()],
+    ['bases', () => page.getByRole('heading', { name: 'Bases', exact: true }).waitFor()],
     [`base/${workspaceId}/${BASE}`, async () => {
       await page.getByRole('grid').waitFor();
       await page.getByRole('button', { name: /Filter & sort/ }).click();

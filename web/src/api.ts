@@ -1,4 +1,5 @@
 /** The console's only way to the server: the public API, with the caller's Account- or Base-Token. */
+import { t } from './i18n';
 
 export class ApiError extends Error {
   constructor(
@@ -90,7 +91,7 @@ async function send(path: string, options: RequestOptions, timeoutMs: number): P
       signal: controller.signal,
     });
   } catch (err) {
-    throw new ApiError(0, controller.signal.aborted ? 'The server did not answer in time.' : 'The server cannot be reached.');
+    throw new ApiError(0, t(controller.signal.aborted ? 'request.timeout' : 'request.unreachable'));
   } finally {
     clearTimeout(timer);
   }
@@ -120,7 +121,7 @@ export function errorMessage(data: unknown, status: number): string {
     }
   }
   if (typeof data === 'string' && data.length > 0 && data.length < 300) return data;
-  return `Request failed (HTTP ${status}).`;
+  return t('request.failed', { status });
 }
 
 export const enc = encodeURIComponent;

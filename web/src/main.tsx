@@ -4,9 +4,9 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { App } from './App';
 import { ApiError, tokenStore } from './api';
 import './styles.css';
-import { language } from './i18n';
+import { documentLanguage } from './i18n';
 
-document.documentElement.lang = language;
+document.documentElement.lang = documentLanguage;
 
 // Back from single sign-on: the server put the Account-Token in the fragment; keep it and drop it from the URL.
 const sso = /^#sso=([0-9a-f]{40})$/.exec(window.location.hash);

@@ -1,8 +1,9 @@
 import { useState, type ReactNode, type FormEvent } from 'react';
 import { ApiError } from './api';
 import { t } from './i18n';
+import { serverErrorText } from './server-errors';
 
-export function Loading({ what = 'Loading' }: { what?: string }) {
+export function Loading({ what = t('common.loading') }: { what?: string }) {
   return (
     <p className="muted" role="status" aria-live="polite">
       {what}…
@@ -16,7 +17,8 @@ export function Empty({ children }: { children: ReactNode }) {
 
 export function ErrorText({ error }: { error: unknown }) {
   if (!error) return null;
-  const message = error instanceof ApiError || error instanceof Error ? error.message : String(error);
+  // The server's messages are English by contract: shown in the user's language when known.
+  const message = error instanceof ApiError ? serverErrorText(error.message) : error instanceof Error ? error.message : String(error);
   return (
     <p className="error" role="alert">
       {message}

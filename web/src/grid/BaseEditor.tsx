@@ -26,6 +26,7 @@ import { GalleryView } from './layouts/GalleryView';
 import { CalendarView } from './layouts/CalendarView';
 import { FormView } from './layouts/FormView';
 import { TransferPanel } from './TransferPanel';
+import { GridRow, gridRowHeightStyle, ROW_HEIGHT } from './grid-row';
 import type { Row, Table } from '../types';
 import { t } from '../i18n';
 
@@ -550,6 +551,8 @@ function TableView({ access, table, tables, rowId, canEdit, comments, workspace 
         <DataGrid
           ref={grid}
           className="grid"
+          style={gridRowHeightStyle}
+          rowRenderer={GridRow}
           aria-label={t('grid.label', { table: table.name })}
           columns={columns}
           rows={gridRows}
@@ -563,7 +566,7 @@ function TableView({ access, table, tables, rowId, canEdit, comments, workspace 
           }}
           onColumnResize={canEdit ? (idx, width) => saveWidth(String(columns[idx]!.key), width) : undefined}
           onRowsChange={onRowsChange}
-          rowHeight={34}
+          rowHeight={ROW_HEIGHT}
           emptyRowsRenderer={() => <div className="empty">{t(view && view.filters.length > 0 ? 'grid.emptyFiltered' : canEdit ? 'grid.emptyEditable' : 'grid.empty')}</div>}
           onScroll={(e) => {
             const el = e.currentTarget;

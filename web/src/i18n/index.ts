@@ -3,12 +3,14 @@ import { messages as en, type MessageKey } from './en';
 type Catalogue = Partial<Record<MessageKey, string>>;
 
 /** Every catalogue file in this folder (`en.ts`, `de.ts`, …), by language code. */
-const files = import.meta.glob<{ messages: Catalogue }>('./*.ts', { eager: true });
-const catalogues = new Map<string, Catalogue>(
+/** A catalogue's `lang`, when given, is the page's `<html lang>` instead of its file name. */
+const files = import.meta.glob<{ messages: Catalogue; lang?: string }>('./*.ts', { eager: true });
+const modules = new Map(
   Object.entries(files)
     .filter(([file]) => !file.endsWith('/index.ts'))
-    .map(([file, module]) => [file.replace(/^\.\/|\.ts$/g, ''), module.messages]),
+    .map(([file, module]) => [file.replace(/^\.\/|\.ts$/g, ''), module]),
 );
+const catalogues = new Map<string, Catalogue>([...modules].map(([code, module]) => [code, module.messages]));
 
 /** The first of the browser's languages that has a catalogue; English otherwise. */
 function pickLanguage(): string {
@@ -22,6 +24,8 @@ function pickLanguage(): string {
 }
 
 export const language = pickLanguage();
+/** The language of the page's text, for `<html lang>` (screen readers pick their voice by it). */
+export const documentLanguage = modules.get(language)?.lang ?? language;
 const active = catalogues.get(language) ?? {};
 
 /** The text for `key` in the user's language (English when missing), `{name}` filled from `params` (a missing value as nothing). */

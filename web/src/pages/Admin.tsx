@@ -74,10 +74,11 @@ function Users() {
                 <td>{u.is_staff ? t('common.admin') : t('admin.user')}</td>
                 <td>{u.is_active ? t('common.active') : <span className="tag bad">{t('admin.deactivated')}</span>}</td>
                 <td className="actions">
-                  <button type="button" onClick={() => update(u, { is_active: !u.is_active })} aria-label={`${u.is_active ? 'Deactivate' : 'Activate'} ${u.contact_email}`}>
+                  {/* The spoken name starts with the shown text (WCAG 2.5.3), then says whose row it is. */}
+                  <button type="button" onClick={() => update(u, { is_active: !u.is_active })} aria-label={`${u.is_active ? t('admin.deactivate') : t('admin.activate')} ${u.contact_email}`}>
                     {u.is_active ? t('admin.deactivate') : t('admin.activate')}
                   </button>
-                  <button type="button" onClick={() => update(u, { is_staff: !u.is_staff })} aria-label={`${u.is_staff ? 'Remove admin from' : 'Make admin'} ${u.contact_email}`}>
+                  <button type="button" onClick={() => update(u, { is_staff: !u.is_staff })} aria-label={`${u.is_staff ? t('admin.removeAdmin') : t('admin.makeAdmin')} ${u.contact_email}`}>
                     {u.is_staff ? t('admin.removeAdmin') : t('admin.makeAdmin')}
                   </button>
                   <ConfirmButton

@@ -5,6 +5,7 @@ import { FilterEditor, fromApiFilters, toApiFilters, type DraftFilter } from '..
 import type { Table } from '../types';
 import { LinkRecordsFields } from './LinkRecordsFields';
 import { t } from '../i18n';
+import type { MessageKey } from '../i18n/en';
 
 export interface Automation {
   id: number;
@@ -20,23 +21,24 @@ export interface Automation {
 
 type Action = Automation['actions'][number];
 
-export const TRIGGERS: Array<[string, string]> = [
-  ['rows_added', 'A row is added'],
-  ['filters_satisfy', 'A row is changed (and matches the filters)'],
-  ['near_deadline', 'A date is near (daily)'],
-  ['run_periodically', 'On a schedule'],
-  ['run_periodically_by_condition', 'On a schedule, for each matching row'],
+/** Trigger conditions and action types, each with its catalogue text (t() when shown). */
+export const TRIGGERS: Array<[string, MessageKey]> = [
+  ['rows_added', 'trigger.rowsAdded'],
+  ['filters_satisfy', 'trigger.filtersSatisfy'],
+  ['near_deadline', 'trigger.nearDeadline'],
+  ['run_periodically', 'trigger.runPeriodically'],
+  ['run_periodically_by_condition', 'trigger.runPeriodicallyByCondition'],
 ];
 
-const ACTION_TYPES: Array<[string, string]> = [
-  ['notify', 'Notify'],
-  ['send_email', 'Send e-mail'],
-  ['update_record', 'Update the row'],
-  ['lock_record', 'Lock the row'],
-  ['add_record', 'Add a row'],
-  ['link_records', 'Link rows'],
-  ['call_webhook', 'Call a webhook'],
-  ['run_script', 'Run a script'],
+const ACTION_TYPES: Array<[string, MessageKey]> = [
+  ['notify', 'actionType.notify'],
+  ['send_email', 'actionType.sendEmail'],
+  ['update_record', 'actionType.updateRecord'],
+  ['lock_record', 'actionType.lockRecord'],
+  ['add_record', 'actionType.addRecord'],
+  ['link_records', 'actionType.linkRecords'],
+  ['call_webhook', 'actionType.callWebhook'],
+  ['run_script', 'actionType.runScript'],
 ];
 const NEEDS_ROW = new Set(['update_record', 'lock_record', 'link_records']);
 const PERIODIC = new Set(['run_periodically', 'run_periodically_by_condition']);
@@ -123,7 +125,7 @@ export function AutomationEditor(props: { workspaceId: string; baseName: string;
         <select aria-label={t('common.trigger')} value={condition} onChange={(e) => setCondition(e.target.value)}>
           {TRIGGERS.map(([v, l]) => (
             <option key={v} value={v}>
-              {l}
+              {t(l)}
             </option>
           ))}
         </select>
@@ -171,7 +173,7 @@ export function AutomationEditor(props: { workspaceId: string; baseName: string;
           <select aria-label={t('automationEditor.actionToAdd')} value={addType} onChange={(e) => setAddType(e.target.value)}>
             {ACTION_TYPES.filter(([v]) => hasRow || !NEEDS_ROW.has(v)).map(([v, l]) => (
               <option key={v} value={v}>
-                {l}
+                {t(l)}
               </option>
             ))}
           </select>
@@ -193,11 +195,22 @@ export function AutomationEditor(props: { workspaceId: string; baseName: string;
   );
 }
 
+/** A trigger condition or an action type as shown: its catalogue text, or the server's value when unknown. */
+export function triggerText(condition: unknown): string {
+  const key = TRIGGERS.find(([v]) => v === condition)?.[1];
+  return key ? t(key) : String(condition);
+}
+export function actionTypeText(type: unknown): string {
+  const key = ACTION_TYPES.find(([v]) => v === type)?.[1];
+  return key ? t(key) : String(type);
+}
+
 /** One action's fields; cells are edited as one column + one value (templates like `{Name}` allowed). */
 function ActionFields({ n, action, table, tables, me, onChange }: { n: number; action: Action; table: Table; tables: Table[]; me: string; onChange: (a: Action) => void }) {
-  const label = ACTION_TYPES.find(([v]) => v === action.type)?.[1] ?? action.type;
-  const text = (field: string, title: string, multiline = false) => {
-    const props = { 'aria-label': `Action ${n} ${title}`, placeholder: title, value: String(action[field] ?? ''), onChange: (e: { target: { value: string } }) => onChange({ ...action, [field]: e.target.value }) };
+  const label = actionTypeText(action.type);
+  const text = (field: string, titleKey: MessageKey, multiline = false) => {
+    const title = t(titleKey);
+    const props = { 'aria-label': t('automationEditor.actionNField', { n, field: title }), placeholder: title, value: String(action[field] ?? ''), onChange: (e: { target: { value: string } }) => onChange({ ...action, [field]: e.target.value }) };
     return multiline ? <textarea rows={4} {...props} /> : <input {...props} />;
   };
   const cell = (field: 'updates' | 'row', target: Table) => {
@@ -234,7 +247,7 @@ function ActionFields({ n, action, table, tables, me, onChange }: { n: number; a
               </option>
             ))}
           </select>
-          {text('default_msg', 'message')}
+          {text('default_msg', 'actionField.message')}
         </>
       );
       break;
@@ -242,9 +255,9 @@ function ActionFields({ n, action, table, tables, me, onChange }: { n: number; a
     case 'send_email':
       fields = (
         <>
-          {text('send_to', 'to')}
-          {text('subject', 'subject')}
-          {text('default_msg', 'message')}
+          {text('send_to', 'actionField.to')}
+          {text('subject', 'actionField.subject')}
+          {text('default_msg', 'actionField.message')}
         </>
       );
       break;
@@ -273,13 +286,13 @@ function ActionFields({ n, action, table, tables, me, onChange }: { n: number; a
     case 'call_webhook':
       fields = (
         <>
-          {text('url', 'URL')}
-          {text('body', 'body (empty: the row as JSON)')}
+          {text('url', 'actionField.url')}
+          {text('body', 'actionField.body')}
         </>
       );
       break;
     case 'run_script':
-      fields = text('script', 'script', true);
+      fields = text('script', 'actionField.script', true);
       break;
     default:
       fields = null;

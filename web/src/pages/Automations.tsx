@@ -4,7 +4,7 @@ import { api, basePath } from '../api';
 import { useSession } from '../session';
 import { ConfirmButton, Empty, ErrorText, Loading, useAction } from '../ui';
 import { useBaseAccess, useMetadata } from '../grid/base';
-import { AutomationEditor, TRIGGERS, type Automation } from './AutomationEditor';
+import { actionTypeText, AutomationEditor, triggerText, type Automation } from './AutomationEditor';
 import { t } from '../i18n';
 
 interface Run {
@@ -67,7 +67,7 @@ export function Automations({ workspaceId, baseName }: { workspaceId: string; ba
           {rules.data?.map((r) => (
             <li key={r.id}>
               <strong>{String(r.trigger.rule_name ?? `Automation ${r.id}`)}</strong>{' '}
-              <span className="muted">{t('automations.valueRunConditionJoin', { value: TRIGGERS.find(([v]) => v === r.trigger.condition)?.[1] ?? String(r.trigger.condition), run_condition: r.run_condition, join: r.actions.map((a) => a.type).join(', '), trigger_count: r.trigger_count })}</span>{' '}
+              <span className="muted">{t('automations.valueRunConditionJoin', { value: triggerText(r.trigger.condition), run_condition: r.run_condition, join: r.actions.map((a) => actionTypeText(a.type)).join(', '), trigger_count: r.trigger_count })}</span>{' '}
               {!r.is_valid && <span className="tag bad">{t('automations.invalidValue', { value: r.invalid_reason ?? 'its table, view or column no longer exists' })}</span>}{' '}
               <button type="button" onClick={() => setEditing(r)}>
                 {t('rowForm.editShort')}

@@ -30,9 +30,10 @@ export function Bases() {
           await refresh();
         }}
       />
-      {workspaces.data?.map((w) => (
+      {/* The "shared" entry only carries the bases shared with the user: they are listed below. */}
+      {workspaces.data?.filter((w) => w.type !== 'shared').map((w) => (
         <div key={String(w.id)} className="workspace">
-          <h2>{w.type === 'group' ? t('bases.groupName', { name: w.name }) : w.name || t('bases.myBases')}</h2>
+          <h2>{workspaceTitle(w)}</h2>
           {(w.table_list ?? []).length === 0 ? (
             <Empty>{t('bases.noBasesYetCreate')}</Empty>
           ) : (
@@ -136,7 +137,7 @@ function CopyForm({ base, workspaces, onCopied }: { base: Base; workspaces: Work
         <select aria-label={t('bases.copyToWorkspace')} value={target} onChange={(e) => setTarget(e.target.value)}>
           {targets.map((w) => (
             <option key={String(w.id)} value={String(w.id)}>
-              {w.type === 'group' ? t('bases.groupName', { name: w.name }) : w.name || t('bases.myBases')}
+              {workspaceTitle(w)}
             </option>
           ))}
         </select>
@@ -147,4 +148,9 @@ function CopyForm({ base, workspaces, onCopied }: { base: Base; workspaces: Work
       <ErrorText error={action.error} />
     </form>
   );
+}
+
+/** A group's workspace by its group's name; the user's own (the server names it "personal") as "My bases". */
+function workspaceTitle(w: Workspace): string {
+  return w.type === 'group' ? t('bases.groupName', { name: w.name }) : t('bases.myBases');
 }

@@ -6,6 +6,7 @@ import { ErrorText, Loading } from '../ui';
 import { BaseEditor } from '../grid/BaseEditor';
 import type { BaseAccess } from '../grid/base';
 import { t } from '../i18n';
+import { serverErrorText } from '../server-errors';
 
 /** `/dtable/external-links/<token>/` or `/dtable/external-links/custom/<name>/`: the link's token, else null. */
 export function externalLinkToken(pathname: string): string | null {
@@ -40,7 +41,7 @@ export function ExternalBase({ token }: { token: string }) {
   const needsPassword = access.error instanceof ApiError && (access.error.status === 403 || access.error.status === 429);
   let body;
   if (access.isLoading) body = <Loading what={t('link.opening')} />;
-  else if (needsPassword) body = <PasswordForm error={password === null ? null : (access.error as ApiError).message} onSubmit={setPassword} />;
+  else if (needsPassword) body = <PasswordForm error={password === null ? null : serverErrorText((access.error as ApiError).message)} onSubmit={setPassword} />;
   else if (access.error)
     body = (
       <>

@@ -76,7 +76,7 @@ export function LinkRecordsFields({ n, action, table, tables, onChange }: { n: n
           onChange={setFilters}
           conjunction={conjunction}
           onConjunction={(c) => onChange({ ...action, filter_conjunction: c })}
-          labelPrefix={`Action ${n} linked `}
+          labelPrefix={t('linkRecordsFields.filterPrefix', { n })}
         />
       ) : (
         <span className="muted">{t('linkRecordsFields.chooseALinkColumn')}</span>

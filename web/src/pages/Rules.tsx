@@ -105,7 +105,7 @@ function RuleBuilder({ workspaceId, baseName, onCreated }: { workspaceId: string
   const table = tables.find((t) => t._id === tableId) ?? tables[0];
   if (!table) return <ErrorText error={access.error ?? metadata.error} />;
   const view = table.views.find((v) => v._id === viewId) ?? table.views[0];
-  const people = [...(user ? [{ email: user.email, label: `${user.name} (me)` }] : []), ...(shares.data ?? []).map((s) => ({ email: s.email, label: s.name || s.contact_email }))];
+  const people = [...(user ? [{ email: user.email, label: t('rules.personMe', { name: user.name }) }] : []), ...(shares.data ?? []).map((s) => ({ email: s.email, label: s.name || s.contact_email }))];
   const submit = (e: FormEvent) => {
     e.preventDefault();
     void action.run(async () => {
