@@ -1,5 +1,4 @@
 import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -8,7 +7,7 @@ import { chromium, type Browser, type BrowserContextOptions, type Page } from 'p
 import { loadConfig } from '../../src/config/index.js';
 import { WEB_DIST } from '../../src/plugins/web-console.js';
 import { startServer, type RunningServer } from '../../src/server.js';
-import { adminQuery } from '../helpers/db.js';
+import { createPostgresDatabase } from '../helpers/db.js';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
@@ -54,7 +53,8 @@ export async function startConsoleServer(env: Record<string, string> = {}): Prom
     },
     { persistSecret: false },
   );
-  const database = await e2eDatabase();
+  // A test that brings its own database (DATABASE_URL) keeps it.
+  const database = env.DATABASE_URL ? undefined : await e2eDatabase();
   const server = await startServer(database ? { ...config, databaseUrl: database.url, ...(process.env.REDIS_URL ? { redisUrl: process.env.REDIS_URL } : {}) } : config, ['api', 'worker', 'scheduler']).catch(async (error: unknown) => {
     await database?.drop();
     throw error;
@@ -69,13 +69,8 @@ export async function startConsoleServer(env: Record<string, string> = {}): Prom
  * PostgreSQL database of its own, created here and dropped when the server stops; otherwise on SQLite.
  */
 async function e2eDatabase(): Promise<{ url: string; drop: () => Promise<void> } | undefined> {
-  const base = process.env.TEST_DATABASE_URL;
-  if (!base || process.env.TEST_DIALECTS?.trim() !== 'postgres') return undefined;
-  const name = `e2e_${randomBytes(6).toString('hex')}`;
-  await adminQuery(`CREATE DATABASE ${name}`);
-  const url = new URL(base);
-  url.pathname = `/${name}`;
-  return { url: url.toString(), drop: () => adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+  if (!process.env.TEST_DATABASE_URL || process.env.TEST_DIALECTS?.trim() !== 'postgres') return undefined;
+  return createPostgresDatabase();
 }
 
 /** Runs a browser step; on failure saves a full-page screenshot under test-results/e2e before rethrowing. */

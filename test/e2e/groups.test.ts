@@ -1,7 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/server.js';
-import { DIALECTS, createPostgresDatabase } from '../helpers/index.js';
+import { DIALECTS } from '../helpers/index.js';
 import { ADMIN, apiCaller, launchBrowser, signIn, startConsoleServer, step, newConsolePage, closeConsole, adminSignIn } from './browser.js';
 
 const MEMBER = { email: 'member@console.test', password: 'member-password-1', name: 'Mia Member' };
@@ -9,10 +9,9 @@ const VIEWER = { email: 'viewer@console.test', password: 'viewer-password-1', na
 
 /**
  * The console's group pages and group/view sharing in a real headless Chromium against a listening
- * server, on each dialect (PostgreSQL: a database of its own, dropped at the end).
+ * server, on each dialect (on PostgreSQL startConsoleServer gives the server a database of its own).
  */
-describe.each(DIALECTS)('web console: groups (headless Chromium, %s)', (dialect) => {
-  let database: { url: string; drop(): Promise<void> } | undefined;
+describe.each(DIALECTS)('web console: groups (headless Chromium, %s)', () => {
   let server: RunningServer;
   let url: string;
   let browser: Browser;
@@ -21,8 +20,7 @@ describe.each(DIALECTS)('web console: groups (headless Chromium, %s)', (dialect)
   const call = apiCaller(() => url, () => adminToken);
 
   beforeAll(async () => {
-    if (dialect === 'postgres') database = await createPostgresDatabase();
-    ({ server, url } = await startConsoleServer(database ? { DATABASE_URL: database.url } : {}));
+    ({ server, url } = await startConsoleServer());
     browser = await launchBrowser();
     page = await newConsolePage(browser, { viewport: { width: 1280, height: 800 } });
     page.on('dialog', (d) => void d.accept());
@@ -32,7 +30,6 @@ describe.each(DIALECTS)('web console: groups (headless Chromium, %s)', (dialect)
 
   afterAll(async () => {
     await closeConsole(browser, server);
-    await database?.drop();
   });
 
   it('creates a group, adds a member, makes them admin, creates a base in the group; the member sees it', async () => {
