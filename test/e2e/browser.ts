@@ -55,7 +55,7 @@ export async function startConsoleServer(env: Record<string, string> = {}): Prom
   );
   // A test that brings its own database (DATABASE_URL) keeps it.
   const database = env.DATABASE_URL ? undefined : await e2eDatabase();
-  const server = await startServer(database ? { ...config, databaseUrl: database.url, ...(process.env.REDIS_URL ? { redisUrl: process.env.REDIS_URL } : {}) } : config, ['api', 'worker', 'scheduler']).catch(async (error: unknown) => {
+  const server = await startServer(database ? { ...config, databaseUrl: database.url } : config, ['api', 'worker', 'scheduler']).catch(async (error: unknown) => {
     await database?.drop();
     throw error;
   });
@@ -67,6 +67,7 @@ export async function startConsoleServer(env: Record<string, string> = {}): Prom
 /**
  * With TEST_DIALECTS=postgres and TEST_DATABASE_URL (as for the other suites), a console server runs on a
  * PostgreSQL database of its own, created here and dropped when the server stops; otherwise on SQLite.
+ * Without Redis: console servers run side by side, and their users and bases share ids across databases.
  */
 async function e2eDatabase(): Promise<{ url: string; drop: () => Promise<void> } | undefined> {
   if (!process.env.TEST_DATABASE_URL || process.env.TEST_DIALECTS?.trim() !== 'postgres') return undefined;
