@@ -95,7 +95,12 @@ describe.each(DIALECTS)('NATS stream across crashes (%s)', (dialect) => {
     expect(new Set(ids).size).toBe(ids.length); // nothing twice
     expect([...ids].sort((a, b) => Number(a) - Number(b))).toEqual(expected); // nothing missing
     expect(messages.every((m) => m.subject.startsWith(`${prefix}.${base.uuid}.`) && m.subject.endsWith('.insert_row'))).toBe(true);
-    const metrics = await (await fetch(`${second.url}/metrics`)).text();
-    expect(metrics).toMatch(/^basegate_nats_lag_events 0$/m);
+    // The stream may hold a batch whose acknowledgement timed out (stored, to be retried after a back-off):
+    // the publisher's position catches up at the retry, which the stream then drops as a duplicate.
+    await waitUntil(
+      async () => /^basegate_nats_lag_events 0$/m.test(await (await fetch(`${second.url}/metrics`)).text()),
+      'the NATS lag back to 0',
+      30_000,
+    );
   }, 180_000);
 });

@@ -31,7 +31,9 @@ describe.each(DIALECTS)('short write locks (%s)', (dialect) => {
     const slots = t.container.baseData.writer.slots;
     if (dialect === 'postgres') {
       // Never more write transactions than the slots, and the slots leave part of the pool (10) free.
-      expect(slots.maxActive).toBe(POSTGRES_WRITE_SLOTS);
+      // (Appends to one base mostly share a statement now — the group commit — so fewer slots are used.)
+      expect(slots.maxActive).toBeGreaterThan(0);
+      expect(slots.maxActive).toBeLessThanOrEqual(POSTGRES_WRITE_SLOTS);
       expect(POSTGRES_WRITE_SLOTS).toBeLessThan(10);
     }
   });
