@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DIALECTS, basePath, createTestApp, createUser, type TestApp, type TestBase, type TestUser } from '../helpers/index.js';
+import { DIALECTS, createTestApp, type TestApp, type TestBase, type TestUser } from '../helpers/index.js';
 import { through, type Gateway } from './rows.fixtures.js';
-import { peopleBase } from './view-share.fixtures.js';
+import { peopleBase, viewShareToken } from './view-share.fixtures.js';
 
 /**
  * Issue 30: a view share's token reads the metadata of its one table — that table only, the shared view
@@ -33,10 +33,7 @@ describe.each(DIALECTS)("a view share reads its table's metadata only (%s)", (di
     });
     expect(view.statusCode, view.body).toBe(200);
     expect((await g.call('POST', 'views/?table_name=People', { name: 'Everything', type: 'table' })).statusCode).toBe(200);
-    const user = await createUser(t);
-    const share = await t.request({ method: 'POST', url: basePath(base, 'user-view-shares/'), token: owner.token, payload: { table_id: tableId, view_id: view.json()._id, permission: 'r', to_user: user.email } });
-    expect(share.statusCode, share.body).toBe(200);
-    token = (await t.request({ method: 'GET', url: basePath(base, `user-view-share-access-token/?user_view_share_id=${share.json().id}`), token: user.token })).json().access_token as string;
+    ({ token } = await viewShareToken(t, { owner, base, tableId, viewId: view.json()._id, permission: 'r' }));
   });
   afterAll(() => t.close());
 

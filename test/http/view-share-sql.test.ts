@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DIALECTS, basePath, createTestApp, createUser, type TestApp, type TestBase, type TestUser } from '../helpers/index.js';
+import { DIALECTS, createTestApp, type TestApp, type TestBase, type TestUser } from '../helpers/index.js';
 import { appendRows, through, type Gateway } from './rows.fixtures.js';
-import { addRedTeamView, peopleBase } from './view-share.fixtures.js';
+import { addRedTeamView, peopleBase, viewShareToken } from './view-share.fixtures.js';
 
 /**
  * Issue 30: SQL through a view share sees exactly the view — its table, its rows (filters; archived rows
@@ -17,14 +17,7 @@ describe.each(DIALECTS)('SQL limited to a shared view (%s)', (dialect) => {
   let ids: Record<string, string>;
 
   /** A view share's Base-Token for a new user. */
-  async function viewToken(permission: 'r' | 'rw'): Promise<string> {
-    const user = await createUser(t);
-    const share = await t.request({ method: 'POST', url: basePath(base, 'user-view-shares/'), token: owner.token, payload: { table_id: tableId, view_id: viewId, permission, to_user: user.email } });
-    expect(share.statusCode, share.body).toBe(200);
-    const res = await t.request({ method: 'GET', url: basePath(base, `user-view-share-access-token/?user_view_share_id=${share.json().id}`), token: user.token });
-    expect(res.statusCode, res.body).toBe(200);
-    return res.json().access_token as string;
-  }
+  const viewToken = async (permission: 'r' | 'rw') => (await viewShareToken(t, { owner, base, tableId, viewId, permission })).token;
   const query = (token: string, sql: string, extra: object = {}) => g.call('POST', 'sql/', { sql, convert_keys: true, ...extra }, token);
   /** Every row of People as the owner sees it: name → team. */
   const everyRow = async () => {

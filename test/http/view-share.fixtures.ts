@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { basePath, createBase, createUser, type TestApp } from '../helpers/index.js';
+import { basePath, createBase, createUser, type TestApp, type TestBase, type TestUser } from '../helpers/index.js';
 import { addTable, through, type Gateway } from './rows.fixtures.js';
 
 /** The view-share tests' table: People (Name, Team, Salary), whose "Red" views show the red team without Salary. */
@@ -30,4 +30,23 @@ export async function peopleBase(t: TestApp) {
   const people = await addTable(g, 'People', PEOPLE_COLUMNS);
   await addTable(g, 'Secret', [{ column_name: 'Code', column_type: 'text' }]);
   return { owner, base, g, people };
+}
+
+/** A new user with a view of `base`'s table shared with them at `permission`, and the share's Base-Token. */
+export async function viewShareToken(
+  t: TestApp,
+  share: { owner: TestUser; base: TestBase; tableId: string; viewId: string; permission: 'r' | 'rw' },
+): Promise<{ user: TestUser; token: string }> {
+  const user = await createUser(t);
+  const { owner, base, tableId, viewId, permission } = share;
+  const made = await t.request({ method: 'POST', url: basePath(base, 'user-view-shares/'), token: owner.token, payload: { table_id: tableId, view_id: viewId, permission, to_user: user.email } });
+  expect(made.statusCode, made.body).toBe(200);
+  const res = await t.request({ method: 'GET', url: basePath(base, `user-view-share-access-token/?user_view_share_id=${made.json().id}`), token: user.token });
+  expect(res.statusCode, res.body).toBe(200);
+  return { user, token: res.json().access_token as string };
+}
+
+/** The columns' keys of a table as `addTable` answers it, by column name. */
+export function columnKeys(table: { columns: unknown }): Record<string, string> {
+  return Object.fromEntries((table.columns as Array<{ name: string; key: string }>).map((c) => [c.name, c.key]));
 }

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DIALECTS, basePath, createTestApp, createUser, type TestApp, type TestBase, type TestUser } from '../helpers/index.js';
+import { DIALECTS, createTestApp, type TestApp, type TestBase, type TestUser } from '../helpers/index.js';
 import { appendRows, type Gateway } from '../http/rows.fixtures.js';
 import { joined, listen, waitFor, type LiveClient } from './live.support.js';
-import { addRedTeamView, peopleBase } from '../http/view-share.fixtures.js';
+import { addRedTeamView, columnKeys, peopleBase, viewShareToken } from '../http/view-share.fixtures.js';
 
 type Op = { op_type: string; row_id?: string; row_data?: Record<string, unknown>; updated?: Record<string, unknown> };
 
@@ -18,7 +18,7 @@ describe.each(DIALECTS)('live channel of a shared view, judged as of the change 
   let base: TestBase;
   let g: Gateway;
   let tableId: string;
-  const keys: Record<string, string> = {};
+  let keys: Record<string, string>;
   const clients: LiveClient[] = [];
 
   beforeAll(async () => {
@@ -27,7 +27,7 @@ describe.each(DIALECTS)('live channel of a shared view, judged as of the change 
     let people: { _id: string; columns: unknown };
     ({ owner, base, g, people } = await peopleBase(t));
     tableId = people._id;
-    for (const c of people.columns as Array<{ name: string; key: string }>) keys[c.name] = c.key;
+    keys = columnKeys(people);
   });
   afterAll(async () => {
     clients.forEach((c) => c.close());
@@ -36,10 +36,7 @@ describe.each(DIALECTS)('live channel of a shared view, judged as of the change 
 
   it("uses the view's filters and hidden columns of the moment of each change", async () => {
     const viewId = await addRedTeamView(g, 'Red'); // Team = red, Salary hidden
-    const user = await createUser(t);
-    const share = await t.request({ method: 'POST', url: basePath(base, 'user-view-shares/'), token: owner.token, payload: { table_id: tableId, view_id: viewId, permission: 'r', to_user: user.email } });
-    expect(share.statusCode, share.body).toBe(200);
-    const token = (await t.request({ method: 'GET', url: basePath(base, `user-view-share-access-token/?user_view_share_id=${share.json().id}`), token: user.token })).json().access_token as string;
+    const { token } = await viewShareToken(t, { owner, base, tableId, viewId, permission: 'r' });
     const live = await joined(url, base.uuid, token);
     clients.push(live);
     const update = async (rowId: string, row: object) => expect((await g.call('PUT', 'rows/', { table_name: 'People', updates: [{ row_id: rowId, row }] })).statusCode).toBe(200);

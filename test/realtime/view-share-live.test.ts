@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DIALECTS, basePath, createTestApp, createUser, type TestApp, type TestBase, type TestUser } from '../helpers/index.js';
+import { DIALECTS, createTestApp, type TestApp, type TestBase, type TestUser } from '../helpers/index.js';
 import { appendRows, through, type Gateway } from '../http/rows.fixtures.js';
 import { joined, listen, settle, waitFor, type LiveClient } from './live.support.js';
-import { addRedTeamView, peopleBase } from '../http/view-share.fixtures.js';
+import { addRedTeamView, columnKeys, peopleBase, viewShareToken } from '../http/view-share.fixtures.js';
 
 type Op = { op_type: string; table_id?: string; row_id?: string; link_id?: string; table1_row_id?: string; table2_row_id?: string; row_data?: Record<string, unknown>; updated?: Record<string, unknown>; old_row?: Record<string, unknown>; deleted_row?: Record<string, unknown> };
 
@@ -18,15 +18,12 @@ describe.each(DIALECTS)('live channel limited to a shared view (%s)', (dialect) 
   let base: TestBase;
   let g: Gateway;
   let tableId: string;
-  const keys: Record<string, string> = {};
+  let keys: Record<string, string>;
   const clients: LiveClient[] = [];
 
   /** A user with the view shared with them (`r`), joined to the live channel with its Base-Token. */
   async function viewer(viewId: string): Promise<{ live: LiveClient; token: string }> {
-    const user = await createUser(t);
-    const share = await t.request({ method: 'POST', url: basePath(base, 'user-view-shares/'), token: owner.token, payload: { table_id: tableId, view_id: viewId, permission: 'rw', to_user: user.email } });
-    expect(share.statusCode, share.body).toBe(200);
-    const token = (await t.request({ method: 'GET', url: basePath(base, `user-view-share-access-token/?user_view_share_id=${share.json().id}`), token: user.token })).json().access_token as string;
+    const { token } = await viewShareToken(t, { owner, base, tableId, viewId, permission: 'rw' });
     const live = await joined(url, base.uuid, token);
     clients.push(live);
     return { live, token };
@@ -40,7 +37,7 @@ describe.each(DIALECTS)('live channel limited to a shared view (%s)', (dialect) 
     let people: { _id: string; columns: unknown };
     ({ owner, base, g, people } = await peopleBase(t));
     tableId = people._id;
-    for (const c of people.columns as Array<{ name: string; key: string }>) keys[c.name] = c.key;
+    keys = columnKeys(people);
   });
   afterAll(async () => {
     clients.forEach((c) => c.close());
