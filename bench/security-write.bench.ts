@@ -26,7 +26,7 @@
 import { loadavg } from 'node:os';
 import type { FastifyInstance } from 'fastify';
 import { CommitScope, withCommitScope } from '../src/db/index.js';
-import { startBasegate } from './lib/servers.js';
+import { scopedBaseToken, startBasegate } from './lib/servers.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const OPS = Number(process.env.BENCH_OPS ?? 200);
@@ -55,16 +55,7 @@ async function main(): Promise<void> {
   const basegate = await startBasegate({ RATE_LIMIT_ACCOUNT_PER_MINUTE: '0', RATE_LIMIT_BASE_PER_MINUTE: '0' }, { routes: auditHooks });
   const { app, container, seeded } = basegate;
   try {
-    const account = { authorization: `Token ${seeded.accountToken}` };
-    const created = await app.inject({
-      method: 'POST',
-      url: `/api/v2.1/workspace/${seeded.base.workspace_id}/dtable/bench/api-tokens/`,
-      headers: account,
-      payload: { app_name: 'scoped', permission: 'rw', tables: ['Table1'], operations: ['read_rows', 'write_rows'], allowed_networks: ['127.0.0.0/8'], rate_limit: 1_000_000 },
-    });
-    if (created.statusCode >= 300) throw new Error(`scoped token: ${created.statusCode} ${created.body}`);
-    const exchanged = await app.inject({ method: 'GET', url: '/api/v2.1/dtable/app-access-token/', headers: { authorization: `Token ${created.json<{ api_token: string }>().api_token}` } });
-    const scopedToken = exchanged.json<{ access_token: string }>().access_token;
+    const scopedToken = await scopedBaseToken(basegate);
     const url = `/api-gateway/api/v2/dtables/${seeded.base.uuid}/rows/`;
 
     // Audit off: the only audit work a gateway call does is the API-Token's new-network listener.

@@ -5,22 +5,14 @@
  *   npx tsx --cpu-prof --cpu-prof-dir=/tmp/prof bench/security-write.profile.ts [plain|scoped|scope|audited|read|scoped-read] [count]
  */
 import { CommitScope, withCommitScope } from '../src/db/index.js';
-import { startBasegate } from './lib/servers.js';
+import { scopedBaseToken, startBasegate } from './lib/servers.js';
 
 const which = process.argv[2] ?? 'audited';
 const count = Number(process.argv[3] ?? 3000);
 
 const basegate = await startBasegate({ RATE_LIMIT_ACCOUNT_PER_MINUTE: '0', RATE_LIMIT_BASE_PER_MINUTE: '0' });
 const { app, container, seeded } = basegate;
-const account = { authorization: `Token ${seeded.accountToken}` };
-const created = await app.inject({
-  method: 'POST',
-  url: `/api/v2.1/workspace/${seeded.base.workspace_id}/dtable/bench/api-tokens/`,
-  headers: account,
-  payload: { app_name: 'scoped', permission: 'rw', tables: ['Table1'], operations: ['read_rows', 'write_rows'], allowed_networks: ['127.0.0.0/8'], rate_limit: 1_000_000 },
-});
-const exchanged = await app.inject({ method: 'GET', url: '/api/v2.1/dtable/app-access-token/', headers: { authorization: `Token ${created.json<{ api_token: string }>().api_token}` } });
-const scopedToken = exchanged.json<{ access_token: string }>().access_token;
+const scopedToken = await scopedBaseToken(basegate);
 const url = `/api-gateway/api/v2/dtables/${seeded.base.uuid}/rows/`;
 const insert = async (token: string) => {
   const res = await app.inject({ method: 'POST', url, remoteAddress: '127.0.0.1', headers: { authorization: `Token ${token}` }, payload: { table_name: 'Table1', rows: [{ Name: 'bench' }] } });
