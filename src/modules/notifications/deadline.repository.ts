@@ -60,10 +60,12 @@ export async function* matchingRows(
     let query = db
       .selectFrom('base_rows')
       .select(['id', 'row_id', 'data', 'ctime', 'mtime', 'creator', 'last_modifier', sql<unknown>`${range.value}`.as('range_value')])
-      .where(tableScope(baseId, tableId))
-      .where(range.range)
-      .where(where);
-    if (after) query = query.where(sql<SqlBool>`(${range.value}, base_rows.id) > (${typed(after.value)}, ${after.id})`);
+      .where(tableScope(baseId, tableId));
+    // The resume point first, with a plain lower bound: SQLite seeks the index by the first lower bound it
+    // finds and never by a row value (with the range's own bound first, each page skipped every entry
+    // before it: 152 ms against 22 ms for 86 pages near the end of a 43,000-row range).
+    if (after) query = query.where(sql<SqlBool>`${range.value} >= ${typed(after.value)} and (${range.value}, base_rows.id) > (${typed(after.value)}, ${after.id})`);
+    query = query.where(range.range).where(where);
     const compiled = query.orderBy(sql`${range.value}`).orderBy('id').limit(limit).compile();
     // SQLite reads the named index; PostgreSQL is kept from sorting the range (it reads it in order).
     const rows = await executeIndexed(db, compiled, postgres ? ORDERED_SCAN : range.index);
