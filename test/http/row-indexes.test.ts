@@ -4,6 +4,8 @@ import { DIALECTS, createTestApp, type TestApp } from '../helpers/index.js';
 import { executeIndexed, ORDERED_SCAN } from '../../src/modules/rows/index.js';
 import { type Gateway } from './rows.fixtures.js';
 import { bigTable } from './row-index.fixtures.js';
+import { filterToSql, indexableTerms, parseFilters } from '../../src/modules/filters/index.js';
+import { matchingRows, type MatchRead } from '../../src/modules/notifications/index.js';
 
 /**
  * Row indexes (rows/row-indexes.ts): built for the columns a big table is filtered and sorted on, used
@@ -122,6 +124,43 @@ describe.each(DIALECTS)('row indexes (%s)', (dialect) => {
       const again = [];
       for (const request of REQUESTS) again.push(await request());
       expect(again).toEqual(answers);
+    } finally {
+      indexes().options.probeCap = 2000;
+    }
+  });
+
+  it('walks every match of a range wider than any probe cap through its index, resuming by (value, id) over ties', async () => {
+    // The deadline scans' read (notifications/deadline.repository.ts): pages of 7 over ranges matching
+    // about a hundred rows each, with the probe cap at 10 — the id walk is the answer to compare with.
+    indexes().options.probeCap = 10;
+    try {
+      const meta = await t.container.baseData.writer.read({ id: g.base.id, uuid: g.base.uuid });
+      const table = meta.tables.find((x) => x.name === 'Big')!;
+      const cases = [
+        [{ column_name: 'Due', filter_predicate: 'is_within', filter_term_modifier: 'the_next_numbers_of_days', filter_term: 120 }],
+        [{ column_name: 'Price', filter_predicate: 'greater', filter_term: 300 }, { column_name: 'Kind', filter_predicate: 'is_not', filter_term: 'Open' }],
+      ];
+      const ctx = { now: Date.UTC(2026, 2, 1), timeZone: 'UTC' };
+      for (const filters of cases) {
+        const parsed = parseFilters({ filters, filter_conjunction: 'And' }, table.columns);
+        if (!parsed.ok) throw new Error(parsed.error);
+        const where = filterToSql(parsed.filter, ctx, dialect);
+        const range = indexes().rangeRead(g.base.id, tableId, indexableTerms(parsed.filter, ctx, dialect));
+        expect(range?.index).toMatch(new RegExp(`^bri_${g.base.id}_`));
+        const walk = async (read: MatchRead) => {
+          const ids: number[] = [];
+          for await (const page of matchingRows(t.container.db, g.base.id, tableId, where, 7, read)) {
+            expect(page.length).toBeLessThanOrEqual(7);
+            ids.push(...page.map((r) => r.id));
+          }
+          return ids;
+        };
+        const byId = await walk({});
+        const byRange = await walk({ range: range! });
+        expect(byId.length).toBeGreaterThan(indexes().options.probeCap * 5);
+        expect(new Set(byRange).size).toBe(byRange.length);
+        expect([...byRange].sort((a, b) => a - b)).toEqual(byId);
+      }
     } finally {
       indexes().options.probeCap = 2000;
     }

@@ -4,7 +4,7 @@ import type { Expression, SqlBool } from 'kysely';
 import type { Executor } from '../../db/index.js';
 import { filterToSql, indexableTerms, parseFilters, type CompiledFilter, type FilterContext } from '../filters/index.js';
 import { indexUses, type RowIndexes } from '../rows/index.js';
-import { deadlineWhere, filterColumns, loadBaseContext, matchingRowsPage, type MetaTable } from '../notifications/index.js';
+import { deadlineWhere, filterColumns, loadBaseContext, matchingRows, type MatchRead, type MetaTable } from '../notifications/index.js';
 import { claimDeadlines, pruneAutomationMarks, releaseDeadlines } from './marks.repository.js';
 import type { AutomationInvalidation } from './invalidation.js';
 import type { ActionOutcome } from './model.js';
@@ -111,12 +111,8 @@ export class PeriodicAutomations {
           return null;
         }
         const dateKey = p.dateColumn!.key;
-        const indexedBy = await this.indexFor(trx, rule.baseId, check.prepared.table, window.filter, { now, timeZone: this.options.timeZone, currentUser: creator });
-        let afterId = 0;
-        for (;;) {
-          const page = await matchingRowsPage(trx, rule.baseId, rule.trigger.table_id, window.where, afterId, PAGE, indexedBy);
-          if (page.length === 0) break;
-          afterId = page[page.length - 1]!.id;
+        const read = await this.readFor(trx, rule.baseId, check.prepared.table, window.filter, { now, timeZone: this.options.timeZone, currentUser: creator });
+        for await (const page of matchingRows(trx, rule.baseId, rule.trigger.table_id, window.where, PAGE, read)) {
           const marks = page.map(({ row }) => ({ rowId: row._id, mark: String(row.data[dateKey] ?? '').slice(0, 64) }));
           const claimed = await claimDeadlines(trx, rule.id, marks, now);
           const fresh = page.filter(({ row }) => claimed.has(row._id));
@@ -129,7 +125,6 @@ export class PeriodicAutomations {
             this.options.log.warn({ ruleId: rule.id, maxRows: this.options.maxRows }, 'near_deadline automation: more rows than AUTOMATION_PERIODIC_MAX_ROWS; the rest skipped this period');
             break;
           }
-          if (page.length < PAGE) break;
         }
       } else {
         const p = check.prepared;
@@ -145,12 +140,8 @@ export class PeriodicAutomations {
         const creator = [...context.members.entries()].find(([, m]) => m.userId === rule.creatorId)?.[0];
         const filterCtx = { now, timeZone: this.options.timeZone, currentUser: creator };
         const where: Expression<SqlBool> = filterToSql(parsed.filter, filterCtx, this.dialect);
-        const indexedBy = await this.indexFor(trx, rule.baseId, p.table, parsed.filter, filterCtx);
-        let afterId = 0;
-        for (;;) {
-          const page = await matchingRowsPage(trx, rule.baseId, rule.trigger.table_id, where, afterId, PAGE, indexedBy);
-          if (page.length === 0) break;
-          afterId = page[page.length - 1]!.id;
+        const read = await this.readFor(trx, rule.baseId, p.table, parsed.filter, filterCtx);
+        for await (const page of matchingRows(trx, rule.baseId, rule.trigger.table_id, where, PAGE, read)) {
           const room = this.options.maxRows - queued;
           const taken = page.slice(0, room);
           await insertRuns(trx, taken.map(({ row }) => run([row._id], JSON.stringify(row))));
@@ -159,7 +150,6 @@ export class PeriodicAutomations {
             this.options.log.warn({ ruleId: rule.id, maxRows: this.options.maxRows }, 'periodic automation: more matching rows than AUTOMATION_PERIODIC_MAX_ROWS; the rest skipped this period');
             break;
           }
-          if (page.length < PAGE) break;
         }
       }
       if (queued > 0) await countTriggers(trx, new Map([[rule.id, 1]]), now);
@@ -167,11 +157,13 @@ export class PeriodicAutomations {
     });
   }
 
-  /** Asks for row indexes on the filter's columns (built in the background) and answers how to read the pages now. */
-  private async indexFor(trx: Executor, baseId: number, table: MetaTable, filter: CompiledFilter, ctx: FilterContext): Promise<string | undefined> {
+  /** Asks for row indexes on the filter's columns (built in the background) and answers how to read the matches now: an indexed range, else by id. */
+  private async readFor(trx: Executor, baseId: number, table: MetaTable, filter: CompiledFilter, ctx: FilterContext): Promise<MatchRead> {
     const indexes = this.options.rowIndexes;
-    if (!indexes) return undefined;
+    if (!indexes) return {};
     indexes.note(baseId, table, indexUses(table, [filter.root], []));
-    return indexes.hint(baseId, table._id, indexableTerms(filter, ctx, this.dialect), undefined, trx);
+    const terms = indexableTerms(filter, ctx, this.dialect);
+    const range = indexes.rangeRead(baseId, table._id, terms);
+    return range ? { range } : { indexedBy: await indexes.hint(baseId, table._id, terms, undefined, trx) };
   }
 }

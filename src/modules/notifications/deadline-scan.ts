@@ -3,7 +3,7 @@ import type { Db, DialectName } from '../../db/index.js';
 import type { Clock } from '../../shared/clock.js';
 import { filterToSql, indexableTerms, parseFilters, type CompiledFilter } from '../filters/index.js';
 import { loadBaseContext, nameLookup } from './base-context.js';
-import { matchingRowsPage } from './deadline.repository.js';
+import { matchingRows, type MatchRead } from './deadline.repository.js';
 import { indexUses, type RowIndexes } from '../rows/index.js';
 import { detailFor, recipientsFor } from './engine.js';
 import type { RuleInvalidation } from './invalidation.js';
@@ -102,16 +102,13 @@ export class DeadlineScan {
       const rowIndexes = this.options.rowIndexes;
       rowIndexes?.note(rule.baseId, p.table, indexUses(p.table, [window.filter.root], []));
       const terms = rowIndexes ? indexableTerms(window.filter, { now, timeZone: this.options.timeZone, currentUser: creator }, this.dialect) : [];
-      const indexedBy = await rowIndexes?.hint(rule.baseId, rule.trigger.table_id, terms, undefined, trx);
+      const range = rowIndexes?.rangeRead(rule.baseId, rule.trigger.table_id, terms);
+      const read: MatchRead = range ? { range } : { indexedBy: await rowIndexes?.hint(rule.baseId, rule.trigger.table_id, terms, undefined, trx) };
       const templateCtx = { timeZone: this.options.timeZone, userName: nameLookup(context.members) };
 
-      let afterId = 0;
       let rows = 0;
       let notifications = 0;
-      for (;;) {
-        const page = await matchingRowsPage(trx, rule.baseId, rule.trigger.table_id, where, afterId, ROWS_PER_PAGE, indexedBy);
-        if (page.length === 0) break;
-        afterId = page[page.length - 1]!.id;
+      for await (const page of matchingRows(trx, rule.baseId, rule.trigger.table_id, where, ROWS_PER_PAGE, read)) {
         rows += page.length;
         const claimed = new Set(await claimDay(trx, rule.id, page.map((r) => r.row._id), today, now));
         const notices: Notice[] = [];
@@ -124,7 +121,6 @@ export class DeadlineScan {
         }
         await writeNotices(trx, notices, now, this.options.emailDelayMs);
         notifications += notices.length;
-        if (page.length < ROWS_PER_PAGE) break;
       }
       if (notifications > 0) await setLastTriggerTime(trx, [rule.id], now);
       return { rows, notifications };

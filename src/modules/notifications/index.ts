@@ -37,7 +37,8 @@ export { loadBaseContext, loadBaseContexts, nameLookup, type BaseContext } from 
 export { metadataVersion } from './base-context.repository.js';
 export { renderMessage, type TemplateContext } from './templating.js';
 export { writeNotices, type Notice } from './notify.js';
-export { matchingRowsPage } from './deadline.repository.js';
+export { matchingRows, matchingRowsPage } from './deadline.repository.js';
+export type { MatchRead } from './deadline.repository.js';
 export { nextRunAt, localDay } from './zoned-time.js';
 export { deadlineWhere } from './deadline-scan.js';
 export { RuleAdmin, ADMIN_MAX_PER_PAGE } from './rule-admin.js';

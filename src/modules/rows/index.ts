@@ -27,7 +27,7 @@ export type { RowsService } from './rows.service.js';
 export type { LinksService } from './links.service.js';
 export { executeIndexed, ORDERED_SCAN, tableScope } from './rows.repository.js';
 export { RowIndexes, DEFAULT_ROW_INDEX_OPTIONS, indexUses } from './row-indexes.js';
-export type { RowIndexOptions } from './row-indexes.js';
+export type { RowIndexOptions, RangeRead } from './row-indexes.js';
 export { registerRowsMetrics } from './rows.metrics.js';
 export type { ReplacedTable, StagedHold } from './rows.service.js';
 export { STAGE_CODE, notStaged } from './staging.js';

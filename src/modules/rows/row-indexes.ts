@@ -28,6 +28,17 @@ import { indexValueType } from './sort-sql.js';
 export type IndexKind = 'filter' | 'asc' | 'desc';
 type ValueType = 'number' | 'text';
 
+/** A read of every row in an indexed range, page by page in index order (see RowIndexes.rangeRead). */
+export interface RangeRead {
+  /** The filter index's name (SQLite: INDEXED BY). */
+  index: string;
+  /** The indexed expression, on `base_rows.data`. */
+  value: RawBuilder<unknown>;
+  valueType: ValueType;
+  /** The range on the indexed expression alone (implied by the filter). */
+  range: Expression<SqlBool>;
+}
+
 /** The `kind` and `value_type` of a table's position index (its `column_key` is empty). */
 const POSITION = 'position';
 
@@ -194,6 +205,23 @@ export class RowIndexes {
     }
     if (this.dialect === 'postgres') return probed ? ORDERED_SCAN : undefined;
     return sort ? find(sort.key, sort.desc ? 'desc' : 'asc') : undefined;
+  }
+
+  /**
+   * The row index a walk over every match of `terms` reads as a range (the deadline scans): the first term
+   * whose column has a filter index, with the indexed expression to page on by (value, id). Unlike `hint`
+   * nothing is probed: the walk reads the whole range anyway, so it costs what the range holds at any size.
+   */
+  rangeRead(baseId: number, tableId: string, terms: Array<{ key: string; where: Expression<SqlBool> }>): RangeRead | undefined {
+    if (!this.entries) return undefined;
+    const filterKind: IndexKind = this.dialect === 'postgres' ? 'asc' : 'filter';
+    for (const term of terms) {
+      const entry = [...this.entries.values()].find((e) => e.base_id === baseId && e.table_id === tableId && e.column_key === term.key && e.kind === filterKind);
+      if (!entry) continue;
+      const valueType = entry.value_type as ValueType;
+      return { index: entry.name, value: indexedValue(this.dialect, sql.ref('base_rows.data'), entry.column_key, valueType), valueType, range: term.where };
+    }
+    return undefined;
   }
 
   /** Number of indexes this database has (for /metrics). */
