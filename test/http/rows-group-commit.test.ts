@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CommitScope, withCommitScope } from '../../src/db/index.js';
 import type { ChangeEvent } from '../../src/modules/events/index.js';
 import { DIALECTS, SharedDatabase, createTestApp, type TestApp } from '../helpers/index.js';
-import { appendRows, gateway, through, type Gateway } from './rows.fixtures.js';
+import { appendRows, gateway, refuseEventsNamed, through, type Gateway } from './rows.fixtures.js';
 
 /**
  * Many writers appending to one base at once, through two instances on one database. On PostgreSQL
@@ -100,12 +100,7 @@ describe.each(DIALECTS)('concurrent appends of one base (%s)', (dialect) => {
   });
 
   it('an append the database refuses fails alone; the others sent with it are written once each', async () => {
-    if (dialect === 'postgres') {
-      await sql`CREATE FUNCTION refuse_event() RETURNS trigger AS $$ BEGIN IF NEW.row_name = 'refused' THEN RAISE EXCEPTION 'refused by the test'; END IF; RETURN NEW; END $$ LANGUAGE plpgsql`.execute(first.container.db);
-      await sql`CREATE TRIGGER refuse_event BEFORE INSERT ON events FOR EACH ROW EXECUTE FUNCTION refuse_event()`.execute(first.container.db);
-    } else {
-      await sql`CREATE TRIGGER refuse_event BEFORE INSERT ON events WHEN NEW.row_name = 'refused' BEGIN SELECT RAISE(ABORT, 'refused by the test'); END`.execute(first.container.db);
-    }
+    const allowEvents = await refuseEventsNamed(first.container.db, dialect);
     try {
       const rows = first.container.baseData.rows;
       const actor = { user: 'u@auth.local', app: null };
@@ -137,7 +132,7 @@ describe.each(DIALECTS)('concurrent appends of one base (%s)', (dialect) => {
       const events = await first.container.db.selectFrom('events').select('row_name').where('base_id', '=', here.base.id).where('row_name', 'like', 'r%').execute();
       expect(events.map((e) => e.row_name).sort()).toEqual(names.filter((n) => n !== 'refused').sort());
     } finally {
-      await sql`DROP TRIGGER refuse_event${sql.raw(dialect === 'postgres' ? ' ON events' : '')}`.execute(first.container.db);
+      await allowEvents();
     }
   });
 

@@ -1,8 +1,7 @@
-import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChangeEvent } from '../../src/modules/events/index.js';
 import { DIALECTS, createTestApp, type TestApp } from '../helpers/index.js';
-import { appendRows, gateway, storedRowCount, type Gateway } from './rows.fixtures.js';
+import { appendRows, gateway, refuseEventsNamed, storedRowCount, type Gateway } from './rows.fixtures.js';
 
 /**
  * Appends on PostgreSQL go to the database as one statement when they can (BaseWriter.oneStatement):
@@ -87,12 +86,7 @@ describe.each(DIALECTS)('one-statement appends (%s)', (dialect) => {
   });
 
   it('leaves nothing when a part of the statement fails: no row, no event, no log entry, no revision', async () => {
-    if (dialect === 'postgres') {
-      await sql`CREATE FUNCTION refuse_event() RETURNS trigger AS $$ BEGIN IF NEW.row_name = 'refused' THEN RAISE EXCEPTION 'refused by the test'; END IF; RETURN NEW; END $$ LANGUAGE plpgsql`.execute(t.container.db);
-      await sql`CREATE TRIGGER refuse_event BEFORE INSERT ON events FOR EACH ROW EXECUTE FUNCTION refuse_event()`.execute(t.container.db);
-    } else {
-      await sql`CREATE TRIGGER refuse_event BEFORE INSERT ON events WHEN NEW.row_name = 'refused' BEGIN SELECT RAISE(ABORT, 'refused by the test'); END`.execute(t.container.db);
-    }
+    const allowEvents = await refuseEventsNamed(t.container.db, dialect);
     await appendRows(g, 'Table1', [{ Title: 'warm' }]);
     const before = { stats: stats(), revision: await revision(), rows: await count('base_rows'), events: await count('events'), log: await count('operation_log') };
     await expect(t.container.baseData.rows.append(g.base, { user: 'u@auth.local', app: null }, { table_name: 'Table1', rows: [{ Title: 'refused' }] })).rejects.toThrow(/refused by the test/);
@@ -101,7 +95,7 @@ describe.each(DIALECTS)('one-statement appends (%s)', (dialect) => {
     expect(await count('base_rows')).toBe(before.rows);
     expect(await count('events')).toBe(before.events);
     expect(await count('operation_log')).toBe(before.log);
-    await sql`DROP TRIGGER refuse_event${sql.raw(dialect === 'postgres' ? ' ON events' : '')}`.execute(t.container.db);
+    await allowEvents();
   });
 
   it('concurrent appends and updates of one base: nothing lost, each row’s events in the order its writes took effect, ids in commit order', async () => {

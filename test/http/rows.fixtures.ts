@@ -1,5 +1,6 @@
 import type { LightMyRequestResponse } from 'fastify';
-import type { DialectName } from '../../src/db/index.js';
+import { sql, type Kysely } from 'kysely';
+import type { Database, DialectName } from '../../src/db/index.js';
 import { basePath, baseToken, createBase, createTestApp, createUser, type TestApp, type TestBase, type TestUser } from '../helpers/index.js';
 
 /** A base with an owner and an `rw` Base-Token, and a caller for its `/api-gateway/` routes. */
@@ -96,4 +97,20 @@ export async function eventCount(g: Gateway): Promise<number> {
     .where('base_id', '=', g.base.id)
     .executeTakeFirstOrThrow();
   return Number(row.n);
+}
+
+/**
+ * A trigger that makes the database refuse every event row named `rowName`: one part of a write
+ * failing after the others were sent. Returns its removal.
+ */
+export async function refuseEventsNamed(db: Kysely<Database>, dialect: DialectName, rowName = 'refused'): Promise<() => Promise<void>> {
+  if (dialect === 'postgres') {
+    await sql`CREATE OR REPLACE FUNCTION refuse_event() RETURNS trigger AS $$ BEGIN IF NEW.row_name = ${sql.lit(rowName)} THEN RAISE EXCEPTION 'refused by the test'; END IF; RETURN NEW; END $$ LANGUAGE plpgsql`.execute(db);
+    await sql`CREATE TRIGGER refuse_event BEFORE INSERT ON events FOR EACH ROW EXECUTE FUNCTION refuse_event()`.execute(db);
+  } else {
+    await sql`CREATE TRIGGER refuse_event BEFORE INSERT ON events WHEN NEW.row_name = ${sql.lit(rowName)} BEGIN SELECT RAISE(ABORT, 'refused by the test'); END`.execute(db);
+  }
+  return async () => {
+    await sql`DROP TRIGGER refuse_event${sql.raw(dialect === 'postgres' ? ' ON events' : '')}`.execute(db);
+  };
 }
