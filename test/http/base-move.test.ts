@@ -164,6 +164,21 @@ describe.each(DIALECTS)('moving bases between workspaces (%s)', (dialect) => {
     expect({ ws: Number(row.workspace_id), name: row.name }).toEqual({ ws: base.workspaceId, name: base.name });
   });
 
+  it('a move racing the deletion of its group with its bases: never a 500, never a base moved and then gone', async () => {
+    for (let round = 0; round < 4; round++) {
+      const g = await team(t);
+      const base = await baseIn(t, g.owner, g.workspaceId);
+      const target = await personalWorkspace(t, g.owner);
+      const [moved, deleted] = await Promise.all([
+        move(t, g.owner, base, { to_workspace_id: target }),
+        t.request({ method: 'DELETE', url: `/api/v2.1/groups/${g.groupId}/?delete_bases=true`, token: g.owner.token }),
+      ]);
+      expect(deleted.statusCode, deleted.body).toBe(200);
+      expect([200, 404], moved.body).toContain(moved.statusCode);
+      expect(await workspaceOf(t, base.id)).toBe(moved.statusCode === 200 ? target : undefined);
+    }
+  });
+
   describe('deleting a group with move_bases_to', () => {
     it('moves all its bases, the trashed one too, and deletes the group; the members lose access', async () => {
       const g = await team(t);

@@ -41,22 +41,30 @@ export class BaseMoves {
   }
 
   /**
-   * Moves the bases (trashed ones too) from `from` to `to` inside `trx` and revokes, in it, the Base-Tokens
-   * of those who lose access; returns the losses, to `announce` after the commit.
+   * Moves the bases (trashed ones only with `trashedToo`) from `from` to `to` inside `trx` and revokes, in it, the Base-Tokens
+   * of those who lose access; returns how many moved and the losses, to `announce` after the commit.
    */
-  async moveIn(trx: Executor, baseIds: readonly number[], from: WorkspaceRow, to: WorkspaceRow, now: number, userId: number): Promise<AccessLoss[]> {
-    if (baseIds.length === 0 || from.id === to.id) return [];
-    await trx
+  async moveIn(
+    trx: Executor,
+    baseIds: readonly number[],
+    from: WorkspaceRow,
+    to: WorkspaceRow,
+    by: { userId: number; now: number; trashedToo: boolean },
+  ): Promise<{ moved: number; losses: AccessLoss[] }> {
+    if (baseIds.length === 0 || from.id === to.id) return { moved: 0, losses: [] };
+    const result = await trx
       .updateTable('bases')
-      .set({ workspace_id: to.id, modifier_id: userId, updated_at: now })
+      .set({ workspace_id: to.id, modifier_id: by.userId, updated_at: by.now })
       .where('id', 'in', [...baseIds])
       .where('workspace_id', '=', from.id)
-      .execute();
+      .$if(!by.trashedToo, (q) => q.where('deleted_at', 'is', null))
+      .executeTakeFirst();
     const keep = new Set(await workspaceUsers(trx, to));
     const leaving = (await workspaceUsers(trx, from)).filter((id) => !keep.has(id));
     const losses = lossesOf(baseIds, leaving);
     await this.revocation.revokeIn(trx, losses);
-    return losses;
+    // Fewer than asked: a base left `from` meanwhile (moved, or deleted with its group); the caller decides.
+    return { moved: Number(result.numUpdatedRows), losses };
   }
 
   /** After the move's commit: tells the other instances (their verifiers drop the revoked tokens). */

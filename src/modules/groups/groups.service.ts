@@ -210,7 +210,8 @@ export class GroupsService {
           const clash = await this.moves.clashingName(trx, own.filter((b) => b.deleted_at === null).map((b) => b.name), move.to.id);
           if (clash !== undefined) throw badRequest(`Table ${clash} already exists in workspace ${move.to.id}.`);
           moved = new Set(own.map((b) => Number(b.id)));
-          if (from) moveLosses = await this.moves.moveIn(trx, [...moved], from, move.to, this.clock.now(), move.userId);
+          // A base moved out meanwhile by another request is simply not among those moved here.
+          if (from) moveLosses = (await this.moves.moveIn(trx, [...moved], from, move.to, { userId: move.userId, now: this.clock.now(), trashedToo: true })).losses;
         }
         // The moved bases' losses were counted by the move (members who reach the target keep them).
         const groupLosses = lossesOf(reached.filter((b) => !moved.has(b)), members);

@@ -226,7 +226,10 @@ export class BasesService {
         if (!toWorkspace) return;
         const from = await trx.selectFrom('workspaces').selectAll().where('id', '=', base.workspace_id).executeTakeFirst();
         if (!from) throw notFound(`Workspace ${base.workspace_id} not found.`);
-        losses = await this.movesOrFail().moveIn(trx, [base.id], from, toWorkspace, now, user.id);
+        const result = await this.movesOrFail().moveIn(trx, [base.id], from, toWorkspace, { userId: user.id, now, trashedToo: false });
+        // Moved, trashed or deleted (with its group) by another request meanwhile.
+        if (result.moved === 0) throw notFound(`dtable ${oldName} not found.`);
+        losses = result.losses;
       });
     } catch (error) {
       if (isUniqueViolation(error)) throw conflict(`Table ${name} already exists.`);
