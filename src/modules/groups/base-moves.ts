@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/index.js';
+import type { DialectName, Executor } from '../../db/index.js';
 import { badRequest, notFound, permissionDenied } from '../../shared/errors.js';
 import { parsePositiveId } from '../../shared/ids.js';
 import type { BaseAccess, WorkspaceRow } from '../access/index.js';
@@ -15,7 +15,22 @@ export class BaseMoves {
   constructor(
     private readonly access: BaseAccess,
     private readonly revocation: AccessRevocation,
+    private readonly dialect: DialectName,
   ) {}
+
+  /**
+   * The workspace `id` (or a group's), locked for the rest of `trx` on PostgreSQL: a move and a group
+   * delete both take the source workspace first, so they run one after the other instead of taking the
+   * bases' rows and the revoked tokens' versions in opposite orders (a deadlock). SQLite runs one
+   * transaction at a time.
+   */
+  async lockWorkspace(trx: Executor, where: { id: number } | { groupId: number }): Promise<WorkspaceRow | undefined> {
+    // A group's row before its workspace's, in the order a user's deletion locks them (lockGroupsOwnedBy).
+    if ('groupId' in where && this.dialect === 'postgres') await trx.selectFrom('groups').select('id').where('id', '=', where.groupId).forUpdate().execute();
+    let query = trx.selectFrom('workspaces').selectAll();
+    query = 'id' in where ? query.where('id', '=', where.id) : query.where('group_id', '=', where.groupId);
+    return (this.dialect === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
+  }
 
   /** The workspace named by `value` when `userId` may create bases in it: not an id → 400, unknown → 404, not allowed → 403. */
   async target(userId: number, value: unknown, field: string): Promise<WorkspaceRow> {

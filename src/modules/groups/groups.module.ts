@@ -23,7 +23,7 @@ export interface GroupsModule {
 export function createGroupsModule(deps: { db: Db; dialect: DialectName; clock: Clock; access: BaseAccess; accounts: AccountsService; maxMembers: number }): GroupsModule {
   const { db, clock, access, accounts } = deps;
   const revocation = new AccessRevocation();
-  const moves = new BaseMoves(access, revocation);
+  const moves = new BaseMoves(access, revocation, deps.dialect);
   // The owner of a group others use is not deleted (the group, its members and its bases would go by
   // cascade): transfer or delete the group first. A group only its owner uses goes with the owner.
   // In the deletion's transaction the groups and their workspaces are locked first, so a base or member

@@ -1,4 +1,4 @@
-import type { Db, Executor } from '../../db/index.js';
+import type { Db } from '../../db/index.js';
 import { isForeignKeyViolation, isUniqueViolation } from '../../db/index.js';
 import type { Clock } from '../../shared/clock.js';
 import { AppError, apiError, badRequest, notFound, permissionDenied } from '../../shared/errors.js';
@@ -194,6 +194,7 @@ export class GroupsService {
     let losses: AccessLoss[] = [];
     try {
       await this.db.transaction().execute(async (trx) => {
+        const from = await this.moves.lockWorkspace(trx, { groupId: group.id });
         const reached = await this.access.basesOfGroup(group.id, trx);
         const members = await repo.memberIds(trx, group.id);
         const own = await trx
@@ -206,7 +207,6 @@ export class GroupsService {
         let moved = new Set<number>();
         let moveLosses: AccessLoss[] = [];
         if (move) {
-          const from = await findGroupWorkspaceRow(trx, group.id);
           const clash = await this.moves.clashingName(trx, own.filter((b) => b.deleted_at === null).map((b) => b.name), move.to.id);
           if (clash !== undefined) throw badRequest(`Table ${clash} already exists in workspace ${move.to.id}.`);
           moved = new Set(own.map((b) => Number(b.id)));
@@ -313,8 +313,4 @@ export function parseFlag(value: unknown, field: string): boolean {
 
 function isTrue(value: unknown): boolean {
   return value === true || value === 'true' || value === '1';
-}
-
-function findGroupWorkspaceRow(trx: Executor, groupId: number): Promise<WorkspaceRow | undefined> {
-  return trx.selectFrom('workspaces').selectAll().where('group_id', '=', groupId).executeTakeFirst();
 }

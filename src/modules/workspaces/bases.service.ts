@@ -222,10 +222,11 @@ export class BasesService {
     try {
       await this.db.transaction().execute(async (trx) => {
         const now = this.clock.now();
+        // The source workspace first (locked on PostgreSQL), as a group delete takes it.
+        const from = toWorkspace ? await this.movesOrFail().lockWorkspace(trx, { id: base.workspace_id }) : undefined;
+        if (toWorkspace && !from) throw notFound(`dtable ${oldName} not found.`);
         if (name !== base.name) await repo.renameBase(trx, base.id, name, user.id, now);
-        if (!toWorkspace) return;
-        const from = await trx.selectFrom('workspaces').selectAll().where('id', '=', base.workspace_id).executeTakeFirst();
-        if (!from) throw notFound(`Workspace ${base.workspace_id} not found.`);
+        if (!toWorkspace || !from) return;
         const result = await this.movesOrFail().moveIn(trx, [base.id], from, toWorkspace, { userId: user.id, now, trashedToo: false });
         // Moved, trashed or deleted (with its group) by another request meanwhile.
         if (result.moved === 0) throw notFound(`dtable ${oldName} not found.`);
