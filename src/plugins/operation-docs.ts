@@ -36,7 +36,10 @@ export const OPERATION_DOCS: Record<string, Doc> = {
   'GET /api/v2.1/workspaces/': ['List workspaces and bases', 'The caller\'s workspaces with their bases, and the bases shared with them.'],
   'POST /api/v2.1/dtables/': ['Create a base', 'A new base (`Table1` with a `Name` column and a default view) in the caller\'s workspace.'],
   'POST /api/v2.1/dtable-copy/': ['Copy a base', 'Copies a base the caller can read into a workspace of their own.'],
-  'PUT /api/v2.1/workspace/{workspace_id}/dtable/': ['Rename a base', 'Gives a base of the workspace a new name.'],
+  'PUT /api/v2.1/workspace/{workspace_id}/dtable/': [
+    'Rename or move a base',
+    'Gives a base of the workspace a new name (`name`, `new_name`). basegate extension: with `to_workspace_id` the base moves to that workspace (renamed too when `new_name` is given), keeping its uuid, rows, shares and tokens; needs the right to delete the base and to create bases in the target (403), an unknown workspace is 404, a name taken there 409.',
+  ],
   'DELETE /api/v2.1/workspace/{workspace_id}/dtable/': ['Delete a base', 'Moves a base to the trash.'],
 
   // Sharing and external links
@@ -242,7 +245,10 @@ export const OPERATION_DOCS: Record<string, Doc> = {
   'GET /api/v2.1/search-group/': ['Search groups', 'Groups of the caller whose name contains the query.'],
   'GET /api/v2.1/groups/{group_id}/': ['A group', 'Name, owner, admins and members\' count of one group.'],
   'PUT /api/v2.1/groups/{group_id}/': ['Change a group', 'Renames a group (admins) or transfers it to another member (owner).'],
-  'DELETE /api/v2.1/groups/{group_id}/': ['Delete a group', 'Refused while the group holds bases, unless they are deleted in the same call. Owner only.'],
+  'DELETE /api/v2.1/groups/{group_id}/': [
+    'Delete a group',
+    'Refused while the group holds bases, unless they are deleted (`delete_bases=true`) or, a basegate extension, moved (`move_bases_to`: a workspace id the caller may create bases in; a name taken there refuses the whole call with 400) in the same call. Owner only.',
+  ],
   'GET /api/v2.1/groups/{group_id}/members/': ['Group members', 'The members with their roles (owner, admin, member).'],
   'POST /api/v2.1/groups/{group_id}/members/': ['Add a member', 'Adds a user to the group as a member (admins).'],
   'POST /api/v2.1/groups/{group_id}/members/bulk/': ['Add members', 'Adds several users at once; answers who was added and who failed, and why.'],

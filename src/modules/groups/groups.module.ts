@@ -5,6 +5,7 @@ import type { BaseAccess } from '../access/index.js';
 import { GroupSharesService } from './group-shares.service.js';
 import { GroupsService } from './groups.service.js';
 import { AccessRevocation } from './revocation.js';
+import { BaseMoves } from './base-moves.js';
 import { ViewSharesService } from './view-shares.service.js';
 import { groupsInUseOwnedBy, lockGroupsOwnedBy } from './groups.repository.js';
 import { badRequest } from '../../shared/errors.js';
@@ -15,11 +16,14 @@ export interface GroupsModule {
   viewShares: ViewSharesService;
   /** Where the tokens module hooks revocation in (members removed, shares changed, groups deleted). */
   revocation: AccessRevocation;
+  /** Moves bases between workspaces (the workspaces module's rename-and-move uses it too). */
+  moves: BaseMoves;
 }
 
 export function createGroupsModule(deps: { db: Db; dialect: DialectName; clock: Clock; access: BaseAccess; accounts: AccountsService; maxMembers: number }): GroupsModule {
   const { db, clock, access, accounts } = deps;
   const revocation = new AccessRevocation();
+  const moves = new BaseMoves(access, revocation, deps.dialect);
   // The owner of a group others use is not deleted (the group, its members and its bases would go by
   // cascade): transfer or delete the group first. A group only its owner uses goes with the owner.
   // In the deletion's transaction the groups and their workspaces are locked first, so a base or member
@@ -31,10 +35,11 @@ export function createGroupsModule(deps: { db: Db; dialect: DialectName; clock: 
     if (groups.length > 0) throw badRequest(ownerOfGroupsMessage(login, groups));
   });
   return {
-    groups: new GroupsService(db, clock, access, accounts, revocation, deps.maxMembers),
+    groups: new GroupsService(db, clock, access, accounts, revocation, moves, deps.maxMembers),
     groupShares: new GroupSharesService(db, clock, access, revocation),
     viewShares: new ViewSharesService(db, clock, access, accounts, revocation),
     revocation,
+    moves,
   };
 }
 

@@ -69,7 +69,8 @@ export function groupsRoutes(groups: GroupsService, accounts: AccountsService): 
       { config: account, schema: { tags, params: GroupParams, querystring: LooseQuery, body: Type.Optional(LooseBody), response: { 200: Success } } },
       async (request) => {
         const deleteBases = request.body?.delete_bases ?? request.query.delete_bases;
-        await groups.delete(currentAccount(request), request.params.group_id, deleteBases);
+        const moveBasesTo = request.body?.move_bases_to ?? request.query.move_bases_to;
+        await groups.delete(currentAccount(request), request.params.group_id, deleteBases, moveBasesTo);
         return { success: true };
       },
     );

@@ -4,10 +4,11 @@ import type { Clock } from '../../shared/clock.js';
 import { AppError, apiError, badRequest, notFound, permissionDenied } from '../../shared/errors.js';
 import { parsePositiveId } from '../../shared/ids.js';
 import type { AccountsService, AccountUser, UserRow } from '../accounts/index.js';
-import { GROUP_REQUIRED, groupRoleAtLeast, type BaseAccess, type BaseListing, type GroupRole } from '../access/index.js';
+import { GROUP_REQUIRED, groupRoleAtLeast, type BaseAccess, type BaseListing, type GroupRole, type WorkspaceRow } from '../access/index.js';
 import * as repo from './groups.repository.js';
 import type { GroupRow, MemberRow } from './groups.repository.js';
-import { lossesOf, type AccessRevocation } from './revocation.js';
+import { lossesOf, type AccessLoss, type AccessRevocation } from './revocation.js';
+import type { BaseMoves } from './base-moves.js';
 
 export const MAX_GROUP_NAME_LENGTH = 255;
 /** Members one bulk add may name. */
@@ -41,6 +42,7 @@ export class GroupsService {
     private readonly access: BaseAccess,
     private readonly accounts: AccountsService,
     private readonly revocation: AccessRevocation,
+    private readonly moves: BaseMoves,
     private readonly maxMembers: number,
   ) {}
 
@@ -92,9 +94,16 @@ export class GroupsService {
     return this.view(await this.find(group.id));
   }
 
-  async delete(user: AccountUser, id: unknown, deleteBases: unknown): Promise<void> {
+  /** `moveBasesTo`: a workspace the caller may create bases in, where the group's bases go (a basegate extension). */
+  async delete(user: AccountUser, id: unknown, deleteBases: unknown, moveBasesTo?: unknown): Promise<void> {
+    const moving = moveBasesTo !== undefined && moveBasesTo !== null && moveBasesTo !== '';
+    if (moving && isTrue(deleteBases)) throw badRequest('Give delete_bases or move_bases_to, not both.');
+    if (moving && parsePositiveId(moveBasesTo) === null) throw badRequest('move_bases_to invalid.');
     const { group } = await this.authorize(user, id, GROUP_REQUIRED.own);
-    await this.deleteGroup(group, deleteBases);
+    if (!moving) return this.deleteGroup(group, deleteBases);
+    const target = await this.moves.target(user.id, moveBasesTo, 'move_bases_to');
+    if (target.group_id === group.id) throw badRequest("move_bases_to is the group's own workspace.");
+    await this.deleteGroup(group, false, { to: target, userId: user.id });
   }
 
   async members(user: AccountUser, id: unknown, adminsOnly: boolean): Promise<MemberRow[]> {
@@ -172,20 +181,50 @@ export class GroupsService {
     });
   }
 
-  /** Refused while the group's workspace holds bases, unless `deleteBases` is true: then they go with it (not to the trash). */
-  async deleteGroup(group: GroupRow, deleteBases: unknown): Promise<void> {
-    const withBases = deleteBases === true || deleteBases === 'true' || deleteBases === '1';
+  /**
+   * Refused while the group's workspace holds bases, unless `deleteBases` is true: then they go with it
+   * (not to the trash); or unless `move` names a workspace: then all of them, trashed ones too, move there
+   * first, in the same transaction (a live base's name taken there refuses the whole call with 400).
+   */
+  async deleteGroup(group: GroupRow, deleteBases: unknown, move?: { to: WorkspaceRow; userId: number }): Promise<void> {
+    const withBases = isTrue(deleteBases);
     const bases = await repo.listGroupBases(this.db, group.id);
-    if (bases.length > 0 && !withBases) throw badRequest('Cannot delete group with bases');
+    if (bases.length > 0 && !withBases && !move) throw badRequest('Cannot delete group with bases');
     let uuids: string[] = [];
-    let losses: ReturnType<typeof lossesOf> = [];
-    await this.db.transaction().execute(async (trx) => {
-      const reached = await this.access.basesOfGroup(group.id, trx);
-      losses = lossesOf(reached, await repo.memberIds(trx, group.id));
-      uuids = (await trx.selectFrom('bases').innerJoin('workspaces', 'workspaces.id', 'bases.workspace_id').select('bases.uuid').where('workspaces.group_id', '=', group.id).execute()).map((r) => r.uuid);
-      await this.revocation.revokeIn(trx, losses);
-      await repo.deleteGroup(trx, group.id);
-    });
+    let losses: AccessLoss[] = [];
+    try {
+      await this.db.transaction().execute(async (trx) => {
+        const from = await this.moves.lockWorkspace(trx, { groupId: group.id });
+        const reached = await this.access.basesOfGroup(group.id, trx);
+        const members = await repo.memberIds(trx, group.id);
+        const own = await trx
+          .selectFrom('bases')
+          .innerJoin('workspaces', 'workspaces.id', 'bases.workspace_id')
+          .select(['bases.id', 'bases.uuid', 'bases.name', 'bases.deleted_at'])
+          .where('workspaces.group_id', '=', group.id)
+          .execute();
+        uuids = own.map((r) => r.uuid);
+        let moved = new Set<number>();
+        let moveLosses: AccessLoss[] = [];
+        if (move) {
+          const clash = await this.moves.clashingName(trx, own.filter((b) => b.deleted_at === null).map((b) => b.name), move.to.id);
+          if (clash !== undefined) throw badRequest(`Table ${clash} already exists in workspace ${move.to.id}.`);
+          moved = new Set(own.map((b) => Number(b.id)));
+          // A base moved out meanwhile by another request is simply not among those moved here.
+          if (from) moveLosses = (await this.moves.moveIn(trx, [...moved], from, move.to, { userId: move.userId, now: this.clock.now(), trashedToo: true })).losses;
+        }
+        // The moved bases' losses were counted by the move (members who reach the target keep them).
+        const groupLosses = lossesOf(reached.filter((b) => !moved.has(b)), members);
+        await this.revocation.revokeIn(trx, groupLosses);
+        losses = [...groupLosses, ...moveLosses];
+        await repo.deleteGroup(trx, group.id);
+      });
+    } catch (error) {
+      // The target workspace went meanwhile (its group, or its owner, deleted).
+      if (move && isForeignKeyViolation(error)) throw notFound(`Workspace ${move.to.id} not found.`);
+      if (move && isUniqueViolation(error)) throw badRequest(`A base of group ${group.name} has a name already taken in workspace ${move.to.id}.`);
+      throw error;
+    }
     await this.revocation.announce(losses);
     await this.revocation.basesGone(uuids);
   }
@@ -270,4 +309,8 @@ export function parseFlag(value: unknown, field: string): boolean {
   if (value === true || value === 'true' || value === 'True' || value === '1' || value === 1) return true;
   if (value === false || value === 'false' || value === 'False' || value === '0' || value === 0) return false;
   throw badRequest(`${field} invalid.`);
+}
+
+function isTrue(value: unknown): boolean {
+  return value === true || value === 'true' || value === '1';
 }

@@ -10,6 +10,7 @@ export { ViewSharesService } from './view-shares.service.js';
 export type { ViewShareKind } from './view-shares.service.js';
 export { AccessRevocation } from './revocation.js';
 export type { AccessLoss } from './revocation.js';
+export { BaseMoves } from './base-moves.js';
 export type { GroupRow, MemberRow } from './groups.repository.js';
 export { listGroupsOf, listMembers, listGroupBases, findGroupWorkspace } from './groups.repository.js';
 export { listBasesOfUsersGroups, listViewSharesToUsersGroups } from './shares.repository.js';

@@ -12,6 +12,8 @@ import {
   listGroupsOf,
   listMembers,
   listViewSharesToUsersGroups,
+  type AccessLoss,
+  type BaseMoves,
   type ViewShareListing,
 } from '../groups/index.js';
 import { REQUIRED, type BaseAccess, type BaseListing, type WorkspaceRow } from '../access/index.js';
@@ -46,6 +48,7 @@ export class BasesService {
     private readonly access: BaseAccess,
     private readonly accounts: AccountsService,
     trashRetentionDays = 30,
+    private readonly moves?: BaseMoves,
   ) {
     this.trash = new BaseTrash(
       db,
@@ -198,21 +201,52 @@ export class BasesService {
     return this.personalWorkspace(user.id);
   }
 
-  async rename(user: AccountUser, workspaceId: string, input: { name: unknown; newName: unknown }): Promise<BaseListing> {
+  /**
+   * Renames the base and/or, with `toWorkspaceId` (a basegate extension), moves it to another workspace.
+   * A move needs what deleting the base needs (REQUIRED.delete) and the right to create bases in the
+   * target; those who reached the base only through the workspace it leaves lose access at once.
+   */
+  async rename(user: AccountUser, workspaceId: string, input: { name: unknown; newName: unknown; toWorkspaceId?: unknown }): Promise<BaseListing> {
     const oldName = typeof input.name === 'string' ? input.name : '';
     if (oldName === '') throw badRequest('name invalid.');
-    const newName = checkBaseName(input.newName, 'new_name');
-    const { base } = await this.access.resolve(user, workspaceId, oldName, REQUIRED.rename);
-    if (newName !== base.name) {
-      try {
-        await repo.renameBase(this.db, base.id, newName, user.id, this.clock.now());
-        for (const listener of this.listeners) await listener(base);
-      } catch (error) {
-        if (isUniqueViolation(error)) throw conflict(`Table ${newName} already exists.`);
-        throw error;
-      }
+    const moving = input.toWorkspaceId !== undefined && input.toWorkspaceId !== null && input.toWorkspaceId !== '';
+    if (moving && parsePositiveId(input.toWorkspaceId) === null) throw badRequest('to_workspace_id invalid.');
+    // A move alone keeps the name.
+    const newName = moving && (input.newName === undefined || input.newName === null || input.newName === '') ? null : checkBaseName(input.newName, 'new_name');
+    const { base } = await this.access.resolve(user, workspaceId, oldName, moving ? REQUIRED.delete : REQUIRED.rename);
+    const name = newName ?? base.name;
+    const target = moving ? await this.movesOrFail().target(user.id, input.toWorkspaceId, 'to_workspace_id') : undefined;
+    const toWorkspace = target && target.id !== base.workspace_id ? target : undefined;
+    if (name === base.name && !toWorkspace) return base;
+    let losses: AccessLoss[] = [];
+    try {
+      await this.db.transaction().execute(async (trx) => {
+        const now = this.clock.now();
+        // The source workspace first (locked on PostgreSQL), as a group delete takes it.
+        const from = toWorkspace ? await this.movesOrFail().lockWorkspace(trx, { id: base.workspace_id }) : undefined;
+        if (toWorkspace && !from) throw notFound(`dtable ${oldName} not found.`);
+        if (name !== base.name) await repo.renameBase(trx, base.id, name, user.id, now);
+        if (!toWorkspace || !from) return;
+        const result = await this.movesOrFail().moveIn(trx, [base.id], from, toWorkspace, { userId: user.id, now, trashedToo: false });
+        // Moved, trashed or deleted (with its group) by another request meanwhile.
+        if (result.moved === 0) throw notFound(`dtable ${oldName} not found.`);
+        losses = result.losses;
+      });
+    } catch (error) {
+      if (isUniqueViolation(error)) throw conflict(`Table ${name} already exists.`);
+      // The target workspace went meanwhile (its group, or its owner, deleted).
+      if (toWorkspace && isForeignKeyViolation(error)) throw notFound(`Workspace ${toWorkspace.id} not found.`);
+      throw error;
     }
-    return (await this.access.findInWorkspace(base.workspace_id, newName)) ?? missing(base.id);
+    if (toWorkspace) await this.movesOrFail().announce(losses);
+    for (const listener of this.listeners) await listener(base);
+    const workspaceNow = toWorkspace?.id ?? base.workspace_id;
+    return (await this.access.findInWorkspace(workspaceNow, name)) ?? missing(base.id);
+  }
+
+  private movesOrFail(): BaseMoves {
+    if (!this.moves) throw new Error('BasesService: no BaseMoves given (moving bases is not wired)');
+    return this.moves;
   }
 
   async delete(user: AccountUser, workspaceId: string, name: unknown): Promise<void> {

@@ -113,7 +113,7 @@ export function workspacesRoutes({ bases, shares, links, clock, publicUrl }: Wor
       { config: account, schema: { tags: ['bases'], params: WorkspaceParams, body: LooseBody, response: { 200: BaseResponse } } },
       async (request) => {
         const body = request.body ?? {};
-        const base = await bases.rename(currentAccount(request), request.params.workspace_id, { name: body.name, newName: body.new_name });
+        const base = await bases.rename(currentAccount(request), request.params.workspace_id, { name: body.name, newName: body.new_name, toWorkspaceId: body.to_workspace_id });
         return { table: baseRecord(base) };
       },
     );
