@@ -215,6 +215,15 @@ export function isUniqueViolation(error: unknown): boolean {
   return e?.code === '23505' || e?.code === 'SQLITE_CONSTRAINT_UNIQUE' || e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }
 
+/**
+ * True when PostgreSQL gave up on a transaction because of a concurrent one (40001 serialization failure,
+ * 40P01 deadlock): the whole transaction may be run again.
+ */
+export function isSerializationFailure(error: unknown): boolean {
+  const e = error as { code?: string } | null;
+  return e?.code === '40001' || e?.code === '40P01';
+}
+
 /** True when `error` is a foreign-key violation on either engine. */
 export function isForeignKeyViolation(error: unknown): boolean {
   const e = error as { code?: string } | null;

@@ -1,13 +1,12 @@
 import type SQLite from 'better-sqlite3';
-import { CompiledQuery, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver, type QueryResult, type SqliteDatabase } from 'kysely';
+import { CompiledQuery, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver, type QueryResult } from 'kysely';
 
 /** First and longest pause between two tries for the write lock another process holds. */
 const FIRST_RETRY_MS = 5;
 const MAX_RETRY_MS = 100;
 
 /**
- * Kysely's SQLite dialect with a prepared-statement cache and three fixes for a database other
- * processes write to:
+ * Kysely's SQLite dialect with three fixes for a database other processes write to:
  * - transactions start with `BEGIN IMMEDIATE`: a deferred `BEGIN` that later upgrades to a write
  *   fails at once with SQLITE_BUSY when another connection writes (the busy timeout is not applied
  *   to an upgrade); IMMEDIATE takes the write lock up front;
@@ -18,8 +17,6 @@ const MAX_RETRY_MS = 100;
  *   in between, until `lockTimeoutMs`; then its SQLITE_BUSY reaches the caller (503);
  * - `ROLLBACK` is skipped when SQLite already rolled the transaction back by itself (disk full,
  *   I/O error), so the real error reaches the caller instead of "cannot rollback - no transaction is active".
- * Kysely prepares every statement it runs; preparing costs several times what running a small
- * statement does (~20 µs against ~5 µs for an INSERT), so statements of the same text are reused.
  */
 export class ImmediateSqliteDialect extends SqliteDialect {
   constructor(
@@ -34,34 +31,6 @@ export class ImmediateSqliteDialect extends SqliteDialect {
   }
 }
 
-/** Statements kept per connection, most recently used last (SQL texts with values inlined do not repeat). */
-const STATEMENT_CACHE_SIZE = 256;
-
-/**
- * The database as Kysely's driver sees it, with `prepare` answering from a cache. A cached statement
- * still being iterated (a streamed SELECT) is busy: then a fresh one is prepared. SQLite re-prepares a
- * statement by itself when the schema changed.
- */
-function withStatementCache(database: SQLite.Database): SqliteDatabase {
-  const cache = new Map<string, SQLite.Statement>();
-  return {
-    close: () => database.close(),
-    prepare(sql: string) {
-      const cached = cache.get(sql);
-      if (cached && !cached.busy) {
-        cache.delete(sql);
-        cache.set(sql, cached);
-        return cached;
-      }
-      const statement = database.prepare(sql);
-      if (cached) return statement;
-      if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
-      cache.set(sql, statement);
-      return statement;
-    },
-  };
-}
-
 function isBusy(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
@@ -74,7 +43,7 @@ class ImmediateSqliteDriver extends SqliteDriver {
     private readonly database: SQLite.Database,
     private readonly lockTimeoutMs: number,
   ) {
-    super({ database: withStatementCache(database) });
+    super({ database });
   }
 
   override async acquireConnection(): Promise<DatabaseConnection> {

@@ -129,7 +129,7 @@ describe.each(DIALECTS)('deleting the owner of a group (%s)', (dialect) => {
       const creations = Array.from({ length: 3 }, (_, i) => req(owner, 'POST', '/api/v2.1/dtables/', { name: `b${i}`, workspace_id: workspace }));
       const copy = req(owner, 'POST', '/api/v2.1/dtable-copy/', { src_workspace_id: source.json().table.workspace_id, dst_workspace_id: workspace, name: 'source' });
       const [deleted, copied, ...created] = await Promise.all([deleteUser(owner), copy, ...creations]);
-      for (const answer of [deleted!, copied!, ...created]) expect(answer.statusCode, answer.body).toBeLessThan(500);
+      for (const [i, answer] of [deleted!, copied!, ...created].entries()) expect(answer.statusCode, `${i} ${answer.body}`).toBeLessThan(500);
       const made = [...created.filter((answer) => answer.statusCode === 201), ...(copied!.statusCode === 200 ? [copied!] : [])];
       const kept = await t.container.db.selectFrom('bases').select('id').where('workspace_id', '=', workspace).execute();
       if (deleted!.statusCode === 200) {

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/index.js';
-import { isForeignKeyViolation, isUniqueViolation } from '../../db/index.js';
+import { isForeignKeyViolation, isSerializationFailure, isUniqueViolation } from '../../db/index.js';
 import type { Clock } from '../../shared/clock.js';
 import { badRequest, conflict, notFound, permissionDenied } from '../../shared/errors.js';
 import { newBaseUuid, parsePositiveId } from '../../shared/ids.js';
@@ -49,6 +49,9 @@ export class BaseCopyService {
         // The target workspace went meanwhile (its group, or its owner, deleted): a foreign-key violation,
         // or on PostgreSQL, under repeatable read, a serialization failure.
         if (isForeignKeyViolation(error) || !(await this.access.findWorkspace(dstWorkspace))) throw notFound(`Workspace ${dstWorkspace} not found.`);
+        // A concurrent write to a row the copy's foreign keys lock (the workspace, the user) ends a
+        // repeatable-read transaction: the copy is run again on a new snapshot.
+        if (isSerializationFailure(error) && attempt < COPY_SERIALIZATION_ATTEMPTS) continue;
         if (!isUniqueViolation(error)) throw error;
         if (attempt >= COPY_NAME_ATTEMPTS) throw conflict(`Table ${name} already exists.`);
         continue;
@@ -95,6 +98,7 @@ export class BaseCopyService {
 }
 
 const COPY_NAME_ATTEMPTS = 3;
+const COPY_SERIALIZATION_ATTEMPTS = 5;
 const MAX_NAME_LENGTH = 255;
 
 /** `name` when free, else `name (k)` with the smallest free k (the name shortened to stay within 255 characters). */
