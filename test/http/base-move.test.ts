@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DIALECTS, basePath, baseToken, createBase, createTestApp, createUser, type TestApp, type TestBase, type TestUser } from '../helpers/index.js';
-import { RedisProcess, secondInstance, type Instance } from './rate-limit.helpers.js';
+import { twoInstancesOverRedis, type Instance } from './rate-limit.helpers.js';
 
 // Moving bases between workspaces: a basegate extension (docs/permissions.md, docs/compatibility.md).
 
@@ -238,29 +238,10 @@ describe.each(DIALECTS)('moving bases between workspaces (%s)', (dialect) => {
 });
 
 describe.each(DIALECTS)('a move revokes the old group’s access on another instance (%s)', (dialect) => {
-  let own: RedisProcess | null = null;
-  let t: TestApp;
-  let other: Instance;
-  beforeAll(async () => {
-    let url = process.env.TEST_REDIS_URL;
-    if (!url) {
-      own = await RedisProcess.start();
-      url = own.url;
-    }
-    t = await createTestApp(dialect, { REDIS_URL: url });
-    other = await secondInstance(t);
-    await Promise.all([t.container.tokens.ready(), other.container.tokens.ready()]);
-  });
-  afterAll(async () => {
-    try {
-      await other?.close();
-      await t?.close();
-    } finally {
-      await own?.kill();
-    }
-  });
+  const pair = twoInstancesOverRedis(dialect);
 
   it('the other instance refuses the old member’s Base-Token once the message arrives (its clock never moves)', async () => {
+    const { t, other } = pair;
     const g = await team(t);
     const base = await baseIn(t, g.owner, g.workspaceId);
     const token = await baseToken(t, g.member, base);

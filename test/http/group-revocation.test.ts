@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CACHE_TTL_MS } from '../../src/modules/tokens/index.js';
 import { DIALECTS, basePath, baseToken, createBase, createTestApp, createUser, type TestApp, type TestBase } from '../helpers/index.js';
-import { RedisProcess, secondInstance, type Instance } from './rate-limit.helpers.js';
+import { secondInstance, twoInstancesOverRedis, type Instance } from './rate-limit.helpers.js';
 
 /** A group with `member` in it, a base in its workspace and a base shared with it; the member's Base-Tokens on both. */
 async function groupWithMember(t: TestApp) {
@@ -22,29 +22,10 @@ const rowsOn = (app: Pick<Instance['app'], 'inject'>, base: TestBase, token: str
 
 describe.each(DIALECTS)('removal from a group revokes access on another instance (%s)', (dialect) => {
   describe('through Redis: at once', () => {
-    let own: RedisProcess | null = null;
-    let t: TestApp;
-    let other: Instance;
-    beforeAll(async () => {
-      let url = process.env.TEST_REDIS_URL;
-      if (!url) {
-        own = await RedisProcess.start();
-        url = own.url;
-      }
-      t = await createTestApp(dialect, { REDIS_URL: url });
-      other = await secondInstance(t);
-      await Promise.all([t.container.tokens.ready(), other.container.tokens.ready()]);
-    });
-    afterAll(async () => {
-      try {
-        await other?.close();
-        await t?.close();
-      } finally {
-        await own?.kill();
-      }
-    });
+    const pair = twoInstancesOverRedis(dialect);
 
     it('the other instance refuses the removed member’s Base-Tokens once the message arrives (its clock never moves)', async () => {
+      const { t, other } = pair;
       const { owner, member, groupId, inGroup, shared, tokens } = await groupWithMember(t);
       const [a, b] = tokens as [string, string];
       expect((await rowsOn(other.app, inGroup, a)).statusCode).toBe(200);
@@ -58,6 +39,7 @@ describe.each(DIALECTS)('removal from a group revokes access on another instance
     });
 
     it('deleting a group with its bases makes their Base-Tokens fail with 404 on the other instance', async () => {
+      const { t, other } = pair;
       const { owner, groupId, inGroup } = await groupWithMember(t);
       const ownerToken = await baseToken(t, owner, inGroup);
       expect((await rowsOn(other.app, inGroup, ownerToken)).statusCode).toBe(200);

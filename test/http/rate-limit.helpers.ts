@@ -6,7 +6,9 @@ import type { Config } from '../../src/config/index.js';
 import { createContainer, type Container } from '../../src/container.js';
 import type { Redis } from '../../src/platform/redis.js';
 import { ManualClock } from '../../src/shared/clock.js';
-import type { TestApp } from '../helpers/index.js';
+import { afterAll, beforeAll } from 'vitest';
+import type { DialectName } from '../../src/db/index.js';
+import { createTestApp, type TestApp } from '../helpers/index.js';
 
 export interface Instance {
   app: FastifyInstance;
@@ -30,6 +32,34 @@ export async function secondInstance(t: TestApp, config: Config = t.config): Pro
       await container.close();
     },
   };
+}
+
+/**
+ * Two instances on one database sharing Redis (TEST_REDIS_URL, else a redis-server of their own), both
+ * listening for revocations: made before the enclosing describe block's tests and closed after them.
+ */
+export function twoInstancesOverRedis(dialect: DialectName): { t: TestApp; other: Instance } {
+  const pair = {} as { t: TestApp; other: Instance };
+  let own: RedisProcess | null = null;
+  beforeAll(async () => {
+    let url = process.env.TEST_REDIS_URL;
+    if (!url) {
+      own = await RedisProcess.start();
+      url = own.url;
+    }
+    pair.t = await createTestApp(dialect, { REDIS_URL: url });
+    pair.other = await secondInstance(pair.t);
+    await Promise.all([pair.t.container.tokens.ready(), pair.other.container.tokens.ready()]);
+  });
+  afterAll(async () => {
+    try {
+      await pair.other?.close();
+      await pair.t?.close();
+    } finally {
+      await own?.kill();
+    }
+  });
+  return pair;
 }
 
 /** A redis-server of the test's own on a free port, which the test may kill and restart. */
