@@ -7,9 +7,9 @@ const STEP = 5000;
 
 /**
  * The operation log's row index keys a row by an integer (`row_key`, a 53-bit hash of its id:
- * shared/row-key.ts) instead of its 22-character id (issue 28): three integers per entry, a quarter
- * of the cost to insert; a 1,000-row write adds 1,000 of them. The entries there are converted (the
- * hash is computed here, not in SQL).
+ * shared/row-key.ts) instead of its 22-character id (issue 28): three integers per entry, a narrower
+ * index (a 1,000-row write adds 1,000 entries; measured, the insert's time did not change beyond the
+ * noise: docs/history.md). The entries there are converted (the hash is computed here, not in SQL).
  *
  * PostgreSQL: the log's `changes` are no longer compressed by the writing process; the server
  * compresses large values itself (TOAST), with lz4 where it was built with it (faster than pglz).
