@@ -46,6 +46,8 @@ export type AuditTxReader = AppendixTx;
 
 const MAX_FIELD = 255;
 const VERIFY_PAGE = 1000;
+/** Walks of the chain `verify` repeats while seals move the head under it. */
+const VERIFY_ATTEMPTS = 5;
 /** (token, address) pairs already seen by this process, so a known network costs no query. */
 const SEEN_LIMIT = 50_000;
 
@@ -177,7 +179,21 @@ export class AuditService {
    * to verify everything appended so far as chain).
    */
   async verify(): Promise<VerifyResult> {
+    // The chain is walked up to the head read first and the pending rows are read after it: a seal that
+    // commits in between moves rows from the second part into the first unseen (and with them a missing
+    // one's marker). So the walk is repeated while the head moved meanwhile (a few times at most: on
+    // SQLite every audited write moves it, and there nothing is pending to miss).
+    for (let attempt = 1; ; attempt++) {
+      const { result, headSeq } = await this.verifyFromHead();
+      if (!result.ok || attempt >= VERIFY_ATTEMPTS) return result; // a break found stays a break
+      const now = await this.db.selectFrom('audit_head').select('seq').where('id', '=', 1).executeTakeFirstOrThrow();
+      if (Number(now.seq) === headSeq) return result;
+    }
+  }
+
+  private async verifyFromHead(): Promise<{ result: VerifyResult; headSeq: number }> {
     const head = await this.db.selectFrom('audit_head').selectAll().where('id', '=', 1).executeTakeFirstOrThrow();
+    const at = (result: VerifyResult) => ({ result, headSeq: Number(head.seq) });
     let prev = head.anchor_hash;
     let expected = head.anchor_seq + 1;
     let rows = 0;
@@ -186,11 +202,11 @@ export class AuditService {
       // Up to the head read above: rows chained meanwhile are not part of what is verified.
       const page = await this.db.selectFrom('audit_log').selectAll().where('seq', '>=', expected).where('seq', '<=', head.seq).orderBy('seq').limit(VERIFY_PAGE).execute();
       for (const row of page) {
-        if (row.seq !== expected) return broken(expected, null, `row ${expected} is missing (deleted); the chain resumes at row ${row.seq}`);
-        if (row.prev_hash !== prev) return broken(row.seq, row.id, `row ${row.seq} does not follow row ${row.seq - 1} (prev_hash differs)`);
-        if (rowHash(prev, row) !== row.hash) return broken(row.seq, row.id, `row ${row.seq} was edited (its hash does not match its fields)`);
-        if (row.digest !== null && fieldsDigest(row) !== row.digest) return broken(row.seq, row.id, `row ${row.seq} was edited before it was sealed (its digest does not match its fields)`);
-        if (row.action === PENDING_MISSING) return broken(row.seq, row.id, `rows appended before row ${row.seq} were deleted before they were sealed (${row.detail})`);
+        if (row.seq !== expected) return at(broken(expected, null, `row ${expected} is missing (deleted); the chain resumes at row ${row.seq}`));
+        if (row.prev_hash !== prev) return at(broken(row.seq, row.id, `row ${row.seq} does not follow row ${row.seq - 1} (prev_hash differs)`));
+        if (rowHash(prev, row) !== row.hash) return at(broken(row.seq, row.id, `row ${row.seq} was edited (its hash does not match its fields)`));
+        if (row.digest !== null && fieldsDigest(row) !== row.digest) return at(broken(row.seq, row.id, `row ${row.seq} was edited before it was sealed (its digest does not match its fields)`));
+        if (row.action === PENDING_MISSING) return at(broken(row.seq, row.id, `rows appended before row ${row.seq} were deleted before they were sealed (${row.detail})`));
         prev = row.hash;
         expected += 1;
         rows += 1;
@@ -198,9 +214,9 @@ export class AuditService {
       if (page.length < VERIFY_PAGE) break;
     }
     const last = expected - 1;
-    if (head.seq !== last || head.hash !== prev) return broken(last + 1, null, `rows ${last + 1}…${head.seq} are missing (deleted from the end)`);
+    if (head.seq !== last || head.hash !== prev) return at(broken(last + 1, null, `rows ${last + 1}…${head.seq} are missing (deleted from the end)`));
     const pending = await this.verifyPending();
-    return pending.broken ? { ...pending, ok: false, rows } : { ok: true, rows, pending: pending.count };
+    return at(pending.broken ? { ...pending, ok: false, rows } : { ok: true, rows, pending: pending.count });
   }
 
   /**
