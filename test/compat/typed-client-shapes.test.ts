@@ -1,17 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DIALECTS, baseToken, createBase, createTestApp, createUser, type TestApp } from '../helpers/index.js';
-import { addTable, appendRows, gateway, listRows, storedRowCount, through, type Gateway } from '../http/rows.fixtures.js';
+import { DIALECTS, baseToken, createBase, createUser, type TestApp } from '../helpers/index.js';
+import { addTable, appendRows, appWithGateway, type Gateway, listRows, storedRowCount, through } from '../http/rows.fixtures.js';
 
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 describe.each(DIALECTS)('shapes the typed clients check (%s)', (dialect) => {
   let t: TestApp;
   let g: Gateway;
-
-  beforeAll(async () => {
-    t = await createTestApp(dialect);
-    g = await gateway(t);
-  });
+  beforeAll(async () => ({ t, g } = await appWithGateway(dialect)));
   afterAll(() => t.close());
 
   it('a new base is the blank base: Table1, Name, Default View and empty rows to read a first row from', async () => {

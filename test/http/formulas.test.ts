@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS, createTestApp, type TestApp } from '../helpers/index.js';
-import { addTable, appendRows, gateway, listRows, type Gateway } from './rows.fixtures.js';
+import { addTable, appendRows, appWithGateway, gateway, type Gateway, listRows } from './rows.fixtures.js';
 
 type Column = { key: string; name: string; type: string; data: Record<string, unknown> | null };
 
@@ -177,11 +177,7 @@ describe.each(DIALECTS)('filters and sorts on formula columns (%s)', (dialect) =
 describe.each(DIALECTS)('formula columns of a duplicated table (%s)', (dialect) => {
   let t: TestApp;
   let g: Gateway;
-
-  beforeAll(async () => {
-    t = await createTestApp(dialect);
-    g = await gateway(t);
-  });
+  beforeAll(async () => ({ t, g } = await appWithGateway(dialect)));
   afterAll(() => t.close());
 
   it('copies formula columns and computes them for the copied rows', async () => {

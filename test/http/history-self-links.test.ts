@@ -1,16 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DIALECTS, createTestApp, type TestApp } from '../helpers/index.js';
-import { addTable, appendRows, gateway, listRows, type Gateway } from './rows.fixtures.js';
+import { DIALECTS, type TestApp } from '../helpers/index.js';
+import { addTable, appendRows, appWithGateway, type Gateway, listRows } from './rows.fixtures.js';
 
 /** Links of a table that links to itself (one link column, on the `row_id` end) come back in full. */
 describe.each(DIALECTS)('history: a self-linked table restores all its links (%s)', (dialect) => {
   let t: TestApp;
   let g: Gateway;
-
-  beforeAll(async () => {
-    t = await createTestApp(dialect);
-    g = await gateway(t);
-  });
+  beforeAll(async () => ({ t, g } = await appWithGateway(dialect)));
   afterAll(() => t.close());
 
   /** A new self-linked table `name` with rows A–E: A→B, A→C, C→B, B→D, B→B, E→A. */

@@ -1,6 +1,7 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { sql, type Kysely } from 'kysely';
 import type { Database, DialectName } from '../../src/db/index.js';
+import { multipart } from '../helpers/asset-fixtures.js';
 import { basePath, baseToken, createBase, createTestApp, createUser, type TestApp, type TestBase, type TestUser } from '../helpers/index.js';
 
 /** A base with an owner and an `rw` Base-Token, and a caller for its `/api-gateway/` routes. */
@@ -55,9 +56,14 @@ export async function apiTokenBaseToken(g: Gateway, appName: string, permission:
 type NewColumn = { column_name: string; column_type: string; column_data?: unknown };
 
 /** A test app (configured by `env`), an owner's gateway to a new base, and a table `T` (one text column `Name` unless `columns`). */
-export async function appWithTable(dialect: DialectName, env: Record<string, string> = {}, columns: NewColumn[] = [{ column_name: 'Name', column_type: 'text' }]): Promise<{ t: TestApp; g: Gateway }> {
+/** A test app and a gateway to a new base in it (a describe block's usual opening). */
+export async function appWithGateway(dialect: DialectName, env: Record<string, string> = {}): Promise<{ t: TestApp; g: Gateway }> {
   const t = await createTestApp(dialect, env);
-  const g = await gateway(t);
+  return { t, g: await gateway(t) };
+}
+
+export async function appWithTable(dialect: DialectName, env: Record<string, string> = {}, columns: NewColumn[] = [{ column_name: 'Name', column_type: 'text' }]): Promise<{ t: TestApp; g: Gateway }> {
+  const { t, g } = await appWithGateway(dialect, env);
   await addTable(g, 'T', columns);
   return { t, g };
 }
@@ -113,4 +119,14 @@ export async function refuseEventsNamed(db: Kysely<Database>, dialect: DialectNa
   return async () => {
     await sql`DROP TRIGGER refuse_event${sql.raw(dialect === 'postgres' ? ' ON events' : '')}`.execute(db);
   };
+}
+
+/** Uploads `bytes` as file `name` to the base's assets through the console's upload link; returns the file's path in the base. */
+export async function uploadAsset(t: TestApp, g: Gateway, name: string, bytes: string): Promise<string> {
+  const link = await t.request({ method: 'GET', url: `/api/v2.1/workspace/${g.base.workspaceId}/dtable-asset-upload-link/?name=${encodeURIComponent(g.base.name)}`, token: g.owner.token });
+  const { upload_link, parent_path, file_relative_path } = link.json();
+  const body = multipart([{ name: 'parent_dir', value: parent_path }, { name: 'relative_path', value: file_relative_path }, { name: 'file', value: bytes, filename: name }]);
+  const res = await t.request({ method: 'POST', url: `${upload_link.replace('http://basegate.test', '')}?ret-json=1`, ...body });
+  if (res.statusCode !== 200) throw new Error(`upload failed: ${res.statusCode} ${res.body}`);
+  return `${file_relative_path}/${res.json()[0].name}`;
 }

@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS, basePath, baseToken, createTestApp, type TestApp, type TestBase } from '../helpers/index.js';
 import { baseWithRoles, type RoleSet } from '../helpers/roles.js';
-import { addTable, appendRows, through, type Gateway } from './rows.fixtures.js';
+import { addTable, appendRows, through, uploadAsset, type Gateway } from './rows.fixtures.js';
 import { ArchiveService } from '../../src/modules/transfer/index.js';
 import { Snapshots } from '../../src/modules/history/snapshots.js';
 import { FileBlobs } from '../../src/modules/assets/index.js';
-import { multipart } from '../helpers/asset-fixtures.js';
 
 const DAY = 86_400_000;
 type Listed = { dtable_name: string; commit_id: string; ctime: string };
@@ -166,14 +165,7 @@ describe.each(DIALECTS)('snapshots (%s)', (dialect) => {
   it('keeps the files the rows reference as content-addressed blobs: stored once, downloaded with the snapshot, restored into the new base', async () => {
     const c = t.container;
     g = through(t, { owner: g.owner, base: g.base, token: await baseToken(t, g.owner, g.base) });
-    const upload = async (name: string, bytes: string) => {
-      const link = await t.request({ method: 'GET', url: `/api/v2.1/workspace/${g.base.workspaceId}/dtable-asset-upload-link/?name=${encodeURIComponent(g.base.name)}`, token: g.owner.token });
-      const { upload_link, parent_path, file_relative_path } = link.json();
-      const body = multipart([{ name: 'parent_dir', value: parent_path }, { name: 'relative_path', value: file_relative_path }, { name: 'file', value: bytes, filename: name }]);
-      const res = await t.request({ method: 'POST', url: `${upload_link.replace('http://basegate.test', '')}?ret-json=1`, ...body });
-      expect(res.statusCode, res.body).toBe(200);
-      return `${file_relative_path}/${res.json()[0].name}`;
-    };
+    const upload = (name: string, bytes: string) => uploadAsset(t, g, name, bytes);
     const kept = await upload('kept.txt', 'bytes of a kept file');
     await upload('unreferenced.txt', 'no row names me');
     await g.call('POST', 'columns/', { table_name: 'Table1', column_name: 'Doc', column_type: 'file' });

@@ -1,28 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { purgeTrashedTable } from '../../src/modules/history/table-trash.js';
-import { DIALECTS, createTestApp, type TestApp } from '../helpers/index.js';
-import { multipart } from '../helpers/asset-fixtures.js';
-import { addTable, appendRows, gateway, type Gateway } from './rows.fixtures.js';
+import { DIALECTS, type TestApp } from '../helpers/index.js';
+import { addTable, appendRows, appWithGateway, uploadAsset, type Gateway } from './rows.fixtures.js';
 
 /** Purging a trashed table deletes the files only its rows named; files other rows name stay. */
 describe.each(DIALECTS)('files of a purged table (%s)', (dialect) => {
   let t: TestApp;
   let g: Gateway;
-
-  beforeAll(async () => {
-    t = await createTestApp(dialect);
-    g = await gateway(t);
-  });
+  beforeAll(async () => ({ t, g } = await appWithGateway(dialect)));
   afterAll(() => t.close());
 
-  const upload = async (name: string, bytes: string): Promise<string> => {
-    const link = await t.request({ method: 'GET', url: `/api/v2.1/workspace/${g.base.workspaceId}/dtable-asset-upload-link/?name=${encodeURIComponent(g.base.name)}`, token: g.owner.token });
-    const { upload_link, parent_path, file_relative_path } = link.json();
-    const body = multipart([{ name: 'parent_dir', value: parent_path }, { name: 'relative_path', value: file_relative_path }, { name: 'file', value: bytes, filename: name }]);
-    const res = await t.request({ method: 'POST', url: `${upload_link.replace('http://basegate.test', '')}?ret-json=1`, ...body });
-    expect(res.statusCode, res.body).toBe(200);
-    return `${file_relative_path}/${res.json()[0].name}`;
-  };
+  const upload = (name: string, bytes: string) => uploadAsset(t, g, name, bytes);
   const url = (path: string) => `http://basegate.test/workspace/${g.base.workspaceId}/asset/${g.base.uuid}/${path}`;
   const fileCell = (path: string) => [{ name: path.split('/').pop(), size: 5, type: 'file', url: url(path) }];
   const exists = async (path: string) => (await t.container.assets.storage.stat(`${g.base.uuid}/${path}`)) !== null;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DIALECTS, createTestApp, type TestApp } from '../helpers/index.js';
-import { addTable, appendRows, gateway, type Gateway } from './rows.fixtures.js';
+import { DIALECTS, type TestApp } from '../helpers/index.js';
+import { addTable, appendRows, appWithGateway, type Gateway } from './rows.fixtures.js';
 
 /**
  * A trashed table's rows stay stored under its id (rows/kept-tables.ts) but are no row of the base:
@@ -9,11 +9,7 @@ import { addTable, appendRows, gateway, type Gateway } from './rows.fixtures.js'
 describe.each(DIALECTS)('rows of a trashed table (%s)', (dialect) => {
   let t: TestApp;
   let g: Gateway;
-
-  beforeAll(async () => {
-    t = await createTestApp(dialect);
-    g = await gateway(t);
-  });
+  beforeAll(async () => ({ t, g } = await appWithGateway(dialect)));
   afterAll(() => t.close());
 
   it('refuses comments, reads, links, locks and row restores for a row of a trashed table', async () => {

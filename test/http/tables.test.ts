@@ -1,15 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DIALECTS, createTestApp, type TestApp } from '../helpers/index.js';
-import { addTable, appendRows, gateway, listRows, readOnlyToken, storedRowCount, type Gateway } from './rows.fixtures.js';
+import { DIALECTS, type TestApp } from '../helpers/index.js';
+import { addTable, appendRows, appWithGateway, gateway, type Gateway, listRows, readOnlyToken, storedRowCount } from './rows.fixtures.js';
 
 describe.each(DIALECTS)('tables and metadata (%s)', (dialect) => {
   let t: TestApp;
   let g: Gateway;
-
-  beforeAll(async () => {
-    t = await createTestApp(dialect);
-    g = await gateway(t);
-  });
+  beforeAll(async () => ({ t, g } = await appWithGateway(dialect)));
   afterAll(() => t.close());
 
   const metadata = async () => (await g.call('GET', 'metadata/')).json().metadata;

@@ -50,3 +50,10 @@ export async function viewShareToken(
 export function columnKeys(table: { columns: unknown }): Record<string, string> {
   return Object.fromEntries((table.columns as Array<{ name: string; key: string }>).map((c) => [c.name, c.key]));
 }
+
+/** `peopleBase` on a listening app: its live channel's URL, People's id and its columns' keys. */
+export async function livePeopleBase(t: TestApp, listen: (t: TestApp) => Promise<string>) {
+  const url = await listen(t);
+  const { owner, base, g, people } = await peopleBase(t);
+  return { url, owner, base, g, tableId: people._id as string, keys: columnKeys(people) };
+}

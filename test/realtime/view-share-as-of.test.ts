@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS, createTestApp, type TestApp, type TestBase, type TestUser } from '../helpers/index.js';
 import { appendRows, type Gateway } from '../http/rows.fixtures.js';
 import { joined, listen, waitFor, type LiveClient } from './live.support.js';
-import { addRedTeamView, columnKeys, peopleBase, viewShareToken } from '../http/view-share.fixtures.js';
+import { addRedTeamView, livePeopleBase, viewShareToken } from '../http/view-share.fixtures.js';
 
 type Op = { op_type: string; row_id?: string; row_data?: Record<string, unknown>; updated?: Record<string, unknown> };
 
@@ -23,11 +23,7 @@ describe.each(DIALECTS)('live channel of a shared view, judged as of the change 
 
   beforeAll(async () => {
     t = await createTestApp(dialect);
-    url = await listen(t);
-    let people: { _id: string; columns: unknown };
-    ({ owner, base, g, people } = await peopleBase(t));
-    tableId = people._id;
-    keys = columnKeys(people);
+    ({ url, owner, base, g, tableId, keys } = await livePeopleBase(t, listen));
   });
   afterAll(async () => {
     clients.forEach((c) => c.close());

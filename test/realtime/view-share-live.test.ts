@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS, createTestApp, type TestApp, type TestBase, type TestUser } from '../helpers/index.js';
 import { appendRows, through, type Gateway } from '../http/rows.fixtures.js';
 import { joined, listen, settle, waitFor, type LiveClient } from './live.support.js';
-import { addRedTeamView, columnKeys, peopleBase, viewShareToken } from '../http/view-share.fixtures.js';
+import { addRedTeamView, livePeopleBase, viewShareToken } from '../http/view-share.fixtures.js';
 
 type Op = { op_type: string; table_id?: string; row_id?: string; link_id?: string; table1_row_id?: string; table2_row_id?: string; row_data?: Record<string, unknown>; updated?: Record<string, unknown>; old_row?: Record<string, unknown>; deleted_row?: Record<string, unknown> };
 
@@ -32,12 +32,8 @@ describe.each(DIALECTS)('live channel limited to a shared view (%s)', (dialect) 
 
   beforeAll(async () => {
     t = await createTestApp(dialect);
-    url = await listen(t);
+    ({ url, owner, base, g, tableId, keys } = await livePeopleBase(t, listen));
     t.container.dispatcher.start();
-    let people: { _id: string; columns: unknown };
-    ({ owner, base, g, people } = await peopleBase(t));
-    tableId = people._id;
-    keys = columnKeys(people);
   });
   afterAll(async () => {
     clients.forEach((c) => c.close());
