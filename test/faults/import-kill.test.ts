@@ -44,12 +44,20 @@ async function baseOn(server: ServerProcess) {
   return { auth, workspaceId: table.workspace_id, uuid: table.uuid, baseToken: access_token };
 }
 
-function startImport(server: ServerProcess, base: Awaited<ReturnType<typeof baseOn>>, op: string, fields: Record<string, string>, name: string, content: string): Promise<unknown> {
+/**
+ * Starts an import whose answer should never come (the process is killed mid-way). `answered` holds the
+ * answer if one comes before the kill, so the wait below fails at once with it instead of timing out.
+ */
+function startImport(server: ServerProcess, base: Awaited<ReturnType<typeof baseOn>>, op: string, fields: Record<string, string>, name: string, content: string) {
   const form = new FormData();
   for (const [k, v] of Object.entries({ dtable_uuid: base.uuid, ...fields })) form.append(k, v);
   form.append('file', new Blob([content]), name);
-  // The answer never comes (the process is killed); the failed fetch is expected.
-  return fetch(`${server.url}/api/v2.1/workspace/${base.workspaceId}/synchronous-import/${op}/`, { method: 'POST', headers: base.auth, body: form }).catch((error: unknown) => error);
+  const state: { answered: string | null } = { answered: null };
+  void fetch(`${server.url}/api/v2.1/workspace/${base.workspaceId}/synchronous-import/${op}/`, { method: 'POST', headers: base.auth, body: form }).then(
+    async (res) => (state.answered = `${op} answered ${res.status} ${(await res.text()).slice(0, 300)}`),
+    () => undefined, // the connection ends with the process: expected
+  );
+  return state;
 }
 
 /**
@@ -70,10 +78,20 @@ describe.each(DIALECTS)('an import killed mid-way (%s)', (dialect) => {
     const rowsBefore = (await json<{ rows: unknown[] }>(await fetch(`${gateway}/rows/?table_name=Table1`, { headers: { authorization: `Token ${base.baseToken}` } }))).rows.length;
     const count = await databaseReader(dialect, dataDir, env);
 
-    void startImport(first, base, 'append-excel-csv-to-table', { table_name: 'Table1' }, 'more.csv', csv('appended'));
-    void startImport(first, base, 'import-excel-csv-to-table', {}, 'fresh.csv', csv('fresh'));
+    const imports = [
+      startImport(first, base, 'append-excel-csv-to-table', { table_name: 'Table1' }, 'more.csv', csv('appended')),
+      startImport(first, base, 'import-excel-csv-to-table', {}, 'fresh.csv', csv('fresh')),
+    ];
     // Both imports have written batches: two job records, held event batches of two holds.
-    await waitUntil(async () => (await count('select count(distinct hold_id) as n from held_event_batches')) === 2, 'both imports to have written a batch', 90_000);
+    await waitUntil(
+      async () => {
+        const answered = imports.find((i) => i.answered !== null);
+        if (answered) throw new Error(`an import ended before both had written a batch: ${answered.answered}`);
+        return (await count('select count(distinct hold_id) as n from held_event_batches')) === 2;
+      },
+      'both imports to have written a batch',
+      90_000,
+    );
     await killHard(first);
 
     expect(await count('select count(*) as n from import_jobs')).toBe(2);
