@@ -300,6 +300,14 @@ export async function listSortedRowTexts(
   return rows.map((row) => ({ id: Number(row.id), r: String(row.r), values: q.keys.map((_, i) => row[`k${i}`]) }));
 }
 
+/** The sort values (`keys`, as `listSortedRowTexts` selects them) of the row with internal id `id` in a table, or undefined when it is gone. */
+export async function sortValuesOf(db: Executor, baseId: number, tableId: string, keys: Array<Expression<unknown>>, id: number): Promise<unknown[] | undefined> {
+  let query = db.selectFrom('base_rows').select('base_rows.id').where(tableScope(baseId, tableId)).where('base_rows.id', '=', id);
+  for (const [i, key] of keys.entries()) query = query.select(sql`${key}`.as(`k${i}`));
+  const row = (await query.executeTakeFirst()) as Record<string, unknown> | undefined;
+  return row && keys.map((_, i) => row[`k${i}`]);
+}
+
 /** The planner's plan of a `listRowTexts` query, as text (SQLite: EXPLAIN QUERY PLAN; PostgreSQL: EXPLAIN). */
 export async function explainListRowTexts(db: Executor, dialect: DialectName, q: ListQuery & { indexedBy?: string; positions?: PositionJump }): Promise<string> {
   // An unsorted listing is read as listRowTextsAfter reads it (from the start of the table).
