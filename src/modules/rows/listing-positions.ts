@@ -88,6 +88,12 @@ export class ListingPositions {
     this.bytes -= known.bytes;
   }
 
+  /** Forgets every position (benches: a jump with nothing known before it). */
+  clear(): void {
+    this.listings.clear();
+    this.bytes = 0;
+  }
+
   /** Listings, positions and estimated bytes kept (for /metrics). */
   get stats(): { listings: number; positions: number; bytes: number } {
     let positions = 0;

@@ -22,7 +22,7 @@ import { RowInput } from './row-input.js';
 import { lockRowsIn, refuseLockedRows } from './row-locks.js';
 import { notArchived } from './archived-rows.js';
 import * as repo from './rows.repository.js';
-import { keysetAfter, orderTerms, sortKeys } from './sort-sql.js';
+import { keysetRanges, orderTerms, sortKeys } from './sort-sql.js';
 import { indexUses, type RowIndexes } from './row-indexes.js';
 import { ListingPositions, type PageEnd } from './listing-positions.js';
 import { decodeCursor, encodeCursor, listingIdentity } from './listing-cursor.js';
@@ -266,14 +266,14 @@ export class RowsService {
           ? { position: 0, afterId: 0 }
           : this.positions.nearest(key, base.id, revision, start);
       const keyed = after !== undefined || (from.position > 0 && from.values !== undefined);
-      rows = await repo.listSortedRowTexts(this.db, this.writer.dialect, {
-        ...q.query,
-        keys: q.sortKeys.map((k) => k.value),
-        ...(keyed ? { keyset: keysetAfter(q.sortKeys, { values: from.values!, id: from.afterId }) } : {}),
-        offset: keyed ? start - from.position : start,
-        limit: read,
-        ...(indexedBy ? { indexedBy } : {}),
-      });
+      const sorted = { ...q.query, keys: q.sortKeys.map((k) => k.value), limit: read, ...(indexedBy ? { indexedBy } : {}) };
+      rows = keyed
+        ? await repo.listSortedRowTextsInRanges(this.db, this.writer.dialect, {
+            ...sorted,
+            ranges: keysetRanges(q.sortKeys, { values: from.values!, id: from.afterId }, this.writer.dialect),
+            offset: start - from.position,
+          })
+        : await repo.listSortedRowTexts(this.db, this.writer.dialect, { ...sorted, offset: start });
     } else {
       // Unsorted (id order): after the cursor's row, or from the nearest page end known at this revision
       // (listing-positions.ts), the rows between counted through the table's position index when it has one.
