@@ -115,6 +115,14 @@ describe.each(DIALECTS)('listing cursor (%s)', (dialect) => {
     expect(Object.keys(await page(query, filter, 'limit=1000'))).toEqual(['rows']);
   });
 
+  it('shows the bytes of the page ends it keeps in /metrics', async () => {
+    await page('order_by=N', undefined, 'start=0&limit=10');
+    const bytes = t.container.baseData.rows.positions.stats.bytes;
+    expect(bytes).toBeGreaterThan(0);
+    const metrics = (await t.request({ method: 'GET', url: '/metrics' })).body;
+    expect(metrics).toMatch(/basegate_read_cache_bytes\{cache="positions"\} [1-9]/);
+  });
+
   it('answers a start beyond a known page end as the offsets do, across the empty cells that sort last', async () => {
     // The known end is at 10; the skip from there runs through the filled values' range into the empty
     // cells' range (sort-sql.ts keysetRanges), counting the first range when it holds no row of the page.
