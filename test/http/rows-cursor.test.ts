@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS, type TestApp } from '../helpers/index.js';
 import { addTable, appendRows, appWithTable, gateway, type Gateway } from './rows.fixtures.js';
+import { viewShareToken } from './view-share.fixtures.js';
 
 /**
  * The listing cursor (rows/listing-cursor.ts, a basegate addition): a page with more rows after it answers
@@ -220,6 +221,31 @@ describe.each(DIALECTS)('listing cursor (%s)', (dialect) => {
     expect(foreign.json()).toEqual({ error_msg: 'cursor invalid.' });
     // The good one still works.
     expect((await page('order_by=N', undefined, `limit=5&cursor=${c}`)).rows).toHaveLength(5);
+  });
+
+  it('walks a view share by cursor: its view imposed on every page, its cursor refused by the base token for another view', async () => {
+    const meta = (await g.call('GET', 'metadata/')).json<{ metadata: { tables: Array<{ _id: string; name: string; views: Array<{ _id: string; name: string }> }> } }>().metadata;
+    const table = meta.tables.find((x) => x.name === 'T')!;
+    const view = table.views.find((v) => v.name === 'Filtered')!;
+    const { token } = await viewShareToken(t, { owner: g.owner, base: g.base, tableId: table._id, viewId: view._id, permission: 'r' });
+    const expected = await all('view_name=Filtered', undefined);
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    let firstCursor: string | undefined;
+    for (;;) {
+      // The share names no view: the token's view is imposed (sorted by N, descending, filtered).
+      const res = await g.call('GET', `rows/?table_id=${table._id}&convert_keys=true&limit=6${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, undefined, token);
+      expect(res.statusCode, res.body).toBe(200);
+      const p = res.json<Page>();
+      seen.push(...p.rows.map((r) => r.Name));
+      if (!p.next_cursor) break;
+      cursor = p.next_cursor;
+      firstCursor ??= cursor;
+    }
+    expect(seen).toEqual(expected);
+    // The same cursor is the view's with the base's own token too, and foreign to the table without the view.
+    expect((await page('view_name=Filtered', undefined, `limit=6&cursor=${encodeURIComponent(firstCursor!)}`)).rows.map((r) => r.Name)).toEqual(expected.slice(6, 12));
+    expect((await get('', undefined, `limit=6&cursor=${encodeURIComponent(firstCursor!)}`)).status).toBe(400);
   });
 
   it('carries a long sort value by its row: same answer, refused once that row is gone', async () => {
