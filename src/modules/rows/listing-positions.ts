@@ -6,20 +6,26 @@
  * page by page costs the same at any depth.
  *
  * The positions are kept per revision: any committed write to the base makes them unused (the next
- * read learns new ones). Bounded: `MAX_LISTINGS` listings, `MAX_POSITIONS` positions each, a few dozen
- * bytes a position (sort values longer than `MAX_VALUES_LENGTH` as JSON are not kept).
+ * read learns new ones). Bounded in bytes (`maxBytes` over all listings, least recently used listing
+ * out first; an estimate of what the keys, maps and values take), and `MAX_POSITIONS` positions a listing
+ * (sort values longer than `MAX_VALUES_LENGTH` as JSON are not kept).
  */
 
-const MAX_LISTINGS = 512;
 const MAX_POSITIONS = 256;
 /** Longest sort values (as JSON text) a position keeps: positions stay a few hundred bytes at most. */
 const MAX_VALUES_LENGTH = 256;
+/** Estimated bytes of a listing's entry besides its key, and of a position besides its values' text. */
+const LISTING_OVERHEAD = 200;
+const POSITION_OVERHEAD = 80;
+export const DEFAULT_POSITIONS_BYTES = 4 * 1024 * 1024;
 
 interface Known {
   baseId: number;
   revision: number;
   /** position (rows before) → the last row before it: its id and, in a sorted listing, its sort values */
   positions: Map<number, PageEnd>;
+  /** Estimated bytes of this entry, its key included. */
+  bytes: number;
 }
 
 export interface PageEnd {
@@ -29,6 +35,9 @@ export interface PageEnd {
 
 export class ListingPositions {
   private readonly listings = new Map<string, Known>();
+  private bytes = 0;
+
+  constructor(private readonly maxBytes: number = DEFAULT_POSITIONS_BYTES) {}
 
   /** The nearest known position at or before `start`: `{ position, afterId }`, or position 0 after id 0. */
   nearest(key: string, baseId: number, revision: number, start: number): PageEnd & { position: number } {
@@ -44,23 +53,51 @@ export class ListingPositions {
   /** Remembers that `position` rows of the listing end with the row of id `afterId`. */
   learn(key: string, baseId: number, revision: number, position: number, afterId: number, values?: unknown[]): void {
     // Long sort values (a long text) are not kept: a page after such a row starts from an earlier known end.
-    if (values && JSON.stringify(values).length > MAX_VALUES_LENGTH) return;
+    const valuesText = values ? JSON.stringify(values) : '';
+    if (valuesText.length > MAX_VALUES_LENGTH) return;
     let known = this.listings.get(key);
-    if (!known || known.revision !== revision) {
-      known = { baseId, revision, positions: new Map() };
-    }
+    if (known) this.forget(key, known);
+    if (!known || known.revision !== revision) known = { baseId, revision, positions: new Map(), bytes: LISTING_OVERHEAD + 2 * key.length };
     // Most recently used last: the first key is the one to drop.
-    this.listings.delete(key);
     this.listings.set(key, known);
-    if (known.positions.size >= MAX_POSITIONS) known.positions.delete(known.positions.keys().next().value!);
-    known.positions.set(position, values ? { afterId, values } : { afterId });
-    if (this.listings.size > MAX_LISTINGS) this.listings.delete(this.listings.keys().next().value!);
+    this.bytes += known.bytes;
+    const cost = (end: PageEnd) => POSITION_OVERHEAD + (end.values ? 2 * JSON.stringify(end.values).length : 0);
+    if (known.positions.size >= MAX_POSITIONS) {
+      const [oldest, end] = known.positions.entries().next().value!;
+      known.positions.delete(oldest);
+      known.bytes -= cost(end);
+      this.bytes -= cost(end);
+    }
+    const previous = known.positions.get(position);
+    if (previous) {
+      known.bytes -= cost(previous);
+      this.bytes -= cost(previous);
+    }
+    const end: PageEnd = values ? { afterId, values } : { afterId };
+    known.positions.set(position, end);
+    known.bytes += cost(end);
+    this.bytes += cost(end);
+    for (const [oldKey, old] of this.listings) {
+      if (this.bytes <= this.maxBytes || oldKey === key) break;
+      this.forget(oldKey, old);
+    }
   }
 
-  /** Listings and positions kept (for /metrics). */
-  get stats(): { listings: number; positions: number } {
+  private forget(key: string, known: Known): void {
+    this.listings.delete(key);
+    this.bytes -= known.bytes;
+  }
+
+  /** Forgets every position (benches: a jump with nothing known before it). */
+  clear(): void {
+    this.listings.clear();
+    this.bytes = 0;
+  }
+
+  /** Listings, positions and estimated bytes kept (for /metrics). */
+  get stats(): { listings: number; positions: number; bytes: number } {
     let positions = 0;
     for (const known of this.listings.values()) positions += known.positions.size;
-    return { listings: this.listings.size, positions };
+    return { listings: this.listings.size, positions, bytes: this.bytes };
   }
 }

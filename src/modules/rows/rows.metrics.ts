@@ -8,13 +8,14 @@ import type { BaseData } from './base-data.js';
 export function registerRowsMetrics(registry: Registry, data: BaseData): void {
   new Gauge({
     name: 'basegate_read_cache_bytes',
-    help: 'Bytes kept by the read caches: whole-base bodies (snapshot), listing pages (page), presented row fragments (fragments)',
+    help: 'Bytes kept by the read caches: whole-base bodies (snapshot), listing pages (page), presented row fragments (fragments), where listing pages end (positions)',
     labelNames: ['cache'],
     registers: [registry],
     collect() {
       this.set({ cache: 'snapshot' }, data.snapshots.stats.bytes);
       this.set({ cache: 'page' }, data.snapshots.pageStats.bytes);
       this.set({ cache: 'fragments' }, data.rows.fragments.stats.bytes);
+      this.set({ cache: 'positions' }, data.rows.positions.stats.bytes);
     },
   });
   new Gauge({

@@ -300,6 +300,44 @@ export async function listSortedRowTexts(
   return rows.map((row) => ({ id: Number(row.id), r: String(row.r), values: q.keys.map((_, i) => row[`k${i}`]) }));
 }
 
+/**
+ * `listSortedRowTexts` after a row, read as the index ranges of `ranges` (sort-sql.ts `keysetRanges`), one
+ * after the other in the listing's order (each without the order terms constant in it): `offset` rows
+ * skipped across them, `limit` rows answered.
+ */
+export async function listSortedRowTextsInRanges(
+  db: Executor,
+  dialect: DialectName,
+  q: ListQuery & { keys: Array<Expression<unknown>>; ranges: Array<{ where: Expression<SqlBool>; constantTerms: number }>; indexedBy?: string },
+): Promise<Array<{ id: number; r: string; values: unknown[] }>> {
+  const out: Array<{ id: number; r: string; values: unknown[] }> = [];
+  let skip = q.offset;
+  for (const range of q.ranges) {
+    const rows = await listSortedRowTexts(db, dialect, { ...q, orderBy: q.orderBy.slice(range.constantTerms), keyset: range.where, offset: skip, limit: q.limit - out.length });
+    out.push(...rows);
+    if (out.length >= q.limit) break;
+    // The range ended within the page: the skip is used up, or (nothing answered) how many it held is counted.
+    if (rows.length > 0) skip = 0;
+    else if (skip > 0) skip -= await countInRange(db, q, range.where, skip);
+  }
+  return out;
+}
+
+/** Rows of a listing in a range, counting no further than `cap`. */
+async function countInRange(db: Executor, q: ListQuery & { indexedBy?: string }, range: Expression<SqlBool>, cap: number): Promise<number> {
+  let query = db.selectFrom('base_rows').select(sql<number>`1`.as('one')).where(tableScope(q.baseId, q.tableId)).where(range);
+  if (q.where) query = query.where(q.where);
+  return (await executeIndexed(db, query.limit(cap).compile(), q.indexedBy)).length;
+}
+
+/** The sort values (`keys`, as `listSortedRowTexts` selects them) of the row with internal id `id` in a table, or undefined when it is gone. */
+export async function sortValuesOf(db: Executor, baseId: number, tableId: string, keys: Array<Expression<unknown>>, id: number): Promise<unknown[] | undefined> {
+  let query = db.selectFrom('base_rows').select('base_rows.id').where(tableScope(baseId, tableId)).where('base_rows.id', '=', id);
+  for (const [i, key] of keys.entries()) query = query.select(sql`${key}`.as(`k${i}`));
+  const row = (await query.executeTakeFirst()) as Record<string, unknown> | undefined;
+  return row && keys.map((_, i) => row[`k${i}`]);
+}
+
 /** The planner's plan of a `listRowTexts` query, as text (SQLite: EXPLAIN QUERY PLAN; PostgreSQL: EXPLAIN). */
 export async function explainListRowTexts(db: Executor, dialect: DialectName, q: ListQuery & { indexedBy?: string; positions?: PositionJump }): Promise<string> {
   // An unsorted listing is read as listRowTextsAfter reads it (from the start of the table).

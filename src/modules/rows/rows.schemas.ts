@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { MAX_CURSOR_LENGTH } from './listing-cursor.js';
 
 /** The Base-Token's base; the auth hook checks it against the token. */
 export const BaseUuidParams = Type.Object({ base_uuid: Type.String({ maxLength: 64 }) });
@@ -26,6 +27,8 @@ export const ListRowsQuery = Type.Object({
   convert_link_id: Type.Optional(Type.String({ maxLength: 10 })),
   order_by: Type.Optional(Name),
   direction: Type.Optional(Type.String({ maxLength: 10 })),
+  /** A page's `next_cursor` (a basegate addition, rows/listing-cursor.ts). */
+  cursor: Type.Optional(Type.String({ maxLength: MAX_CURSOR_LENGTH })),
 });
 
 export const GetRowQuery = Type.Object({
@@ -40,7 +43,8 @@ export const AnyBody = Type.Record(Type.String(), Type.Unknown());
 
 export const AnyObject = Type.Object({}, { additionalProperties: true });
 
-export const RowsResponse = Type.Object({ rows: Type.Array(AnyObject) });
+/** `next_cursor` only when more rows follow the page (a basegate addition: docs/compatibility.md). */
+export const RowsResponse = Type.Object({ rows: Type.Array(AnyObject), next_cursor: Type.Optional(Type.String()) });
 
 export const AppendResponse = Type.Object({
   inserted_row_count: Type.Integer(),

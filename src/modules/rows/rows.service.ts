@@ -22,9 +22,10 @@ import { RowInput } from './row-input.js';
 import { lockRowsIn, refuseLockedRows } from './row-locks.js';
 import { notArchived } from './archived-rows.js';
 import * as repo from './rows.repository.js';
-import { keysetAfter, orderTerms, sortKeys } from './sort-sql.js';
+import { keysetRanges, orderTerms, sortKeys } from './sort-sql.js';
 import { indexUses, type RowIndexes } from './row-indexes.js';
-import { ListingPositions } from './listing-positions.js';
+import { ListingPositions, type PageEnd } from './listing-positions.js';
+import { decodeCursor, encodeCursor, listingIdentity } from './listing-cursor.js';
 import { presentSettings } from './structure.present.js';
 import { wallClockAt } from '../../shared/dates/index.js';
 import { discardHeldUpdates, heldUpdatePages, holdUpdates, undoHeldWrites } from './held-writes.js';
@@ -82,6 +83,8 @@ export interface ListInput {
   convert_keys?: unknown;
   order_by?: string;
   direction?: string;
+  /** Resume after the row a page's `next_cursor` names (listing-cursor.ts); not with `start`. */
+  cursor?: string;
 }
 
 export interface Viewer {
@@ -247,41 +250,60 @@ export class RowsService {
     if (start < 0) throw badRequest('start invalid.');
     if (limit < 1) throw badRequest('limit invalid.');
     if (limit > ROW_LIMITS.list) throw badRequest(`Number of rows to list exceeds ${ROW_LIMITS.list}.`);
+    if (input.cursor !== undefined && start > 0) throw badRequest('cursor cannot be combined with start.');
+    const identity = listingIdentity({ tableId: q.table._id, viewId: q.viewId, filter: extraFilter ?? null, sort: q.sortIdentity });
+    const after = input.cursor === undefined ? undefined : await this.cursorPosition(base, q, identity, input.cursor);
     const indexedBy = await this.indexes?.hint(base.id, q.table._id, q.terms, q.firstSort);
     const key = JSON.stringify([q.table._id, input.view_id ?? input.view_name ?? null, extraFilter ?? null, viewer.currentUser ?? null, this.today(), q.sortKey]);
+    // One row more than the page: whether a next page exists (its cursor is answered only then).
+    const read = limit + 1;
+    let rows: Array<{ id: number; r: string; values?: unknown[] }>;
     if (q.query.orderBy.length > 0) {
-      if (revision === undefined) {
-        const texts = await repo.listRowTexts(this.db, this.writer.dialect, { ...q.query, offset: start, limit, ...(indexedBy ? { indexedBy } : {}) });
-        return this.pageJson(base, q, texts);
-      }
-      // Sorted at a known revision: after the nearest known page end's row, by its sort values (keyset).
-      const from = this.positions.nearest(key, base.id, revision, start);
-      const rows = await repo.listSortedRowTexts(this.db, this.writer.dialect, {
+      // Sorted: after the cursor's row, or after the nearest page end known at this revision, by its sort values (keyset).
+      const from: PageEnd & { position: number } = after
+        ? { position: 0, afterId: after.id, values: after.values }
+        : revision === undefined
+          ? { position: 0, afterId: 0 }
+          : this.positions.nearest(key, base.id, revision, start);
+      const keyed = after !== undefined || (from.position > 0 && from.values !== undefined);
+      const sorted = { ...q.query, keys: q.sortKeys.map((k) => k.value), limit: read, ...(indexedBy ? { indexedBy } : {}) };
+      rows = keyed
+        ? await repo.listSortedRowTextsInRanges(this.db, this.writer.dialect, {
+            ...sorted,
+            ranges: keysetRanges(q.sortKeys, { values: from.values!, id: from.afterId }, this.writer.dialect),
+            offset: start - from.position,
+          })
+        : await repo.listSortedRowTexts(this.db, this.writer.dialect, { ...sorted, offset: start });
+    } else {
+      // Unsorted (id order): after the cursor's row, or from the nearest page end known at this revision
+      // (listing-positions.ts), the rows between counted through the table's position index when it has one.
+      const from = after ? { position: 0, afterId: after.id } : revision === undefined ? { position: 0, afterId: 0 } : this.positions.nearest(key, base.id, revision, start);
+      const positions = q.filtered ? undefined : this.positionJump(base.id, q.table._id, start - from.position);
+      rows = await repo.listRowTextsAfter(this.db, this.writer.dialect, {
         ...q.query,
-        keys: q.sortKeys.map((k) => k.value),
-        ...(from.position > 0 && from.values ? { keyset: keysetAfter(q.sortKeys, { values: from.values, id: from.afterId }) } : {}),
-        offset: from.position > 0 && from.values ? start - from.position : start,
-        limit,
+        afterId: from.afterId,
+        offset: start - from.position,
+        limit: read,
         ...(indexedBy ? { indexedBy } : {}),
+        ...(positions ? { positions } : {}),
       });
-      const last = rows[rows.length - 1];
-      if (last) this.positions.learn(key, base.id, revision, start + rows.length, last.id, last.values);
-      return this.pageJson(base, q, rows.map((r) => r.r));
     }
-    // Unsorted (id order): from the nearest page end known at this revision (listing-positions.ts), the
-    // rows between counted through the table's position index when it has one.
-    const from = revision === undefined ? { position: 0, afterId: 0 } : this.positions.nearest(key, base.id, revision, start);
-    const positions = q.filtered ? undefined : this.positionJump(base.id, q.table._id, start - from.position);
-    const rows = await repo.listRowTextsAfter(this.db, this.writer.dialect, {
-      ...q.query,
-      afterId: from.afterId,
-      offset: start - from.position,
-      limit,
-      ...(indexedBy ? { indexedBy } : {}),
-      ...(positions ? { positions } : {}),
-    });
-    if (revision !== undefined && rows.length > 0) this.positions.learn(key, base.id, revision, start + rows.length, rows[rows.length - 1]!.id);
-    return this.pageJson(base, q, rows.map((r) => r.r));
+    const more = rows.length > limit;
+    if (more) rows = rows.slice(0, limit);
+    const last = rows[rows.length - 1];
+    // A cursor's page has no known position (rows before it may have come and gone); a start's has.
+    if (last && !after && revision !== undefined) this.positions.learn(key, base.id, revision, start + rows.length, last.id, last.values);
+    const next = more && last ? encodeCursor(base.id, identity, { id: last.id, values: last.values ?? [] }) : undefined;
+    return this.pageJson(base, q, rows.map((r) => r.r), next);
+  }
+
+  /** Where a listing's `cursor` resumes (listing-cursor.ts); a cursor carrying no values (a long text) takes its row's current ones. */
+  private async cursorPosition(base: BaseRef, q: Awaited<ReturnType<RowsService['listing']>>, identity: string, cursor: string): Promise<{ id: number; values: unknown[] }> {
+    const position = decodeCursor(base.id, identity, cursor, q.sortKeys.length);
+    if (position.values !== null) return { id: position.id, values: position.values };
+    const values = await repo.sortValuesOf(this.db, base.id, q.table._id, q.sortKeys.map((k) => k.value), position.id);
+    if (!values) throw badRequest('cursor invalid: its row no longer exists.');
+    return { id: position.id, values };
   }
 
   /**
@@ -363,14 +385,17 @@ export class RowsService {
     const sortKeysOf = sortKeys(sorts, this.writer.dialect);
     // What the sort is (page ends are kept per listing and sort).
     const sortKey = sorts.map((s) => `${s.column.key}:${s.desc ? 'desc' : 'asc'}`).join(',');
-    return { meta, table, presenter: listingPresenter(visibleColumns(table, view), byName), query, terms, firstSort, filtered, sortKeys: sortKeysOf, sortKey };
+    // What a cursor's sort values mean: the columns, directions and the types they compare as (listing-cursor.ts).
+    const sortIdentity = JSON.stringify(sorts.map((s) => [s.column.key, s.column.type, (s.column.data as { result_type?: unknown } | null | undefined)?.result_type ?? null, s.desc]));
+    const viewId = view?._id ?? null;
+    return { meta, table, presenter: listingPresenter(visibleColumns(table, view), byName), query, terms, firstSort, filtered, sortKeys: sortKeysOf, sortKey, sortIdentity, viewId };
   }
 
   /**
    * A page of row texts as the `rows/` answer's JSON text: presented from the fragments kept under
    * them (row-fragments.ts), link cells spliced in.
    */
-  private async pageJson(base: BaseRef, q: { meta: BaseMetadata; table: TableMeta; presenter: ReturnType<typeof listingPresenter> }, texts: string[]): Promise<string> {
+  private async pageJson(base: BaseRef, q: { meta: BaseMetadata; table: TableMeta; presenter: ReturnType<typeof listingPresenter> }, texts: string[], nextCursor?: string): Promise<string> {
     const { presenter } = q;
     const fragments = this.fragments.fragments(base.id, presenter, texts);
     const links =
@@ -379,7 +404,7 @@ export class RowsService {
         : await loadLinkJson(this.db, this.writer.dialect, base.id, q.meta, q.table, presenter.linkKeys, fragments.map((f) => f.rowId));
     let json = '{"rows":[';
     for (let i = 0; i < fragments.length; i++) json += (i === 0 ? '' : ',') + rowJson(fragments[i]!, links);
-    return `${json}]}`;
+    return nextCursor === undefined ? `${json}]}` : `${json}],"next_cursor":${JSON.stringify(nextCursor)}}`;
   }
 
   private sorts(table: TableMeta, view: ViewMeta | undefined, input: ListInput) {

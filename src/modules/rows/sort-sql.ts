@@ -98,3 +98,39 @@ export function keysetAfter(keys: Array<{ value: RawBuilder<unknown>; desc: bool
   }
   return after;
 }
+
+/**
+ * `keysetAfter` as conditions an index can seek to (issue 34): the exact condition alone is an OR that
+ * neither planner turns into an index range, so a page after a row deep in the listing read the sort
+ * index from its start. The rows after `last` are read as up to two ranges, in the listing's order:
+ * 1. when the row's first sort value is not empty: the rows whose first value is not empty and on the
+ *    far side of it (`v >= b`, or `v <= b` descending; SQLite also `(v is null) = 0`, its index's first
+ *    column) — a range of the first sort column's row index;
+ * 2. the rows whose first value is empty (they come last in either direction).
+ * Each carries the exact condition too, so together they are exactly the rows `keysetAfter` gives.
+ * `constantTerms`: how many leading `orderTerms` are constant within the range. The range is read
+ * without them: SQLite otherwise sorts the whole range in a temporary B-tree instead of reading the index
+ * in order (its planner does not see that an equality-bound expression term is satisfied by the index).
+ */
+export function keysetRanges(
+  keys: Array<{ value: RawBuilder<unknown>; desc: boolean }>,
+  last: { values: unknown[]; id: number },
+  dialect: DialectName,
+): Array<{ where: Expression<SqlBool>; constantTerms: number }> {
+  const exact = keysetAfter(keys, last);
+  const first = keys[0];
+  if (!first) return [{ where: exact, constantTerms: 0 }];
+  const { value, desc } = first;
+  const sqlite = dialect === 'sqlite';
+  const empty = {
+    where: sqlite ? sql<SqlBool>`((${value} is null) = 1 and ${value} is null and ${exact})` : sql<SqlBool>`(${value} is null and ${exact})`,
+    constantTerms: sqlite ? 2 : 1,
+  };
+  const bound = last.values[0];
+  if (bound === null || bound === undefined) return [empty];
+  const side = desc ? sql`${value} <= ${bound}` : sql`${value} >= ${bound}`;
+  const filled = sqlite
+    ? { where: sql<SqlBool>`((${value} is null) = 0 and ${side} and ${exact})`, constantTerms: 1 }
+    : { where: sql<SqlBool>`(${side} and ${exact})`, constantTerms: 0 };
+  return [filled, empty];
+}
