@@ -7,7 +7,8 @@
  *   3. the whole-base export `synchronous-export/export-dtable/` (a zip, streamed to nowhere);
  *   4. the table's CSV export.
  * The server's resident memory is sampled every 25 ms from /proc (VmRSS), per phase: before, peak, after;
- * and its peak over the whole run (VmHWM). At the end its /metrics read-cache sizes and bounds.
+ * and its peak over the whole run (VmHWM). At the end its /metrics read-cache sizes.
+ * BENCH_HEAP_SNAPSHOT=N writes a heap snapshot after pass N and prints the heap after its full collection.
  *
  *   npx tsx bench/read-memory.bench.ts
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/<db> npx tsx bench/read-memory.bench.ts
@@ -123,9 +124,10 @@ async function main(): Promise<void> {
     RATE_LIMIT_BASE_PER_MINUTE: '0',
     RATE_LIMIT_ACCOUNT_PER_MINUTE: '0',
   };
-  // BENCH_HEAP_SNAPSHOT=1: a heap snapshot of the server after the first pass (written after a full GC, so the
+  // BENCH_HEAP_SNAPSHOT=N: a heap snapshot of the server after pass N (written after a full GC, so the
   // heap figures after it are what is live), into BENCH_HEAP_SNAPSHOT_DIR (the system's temp directory).
-  const snapshotDir = process.env.BENCH_HEAP_SNAPSHOT === '1' ? mkdtempSync(path.join(process.env.BENCH_HEAP_SNAPSHOT_DIR ?? tmpdir(), 'basegate-heap-')) : undefined;
+  const snapshotPass = Number(process.env.BENCH_HEAP_SNAPSHOT ?? 0);
+  const snapshotDir = snapshotPass > 0 ? mkdtempSync(path.join(process.env.BENCH_HEAP_SNAPSHOT_DIR ?? tmpdir(), 'basegate-heap-')) : undefined;
   const nodeArgs = snapshotDir ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${snapshotDir}`] : [];
   const child = spawn(process.execPath, [...nodeArgs, 'bin/basegate.js', 'serve'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
@@ -197,7 +199,7 @@ async function main(): Promise<void> {
         if (rows !== total) throw new Error(`read ${rows} rows of ${total}`);
         return `${rows} rows, ${(bytes / 2 ** 20).toFixed(0)} MB of JSON`;
       });
-      if (snapshotDir && pass === 1) {
+      if (snapshotDir && pass === snapshotPass) {
         child.kill('SIGUSR2');
         await waitForSnapshot(snapshotDir);
         console.log(`heap snapshot in ${snapshotDir}; after its full GC: ${await inside(url)}`);
