@@ -141,6 +141,11 @@ export class BaseWriter {
   readonly slots: Slots;
   /** The metadata of each base as this process last read it in a write: what a one-statement append works on. */
   private readonly known = new KnownMetadata();
+
+  /** The metadata kept for one-statement appends (known-metadata.ts), for /metrics. */
+  get knownMetadataStats(): { bases: number; bytes: number } {
+    return this.known.stats;
+  }
   /** Appends written as one statement, and those that went to a transaction after trying (tests, metrics). */
   readonly oneStatementStats = { written: 0, redone: 0 };
   /** Off: every append in a transaction, as before (a benchmark compares both in one run). */

@@ -36,6 +36,11 @@ export class KnownMetadata {
     this.chars -= stored.data.length;
   }
 
+  /** Kept documents and the characters of their texts (metrics, tests). */
+  get stats(): { bases: number; bytes: number } {
+    return { bases: this.byBase.size, bytes: this.chars };
+  }
+
   private clear(): void {
     this.byBase.clear();
     this.chars = 0;

@@ -1,3 +1,5 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { newColumn } from './default-metadata.js';
 import { presentRow, presentRowByKeys, type LinkCell, type StoredRow } from './present.js';
@@ -108,5 +110,38 @@ describe('row fragments', () => {
     expect(cache.stats.baseIds).toEqual([1, 3]);
     for (const id of [1, 3]) cache.forget(id);
     expect(cache.stats).toEqual({ bases: 0, baseIds: [], fragments: 0, bytes: 0 });
+  });
+
+  it('keeps within its byte bound in the heap, for one-byte and wide texts', () => {
+    // The heap after a full collection, before and after filling the cache well past its bound: what the
+    // cache holds in memory, not only what it counts. (Segments built by `+=` were kept as trees of
+    // concatenations: 3.5× the counted bytes.)
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const heap = () => {
+      gc();
+      gc();
+      return process.memoryUsage().heapUsed;
+    };
+    const shown = [newColumn('a000', 'Title', 'text', null), newColumn('b000', 'Amount', 'number', null), newColumn('c000', 'Kind', 'single-select', null), newColumn('e000', 'Notes', 'long-text', null)];
+    const presenter = listingPresenter(shown, true);
+    const maxBytes = 8 * 1024 * 1024;
+    for (const word of ['lorem ipsum ', '数据表格 ']) {
+      const cache = new RowFragments({ maxBytes, maxBytesPerBase: maxBytes });
+      const before = heap();
+      for (let page = 0; page < 40; page++) {
+        const texts = Array.from({ length: 1000 }, (_, i) => {
+          const n = page * 1000 + i;
+          // As a query answers them: flat strings, not built here by concatenation.
+          return ` ${textOf(row(`r${n}`, { a000: `row ${n}`, b000: n, c000: 'alpha', e000: `${word.repeat(8)}${n}` }))}`.slice(1);
+        });
+        cache.fragments(1, presenter, texts);
+      }
+      const kept = heap() - before;
+      expect(cache.stats.bytes).toBeLessThanOrEqual(maxBytes);
+      expect(cache.stats.fragments).toBeGreaterThan(5_000);
+      expect(kept, `${word}: ${(kept / 2 ** 20).toFixed(1)} MB in the heap`).toBeLessThan(1.2 * maxBytes);
+      cache.forget(1);
+    }
   });
 });

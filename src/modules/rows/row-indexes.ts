@@ -53,9 +53,11 @@ export interface RowIndexOptions {
   probeCap: number;
   /** Rows skipped from which an unfiltered listing counts through the table's position index instead of reading them. */
   positionSkip: number;
+  /** SQL grouped statements over one column read its filter index (SQLite; `filterIndex`, sql/indexed-groups.ts). */
+  groupReads: boolean;
 }
 
-export const DEFAULT_ROW_INDEX_OPTIONS: RowIndexOptions = { minRows: 20_000, maxIndexes: 2_000, recountMs: 60_000, probeCap: 2_000, positionSkip: 1_000 };
+export const DEFAULT_ROW_INDEX_OPTIONS: RowIndexOptions = { minRows: 20_000, maxIndexes: 2_000, recountMs: 60_000, probeCap: 2_000, positionSkip: 1_000, groupReads: true };
 
 interface Entry {
   name: string;
@@ -205,6 +207,13 @@ export class RowIndexes {
     }
     if (this.dialect === 'postgres') return probed ? ORDERED_SCAN : undefined;
     return sort ? find(sort.key, sort.desc ? 'desc' : 'asc') : undefined;
+  }
+
+  /** The filter index of a table's column, once built, for SQL grouped statements to read (sql/indexed-groups.ts; off with `groupReads`). */
+  filterIndex(baseId: number, tableId: string, key: string): string | undefined {
+    if (!this.entries || !this.options.groupReads) return undefined;
+    const kind: IndexKind = this.dialect === 'postgres' ? 'asc' : 'filter';
+    return [...this.entries.values()].find((e) => e.base_id === baseId && e.table_id === tableId && e.column_key === key && e.kind === kind)?.name;
   }
 
   /**

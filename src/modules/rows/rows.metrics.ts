@@ -2,13 +2,14 @@ import { Gauge, type Registry } from 'prom-client';
 import type { BaseData } from './base-data.js';
 
 /**
- * The rows module's memory in /metrics: each in-memory cache of reads, bounded in bytes (whole-base
- * bodies, listing pages, presented row fragments), and the row indexes this database has.
+ * The rows module's memory in /metrics: each in-memory cache, bounded in bytes (whole-base bodies,
+ * listing pages, presented row fragments, metadata), and the row indexes this database has.
  */
 export function registerRowsMetrics(registry: Registry, data: BaseData): void {
   new Gauge({
     name: 'basegate_read_cache_bytes',
     help: 'Bytes kept by the read caches: whole-base bodies (snapshot), listing pages (page), presented row fragments (fragments), where listing pages end (positions)',
+    help: 'Bytes kept by the read caches: whole-base bodies (snapshot), listing pages (page), presented row fragments (fragments), parsed metadata for reads (metadata, estimated), metadata text for one-statement appends (known_metadata)',
     labelNames: ['cache'],
     registers: [registry],
     collect() {
@@ -16,6 +17,8 @@ export function registerRowsMetrics(registry: Registry, data: BaseData): void {
       this.set({ cache: 'page' }, data.snapshots.pageStats.bytes);
       this.set({ cache: 'fragments' }, data.rows.fragments.stats.bytes);
       this.set({ cache: 'positions' }, data.rows.positions.stats.bytes);
+      this.set({ cache: 'metadata' }, data.rows.metadataStats.bytes);
+      this.set({ cache: 'known_metadata' }, data.writer.knownMetadataStats.bytes);
     },
   });
   new Gauge({

@@ -216,6 +216,11 @@ export class RowsService {
   /** The metadata as reads see it (parsed once per version, frozen). */
   private readonly readMeta: ReadMetadata;
 
+  /** The parsed metadata kept for reads (read-metadata.ts), for /metrics. */
+  get metadataStats(): { bases: number; bytes: number } {
+    return this.readMeta.stats;
+  }
+
   private filterContext(viewer: Viewer): FilterContext {
     return { now: this.writer.now(), timeZone: this.writer.timeZone, currentUser: viewer.currentUser };
   }

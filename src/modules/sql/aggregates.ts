@@ -1,7 +1,7 @@
 /** COUNT, SUM, AVG, MIN and MAX over the inner query's per-row columns (see select.ts). */
 import { sql } from 'kysely';
 import type { DialectName } from '../../db/index.js';
-import { C, fieldSql, type Fragment } from './field-sql.js';
+import { C, fieldSql, type CellReading, type Fragment } from './field-sql.js';
 import { decodeGrouped } from './output.js';
 import { isNode, type Node } from './parser.js';
 import { resolveColumnRef, columnName, type TableScope } from './references.js';
@@ -59,7 +59,7 @@ export function labelOf(node: Node, text: string, name: string): string {
   return `${name}(…)`;
 }
 
-export function aggregateOf(node: Node, scope: TableScope, dialect: DialectName, inner: InnerColumns, text: string): Aggregate {
+export function aggregateOf(node: Node, scope: TableScope, dialect: DialectName, inner: InnerColumns, text: string, cells?: CellReading): Aggregate {
   const name = String(node.name).toUpperCase();
   if (!FUNCTIONS.includes(name)) throw sqlError(`Function ${name} is not supported; aggregates are COUNT, SUM, AVG, MIN and MAX.`);
   if (node.over !== null && node.over !== undefined) throw sqlError('Window functions are not supported.');
@@ -80,7 +80,7 @@ export function aggregateOf(node: Node, scope: TableScope, dialect: DialectName,
   }
   if (arg.type !== 'column_ref') throw sqlError(`${name} accepts a column; expressions and functions are not supported.`);
   const field = resolveColumnRef(arg, scope);
-  const fs = fieldSql(field, dialect);
+  const fs = fieldSql(field, dialect, undefined, cells);
   if (fs.type === 'opaque') throw sqlError(`${field.label} cannot be aggregated.`);
   const column = field.column;
 

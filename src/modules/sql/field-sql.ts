@@ -5,7 +5,7 @@
  * both engines give the same answer for the same stored document. Text compares byte-wise
  * (PostgreSQL `COLLATE "C"`, SQLite BINARY).
  */
-import { indexableKey, indexedValue } from '../filters/index.js';
+import { indexableKey, indexedValue, sqliteValue } from '../filters/index.js';
 import { sql, type RawBuilder } from 'kysely';
 import type { DialectName } from '../../db/index.js';
 import { selectOptions, type Field, type ValueType } from './schema.js';
@@ -56,12 +56,24 @@ export function intParam(dialect: DialectName, value: number): Fragment {
   return dialect === 'postgres' ? sql`cast(${value} as bigint)` : sql`${value}`;
 }
 
+/**
+ * How a plan reads cells (see indexed-groups.ts): every field it reads is told to `read`; the cells of
+ * the column `fromIndex` (SQLite) are read off its row index's value alone, for the rows whose indexed
+ * value is unambiguous.
+ */
+export interface CellReading {
+  read?: (field: Field) => void;
+  fromIndex?: string;
+}
+
 /** `alias`: the `base_rows` alias the field is read from (a join reads several); none reads `base_rows` itself. */
-export function fieldSql(field: Field, dialect: DialectName, alias?: string): FieldSql {
+export function fieldSql(field: Field, dialect: DialectName, alias?: string, reading?: CellReading): FieldSql {
+  reading?.read?.(field);
   if (field.kind === 'row') return rowFieldSql(field, dialect, alias);
   const key = field.column.key;
   const data = alias ? sql.ref(`${alias}.data`) : sql`data`;
-  const cell = dialect === 'postgres' ? postgresCell(key, data) : sqliteCell(key, data);
+  const fromIndex = dialect === 'sqlite' && !alias && reading?.fromIndex === key && indexableKey(key);
+  const cell = dialect === 'postgres' ? postgresCell(key, data) : fromIndex ? sqliteIndexedCell(key, data) : sqliteCell(key, data);
   const type = field.valueType;
   switch (type) {
     case 'string': {
@@ -131,6 +143,23 @@ function sqliteCell(key: string, data: Fragment): CellSql {
     smallest: sql`(select min(je.value) from json_each(${data}, ${path}) as je where je.type = 'text')`,
     anyOf: (values) =>
       sql`(${type} = 'array' and exists (select 1 from json_each(${data}, ${path}) as je where je.type = 'text' and je.value in (${sql.join(values)})))`,
+  };
+}
+
+/**
+ * SQLite, a cell read off its row index: the index holds `json_extract(data, '$."k"')` only, whose SQL type
+ * stands in for the JSON type. That is exact for every value but two kinds, which the plan reads from the
+ * row instead (indexed-groups.ts `ambiguousRanges`): 0 and 1 (also `false` and `true`) and texts starting
+ * with `[` or `{` (also arrays and objects). Lists and checkboxes are never read this way.
+ */
+function sqliteIndexedCell(key: string, data: Fragment): CellSql {
+  const value = sqliteValue(data, key);
+  const type = sql`typeof(${value})`;
+  return {
+    ...sqliteCell(key, data),
+    text: sql`(case when ${type} = 'text' then nullif(${value}, '') end)`,
+    number: sql`(case when ${type} in ('integer', 'real') then ${value} end)`,
+    date: sql`(case when ${type} = 'text' then (case when length(${value}) = 10 then ${value} || ' 00:00' else nullif(${value}, '') end) end)`,
   };
 }
 

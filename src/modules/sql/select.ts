@@ -9,7 +9,8 @@
  */
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { DialectName } from '../../db/index.js';
-import { C, fieldSql, optionRank, type FieldSql, type Fragment } from './field-sql.js';
+import { C, fieldSql, optionRank, type CellReading, type FieldSql, type Fragment } from './field-sql.js';
+import { indexedGroupSource, type GroupIndex, type InnerRows } from './indexed-groups.js';
 import { aggregateOf, labelOf, type Aggregate, type InnerColumns } from './aggregates.js';
 import { containsAggregate, decodeExpression, expressionMetadata, expressionOperand, expressionShape, isExpression } from './select-expressions.js';
 import { interruptible } from './interruptible.js';
@@ -39,6 +40,10 @@ export interface SelectContext {
   now?: () => number;
   /** Told of each table column a WHERE compares (the row indexes follow such use). */
   noteColumn?: (tableId: string, column: SqlColumn) => void;
+  /** How cells are read; its `read` is told of every field the plan reads (field-sql.ts). */
+  cells?: CellReading;
+  /** A grouped statement reading only this column: answered from its row index (indexed-groups.ts; SQLite). */
+  groupIndex?: GroupIndex;
 }
 
 /**
@@ -84,6 +89,8 @@ export interface ComputedOutput {
 
 export interface GroupedPlan {
   kind: 'grouped';
+  /** True when the query reads the grouped column's row index (indexed-groups.ts). */
+  fromIndex?: boolean;
   table: SqlTable;
   query: Fragment;
   indexTerms?: IndexTerm[];
@@ -117,12 +124,25 @@ export function planSelect(ast: Node, ctx: SelectContext): SelectPlan {
   const distinct = typeof ast.distinct === 'string' && ast.distinct.toUpperCase() === 'DISTINCT';
   const grouped = distinct || groupNodes.length > 0 || isNode(ast.having) || items.some((i) => i.kind === 'aggregate' || (i.kind === 'expression' && containsAggregate(i.node)));
   // The base and table as literals (tableScope): the form in which a table's row indexes are found.
-  const filter = sql`${tableScope(ctx.baseId, scope.table.id)} and ${interruptible(ctx.dialect, ['base_rows.id'])} and ${where}`;
+  const filterOf = (where: Fragment) => sql`${tableScope(ctx.baseId, scope.table.id)} and ${interruptible(ctx.dialect, ['base_rows.id'])} and ${where}`;
+  const filter = filterOf(where);
   const window = selectWindow(ast.limit, ctx.bindings);
   if (grouped) {
     const formulaNode = [...residual, ...items.flatMap((i) => (i.kind === 'expression' && needsFormulaEngine(i.node, scope) ? [i.node] : []))][0];
     if (formulaNode) throw sqlError('Functions computed by the formula engine (see docs/sql.md) cannot be combined with GROUP BY, DISTINCT or aggregates.');
-    return { ...planGrouped(ast, ctx, scope, items, groupNodes, distinct, filter, sql`limit ${window.limit} offset ${window.offset}`), indexTerms };
+    const page = sql`limit ${window.limit} offset ${window.offset}`;
+    const exact = planGrouped(ast, ctx, scope, items, groupNodes, distinct, page);
+    if (!ctx.groupIndex || ctx.dialect !== 'sqlite') return { ...exact.plan, query: exact.outer(exact.rows(sql`base_rows`, filter)), indexTerms };
+    // The same statement with the column's cells read off its index; run where that reading is exact.
+    const indexCtx: SelectContext = { ...ctx, cells: { fromIndex: ctx.groupIndex.key }, noteColumn: undefined };
+    const indexWhere = pushed.map((node) => whereCondition(node, scope, indexCtx));
+    const fromIndex = planGrouped(ast, indexCtx, scope, items, groupNodes, distinct, page);
+    const source = indexedGroupSource(
+      ctx.groupIndex,
+      { rows: fromIndex.rows, where: filterOf(indexWhere.length > 0 ? sql.join(indexWhere, sql` and `) : sql`(1 = 1)`) },
+      { rows: exact.rows, where: filter },
+    );
+    return { ...exact.plan, fromIndex: true, query: exact.outer(source) };
   }
   if (residual.length === 0) return { ...planRows(ast, ctx, scope, items, filter, sql`limit ${window.limit} offset ${window.offset}`), indexTerms };
   const formulaConditions = residual.map((node) => formulaCondition(node, scope, ctx.bindings, ctx.timeZone ?? 'UTC', ctx.now ?? Date.now));
@@ -172,11 +192,11 @@ function refuseUnsupportedClauses(ast: Node): void {
 
 function whereCondition(node: unknown, scope: TableScope, ctx: SelectContext): Fragment {
   if (!isNode(node)) throw sqlError('Unsupported WHERE clause.');
-  return compilePredicate(node, whereScope(scope, ctx.dialect, ctx.bindings, ctx.timeZone, ctx.noteColumn));
+  return compilePredicate(node, whereScope(scope, ctx.dialect, ctx.bindings, ctx.timeZone, ctx.noteColumn, ctx.cells));
 }
 
 /** WHERE resolves columns of the table; aggregates are refused there. */
-export function whereScope(scope: TableScope, dialect: DialectName, bindings: Bindings, timeZone?: string, noteColumn?: SelectContext['noteColumn']) {
+export function whereScope(scope: TableScope, dialect: DialectName, bindings: Bindings, timeZone?: string, noteColumn?: SelectContext['noteColumn'], cells?: CellReading) {
   return {
     dialect,
     bindings,
@@ -186,7 +206,7 @@ export function whereScope(scope: TableScope, dialect: DialectName, bindings: Bi
       if (node.type !== 'column_ref') throw sqlError(`Aggregate ${String(node.name)} is not allowed in WHERE.`);
       const field = resolveColumnRef(node, scope);
       if (field.kind === 'cell') noteColumn?.(scope.table.id, field.column);
-      return { label: field.label, ...fieldSql(field, dialect) };
+      return { label: field.label, ...fieldSql(field, dialect, undefined, cells) };
     },
   };
 }
@@ -326,16 +346,14 @@ function optionRows(dialect: DialectName, key: string, alias: string): Fragment 
   return sql`left join json_each(case when json_type(base_rows.data, ${path}) = 'array' then json_extract(base_rows.data, ${path}) else '[]' end) as ${sql.ref(alias)}`;
 }
 
-function planGrouped(
-  ast: Node,
-  ctx: SelectContext,
-  scope: TableScope,
-  items: Item[],
-  groupNodes: Node[],
-  distinct: boolean,
-  filter: Fragment,
-  page: Fragment,
-): GroupedPlan {
+/** A grouped plan: its inner query's rows over a source, and the grouping query around them. */
+interface GroupedParts {
+  plan: Omit<GroupedPlan, 'query'>;
+  rows: InnerRows;
+  outer: (source: Fragment) => Fragment;
+}
+
+function planGrouped(ast: Node, ctx: SelectContext, scope: TableScope, items: Item[], groupNodes: Node[], distinct: boolean, page: Fragment): GroupedParts {
   if (items.some((i) => i.kind === 'star')) throw sqlError('* cannot be used with DISTINCT, GROUP BY or aggregates.');
   const inner: InnerColumns = { fragments: [], names: new Map() };
   const keys: GroupKey[] = [];
@@ -344,7 +362,7 @@ function planGrouped(
     const existing = keys.find((k) => sameField(k.field, field));
     if (existing) return existing;
     if (field.valueType === 'opaque') throw sqlError(`${field.label} cannot be used in GROUP BY or DISTINCT.`);
-    const key: GroupKey = { field, column: `g${keys.length}`, sql: fieldSql(field, ctx.dialect) };
+    const key: GroupKey = { field, column: `g${keys.length}`, sql: fieldSql(field, ctx.dialect, undefined, ctx.cells) };
     if (groupBy && field.kind === 'cell' && field.column.type === 'multiple-select') {
       const alias = `m${joins.length}`;
       joins.push(optionRows(ctx.dialect, field.column.key, alias));
@@ -363,7 +381,7 @@ function planGrouped(
     if (containsAggregate(node)) throw sqlError('Aggregates are not allowed in GROUP BY.');
     const shape = expressionShape(node);
     if (expressionKeys.some((k) => k.shape === shape)) return;
-    const op = expressionOperand(node, whereScope(scope, ctx.dialect, ctx.bindings, ctx.timeZone));
+    const op = expressionOperand(node, whereScope(scope, ctx.dialect, ctx.bindings, ctx.timeZone, undefined, ctx.cells));
     const column = `x${expressionKeys.length}`;
     inner.fragments.push(sql`${op.value} as ${sql.ref(column)}`);
     expressionKeys.push({ shape, column, type: op.type });
@@ -397,7 +415,7 @@ function planGrouped(
     throw sqlError('DISTINCT with GROUP BY needs every GROUP BY column in the select list.');
   }
 
-  const aggregate = (node: Node): Aggregate => aggregateOf(node, scope, ctx.dialect, inner, ctx.text);
+  const aggregate = (node: Node): Aggregate => aggregateOf(node, scope, ctx.dialect, inner, ctx.text, ctx.cells);
   const keyFor = (field: Field): GroupKey => {
     const key = keys.find((k) => sameField(k.field, field));
     if (!key) throw sqlError(`${field.label} must appear in GROUP BY or be used in an aggregate.`);
@@ -484,11 +502,11 @@ function planGrouped(
   for (const key of expressionKeys) orders.push(sql`${sql.ref(key.column)} asc nulls first`);
 
   if (inner.fragments.length === 0) inner.fragments.push(sql`1 as one`);
-  const source = sql`(select ${sql.join(inner.fragments)} from base_rows ${joins.length > 0 ? sql.join(joins, sql` `) : sql``} where ${filter}) as s`;
+  const rows: InnerRows = (from, where) => sql`select ${sql.join(inner.fragments)} from ${from} ${joins.length > 0 ? sql.join(joins, sql` `) : sql``} where ${where}`;
   const groupColumns = [...keys.map((k) => k.column), ...expressionKeys.map((k) => k.column)];
   const groupBy = groupColumns.length > 0 ? sql`group by ${sql.join(groupColumns.map((c) => sql.ref(c)))}` : sql``;
   const havingSql = having ? sql`having ${having}` : sql``;
   const orderSql = orders.length > 0 ? sql`order by ${sql.join(orders)}` : sql``;
-  const query = sql`select ${sql.join(selectList)} from ${source} ${groupBy} ${havingSql} ${orderSql} ${page}`;
-  return { kind: 'grouped', table: scope.table, query, outputs, metadata };
+  const outer = (source: Fragment) => sql`select ${sql.join(selectList)} from (${source}) as s ${groupBy} ${havingSql} ${orderSql} ${page}`;
+  return { plan: { kind: 'grouped', table: scope.table, outputs, metadata }, rows, outer };
 }

@@ -1,5 +1,5 @@
 import { ORDERED_SCAN, type RowIndexes } from '../rows/index.js';
-import type { SqlColumn } from './schema.js';
+import type { Field, SqlColumn } from './schema.js';
 import type { Db, DialectName, Executor } from '../../db/index.js';
 import type { Actor, BaseRef } from '../rows/index.js';
 import { decide, type TokenScope } from '../access/index.js';
@@ -8,11 +8,12 @@ import { AppError } from '../../shared/errors.js';
 import { explainQuery, isQueryCanceled, parseLimited, runLimitedQuery, setStatementTimeout, timeoutError, type LimitedSqlDeps, type SqlCostLimits } from './cost-limits.js';
 import type { SqlThreads } from './sql-threads.js';
 import { shapeGrouped, shapeRows, type LinkCells } from './results.js';
-import { FORMULA_SCAN_LIMIT, planSelect, type RowsPlan } from './select.js';
+import { FORMULA_SCAN_LIMIT, planSelect, type RowsPlan, type SelectContext } from './select.js';
+import { singleIndexableColumn } from './indexed-groups.js';
 import type { JoinPlan } from './join.js';
 import { readField, type StoredRow } from './output.js';
 import { loadTables, matchingRowIds, toStoredRow } from './sql.repository.js';
-import { sqlError } from './sql-error.js';
+import { SqlError, sqlError } from './sql-error.js';
 import { bindParameters } from './values.js';
 import { planWrite, type WritePlan } from './write.js';
 import { viewSource, type SqlViewLimit, type ViewSource } from './view-source.js';
@@ -145,8 +146,12 @@ export class SqlService {
       const affected = await this.write(caller, planWrite(parsed.ast, { dialect, tables, bindings }), source?.rows);
       return { ...ok([], []), affected_rows: affected };
     }
-    const { plan, indexedBy } = await this.planRead(caller, parsed.ast, parsed.text, bindings, convertKeys);
-    let rows = await runLimitedQuery(this.limited, plan.query, caller.base.id, indexedBy);
+    const { plan, indexedBy, scan } = await this.planRead(caller, parsed.ast, parsed.text, bindings, convertKeys);
+    let rows = await runLimitedQuery(this.limited, plan.query, caller.base.id, indexedBy).catch((error: unknown) => {
+      // The row index went (a column deleted or retyped meanwhile): the statement reads the rows instead.
+      if (scan && isMissingIndex(error)) return runLimitedQuery(this.limited, scan.query, caller.base.id);
+      throw error;
+    });
     if (plan.kind === 'grouped') return ok(plan.metadata, shapeGrouped(plan, rows));
     if (plan.kind === 'join') return { ...ok(plan.metadata, await this.joinResults(caller.base, plan, rows, convertKeys)), is_join_stmt: true };
     let stored = rows.map(toStoredRow);
@@ -178,13 +183,24 @@ export class SqlService {
     const now = (this.deps.clock ?? Date).now();
     const compared = new Map<string, SqlColumn[]>();
     const noteColumn = (tableId: string, column: SqlColumn) => compared.set(tableId, [...(compared.get(tableId) ?? []), column]);
-    const plan = planSelect(ast, { dialect, tables, baseId: caller.base.id, bindings, text, convertKeys, timeZone: this.deps.timeZone, now: () => now, noteColumn });
+    const fields: Field[] = [];
+    const ctx: SelectContext = { dialect, tables, baseId: caller.base.id, bindings, text, convertKeys, timeZone: this.deps.timeZone, now: () => now, noteColumn, cells: { read: (f) => fields.push(f) } };
+    const plan = planSelect(ast, ctx);
     const indexes = this.deps.rowIndexes;
+    // SQLite answers a grouped statement over one column from that column's row index (indexed-groups.ts):
+    // such a column is noted too, so a big table gets one.
+    const grouped = plan.kind === 'grouped' && dialect === 'sqlite' && !source ? singleIndexableColumn(fields) : undefined;
+    if (grouped && plan.kind === 'grouped') noteColumn(plan.table.id, grouped.column);
     for (const [tableId, columns] of compared) {
       indexes?.note(caller.base.id, { _id: tableId, columns }, columns.map((column) => ({ column, kind: 'filter' as const })));
     }
     // A view share's statement reads the view's rows (no row-index hint: they name `base_rows` itself).
     if (source) return { plan: { ...plan, query: source.wrap(plan.query) }, indexedBy: undefined };
+    const groupIndexName = grouped && plan.kind === 'grouped' ? indexes?.filterIndex(caller.base.id, plan.table.id, grouped.column.key) : undefined;
+    if (grouped && groupIndexName) {
+      const groupIndex = { key: grouped.column.key, index: groupIndexName, valueType: grouped.valueType };
+      return { plan: planSelect(ast, { ...ctx, noteColumn: undefined, cells: undefined, groupIndex }), indexedBy: undefined, scan: plan };
+    }
     let indexedBy: string | undefined;
     if (indexes && plan.kind !== 'join' && plan.indexTerms && plan.indexTerms.length > 0) {
       // A probe the index cannot answer (SQLite refuses such an INDEXED BY) means no hint.
@@ -276,6 +292,12 @@ async function rowsCall<T>(call: () => Promise<T>): Promise<T> {
     }
     throw error;
   }
+}
+
+/** SQLite's refusal of an `INDEXED BY` naming an index that is gone (wrapped by runLimitedQuery). */
+function isMissingIndex(error: unknown): boolean {
+  const cause = error instanceof SqlError ? (error as { cause?: unknown }).cause : error;
+  return /no such index/i.test(String((cause as { message?: unknown } | null)?.message ?? ''));
 }
 
 function chunks<T>(items: T[], size: number): T[][] {

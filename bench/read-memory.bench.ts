@@ -1,0 +1,236 @@
+/**
+ * Memory of big reads (issue 34.3): `basegate serve` compiled (`node bin/basegate.js`) in a process of its
+ * own, a table of `BENCH_ROWS` rows (100,000; the first 1,000 through the API, the rest generated straight
+ * into storage by this process, lib/big-table-data.ts), then:
+ *   1. every row read in pages of `BENCH_PAGE` (1,000) with `GET …/rows/?start=…&limit=…`, `BENCH_PASSES` (2) times;
+ *   2. the whole-base read `GET …/dtables/{uuid}/` (the body streamed to nowhere);
+ *   3. the whole-base export `synchronous-export/export-dtable/` (a zip, streamed to nowhere);
+ *   4. the table's CSV export.
+ * The server's resident memory is sampled every 25 ms from /proc (VmRSS), per phase: before, peak, after;
+ * and its peak over the whole run (VmHWM). At the end its /metrics read-cache sizes.
+ * BENCH_HEAP_SNAPSHOT=N writes a heap snapshot after pass N and prints the heap after its full collection.
+ *
+ *   npx tsx bench/read-memory.bench.ts
+ *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/<db> npx tsx bench/read-memory.bench.ts
+ *
+ * The aim (issue 34): resident memory under 300 MB throughout.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { loadavg, tmpdir } from 'node:os';
+import path from 'node:path';
+import { connect } from '../src/db/index.js';
+import { generateRows } from './lib/big-table-data.js';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const ROWS = Number(process.env.BENCH_ROWS ?? 100_000);
+const PAGE = Number(process.env.BENCH_PAGE ?? 1_000);
+const PASSES = Number(process.env.BENCH_PASSES ?? 2);
+const ADMIN = { email: 'memory@example.com', password: 'memory-password-1' };
+const KINDS = ['alpha', 'beta', 'gamma', 'delta', 'epsilon'];
+
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const port = (probe.address() as AddressInfo).port;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+async function json<T>(res: Response): Promise<T> {
+  if (!res.ok) throw new Error(`${res.status}: ${(await res.text()).slice(0, 300)}`);
+  return (await res.json()) as T;
+}
+
+/** Reads a response body to its end without keeping it; its size in bytes. */
+async function drain(res: Response): Promise<number> {
+  if (!res.ok) throw new Error(`${res.status}: ${(await res.text()).slice(0, 300)}`);
+  let bytes = 0;
+  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) bytes += chunk.length;
+  return bytes;
+}
+
+function status(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+  const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : NaN;
+}
+
+/** The server's V8 heap (total), memory outside it that V8 knows of (external) and its read caches, in MB, from its /metrics. */
+async function inside(url: string): Promise<string> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const mb = (pattern: string) => Number(new RegExp(`^${pattern} ([0-9.e+]+)`, 'm').exec(text)?.[1] ?? NaN) / 2 ** 20;
+  const caches = ['snapshot', 'page', 'fragments', 'metadata', 'known_metadata'].map((c) => mb(`basegate_read_cache_bytes\\{cache="${c}"\\}`)).filter((x) => !Number.isNaN(x)).reduce((a, b) => a + b, 0);
+  return `heap ${mb('nodejs_heap_size_total_bytes').toFixed(0)} MB (used ${mb('nodejs_heap_size_used_bytes').toFixed(0)}), external ${mb('nodejs_external_memory_bytes').toFixed(0)} MB, caches ${caches.toFixed(0)} MB`;
+}
+
+/** Runs `work` while sampling the server's RSS; before, peak and after (MB), and the work's time. */
+async function phase(pid: number, url: string, name: string, work: () => Promise<string>): Promise<void> {
+  const before = status(pid, 'VmRSS');
+  let peak = before;
+  const sampler = setInterval(() => (peak = Math.max(peak, status(pid, 'VmRSS'))), 25);
+  const start = Date.now();
+  let note: string;
+  try {
+    note = await work();
+  } finally {
+    clearInterval(sampler);
+  }
+  const seconds = (Date.now() - start) / 1000;
+  peak = Math.max(peak, status(pid, 'VmRSS'));
+  await new Promise((r) => setTimeout(r, 2_000));
+  console.log(`${name.padEnd(44)} ${seconds.toFixed(1).padStart(6)} s | RSS before ${before.toFixed(0).padStart(4)} MB, peak ${peak.toFixed(0).padStart(4)} MB, 2 s after ${status(pid, 'VmRSS').toFixed(0).padStart(4)} MB | ${note} | ${await inside(url)}`);
+}
+
+/** Waits until a `.heapsnapshot` file in `dir` stops growing (at most 5 minutes). */
+async function waitForSnapshot(dir: string): Promise<void> {
+  const { readdirSync, statSync } = await import('node:fs');
+  let last = -1;
+  for (const deadline = Date.now() + 300_000; Date.now() < deadline; ) {
+    await new Promise((r) => setTimeout(r, 1_000));
+    const file = readdirSync(dir).find((f) => f.endsWith('.heapsnapshot'));
+    const size = file ? statSync(path.join(dir, file)).size : -1;
+    if (size > 0 && size === last) return;
+    last = size;
+  }
+  throw new Error('no heap snapshot');
+}
+
+async function main(): Promise<void> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'basegate-memory-'));
+  const { DATABASE_URL: _d, REDIS_URL: _r, ...rest } = process.env;
+  let databaseUrl = `sqlite:${path.join(dataDir, 'basegate.sqlite3')}`;
+  if (process.env.BENCH_DATABASE_URL) {
+    const schema = `memory_${Date.now()}`;
+    const pg = await import('pg');
+    const admin = new pg.default.Client({ connectionString: process.env.BENCH_DATABASE_URL });
+    await admin.connect();
+    await admin.query(`CREATE SCHEMA ${schema}`);
+    await admin.end();
+    const url = new URL(process.env.BENCH_DATABASE_URL);
+    url.searchParams.set('options', `-c search_path=${schema}`);
+    databaseUrl = url.toString();
+  }
+  const port = await freePort();
+  const env: NodeJS.ProcessEnv = {
+    ...rest,
+    DATA_DIR: dataDir,
+    DATABASE_URL: databaseUrl,
+    PORT: String(port),
+    LOG_LEVEL: 'warn',
+    ADMIN_EMAIL: ADMIN.email,
+    ADMIN_PASSWORD: ADMIN.password,
+    RATE_LIMIT_BASE_PER_MINUTE: '0',
+    RATE_LIMIT_ACCOUNT_PER_MINUTE: '0',
+  };
+  // BENCH_HEAP_SNAPSHOT=N: a heap snapshot of the server after pass N (written after a full GC, so the
+  // heap figures after it are what is live), into BENCH_HEAP_SNAPSHOT_DIR (the system's temp directory).
+  const snapshotPass = Number(process.env.BENCH_HEAP_SNAPSHOT ?? 0);
+  const snapshotDir = snapshotPass > 0 ? mkdtempSync(path.join(process.env.BENCH_HEAP_SNAPSHOT_DIR ?? tmpdir(), 'basegate-heap-')) : undefined;
+  const nodeArgs = snapshotDir ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${snapshotDir}`] : [];
+  const child = spawn(process.execPath, [...nodeArgs, 'bin/basegate.js', 'serve'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (d) => (output = (output + d).slice(-20_000)));
+  child.stderr.on('data', (d) => (output = (output + d).slice(-20_000)));
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    for (const deadline = Date.now() + 180_000; ; ) {
+      if (child.exitCode !== null) throw new Error(`the server exited:\n${output}`);
+      if (Date.now() > deadline) throw new Error(`no start:\n${output}`);
+      if (await fetch(`${url}/health/live/`).then((r) => r.ok, () => false)) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const pid = child.pid!;
+    const { token } = await json<{ token: string }>(
+      await fetch(`${url}/api2/auth-token/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: ADMIN.email, password: ADMIN.password }) }),
+    );
+    const auth = { authorization: `Token ${token}`, 'content-type': 'application/json' };
+    const { table: base } = await json<{ table: { workspace_id: number; uuid: string; name: string } }>(
+      await fetch(`${url}/api/v2.1/dtables/`, { method: 'POST', headers: auth, body: JSON.stringify({ name: 'memory' }) }),
+    );
+    const basePath = `${url}/api/v2.1/workspace/${base.workspace_id}/dtable/memory`;
+    const { access_token } = await json<{ access_token: string }>(await fetch(`${basePath}/access-token/`, { headers: auth }));
+    const gw = `${url}/api-gateway/api/v2/dtables/${base.uuid}`;
+    const baseAuth = { authorization: `Token ${access_token}`, 'content-type': 'application/json' };
+
+    // The table: the first 1,000 rows through the API (cells as users write them), the rest generated.
+    const created = await json<{ _id: string; columns: Array<{ key: string; name: string }> }>(
+      await fetch(`${gw}/tables/`, {
+        method: 'POST',
+        headers: baseAuth,
+        body: JSON.stringify({
+          table_name: 'Big',
+          columns: [
+            { column_name: 'Title', column_type: 'text' },
+            { column_name: 'Amount', column_type: 'number' },
+            { column_name: 'Kind', column_type: 'single-select', column_data: { options: KINDS.map((name, i) => ({ name, id: `k00${i}`, color: '#FFFFFF' })) } },
+            { column_name: 'Notes', column_type: 'long-text' },
+          ],
+        }),
+      }),
+    );
+    const row = (n: number) => ({ Title: `row ${n}`, Amount: (n * 7_919) % ROWS, Kind: KINDS[n % KINDS.length], Notes: `note ${n} ${'lorem ipsum '.repeat(8)}` });
+    await json(await fetch(`${gw}/rows/`, { method: 'POST', headers: baseAuth, body: JSON.stringify({ table_name: 'Big', rows: Array.from({ length: Math.min(1000, ROWS) }, (_, n) => row(n)) }) }));
+    const keys = Object.fromEntries(created.columns.map((c) => [c.name, c.key]));
+    const handle = connect({ databaseUrl, dataDir });
+    const baseId = Number((await handle.db.selectFrom('bases').select('id').where('uuid', '=', base.uuid).executeTakeFirstOrThrow()).id);
+    const seedStart = Date.now();
+    await generateRows(handle.db, handle.dialect, { baseId, tableId: created._id, from: Math.min(1000, ROWS), to: ROWS }, (n) =>
+      Object.fromEntries(Object.entries(row(n)).map(([name, value]) => [keys[name]!, value])),
+    );
+    // A committed write through the server, so its caches see the generated rows (a new revision).
+    await json(await fetch(`${gw}/rows/`, { method: 'POST', headers: baseAuth, body: JSON.stringify({ table_name: 'Big', rows: [row(ROWS)] }) }));
+    await handle.db.destroy();
+    console.log(
+      `${handle.dialect}: ${ROWS + 1} rows in 1 table (seeded in ${((Date.now() - seedStart) / 1000).toFixed(0)} s); pages of ${PAGE}; server pid ${pid}; load ${loadavg().map((l) => l.toFixed(1)).join(' ')}`,
+    );
+
+    const total = ROWS + 1;
+    for (let pass = 1; pass <= PASSES; pass++) {
+      await phase(pid, url, `read all rows in pages of ${PAGE} (pass ${pass})`, async () => {
+        let bytes = 0;
+        let rows = 0;
+        for (let start = 0; start < total; start += PAGE) {
+          const body = await json<{ rows: unknown[] }>(await fetch(`${gw}/rows/?table_name=Big&start=${start}&limit=${PAGE}`, { headers: baseAuth }));
+          rows += body.rows.length;
+          bytes += JSON.stringify(body).length;
+        }
+        if (rows !== total) throw new Error(`read ${rows} rows of ${total}`);
+        return `${rows} rows, ${(bytes / 2 ** 20).toFixed(0)} MB of JSON`;
+      });
+      if (snapshotDir && pass === snapshotPass) {
+        child.kill('SIGUSR2');
+        await waitForSnapshot(snapshotDir);
+        console.log(`heap snapshot in ${snapshotDir}; after its full GC: ${await inside(url)}`);
+      }
+    }
+    await phase(pid, url, 'whole-base read GET /dtables/{uuid}/', async () => `${((await drain(await fetch(`${gw}/`, { headers: baseAuth }))) / 2 ** 20).toFixed(0)} MB body`);
+    await phase(pid, url, 'whole-base export (export-dtable)', async () => {
+      const res = await fetch(`${url}/api/v2.1/workspace/${base.workspace_id}/synchronous-export/export-dtable/?dtable_name=memory&ignore_asset=true`, { headers: auth });
+      return `${((await drain(res)) / 2 ** 20).toFixed(0)} MB zip`;
+    });
+    await phase(pid, url, 'table CSV export', async () => {
+      const res = await fetch(`${url}/api/v2.1/workspace/${base.workspace_id}/synchronous-export/export-table-to-excel/?dtable_name=memory&table_name=Big&format=csv`, { headers: auth });
+      return `${((await drain(res)) / 2 ** 20).toFixed(0)} MB CSV`;
+    });
+    const metrics = await (await fetch(`${url}/metrics`)).text();
+    const caches = [...metrics.matchAll(/^basegate_read_cache_bytes\{cache="([^"]+)"\} ([0-9.e+]+)/gm)].map((m) => `${m[1]} ${(Number(m[2]) / 2 ** 20).toFixed(1)} MB`);
+    console.log(`\nread caches at the end (/metrics): ${caches.join(', ')}`);
+    console.log(`server peak RSS over the whole run (VmHWM, seeding included): ${status(pid, 'VmHWM').toFixed(0)} MB; load ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  } finally {
+    await new Promise<void>((resolve) => {
+      if (child.exitCode !== null) return resolve();
+      child.on('close', () => resolve());
+      child.kill('SIGTERM');
+    });
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
