@@ -8,8 +8,7 @@ import type { BaseData } from './base-data.js';
 export function registerRowsMetrics(registry: Registry, data: BaseData): void {
   new Gauge({
     name: 'basegate_read_cache_bytes',
-    help: 'Bytes kept by the read caches: whole-base bodies (snapshot), listing pages (page), presented row fragments (fragments), where listing pages end (positions)',
-    help: 'Bytes kept by the read caches: whole-base bodies (snapshot), listing pages (page), presented row fragments (fragments), parsed metadata for reads (metadata, estimated), metadata text for one-statement appends (known_metadata)',
+    help: 'Bytes kept by the read caches: whole-base bodies (snapshot), listing pages (page), presented row fragments (fragments), where listing pages end (positions), parsed metadata for reads (metadata, estimated), metadata text for one-statement appends (known_metadata)',
     labelNames: ['cache'],
     registers: [registry],
     collect() {
