@@ -87,6 +87,13 @@ describe('console: the grid reuses row elements while scrolling (headless Chromi
       await scrollTo(400);
       await rowAt(400).filter({ hasText: name(400) }).waitFor();
       expect(await sameElements()).toEqual({ connected: full, kept: full, now: full });
+      // A position whose own window is smaller (aligned otherwise) keeps every element too: the rows
+      // past its end are rendered rather than their elements dropped and made again later.
+      await scrollTo(150);
+      await rowAt(150).filter({ hasText: name(150) }).waitFor();
+      expect(await sameElements()).toEqual({ connected: full, kept: full, now: full });
+      await scrollTo(400);
+      await rowAt(400).filter({ hasText: name(400) }).waitFor();
       const far = await shownRows();
       expect(far.every((r) => r.index >= 380 && r.name === `Row ${String(r.index).padStart(4, '0')}`)).toBe(true);
       // The selected row (1) is out of view: no element that showed it still says so.
