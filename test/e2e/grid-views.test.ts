@@ -158,7 +158,7 @@ describe('console: range selection, grouping, column layout (headless Chromium)'
       await expect.poll(() => grid().innerText()).not.toContain('Gamma');
       // Saved: a fresh page shows the grouping.
       await page.reload();
-      await expect.poll(() => page.locator('.grid .group-head').count()).toBe(3);
+      await expect.poll(() => page.locator('.grid .group-head').count(), { timeout: 10_000 }).toBe(3);
       expect(await seriousAxeViolations(page)).toEqual([]);
       expect(await unnamedControls(page)).toEqual([]);
       await page.screenshot({ path: 'docs/screenshots/grid-grouped.png' });

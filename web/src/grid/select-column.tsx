@@ -40,9 +40,8 @@ function SelectAll({ allRowsSelected, onAllRowsSelectionChange }: HeaderRenderer
 
 /**
  * The row-selection column: one native checkbox per row. The grid's own SelectColumn draws each as
- * a label, a hidden input and a styled box (three elements, one with `all: unset`); every row
- * scrolled into view is created anew, and style recalculation of new elements is most of a
- * scrolling frame's main-thread time (docs/console.md, "Scrolling performance").
+ * a label, a hidden input and a styled box (three elements, one with `all: unset`): fewer elements
+ * to create and style when a row element is first made (docs/console.md, "Scrolling performance").
  */
 export const SelectColumn: Column<Row> = {
   key: SELECT_COLUMN_KEY,

@@ -1,0 +1,147 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningServer } from '../../src/server.js';
+import { ADMIN, adminSignIn, apiCaller, closeConsole, createBase, gatewayCaller, launchBrowser, newConsolePage, signIn, startConsoleServer, step } from './browser.js';
+
+const BASE = 'Grid scroll';
+const ROWS = 600;
+const name = (i: number) => `Row ${String(i).padStart(4, '0')}`;
+
+/**
+ * The grid reuses its row elements while scrolling (web/patches/react-data-grid-row-slots.ts): a far
+ * scroll re-renders the same elements with other rows instead of creating new ones, and what an
+ * element shows (cells, selection) follows the row, not the element; a reused element does not keep
+ * the keyboard focus of the row it showed before.
+ */
+describe('console: the grid reuses row elements while scrolling (headless Chromium)', () => {
+  let server: RunningServer;
+  let url: string;
+  let browser: Browser;
+  let page: Page;
+  let adminToken: string;
+  let workspaceId: number;
+  let baseUuid: string;
+
+  const call = apiCaller(() => url, () => adminToken);
+  const gw = gatewayCaller(call, () => ({ name: BASE, workspaceId, baseUuid }));
+  const grid = () => page.getByRole('grid', { name: 'Rows of Table1' });
+  /** The row element showing row i (0-based), by its ARIA index (the header is 1). */
+  const rowAt = (i: number) => page.locator(`.grid [role=row][aria-rowindex="${i + 2}"]`);
+  const scrollTo = (i: number) => grid().evaluate((el, top) => (el.scrollTop = top), i * 34);
+  /** Every rendered row (header left out): its index, its Name cell, whether it is selected and checked. */
+  const shownRows = () =>
+    page.evaluate(() =>
+      [...document.querySelectorAll('.grid > [role=row]:not(.rdg-header-row)')].map((row) => ({
+        index: Number(row.getAttribute('aria-rowindex')) - 2,
+        name: row.querySelector('[aria-colindex="2"]')?.textContent ?? '',
+        selected: row.getAttribute('aria-selected') === 'true',
+        checked: (row.querySelector('input.row-select') as HTMLInputElement | null)?.checked ?? false,
+      })),
+    );
+
+  beforeAll(async () => {
+    ({ server, url } = await startConsoleServer());
+    browser = await launchBrowser();
+    adminToken = await adminSignIn(url);
+    ({ workspaceId, baseUuid } = await createBase(call, BASE));
+    const blank = (await gw<{ rows: Array<{ _id: string }> }>('rows/?table_name=Table1')).data.rows;
+    await gw('rows/', { method: 'DELETE', body: { table_name: 'Table1', row_ids: blank.map((r) => r._id) } });
+    const rows = Array.from({ length: ROWS }, (_, i) => ({ Name: name(i) }));
+    expect((await gw('rows/', { method: 'POST', body: { table_name: 'Table1', rows } })).status).toBe(200);
+    page = await newConsolePage(browser, { viewport: { width: 1280, height: 800 } });
+    await signIn(page, url, ADMIN.email, ADMIN.password);
+  }, 90_000);
+
+  afterAll(() => closeConsole(browser, server));
+
+  it('a far scroll shows other rows in the same elements; cells and selection follow the rows', async () => {
+    await step(page, 'grid-scroll-reuse', async () => {
+      await page.goto(`${url}/#/base/${workspaceId}/${encodeURIComponent(BASE)}`);
+      await rowAt(0).waitFor();
+      await rowAt(1).getByRole('checkbox', { name: 'Select' }).check();
+      await expect.poll(async () => rowAt(1).getAttribute('aria-selected')).toBe('true');
+      const before = await page.evaluate(() => {
+        const rows = [...document.querySelectorAll('.grid > [role=row]:not(.rdg-header-row)')];
+        (window as unknown as { shownBefore: Element[] }).shownBefore = rows;
+        return rows.length;
+      });
+      expect(before).toBeGreaterThan(10);
+
+      const shownElements = () => page.evaluate(() => document.querySelectorAll('.grid > [role=row]:not(.rdg-header-row)').length);
+      const sameElements = () =>
+        page.evaluate(() => {
+          const old = (window as unknown as { shownBefore: Element[] }).shownBefore;
+          const now = new Set(document.querySelectorAll('.grid > [role=row]:not(.rdg-header-row)'));
+          return { connected: old.filter((e) => e.isConnected).length, kept: old.filter((e) => now.has(e)).length, now: now.size };
+        });
+      await scrollTo(200);
+      await rowAt(200).filter({ hasText: name(200) }).waitFor();
+      // The window at the top is cut short; in mid-table it has its full size. Every element is still there.
+      const full = await shownElements();
+      expect(await sameElements()).toEqual({ connected: before, kept: before, now: full });
+      await page.evaluate(() => {
+        (window as unknown as { shownBefore: Element[] }).shownBefore = [...document.querySelectorAll('.grid > [role=row]:not(.rdg-header-row)')];
+      });
+      // From there a far scroll to a window of the same size (the grid renders rows in batches of 8, from
+      // 4 rows before the first shown: 200 and 400 are aligned alike) creates and drops no element.
+      await scrollTo(400);
+      await rowAt(400).filter({ hasText: name(400) }).waitFor();
+      expect(await sameElements()).toEqual({ connected: full, kept: full, now: full });
+      // A position whose own window is smaller (aligned otherwise) keeps every element too: the rows
+      // past its end are rendered rather than their elements dropped and made again later.
+      await scrollTo(150);
+      await rowAt(150).filter({ hasText: name(150) }).waitFor();
+      expect(await sameElements()).toEqual({ connected: full, kept: full, now: full });
+      await scrollTo(400);
+      await rowAt(400).filter({ hasText: name(400) }).waitFor();
+      const far = await shownRows();
+      expect(far.every((r) => r.index >= 380 && r.name === `Row ${String(r.index).padStart(4, '0')}`)).toBe(true);
+      // The selected row (1) is out of view: no element that showed it still says so.
+      expect(far.filter((r) => r.selected || r.checked)).toEqual([]);
+
+      await scrollTo(0);
+      await rowAt(0).filter({ hasText: name(0) }).waitFor();
+      const back = await shownRows();
+      expect(back.every((r) => r.name === name(r.index))).toBe(true);
+      expect(back.filter((r) => r.selected || r.checked).map((r) => r.index)).toEqual([1]);
+      await rowAt(1).getByRole('checkbox', { name: 'Select' }).uncheck();
+      await expect.poll(async () => (await shownRows()).filter((r) => r.selected).length).toBe(0);
+    });
+  });
+
+  it('the focus of a row scrolled away does not stay in the element that now shows another row', async () => {
+    await step(page, 'grid-scroll-focus', async () => {
+      await page.goto(`${url}/#/base/${workspaceId}/${encodeURIComponent(BASE)}`);
+      await rowAt(0).waitFor();
+      // The selection column's cell of row 2, selected with the mouse beside its checkbox: the checkbox takes the focus.
+      await rowAt(2).locator('[aria-colindex="1"]').click({ position: { x: 2, y: 2 } });
+      const focusedRow = () => page.evaluate(() => document.activeElement?.closest('[role=row]')?.getAttribute('aria-rowindex') ?? null);
+      await expect.poll(focusedRow).toBe('4');
+      expect(await page.evaluate(() => document.activeElement?.matches('input.row-select') ?? false)).toBe(true);
+      await page.keyboard.press('Space');
+      await expect.poll(async () => rowAt(2).getAttribute('aria-selected')).toBe('true');
+
+      await scrollTo(400);
+      await rowAt(400).filter({ hasText: name(400) }).waitFor();
+      // The element that held row 2's checkbox shows another row now, and no longer has the focus
+      // (the page has it, as when the grid dropped the row's element); the grid stays where it was scrolled.
+      await expect.poll(focusedRow).toBe(null);
+      expect(await page.evaluate(() => document.activeElement === document.body)).toBe(true);
+      // So Space ticks no other row (with the focus kept, it ticked the row the element shows now).
+      await page.keyboard.press('Space');
+      expect(await rowAt(400).isVisible()).toBe(true);
+      expect((await shownRows()).filter((r) => r.selected || r.checked)).toEqual([]);
+      // Space on the page scrolls the grid by a page, smoothly: let it end before scrolling back.
+      const scrollTop = () => grid().evaluate((el) => el.scrollTop);
+      await expect.poll(async () => (await scrollTop()) === (await page.waitForTimeout(300), await scrollTop())).toBe(true);
+      // Back at the top: row 2 is still the one selected row, and a click brings the keyboard back.
+      await scrollTo(0);
+      await rowAt(0).filter({ hasText: name(0) }).waitFor();
+      expect((await shownRows()).filter((r) => r.selected || r.checked).map((r) => r.index)).toEqual([2]);
+      await rowAt(3).locator('[aria-colindex="1"]').click({ position: { x: 2, y: 2 } });
+      await expect.poll(focusedRow).toBe('5');
+      await page.keyboard.press('ArrowDown');
+      await expect.poll(focusedRow).toBe('6');
+    });
+  });
+});
