@@ -8,9 +8,10 @@
  *   - scoped, scope:  the scoped insert in a commit scope without a row: the context tracking alone,
  *   - scoped + audit: the same, and the call audited as an audited route is (plugins/audit-trail.ts):
  *                     in a commit scope opened at the end of the preHandler hooks (a hook of this
- *                     bench does what the trail's does), whose row is written inside the insert's own transaction
- *                     (chained at once on SQLite; on PostgreSQL appended, and every row sealed into the
- *                     hash chain within the timed round).
+ *                     bench does what the trail's does), whose row commits with the insert: chained at
+ *                     once in its transaction on SQLite; on PostgreSQL appended as parts of the insert's
+ *                     one statement (CommitAppendix.addTo), and every row sealed into the hash chain
+ *                     within the timed round.
  * A third group times the audit write alone: a Kysely transaction inserting one row, plain, in a
  * commit scope, and with the audit row's appendix (no HTTP around it, so less noise).
  * A read is not audited (the trail records security changes, not reads); what auditing adds to it is

@@ -8,6 +8,7 @@ import {
   type QueryResult,
   type TransactionSettings,
 } from 'kysely';
+import type { WriteStatement } from './write-statement.js';
 
 /**
  * Statements that must commit together with the write of an async context — the audit row of an
@@ -20,6 +21,14 @@ import {
 export interface CommitAppendix {
   /** Runs inside the transaction, before COMMIT; `tx` sees the transaction's own changes. */
   write(tx: AppendixTx): Promise<void>;
+  /**
+   * Adds the appendix as parts of a write sent as ONE statement (db/write-statement.ts), under its
+   * gate, so both commit together in that statement (no transaction, no extra round trip). False when
+   * it cannot (it would read through a transaction, or the engine has no such statement): the writer
+   * then sends its write in a transaction, whose COMMIT carries the appendix as usual. The writer
+   * marks the scope written (`CommitScope.markWritten`) once the statement committed.
+   */
+  addTo?(statement: WriteStatement): Promise<boolean>;
 }
 
 export interface AppendixTx {
@@ -47,6 +56,12 @@ export class CommitScope {
     return storage.run(this, fn);
   }
 
+  /** The appendix committed (as a part of a one-statement write, see `CommitAppendix.addTo`): the scope is done. */
+  markWritten(): void {
+    this.written = true;
+    this.end();
+  }
+
   /**
    * No later write carries the appendix. When no scope is open any more, the context tracking is
    * switched off: on Node 20 it costs every promise of the process a hook while on, and audited
@@ -72,11 +87,13 @@ export async function withCommitScope<T>(scope: CommitScope, fn: () => Promise<T
   }
 }
 
-/** True when this context's next write would carry an appendix (it must then be sent in this context, not shared). */
-export function hasPendingAppendix(): boolean {
-  if (openScopes === 0) return false;
-  const scope = storage.getStore();
-  return scope?.appendix !== undefined && !scope.written;
+/**
+ * The scope whose appendix this context's next write would carry, if any. A writer that sends a
+ * statement outside a transaction (and outside the scope: `outsideCommitScope`) adds the appendix to
+ * it itself (`CommitAppendix.addTo`), or sends its write in a transaction instead.
+ */
+export function pendingCommitScope(): CommitScope | undefined {
+  return openScopes === 0 ? undefined : pendingScope();
 }
 
 /** Runs `fn` outside any scope: its transactions never carry another context's appendix. */

@@ -1,4 +1,4 @@
-import { createHash, randomBytes, scrypt as scryptCb, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, scrypt as scryptCb, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
 
 const scrypt = promisify(scryptCb) as (pw: string, salt: Buffer, keylen: number, opts: object) => Promise<Buffer>;
@@ -9,7 +9,8 @@ export function randomHex(bytes = 20): string {
 }
 
 export function sha256Hex(value: string): string {
-  return createHash('sha256').update(value).digest('hex');
+  // One-shot `hash` (Node 20.12+): about a third of createHash's cost for short inputs (an audit row's link).
+  return hash('sha256', value, 'hex');
 }
 
 export function constantTimeEqual(a: string, b: string): boolean {

@@ -190,6 +190,49 @@ describe.each(DIALECTS)('audit rows commit with their action (%s)', (dialect) =>
   });
 });
 
+describe.each(DIALECTS)('audit writers’ counts are pruned (%s)', (dialect) => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await createTestApp(dialect);
+  });
+  afterAll(() => t.close());
+
+  it('drops, in batches, the counts of writers whose appends are all sealed; keeps those with pending rows; a pruned writer that appends again starts over', async () => {
+    const { db, audit } = t.container;
+    // 2,500 stopped instances, all sealed (one row per process start), and one whose last two appends are still pending.
+    // (Nothing was appended by this app yet, so no seal is due meanwhile.)
+    for (let i = 0; i < 2500; i += 500) {
+      await db.insertInto('audit_writers').values(Array.from({ length: 500 }, (_, j) => ({ id: `stopped-${i + j}`, appended: 3, sealed: 3 }))).execute();
+    }
+    await db.insertInto('audit_writers').values({ id: 'pending-writer', appended: 5, sealed: 3 }).execute();
+    for (const n of [4, 5]) {
+      const fields = { created_at: t.clock.now(), action: `test.pending_${n}`, actor: 'test', ip: '::1', base_id: null, target: 'x', detail: '{}' };
+      await db.insertInto('audit_pending').values({ ...fields, digest: fieldsDigest(fields), writer: 'pending-writer', writer_seq: n }).execute();
+    }
+    expect(await audit.pruneWriters()).toBe(2500);
+    expect((await db.selectFrom('audit_writers').select('id').execute()).map((w) => w.id)).toEqual(['pending-writer']);
+    expect(await audit.verify()).toMatchObject({ ok: true, pending: 2 });
+    // Once its rows are sealed it goes too (the daily prune tick); this instance's own count stays.
+    await audit.seal();
+    await audit.record({ action: 'test.live', actor: 'test', ip: '::1', target: 'x' });
+    await audit.seal();
+    const own = (await db.selectFrom('audit_writers').select('id').where('id', '<>', 'pending-writer').execute()).map((w) => w.id);
+    expect(own).toHaveLength(dialect === 'postgres' ? 1 : 0); // PostgreSQL appends count; SQLite chains at once
+    expect(await audit.prune(t.clock.now())).toBe(0);
+    expect((await db.selectFrom('audit_writers').select('id').execute()).map((w) => w.id)).toEqual(own);
+    // A running writer whose row another instance pruned appends again from a new count: no gap is seen.
+    await db.deleteFrom('audit_writers').execute();
+    await audit.record({ action: 'test.again', actor: 'test', ip: '::1', target: 'x' });
+    await audit.record({ action: 'test.again', actor: 'test', ip: '::1', target: 'x' });
+    if (dialect === 'postgres') expect((await db.selectFrom('audit_writers').select('appended').execute()).map((w) => Number(w.appended))).toEqual([2]);
+    expect(await audit.verify()).toMatchObject({ ok: true });
+    await audit.seal();
+    expect(await audit.verify()).toMatchObject({ ok: true, pending: 0 });
+    expect(await db.selectFrom('audit_log').select('id').where('action', '=', 'audit.pending_missing').execute()).toEqual([]);
+  });
+});
+
 describe.each(DIALECTS)('audit sealing by several instances (%s)', (dialect) => {
   const shared = new SharedDatabase(dialect);
   let first: TestApp;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { CompiledQuery, PostgresAdapter, type QueryResult } from 'kysely';
-import { outsideCommitScope, type Db } from '../../db/index.js';
+import { CompiledQuery, PostgresAdapter, sql, type QueryResult } from 'kysely';
+import { outsideCommitScope, type Db, type WriteStatement } from '../../db/index.js';
 import { fieldsDigest, rowHash, type EntryFields } from './chain.js';
 
 /** Runs one statement in the transaction the row is written in. */
@@ -51,6 +51,25 @@ export class AuditAppender {
   async append(run: RunInTx, fields: EntryFields): Promise<void> {
     if (this.chainsAtAppend) await this.chain(run, fields);
     else await run(CompiledQuery.raw(PENDING_INSERT, [...entryValues(fields), fieldsDigest(fields), this.writer]));
+  }
+
+  /**
+   * PostgreSQL: the row as two parts of a write sent as one statement, under its gate (written only
+   * when the write is): the count in this instance's writer row, and the pending row stamped with it,
+   * as PENDING_INSERT does in a transaction. One such row per statement (the writer row may be
+   * updated once in a statement).
+   */
+  appendTo(statement: WriteStatement, fields: EntryFields): void {
+    if (this.chainsAtAppend) throw new Error('AuditAppender.appendTo: SQLite chains at append, in a transaction');
+    const counted = statement.add(sql`
+      INSERT INTO audit_writers (id, appended, sealed) SELECT CAST(${this.writer} AS text), 1, 0 FROM ${statement.gate}
+      ON CONFLICT (id) DO UPDATE SET appended = audit_writers.appended + 1 RETURNING appended`);
+    statement.add(sql`
+      INSERT INTO audit_pending (created_at, action, actor, ip, base_id, target, detail, digest, writer, writer_seq)
+      SELECT CAST(${fields.created_at} AS bigint), CAST(${fields.action} AS text), CAST(${fields.actor} AS text), CAST(${fields.ip} AS text),
+             CAST(${fields.base_id} AS bigint), CAST(${fields.target} AS text), CAST(${fields.detail} AS text), CAST(${fieldsDigest(fields)} AS text),
+             CAST(${this.writer} AS text), appended
+        FROM ${counted}`);
   }
 
   /** Appends the row as a change of its own (an action that wrote nothing else: a sign-in, an export). */

@@ -1,8 +1,8 @@
-import type { CompiledQuery } from 'kysely';
+import { sql, type CompiledQuery } from 'kysely';
 import { outsideCommitScope, type AppendixTx, type CommitAppendix, type Db, type Executor } from '../../db/index.js';
 import type { Clock } from '../../shared/clock.js';
-import { canonicalJson, fieldsDigest, rowHash, type EntryFields } from './chain.js';
-import { redact } from './redact.js';
+import { fieldsDigest, rowHash, type EntryFields } from './chain.js';
+import { redact, redactedJson } from './redact.js';
 import { AuditAppender } from './appender.js';
 import { AuditSealer, PENDING_MISSING } from './sealer.js';
 import { snapshotOf, type SnapshotTable } from './snapshots.js';
@@ -44,7 +44,17 @@ export interface VerifyResult {
 /** Reads inside the audited action's transaction, to build its row at commit (see `appendix`). */
 export type AuditTxReader = AppendixTx;
 
+/** What `build` reads through when the row goes into a one-statement write: nothing (it then needs a transaction). */
+const NO_READS: AuditTxReader = {
+  run: () => Promise.reject(new Error('audit appendix: reads need a transaction')),
+  insertedId: () => {
+    throw new Error('audit appendix: inserted ids need a transaction');
+  },
+};
+
 const MAX_FIELD = 255;
+/** Sealed writers' counts deleted per statement (`pruneWriters`). */
+const WRITERS_PRUNE_BATCH = 1000;
 const VERIFY_PAGE = 1000;
 /** Walks of the chain `verify` repeats while seals move the head under it. */
 const VERIFY_ATTEMPTS = 5;
@@ -91,6 +101,14 @@ export class AuditService {
         await this.appender.append((query) => tx.run(query), this.fieldsOf(await build(tx)));
         this.sealSoon();
       },
+      // A one-statement write (PostgreSQL appends): the row as parts of it, built without reads (a
+      // `build` that reads refuses, and the write goes in a transaction instead).
+      addTo: async (statement) => {
+        if (this.appender.chainsAtAppend) return false;
+        this.appender.appendTo(statement, this.fieldsOf(await build(NO_READS)));
+        this.sealSoon();
+        return true;
+      },
     };
   }
 
@@ -99,9 +117,10 @@ export class AuditService {
   }
 
   private fieldsOf(entry: AuditEntry): EntryFields {
-    const detail: Record<string, unknown> = {};
-    if (entry.before !== undefined) detail.before = redact(entry.before);
-    if (entry.after !== undefined) detail.after = redact(entry.after);
+    // canonicalJson({ before, after }) of the redacted values, written in one pass ("after" sorts first).
+    const parts: string[] = [];
+    if (entry.after !== undefined) parts.push(`"after":${redactedJson(entry.after)}`);
+    if (entry.before !== undefined) parts.push(`"before":${redactedJson(entry.before)}`);
     return {
       created_at: this.clock.now(),
       action: entry.action.slice(0, 64),
@@ -109,7 +128,7 @@ export class AuditService {
       ip: entry.ip.slice(0, 64),
       base_id: entry.baseId ?? null,
       target: String(redact(entry.target)).slice(0, 1000),
-      detail: canonicalJson(detail),
+      detail: `{${parts.join(',')}}`,
     };
   }
 
@@ -134,7 +153,8 @@ export class AuditService {
     this.seenNetworks.add(key);
     const target = `api-token:${tokenId}`;
     for (const table of ['audit_log', 'audit_pending'] as const) {
-      const seen = await this.db.selectFrom(table).select('id').where('action', '=', 'api_token.new_network').where('target', '=', target).where('ip', '=', ip).executeTakeFirst();
+      // The action as a literal: the index of these rows is partial on it (migration 0041), and a bound parameter would not match it.
+      const seen = await this.db.selectFrom(table).select('id').where(sql<boolean>`action = 'api_token.new_network'`).where('target', '=', target).where('ip', '=', ip).executeTakeFirst();
       if (seen) return;
     }
     const token = await this.db.selectFrom('api_tokens').select(['base_id', 'app_name']).where('id', '=', tokenId).executeTakeFirst();
@@ -253,9 +273,11 @@ export class AuditService {
 
   /**
    * Drops rows older than the retention; the last dropped row's sequence and hash become the anchor
-   * the chain is verified from. Returns how many rows went.
+   * the chain is verified from. Returns how many rows went. Also drops the counts of writers whose
+   * appends are all sealed (`pruneWriters`).
    */
   async prune(now: number): Promise<number> {
+    await this.pruneWriters();
     if (this.retentionDays <= 0) return 0;
     await this.seal();
     const cutoff = now - this.retentionDays * 86_400_000;
@@ -268,6 +290,33 @@ export class AuditService {
       await trx.updateTable('audit_head').set({ anchor_seq: last.seq, anchor_hash: last.hash }).where('id', '=', 1).execute();
       return Number(gone.numDeletedRows);
     });
+  }
+
+  /**
+   * Deletes the `audit_writers` rows (one per instance start, PostgreSQL) whose appends are all sealed,
+   * `WRITERS_PRUNE_BATCH` per statement; returns how many went. Such a writer has no pending row, so
+   * neither verify nor the sealer needs its count: a gap is only looked for between `sealed` and
+   * `appended`. A writer still running that appends again starts a new count at 1 (its row is written
+   * afresh, and the sealer counts a writer without a row from 0), so this instance's own row is kept
+   * only to spare it that. A writer appending meanwhile holds its row's lock: the delete waits and
+   * checks the counts again on the row as committed.
+   */
+  async pruneWriters(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const gone = await outsideCommitScope(() =>
+        this.db
+          .deleteFrom('audit_writers')
+          .where('id', 'in', (eb) =>
+            eb.selectFrom('audit_writers').select('id').whereRef('appended', '=', 'sealed').where('id', '<>', this.appender.writer).limit(WRITERS_PRUNE_BATCH),
+          )
+          .whereRef('appended', '=', 'sealed')
+          .executeTakeFirst(),
+      );
+      const n = Number(gone.numDeletedRows);
+      total += n;
+      if (n < WRITERS_PRUNE_BATCH) return total;
+    }
   }
 
   /**

@@ -18,3 +18,28 @@ export function redact(value: unknown, depth = 0): unknown {
   }
   return out;
 }
+
+/**
+ * canonicalJson(redact(value)) in one pass, without the redacted copy: an audited action's
+ * `before`/`after` are written this way with every row (redact.test.ts checks it against the two).
+ */
+export function redactedJson(value: unknown, depth = 0): string {
+  if (typeof value === 'string') return JSON.stringify(redact(value));
+  if (value === null || typeof value !== 'object') return JSON.stringify(value ?? null);
+  if (depth >= MAX_DEPTH) return JSON.stringify('[too deep]');
+  if (Array.isArray(value)) {
+    let out = '[';
+    const n = Math.min(value.length, 100);
+    for (let i = 0; i < n; i += 1) out += (i > 0 ? ',' : '') + redactedJson(value[i], depth + 1);
+    return `${out}]`;
+  }
+  const keys = Object.keys(value).sort();
+  let out = '{';
+  for (const key of keys) {
+    const item = (value as Record<string, unknown>)[key];
+    const secret = SECRET_KEY.test(key);
+    if (item === undefined && !secret) continue;
+    out += `${out.length > 1 ? ',' : ''}${JSON.stringify(key)}:${secret ? JSON.stringify(REDACTED) : redactedJson(item, depth + 1)}`;
+  }
+  return `${out}}`;
+}

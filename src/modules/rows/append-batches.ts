@@ -12,6 +12,8 @@ interface Pending {
   version: number;
   statement: WriteStatement;
   rows: number;
+  /** It carries an audit row (its writer count): at most one such append goes in a statement. */
+  audited: boolean;
   settle: (outcome: BatchOutcome) => void;
   fail: (error: unknown) => void;
 }
@@ -47,7 +49,7 @@ export class AppendBatches {
   private readonly open = new Map<number, number>();
 
   /** Sends `statement` (made with a shared gate) with the others of `baseId` prepared on `version`. */
-  submit(baseId: number, version: number, statement: WriteStatement, rows: number): Promise<BatchOutcome> {
+  submit(baseId: number, version: number, statement: WriteStatement, rows: number, audited = false): Promise<BatchOutcome> {
     this.open.set(baseId, this.unsettled(baseId) + 1);
     const answered = () => {
       const left = this.unsettled(baseId) - 1;
@@ -58,7 +60,7 @@ export class AppendBatches {
       const settle = (outcome: BatchOutcome) => (answered(), resolve(outcome));
       const fail = (error: unknown) => (answered(), reject(error));
       const queue = this.bases.get(baseId);
-      const pending = { version, statement, rows, settle, fail };
+      const pending = { version, statement, rows, audited, settle, fail };
       if (queue !== undefined) {
         queue.push(pending);
         return;
@@ -86,19 +88,25 @@ export class AppendBatches {
     this.bases.delete(baseId);
   }
 
-  /** The first queued append and the following ones of its version, within the limits, in arrival order. */
+  /**
+   * The first queued append and the following ones of its version, within the limits, in arrival
+   * order; at most one audited append (two would update this instance's audit writer row twice in one
+   * statement, which PostgreSQL refuses).
+   */
   private take(queue: Pending[]): Pending[] {
     const version = queue[0]!.version;
     const batch: Pending[] = [];
     let rows = 0;
+    let audited = false;
     for (let i = 0; i < queue.length && batch.length < this.limits.members; ) {
       const next = queue[i]!;
-      if (next.version !== version || (batch.length > 0 && rows + next.rows > this.limits.rows)) {
+      if (next.version !== version || (batch.length > 0 && rows + next.rows > this.limits.rows) || (audited && next.audited)) {
         i++;
         continue;
       }
       batch.push(next);
       rows += next.rows;
+      audited ||= next.audited;
       queue.splice(i, 1);
     }
     return batch;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Transaction } from 'kysely';
-import { WriteStatement, hasPendingAppendix, type Database, type DialectName, type Db } from '../../db/index.js';
+import { WriteStatement, outsideCommitScope, pendingCommitScope, type CommitScope, type Database, type DialectName, type Db } from '../../db/index.js';
 import type { Clock } from '../../shared/clock.js';
 import { appendEvents, appendEventsTo, appendStructureEvents, holdEvents, releaseHeldEvents, type NewChangeEvent } from '../events/index.js';
 import { FormulaThreads } from '../formulas/index.js';
@@ -193,9 +193,16 @@ export class BaseWriter {
     try {
       const late = options.lockLate === true && this.dialect === 'postgres';
       // A write that must carry its request's commit appendix (an audited request: db/commit-appendix.ts)
-      // goes in a transaction, whose COMMIT carries it; a raw one statement would not.
-      const oneStatement = late && this.oneStatementAppends && options.oneStatement !== false && options.holdEvents === undefined && options.stage === undefined && !hasPendingAppendix();
-      if (oneStatement) outcome = await this.oneStatement(base, actor, work, release);
+      // carries it as parts of its one statement when the appendix can be (else in a transaction, whose COMMIT carries it).
+      const scope = late ? pendingCommitScope() : undefined;
+      const oneStatement =
+        late &&
+        this.oneStatementAppends &&
+        options.oneStatement !== false &&
+        options.holdEvents === undefined &&
+        options.stage === undefined &&
+        (scope === undefined || scope.appendix?.addTo !== undefined);
+      if (oneStatement) outcome = await this.oneStatement(base, actor, work, release, scope);
       try {
         outcome ??= await this.transaction(base, actor, work, late, options);
       } catch (error) {
@@ -325,7 +332,7 @@ export class BaseWriter {
    * something, changed the metadata, failed (the real transaction then gives the real answer), the
    * version moved (the gate wrote nothing), or the shared statement it went in failed.
    */
-  private async oneStatement<T>(base: BaseRef, actor: Actor, work: (scope: WriteScope) => Promise<T>, releaseSlot: () => void) {
+  private async oneStatement<T>(base: BaseRef, actor: Actor, work: (scope: WriteScope) => Promise<T>, releaseSlot: () => void, audit: CommitScope | undefined) {
     const meta = this.known.get(base.id);
     if (meta === undefined) return undefined;
     const now = this.clock.now();
@@ -350,15 +357,20 @@ export class BaseWriter {
       this.oneStatementStats.redone++;
       return undefined;
     }
-    if (prepared === undefined || probe.used) {
+    // The request's audit row as parts of the statement, committed with it (or, when the appendix
+    // cannot be a part or fails, the write goes to a transaction, whose COMMIT carries it).
+    const appendix = prepared !== undefined && !probe.used ? audit?.appendix : undefined;
+    const carried = appendix === undefined || (await (appendix.addTo?.(statement) ?? Promise.resolve(false)).catch(() => false));
+    if (prepared === undefined || probe.used || !carried) {
       this.oneStatementStats.redone++;
       return undefined;
     }
     // A queued append holds no connection: its slot goes back, and the batch takes one to send (AppendBatches).
     if (this.batchAppends) releaseSlot();
+    // Sent outside the request's commit scope: the statement carries the appendix as its own parts, not as a transaction's.
     const sent = this.batchAppends
-      ? await this.batches.submit(base.id, meta.version, statement, prepared.emitted)
-      : (await WriteStatement.together(this.db, revisionBump(base.id, meta.version), [statement]))
+      ? await this.batches.submit(base.id, meta.version, statement, prepared.emitted, appendix !== undefined)
+      : (await outsideCommitScope(() => WriteStatement.together(this.db, revisionBump(base.id, meta.version), [statement])))
         ? 'written'
         : 'redo';
     if (sent === 'redo') {
@@ -366,6 +378,7 @@ export class BaseWriter {
       this.oneStatementStats.redone++;
       return undefined;
     }
+    if (appendix) audit!.markWritten();
     this.oneStatementStats.written++;
     return { value: prepared.value, emitted: prepared.emitted, structural: false };
   }

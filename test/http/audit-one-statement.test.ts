@@ -1,0 +1,130 @@
+import { CompiledQuery } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CommitScope, withCommitScope } from '../../src/db/index.js';
+import type { AuditEntry, AuditTxReader } from '../../src/modules/audit/index.js';
+import { DIALECTS, type TestApp } from '../helpers/index.js';
+import { appWithTable, appendRows, refuseEventsNamed, type Gateway } from './rows.fixtures.js';
+
+/**
+ * An audited append (a row write in a commit scope whose appendix is an audit row) on PostgreSQL
+ * carries its audit row as two parts of its ONE statement (db/commit-appendix.ts `addTo`): the count in
+ * the instance's `audit_writers` row and the pending row stamped with it, written only when the append
+ * is. An appendix that must read goes with its append into a transaction instead. SQLite chains the row
+ * in the append's transaction. Either way: exactly one chained row with the action's content, the
+ * writers' counts all sealed, and `verify` names a deleted or edited row.
+ */
+describe.each(DIALECTS)('audited appends (%s)', (dialect) => {
+  let t: TestApp;
+  let g: Gateway;
+  const actor = { user: 'u@auth.local', app: null };
+  const entry = (action: string, n: number): AuditEntry => ({ action, actor: 'api-token:7', ip: '10.0.0.7', target: `POST rows ${n}`, after: { n }, baseId: g.base.id });
+  /** An append of one row named `name` in a commit scope whose appendix is the audit row `build` gives. */
+  const auditedAppend = async (name: string, build: (tx: AuditTxReader) => Promise<AuditEntry>) => {
+    const scope = new CommitScope();
+    scope.appendix = t.container.audit.appendix(build);
+    await withCommitScope(scope, () => t.container.baseData.rows.append(g.base, actor, { table_name: 'Table1', rows: [{ Name: name }] }));
+    return scope;
+  };
+  const chained = async (action: string) => {
+    await t.container.audit.seal();
+    return t.container.db.selectFrom('audit_log').selectAll().where('action', '=', action).orderBy('seq').execute();
+  };
+  const writerCounts = async () => (await t.container.db.selectFrom('audit_writers').select(['appended', 'sealed']).execute()).map((w) => [Number(w.appended), Number(w.sealed)]);
+  /** Drops the chain as retention pruning would (the anchor moves to the head): verify starts clean. */
+  const restartChain = async () => {
+    const { db, audit } = t.container;
+    await audit.seal();
+    await db.deleteFrom('audit_log').execute();
+    const head = await db.selectFrom('audit_head').select(['seq', 'hash']).where('id', '=', 1).executeTakeFirstOrThrow();
+    await db.updateTable('audit_head').set({ anchor_seq: head.seq, anchor_hash: head.hash }).where('id', '=', 1).execute();
+    expect(await audit.verify()).toMatchObject({ ok: true, rows: 0, pending: 0 });
+  };
+  const stats = () => ({ ...t.container.baseData.writer.oneStatementStats });
+
+  beforeAll(async () => {
+    ({ t, g } = await appWithTable(dialect));
+    await appendRows(g, 'Table1', [{ Name: 'warm' }]); // the writer knows the metadata: appends may go as one statement
+  });
+  afterAll(() => t?.close());
+
+  it('records exactly one chained row with the action’s content, in the append’s one statement on PostgreSQL', async () => {
+    const before = stats();
+    const scope = await auditedAppend('one', async () => entry('test.append', 1));
+    expect(scope.written).toBe(true);
+    if (dialect === 'postgres') expect(stats()).toEqual({ written: before.written + 1, redone: before.redone });
+    const rows = await chained('test.append');
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ actor: 'api-token:7', ip: '10.0.0.7', target: 'POST rows 1', base_id: g.base.id, detail: '{"after":{"n":1}}' });
+    if (dialect === 'postgres') expect(rows[0]!.digest).toMatch(/^[0-9a-f]{64}$/);
+    expect(await t.container.db.selectFrom('base_rows').select('row_id').where('base_id', '=', g.base.id).execute()).toHaveLength(2);
+    for (const [appended, sealed] of await writerCounts()) expect(sealed).toBe(appended);
+    expect(await t.container.audit.verify()).toMatchObject({ ok: true, pending: 0 });
+  });
+
+  it('an appendix that reads goes with its append into a transaction: still exactly one row', async () => {
+    const before = stats();
+    const scope = await auditedAppend('read', async (tx) => {
+      const { rows } = await tx.run<{ n: number }>(CompiledQuery.raw('select 2 as n'));
+      return entry('test.append_read', Number(rows[0]!.n));
+    });
+    expect(scope.written).toBe(true);
+    if (dialect === 'postgres') expect(stats().redone).toBe(before.redone + 1);
+    const rows = await chained('test.append_read');
+    expect(rows.map((row) => row.detail)).toEqual(['{"after":{"n":2}}']);
+    expect(await t.container.audit.verify()).toMatchObject({ ok: true });
+  });
+
+  it('audited and plain appends at once: each audited one recorded once (at most one per shared statement), every count sealed', async () => {
+    const failedShared = t.container.baseData.writer.batches.stats.failedShared;
+    const scopes = await Promise.all([
+      ...Array.from({ length: 12 }, (_, i) => auditedAppend(`a${i}`, async () => entry('test.append_many', i))),
+      ...Array.from({ length: 12 }, (_, i) => t.container.baseData.rows.append(g.base, actor, { table_name: 'Table1', rows: [{ Name: `p${i}` }] }).then(() => undefined)),
+    ]);
+    for (const scope of scopes) if (scope) expect(scope.written).toBe(true);
+    expect(t.container.baseData.writer.batches.stats.failedShared).toBe(failedShared); // no shared statement failed over two writer counts
+    const rows = await chained('test.append_many');
+    expect(rows.map((row) => JSON.parse(row.detail).after.n).sort((a, b) => a - b)).toEqual(Array.from({ length: 12 }, (_, i) => i));
+    for (const [appended, sealed] of await writerCounts()) expect(sealed).toBe(appended);
+    expect(await t.container.audit.verify()).toMatchObject({ ok: true, pending: 0 });
+  });
+
+  it('an append the database refuses leaves no row and no count behind', async () => {
+    await t.container.audit.seal();
+    const counts = await writerCounts();
+    const allow = await refuseEventsNamed(t.container.db, dialect);
+    try {
+      const scope = new CommitScope();
+      scope.appendix = t.container.audit.appendix(async () => entry('test.append_refused', 0));
+      await expect(withCommitScope(scope, () => t.container.baseData.rows.append(g.base, actor, { table_name: 'Table1', rows: [{ Name: 'refused' }] }))).rejects.toThrow(/refused by the test/);
+      expect(scope.written).toBe(false);
+    } finally {
+      await allow();
+    }
+    expect(await chained('test.append_refused')).toEqual([]);
+    expect(await t.container.db.selectFrom('audit_pending').select('id').execute()).toEqual([]);
+    expect(await writerCounts()).toEqual(counts);
+    expect(await t.container.audit.verify()).toMatchObject({ ok: true, pending: 0 });
+  });
+
+  it('verify names a row of a one-statement append that was edited, or deleted before it was sealed', async () => {
+    const { db, audit } = t.container;
+    // Where the row is now: pending on PostgreSQL (unless the sealer's timer was quicker), chained on SQLite.
+    const whereIs = async (action: string) => ((await db.selectFrom('audit_pending').select('id').where('action', '=', action).executeTakeFirst()) ? 'audit_pending' : 'audit_log');
+    await auditedAppend('edited', async () => entry('test.append_edited', 3));
+    const where = await whereIs('test.append_edited');
+    expect(await db.selectFrom(where).select('id').where('action', '=', 'test.append_edited').execute()).toHaveLength(1);
+    await db.updateTable(where).set({ ip: '10.9.9.9' }).where('action', '=', 'test.append_edited').execute();
+    expect((await audit.verify()).broken?.reason).toMatch(/was edited/);
+    await audit.seal();
+    expect((await audit.verify()).broken?.reason).toMatch(/was edited/); // once chained too
+    await restartChain();
+
+    await auditedAppend('victim', async () => entry('test.append_victim', 4));
+    await auditedAppend('after', async () => entry('test.append_after', 5));
+    const victim = await whereIs('test.append_victim');
+    await db.deleteFrom(victim).where('action', '=', 'test.append_victim').execute();
+    expect((await audit.verify()).broken?.reason).toMatch(/missing \(deleted\)/);
+    await audit.seal();
+    expect((await audit.verify()).broken?.reason).toMatch(victim === 'audit_pending' ? /deleted before they were sealed/ : /missing \(deleted\)/);
+  });
+});
