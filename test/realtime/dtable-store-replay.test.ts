@@ -86,6 +86,10 @@ describe.each(DIALECTS)('dtable-store applies our update-dtable stream (%s)', (d
     expect(column.statusCode, column.body).toBe(200);
     const link: LinkColumn = { ...(column.json().data as { link_id: string; table_id: string; other_table_id: string }), table: 'Tasks', column: 'Owner' };
     const people = await appendRows(g, 'People', [{ Name: 'Ann' }, { Name: 'Bob' }, { Name: 'Cy' }]);
+    // The stream counted below starts after the message of that append (under load it can come late).
+    const peopleArrived = () =>
+      (live.messages('update-dtable') as Array<{ op_type: string; row_datas?: Array<{ _id: string }> }>).some((m) => m.op_type === 'insert_rows' && m.row_datas?.some((r) => r._id === people[0]));
+    await waitFor(peopleArrived, 'the People rows');
     await settle(300);
     const start = live.messages('update-dtable').length;
     const value = await load(g);
