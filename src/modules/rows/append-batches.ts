@@ -5,8 +5,11 @@ import type { Slots } from './write-slots.js';
 /** What became of an append handed to the batches: committed, or to be redone in a transaction (nothing written). */
 export type BatchOutcome = 'written' | 'redo';
 
-/** Bounds of one shared statement: appends, and their new rows (and so its size). */
-export const APPEND_BATCH_LIMITS = { members: 32, rows: 1_000 };
+/**
+ * Bounds of one shared statement (appends, and their new rows, and so its size), and how many
+ * statements of one base may be in flight at once.
+ */
+export const APPEND_BATCH_LIMITS = { members: 32, rows: 1_000, inFlight: 2 };
 
 interface Pending {
   version: number;
@@ -16,19 +19,28 @@ interface Pending {
   fail: (error: unknown) => void;
 }
 
+/** A base's appends waiting to be sent, and the senders (each with at most one statement in flight) working on them. */
+interface BaseQueue {
+  waiting: Pending[];
+  senders: number;
+}
+
 /**
  * Group commit of PostgreSQL one-statement appends within this process. An append of a base goes out
- * at once when none of that base is in flight; those that arrive while one is in flight wait for it
- * (no timer: the wait is that commit, and they would wait for the base's row lock anyway) and then go
- * together as ONE statement under ONE revision bump gated on the metadata version they were prepared
- * on, so one commit's flush serves them all. Each append was prepared and validated alone (its work
- * ran before it got here), so what can still fail is the database's: a shared statement that fails
- * sends each of its appends to its own transaction (nothing was written), where only a bad one fails
- * again; an append sent alone gets its error. Instances on one database each batch their own appends;
- * the gate and the row lock order them as before.
+ * at once when fewer than `inFlight` statements of that base are in flight; those that arrive
+ * meanwhile wait (no timer: the wait is a commit, and they would wait for the base's row lock anyway)
+ * and then go together as ONE statement under ONE revision bump gated on the metadata version they
+ * were prepared on, so one commit's flush serves them all. Two statements in flight, not one: the
+ * second waits for the base's row lock inside PostgreSQL, already parsed and planned, and runs the
+ * moment the first commits, instead of being sent only once this process has read the first's answer
+ * (on a busy process, that hop was as long as the commit's own flush). Each append was prepared and
+ * validated alone (its work ran before it got here), so what can still fail is the database's: a
+ * shared statement that fails sends each of its appends to its own transaction (nothing was written),
+ * where only a bad one fails again; an append sent alone gets its error. Instances on one database
+ * each batch their own appends; the gate and the row lock order them as before.
  */
 export class AppendBatches {
-  private readonly bases = new Map<number, Pending[]>();
+  private readonly bases = new Map<number, BaseQueue>();
   /** Shared statements sent and the appends they carried (tests, the bench). */
   readonly stats = { statements: 0, appends: 0, largest: 0, failedShared: 0 };
 
@@ -36,7 +48,8 @@ export class AppendBatches {
     private readonly db: Db,
     /** The writer's slots: a statement takes one while it is sent (the appends waiting hold none). */
     private readonly slots: Slots,
-    private readonly limits = APPEND_BATCH_LIMITS,
+    /** Copied: a benchmark sets `inFlight` to 1 to compare with one statement at a time. */
+    readonly limits = { ...APPEND_BATCH_LIMITS },
   ) {}
 
   /** Appends of the base handed over and not yet answered: queued or in flight (tests). */
@@ -57,33 +70,36 @@ export class AppendBatches {
     return new Promise<BatchOutcome>((resolve, reject) => {
       const settle = (outcome: BatchOutcome) => (answered(), resolve(outcome));
       const fail = (error: unknown) => (answered(), reject(error));
-      const queue = this.bases.get(baseId);
-      const pending = { version, statement, rows, settle, fail };
-      if (queue !== undefined) {
-        queue.push(pending);
-        return;
-      }
-      this.bases.set(baseId, [pending]);
+      let queue = this.bases.get(baseId);
+      if (queue === undefined) this.bases.set(baseId, (queue = { waiting: [], senders: 0 }));
+      queue.waiting.push({ version, statement, rows, settle, fail });
+      if (queue.senders >= this.limits.inFlight) return;
+      queue.senders++;
       // The batches are everyone's: their statements never carry the appendix (the audit row) of the
       // request that happened to start them (BaseWriter sends a request with one alone).
-      void outsideCommitScope(() => this.drain(baseId));
+      void outsideCommitScope(() => this.drain(baseId, queue));
     });
   }
 
-  /** Sends the base's queued appends, batch after batch, until none is left (it never throws: `send` settles every append). */
-  private async drain(baseId: number): Promise<void> {
-    const queue = this.bases.get(baseId)!;
-    while (queue.length > 0) {
+  /** One sender: sends the base's queued appends, batch after batch, until none is left (it never throws: `send` settles every append). */
+  private async drain(baseId: number, queue: BaseQueue): Promise<void> {
+    const waiting = queue.waiting;
+    while (waiting.length > 0) {
       const free = await this.slots.acquire();
-      const batch = this.take(queue);
+      if (waiting.length === 0) {
+        // Another sender took them while this one waited for a slot.
+        free();
+        break;
+      }
+      const batch = this.take(waiting);
       const outcome = await this.send(baseId, batch).finally(free);
       if (outcome === 'stale') {
         // The version moved: every append prepared on it (or before) would find the gate closed too.
         const stale = batch[0]!.version;
-        for (let i = queue.length - 1; i >= 0; i--) if (queue[i]!.version <= stale) queue.splice(i, 1)[0]!.settle('redo');
+        for (let i = waiting.length - 1; i >= 0; i--) if (waiting[i]!.version <= stale) waiting.splice(i, 1)[0]!.settle('redo');
       }
     }
-    this.bases.delete(baseId);
+    if (--queue.senders === 0) this.bases.delete(baseId);
   }
 
   /** The first queued append and the following ones of its version, within the limits, in arrival order. */
