@@ -19,21 +19,26 @@ interface Pending {
   fail: (error: unknown) => void;
 }
 
-/** A base's appends waiting to be sent, and the senders (each with at most one statement in flight) working on them. */
+/** A base's appends waiting to be sent, and its statements on their way (each sender has one). */
 interface BaseQueue {
   waiting: Pending[];
+  /** Senders started: waiting for a slot, or with a statement in flight. */
   senders: number;
+  /** The appends of each statement in flight. */
+  inFlight: number[];
 }
 
 /**
  * Group commit of PostgreSQL one-statement appends within this process. An append of a base goes out
- * at once when fewer than `inFlight` statements of that base are in flight; those that arrive
- * meanwhile wait (no timer: the wait is a commit, and they would wait for the base's row lock anyway)
- * and then go together as ONE statement under ONE revision bump gated on the metadata version they
- * were prepared on, so one commit's flush serves them all. Two statements in flight, not one: the
- * second waits for the base's row lock inside PostgreSQL, already parsed and planned, and runs the
- * moment the first commits, instead of being sent only once this process has read the first's answer
- * (on a busy process, that hop was as long as the commit's own flush). Each append was prepared and
+ * at once when no statement of that base is in flight; those that arrive meanwhile wait (no timer:
+ * the wait is a commit, and they would wait for the base's row lock anyway) and then go together as
+ * ONE statement under ONE revision bump gated on the metadata version they were prepared on, so one
+ * commit's flush serves them all. A second statement goes out while one is in flight (up to
+ * `inFlight`) once as many appends wait as the one in flight carries: it waits for the base's row
+ * lock inside PostgreSQL, already parsed and planned, and runs the moment the first commits, instead
+ * of being sent only once this process has read the first's answer (on a busy process, that hop was
+ * as long as the commit's own flush); sent any earlier, it would split the waiting appends into more,
+ * smaller commits, each with its own cost in both processes. Each append was prepared and
  * validated alone (its work ran before it got here), so what can still fail is the database's: a
  * shared statement that fails sends each of its appends to its own transaction (nothing was written),
  * where only a bad one fails again; an append sent alone gets its error. Instances on one database
@@ -71,35 +76,47 @@ export class AppendBatches {
       const settle = (outcome: BatchOutcome) => (answered(), resolve(outcome));
       const fail = (error: unknown) => (answered(), reject(error));
       let queue = this.bases.get(baseId);
-      if (queue === undefined) this.bases.set(baseId, (queue = { waiting: [], senders: 0 }));
+      if (queue === undefined) this.bases.set(baseId, (queue = { waiting: [], senders: 0, inFlight: [] }));
       queue.waiting.push({ version, statement, rows, settle, fail });
-      if (queue.senders >= this.limits.inFlight) return;
-      queue.senders++;
-      // The batches are everyone's: their statements never carry the appendix (the audit row) of the
-      // request that happened to start them (BaseWriter sends a request with one alone).
-      void outsideCommitScope(() => this.drain(baseId, queue));
+      this.pump(baseId, queue);
     });
   }
 
-  /** One sender: sends the base's queued appends, batch after batch, until none is left (it never throws: `send` settles every append). */
-  private async drain(baseId: number, queue: BaseQueue): Promise<void> {
-    const waiting = queue.waiting;
-    while (waiting.length > 0) {
-      const free = await this.slots.acquire();
-      if (waiting.length === 0) {
-        // Another sender took them while this one waited for a slot.
-        free();
-        break;
-      }
+  /** Starts a sender when the base has none, or another when as many appends wait as the one in flight carries (see the class). */
+  private pump(baseId: number, queue: BaseQueue): void {
+    const { waiting, senders, inFlight } = queue;
+    if (waiting.length === 0) {
+      if (senders === 0) this.bases.delete(baseId);
+      return;
+    }
+    const another = senders > 0 && senders < this.limits.inFlight && inFlight.length === senders && waiting.length >= Math.max(...inFlight);
+    if (senders > 0 && !another) return;
+    queue.senders++;
+    // The batches are everyone's: their statements never carry the appendix (the audit row) of the
+    // request that happened to start them (BaseWriter sends a request with one alone).
+    void outsideCommitScope(() => this.sendNext(baseId, queue));
+  }
+
+  /** One sender: sends the next batch of the base's waiting appends (it never throws: `send` settles every append), then pumps again. */
+  private async sendNext(baseId: number, queue: BaseQueue): Promise<void> {
+    const { waiting, inFlight } = queue;
+    const free = await this.slots.acquire();
+    // Another sender may have taken them while this one waited for a slot.
+    if (waiting.length > 0) {
       const batch = this.take(waiting);
+      inFlight.push(batch.length);
       const outcome = await this.send(baseId, batch).finally(free);
+      inFlight.splice(inFlight.indexOf(batch.length), 1);
       if (outcome === 'stale') {
         // The version moved: every append prepared on it (or before) would find the gate closed too.
         const stale = batch[0]!.version;
         for (let i = waiting.length - 1; i >= 0; i--) if (waiting[i]!.version <= stale) waiting.splice(i, 1)[0]!.settle('redo');
       }
+    } else {
+      free();
     }
-    if (--queue.senders === 0) this.bases.delete(baseId);
+    queue.senders--;
+    this.pump(baseId, queue);
   }
 
   /** The first queued append and the following ones of its version, within the limits, in arrival order. */
