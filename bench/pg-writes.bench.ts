@@ -5,8 +5,8 @@
  *    Kysely statement (no token check, no events, no log): the database's and HTTP's own cost;
  *  - `basegate insert, batched`: `POST …/rows/` of one row (one statement: rows, log, events, revision;
  *    appends of the base that arrive while one is in flight go together in the next, BaseWriter.batches);
- *  - `basegate insert, batched, one in flight`: the same with one statement of the base in flight at a time
- *    (the batches before; the default has two, the second waiting for the base's lock inside PostgreSQL);
+ *  - `basegate insert, batched, two in flight`: the same with up to two statements of the base in flight,
+ *    the second waiting for the base's lock inside PostgreSQL (AppendBatches; the default is one);
  *  - `basegate insert, each alone`: the same, every append its own statement (the path before the batches);
  *  - `basegate insert, transaction`: the same with every append in a transaction (the path before);
  *  - read-after-write pairs (`POST …/rows/` then `GET …/rows/?limit=100` on one connection, again and
@@ -128,7 +128,7 @@ const allTargets: Target[] = [
     },
   },
   { name: 'basegate insert (one statement, batched)', setup: () => batched(APPEND_BATCH_LIMITS.inFlight), measure: insert },
-  { name: 'basegate insert (batched, one in flight)', setup: () => batched(1), measure: insert },
+  { name: 'basegate insert (batched, two in flight)', setup: () => batched(2), measure: insert },
   { name: 'basegate insert (one statement, each alone)', setup: () => ((writer.oneStatementAppends = true), (writer.batchAppends = false)), measure: insert },
   { name: 'basegate insert (transaction, before)', setup: () => (writer.oneStatementAppends = false), measure: insert },
   {

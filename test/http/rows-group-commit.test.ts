@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CommitScope, withCommitScope } from '../../src/db/index.js';
 import type { ChangeEvent } from '../../src/modules/events/index.js';
 import { rowKey } from '../../src/shared/row-key.js';
+import { APPEND_BATCH_LIMITS } from '../../src/modules/rows/append-batches.js';
 import { DIALECTS, SharedDatabase, createTestApp, type TestApp } from '../helpers/index.js';
 import { addTable, appendRows, gateway, refuseEventsNamed, through, type Gateway } from './rows.fixtures.js';
 
@@ -137,7 +138,7 @@ describe.each(DIALECTS)('concurrent appends of one base (%s)', (dialect) => {
     }
   });
 
-  it('appends of two tables and two authors sent together keep each its own table, author, log entry and events; two statements wait for the base inside PostgreSQL, the rest in the batches', async () => {
+  it('appends of two tables and two authors sent together keep each its own table, author, log entry and events; with two in flight, two statements wait for the base inside PostgreSQL, the rest in the batches', async () => {
     const other = await addTable(here, 'Other', [{ column_name: 'Name', column_type: 'text' }]);
     // The metadata moved (a new table): the writers read it again with one append each.
     await appendRows(here, 'Other', [{ Name: 'warm' }]);
@@ -153,6 +154,7 @@ describe.each(DIALECTS)('concurrent appends of one base (%s)', (dialect) => {
     const statementsBefore = batches.stats.statements;
     let answers: Awaited<ReturnType<typeof append>>[];
     if (dialect === 'postgres') {
+      batches.limits.inFlight = 2;
       const { db } = first.container;
       answers = await db.transaction().execute(async (trx) => {
         await sql`SELECT 1 FROM base_metadata WHERE base_id = ${here.base.id} FOR UPDATE`.execute(trx);
@@ -179,7 +181,9 @@ describe.each(DIALECTS)('concurrent appends of one base (%s)', (dialect) => {
         expect(batches.unsettled(here.base.id)).toBe(plan.length);
         expect(await waiting()).toBe(2);
         return { wave };
-      }).then(({ wave }) => Promise.all(wave));
+      })
+        .then(({ wave }) => Promise.all(wave))
+        .finally(() => (batches.limits.inFlight = APPEND_BATCH_LIMITS.inFlight));
       expect(batches.stats.statements - statementsBefore).toBeLessThanOrEqual(3);
     } else {
       answers = await Promise.all(plan.map(append));

@@ -7,9 +7,11 @@ export type BatchOutcome = 'written' | 'redo';
 
 /**
  * Bounds of one shared statement (appends, and their new rows, and so its size), and how many
- * statements of one base may be in flight at once.
+ * statements of one base may be in flight at once. One: on the shared 2-core machine a second one in
+ * flight (see the class) made no more appends a second (bench/pg-writes.bench.ts, "two in flight"),
+ * and its smaller commits cost more CPU per append in both processes.
  */
-export const APPEND_BATCH_LIMITS = { members: 32, rows: 1_000, inFlight: 2 };
+export const APPEND_BATCH_LIMITS = { members: 32, rows: 1_000, inFlight: 1 };
 
 interface Pending {
   version: number;
@@ -53,7 +55,7 @@ export class AppendBatches {
     private readonly db: Db,
     /** The writer's slots: a statement takes one while it is sent (the appends waiting hold none). */
     private readonly slots: Slots,
-    /** Copied: a benchmark sets `inFlight` to 1 to compare with one statement at a time. */
+    /** Copied: a benchmark or test sets `inFlight` to compare. */
     readonly limits = { ...APPEND_BATCH_LIMITS },
   ) {}
 
