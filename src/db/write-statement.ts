@@ -105,6 +105,6 @@ async function passed(db: Executor, gatePart: RawBuilder<unknown>, gate: RawBuil
   // Only record sets: the text is the same for every statement with the same sets, so it is prepared
   // once per connection. Parts added one by one carry names unique to their statement: sent unnamed.
   const mark = parts.length === sets.size + 1 ? sql.raw(PREPARED_MARK) : sql``;
-  const { rows } = await sql<{ passed: number }>`${mark}WITH ${sql.join(parts, sql`, `)} SELECT count(*)::int AS passed FROM ${gate}`.execute(db);
+  const { rows } = await sql<{ passed: number }>`WITH ${sql.join(parts, sql`, `)} SELECT count(*)::int AS passed FROM ${gate}${mark}`.execute(db);
   return Number(rows[0]?.passed ?? 0) > 0;
 }
