@@ -5,15 +5,20 @@
  *    Kysely statement (no token check, no events, no log): the database's and HTTP's own cost;
  *  - `basegate insert, batched`: `POST …/rows/` of one row (one statement: rows, log, events, revision;
  *    appends of the base that arrive while one is in flight go together in the next, BaseWriter.batches);
+ *  - `basegate insert, batched, two in flight`: the same with up to two statements of the base in flight,
+ *    the second waiting for the base's lock inside PostgreSQL (AppendBatches; the default is one);
  *  - `basegate insert, each alone`: the same, every append its own statement (the path before the batches);
  *  - `basegate insert, transaction`: the same with every append in a transaction (the path before);
  *  - read-after-write pairs (`POST …/rows/` then `GET …/rows/?limit=100` on one connection, again and
  *    again) for basegate, and a plain pair (plain insert then a plain 100-row select).
  * Targets are measured round-robin (BENCH_ROUNDS), medians; ratios within each round to the plain insert.
+ * CPU per request: this process's (the server's; the load generator runs apart) and the database's
+ * (its backends for BENCH_DATABASE_URL's database, when PostgreSQL runs on this machine).
  *
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npx tsx bench/pg-writes.bench.ts
  *
- * Knobs: BENCH_SECONDS (5), BENCH_ROUNDS (3), BENCH_CONNECTIONS (10), BENCH_POOL (DATABASE_POOL_SIZE, default the server's).
+ * Knobs: BENCH_SECONDS (5), BENCH_ROUNDS (3), BENCH_CONNECTIONS (10), BENCH_POOL (DATABASE_POOL_SIZE, default the server's),
+ * BENCH_ONLY (targets whose name contains one of these comma-separated words; the plain insert always runs).
  */
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -22,6 +27,8 @@ import { fileURLToPath } from 'node:url';
 import os from 'node:os';
 import { load, median } from './lib/harness.js';
 import { startBasegate } from './lib/servers.js';
+import { postgresBackendsCpu, postgresCpuSince } from './lib/postgres-cpu.js';
+import { APPEND_BATCH_LIMITS } from '../src/modules/rows/append-batches.js';
 
 if (!process.env.BENCH_DATABASE_URL?.startsWith('postgres')) throw new Error('pg-writes.bench needs BENCH_DATABASE_URL (PostgreSQL)');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -59,15 +66,39 @@ const server = await startBasegate(
 const { container, seeded, origin } = server;
 baseId = Number((await container.db.selectFrom('bases').select('id').where('uuid', '=', seeded.base.uuid).executeTakeFirstOrThrow()).id);
 const writer = container.baseData.writer;
+const batched = (inFlight: number) => {
+  writer.oneStatementAppends = true;
+  writer.batchAppends = true;
+  writer.batches.limits.inFlight = inFlight;
+};
 const auth = { authorization: `Bearer ${seeded.baseToken}` };
 const rowsUrl = `${origin}/api-gateway/api/v2/dtables/${seeded.base.uuid}/rows/`;
+const databaseName = new URL(process.env.BENCH_DATABASE_URL).pathname.slice(1);
 const insertBody = JSON.stringify({ table_name: 'Table1', rows: [{ Name: 'bench row' }] });
 
 interface Target {
   name: string;
   /** Before each measurement (e.g. the writer's mode). */
   setup?: () => void;
-  measure: () => Promise<{ rate: number; p50: number; p99: number; failed: number }>;
+  measure: () => Promise<Measured>;
+}
+
+interface Measured {
+  rate: number;
+  p50: number;
+  p99: number;
+  failed: number;
+}
+
+/** A measurement with the CPU it cost per request (or pair): this process (the server) and the database's backends. */
+async function withCpu(target: Target): Promise<Measured & { serverCpu: number; dbCpu: number | undefined }> {
+  const db = postgresBackendsCpu(databaseName);
+  const server = process.cpuUsage();
+  const m = await target.measure();
+  const used = process.cpuUsage(server);
+  const dbUsed = postgresCpuSince(db, databaseName);
+  const count = Math.max(1, m.rate * SECONDS);
+  return { ...m, serverCpu: (used.user + used.system) / count, dbCpu: dbUsed === undefined ? undefined : dbUsed / count };
 }
 
 async function pairs(write: { path: string; headers: Record<string, string>; body: string }, read: { path: string; headers: Record<string, string> }) {
@@ -88,7 +119,7 @@ const insert = async () => {
   const r = await load({ name: 'insert', url: rowsUrl, method: 'POST', headers: auth, body: insertBody }, { seconds: SECONDS, connections: CONNECTIONS });
   return { rate: r.rps, p50: r.p50, p99: r.p99, failed: r.failed };
 };
-const targets: Target[] = [
+const allTargets: Target[] = [
   {
     name: 'plain insert (Kysely, same row shape)',
     measure: async () => {
@@ -96,7 +127,8 @@ const targets: Target[] = [
       return { rate: r.rps, p50: r.p50, p99: r.p99, failed: r.failed };
     },
   },
-  { name: 'basegate insert (one statement, batched)', setup: () => ((writer.oneStatementAppends = true), (writer.batchAppends = true)), measure: insert },
+  { name: 'basegate insert (one statement, batched)', setup: () => batched(APPEND_BATCH_LIMITS.inFlight), measure: insert },
+  { name: 'basegate insert (batched, two in flight)', setup: () => batched(2), measure: insert },
   { name: 'basegate insert (one statement, each alone)', setup: () => ((writer.oneStatementAppends = true), (writer.batchAppends = false)), measure: insert },
   { name: 'basegate insert (transaction, before)', setup: () => (writer.oneStatementAppends = false), measure: insert },
   {
@@ -105,7 +137,7 @@ const targets: Target[] = [
   },
   {
     name: 'basegate pairs (insert, then 100-row page)',
-    setup: () => ((writer.oneStatementAppends = true), (writer.batchAppends = true)),
+    setup: () => batched(APPEND_BATCH_LIMITS.inFlight),
     measure: () =>
       pairs(
         { path: new URL(rowsUrl).pathname, headers: auth, body: insertBody },
@@ -114,29 +146,31 @@ const targets: Target[] = [
   },
 ];
 
+const only = process.env.BENCH_ONLY?.split(',').map((w) => w.trim().toLowerCase());
+const targets = allTargets.filter((t, i) => i === 0 || only === undefined || only.some((w) => t.name.toLowerCase().includes(w)));
 console.log(`PostgreSQL single-row writes, ${CONNECTIONS} connections, ${SECONDS} s × ${ROUNDS} rounds; load before: ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}`);
 // Warm-up: the writer reads the base's metadata, the pool fills, the JIT settles.
 for (const target of targets) {
   target.setup?.();
   await target.measure();
 }
-const results = targets.map(() => [] as Array<{ rate: number; p50: number; p99: number; failed: number }>);
+const results = targets.map(() => [] as Array<Awaited<ReturnType<typeof withCpu>>>);
 const statsBefore = { ...writer.oneStatementStats };
 const batchesBefore = { ...writer.batches.stats };
 for (let round = 0; round < ROUNDS; round++) {
   for (const [i, target] of targets.entries()) {
     target.setup?.();
-    results[i]!.push(await target.measure());
+    results[i]!.push(await withCpu(target));
   }
 }
-writer.oneStatementAppends = true;
-writer.batchAppends = true;
-console.log(`${'target'.padEnd(46)} ${'per s'.padStart(7)} ${'vs plain'.padStart(9)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} failed  rounds`);
+batched(APPEND_BATCH_LIMITS.inFlight);
+console.log(`${'target'.padEnd(46)} ${'per s'.padStart(7)} ${'vs plain'.padStart(9)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'srv µs'.padStart(7)} ${'db µs'.padStart(6)} failed  rounds`);
+const cpu = (xs: Array<number | undefined>) => (xs.some((x) => x === undefined) ? '—' : median(xs as number[]).toFixed(0));
 for (const [i, target] of targets.entries()) {
   const rs = results[i]!;
   const ratio = median(rs.map((r, round) => r.rate / results[0]![round]!.rate));
   console.log(
-    `${target.name.padEnd(46)} ${median(rs.map((r) => r.rate)).toFixed(0).padStart(7)} ${`${(ratio * 100).toFixed(0)}%`.padStart(9)} ${median(rs.map((r) => r.p50)).toFixed(1).padStart(7)} ${median(rs.map((r) => r.p99)).toFixed(1).padStart(7)} ${String(rs.reduce((n, r) => n + r.failed, 0)).padStart(6)}  ${rs.map((r) => r.rate.toFixed(0)).join(' ')}`,
+    `${target.name.padEnd(46)} ${median(rs.map((r) => r.rate)).toFixed(0).padStart(7)} ${`${(ratio * 100).toFixed(0)}%`.padStart(9)} ${median(rs.map((r) => r.p50)).toFixed(1).padStart(7)} ${median(rs.map((r) => r.p99)).toFixed(1).padStart(7)} ${cpu(rs.map((r) => r.serverCpu)).padStart(7)} ${cpu(rs.map((r) => r.dbCpu)).padStart(6)} ${String(rs.reduce((n, r) => n + r.failed, 0)).padStart(6)}  ${rs.map((r) => r.rate.toFixed(0)).join(' ')}`,
   );
 }
 const stats = writer.oneStatementStats;

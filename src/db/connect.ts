@@ -1,3 +1,4 @@
+import { preparedName } from './prepared.js';
 import { chmodSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
@@ -135,7 +136,9 @@ function connectPostgres(url: string, options: ConnectOptions, connectTimeoutMs:
     // connection rather than hand it out again with the stale query ahead of the next one.
     const query = client.query.bind(client) as (...args: unknown[]) => unknown;
     client.query = ((...args: unknown[]) => {
-      const result = query(...args);
+      // A marked text (prepared.ts) goes as a named statement: parsed and planned once per connection.
+      const name = typeof args[0] === 'string' ? preparedName(args[0]) : undefined;
+      const result = name === undefined ? query(...args) : query({ name, text: args[0], values: args[1] }, ...args.slice(2));
       if (result && typeof (result as Promise<unknown>).then === 'function') {
         (result as Promise<unknown>).then(undefined, (err: Error) => {
           if (err?.message === 'Query read timeout') (client as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();

@@ -2,8 +2,10 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CommitScope, withCommitScope } from '../../src/db/index.js';
 import type { ChangeEvent } from '../../src/modules/events/index.js';
+import { rowKey } from '../../src/shared/row-key.js';
+import { APPEND_BATCH_LIMITS } from '../../src/modules/rows/append-batches.js';
 import { DIALECTS, SharedDatabase, createTestApp, type TestApp } from '../helpers/index.js';
-import { appendRows, gateway, refuseEventsNamed, through, type Gateway } from './rows.fixtures.js';
+import { addTable, appendRows, gateway, refuseEventsNamed, through, type Gateway } from './rows.fixtures.js';
 
 /**
  * Many writers appending to one base at once, through two instances on one database. On PostgreSQL
@@ -134,6 +136,81 @@ describe.each(DIALECTS)('concurrent appends of one base (%s)', (dialect) => {
     } finally {
       await allowEvents();
     }
+  });
+
+  it('appends of two tables and two authors sent together keep each its own table, author, log entry and events; with two in flight, two statements wait for the base inside PostgreSQL, the rest in the batches', async () => {
+    const other = await addTable(here, 'Other', [{ column_name: 'Name', column_type: 'text' }]);
+    // The metadata moved (a new table): the writers read it again with one append each.
+    await appendRows(here, 'Other', [{ Name: 'warm' }]);
+    await appendRows(there, 'Other', [{ Name: 'warm' }]);
+    const rows = first.container.baseData.rows;
+    const batches = first.container.baseData.writer.batches;
+    const authors = [
+      { user: 'a@auth.local', app: null },
+      { user: 'b@auth.local', app: 'robot' },
+    ];
+    const plan = Array.from({ length: 8 }, (_, i) => ({ name: `m${i}`, table: i % 2 === 0 ? 'Table1' : 'Other', actor: authors[Math.floor(i / 2) % 2]! }));
+    const append = (p: (typeof plan)[number]) => rows.append(here.base, p.actor, { table_name: p.table, rows: [{ Name: p.name }, { Name: `${p.name}b` }] });
+    const statementsBefore = batches.stats.statements;
+    let answers: Awaited<ReturnType<typeof append>>[];
+    if (dialect === 'postgres') {
+      batches.limits.inFlight = 2;
+      const { db } = first.container;
+      answers = await db.transaction().execute(async (trx) => {
+        await sql`SELECT 1 FROM base_metadata WHERE base_id = ${here.base.id} FOR UPDATE`.execute(trx);
+        const holder = Number((await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(trx)).rows[0]!.pid);
+        // Statements waiting for the holder, or for one that waits for it (the second waits behind the first).
+        const waiting = async () =>
+          Number(
+            (
+              await sql<{ n: number }>`
+                WITH first AS (SELECT pid FROM pg_stat_activity WHERE ${holder} = ANY(pg_blocking_pids(pid)))
+                SELECT count(*)::int AS n FROM pg_stat_activity AS a
+                 WHERE a.pid IN (SELECT pid FROM first) OR pg_blocking_pids(a.pid) && ARRAY(SELECT pid FROM first)`.execute(db)
+            ).rows[0]!.n,
+          );
+        const until = async (done: () => Promise<boolean>) => {
+          for (let i = 0; i < 1000 && !(await done()); i++) await new Promise((resolve) => setTimeout(resolve, 5));
+        };
+        // Two appends go out (in one statement or two); the next six wait until as many wait as are in
+        // flight, then go as a second statement, which waits for the base inside PostgreSQL too.
+        const wave = plan.slice(0, 2).map(append);
+        await until(async () => batches.unsettled(here.base.id) === 2 && (await waiting()) >= 1);
+        wave.push(...plan.slice(2).map(append));
+        await until(async () => batches.unsettled(here.base.id) === plan.length && (await waiting()) === 2);
+        expect(batches.unsettled(here.base.id)).toBe(plan.length);
+        expect(await waiting()).toBe(2);
+        return { wave };
+      })
+        .then(({ wave }) => Promise.all(wave))
+        .finally(() => (batches.limits.inFlight = APPEND_BATCH_LIMITS.inFlight));
+      expect(batches.stats.statements - statementsBefore).toBeLessThanOrEqual(3);
+    } else {
+      answers = await Promise.all(plan.map(append));
+    }
+
+    const { db } = first.container;
+    for (const [i, p] of plan.entries()) {
+      const ids = answers[i]!.row_ids.map((r) => r._id);
+      const stored = await db.selectFrom('base_rows').select(['row_id', 'table_id', 'creator', 'last_modifier', 'id']).where('base_id', '=', here.base.id).where('row_id', 'in', ids).orderBy('id').execute();
+      expect(stored.map((r) => [r.row_id, r.table_id, r.creator, r.last_modifier])).toEqual(
+        ids.map((id) => [id, p.table === 'Other' ? other._id : stored[0]!.table_id, p.actor.user, p.actor.user]),
+      );
+      if (p.table === 'Other') expect(stored[0]!.table_id).toBe(other._id);
+      else expect(stored[0]!.table_id).not.toBe(other._id);
+      const events = await db.selectFrom('events').select(['row_id', 'row_name', 'table_id', 'table_name', 'op_user', 'op_app', 'write_id']).where('base_id', '=', here.base.id).where('row_id', 'in', ids).orderBy('id').execute();
+      expect(events.map((e) => [e.row_id, e.row_name, e.table_id, e.table_name, e.op_user, e.op_app])).toEqual(
+        ids.map((id, j) => [id, j === 0 ? p.name : `${p.name}b`, stored[0]!.table_id, p.table, p.actor.user, p.actor.app]),
+      );
+      expect(new Set(events.map((e) => e.write_id)).size).toBe(1);
+      const logged = await db.selectFrom('operation_log').select(['id', 'op_user', 'op_app', 'table_id', 'row_count', 'op_type']).where('write_id', '=', events[0]!.write_id!).execute();
+      expect(logged.map(({ id: _, ...rest }) => rest)).toEqual([{ op_user: p.actor.user, op_app: p.actor.app, table_id: stored[0]!.table_id, row_count: 2, op_type: 'insert_rows' }]);
+      // The log's row index names this write's rows, and only them.
+      const indexed = await db.selectFrom('operation_log_rows').select('row_key').where('op_id', '=', logged[0]!.id).execute();
+      expect(indexed.map((r) => Number(r.row_key)).sort()).toEqual(ids.map(rowKey).sort());
+    }
+    const writeIds = await db.selectFrom('events').select('write_id').distinct().where('base_id', '=', here.base.id).where('row_name', 'like', 'm%').execute();
+    expect(writeIds).toHaveLength(plan.length);
   });
 
   it('each audited append commits its own request’s appendix (it is not shared into another’s statement)', async () => {

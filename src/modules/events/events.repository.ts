@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { CompiledQuery, sql, type RawBuilder, type Selectable } from 'kysely';
-import { WriteStatement, type DialectName, type Executor } from '../../db/index.js';
+import { RecordSet, WriteStatement, type DialectName, type Executor } from '../../db/index.js';
 import type { ChangeEvent, NewChangeEvent, OpType } from './events.types.js';
 import type { EventsTable } from './events.table.js';
 import { DATA_CELLS, encodeEvents, Form, parseColumns, rowFromColumns, rowFromData, ROW_CELLS, ROW_CELLS_VALUE, DATA_CELLS_VALUE, type EncodedEvents, type StoredColumns } from './event-cells.js';
@@ -103,48 +103,52 @@ export function appendEventsTo(statement: WriteStatement, events: NewChangeEvent
   if (events.length > 0) addEventParts(statement, events, encodeEvents(events), now, writeId);
 }
 
+/**
+ * The events of the writes a statement carries (WriteStatement), in one part: the commit-order lock,
+ * then each write's event columns and events, writes in order and each write's events in order. A
+ * write's record holds what its events share (when they share it: one table, operation and author)
+ * and its events, an event's own fields only where they are not shared.
+ */
+const NEW_EVENTS = new RecordSet(
+  (gate, records) => sql`event_order AS (SELECT pg_advisory_xact_lock(${sql.lit(EVENTS_COMMIT_LOCK)}) AS locked FROM ${gate}),
+    event_writes AS (
+      SELECT w.* FROM event_order,
+             ROWS FROM (json_to_recordset(${records}) AS (write_id text, created_at bigint, columns json, base_id bigint, base_uuid text,
+               table_id text, table_name text, op_type text, op_user text, op_app text, op_time bigint, events json))
+               WITH ORDINALITY AS w(write_id, created_at, columns, base_id, base_uuid, table_id, table_name, op_type, op_user, op_app, op_time, events, n)),
+    new_event_columns AS (
+      INSERT INTO event_columns (write_id, table_id, columns, created_at)
+      SELECT w.write_id, c.table_id, c.columns, w.created_at FROM event_writes AS w, json_to_recordset(w.columns) AS c(table_id text, columns text)),
+    new_events AS (
+      INSERT INTO events (base_id, base_uuid, table_id, table_name, row_id, row_name, op_type, op_user, op_app, op_time, row_data, row, created_at, write_id)
+      SELECT COALESCE(e.base_id, w.base_id), COALESCE(e.base_uuid, w.base_uuid), COALESCE(e.table_id, w.table_id), COALESCE(e.table_name, w.table_name),
+             e.row_id, e.row_name, COALESCE(e.op_type, w.op_type), COALESCE(e.op_user, w.op_user), COALESCE(e.op_app, w.op_app),
+             COALESCE(e.op_time, w.op_time), CAST(e.row_data AS text), CAST(e.row AS text), w.created_at, w.write_id
+        FROM event_writes AS w,
+             LATERAL ROWS FROM (json_to_recordset(w.events) AS (base_id bigint, base_uuid text, table_id text, table_name text, row_id text,
+               row_name text, op_type text, op_user text, op_app text, op_time bigint, row_data json, row json))
+               WITH ORDINALITY AS e(base_id, base_uuid, table_id, table_name, row_id, row_name, op_type, op_user, op_app, op_time, row_data, row, n)
+       ORDER BY w.n, e.n)`,
+);
+
 function addEventParts(statement: WriteStatement, events: NewChangeEvent[], encoded: EncodedEvents, now: number, writeId: string): void {
   const rowData = (e: NewChangeEvent, i: number) => (encoded.form[i] === Form.Full ? e.rowData : encoded.form[i] === Form.RowCells ? ROW_CELLS_VALUE : DATA_CELLS_VALUE);
   const row = (e: NewChangeEvent, i: number) => (encoded.form[i] === Form.DataCells ? encoded.data[i] : e.row);
-  const commitOrder = statement.add(sql`SELECT pg_advisory_xact_lock(${EVENTS_COMMIT_LOCK}) AS locked FROM ${statement.gate}`);
-  // The columns of compactly stored insert events, in the same statement (a data-modifying CTE always runs).
-  if (encoded.columns.length > 0) {
-    statement.add(sql`
-      INSERT INTO event_columns (write_id, table_id, columns, created_at)
-      SELECT CAST(${writeId} AS text), c.table_id, c.columns, CAST(${now} AS bigint)
-        FROM ${commitOrder}, json_to_recordset(CAST(${JSON.stringify(encoded.columns.map((c) => ({ table_id: c.tableId, columns: c.columns })))} AS json))
-             AS c(table_id text, columns text)`);
-  }
+  const columns = encoded.columns.length > 0 ? encoded.columns.map((c) => ({ table_id: c.tableId, columns: c.columns })) : null;
   const first = events[0]!;
-  if (events.every((e) => sameWrite(e, first))) {
-    // One table, one operation, one author (a batch append, update or delete): the shared fields are
-    // sent once, the parameter holds only what differs per event.
-    const records = events.map((e, i) => ({ row_id: e.rowId, row_name: e.rowName, row_data: rowData(e, i), row: row(e, i) }));
-    statement.add(sql`
-      INSERT INTO events (base_id, base_uuid, table_id, table_name, row_id, row_name, op_type, op_user, op_app, op_time, row_data, row, created_at, write_id)
-      SELECT CAST(${first.baseId} AS bigint), CAST(${first.baseUuid} AS text), CAST(${first.tableId} AS text), CAST(${first.tableName} AS text),
-             e.row_id, e.row_name, CAST(${first.opType} AS text), CAST(${first.opUser} AS text), CAST(${first.opApp} AS text),
-             CAST(${first.opTime} AS bigint), CAST(e.row_data AS text), CAST(e.row AS text), CAST(${now} AS bigint), CAST(${writeId} AS text)
-        FROM ${commitOrder},
-             ROWS FROM (json_to_recordset(CAST(${JSON.stringify(records)} AS json)) AS (row_id text, row_name text, row_data json, row json))
-               WITH ORDINALITY AS e(row_id, row_name, row_data, row, n)
-       ORDER BY e.n`);
-    return;
-  }
-  const records = events.map((e, i) => ({
-    ...eventColumns(e),
-    row_data: rowData(e, i),
-    row: row(e, i),
-  }));
-  statement.add(sql`
-    INSERT INTO events (base_id, base_uuid, table_id, table_name, row_id, row_name, op_type, op_user, op_app, op_time, row_data, row, created_at, write_id)
-    SELECT e.base_id, e.base_uuid, e.table_id, e.table_name, e.row_id, e.row_name, e.op_type, e.op_user, e.op_app, e.op_time,
-           CAST(e.row_data AS text), CAST(e.row AS text), CAST(${now} AS bigint), CAST(${writeId} AS text)
-      FROM ${commitOrder},
-           ROWS FROM (json_to_recordset(CAST(${JSON.stringify(records)} AS json)) AS (base_id bigint, base_uuid text, table_id text,
-             table_name text, row_id text, row_name text, op_type text, op_user text, op_app text, op_time bigint, row_data json, row json))
-             WITH ORDINALITY AS e(base_id, base_uuid, table_id, table_name, row_id, row_name, op_type, op_user, op_app, op_time, row_data, row, n)
-     ORDER BY e.n`);
+  // One table, one operation, one author (a batch append, update or delete): the shared fields are
+  // sent once, each event holds only what differs.
+  const shared = events.every((e) => sameWrite(e, first));
+  const write = { write_id: writeId, created_at: now, columns, ...(shared ? sharedColumns(first) : {}) };
+  const records = shared
+    ? events.map((e, i) => ({ row_id: e.rowId, row_name: e.rowName, row_data: rowData(e, i), row: row(e, i) }))
+    : events.map((e, i) => ({ ...eventColumns(e), row_data: rowData(e, i), row: row(e, i) }));
+  statement.addRecord(NEW_EVENTS, JSON.stringify({ ...write, events: records }));
+}
+
+/** What the events of one write share, as a write's record of NEW_EVENTS holds it. */
+function sharedColumns(e: NewChangeEvent) {
+  return { base_id: e.baseId, base_uuid: e.baseUuid, table_id: e.tableId, table_name: e.tableName, op_type: e.opType, op_user: e.opUser, op_app: e.opApp, op_time: e.opTime };
 }
 
 function sameWrite(e: NewChangeEvent, first: NewChangeEvent): boolean {

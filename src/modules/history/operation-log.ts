@@ -1,5 +1,5 @@
 import { CompiledQuery, sql, type Transaction } from 'kysely';
-import { WriteStatement, type Database, type DialectName } from '../../db/index.js';
+import { RecordSet, WriteStatement, type Database, type DialectName } from '../../db/index.js';
 import type { NewChangeEvent } from '../events/index.js';
 import { FORMULA_REFRESH_ACTOR, type WriteRecord } from '../rows/index.js';
 import type { Cells, LoggedChange } from './history.types.js';
@@ -51,6 +51,25 @@ export function operationType(rows: Array<Pick<LoggedChange, 'o'>>, structure: u
 }
 
 /**
+ * The operations of the writes a statement carries (WriteStatement, PostgreSQL), in one part: their
+ * ids drawn in order, the operations, and each one's row index entries.
+ */
+const LOGGED_WRITES = new RecordSet(
+  (gate, records) => sql`logged_writes AS (
+      SELECT nextval('operation_log_id_seq') AS id, o.* FROM ${gate},
+             ROWS FROM (json_to_recordset(${records}) AS (base_id bigint, write_id text, op_type text, table_id text, op_user text, op_app text,
+               op_time bigint, row_count integer, changes json, reverts bigint, keys json))
+               WITH ORDINALITY AS o(base_id, write_id, op_type, table_id, op_user, op_app, op_time, row_count, changes, reverts, keys, n)
+       ORDER BY o.n),
+    logged_operations AS (
+      INSERT INTO operation_log (id, base_id, write_id, op_type, table_id, op_user, op_app, op_time, row_count, changes, reverts)
+      SELECT id, base_id, write_id, op_type, table_id, op_user, op_app, op_time, row_count, CAST(changes AS text), reverts FROM logged_writes ORDER BY id),
+    logged_rows AS (
+      INSERT INTO operation_log_rows (base_id, row_key, op_id)
+      SELECT w.base_id, CAST(k AS bigint), w.id FROM logged_writes AS w, json_array_elements_text(w.keys) AS k)`,
+);
+
+/**
  * Appends one write to the operation log, inside the write's transaction (so the log is exactly the
  * committed writes; `statement`: the write's one statement on PostgreSQL, see BaseWriter). Formula refreshes of the scheduler are not a person's change and are left out.
  */
@@ -83,16 +102,11 @@ export async function recordWrite(trx: Transaction<Database>, dialect: DialectNa
   };
   if (dialect === 'postgres') {
     // One round trip (or none of its own, as a part of the write's one statement): the operation and
-    // its rows' index entries (the ids travel as one array).
+    // its rows' index entries (the keys travel as one array). `changes` is JSON text: it goes into the
+    // record as JSON, not as an escaped string, and is stored as written.
     const own = statement ?? new WriteStatement();
-    const inserted = own.add(sql`
-      INSERT INTO operation_log (base_id, write_id, op_type, table_id, op_user, op_app, op_time, row_count, changes, reverts)
-      SELECT CAST(${op.base_id} AS bigint), CAST(${op.write_id} AS text), CAST(${op.op_type} AS text), CAST(${op.table_id} AS text),
-             CAST(${op.op_user} AS text), CAST(${op.op_app} AS text), CAST(${op.op_time} AS bigint), CAST(${op.row_count} AS integer),
-             CAST(${op.changes} AS text), CAST(${op.reverts} AS bigint)
-        FROM ${own.gate}
-      RETURNING id`);
-    if (rowKeys.length > 0) own.add(sql`INSERT INTO operation_log_rows (base_id, row_key, op_id) SELECT CAST(${op.base_id} AS bigint), k, i.id FROM ${inserted} AS i, unnest(${rowKeys}::bigint[]) AS k`);
+    const { changes, ...rest } = op;
+    own.addRecord(LOGGED_WRITES, `${JSON.stringify({ ...rest, keys: rowKeys }).slice(0, -1)},"changes":${changes}}`);
     if (!statement) await own.execute(trx);
   } else {
     // SQL text written once (SQLite reuses the prepared statement): building and compiling a Kysely

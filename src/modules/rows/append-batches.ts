@@ -5,8 +5,13 @@ import type { Slots } from './write-slots.js';
 /** What became of an append handed to the batches: committed, or to be redone in a transaction (nothing written). */
 export type BatchOutcome = 'written' | 'redo';
 
-/** Bounds of one shared statement: appends, and their new rows (and so its size). */
-export const APPEND_BATCH_LIMITS = { members: 32, rows: 1_000 };
+/**
+ * Bounds of one shared statement (appends, and their new rows, and so its size), and how many
+ * statements of one base may be in flight at once. One: on the shared 2-core machine a second one in
+ * flight (see the class) made no more appends a second (bench/pg-writes.bench.ts, "two in flight"),
+ * and its smaller commits cost more CPU per append in both processes.
+ */
+export const APPEND_BATCH_LIMITS = { members: 32, rows: 1_000, inFlight: 1 };
 
 interface Pending {
   version: number;
@@ -18,19 +23,33 @@ interface Pending {
   fail: (error: unknown) => void;
 }
 
+/** A base's appends waiting to be sent, and its statements on their way (each sender has one). */
+interface BaseQueue {
+  waiting: Pending[];
+  /** Senders started: waiting for a slot, or with a statement in flight. */
+  senders: number;
+  /** The appends of each statement in flight. */
+  inFlight: number[];
+}
+
 /**
  * Group commit of PostgreSQL one-statement appends within this process. An append of a base goes out
- * at once when none of that base is in flight; those that arrive while one is in flight wait for it
- * (no timer: the wait is that commit, and they would wait for the base's row lock anyway) and then go
- * together as ONE statement under ONE revision bump gated on the metadata version they were prepared
- * on, so one commit's flush serves them all. Each append was prepared and validated alone (its work
- * ran before it got here), so what can still fail is the database's: a shared statement that fails
- * sends each of its appends to its own transaction (nothing was written), where only a bad one fails
- * again; an append sent alone gets its error. Instances on one database each batch their own appends;
- * the gate and the row lock order them as before.
+ * at once when no statement of that base is in flight; those that arrive meanwhile wait (no timer:
+ * the wait is a commit, and they would wait for the base's row lock anyway) and then go together as
+ * ONE statement under ONE revision bump gated on the metadata version they were prepared on, so one
+ * commit's flush serves them all. A second statement goes out while one is in flight (up to
+ * `inFlight`) once as many appends wait as the one in flight carries: it waits for the base's row
+ * lock inside PostgreSQL, already parsed and planned, and runs the moment the first commits, instead
+ * of being sent only once this process has read the first's answer (on a busy process, that hop was
+ * as long as the commit's own flush); sent any earlier, it would split the waiting appends into more,
+ * smaller commits, each with its own cost in both processes. Each append was prepared and
+ * validated alone (its work ran before it got here), so what can still fail is the database's: a
+ * shared statement that fails sends each of its appends to its own transaction (nothing was written),
+ * where only a bad one fails again; an append sent alone gets its error. Instances on one database
+ * each batch their own appends; the gate and the row lock order them as before.
  */
 export class AppendBatches {
-  private readonly bases = new Map<number, Pending[]>();
+  private readonly bases = new Map<number, BaseQueue>();
   /** Shared statements sent and the appends they carried (tests, the bench). */
   readonly stats = { statements: 0, appends: 0, largest: 0, failedShared: 0 };
 
@@ -38,7 +57,8 @@ export class AppendBatches {
     private readonly db: Db,
     /** The writer's slots: a statement takes one while it is sent (the appends waiting hold none). */
     private readonly slots: Slots,
-    private readonly limits = APPEND_BATCH_LIMITS,
+    /** Copied: a benchmark or test sets `inFlight` to compare. */
+    readonly limits = { ...APPEND_BATCH_LIMITS },
   ) {}
 
   /** Appends of the base handed over and not yet answered: queued or in flight (tests). */
@@ -59,33 +79,48 @@ export class AppendBatches {
     return new Promise<BatchOutcome>((resolve, reject) => {
       const settle = (outcome: BatchOutcome) => (answered(), resolve(outcome));
       const fail = (error: unknown) => (answered(), reject(error));
-      const queue = this.bases.get(baseId);
-      const pending = { version, statement, rows, audited, settle, fail };
-      if (queue !== undefined) {
-        queue.push(pending);
-        return;
-      }
-      this.bases.set(baseId, [pending]);
-      // The batches are everyone's: their statements never carry the appendix (the audit row) of the
-      // request that happened to start them (BaseWriter sends a request with one alone).
-      void outsideCommitScope(() => this.drain(baseId));
+      let queue = this.bases.get(baseId);
+      if (queue === undefined) this.bases.set(baseId, (queue = { waiting: [], senders: 0, inFlight: [] }));
+      queue.waiting.push({ version, statement, rows, audited, settle, fail });
+      this.pump(baseId, queue);
     });
   }
 
-  /** Sends the base's queued appends, batch after batch, until none is left (it never throws: `send` settles every append). */
-  private async drain(baseId: number): Promise<void> {
-    const queue = this.bases.get(baseId)!;
-    while (queue.length > 0) {
-      const free = await this.slots.acquire();
-      const batch = this.take(queue);
+  /** Starts a sender when the base has none, or another when as many appends wait as the one in flight carries (see the class). */
+  private pump(baseId: number, queue: BaseQueue): void {
+    const { waiting, senders, inFlight } = queue;
+    if (waiting.length === 0) {
+      if (senders === 0) this.bases.delete(baseId);
+      return;
+    }
+    const another = senders > 0 && senders < this.limits.inFlight && inFlight.length === senders && waiting.length >= Math.max(...inFlight);
+    if (senders > 0 && !another) return;
+    queue.senders++;
+    // The batches are everyone's: their statements never carry the appendix (the audit row) of the
+    // request that happened to start them (BaseWriter sends a request with one alone).
+    void outsideCommitScope(() => this.sendNext(baseId, queue));
+  }
+
+  /** One sender: sends the next batch of the base's waiting appends (it never throws: `send` settles every append), then pumps again. */
+  private async sendNext(baseId: number, queue: BaseQueue): Promise<void> {
+    const { waiting, inFlight } = queue;
+    const free = await this.slots.acquire();
+    // Another sender may have taken them while this one waited for a slot.
+    if (waiting.length > 0) {
+      const batch = this.take(waiting);
+      inFlight.push(batch.length);
       const outcome = await this.send(baseId, batch).finally(free);
+      inFlight.splice(inFlight.indexOf(batch.length), 1);
       if (outcome === 'stale') {
         // The version moved: every append prepared on it (or before) would find the gate closed too.
         const stale = batch[0]!.version;
-        for (let i = queue.length - 1; i >= 0; i--) if (queue[i]!.version <= stale) queue.splice(i, 1)[0]!.settle('redo');
+        for (let i = waiting.length - 1; i >= 0; i--) if (waiting[i]!.version <= stale) waiting.splice(i, 1)[0]!.settle('redo');
       }
+    } else {
+      free();
     }
-    this.bases.delete(baseId);
+    queue.senders--;
+    this.pump(baseId, queue);
   }
 
   /**

@@ -1,5 +1,5 @@
 import { CompiledQuery, PostgresAdapter, sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
-import type { DialectName, Executor } from '../../db/index.js';
+import { RecordSet, type DialectName, type Executor, type WriteStatement } from '../../db/index.js';
 import type { StoredRow } from './present.js';
 
 const CHUNK = 500;
@@ -77,12 +77,8 @@ async function insertRowsPostgres(trx: Executor, baseId: number, tableId: string
   await insertRowsStatement(baseId, tableId, rows).execute(trx);
 }
 
-/**
- * The PostgreSQL INSERT of new rows in order; with `gate` (a one-row CTE of a WriteStatement), as a
- * part of that statement that writes only when the gate passes.
- */
-export function insertRowsStatement(baseId: number, tableId: string, rows: StoredRow[], gate?: RawBuilder<unknown>): RawBuilder<unknown> {
-  const from = gate === undefined ? sql`` : sql`${gate}, `;
+/** The PostgreSQL INSERT of new rows in order. */
+function insertRowsStatement(baseId: number, tableId: string, rows: StoredRow[]): RawBuilder<unknown> {
   const first = rows[0]!;
   if (rows.every((r) => r._ctime === first._ctime && r._mtime === first._mtime && r._creator === first._creator && r._last_modifier === first._last_modifier)) {
     // New rows of one write share their times and author: sent once, not per row.
@@ -91,7 +87,7 @@ export function insertRowsStatement(baseId: number, tableId: string, rows: Store
       INSERT INTO base_rows (base_id, table_id, row_id, data, ctime, mtime, creator, last_modifier)
       SELECT CAST(${baseId} AS bigint), CAST(${tableId} AS text), r.row_id, r.data, CAST(${first._ctime} AS bigint), CAST(${first._mtime} AS bigint),
              CAST(${first._creator} AS text), CAST(${first._last_modifier} AS text)
-        FROM ${from}ROWS FROM (json_to_recordset(CAST(${JSON.stringify(records)} AS json)) AS (row_id text, data jsonb))
+        FROM ROWS FROM (json_to_recordset(CAST(${JSON.stringify(records)} AS json)) AS (row_id text, data jsonb))
              WITH ORDINALITY AS r(row_id, data, n)
        ORDER BY r.n`;
   }
@@ -99,10 +95,46 @@ export function insertRowsStatement(baseId: number, tableId: string, rows: Store
   return sql`
     INSERT INTO base_rows (base_id, table_id, row_id, data, ctime, mtime, creator, last_modifier)
     SELECT CAST(${baseId} AS bigint), CAST(${tableId} AS text), r.row_id, r.data, r.ctime, r.mtime, r.creator, r.last_modifier
-      FROM ${from}ROWS FROM (json_to_recordset(CAST(${JSON.stringify(records)} AS json))
+      FROM ROWS FROM (json_to_recordset(CAST(${JSON.stringify(records)} AS json))
              AS (row_id text, data jsonb, ctime bigint, mtime bigint, creator text, last_modifier text))
            WITH ORDINALITY AS r(row_id, data, ctime, mtime, creator, last_modifier, n)
      ORDER BY r.n`;
+}
+
+/**
+ * New rows of the writes a statement carries (WriteStatement), one INSERT for all of them: each
+ * write's record holds what its rows share (base, table, times, author) and its rows in order, a
+ * row's own times and author only where they differ.
+ */
+const NEW_ROWS = new RecordSet(
+  (gate, records) => sql`new_rows AS (
+    INSERT INTO base_rows (base_id, table_id, row_id, data, ctime, mtime, creator, last_modifier)
+    SELECT w.base_id, w.table_id, r.row_id, r.data, COALESCE(r.ctime, w.ctime), COALESCE(r.mtime, w.mtime),
+           COALESCE(r.creator, w.creator), COALESCE(r.last_modifier, w.last_modifier)
+      FROM ${gate},
+           ROWS FROM (json_to_recordset(${records}) AS (base_id bigint, table_id text, ctime bigint, mtime bigint, creator text, last_modifier text, rows json))
+             WITH ORDINALITY AS w(base_id, table_id, ctime, mtime, creator, last_modifier, rows, n),
+           LATERAL ROWS FROM (json_to_recordset(w.rows) AS (row_id text, data jsonb, ctime bigint, mtime bigint, creator text, last_modifier text))
+             WITH ORDINALITY AS r(row_id, data, ctime, mtime, creator, last_modifier, n)
+     ORDER BY w.n, r.n)`,
+);
+
+/** Adds new rows, in order, to a write's one statement (PostgreSQL): written when its gate passes. */
+export function addNewRows(statement: WriteStatement, baseId: number, tableId: string, rows: StoredRow[]): void {
+  if (rows.length === 0) return;
+  const first = rows[0]!;
+  const records = rows.map((r) => {
+    const record: Record<string, unknown> = { row_id: r._id, data: r.data };
+    if (r._ctime !== first._ctime) record.ctime = r._ctime;
+    if (r._mtime !== first._mtime) record.mtime = r._mtime;
+    if (r._creator !== first._creator) record.creator = r._creator;
+    if (r._last_modifier !== first._last_modifier) record.last_modifier = r._last_modifier;
+    return record;
+  });
+  statement.addRecord(
+    NEW_ROWS,
+    JSON.stringify({ base_id: baseId, table_id: tableId, ctime: first._ctime, mtime: first._mtime, creator: first._creator, last_modifier: first._last_modifier, rows: records }),
+  );
 }
 
 const sqliteInsertTexts = new Map<number, string>();

@@ -653,7 +653,7 @@ export class RowsService {
     // SQLite stores each row's cells as JSON text: written once, for the row and its insert event.
     const texts = w.dialect === 'sqlite' ? stored.map((r) => JSON.stringify(r.data)) : undefined;
     const tableId = w.stage && !w.unlisted?.has(table._id) ? stagingTableId(w.stage, table._id) : table._id;
-    if (w.statement) w.statement.add(repo.insertRowsStatement(w.base.id, tableId, stored, w.statement.gate));
+    if (w.statement) repo.addNewRows(w.statement, w.base.id, tableId, stored);
     else await repo.insertRows(w.trx, w.base.id, tableId, stored, texts);
     w.emit(insertEvents(w.base, table, stored, w.actor, w.now, texts));
     return texts;
