@@ -46,12 +46,13 @@ export function storedChanges(form: { shared: SharedChanges } | { plain: LoggedC
   return encodeChanges(JSON.stringify('shared' in form ? form.shared : form.plain), compress);
 }
 
-export type SharedChanges = { o: LoggedChange['o']; t: string; rows: Array<Omit<LoggedChange, 'o' | 't'>>; structure?: LoggedChanges['structure'] };
+/** `f`: every row is a new row appended (the `f` of each, stored once). */
+export type SharedChanges = { o: LoggedChange['o']; t: string; f?: 1; rows: Array<Omit<LoggedChange, 'o' | 't'>>; structure?: LoggedChanges['structure'] };
 
 /** The logged changes of a stored `changes` text (either form, compressed or not). */
 export function parseChanges(stored: string): LoggedChanges {
   const parsed = JSON.parse(decodeChanges(stored)) as LoggedChanges | SharedChanges;
   if (!('o' in parsed)) return parsed;
-  const rows = parsed.rows.map((c): LoggedChange => ({ o: parsed.o, t: parsed.t, ...c }));
+  const rows = parsed.f ? parsed.rows.map((c): LoggedChange => ({ o: parsed.o, t: parsed.t, f: 1, ...c })) : parsed.rows.map((c): LoggedChange => ({ o: parsed.o, t: parsed.t, ...c }));
   return parsed.structure ? { rows, structure: parsed.structure } : { rows };
 }
