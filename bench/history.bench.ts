@@ -1,20 +1,25 @@
 /**
  * The operation log's cost and its listing speed, per dialect in one run:
- *  - a 1,000-row append and single-row updates with the log on and off (two apps side by side,
- *    alternating, so load changes hit both alike); reports medians and the on/off ratio;
- *  - the last 100 operations of a base and one row's history, in a base with BENCH_OPS operations
- *    (seeded by SQL) and in a base with 100.
+ *  - a 1,000-row append and single-row updates with the log on and off: two apps side by side, the
+ *    same write on each in turn (the order flips every round), BENCH_ROUNDS measured rounds after 3
+ *    warm-up rounds. Each round gives an on/off ratio of its pair, measured back to back; the median
+ *    of those ratios (and their quartiles) is the figure. CPU time is this process's main thread (the
+ *    app, and SQLite in it) plus the PostgreSQL backends serving the bench's database, both from
+ *    /proc/<pid>/schedstat (ns), so neither the load nor other processes' work is counted;
+ *  - the last 100 operations of a base, one row's history and an author's last 100, in a base with
+ *    BENCH_OPS operations (seeded by SQL) and in a base with 100, requests alternating.
  *
  *   npx tsx bench/history.bench.ts
  *
- * Knobs: BENCH_ITERATIONS (9), BENCH_UPDATES (200 single-row updates per round), BENCH_OPS (1000000),
- * BENCH_DIALECTS (sqlite,postgres; PostgreSQL needs TEST_DATABASE_URL).
+ * Knobs: BENCH_ROUNDS (41), BENCH_UPDATES (20 single-row updates per round; 0: appends only),
+ * BENCH_OPS (1000000), BENCH_ONLY (overhead | listing), BENCH_DIALECTS (sqlite,postgres; PostgreSQL
+ * needs TEST_DATABASE_URL), BENCH_AA=1 (both apps with the log on: what the method reads as a
+ * difference when there is none), BENCH_VERBOSE=1 (each round's CPU times).
  */
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import v8 from 'node:v8';
-import { runInNewContext } from 'node:vm';
+import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { sql } from 'kysely';
 import type { DialectName } from '../src/db/index.js';
@@ -23,11 +28,13 @@ import { appendRows, gateway, type Gateway } from '../test/http/rows.fixtures.js
 import { median } from './lib/harness.js';
 import { rowKey } from '../src/shared/row-key.js';
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 31);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 41);
 const WARMUP = 3;
 /** BENCH_UPDATES=0: the appends only. */
-const KINDS = Number(process.env.BENCH_UPDATES ?? 50) > 0 ? (['append', 'update'] as const) : (['append'] as const);
-const UPDATES = Number(process.env.BENCH_UPDATES ?? 50);
+const KINDS = Number(process.env.BENCH_UPDATES ?? 20) > 0 ? (['append', 'update'] as const) : (['append'] as const);
+const UPDATES = Number(process.env.BENCH_UPDATES ?? 20);
+/** Requests per listing and base. */
+const LISTINGS = 41;
 const OPS = Number(process.env.BENCH_OPS ?? 1_000_000);
 const DIALECTS = (process.env.BENCH_DIALECTS ?? 'sqlite,postgres').split(',') as DialectName[];
 
@@ -36,11 +43,6 @@ async function timed(fn: () => Promise<unknown>): Promise<number> {
   await fn();
   return performance.now() - start;
 }
-
-// A full collection before each timed write, so a collection the previous write's garbage made is not
-// paid by whichever side comes next (node's --expose-gc without the flag on the command line).
-v8.setFlagsFromString('--expose-gc');
-const gc = runInNewContext('gc') as () => void;
 
 /**
  * CPU time (ms) of the PostgreSQL backends serving the bench's database, from /proc/<pid>/schedstat
@@ -84,10 +86,41 @@ function mainThreadCpu(): number {
   return Number(readFileSync(`/proc/self/task/${process.pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
 }
 
+/**
+ * The log's own CPU time in the app, measured where it runs (steadier than the on/off difference):
+ * the hook's synchronous part (building the changes, JSON, deflate: everything before its first
+ * query) and, on SQLite, the log's statements inside SQLite (`INSERT INTO operation_log…`).
+ */
+const own = { ms: 0 };
+function attributeLog(t: TestApp): void {
+  const hooks = (t.container.baseData.writer as unknown as { logHooks: Array<(...args: unknown[]) => Promise<void>> }).logHooks;
+  const hook = hooks[0]!;
+  hooks[0] = (...args) => {
+    const start = mainThreadCpu();
+    const pending = hook(...args);
+    own.ms += mainThreadCpu() - start;
+    return pending;
+  };
+}
+if (DIALECTS.includes('sqlite')) {
+  const proto = Object.getPrototypeOf(new SQLite(':memory:').prepare('SELECT 1')) as Record<string, (...args: unknown[]) => unknown>;
+  for (const method of ['run', 'all', 'get']) {
+    const original = proto[method]!;
+    proto[method] = function (this: { source: string }, ...args: unknown[]) {
+      if (!this.source.startsWith('INSERT INTO operation_log')) return original.apply(this, args);
+      const start = mainThreadCpu();
+      try {
+        return original.apply(this, args);
+      } finally {
+        own.ms += mainThreadCpu() - start;
+      }
+    };
+  }
+}
+
 /** Wall time, and CPU time (ms) of the main thread plus the database server's backends. */
 async function measured(server: ServerCpu | undefined, fn: () => Promise<unknown>): Promise<{ wall: number; cpu: number }> {
   await server?.refresh();
-  if (process.env.BENCH_GC === '1') gc();
   const serverBefore = server?.read() ?? 0;
   const cpu = mainThreadCpu();
   const wall = await timed(fn);
@@ -119,6 +152,8 @@ async function overhead(dialect: DialectName) {
   const off = await createTestApp(dialect, process.env.BENCH_AA ? UNLIMITED : { ...UNLIMITED, OPERATION_LOG_RETENTION_DAYS: '0' });
   const server = dialect === 'postgres' ? new ServerCpu(process.env.TEST_DATABASE_URL!) : undefined;
   await server?.open();
+  if (!process.env.BENCH_AA) attributeLog(on);
+  const ownMs = { append: [] as number[], update: [] as number[] };
   const sides: Array<[string, Gateway]> = [
     ['on', await gateway(on)],
     ['off', await gateway(off)],
@@ -139,9 +174,11 @@ async function overhead(dialect: DialectName) {
   for (let round = 0; round < WARMUP + ROUNDS; round++) {
     for (const kind of KINDS) {
       for (const [name, g] of round % 2 === 0 ? sides : [...sides].reverse()) {
+        own.ms = 0;
         const m = await measured(server, () => write[kind](name, g, round));
         if (round < WARMUP) continue;
         const per = kind === 'update' ? UPDATES : 1;
+        if (name === 'on') ownMs[kind].push(own.ms / per);
         samples[kind][name as 'on' | 'off'].push({ wall: m.wall / per, cpu: m.cpu / per });
       }
     }
@@ -155,6 +192,9 @@ async function overhead(dialect: DialectName) {
     });
     if (process.env.BENCH_VERBOSE) console.log(s.on.map((x, i) => `${x.cpu.toFixed(1)}/${s.off[i]!.cpu.toFixed(1)}`).join(' '));
     console.log(`${dialect} ${kind === 'append' ? '1000-row append' : 'single-row update'}, ${ROUNDS} rounds, load ${loadavg()[0]!.toFixed(1)}: ${parts.join('; ')}`);
+    const ownMedian = median(ownMs[kind]);
+    const where = dialect === 'sqlite' ? 'building the changes + its statements in SQLite' : 'building the changes (its SQL runs in the write\'s one statement, not counted)';
+    console.log(`${dialect} ${kind}: the log's own CPU in the app (${where}): ${ownMedian.toFixed(kind === 'append' ? 2 : 3)} ms, ${((100 * ownMedian) / median(s.off.map((x) => x.cpu))).toFixed(1)}% of the log-off write's CPU`);
   }
   await server?.close();
   await on.close();
@@ -200,7 +240,7 @@ async function seed(t: TestApp, baseId: number, count: number, rows: number): Pr
 /**
  * Listing speed in a base with BENCH_OPS operations beside one with 100: the last 100 operations, one
  * row's history (`row0`: BENCH_OPS / 1,000 operations in the big base, all 100 in the small one, so
- * both pages are full), an author's last 100. Requests alternate between the bases; medians of 20.
+ * both pages are full), an author's last 100. Requests alternate between the bases; medians of 41, wall and CPU.
  */
 async function listing(dialect: DialectName) {
   const t = await createTestApp(dialect, UNLIMITED);
@@ -212,28 +252,34 @@ async function listing(dialect: DialectName) {
   if (dialect === 'postgres') await sql`ANALYZE`.execute(t.container.db);
   const stored = await sql<{ n: number }>`SELECT count(*) AS n FROM operation_log WHERE base_id = ${big.base.id}`.execute(t.container.db);
   console.log(`${dialect}: ${Number(stored.rows[0]!.n)} operations seeded in ${(seeding / 1000).toFixed(1)} s, peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB`);
+  const server = dialect === 'postgres' ? new ServerCpu(process.env.TEST_DATABASE_URL!) : undefined;
+  await server?.open();
   for (const [label, suffix] of [
     ['last 100 operations', 'operations/?per_page=100'],
     ['one row’s history (activities, 100)', 'activities/?row_id=row0&per_page=100'],
     ['one row’s operations (100)', 'operations/?row_id=row0&per_page=100'],
     ['last 100 of one author', 'operations/?per_page=100&author=bench@auth.local'],
   ] as const) {
-    const times = { big: [] as number[], small: [] as number[] };
-    for (let i = 0; i < 21; i++) {
-      for (const [name, g] of [['big', big], ['small', small]] as const) {
-        const ms = await timed(async () => {
+    const times = { big: [] as Array<{ wall: number; cpu: number }>, small: [] as Array<{ wall: number; cpu: number }> };
+    for (let i = 0; i < LISTINGS + 1; i++) {
+      for (const [name, g] of i % 2 === 0 ? ([['big', big], ['small', small]] as const) : ([['small', small], ['big', big]] as const)) {
+        const m = await measured(server, async () => {
           const res = await g.call('GET', suffix);
           if (res.statusCode !== 200) throw new Error(`${res.statusCode} ${res.body}`);
           const body = res.json<{ operations?: unknown[]; activities?: unknown[] }>();
-          if ((body.operations ?? body.activities)!.length !== 100) throw new Error(`${suffix}: ${name} not a full page: ${JSON.stringify(body).slice(0, 300)}`);
+          if ((body.operations ?? body.activities)!.length !== 100) throw new Error(`${suffix}: ${name} not a full page`);
         });
-        if (i > 0) times[name].push(ms);
+        if (i > 0) times[name].push(m);
       }
     }
-    const a = median(times.big);
-    const b = median(times.small);
-    console.log(`${dialect} ${label}: ${OPS} ops ${a.toFixed(2)} ms, 100 ops ${b.toFixed(2)} ms, ratio ${(a / b).toFixed(2)}`);
+    const part = (k: 'wall' | 'cpu') => {
+      const a = median(times.big.map((x) => x[k]));
+      const b = median(times.small.map((x) => x[k]));
+      return `${k} ${a.toFixed(2)} ms vs ${b.toFixed(2)} ms (ratio ${(a / b).toFixed(2)})`;
+    };
+    console.log(`${dialect} ${label}, ${OPS} ops vs 100, medians of ${LISTINGS}, load ${loadavg()[0]!.toFixed(1)}: ${part('cpu')}; ${part('wall')}`);
   }
+  await server?.close();
   await t.close();
 }
 

@@ -24,7 +24,7 @@ export interface LoggedChange {
   /** Set when the deleted row was purged from the trash: its cells and links are gone for good. */
   x?: 1;
   /**
-   * A new row appended (fresh-inserts.ts): its cells are not copied here (`a` is filled on read from
+   * A new row appended (row-operations.ts, insert-cells.ts): its cells are not copied here (`a` is filled on read from
    * the row, with later logged changes undone) and the row index has no entry for it.
    */
   f?: 1;

@@ -71,12 +71,16 @@ export async function recordWrite(trx: Transaction<Database>, dialect: DialectNa
   // the rows' changes built without them (no second copy of each to strip them from).
   const shared = first !== undefined && events.every((e) => e.opType === first.opType && e.tableId === first.tableId);
   // An append of new rows (and nothing else) keeps neither their cells nor row-index entries: the
-  // rows hold both until they change, and later changes are logged (fresh-inserts.ts).
+  // rows hold both until they change, and later changes are logged (row-operations.ts, insert-cells.ts).
   // (Not a restore: the rows it puts back had operations before.)
   const fresh = shared && first.opType === 'insert_row' && write.structure.length === 0 && write.actor.reverts === undefined && events.every(isNewRow(write.now));
-  const rows = fresh ? events.map((e) => ({ r: e.rowId, n: e.rowName })) : events.map((e) => changeOf(e, !shared));
+  const rows = fresh ? [] : events.map((e) => changeOf(e, !shared));
   const structure = write.structure.length > 0 ? { structure: write.structure } : {};
-  const form = shared ? { shared: { o: first.opType, t: first.tableId, ...(fresh ? { f: 1 as const } : {}), rows, ...structure } } : { plain: { rows: rows as LoggedChange[], ...structure } };
+  const form = fresh
+    ? { appended: { o: 'insert_row' as const, t: first.tableId, f: 1 as const, ids: events.map((e) => e.rowId), names: events.map((e) => e.rowName) } }
+    : shared
+      ? { shared: { o: first.opType, t: first.tableId, rows, ...structure } }
+      : { plain: { rows: rows as LoggedChange[], ...structure } };
   const tables = new Set<string>([...events.map((e) => e.tableId), ...write.structure.map((s) => s.table_id)]);
   const rowIds = fresh ? events.map((e) => e.rowId) : [...new Set(events.map((e) => e.rowId))];
   // The row index keys rows by an integer (shared/row-key.ts): far cheaper entries than the text id.
