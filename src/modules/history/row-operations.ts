@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../db/index.js';
-import { countIndexedOperations, countRowOperations, findOperation, latestOperationOfRows, listIndexedOperations, toOperation } from './history.repository.js';
+import { countIndexedOperations, countRowOperations, findOperation, listIndexedOperations, toOperation } from './history.repository.js';
 import type { Operation, OperationFilter } from './history.types.js';
+import { rowKey } from '../../shared/row-key.js';
 
 /*
  * An append of new rows is logged without a row-index entry per row (operation-log.ts): it is found
@@ -14,9 +15,17 @@ import type { Operation, OperationFilter } from './history.types.js';
 async function createdAt(db: Executor, baseId: number, rowId: string): Promise<number | undefined> {
   const row = await db.selectFrom('base_rows').select('ctime').where('base_id', '=', baseId).where('row_id', '=', rowId).executeTakeFirst();
   if (row) return Number(row.ctime);
-  // A deleted row: its newest operation is the deletion, which kept [creator, ctime].
-  const latest = (await latestOperationOfRows(db, baseId, [rowId])).get(rowId);
-  const op = latest === undefined ? undefined : await findOperation(db, baseId, latest);
+  // A deleted row: its newest operation is the deletion, which kept [creator, ctime] (one step down
+  // the row's index range from its end, however many operations the row has).
+  const latest = await db
+    .selectFrom('operation_log_rows')
+    .select('op_id')
+    .where('base_id', '=', baseId)
+    .where('row_key', '=', rowKey(rowId))
+    .orderBy('op_id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  const op = latest === undefined ? undefined : await findOperation(db, baseId, Number(latest.op_id));
   return [...(op?.changes.rows ?? [])].reverse().find((c) => c.r === rowId && c.o === 'delete_row')?.c?.[1];
 }
 
