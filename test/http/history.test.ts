@@ -182,11 +182,13 @@ describe.each(DIALECTS)('history: operation log and restore (%s)', (dialect) => 
     expect(before).toBeGreaterThan(5);
     t.clock.advance(179 * 86_400_000);
     const fresh = through(t, { owner: g.owner, base: g.base, token: await baseToken(t, g.owner, g.base) });
-    await appendRows(fresh, 'Table1', [{ Name: 'Recent' }]);
+    const [recent] = await appendRows(fresh, 'Table1', [{ Name: 'Recent' }]);
+    await fresh.call('PUT', 'rows/', { table_name: 'Table1', updates: [{ row_id: recent, row: { Name: 'Recent 2' } }] });
     t.clock.advance(2 * 86_400_000);
     expect(await t.container.history.service.prune()).toBe(before);
     const left = (await fresh.call('GET', 'operations/?per_page=100')).json().operations as Op[];
-    expect(left.map((o) => o.op_type)).toEqual(['insert_row']);
+    expect(left.map((o) => o.op_type)).toEqual(['modify_row', 'insert_row']);
+    // Only the update is in the row index (a new row's append has no entry: row-operations.ts).
     const rest = await t.container.db.selectFrom('operation_log_rows').select('op_id').execute();
     expect(rest.map((r) => Number(r.op_id))).toEqual([left[0]!.op_id]);
   });

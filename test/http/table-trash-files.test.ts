@@ -16,7 +16,7 @@ describe.each(DIALECTS)('files of a purged table (%s)', (dialect) => {
   const exists = async (path: string) => (await t.container.assets.storage.stat(`${g.base.uuid}/${path}`)) !== null;
   const withFiles = async (name: string, rows: Array<Record<string, unknown>>) => {
     await addTable(g, name, [{ column_name: 'Name', column_type: 'text' }, { column_name: 'Doc', column_type: 'file' }, { column_name: 'Notes', column_type: 'long-text' }]);
-    await appendRows(g, name, rows);
+    return appendRows(g, name, rows);
   };
   const entryOf = async (name: string) => ((await g.call('GET', 'trash/tables/')).json().tables as Array<{ id: number; table_name: string }>).find((x) => x.table_name === name)!;
 
@@ -48,6 +48,37 @@ describe.each(DIALECTS)('files of a purged table (%s)', (dialect) => {
     expect((await g.call('DELETE', `trash/tables/${(await entryOf('AlsoGone')).id}/`)).json()).toEqual({ success: true });
     expect(await exists(otherTrash)).toBe(false);
     expect(await exists(shared)).toBe(true);
+  });
+
+  it('keeps files a restore can still bring back: rows deleted earlier (row trash) and old cell values', async () => {
+    const deleted = await upload('deleted.txt', 'deleted');
+    const replaced = await upload('replaced.txt', 'replaced');
+    const gone = await upload('gone.txt', 'gone');
+    const [k1, k2] = await withFiles('Keeps', [
+      { Name: 'k1', Doc: fileCell(deleted) },
+      { Name: 'k2', Doc: fileCell(replaced) },
+    ]);
+    // k1 goes to the row trash; k2's file is replaced (the old value is in the log, a restore sets it back).
+    expect((await g.call('DELETE', 'rows/', { table_name: 'Keeps', row_ids: [k1] })).statusCode).toBe(200);
+    expect((await g.call('PUT', 'rows/', { table_name: 'Keeps', updates: [{ row_id: k2, row: { Doc: [] } }] })).statusCode).toBe(200);
+    const [, , , p4] = await withFiles('Purged', [
+      { Name: 'p1', Doc: fileCell(deleted) },
+      { Name: 'p2', Doc: fileCell(replaced) },
+      { Name: 'p3', Doc: fileCell(gone) },
+      { Name: 'p4', Doc: fileCell(gone) },
+    ]);
+    // A row of the purged table deleted before: it cannot come back once its table is purged, so its
+    // logged cells keep no file.
+    expect((await g.call('DELETE', 'rows/', { table_name: 'Purged', row_ids: [p4] })).statusCode).toBe(200);
+    expect((await g.call('DELETE', 'tables/', { table_name: 'Purged' })).statusCode).toBe(200);
+    expect((await g.call('DELETE', `trash/tables/${(await entryOf('Purged')).id}/`)).json()).toEqual({ success: true });
+    expect(await exists(deleted)).toBe(true);
+    expect(await exists(replaced)).toBe(true);
+    expect(await exists(gone)).toBe(false);
+    // And they do come back, naming files that are there.
+    expect((await g.call('PUT', `trash/rows/${k1}/`, {})).statusCode).toBe(200);
+    const back = (await g.call('GET', 'rows/?table_name=Keeps')).json().rows as Array<{ _id: string }>;
+    expect(JSON.stringify(back.find((r) => r._id === k1))).toContain(url(deleted));
   });
 
   it('a purge that stopped after deleting the rows still deletes their files when the tick finishes it', async () => {

@@ -39,6 +39,7 @@ import * as m0038 from './0038_snapshot_files.js';
 import * as m0039 from './0039_audit_writers.js';
 import * as m0040 from './0040_history_row_keys.js';
 import * as m0041 from './0041_audit_indexes.js';
+import * as m0042 from './0042_oplog_inserts.js';
 
 /**
  * Every migration, in order. Listed statically (not read from disk) so the same list works under
@@ -85,4 +86,5 @@ export const migrations: Record<string, Migration> = {
   '0039_audit_writers': m0039,
   '0040_history_row_keys': m0040,
   '0041_audit_indexes': m0041,
+  '0042_oplog_inserts': m0042,
 };

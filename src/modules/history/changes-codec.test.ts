@@ -58,4 +58,15 @@ describe('operation log changes codec', () => {
     expect(parseChanges(plain)).toEqual(whole);
     expect(parseChanges(storedChanges({ plain: whole }, true))).toEqual(whole);
   });
+
+  it('stores an append of new rows as two arrays (compressed only when the names are the larger part) and reads it back as rows', () => {
+    const ids = Array.from({ length: 300 }, (_, i) => `id${String(i).padStart(20, '0')}`);
+    const appended = { o: 'insert_row' as const, t: '0000', f: 1 as const, ids, names: ids.map((_, i) => `row ${i}`) };
+    const stored = storedChanges({ appended }, true);
+    expect(JSON.parse(stored)).toEqual(appended);
+    expect(parseChanges(stored).rows[7]).toEqual({ o: 'insert_row', t: '0000', f: 1, r: ids[7], n: 'row 7' });
+    const long = storedChanges({ appended: { ...appended, names: ids.map(() => 'a long first column '.repeat(5)) } }, true);
+    expect(long.startsWith('z:')).toBe(true);
+    expect(parseChanges(long).rows).toHaveLength(300);
+  });
 });

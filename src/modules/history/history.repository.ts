@@ -21,12 +21,9 @@ export function toOperation(r: Selectable<OperationLogTable>): Operation {
   };
 }
 
-/**
- * A base's operations, newest first: one index range whatever the log's size ((base, id), or
- * (base, table, id), (base, author, id), (base, row, op) when filtered). `offset` pages; `beforeId` is the keyset.
- */
-export async function listOperations(db: Executor, baseId: number, filter: OperationFilter, limit: number, offset = 0): Promise<Operation[]> {
-  let query = db.selectFrom('operation_log').selectAll('operation_log').where('operation_log.base_id', '=', baseId);
+/** A base's operations matching `filter` (a row's: joined to its row index entries). */
+function operationsQuery(db: Executor, baseId: number, filter: OperationFilter) {
+  let query = db.selectFrom('operation_log').where('operation_log.base_id', '=', baseId);
   if (filter.rowId !== undefined) {
     query = query
       .innerJoin('operation_log_rows', 'operation_log_rows.op_id', 'operation_log.id')
@@ -38,12 +35,30 @@ export async function listOperations(db: Executor, baseId: number, filter: Opera
   if (filter.from !== undefined) query = query.where('operation_log.op_time', '>=', filter.from);
   if (filter.to !== undefined) query = query.where('operation_log.op_time', '<=', filter.to);
   if (filter.beforeId !== undefined) query = query.where('operation_log.id', '<', filter.beforeId);
+  if (filter.afterId !== undefined) query = query.where('operation_log.id', '>', filter.afterId);
+  return query;
+}
+
+/**
+ * A base's operations, newest first: one index range whatever the log's size ((base, id), or
+ * (base, table, id), (base, author, id), (base, row, op) when filtered). `offset` pages; `beforeId` is the keyset.
+ * With `rowId`: the operations in the row index only (a row's append is not: row-operations.ts).
+ */
+export async function listIndexedOperations(db: Executor, baseId: number, filter: OperationFilter, limit: number, offset = 0): Promise<Operation[]> {
   // A row's operations are walked down its own index range (base, row, op), never the base's.
   const order = sql.ref(filter.rowId !== undefined ? 'operation_log_rows.op_id' : 'operation_log.id');
-  const rows = await query.orderBy(order, 'desc').limit(limit).offset(offset).execute();
+  const rows = await operationsQuery(db, baseId, filter).selectAll('operation_log').orderBy(order, 'desc').limit(limit).offset(offset).execute();
   const ops = rows.map(toOperation);
   // A row is found by its key; another row with the same key (shared/row-key.ts) is not this one.
   return filter.rowId === undefined ? ops : ops.filter((op) => op.changes.rows.some((c) => c.r === filter.rowId));
+}
+
+/** How many operations `operationsQuery` finds (a row's: its index entries, including any of another row sharing its key). */
+export async function countIndexedOperations(db: Executor, baseId: number, filter: OperationFilter): Promise<number> {
+  const row = await operationsQuery(db, baseId, filter)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
 }
 
 export async function countRowOperations(db: Executor, baseId: number, rowId: string): Promise<number> {
@@ -96,7 +111,8 @@ export async function pruneOperations(db: Executor, cutoff: number, batch: numbe
   // Each operation's rows are named in its changes: deleted by primary key (no index on op_id to keep up on every write).
   await db.transaction().execute(async (trx) => {
     for (const op of old) {
-      const keys = [...new Set(parseChanges(op.changes).rows.map((c) => rowKey(c.r)))];
+      // (A new row's append has no entry: row-operations.ts.)
+      const keys = [...new Set(parseChanges(op.changes).rows.filter((c) => !c.f).map((c) => rowKey(c.r)))];
       for (let i = 0; i < keys.length; i += 500) {
         await trx
           .deleteFrom('operation_log_rows')
@@ -149,4 +165,15 @@ export async function deletingOperations(db: Executor, baseId: number, since: nu
 /** Replaces an operation's logged changes (a row purged from the trash loses its cells). */
 export async function replaceChanges(db: Executor, opId: number, changes: LoggedChanges): Promise<void> {
   await db.updateTable('operation_log').set({ changes: packChanges(changes) }).where('id', '=', opId).execute();
+}
+
+/** Which of these rows are stored (a row in the trash is not; nor is one a client appended again under its id). */
+export async function storedRowIds(db: Executor, baseId: number, rowIds: string[]): Promise<Set<string>> {
+  const stored = new Set<string>();
+  const ids = [...new Set(rowIds)];
+  for (let i = 0; i < ids.length; i += 500) {
+    const found = await db.selectFrom('base_rows').select('row_id').where('base_id', '=', baseId).where('row_id', 'in', ids.slice(i, i + 500)).execute();
+    for (const r of found) stored.add(r.row_id);
+  }
+  return stored;
 }

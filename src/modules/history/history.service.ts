@@ -3,7 +3,9 @@ import type { Clock } from '../../shared/clock.js';
 import { badRequest, notFound } from '../../shared/errors.js';
 import { countRowComments, listComments } from '../comments/index.js';
 import { loadMetadata, type Actor, type BaseRef, type RowsService } from '../rows/index.js';
-import { countRowOperations, findOperation, listOperations, pruneOperations, replaceChanges } from './history.repository.js';
+import { findOperation, pruneOperations, replaceChanges } from './history.repository.js';
+import { fillAppendedCells } from './insert-cells.js';
+import { countAllRowOperations, listOperations } from './row-operations.js';
 import type { LoggedChange, OperationFilter } from './history.types.js';
 import { presentActivity, presentDbOperation, presentOperation } from './present.js';
 import { assertStructureRevertible, conflictError, conflictsOf, revert, revertStructure } from './restore.js';
@@ -77,11 +79,13 @@ export class HistoryService {
 
   async operations(base: BaseRef, filter: OperationFilter, paging: Paging) {
     const ops = await listOperations(this.db, base.id, filter, paging.perPage, this.offset(paging));
+    await fillAppendedCells(this.db, base.id, ops);
     return { operations: ops.map(presentOperation) };
   }
 
   async dbOperations(base: BaseRef, filter: OperationFilter, paging: Paging) {
     const ops = await listOperations(this.db, base.id, filter, paging.perPage, this.offset(paging));
+    await fillAppendedCells(this.db, base.id, ops);
     return { operations: ops.map((op) => presentDbOperation(op, base.uuid)) };
   }
 
@@ -93,6 +97,7 @@ export class HistoryService {
     const offset = this.offset(paging);
     const meta = await loadMetadata(this.db, base.id);
     const ops = await listOperations(this.db, base.id, rowId === undefined ? {} : { rowId }, offset + paging.perPage);
+    await fillAppendedCells(this.db, base.id, ops, rowId);
     const entries = ops.flatMap((op) =>
       op.changes.rows.filter((c) => rowId === undefined || c.r === rowId).map((c) => ({ time: op.opTime, id: op.id, body: presentActivity(op, c, meta, base.uuid) })),
     );
@@ -114,7 +119,7 @@ export class HistoryService {
           },
         });
       }
-      total = (await countRowOperations(this.db, base.id, rowId)) + (await countRowComments(this.db, base.id, rowId));
+      total = (await countAllRowOperations(this.db, base.id, rowId)) + (await countRowComments(this.db, base.id, rowId));
     }
     entries.sort((a, b) => b.time - a.time || b.id - a.id);
     return { activities: entries.slice(offset, offset + paging.perPage).map((e) => e.body), total_count: total };
@@ -171,8 +176,10 @@ export class HistoryService {
     // A row of a trashed table is not in the row trash: it comes back with its table (or goes with it).
     const live = found && (await loadMetadata(this.db, base.id)).tables.some((t) => t._id === found.change.t);
     if (!found || !live) throw notFound(`Row ${rowId} is not in the trash.`);
-    // Every logged value of the row goes (its inserts and changes too), its history keeps who and when.
-    const scrub = (c: LoggedChange): LoggedChange => (c.r === rowId ? { o: c.o, t: c.t, r: c.r, n: '', ...(c.a ? { a: {} } : {}), ...(c.b ? { b: {} } : {}), x: 1 } : c);
+    // Every logged value of the row goes (its inserts and changes too), its history keeps who and when
+    // (and when it was created, by which its append is found: row-operations.ts).
+    const scrub = (c: LoggedChange): LoggedChange =>
+      c.r === rowId ? { o: c.o, t: c.t, r: c.r, n: '', ...(c.a ? { a: {} } : {}), ...(c.b ? { b: {} } : {}), ...(c.c ? { c: c.c } : {}), ...(c.f ? { f: 1 as const } : {}), x: 1 } : c;
     await this.db.transaction().execute(async (trx) => {
       for (let beforeId: number | undefined; ; ) {
         const ops = await listOperations(trx, base.id, beforeId === undefined ? { rowId } : { rowId, beforeId }, 500);

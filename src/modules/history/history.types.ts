@@ -23,6 +23,11 @@ export interface LoggedChange {
   c?: [creator: string, ctime: number];
   /** Set when the deleted row was purged from the trash: its cells and links are gone for good. */
   x?: 1;
+  /**
+   * A new row appended (row-operations.ts, insert-cells.ts): its cells are not copied here (`a` is filled on read from
+   * the row, with later logged changes undone) and the row index has no entry for it.
+   */
+  f?: 1;
 }
 
 /** What `operation_log.changes` holds. */
@@ -57,4 +62,6 @@ export interface OperationFilter {
   to?: number;
   /** Keyset: operations with a smaller id only. */
   beforeId?: number;
+  /** Operations with a greater id only. */
+  afterId?: number;
 }

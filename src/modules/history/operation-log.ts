@@ -1,7 +1,7 @@
 import { CompiledQuery, sql, type Transaction } from 'kysely';
 import { RecordSet, WriteStatement, type Database, type DialectName } from '../../db/index.js';
 import type { NewChangeEvent } from '../events/index.js';
-import { FORMULA_REFRESH_ACTOR, type WriteRecord } from '../rows/index.js';
+import { FORMULA_REFRESH_ACTOR, isoMillis, type WriteRecord } from '../rows/index.js';
 import type { Cells, LoggedChange } from './history.types.js';
 import { storedChanges } from './changes-codec.js';
 import { rowKey } from '../../shared/row-key.js';
@@ -37,6 +37,15 @@ function changeOf(e: NewChangeEvent, withKind: boolean): RowChange {
     change.b = b;
   }
   return change;
+}
+
+/**
+ * Is the event's row new in this write (created now, so no operation before named it)? A row put back
+ * by a restore keeps its creation time and is logged with its cells.
+ */
+function isNewRow(now: number): (e: NewChangeEvent) => boolean {
+  const created = isoMillis(now);
+  return (e) => e.opType === 'insert_row' && e.row?._ctime === created;
 }
 
 /** The operation's type as the original names it: one kind of change, one or several rows; else `batch`. */
@@ -80,13 +89,21 @@ export async function recordWrite(trx: Transaction<Database>, dialect: DialectNa
   // One kind on one table (nearly every write): stored once beside the rows (changes-codec.ts), and
   // the rows' changes built without them (no second copy of each to strip them from).
   const shared = first !== undefined && events.every((e) => e.opType === first.opType && e.tableId === first.tableId);
-  const rows = events.map((e) => changeOf(e, !shared));
+  // An append of new rows (and nothing else) keeps neither their cells nor row-index entries: the
+  // rows hold both until they change, and later changes are logged (row-operations.ts, insert-cells.ts).
+  // (Not a restore: the rows it puts back had operations before.)
+  const fresh = shared && first.opType === 'insert_row' && write.structure.length === 0 && write.actor.reverts === undefined && events.every(isNewRow(write.now));
+  const rows = fresh ? [] : events.map((e) => changeOf(e, !shared));
   const structure = write.structure.length > 0 ? { structure: write.structure } : {};
-  const form = shared ? { shared: { o: first.opType, t: first.tableId, rows, ...structure } } : { plain: { rows: rows as LoggedChange[], ...structure } };
+  const form = fresh
+    ? { appended: { o: 'insert_row' as const, t: first.tableId, f: 1 as const, ids: events.map((e) => e.rowId), names: events.map((e) => e.rowName) } }
+    : shared
+      ? { shared: { o: first.opType, t: first.tableId, rows, ...structure } }
+      : { plain: { rows: rows as LoggedChange[], ...structure } };
   const tables = new Set<string>([...events.map((e) => e.tableId), ...write.structure.map((s) => s.table_id)]);
-  const rowIds = [...new Set(events.map((e) => e.rowId))];
+  const rowIds = fresh ? events.map((e) => e.rowId) : [...new Set(events.map((e) => e.rowId))];
   // The row index keys rows by an integer (shared/row-key.ts): far cheaper entries than the text id.
-  const rowKeys = [...new Set(rowIds.map(rowKey))];
+  const rowKeys = fresh ? [] : [...new Set(rowIds.map(rowKey))];
   const op = {
     base_id: write.base.id,
     write_id: write.writeId,

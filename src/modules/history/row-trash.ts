@@ -1,5 +1,5 @@
 import type { Executor } from '../../db/index.js';
-import { deletingOperations, findOperation, latestOperationOfRows } from './history.repository.js';
+import { deletingOperations, findOperation, latestOperationOfRows, storedRowIds } from './history.repository.js';
 import type { LoggedChange, Operation } from './history.types.js';
 
 /** Operations read per step while listing the row trash, and the most one listing reads. */
@@ -25,7 +25,10 @@ export async function trashedRows(db: Executor, baseId: number, since: number, l
       op.changes.rows.filter((c) => c.o === 'delete_row' && !c.x && liveTables.has(c.t) && (tableId === undefined || c.t === tableId)).map((change) => ({ op, change })),
     );
     const latest = await latestOperationOfRows(db, baseId, candidates.map((c) => c.change.r));
-    found.push(...candidates.filter((c) => latest.get(c.change.r) === c.op.id));
+    const deleted = candidates.filter((c) => latest.get(c.change.r) === c.op.id);
+    // A client may append a deleted row's id again (appends have no row index entries: row-operations.ts).
+    const stored = await storedRowIds(db, baseId, deleted.map((c) => c.change.r));
+    found.push(...deleted.filter((c) => !stored.has(c.change.r)));
     if (ops.length < SCAN_BATCH) break;
     beforeId = ops[ops.length - 1]!.id;
   }
@@ -38,5 +41,6 @@ export async function trashedRow(db: Executor, baseId: number, rowId: string, si
   const op = latest === undefined ? undefined : await findOperation(db, baseId, latest);
   if (!op || op.opTime < since) return undefined;
   const change = [...op.changes.rows].reverse().find((c) => c.r === rowId);
-  return change?.o === 'delete_row' && !change.x ? { op, change } : undefined;
+  if (change?.o !== 'delete_row' || change.x || (await storedRowIds(db, baseId, [rowId])).has(rowId)) return undefined;
+  return { op, change };
 }

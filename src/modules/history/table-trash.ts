@@ -4,6 +4,7 @@ import { deleteTableComments } from '../comments/index.js';
 import { keptRowCount, linkIdOf, loadMetadata, purgeKeptTable, storedIdsOf, visitStoredCells, type LostLinkColumn, type RestoreScope, type StoredRow, type TableDeletion, type TableMeta } from '../rows/index.js';
 import * as repo from './table-trash.repository.js';
 import { collectAssetPaths } from './snapshot-files.js';
+import { filesNamedByLog } from './logged-files.js';
 
 /** What `trashed_tables.meta` holds. */
 interface KeptTable {
@@ -109,7 +110,8 @@ export async function presentTrashedTable(db: Executor, t: repo.TrashedTableRow)
  * Deletes a trashed table for good: claims the entry (hidden from the listing and from restores, and
  * found again by the tick if this stops half-way), notes the files its rows name, deletes its rows,
  * links and comments 1,000 per short statement, then the files no other stored row names (rows of
- * live tables and of other trashed tables; snapshots keep their own copies), then the entry. False when
+ * live tables and of other trashed tables; snapshots keep their own copies) and no value the
+ * operation log can put back names (logged-files.ts), then the entry. False when
  * the entry is gone (restored meanwhile).
  */
 export async function purgeTrashedTable(db: Executor, trashId: number, files?: BaseFiles): Promise<boolean> {
@@ -129,17 +131,23 @@ export async function purgeTrashedTable(db: Executor, trashId: number, files?: B
     const linkIds = kept.table.columns.map(linkIdOf).filter((id): id is string => id !== null);
     const { tableIdTaken } = await purgeKeptTable(db, baseId, { tableId: trash.table_id, linkIds }, { batch: PURGE_BATCH });
     if (!tableIdTaken) while ((await deleteTableComments(db, baseId, trash.table_id, PURGE_BATCH)) === PURGE_BATCH);
-    if (files && kept.files && kept.files.length > 0) await removeUnnamedFiles(db, baseId, kept.files, files);
+    if (files && kept.files && kept.files.length > 0) await removeUnnamedFiles(db, baseId, trash.table_id, kept.files, files);
   }
   await repo.deleteTrashedTable(db, trash.id, PURGE_BATCH);
   return true;
 }
 
-/** Deletes those of `paths` that no row stored in the base names any more (one pass over its rows). */
-async function removeUnnamedFiles(db: Executor, baseId: number, paths: string[], files: BaseFiles): Promise<void> {
+/**
+ * Deletes those of `paths` that no row stored in the base names any more (one pass over its rows),
+ * nor a value the operation log can still put back (a row deleted earlier, in the row trash, or a
+ * cell's old value; not those of the purged table's own rows).
+ */
+async function removeUnnamedFiles(db: Executor, baseId: number, purgedTableId: string, paths: string[], files: BaseFiles): Promise<void> {
   const named = new Set<string>();
   await visitStoredCells(db, baseId, undefined, (cells) => cells.forEach((c) => collectAssetPaths(c, named)), PURGE_BATCH);
-  const unnamed = paths.filter((p) => !named.has(p));
+  const loose = paths.filter((p) => !named.has(p));
+  const restorable = await filesNamedByLog(db, baseId, purgedTableId, loose);
+  const unnamed = loose.filter((p) => !restorable.has(p));
   if (unnamed.length > 0) await files.remove(baseId, unnamed);
 }
 

@@ -1,0 +1,99 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DIALECTS, type TestApp } from '../helpers/index.js';
+import { appendRows, appWithGateway, type Gateway } from './rows.fixtures.js';
+
+type Op = { op_id: number; op_type: string; operation: string; reverts: number | null };
+type Activity = { id: number; op_type: string; detail: { row_name: string; row_data: Array<{ column_key: string; value: unknown }> } };
+
+/**
+ * An append of new rows is logged without copying their cells and without row-index entries
+ * (operation-log.ts, row-operations.ts, insert-cells.ts): everything the log answers stays the same.
+ */
+describe.each(DIALECTS)('history: appends of new rows (%s)', (dialect) => {
+  let t: TestApp;
+  let g: Gateway;
+  beforeAll(async () => ({ t, g } = await appWithGateway(dialect)));
+  afterAll(() => t.close());
+
+  const ops = async (query: string): Promise<Op[]> => {
+    const res = await g.call('GET', `operations/${query}`);
+    expect(res.statusCode, res.body).toBe(200);
+    return res.json().operations;
+  };
+  const activities = async (query: string): Promise<{ activities: Activity[]; total_count: number }> => {
+    const res = await g.call('GET', `activities/${query}`);
+    expect(res.statusCode, res.body).toBe(200);
+    return res.json();
+  };
+  const indexEntries = async (opId: number) => (await t.container.db.selectFrom('operation_log_rows').select('row_key').where('op_id', '=', opId).execute()).length;
+  const rowNames = (op: Op) => (JSON.parse(op.operation) as { row_datas: Array<Record<string, unknown>> }).row_datas.map((r) => r['0000']);
+
+  it('shows the cells as appended after later updates and deletes, from a log entry without them', async () => {
+    const [a, b, c] = await appendRows(g, 'Table1', [{ Name: 'Ann' }, { Name: 'Bob' }, { Name: 'Cy' }]);
+    const append = (await ops('?per_page=1'))[0]!;
+    expect(append.op_type).toBe('insert_rows');
+    expect(await indexEntries(append.op_id)).toBe(0);
+    const stored = await t.container.db.selectFrom('operation_log').select('changes').where('id', '=', append.op_id).executeTakeFirstOrThrow();
+    // Only the ids and the rows' names at the time.
+    expect(JSON.parse(stored.changes)).toEqual({ o: 'insert_row', t: '0000', f: 1, ids: [a, b, c], names: ['Ann', 'Bob', 'Cy'] });
+
+    await g.call('PUT', 'rows/', { table_name: 'Table1', updates: [{ row_id: a, row: { Name: 'Ann 2' } }] });
+    await g.call('PUT', 'rows/', { table_name: 'Table1', updates: [{ row_id: a, row: { Name: 'Ann 3' } }] });
+    await g.call('DELETE', 'rows/', { table_name: 'Table1', row_ids: [b] });
+    const logged = (await ops('?per_page=100')).find((o) => o.op_id === append.op_id)!;
+    expect(rowNames(logged)).toEqual(['Ann', 'Bob', 'Cy']);
+    expect((await ops(`?row_id=${a}`)).map((o) => o.op_type)).toEqual(['modify_row', 'modify_row', 'insert_rows']);
+    expect((await ops(`?row_id=${b}`)).map((o) => o.op_type)).toEqual(['delete_row', 'insert_rows']);
+
+    const history = await activities(`?row_id=${a}&per_page=10`);
+    expect(history.total_count).toBe(3);
+    expect(history.activities.map((x) => x.op_type)).toEqual(['modify_row', 'modify_row', 'insert_row']);
+    expect(history.activities[2]!.detail.row_data).toMatchObject([{ column_key: '0000', value: 'Ann' }]);
+    // Pages past the indexed operations reach the append.
+    expect((await activities(`?row_id=${a}&per_page=2&page=2`)).activities.map((x) => x.op_type)).toEqual(['insert_row']);
+    expect((await ops(`?row_id=${a}&per_page=1&page=3`)).map((o) => o.op_id)).toEqual([append.op_id]);
+    expect(await ops(`?row_id=${a}&per_page=1&page=4`)).toEqual([]);
+  });
+
+  it('a row purged from the trash keeps its append in its history, without its cells', async () => {
+    const [row] = await appendRows(g, 'Table1', [{ Name: 'Secret' }]);
+    await g.call('DELETE', 'rows/', { table_name: 'Table1', row_ids: [row] });
+    expect((await g.call('DELETE', `trash/rows/${row}/`)).statusCode).toBe(200);
+    const history = await activities(`?row_id=${row}&per_page=10`);
+    expect(history.activities.map((x) => x.op_type)).toEqual(['delete_row', 'insert_row']);
+    expect(JSON.stringify(history)).not.toContain('Secret');
+    expect(JSON.stringify(await ops(`?row_id=${row}`))).not.toContain('Secret');
+  });
+
+  it('undo and redo of an append: the rows go and come back, and the append still shows its cells', async () => {
+    const [x, y] = await appendRows(g, 'Table1', [{ Name: 'X' }, { Name: 'Y' }]);
+    const append = (await ops('?per_page=1'))[0]!;
+    expect((await g.call('PUT', `restore-operations/${append.op_id}/`, {})).statusCode).toBe(200);
+    const undo = (await ops('?per_page=1'))[0]!;
+    expect(undo).toMatchObject({ op_type: 'delete_rows', reverts: append.op_id });
+    expect((await g.call('PUT', `restore-operations/${undo.op_id}/`, {})).statusCode).toBe(200);
+    const redo = (await ops('?per_page=1'))[0]!;
+    expect(redo).toMatchObject({ op_type: 'insert_rows', reverts: undo.op_id });
+    // Rows put back keep their creation time: logged with their cells and index entries.
+    expect(await indexEntries(redo.op_id)).toBe(2);
+    await g.call('PUT', 'rows/', { table_name: 'Table1', updates: [{ row_id: x, row: { Name: 'X 2' } }] });
+    expect((await ops(`?row_id=${x}`)).map((o) => o.op_id)).toEqual([(await ops('?per_page=1'))[0]!.op_id, redo.op_id, undo.op_id, append.op_id]);
+    const logged = (await ops('?per_page=100')).find((o) => o.op_id === append.op_id)!;
+    expect(rowNames(logged)).toEqual(['X', 'Y']);
+    expect((await activities(`?row_id=${y}`)).activities.map((a) => a.op_type)).toEqual(['insert_row', 'delete_row', 'insert_row']);
+  });
+
+  it('a deleted row appended again under its id (a live client) is no longer in the trash, and its history is in order', async () => {
+    const [row] = await appendRows(g, 'Table1', [{ Name: 'Again' }]);
+    await g.call('DELETE', 'rows/', { table_name: 'Table1', row_ids: [row] });
+    expect(((await g.call('GET', 'trash/rows/')).json().rows as Array<{ _id: string }>).map((r) => r._id)).toContain(row);
+    t.clock.advance(1000);
+    const actor = { user: `${g.owner.virtualId}@auth.local`, app: null };
+    await t.container.baseData.rows.appendWithIds(g.base, actor, { table_name: 'Table1', rows: [{ Name: 'Again 2' }] }, [row!]);
+    expect(((await g.call('GET', 'trash/rows/')).json().rows as Array<{ _id: string }>).map((r) => r._id)).not.toContain(row);
+    expect((await g.call('PUT', `trash/rows/${row}/`, {})).statusCode).toBe(404);
+    const history = await ops(`?row_id=${row}`);
+    expect(history.map((o) => o.op_type)).toEqual(['insert_row', 'delete_row']);
+    expect(history.map((o) => o.op_id)).toEqual([...history.map((o) => o.op_id)].sort((x, y) => y - x));
+  });
+});
