@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import { CommitScope, withCommitScope } from '../../src/db/index.js';
 import { fieldsDigest } from '../../src/modules/audit/index.js';
 import { DIALECTS, SharedDatabase, basePath, createBase, createTestApp, createUser, type TestApp, type TestBase, type TestUser } from '../helpers/index.js';
+import { DELETED_REASON, deleteAuditRow, restartAuditChain } from './audit.fixtures.js';
 
 /**
  * No audit row is lost on a crash (issue 33): an audited change and its row commit in one transaction
@@ -142,42 +143,19 @@ describe.each(DIALECTS)('audit rows commit with their action (%s)', (dialect) =>
     expect(after.broken!.reason).toContain('before it was sealed');
   });
 
-  /** Drops the chain as retention pruning would (the anchor moves to the head): verify starts clean. */
-  const restartChain = async () => {
-    const { db, audit } = t.container;
-    await audit.seal();
-    await db.deleteFrom('audit_log').execute();
-    const head = await db.selectFrom('audit_head').select(['seq', 'hash']).where('id', '=', 1).executeTakeFirstOrThrow();
-    await db.updateTable('audit_head').set({ anchor_seq: head.seq, anchor_hash: head.hash }).where('id', '=', 1).execute();
-    await db.deleteFrom('audit_pending').execute();
-    await db.updateTable('audit_writers').set((eb) => ({ sealed: eb.ref('appended') })).execute();
-    expect(await audit.verify()).toMatchObject({ ok: true, rows: 0, pending: 0 });
-  };
-  /**
-   * Deletes the row of `action` where it is now: pending on PostgreSQL (unless the sealer was quicker),
-   * chained on SQLite. (Tried as pending first: a seal between a look and the delete would leave the row.)
-   */
-  const deleteRow = async (action: string) => {
-    const { db } = t.container;
-    const pending = await db.deleteFrom('audit_pending').where('action', '=', action).executeTakeFirst();
-    if (Number(pending.numDeletedRows) > 0) return 'pending';
-    const chained = await db.deleteFrom('audit_log').where('action', '=', action).executeTakeFirst();
-    expect(Number(chained.numDeletedRows)).toBe(1);
-    return 'chained';
-  };
 
   it('verify names a row deleted right after its append, before and after the sealer ran', async () => {
     const { audit } = t.container;
-    await restartChain();
+    await restartAuditChain(t);
     await audit.record(entry('test.before'));
     await audit.record(entry('test.victim'));
     await audit.record(entry('test.after'));
-    const where = await deleteRow('test.victim');
+    const where = await deleteAuditRow(t, 'test.victim');
     expect(dialect === 'sqlite' ? where : 'chained').toBe('chained');
     const before = await audit.verify();
     expect(before).toMatchObject({ ok: false });
     // (A pending row's deletion is named by its missing count, or, once a seal timer ran, by the sealer's marker.)
-    expect(before.broken!.reason).toMatch(where === 'pending' ? /missing \(deleted\)|deleted before they were sealed/ : /missing \(deleted\)/);
+    expect(before.broken!.reason).toMatch(DELETED_REASON[where]);
     await audit.seal();
     const after = await audit.verify();
     expect(after).toMatchObject({ ok: false });
@@ -186,10 +164,10 @@ describe.each(DIALECTS)('audit rows commit with their action (%s)', (dialect) =>
 
   it('verify names the last row deleted right after its append (no later row shows a gap)', async () => {
     const { audit } = t.container;
-    await restartChain();
+    await restartAuditChain(t);
     await audit.record(entry('test.kept'));
     await audit.record(entry('test.tail'));
-    await deleteRow('test.tail');
+    await deleteAuditRow(t, 'test.tail');
     expect((await audit.verify()).broken?.reason).toMatch(/missing.*deleted/);
     await audit.seal();
     expect((await audit.verify()).broken?.reason).toMatch(/missing.*deleted/);

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CommitScope, withCommitScope } from '../../src/db/index.js';
 import type { AuditEntry, AuditTxReader } from '../../src/modules/audit/index.js';
 import { DIALECTS, type TestApp } from '../helpers/index.js';
+import { DELETED_REASON, deleteAuditRow, editAuditRow, restartAuditChain } from './audit.fixtures.js';
 import { appWithTable, appendRows, refuseEventsNamed, type Gateway } from './rows.fixtures.js';
 
 /**
@@ -30,15 +31,6 @@ describe.each(DIALECTS)('audited appends (%s)', (dialect) => {
     return t.container.db.selectFrom('audit_log').selectAll().where('action', '=', action).orderBy('seq').execute();
   };
   const writerCounts = async () => (await t.container.db.selectFrom('audit_writers').select(['appended', 'sealed']).execute()).map((w) => [Number(w.appended), Number(w.sealed)]);
-  /** Drops the chain as retention pruning would (the anchor moves to the head): verify starts clean. */
-  const restartChain = async () => {
-    const { db, audit } = t.container;
-    await audit.seal();
-    await db.deleteFrom('audit_log').execute();
-    const head = await db.selectFrom('audit_head').select(['seq', 'hash']).where('id', '=', 1).executeTakeFirstOrThrow();
-    await db.updateTable('audit_head').set({ anchor_seq: head.seq, anchor_hash: head.hash }).where('id', '=', 1).execute();
-    expect(await audit.verify()).toMatchObject({ ok: true, rows: 0, pending: 0 });
-  };
   const stats = () => ({ ...t.container.baseData.writer.oneStatementStats });
 
   beforeAll(async () => {
@@ -109,22 +101,18 @@ describe.each(DIALECTS)('audited appends (%s)', (dialect) => {
   it('verify names a row of a one-statement append that was edited, or deleted before it was sealed', async () => {
     const { db, audit } = t.container;
     // Where the row is now: pending on PostgreSQL (unless the sealer's timer was quicker), chained on SQLite.
-    const whereIs = async (action: string) => ((await db.selectFrom('audit_pending').select('id').where('action', '=', action).executeTakeFirst()) ? 'audit_pending' : 'audit_log');
     await auditedAppend('edited', async () => entry('test.append_edited', 3));
-    const where = await whereIs('test.append_edited');
-    expect(await db.selectFrom(where).select('id').where('action', '=', 'test.append_edited').execute()).toHaveLength(1);
-    await db.updateTable(where).set({ ip: '10.9.9.9' }).where('action', '=', 'test.append_edited').execute();
+    await editAuditRow(t, 'test.append_edited', '10.9.9.9');
     expect((await audit.verify()).broken?.reason).toMatch(/was edited/);
     await audit.seal();
     expect((await audit.verify()).broken?.reason).toMatch(/was edited/); // once chained too
-    await restartChain();
+    await restartAuditChain(t);
 
     await auditedAppend('victim', async () => entry('test.append_victim', 4));
     await auditedAppend('after', async () => entry('test.append_after', 5));
-    const victim = await whereIs('test.append_victim');
-    await db.deleteFrom(victim).where('action', '=', 'test.append_victim').execute();
-    expect((await audit.verify()).broken?.reason).toMatch(/missing \(deleted\)/);
+    const victim = await deleteAuditRow(t, 'test.append_victim');
+    expect((await audit.verify()).broken?.reason).toMatch(DELETED_REASON[victim]);
     await audit.seal();
-    expect((await audit.verify()).broken?.reason).toMatch(victim === 'audit_pending' ? /deleted before they were sealed/ : /missing \(deleted\)/);
+    expect((await audit.verify()).broken?.reason).toMatch(victim === 'pending' ? /deleted before they were sealed/ : /missing \(deleted\)/);
   });
 });

@@ -1,3 +1,4 @@
+import { expect } from 'vitest';
 import { type TestApp } from '../helpers/index.js';
 import { addTable, appendRows, gateway, type Gateway } from './rows.fixtures.js';
 
@@ -24,4 +25,24 @@ export async function bigTable(t: TestApp, { due = false } = {}): Promise<{ g: G
   });
   await appendRows(g, 'Big', rows);
   return { g, tableId: table._id as string, rows };
+}
+
+/**
+ * The SQL endpoint as the row-index tests call it: `run` answers a statement's results (asserting 200),
+ * `explain` its plan, `indexes` the base data's row indexes. `current` names the suite's app and gateway
+ * (set in its beforeAll).
+ */
+export function sqlCalls(current: () => { t: TestApp; g: Gateway }) {
+  const run = async (statement: string) => {
+    const { g } = current();
+    const res = await g.call('POST', 'sql/', { sql: statement, convert_keys: true });
+    expect(res.statusCode, `${statement}: ${res.body}`).toBe(200);
+    return res.json<{ results: unknown[] }>().results;
+  };
+  const explain = (statement: string) => {
+    const { t, g } = current();
+    return t.container.sql.explain({ base: { id: g.base.id, uuid: g.base.uuid }, permission: 'rw', actor: { user: 'test', app: null } }, { sql: statement, convert_keys: true });
+  };
+  const indexes = () => current().t.container.baseData.indexes;
+  return { run, explain, indexes };
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS, type TestApp } from '../helpers/index.js';
-import { addTable, appendRows, appWithTable, gateway, type Gateway } from './rows.fixtures.js';
+import { addTable, appendRows, appWithTable, gateway, tiedRows, type Gateway } from './rows.fixtures.js';
 import { viewShareToken } from './view-share.fixtures.js';
 
 /**
@@ -26,16 +26,10 @@ describe.each(DIALECTS)('listing cursor (%s)', (dialect) => {
       { column_name: 'Done', column_type: 'checkbox' },
     ]));
     // Many ties (N takes 6 values), empty cells, text with case and accents, booleans.
-    const labels = ['b', 'B', 'a', 'é', 'a b', 'Z'];
     await appendRows(
       g,
       'T',
-      Array.from({ length: N }, (_, i) => ({
-        Name: `r${i}`,
-        ...(i % 9 === 4 ? {} : { N: (i * 7) % 6 === 5 ? -1.5 : (i * 7) % 6 }),
-        ...(i % 5 === 2 ? {} : { Label: labels[i % labels.length] }),
-        Done: i % 3 === 0,
-      })),
+      tiedRows(N).map((row, i) => ({ ...row, Done: i % 3 === 0 })),
     );
     expect((await g.call('POST', 'views/?table_name=T', { name: 'Two sorts' })).statusCode).toBe(200);
     const sorted = await g.call('PUT', 'views/Two sorts/?table_name=T', {

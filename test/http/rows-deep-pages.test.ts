@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS, type TestApp } from '../helpers/index.js';
-import { appendRows, appWithTable, type Gateway } from './rows.fixtures.js';
+import { appendRows, appWithTable, tiedRows, type Gateway } from './rows.fixtures.js';
 
 /**
  * Deep pages of unsorted listings start after the nearest page end served before (rows/listing-positions.ts):
@@ -133,16 +133,7 @@ describe.each(DIALECTS)('sorted pages by keyset (%s)', (dialect) => {
       { column_name: 'Label', column_type: 'text' },
     ]));
     // Many ties (N takes 6 values), empty cells in both columns, text with case and accents.
-    const labels = ['b', 'B', 'a', 'é', 'a b', 'Z'];
-    await appendRows(
-      g,
-      'T',
-      Array.from({ length: N }, (_, i) => ({
-        Name: `r${i}`,
-        ...(i % 9 === 4 ? {} : { N: (i * 7) % 6 === 5 ? -1.5 : (i * 7) % 6 }),
-        ...(i % 5 === 2 ? {} : { Label: labels[i % labels.length] }),
-      })),
-    );
+    await appendRows(g, 'T', tiedRows(N));
     const view = await g.call('POST', 'views/?table_name=T', { name: 'Two sorts' });
     expect(view.statusCode, view.body).toBe(200);
     const sorted = await g.call('PUT', 'views/Two sorts/?table_name=T', {

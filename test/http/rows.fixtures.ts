@@ -130,3 +130,16 @@ export async function uploadAsset(t: TestApp, g: Gateway, name: string, bytes: s
   if (res.statusCode !== 200) throw new Error(`upload failed: ${res.statusCode} ${res.body}`);
   return `${file_relative_path}/${res.json()[0].name}`;
 }
+
+/**
+ * Rows for listing-order tests: Name `r0`…, N with many ties (6 values, one negative) and empty cells,
+ * Label with case, accents, a space and empty cells.
+ */
+export function tiedRows(count: number): Array<Record<string, unknown>> {
+  const labels = ['b', 'B', 'a', 'é', 'a b', 'Z'];
+  return Array.from({ length: count }, (_, i) => ({
+    Name: `r${i}`,
+    ...(i % 9 === 4 ? {} : { N: (i * 7) % 6 === 5 ? -1.5 : (i * 7) % 6 }),
+    ...(i % 5 === 2 ? {} : { Label: labels[i % labels.length] }),
+  }));
+}

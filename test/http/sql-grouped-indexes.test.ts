@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { DIALECTS, createTestApp, type TestApp } from '../helpers/index.js';
 import { addTable, appendRows, gateway, type Gateway } from './rows.fixtures.js';
+import { sqlCalls } from './row-index.fixtures.js';
 
 /**
  * SQL grouped statements over one column answered from its row index (sql/indexed-groups.ts): the same
@@ -41,14 +42,7 @@ describe.each(DIALECTS)('SQL grouped statements from a row index (%s)', (dialect
     'SELECT Kind, COUNT(*), SUM(Price) FROM G GROUP BY Kind',
   ];
 
-  const run = async (statement: string) => {
-    const res = await g.call('POST', 'sql/', { sql: statement, convert_keys: true });
-    expect(res.statusCode, `${statement}: ${res.body}`).toBe(200);
-    return res.json<{ results: unknown[] }>().results;
-  };
-  const caller = () => ({ base: { id: g.base.id, uuid: g.base.uuid }, permission: 'rw', actor: { user: 'test', app: null } });
-  const explain = (statement: string) => t.container.sql.explain(caller(), { sql: statement, convert_keys: true });
-  const indexes = () => t.container.baseData.indexes;
+  const { run, explain, indexes } = sqlCalls(() => ({ t, g }));
 
   beforeAll(async () => {
     t = await createTestApp(dialect);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS, createTestApp, type TestApp } from '../helpers/index.js';
 import { type Gateway } from './rows.fixtures.js';
-import { bigTable } from './row-index.fixtures.js';
+import { bigTable, sqlCalls } from './row-index.fixtures.js';
 
 /**
  * The SQL endpoint and the row indexes (rows/row-indexes.ts, docs/sql.md "Row indexes"): the same results
@@ -25,14 +25,7 @@ describe.each(DIALECTS)('SQL with row indexes (%s)', (dialect) => {
     'SELECT Name FROM Big WHERE Price = 74',
   ];
 
-  const run = async (statement: string) => {
-    const res = await g.call('POST', 'sql/', { sql: statement, convert_keys: true });
-    expect(res.statusCode, `${statement}: ${res.body}`).toBe(200);
-    return res.json<{ results: unknown[] }>().results;
-  };
-  const caller = () => ({ base: { id: g.base.id, uuid: g.base.uuid }, permission: 'rw', actor: { user: 'test', app: null } });
-  const explain = (statement: string) => t.container.sql.explain(caller(), { sql: statement, convert_keys: true });
-  const indexes = () => t.container.baseData.indexes;
+  const { run, explain, indexes } = sqlCalls(() => ({ t, g }));
 
   beforeAll(async () => {
     t = await createTestApp(dialect);
