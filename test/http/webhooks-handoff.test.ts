@@ -133,9 +133,10 @@ describe.each(DIALECTS)('webhook hand-off (%s)', (dialect) => {
         const sent = receiver.bodies().map((body) => body.data).filter((d) => d.row_id === rowId);
         expect(sent.map((d) => d.row_name)).toEqual(batch.filter((e) => e.rowId === rowId).map((e) => e.rowName));
       }
-      // A later batch: a row whose delivery is still unfinished waits too.
+      // A later batch: a row whose delivery is still unfinished waits too. (The first later delivery is
+      // held for a second, so it is still unfinished when the second change comes, even under load.)
       await idle(t);
-      receiver.reply = () => ({ status: 200, delayMs: 150 });
+      receiver.reply = (request) => ({ status: 200, delayMs: request.body.includes('later 1') ? 1000 : 0 });
       const first = changeEvent(base, { rowId: a!, rowName: 'later 1' });
       await emit(t, [first]);
       await until(() => receiver.received.length === batch.length + 1, 'the later delivery on the wire');
