@@ -18,7 +18,7 @@ import { filterToSql, indexableTerms, parseFilters } from '../src/modules/filter
 import { indexUses } from '../src/modules/rows/index.js';
 import { matchingRows } from '../src/modules/notifications/deadline.repository.js';
 import { startBasegate, type RunningBasegate } from './lib/servers.js';
-import { generateRows } from './lib/big-table-data.js';
+import { BIG_TABLE_COLUMNS, BIG_TABLE_KINDS, bigTableRow, generateRows } from './lib/big-table-data.js';
 
 const BIG = Number(process.env.BENCH_ROWS ?? 100_000);
 const SMALL = 1_000;
@@ -26,7 +26,7 @@ const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 15);
 const ONLY = process.env.BENCH_ONLY;
 /** BENCH_SKIP_UNINDEXED=1: no pass without row indexes (at 10,000,000 rows each such request scans the table). */
 const SKIP_UNINDEXED = process.env.BENCH_SKIP_UNINDEXED === '1';
-const KINDS = ['alpha', 'beta', 'gamma', 'delta', 'epsilon'];
+const KINDS = BIG_TABLE_KINDS;
 const DAY = 86_400_000;
 
 type Ctx = { b: RunningBasegate; baseId: number; table: string; rows: number; tableId: string };
@@ -117,25 +117,12 @@ const CASES: Case[] = [
   },
 ];
 
-function row(n: number, rows: number) {
-  return {
-    Title: `row ${n}`,
-    // A permutation of 0…rows-1: a range of width w holds w rows.
-    Amount: (n * 7_919) % rows,
-    Kind: KINDS[n % KINDS.length],
-    Due: new Date(Date.UTC(2026, 0, 1) + ((n * 31) % 1000) * DAY).toISOString().slice(0, 10),
-  };
-}
+const row = (n: number, rows: number) => bigTableRow(n, rows);
 
 async function seed(b: RunningBasegate, table: string, rows: number): Promise<string> {
   const created = (await call({ b } as Ctx, 'POST', 'tables/', {
     table_name: table,
-    columns: [
-      { column_name: 'Title', column_type: 'text' },
-      { column_name: 'Amount', column_type: 'number' },
-      { column_name: 'Kind', column_type: 'single-select', column_data: { options: KINDS.map((name, i) => ({ name, id: `k00${i}`, color: '#FFFFFF' })) } },
-      { column_name: 'Due', column_type: 'date', column_data: { format: 'YYYY-MM-DD' } },
-    ],
+    columns: BIG_TABLE_COLUMNS,
   })) as { _id: string };
   // The first 1,000 rows through the API (cells converted as users' are), the rest copied from them in
   // SQL with new ids and cells: seeding 100,000 rows through the API takes most of a minute on a busy machine.

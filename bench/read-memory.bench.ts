@@ -17,12 +17,11 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { connect } from '../src/db/index.js';
 import { generateRows } from './lib/big-table-data.js';
+import { freePort } from './lib/ports.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const ROWS = Number(process.env.BENCH_ROWS ?? 100_000);
@@ -30,14 +29,6 @@ const PAGE = Number(process.env.BENCH_PAGE ?? 1_000);
 const PASSES = Number(process.env.BENCH_PASSES ?? 2);
 const ADMIN = { email: 'memory@example.com', password: 'memory-password-1' };
 const KINDS = ['alpha', 'beta', 'gamma', 'delta', 'epsilon'];
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const port = (probe.address() as AddressInfo).port;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 async function json<T>(res: Response): Promise<T> {
   if (!res.ok) throw new Error(`${res.status}: ${(await res.text()).slice(0, 300)}`);

@@ -19,20 +19,13 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { io } from 'socket.io-client';
+import { freePort } from './lib/ports.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const MINUTES = Number(process.env.SOAK_MINUTES ?? 30);
 const RATE = Number(process.env.SOAK_RATE ?? 40);
 const HEAP_MB = process.env.SOAK_HEAP_MB;
 const ADMIN = { email: 'soak@example.com', password: 'soak-password-1' };
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const port = (probe.address() as AddressInfo).port;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 async function json<T>(res: Response): Promise<T> {
   if (!res.ok) throw new Error(`${res.status}: ${await res.text()}`);

@@ -13,12 +13,10 @@
  */
 import { loadavg } from 'node:os';
 import { startBasegate, type RunningBasegate } from './lib/servers.js';
-import { generateRows } from './lib/big-table-data.js';
+import { BIG_TABLE_COLUMNS, bigTableRow, generateRows } from './lib/big-table-data.js';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 100_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
-const KINDS = ['alpha', 'beta', 'gamma', 'delta', 'epsilon'];
-const DAY = 86_400_000;
 
 const STATEMENTS = [
   'SELECT Kind, COUNT(*) FROM Big GROUP BY Kind',
@@ -40,24 +38,13 @@ async function call(b: RunningBasegate, method: 'GET' | 'POST', suffix: string, 
   return res.json();
 }
 
-function row(n: number) {
-  return {
-    Title: `row ${n % (ROWS / 2)}`,
-    Amount: (n * 7_919) % ROWS,
-    Kind: KINDS[n % KINDS.length],
-    Due: new Date(Date.UTC(2026, 0, 1) + ((n * 31) % 1000) * DAY).toISOString().slice(0, 10),
-  };
-}
+/** Titles repeat (each twice), so a text GROUP BY has groups. */
+const row = (n: number) => bigTableRow(n, ROWS, `row ${n % (ROWS / 2)}`);
 
 async function seed(b: RunningBasegate, baseId: number): Promise<string> {
   const created = (await call(b, 'POST', 'tables/', {
     table_name: 'Big',
-    columns: [
-      { column_name: 'Title', column_type: 'text' },
-      { column_name: 'Amount', column_type: 'number' },
-      { column_name: 'Kind', column_type: 'single-select', column_data: { options: KINDS.map((name, i) => ({ name, id: `k00${i}`, color: '#FFFFFF' })) } },
-      { column_name: 'Due', column_type: 'date', column_data: { format: 'YYYY-MM-DD' } },
-    ],
+    columns: BIG_TABLE_COLUMNS,
   })) as { _id: string };
   await call(b, 'POST', 'rows/', { table_name: 'Big', rows: Array.from({ length: 1000 }, (_, j) => row(j)) });
   const meta = await b.container.baseData.writer.read({ id: baseId, uuid: b.seeded.base.uuid });

@@ -46,3 +46,26 @@ export async function generateRows(
 function rowId(): string {
   return randomBytes(17).toString('base64url').slice(0, 22);
 }
+
+/** The big-table benches' options of the single select Kind. */
+export const BIG_TABLE_KINDS = ['alpha', 'beta', 'gamma', 'delta', 'epsilon'];
+
+/** The big-table benches' columns: Title, Amount, Kind (a single select of `BIG_TABLE_KINDS`), Due. */
+export const BIG_TABLE_COLUMNS = [
+  { column_name: 'Title', column_type: 'text' },
+  { column_name: 'Amount', column_type: 'number' },
+  { column_name: 'Kind', column_type: 'single-select', column_data: { options: BIG_TABLE_KINDS.map((name, i) => ({ name, id: `k00${i}`, color: '#FFFFFF' })) } },
+  { column_name: 'Due', column_type: 'date', column_data: { format: 'YYYY-MM-DD' } },
+];
+
+const DAY = 86_400_000;
+
+/** Row n of a big table of `rows` rows: Amount a permutation of 0…rows-1 (a range of width w holds w rows). */
+export function bigTableRow(n: number, rows: number, title = `row ${n}`) {
+  return {
+    Title: title,
+    Amount: (n * 7_919) % rows,
+    Kind: BIG_TABLE_KINDS[n % BIG_TABLE_KINDS.length],
+    Due: new Date(Date.UTC(2026, 0, 1) + ((n * 31) % 1000) * DAY).toISOString().slice(0, 10),
+  };
+}
