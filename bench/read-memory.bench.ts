@@ -22,6 +22,7 @@ import path from 'node:path';
 import { connect } from '../src/db/index.js';
 import { generateRows } from './lib/big-table-data.js';
 import { freePort } from './lib/ports.js';
+import { benchSchemaUrl } from './lib/databases.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const ROWS = Number(process.env.BENCH_ROWS ?? 100_000);
@@ -92,17 +93,7 @@ async function main(): Promise<void> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'basegate-memory-'));
   const { DATABASE_URL: _d, REDIS_URL: _r, ...rest } = process.env;
   let databaseUrl = `sqlite:${path.join(dataDir, 'basegate.sqlite3')}`;
-  if (process.env.BENCH_DATABASE_URL) {
-    const schema = `memory_${Date.now()}`;
-    const pg = await import('pg');
-    const admin = new pg.default.Client({ connectionString: process.env.BENCH_DATABASE_URL });
-    await admin.connect();
-    await admin.query(`CREATE SCHEMA ${schema}`);
-    await admin.end();
-    const url = new URL(process.env.BENCH_DATABASE_URL);
-    url.searchParams.set('options', `-c search_path=${schema}`);
-    databaseUrl = url.toString();
-  }
+  if (process.env.BENCH_DATABASE_URL) databaseUrl = await benchSchemaUrl(process.env.BENCH_DATABASE_URL, 'memory');
   const port = await freePort();
   const env: NodeJS.ProcessEnv = {
     ...rest,

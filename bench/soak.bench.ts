@@ -20,6 +20,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { io } from 'socket.io-client';
 import { freePort } from './lib/ports.js';
+import { benchSchemaUrl } from './lib/databases.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const MINUTES = Number(process.env.SOAK_MINUTES ?? 30);
@@ -94,17 +95,7 @@ async function main(): Promise<void> {
     RATE_LIMIT_BASE_PER_MINUTE: '0',
     RATE_LIMIT_ACCOUNT_PER_MINUTE: '0',
   };
-  if (process.env.BENCH_DATABASE_URL) {
-    const schema = `soak_${Date.now()}`;
-    const pg = await import('pg');
-    const admin = new pg.default.Client({ connectionString: process.env.BENCH_DATABASE_URL });
-    await admin.connect();
-    await admin.query(`CREATE SCHEMA ${schema}`);
-    await admin.end();
-    const url = new URL(process.env.BENCH_DATABASE_URL);
-    url.searchParams.set('options', `-c search_path=${schema}`);
-    env.DATABASE_URL = url.toString();
-  }
+  if (process.env.BENCH_DATABASE_URL) env.DATABASE_URL = await benchSchemaUrl(process.env.BENCH_DATABASE_URL, 'soak');
   const server = await startServer(env);
   const { token } = await json<{ token: string }>(
     await fetch(`${server.url}/api2/auth-token/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: ADMIN.email, password: ADMIN.password }) }),

@@ -35,3 +35,17 @@ export async function benchDatabase(
   const handle = connect({ databaseUrl: url.toString(), dataDir: dir, poolSize: options.poolSize ?? 5 });
   return { handle, url: url.toString(), dispose: () => admin(`DROP DATABASE ${name}`) };
 }
+
+/**
+ * A new schema in the PostgreSQL database of `pgUrl`, named `<prefix>_<time>`, and the DATABASE_URL
+ * that opens it (its search_path set), for a server process a bench starts. (Left in place after the run.)
+ */
+export async function benchSchemaUrl(pgUrl: string, prefix: string): Promise<string> {
+  const schema = `${prefix}_${Date.now()}`;
+  const admin = new pg.Client({ connectionString: pgUrl });
+  await admin.connect();
+  await admin.query(`CREATE SCHEMA ${schema}`).finally(() => admin.end());
+  const url = new URL(pgUrl);
+  url.searchParams.set('options', `-c search_path=${schema}`);
+  return url.toString();
+}
