@@ -79,7 +79,18 @@ export async function build({ log = (line) => process.stderr.write(line + '\n') 
     return 1;
   }
   writeFileSync(path.join(tmp, '.build-stamp'), new Date().toISOString() + '\n');
-  rmSync(DIST, { recursive: true, force: true });
+  // Swapped in by two renames and the old build removed after, so a process loading dist/ meanwhile
+  // (a test's CLI while another test builds) finds a whole build but in the instant between the renames
+  // (bin/basegate.js tries once more then); removing the old one first left dist/ missing for as long
+  // as that took.
+  const old = path.join(ROOT, `dist.old-${process.pid}`);
+  let replaced = false;
+  try {
+    renameSync(DIST, old);
+    replaced = true;
+  } catch (error) {
+    if (error.code !== 'ENOENT') throw error;
+  }
   try {
     renameSync(tmp, DIST);
   } catch (error) {
@@ -87,13 +98,14 @@ export async function build({ log = (line) => process.stderr.write(line + '\n') 
     rmSync(tmp, { recursive: true, force: true });
     if (!existsSync(STAMP)) throw error;
   }
+  if (replaced) rmSync(old, { recursive: true, force: true });
   return 0;
 }
 
-/** Remove temporary outputs of builds whose process is gone (killed mid-build). */
+/** Remove temporary outputs and replaced builds of builds whose process is gone (killed mid-build). */
 function removeAbandonedBuilds() {
   for (const name of readdirSync(ROOT)) {
-    const match = /^dist\.tmp-(\d+)$/.exec(name);
+    const match = /^dist\.(?:tmp|old)-(\d+)$/.exec(name);
     if (match && !isAlive(Number(match[1]))) rmSync(path.join(ROOT, name), { recursive: true, force: true });
   }
 }

@@ -27,7 +27,7 @@ describe('the compiled build', () => {
     expect(files.filter((f) => /\.test\.js$/.test(f))).toEqual([]);
     // The build writes nothing outside dist/ (a tsc build once wrote test/helpers/db.js).
     expect(existsSync(path.join(ROOT, 'test/helpers/db.js'))).toBe(false);
-    expect(readdirSync(ROOT).filter((name) => name.startsWith('dist.tmp-'))).toEqual([]);
+    expect(readdirSync(ROOT).filter((name) => /^dist\.(tmp|old)-/.test(name))).toEqual([]);
 
     // bin/basegate.js runs dist/cli.js in this one node process (no tsx loader, no child).
     const child = spawn(process.execPath, ['bin/basegate.js', 'serve'], {
