@@ -8,3 +8,4 @@ export type { Database, Db, Executor, DialectName } from './database.js';
 export { RevisionChannel, REVISION_CHANNEL } from './revision-channel.js';
 export { CommitScope, withCommitScope, outsideCommitScope, pendingCommitScope, type CommitAppendix, type AppendixTx } from './commit-appendix.js';
 export { RecordSet, WriteStatement } from './write-statement.js';
+export { connectionKysely } from './connection-kysely.js';

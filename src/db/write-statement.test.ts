@@ -1,4 +1,5 @@
-import { Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, sql, type CompiledQuery } from 'kysely';
+import { sql, type CompiledQuery, type DatabaseConnection } from 'kysely';
+import { connectionKysely } from './connection-kysely.js';
 import { describe, expect, it } from 'vitest';
 import type { Executor } from './database.js';
 import { PREPARED_MARK, PREPARED_NAMES_MAX, preparedName } from './prepared.js';
@@ -7,28 +8,13 @@ import { RecordSet, WriteStatement } from './write-statement.js';
 /** A PostgreSQL Kysely that records the statements it is given and answers that the gate passed. */
 function recordingDb() {
   const sent: CompiledQuery[] = [];
-  const connection = {
-    executeQuery: async (query: CompiledQuery) => (sent.push(query), { rows: [{ passed: 1 }] as never[] }),
+  const connection: DatabaseConnection = {
+    executeQuery: async <R>(query: CompiledQuery) => (sent.push(query), { rows: [{ passed: 1 }] as R[] }),
     streamQuery: () => {
       throw new Error('not used');
     },
   };
-  const db = new Kysely<unknown>({
-    dialect: {
-      createAdapter: () => new PostgresAdapter(),
-      createDriver: () => ({
-        init: async () => {},
-        acquireConnection: async () => connection,
-        beginTransaction: async () => {},
-        commitTransaction: async () => {},
-        rollbackTransaction: async () => {},
-        releaseConnection: async () => {},
-        destroy: async () => {},
-      }),
-      createIntrospector: (k) => new PostgresIntrospector(k),
-      createQueryCompiler: () => new PostgresQueryCompiler(),
-    },
-  });
+  const db = connectionKysely<unknown>(connection);
   return { db: db as unknown as Executor, sent };
 }
 

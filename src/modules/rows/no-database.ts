@@ -1,14 +1,5 @@
-import {
-  Kysely,
-  PostgresAdapter,
-  PostgresIntrospector,
-  PostgresQueryCompiler,
-  type DatabaseConnection,
-  type Driver,
-  type QueryResult,
-  type Transaction,
-} from 'kysely';
-import type { Database } from '../../db/index.js';
+import type { DatabaseConnection, QueryResult, Transaction } from 'kysely';
+import { connectionKysely, type Database } from '../../db/index.js';
 
 /** Thrown by a query sent to a `NoDatabase` transaction. */
 export class NeedsDatabase extends Error {
@@ -35,26 +26,6 @@ export class NoDatabase {
       executeQuery: async <R>(): Promise<QueryResult<R>> => refuse(),
       streamQuery: <R>(): AsyncIterableIterator<QueryResult<R>> => refuse(),
     };
-    const driver: Driver = {
-      init: async () => {},
-      acquireConnection: async () => connection,
-      beginTransaction: async () => {},
-      commitTransaction: async () => {},
-      rollbackTransaction: async () => {},
-      releaseConnection: async () => {},
-      destroy: async () => {},
-    };
-    return probeDb(driver).transaction().execute(work);
+    return connectionKysely<Database>(connection).transaction().execute(work);
   }
-}
-
-function probeDb(driver: Driver): Kysely<Database> {
-  return new Kysely<Database>({
-    dialect: {
-      createAdapter: () => new PostgresAdapter(),
-      createDriver: () => driver,
-      createIntrospector: (db) => new PostgresIntrospector(db),
-      createQueryCompiler: () => new PostgresQueryCompiler(),
-    },
-  });
 }
