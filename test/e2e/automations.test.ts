@@ -1,7 +1,5 @@
-import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningServer } from '../../src/server.js';
-import { ADMIN, adminSignIn, apiCaller, createBase, gatewayCaller, launchBrowser, signIn, startConsoleServer, step, newConsolePage, closeConsole } from './browser.js';
+import { ConsoleSuite, step } from './browser.js';
 
 const BASE = 'Automated';
 
@@ -11,27 +9,18 @@ const BASE = 'Automated';
  * it, read the run in the log, then edit the rule.
  */
 describe('console: automations (headless Chromium)', () => {
-  let server: RunningServer;
-  let url: string;
-  let browser: Browser;
-  let page: Page;
-  let adminToken: string;
-  let workspaceId: number;
-  let baseUuid: string;
   let linkId: string;
   let clientIds: string[] = [];
   /** Column keys by "Table.Column". */
   const keys: Record<string, string> = {};
 
-  const call = apiCaller(() => url, () => adminToken);
-  const rulesPath = () => `/api/v2.1/workspace/${workspaceId}/dtable/${encodeURIComponent(BASE)}/automation-rules/`;
-  const gw = gatewayCaller(call, () => ({ name: BASE, workspaceId, baseUuid }));
+  const s = new ConsoleSuite(BASE);
+  const { call, gw } = s;
+  const rulesPath = () => `/api/v2.1/workspace/${s.workspaceId}/dtable/${encodeURIComponent(BASE)}/automation-rules/`;
 
   beforeAll(async () => {
-    ({ server, url } = await startConsoleServer());
-    browser = await launchBrowser();
-    adminToken = await adminSignIn(url);
-    ({ workspaceId, baseUuid } = await createBase(call, BASE));
+    await s.start();
+    await s.createBase();
     for (const [name, type] of [['Status', 'text'], ['Notes', 'text'], ['Code', 'text']]) {
       expect((await gw('columns/', { method: 'POST', body: { table_name: 'Table1', column_name: name, column_type: type } })).status).toBe(200);
     }
@@ -47,17 +36,16 @@ describe('console: automations (headless Chromium)', () => {
     clientIds = added.data.row_ids.map((r) => r._id);
     const meta = await gw<{ metadata: { tables: Array<{ name: string; columns: Array<{ name: string; key: string }> }> } }>('metadata/');
     for (const table of meta.data.metadata.tables) for (const column of table.columns) keys[`${table.name}.${column.name}`] = column.key;
-    page = await newConsolePage(browser, { viewport: { width: 1280, height: 900 } });
-    page.on('dialog', (d) => void d.accept());
-    await signIn(page, url, ADMIN.email, ADMIN.password);
+    await s.openPage({ viewport: { width: 1280, height: 900 } });
+    s.page.on('dialog', (d) => void d.accept());
   }, 90_000);
 
-  afterAll(() => closeConsole(browser, server));
+  afterAll(() => s.close());
 
   it('builds a rule with a filter and two actions; a matching new row runs it and the run log shows the outcome; the rule can be edited', async () => {
-    await step(page, 'automation-editor', async () => {
-      await page.goto(`${url}/#/base/${workspaceId}/${encodeURIComponent(BASE)}/integrations`);
-      const form = page.getByRole('form', { name: 'New automation' });
+    await step(s.page, 'automation-editor', async () => {
+      await s.page.goto(`${s.url}/#/base/${s.workspaceId}/${encodeURIComponent(BASE)}/integrations`);
+      const form = s.page.getByRole('form', { name: 'New automation' });
       await form.getByLabel('Automation name').fill('Mark urgent');
       await form.getByLabel('Trigger', { exact: true }).selectOption('rows_added');
       await form.getByRole('button', { name: '+ Filter' }).click();
@@ -73,7 +61,7 @@ describe('console: automations (headless Chromium)', () => {
       await form.getByRole('button', { name: 'Add action' }).click();
       await form.getByRole('button', { name: 'Remove action 1' }).click();
       await form.getByRole('button', { name: 'Create automation' }).click();
-      await page.getByRole('list', { name: 'Automations' }).getByText('Mark urgent', { exact: true }).waitFor();
+      await s.page.getByRole('list', { name: 'Automations' }).getByText('Mark urgent', { exact: true }).waitFor();
     });
     const created = await call<{ dtable_automation_rule_list: Array<{ id: number; trigger: Record<string, unknown>; actions: Array<Record<string, unknown>> }> }>(rulesPath());
     const [rule] = created.data.dtable_automation_rule_list;
@@ -84,10 +72,10 @@ describe('console: automations (headless Chromium)', () => {
     expect(added.status).toBe(200);
     const fireId = added.data.row_ids[0]!._id;
 
-    await step(page, 'automation-run-log', async () => {
-      const item = page.getByRole('list', { name: 'Automations' }).getByRole('listitem').filter({ hasText: 'Mark urgent' });
+    await step(s.page, 'automation-run-log', async () => {
+      const item = s.page.getByRole('list', { name: 'Automations' }).getByRole('listitem').filter({ hasText: 'Mark urgent' });
       await item.getByRole('button', { name: 'Run log' }).click();
-      const log = page.getByRole('table', { name: 'Runs of Mark urgent' });
+      const log = s.page.getByRole('table', { name: 'Runs of Mark urgent' });
       // The worker runs it after the commit; the log polls.
       await log.getByText(`row ${fireId} updated`, { exact: false }).waitFor({ timeout: 20_000 });
       await log.getByText(`row ${fireId} locked`, { exact: false }).waitFor();
@@ -96,13 +84,13 @@ describe('console: automations (headless Chromium)', () => {
     const row = await gw<Record<string, unknown>>(`rows/${fireId}/?table_name=Table1&convert_keys=true`);
     expect(row.data).toMatchObject({ Notes: 'handled Fire' });
 
-    await step(page, 'automation-edit', async () => {
-      const item = page.getByRole('list', { name: 'Automations' }).getByRole('listitem').filter({ hasText: 'Mark urgent' });
+    await step(s.page, 'automation-edit', async () => {
+      const item = s.page.getByRole('list', { name: 'Automations' }).getByRole('listitem').filter({ hasText: 'Mark urgent' });
       await item.getByRole('button', { name: 'Edit' }).click();
-      const form = page.getByRole('form', { name: 'Edit automation' });
+      const form = s.page.getByRole('form', { name: 'Edit automation' });
       await form.getByLabel('Automation name').fill('Mark very urgent');
       await form.getByRole('button', { name: 'Save automation' }).click();
-      await page.getByRole('list', { name: 'Automations' }).getByText('Mark very urgent', { exact: true }).waitFor();
+      await s.page.getByRole('list', { name: 'Automations' }).getByText('Mark very urgent', { exact: true }).waitFor();
     });
     const edited = await call<{ dtable_automation_rule_list: Array<{ id: number; trigger: Record<string, unknown>; actions: Array<Record<string, unknown>> }> }>(rulesPath());
     expect(edited.data.dtable_automation_rule_list).toHaveLength(1);
@@ -110,8 +98,8 @@ describe('console: automations (headless Chromium)', () => {
     expect(edited.data.dtable_automation_rule_list[0]!.actions.map((a) => a.type)).toEqual(['update_record', 'lock_record']);
 
     // A bad rule shows the API's 400 in the form and creates nothing.
-    await step(page, 'automation-bad-input', async () => {
-      const form = page.getByRole('form', { name: 'New automation' });
+    await step(s.page, 'automation-bad-input', async () => {
+      const form = s.page.getByRole('form', { name: 'New automation' });
       await form.getByLabel('Automation name').fill('Broken hook');
       await form.getByLabel('Action to add').selectOption('call_webhook');
       await form.getByRole('button', { name: 'Add action' }).click();
@@ -124,9 +112,9 @@ describe('console: automations (headless Chromium)', () => {
   }, 90_000);
 
   it('link_records in the editor: several match conditions and filters on the linked table; the run links only the rows passing all of them; the rule loads back into the editor', async () => {
-    await step(page, 'automation-link-records', async () => {
-      await page.goto(`${url}/#/base/${workspaceId}/${encodeURIComponent(BASE)}/integrations`);
-      const form = page.getByRole('form', { name: 'New automation' });
+    await step(s.page, 'automation-link-records', async () => {
+      await s.page.goto(`${s.url}/#/base/${s.workspaceId}/${encodeURIComponent(BASE)}/integrations`);
+      const form = s.page.getByRole('form', { name: 'New automation' });
       await form.getByLabel('Automation name').fill('Link clients');
       await form.getByLabel('Trigger', { exact: true }).selectOption('rows_added');
       await form.getByLabel('Action to add').selectOption('link_records');
@@ -143,7 +131,7 @@ describe('console: automations (headless Chromium)', () => {
       await form.getByLabel('Action 1 linked Filter 1 predicate').selectOption('is');
       await form.getByLabel('Action 1 linked Filter 1 value').fill('gold');
       await form.getByRole('button', { name: 'Create automation' }).click();
-      await page.getByRole('list', { name: 'Automations' }).getByText('Link clients', { exact: true }).waitFor();
+      await s.page.getByRole('list', { name: 'Automations' }).getByText('Link clients', { exact: true }).waitFor();
     });
     const listed = await call<{ dtable_automation_rule_list: Array<{ id: number; trigger: { rule_name: string }; actions: Array<Record<string, unknown>> }> }>(rulesPath());
     const rule = listed.data.dtable_automation_rule_list.find((r) => r.trigger.rule_name === 'Link clients')!;
@@ -163,10 +151,10 @@ describe('console: automations (headless Chromium)', () => {
     const added = await gw<{ row_ids: Array<{ _id: string }> }>('rows/', { method: 'POST', body: { table_name: 'Table1', rows: [{ Name: 'Order', Code: 'acme', Status: 'north' }] } });
     expect(added.status).toBe(200);
     const orderId = added.data.row_ids[0]!._id;
-    await step(page, 'automation-link-records-run', async () => {
-      const item = page.getByRole('list', { name: 'Automations' }).getByRole('listitem').filter({ hasText: 'Link clients' });
+    await step(s.page, 'automation-link-records-run', async () => {
+      const item = s.page.getByRole('list', { name: 'Automations' }).getByRole('listitem').filter({ hasText: 'Link clients' });
       await item.getByRole('button', { name: 'Run log' }).click();
-      await page.getByRole('table', { name: 'Runs of Link clients' }).getByText(/\b1 rows? linked/).waitFor({ timeout: 20_000 });
+      await s.page.getByRole('table', { name: 'Runs of Link clients' }).getByText(/\b1 rows? linked/).waitFor({ timeout: 20_000 });
     });
     // Only the client matching both conditions and the filter: not the other region, the other tier or the other name.
     const order = await gw<Record<string, unknown>>(`rows/${orderId}/?table_name=Table1`);
@@ -174,10 +162,10 @@ describe('console: automations (headless Chromium)', () => {
     expect(linked).toContain(clientIds[0]);
     for (const other of clientIds.slice(1)) expect(linked).not.toContain(other);
 
-    await step(page, 'automation-link-records-edit', async () => {
-      const item = page.getByRole('list', { name: 'Automations' }).getByRole('listitem').filter({ hasText: 'Link clients' });
+    await step(s.page, 'automation-link-records-edit', async () => {
+      const item = s.page.getByRole('list', { name: 'Automations' }).getByRole('listitem').filter({ hasText: 'Link clients' });
       await item.getByRole('button', { name: 'Edit' }).click();
-      const form = page.getByRole('form', { name: 'Edit automation' });
+      const form = s.page.getByRole('form', { name: 'Edit automation' });
       expect(await form.getByLabel('Action 1 match 2 other column').inputValue()).toBe(keys['Clients.Region']);
       expect(await form.getByLabel('Action 1 linked Filter 1 value').inputValue()).toBe('gold');
       await form.getByRole('button', { name: 'Remove match 2 of action 1' }).click();

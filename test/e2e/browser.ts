@@ -143,3 +143,53 @@ export function gatewayCaller(call: ApiCall, base: () => { name: string; workspa
     return call<T>(`/api-gateway/api/v2/dtables/${baseUuid}/${suffix}`, { ...init, token });
   };
 }
+
+/**
+ * What a console suite shares between its tests: the server, the browser and its page, the first admin's
+ * Account-Token and one base named `baseName`. A suite makes one, calls `start` (and `createBase`,
+ * `openPage`) in its beforeAll and `close` in its afterAll; `call` and `gw` reach the API meanwhile.
+ */
+export class ConsoleSuite {
+  server!: RunningServer;
+  url = '';
+  browser!: Browser;
+  page!: Page;
+  adminToken = '';
+  workspaceId = 0;
+  baseUuid = '';
+  /** JSON calls with the admin's Account-Token (or a token a call names). */
+  readonly call: ApiCall = apiCaller(() => this.url, () => this.adminToken);
+  /** Calls to the base's gateway routes. */
+  readonly gw = gatewayCaller(this.call, () => ({ name: this.baseName, workspaceId: this.workspaceId, baseUuid: this.baseUuid }));
+
+  constructor(readonly baseName: string) {}
+
+  /** Starts the server (startConsoleServer's `env`) and the browser, and signs the first admin in over the API. */
+  async start(env: Record<string, string> = {}): Promise<void> {
+    ({ server: this.server, url: this.url } = await startConsoleServer(env));
+    this.browser = await launchBrowser();
+    this.adminToken = await adminSignIn(this.url);
+  }
+
+  /** Creates the suite's base for the admin. */
+  async createBase(): Promise<void> {
+    ({ workspaceId: this.workspaceId, baseUuid: this.baseUuid } = await createBase(this.call, this.baseName));
+  }
+
+  /** Opens the suite's page (newConsolePage) and, unless told not to, signs the admin in on it. */
+  async openPage(options: BrowserContextOptions, { signedIn = true } = {}): Promise<Page> {
+    this.page = await newConsolePage(this.browser, options);
+    if (signedIn) await signIn(this.page, this.url, ADMIN.email, ADMIN.password);
+    return this.page;
+  }
+
+  /** The page of the suite's base in the console. */
+  get baseUrl(): string {
+    return `${this.url}/#/base/${this.workspaceId}/${encodeURIComponent(this.baseName)}`;
+  }
+
+  /** The afterAll: the browser, then the server (either may not have started). */
+  close(): Promise<void> {
+    return closeConsole(this.browser, this.server);
+  }
+}

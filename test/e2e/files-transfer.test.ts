@@ -1,8 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningServer } from '../../src/server.js';
-import { ADMIN, adminSignIn, apiCaller, createBase, gatewayCaller, launchBrowser, signIn, startConsoleServer, step, newConsolePage, closeConsole } from './browser.js';
+import { ConsoleSuite, signIn, step } from './browser.js';
 import { seriousAxeViolations, unnamedControls } from './accessibility.js';
 
 const BASE = 'Transfer';
@@ -19,53 +17,42 @@ const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR
  * (a column of no match shown as not imported); a bad file refused with the server's message.
  */
 describe('console: files, import and export (headless Chromium)', () => {
-  let server: RunningServer;
-  let url: string;
-  let browser: Browser;
-  let page: Page;
-  let adminToken: string;
-  let workspaceId: number;
-  let baseUuid: string;
-
-  const call = apiCaller(() => url, () => adminToken);
-  const gw = gatewayCaller(call, () => ({ name: BASE, workspaceId, baseUuid }));
+  const s = new ConsoleSuite(BASE);
+  const { call, gw } = s;
   const rowsOf = async (table: string) => (await gw<{ rows: ApiRow[] }>(`rows/?table_name=${encodeURIComponent(table)}&convert_keys=true`)).data.rows;
-  const panel = () => page.getByRole('region', { name: 'Import and export' });
+  const panel = () => s.page.getByRole('region', { name: 'Import and export' });
   const openBase = async () => {
-    await page.goto(`${url}/#/base/${workspaceId}/${encodeURIComponent(BASE)}`);
-    await page.reload();
-    await page.getByRole('grid', { name: 'Rows of Table1' }).waitFor();
+    await s.page.goto(s.baseUrl);
+    await s.page.reload();
+    await s.page.getByRole('grid', { name: 'Rows of Table1' }).waitFor();
   };
   const openPanel = async () => {
     await openBase();
-    await page.getByRole('button', { name: 'Import / export' }).click();
+    await s.page.getByRole('button', { name: 'Import / export' }).click();
     await panel().waitFor();
   };
 
   beforeAll(async () => {
-    ({ server, url } = await startConsoleServer());
-    browser = await launchBrowser();
-    adminToken = await adminSignIn(url);
-    ({ workspaceId, baseUuid } = await createBase(call, BASE));
+    await s.start();
+    await s.createBase();
     expect((await gw('columns/', { method: 'POST', body: { table_name: 'Table1', column_name: 'Qty', column_type: 'number' } })).status).toBe(200);
     const blank = await rowsOf('Table1');
     await gw('rows/', { method: 'DELETE', body: { table_name: 'Table1', row_ids: blank.map((r) => r._id) } });
     expect((await gw('rows/', { method: 'POST', body: { table_name: 'Table1', rows: [{ Name: 'Alpha', Qty: 1 }, { Name: 'Beta', Qty: 2 }] } })).status).toBe(200);
-    page = await newConsolePage(browser, { viewport: { width: 1280, height: 800 }, acceptDownloads: true });
-    await signIn(page, url, ADMIN.email, ADMIN.password);
+    await s.openPage({ viewport: { width: 1280, height: 800 }, acceptDownloads: true });
   }, 90_000);
 
-  afterAll(() => closeConsole(browser, server));
+  afterAll(() => s.close());
 
   it('exports the view as CSV and XLSX', async () => {
-    await step(page, 'export', async () => {
+    await step(s.page, 'export', async () => {
       await openPanel();
       await panel().getByRole('heading', { name: 'Export view “Default View”' }).waitFor();
-      const [csv] = await Promise.all([page.waitForEvent('download'), panel().getByRole('button', { name: 'Export the view as CSV' }).click()]);
+      const [csv] = await Promise.all([s.page.waitForEvent('download'), panel().getByRole('button', { name: 'Export the view as CSV' }).click()]);
       expect(csv.suggestedFilename()).toMatch(/\.csv$/);
       const text = (await readFile((await csv.path())!, 'utf8')).replace(/^\uFEFF/, '');
       expect(text.split(/\r?\n/).filter(Boolean)).toEqual(['Name,Qty', 'Alpha,1', 'Beta,2']);
-      const [xlsx] = await Promise.all([page.waitForEvent('download'), panel().getByRole('button', { name: 'Export the view as XLSX' }).click()]);
+      const [xlsx] = await Promise.all([s.page.waitForEvent('download'), panel().getByRole('button', { name: 'Export the view as XLSX' }).click()]);
       expect(xlsx.suggestedFilename()).toMatch(/\.xlsx$/);
       expect((await readFile((await xlsx.path())!)).subarray(0, 2).toString()).toBe('PK');
     });
@@ -78,64 +65,64 @@ describe('console: files, import and export (headless Chromium)', () => {
     ]) {
       expect((await gw('columns/', { method: 'POST', body: { table_name: 'Table1', column_name: name, column_type: type } })).status).toBe(200);
     }
-    const cell = (row: string, colIndex: number) => page.locator('.grid [role=row]').filter({ hasText: row }).locator(`[role=gridcell][aria-colindex="${colIndex}"]`);
+    const cell = (row: string, colIndex: number) => s.page.locator('.grid [role=row]').filter({ hasText: row }).locator(`[role=gridcell][aria-colindex="${colIndex}"]`);
     const alpha = async () => (await rowsOf('Table1')).find((r) => r.Name === 'Alpha')!;
-    await step(page, 'files-upload', async () => {
+    await step(s.page, 'files-upload', async () => {
       await openBase();
       // Columns: selection, Name, Qty, Attachments, Photos.
       await cell('Alpha', 4).click();
-      await page.keyboard.press('Enter');
-      const dialog = page.getByRole('dialog', { name: 'Files of Attachments' });
+      await s.page.keyboard.press('Enter');
+      const dialog = s.page.getByRole('dialog', { name: 'Files of Attachments' });
       await dialog.waitFor();
       await dialog.getByLabel('Add files').setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('hello files') });
       const list = dialog.getByRole('list', { name: 'Files in Attachments' });
       await expect.poll(() => list.getByRole('listitem').allInnerTexts()).toEqual([expect.stringMatching(/notes\.txt\s+11 B · TXT file/)]);
-      const dropped = await page.evaluateHandle(() => {
+      const dropped = await s.page.evaluateHandle(() => {
         const data = new DataTransfer();
         data.items.add(new File(['a,b\n1,2\n'], 'table.csv', { type: 'text/csv' }));
         return data;
       });
       await dialog.getByTestId('files-dropzone').dispatchEvent('drop', { dataTransfer: dropped });
       await expect.poll(() => list.getByRole('listitem').count()).toBe(2);
-      expect(await unnamedControls(page)).toEqual([]);
+      expect(await unnamedControls(s.page)).toEqual([]);
       await dialog.getByRole('button', { name: 'Save' }).focus();
-      await page.keyboard.press('Enter');
+      await s.page.keyboard.press('Enter');
       await dialog.waitFor({ state: 'detached' });
       await expect.poll(async () => ((await alpha()).Attachments as Array<{ name: string }> | null)?.map((f) => f.name) ?? null).toEqual(['notes.txt', 'table.csv']);
       const stored = (await alpha()).Attachments as Array<{ name: string; size: number; url: string }>;
       expect(stored[0]).toMatchObject({ size: 11, type: 'file' });
-      expect(stored[0]!.url.startsWith(`${url}/workspace/${workspaceId}/asset/${baseUuid}/files/`)).toBe(true);
+      expect(stored[0]!.url.startsWith(`${s.url}/workspace/${s.workspaceId}/asset/${s.baseUuid}/files/`)).toBe(true);
       expect(stored[0]!.url).toMatch(/\/files\/\d{4}-\d{2}\/notes\.txt$/);
       await expect.poll(() => cell('Alpha', 4).innerText()).toBe('notes.txt, table.csv');
     });
-    await step(page, 'files-download-remove', async () => {
+    await step(s.page, 'files-download-remove', async () => {
       await cell('Alpha', 4).click();
-      await page.keyboard.press('Enter');
-      const dialog = page.getByRole('dialog', { name: 'Files of Attachments' });
-      const [download] = await Promise.all([page.waitForEvent('download'), dialog.getByRole('button', { name: 'Download notes.txt' }).click()]);
+      await s.page.keyboard.press('Enter');
+      const dialog = s.page.getByRole('dialog', { name: 'Files of Attachments' });
+      const [download] = await Promise.all([s.page.waitForEvent('download'), dialog.getByRole('button', { name: 'Download notes.txt' }).click()]);
       expect(download.suggestedFilename()).toBe('notes.txt');
       expect(await readFile((await download.path())!, 'utf8')).toBe('hello files');
       await dialog.getByRole('button', { name: 'Remove table.csv' }).click();
       await dialog.getByRole('button', { name: 'Save' }).click();
       await expect.poll(async () => ((await alpha()).Attachments as Array<{ name: string }>).map((f) => f.name)).toEqual(['notes.txt']);
     });
-    await step(page, 'image-thumbnail', async () => {
+    await step(s.page, 'image-thumbnail', async () => {
       await cell('Alpha', 5).click();
-      await page.keyboard.press('Enter');
-      const dialog = page.getByRole('dialog', { name: 'Files of Photos' });
+      await s.page.keyboard.press('Enter');
+      const dialog = s.page.getByRole('dialog', { name: 'Files of Photos' });
       await dialog.getByLabel('Add images').setInputFiles({ name: 'dot.png', mimeType: 'image/png', buffer: PNG });
       const thumb = dialog.getByRole('img', { name: 'Preview of dot.png' });
       await thumb.waitFor();
       await expect.poll(() => thumb.evaluate((img) => (img as HTMLImageElement).naturalWidth)).toBe(1);
-      expect(await seriousAxeViolations(page)).toEqual([]);
-      await page.screenshot({ path: 'docs/screenshots/files.png' });
+      expect(await seriousAxeViolations(s.page)).toEqual([]);
+      await s.page.screenshot({ path: 'docs/screenshots/files.png' });
       await dialog.getByRole('button', { name: 'Save' }).click();
-      await expect.poll(async () => (await alpha()).Photos as string[] | null).toEqual([expect.stringMatching(new RegExp(`/workspace/${workspaceId}/asset/${baseUuid}/images/\\d{4}-\\d{2}/dot\\.png$`))]);
+      await expect.poll(async () => (await alpha()).Photos as string[] | null).toEqual([expect.stringMatching(new RegExp(`/workspace/${s.workspaceId}/asset/${s.baseUuid}/images/\\d{4}-\\d{2}/dot\\.png$`))]);
       // Escape closes without writing.
       await cell('Alpha', 5).click();
-      await page.keyboard.press('Enter');
+      await s.page.keyboard.press('Enter');
       await dialog.getByRole('button', { name: 'Remove dot.png' }).click();
-      await page.keyboard.press('Escape');
+      await s.page.keyboard.press('Escape');
       await dialog.waitFor({ state: 'detached' });
       expect(((await alpha()).Photos as string[]).length).toBe(1);
     });
@@ -144,10 +131,10 @@ describe('console: files, import and export (headless Chromium)', () => {
   it('a read-only user and an external link open a file or image cell: previews and downloads, no upload or remove', async () => {
     const reader = { email: 'reader@console.test', password: 'reader-password-1', name: 'Reader' };
     expect((await call('/api/v2.1/admin/users/', { method: 'POST', body: reader })).status).toBeLessThan(300);
-    expect((await call(`/api/v2.1/workspace/${workspaceId}/dtable/${BASE}/share/`, { method: 'POST', body: { email: reader.email, permission: 'r' } })).status).toBeLessThan(300);
-    const link = await call<{ url: string }>(`/api/v2.1/workspace/${workspaceId}/dtable/${BASE}/external-links/`, { method: 'POST', body: {} });
+    expect((await call(`/api/v2.1/workspace/${s.workspaceId}/dtable/${BASE}/share/`, { method: 'POST', body: { email: reader.email, permission: 'r' } })).status).toBeLessThan(300);
+    const link = await call<{ url: string }>(`/api/v2.1/workspace/${s.workspaceId}/dtable/${BASE}/external-links/`, { method: 'POST', body: {} });
     // The previous test left Alpha with notes.txt (Attachments, column 4) and dot.png (Photos, column 5).
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, acceptDownloads: true });
+    const context = await s.browser.newContext({ viewport: { width: 1280, height: 800 }, acceptDownloads: true });
     const visitor = await context.newPage();
     visitor.setDefaultTimeout(10_000);
     const cell = (colIndex: number) => visitor.locator('.grid [role=row]').filter({ hasText: 'Alpha' }).locator(`[role=gridcell][aria-colindex="${colIndex}"]`);
@@ -180,8 +167,8 @@ describe('console: files, import and export (headless Chromium)', () => {
     };
     try {
       await step(visitor, 'files-read-only-user', async () => {
-        await signIn(visitor, url, reader.email, reader.password);
-        await visitor.goto(`${url}/#/base/${workspaceId}/${encodeURIComponent(BASE)}`);
+        await signIn(visitor, s.url, reader.email, reader.password);
+        await visitor.goto(s.baseUrl);
         await visitor.getByRole('grid', { name: 'Rows of Table1' }).waitFor();
         await visitor.getByRole('note').filter({ hasText: 'Read-only' }).waitFor();
         await previewAndDownload('reader');
@@ -204,7 +191,7 @@ describe('console: files, import and export (headless Chromium)', () => {
   });
 
   it('previews a chosen CSV (columns, types, first rows) and imports it as a new table', async () => {
-    await step(page, 'import-new-table', async () => {
+    await step(s.page, 'import-new-table', async () => {
       await openPanel();
       const csv = 'Item,Count,When\nBolts,10,2026-01-05\nNuts,20,2026-02-06\nWashers,30,2026-03-07\n';
       await panel().getByLabel('File (CSV or XLSX)').setInputFiles({ name: 'Stock.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
@@ -217,14 +204,14 @@ describe('console: files, import and export (headless Chromium)', () => {
       ]);
       expect(await panel().getByRole('table', { name: 'Columns of Stock' }).locator('caption').innerText()).toBe('Stock: 3 rows');
       expect(await panel().getByRole('table', { name: 'First rows of Stock' }).locator('tbody tr').count()).toBe(3);
-      expect(await seriousAxeViolations(page)).toEqual([]);
-      expect(await unnamedControls(page)).toEqual([]);
-      await page.screenshot({ path: 'docs/screenshots/import-preview.png' });
+      expect(await seriousAxeViolations(s.page)).toEqual([]);
+      expect(await unnamedControls(s.page)).toEqual([]);
+      await s.page.screenshot({ path: 'docs/screenshots/import-preview.png' });
       // Nothing is written by the preview.
       expect((await gw<{ metadata: { tables: Array<{ name: string }> } }>('metadata/')).data.metadata.tables.map((tb) => tb.name)).toEqual(['Table1']);
       await panel().getByRole('button', { name: 'Import as a new table' }).click();
       await panel().getByRole('status').filter({ hasText: 'Imported as table Stock.' }).waitFor();
-      await page.getByRole('navigation', { name: 'Tables' }).getByRole('link', { name: 'Stock' }).waitFor();
+      await s.page.getByRole('navigation', { name: 'Tables' }).getByRole('link', { name: 'Stock' }).waitFor();
       expect((await rowsOf('Stock')).map((r) => [r.Item, r.Count])).toEqual([
         ['Bolts', 10],
         ['Nuts', 20],
@@ -234,8 +221,8 @@ describe('console: files, import and export (headless Chromium)', () => {
   });
 
   it('appends a dropped CSV to an existing table: same-named columns filled, the others shown as not imported', async () => {
-    await step(page, 'import-append-drop', async () => {
-      const dropped = await page.evaluateHandle(() => {
+    await step(s.page, 'import-append-drop', async () => {
+      const dropped = await s.page.evaluateHandle(() => {
         const data = new DataTransfer();
         data.items.add(new File(['Name,Qty,Colour\nGamma,3,red\nDelta,4,blue\n'], 'more.csv', { type: 'text/csv' }));
         return data;
@@ -260,7 +247,7 @@ describe('console: files, import and export (headless Chromium)', () => {
   });
 
   it('shows the server’s message for a bad file and writes nothing', async () => {
-    await step(page, 'import-bad-file', async () => {
+    await step(s.page, 'import-bad-file', async () => {
       const before = (await rowsOf('Table1')).length;
       await panel().getByLabel('File (CSV or XLSX)').setInputFiles({ name: 'bad.csv', mimeType: 'text/csv', buffer: Buffer.from('Name,Qty\n=SUM(1),1\n') });
       await panel().getByRole('alert').filter({ hasText: /formula/i }).waitFor();

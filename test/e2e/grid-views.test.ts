@@ -1,7 +1,5 @@
-import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningServer } from '../../src/server.js';
-import { ADMIN, apiCaller, createBase, gatewayCaller, launchBrowser, signIn, startConsoleServer, step, newConsolePage, closeConsole } from './browser.js';
+import { ConsoleSuite, ADMIN, signIn, step } from './browser.js';
 import { seriousAxeViolations, unnamedControls } from './accessibility.js';
 
 const BASE = 'Grid views';
@@ -15,27 +13,19 @@ type Meta = { metadata: { tables: Array<{ columns: Array<{ name: string; key: st
  * in the view); column widths and order changed by dragging (saved on the table's columns).
  */
 describe('console: range selection, grouping, column layout (headless Chromium)', () => {
-  let server: RunningServer;
-  let url: string;
-  let browser: Browser;
-  let page: Page;
-  let adminToken: string;
-  let workspaceId: number;
-  let baseUuid: string;
-
-  const call = apiCaller(() => url, () => adminToken);
-  const gw = gatewayCaller(call, () => ({ name: BASE, workspaceId, baseUuid }));
+  const s = new ConsoleSuite(BASE);
+  const { gw } = s;
   const rowsNow = async () => (await gw<{ rows: ApiRow[] }>('rows/?table_name=Table1&convert_keys=true')).data.rows;
   const byName = async (name: string) => (await rowsNow()).find((r) => r.Name === name);
   const columnsNow = async () => (await gw<Meta>('metadata/')).data.metadata.tables[0]!.columns;
-  const grid = () => page.getByRole('grid', { name: 'Rows of Table1' });
+  const grid = () => s.page.getByRole('grid', { name: 'Rows of Table1' });
   const columnIndex: Record<string, number> = {};
   const cellOf = (rowName: string, column: string) =>
-    page.locator('.grid [role=row]').filter({ hasText: rowName }).locator(`[role=gridcell][aria-colindex="${columnIndex[column]}"]`);
-  const rangeStatus = () => page.getByRole('status', { name: 'Selected cells' });
+    s.page.locator('.grid [role=row]').filter({ hasText: rowName }).locator(`[role=gridcell][aria-colindex="${columnIndex[column]}"]`);
+  const rangeStatus = () => s.page.getByRole('status', { name: 'Selected cells' });
   /** A copy or paste event on the focused element, as the browser sends for Ctrl+C / Ctrl+V; returns what was put on the clipboard. */
   const clipboard = (type: 'copy' | 'paste', text = '') =>
-    page.evaluate(
+    s.page.evaluate(
       ({ type, text }) => {
         const data = new DataTransfer();
         data.setData('text/plain', text);
@@ -44,16 +34,10 @@ describe('console: range selection, grouping, column layout (headless Chromium)'
       },
       { type, text },
     );
-  const login = async (email: string, password: string) => {
-    const res = await fetch(`${url}/api2/auth-token/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: email, password }) });
-    return ((await res.json()) as { token: string }).token;
-  };
 
   beforeAll(async () => {
-    ({ server, url } = await startConsoleServer());
-    browser = await launchBrowser();
-    adminToken = await login(ADMIN.email, ADMIN.password);
-    ({ workspaceId, baseUuid } = await createBase(call, BASE));
+    await s.start();
+    await s.createBase();
     for (const [name, type, data] of [
       ['Qty', 'number'],
       ['Note', 'text'],
@@ -73,37 +57,36 @@ describe('console: range selection, grouping, column layout (headless Chromium)'
     expect((await gw('rows/', { method: 'POST', body: { table_name: 'Table1', rows } })).status).toBe(200);
     // Column 1 is the row selection; the table's columns follow in order.
     (await columnsNow()).forEach((c, i) => (columnIndex[c.name] = i + 2));
-    page = await newConsolePage(browser, { viewport: { width: 1280, height: 800 } });
-    await signIn(page, url, ADMIN.email, ADMIN.password);
+    await s.openPage({ viewport: { width: 1280, height: 800 } });
   }, 90_000);
 
-  afterAll(() => closeConsole(browser, server));
+  afterAll(() => s.close());
 
   it('keyboard alone: Shift+arrows select a block; Ctrl+C copies it as TSV, Delete clears it (undoable), a pasted 2×2 block fills cells and adds a row', async () => {
-    await step(page, 'range-keyboard', async () => {
-      await page.goto(`${url}/#/base/${workspaceId}/${encodeURIComponent(BASE)}`);
+    await step(s.page, 'range-keyboard', async () => {
+      await s.page.goto(s.baseUrl);
       await grid().waitFor();
       await cellOf('Beta', 'Qty').click();
       // From here on only keys.
-      await page.keyboard.press('Shift+ArrowRight');
-      await page.keyboard.press('Shift+ArrowDown');
+      await s.page.keyboard.press('Shift+ArrowRight');
+      await s.page.keyboard.press('Shift+ArrowDown');
       await rangeStatus().filter({ hasText: '2 × 2 cells' }).waitFor();
-      await expect.poll(() => page.locator('.grid .in-range').count()).toBe(2);
+      await expect.poll(() => s.page.locator('.grid .in-range').count()).toBe(2);
       expect(await clipboard('copy')).toBe('2\tb\n3\tc');
-      await page.keyboard.press('Delete');
+      await s.page.keyboard.press('Delete');
       await expect.poll(async () => [(await byName('Beta'))?.Qty ?? null, (await byName('Gamma'))?.Note ?? null]).toEqual([null, null]);
       // Only the block: the cells beside it keep their values.
       expect((await byName('Beta'))?.Stage).toBe('Done');
       expect((await byName('Alpha'))?.Qty).toBe(1);
-      await page.keyboard.press('Control+z');
+      await s.page.keyboard.press('Control+z');
       await expect.poll(async () => [(await byName('Beta'))?.Qty, (await byName('Gamma'))?.Note]).toEqual([2, 'c']);
       // Escape ends the block; the grid's own arrows move the cell again.
-      await page.keyboard.press('Escape');
+      await s.page.keyboard.press('Escape');
       await expect.poll(() => rangeStatus().count()).toBe(0);
     });
-    await step(page, 'range-paste', async () => {
+    await step(s.page, 'range-paste', async () => {
       await cellOf('Delta', 'Qty').click();
-      await page.keyboard.press('Shift+ArrowRight');
+      await s.page.keyboard.press('Shift+ArrowRight');
       await rangeStatus().filter({ hasText: '1 × 2 cells' }).waitFor();
       // A 2×2 block from a spreadsheet on Delta's Qty and Note: fills them and adds one row below (one append).
       await clipboard('paste', '40\tforty\r\n50\tfifty\r\n');
@@ -115,21 +98,21 @@ describe('console: range selection, grouping, column layout (headless Chromium)'
       await rangeStatus().filter({ hasText: '2 × 2 cells' }).waitFor();
       // One value pasted on a block fills all of it.
       await cellOf('Alpha', 'Note').click();
-      await page.keyboard.press('Shift+ArrowDown');
+      await s.page.keyboard.press('Shift+ArrowDown');
       await clipboard('paste', 'same');
       await expect.poll(async () => [(await byName('Alpha'))?.Note, (await byName('Beta'))?.Note]).toEqual(['same', 'same']);
     });
   });
 
   it('the mouse: a drag across cells and Shift+click select a block', async () => {
-    await step(page, 'range-mouse', async () => {
+    await step(s.page, 'range-mouse', async () => {
       const from = await cellOf('Alpha', 'Name').boundingBox();
       const to = await cellOf('Gamma', 'Note').boundingBox();
-      await page.mouse.move(from!.x + 10, from!.y + 10);
-      await page.mouse.down();
-      await page.mouse.move(from!.x + 40, from!.y + 20, { steps: 3 });
-      await page.mouse.move(to!.x + 10, to!.y + 10, { steps: 8 });
-      await page.mouse.up();
+      await s.page.mouse.move(from!.x + 10, from!.y + 10);
+      await s.page.mouse.down();
+      await s.page.mouse.move(from!.x + 40, from!.y + 20, { steps: 3 });
+      await s.page.mouse.move(to!.x + 10, to!.y + 10, { steps: 8 });
+      await s.page.mouse.up();
       await rangeStatus().filter({ hasText: '3 × 3 cells' }).waitFor();
       expect(await clipboard('copy')).toBe('Alpha\t1\tsame\nBeta\t2\tsame\nGamma\t3\tc');
       await cellOf('Beta', 'Name').click({ modifiers: ['Shift'] });
@@ -141,59 +124,59 @@ describe('console: range selection, grouping, column layout (headless Chromium)'
   });
 
   it('group by a column (saved in the view), collapse a group with the keyboard; column width and order by dragging', async () => {
-    await step(page, 'group-by', async () => {
-      await page.getByRole('button', { name: 'Group', exact: true }).click();
-      await page.getByRole('group', { name: 'Group rows' }).getByLabel('Group by').selectOption({ label: 'Stage' });
-      await page.getByRole('button', { name: 'Group: Stage' }).waitFor();
+    await step(s.page, 'group-by', async () => {
+      await s.page.getByRole('button', { name: 'Group', exact: true }).click();
+      await s.page.getByRole('group', { name: 'Group rows' }).getByLabel('Group by').selectOption({ label: 'Stage' });
+      await s.page.getByRole('button', { name: 'Group: Stage' }).waitFor();
       const stageKey = (await columnsNow()).find((c) => c.name === 'Stage')!.key;
       const view = await gw<{ groupbys: Array<{ column_key: string }> }>('views/Default%20View/?table_name=Table1');
       expect(view.data.groupbys.map((g) => g.column_key)).toEqual([stageKey]);
-      const heads = page.locator('.grid .group-head');
+      const heads = s.page.locator('.grid .group-head');
       await expect.poll(() => heads.allInnerTexts()).toEqual(['▾ Done (1)', '▾ Todo (2)', '▾ (empty) (2)']);
       // Collapse "Todo" with the keyboard: select its header cell, Enter.
       await cellOf('Beta', 'Name').click();
-      await page.keyboard.press('ArrowDown');
-      await page.keyboard.press('Enter');
+      await s.page.keyboard.press('ArrowDown');
+      await s.page.keyboard.press('Enter');
       await expect.poll(() => heads.allInnerTexts()).toEqual(['▾ Done (1)', '▸ Todo (2)', '▾ (empty) (2)']);
       await expect.poll(() => grid().innerText()).not.toContain('Gamma');
       // Saved: a fresh page shows the grouping.
-      await page.reload();
-      await expect.poll(() => page.locator('.grid .group-head').count(), { timeout: 10_000 }).toBe(3);
-      expect(await seriousAxeViolations(page)).toEqual([]);
-      expect(await unnamedControls(page)).toEqual([]);
-      await page.screenshot({ path: 'docs/screenshots/grid-grouped.png' });
-      await page.getByRole('button', { name: 'Group: Stage' }).click();
-      await page.getByRole('group', { name: 'Group rows' }).getByLabel('Group by').selectOption({ label: '(none)' });
-      await page.getByRole('button', { name: 'Group', exact: true }).waitFor();
-      await expect.poll(() => page.locator('.grid .group-head').count()).toBe(0);
+      await s.page.reload();
+      await expect.poll(() => s.page.locator('.grid .group-head').count(), { timeout: 10_000 }).toBe(3);
+      expect(await seriousAxeViolations(s.page)).toEqual([]);
+      expect(await unnamedControls(s.page)).toEqual([]);
+      await s.page.screenshot({ path: 'docs/screenshots/grid-grouped.png' });
+      await s.page.getByRole('button', { name: 'Group: Stage' }).click();
+      await s.page.getByRole('group', { name: 'Group rows' }).getByLabel('Group by').selectOption({ label: '(none)' });
+      await s.page.getByRole('button', { name: 'Group', exact: true }).waitFor();
+      await expect.poll(() => s.page.locator('.grid .group-head').count()).toBe(0);
     });
-    await step(page, 'column-width', async () => {
-      const head = page.locator('.grid [role=columnheader]').filter({ hasText: 'Note' });
+    await step(s.page, 'column-width', async () => {
+      const head = s.page.locator('.grid [role=columnheader]').filter({ hasText: 'Note' });
       const box = (await head.boundingBox())!;
       // The resize handle is the header's right edge.
-      await page.mouse.move(box.x + box.width - 3, box.y + box.height / 2);
-      await page.mouse.down();
-      await page.mouse.move(box.x + box.width + 60, box.y + box.height / 2, { steps: 6 });
-      await page.mouse.up();
+      await s.page.mouse.move(box.x + box.width - 3, box.y + box.height / 2);
+      await s.page.mouse.down();
+      await s.page.mouse.move(box.x + box.width + 60, box.y + box.height / 2, { steps: 6 });
+      await s.page.mouse.up();
       await expect.poll(async () => (await columnsNow()).find((c) => c.name === 'Note')?.width ?? 0, { timeout: 10_000 }).toBeGreaterThan(box.width + 30);
     });
-    await step(page, 'column-order', async () => {
-      const header = (name: string) => page.locator('.grid [role=columnheader] .col-head').filter({ hasText: name });
+    await step(s.page, 'column-order', async () => {
+      const header = (name: string) => s.page.locator('.grid [role=columnheader] .col-head').filter({ hasText: name });
       // Stage dropped on Qty: Stage takes Qty's place (left of it).
       await header('Stage').dragTo(header('Qty'));
       await expect.poll(async () => (await columnsNow()).map((c) => c.name)).toEqual(['Name', 'Stage', 'Qty', 'Note']);
-      await expect.poll(() => page.locator('.grid [role=columnheader]').allInnerTexts()).toEqual(['', 'Name', 'Stage', 'Qty', 'Note']);
+      await expect.poll(() => s.page.locator('.grid [role=columnheader]').allInnerTexts()).toEqual(['', 'Name', 'Stage', 'Qty', 'Note']);
       // And back, rightwards: Stage dropped on Note goes after it.
       await header('Stage').dragTo(header('Note'));
       await expect.poll(async () => (await columnsNow()).map((c) => c.name)).toEqual(['Name', 'Qty', 'Note', 'Stage']);
     });
   });
   it('the formula builder: function list with help, columns and functions inserted, a live preview of the first rows (and its errors), then the column', async () => {
-    await step(page, 'formula-builder', async () => {
-      await page.goto(`${url}/#/base/${workspaceId}/${encodeURIComponent(BASE)}`);
+    await step(s.page, 'formula-builder', async () => {
+      await s.page.goto(s.baseUrl);
       await grid().waitFor();
-      await page.getByRole('button', { name: 'Columns', exact: true }).click();
-      const form = page.getByRole('form', { name: 'Add column' });
+      await s.page.getByRole('button', { name: 'Columns', exact: true }).click();
+      const form = s.page.getByRole('form', { name: 'Add column' });
       await form.getByLabel('Column name').fill('Total');
       await form.getByLabel('Column type').selectOption({ label: 'Formula' });
       const functions = form.getByRole('region', { name: 'Functions' });
@@ -205,7 +188,7 @@ describe('console: range selection, grouping, column layout (headless Chromium)'
       // Keyboard alone: Tab into the formula box, type; the insert buttons put text at the cursor.
       const box = form.getByLabel('Formula', { exact: true });
       await box.focus();
-      await page.keyboard.type('{Qty} * ');
+      await s.page.keyboard.type('{Qty} * ');
       await form.getByRole('button', { name: 'Insert {Qty}' }).click();
       await expect.poll(() => box.inputValue()).toBe('{Qty} * {Qty}');
       const preview = form.getByRole('region', { name: 'Preview of the first rows' });
@@ -221,15 +204,15 @@ describe('console: range selection, grouping, column layout (headless Chromium)'
       await functions.getByRole('button', { name: 'Insert round', exact: true }).click();
       // The cursor is back in the box, after the inserted text.
       await expect.poll(() => box.evaluate((el) => el === document.activeElement)).toBe(true);
-      await page.keyboard.type('{Qty} / 3, 1)');
+      await s.page.keyboard.type('{Qty} / 3, 1)');
       await expect.poll(() => box.inputValue()).toBe('round({Qty} / 3, 1)');
       await expect.poll(() => preview.locator('tr').allInnerTexts()).toEqual(expect.arrayContaining(['Alpha\t0.3', 'Gamma\t1']));
-      expect(await seriousAxeViolations(page)).toEqual([]);
-      expect(await unnamedControls(page)).toEqual([]);
-      await page.screenshot({ path: 'docs/screenshots/formula-builder.png', fullPage: true });
+      expect(await seriousAxeViolations(s.page)).toEqual([]);
+      expect(await unnamedControls(s.page)).toEqual([]);
+      await s.page.screenshot({ path: 'docs/screenshots/formula-builder.png', fullPage: true });
       await form.getByRole('button', { name: 'Add column' }).click();
       await expect.poll(async () => (await byName('Gamma'))?.Total).toBe(1);
-      await expect.poll(() => page.locator('.grid [role=columnheader]').allInnerTexts()).toContain('Total');
+      await expect.poll(() => s.page.locator('.grid [role=columnheader]').allInnerTexts()).toContain('Total');
     });
   });
   it('kanban (by a single select; cards moved with the keyboard and by dragging), gallery, calendar (by a date) and a form that adds a row', async () => {
@@ -240,72 +223,72 @@ describe('console: range selection, grouping, column layout (headless Chromium)'
     expect((await gw('columns/', { method: 'POST', body: { table_name: 'Table1', column_name: 'Priority', column_type: 'single-select', column_data: priority } })).status).toBe(200);
     const alpha = (await byName('Alpha'))!;
     expect((await gw('rows/', { method: 'PUT', body: { table_name: 'Table1', updates: [{ row_id: alpha._id, row: { Due: day, Stage: 'Todo' } }] } })).status).toBe(200);
-    const layout = page.getByLabel('Layout', { exact: true });
-    await step(page, 'kanban', async () => {
-      await page.reload();
+    const layout = s.page.getByLabel('Layout', { exact: true });
+    await step(s.page, 'kanban', async () => {
+      await s.page.reload();
       await grid().waitFor();
       await layout.selectOption({ label: 'Kanban' });
-      const board = page.getByRole('region', { name: 'Kanban by Stage' });
+      const board = s.page.getByRole('region', { name: 'Kanban by Stage' });
       await board.waitFor();
       const lane = (name: RegExp) => board.getByRole('region', { name });
       await expect.poll(() => lane(/^Todo/).getByRole('listitem').allInnerTexts()).toEqual(expect.arrayContaining([expect.stringMatching(/^Alpha/), expect.stringMatching(/^Gamma/)]));
       // Keyboard: Alpha from Todo to the next lane, Done.
       await lane(/^Todo/).getByRole('listitem', { name: 'Alpha' }).focus();
-      await page.keyboard.press('ArrowRight');
+      await s.page.keyboard.press('ArrowRight');
       await expect.poll(async () => (await byName('Alpha'))?.Stage).toBe('Done');
       await expect.poll(() => lane(/^Done/).getByRole('listitem', { name: 'Alpha' }).count()).toBe(1);
       // Mouse: Gamma dragged to "No value".
       await lane(/^Todo/).getByRole('listitem', { name: 'Gamma' }).dragTo(lane(/^No value/));
       await expect.poll(async () => (await byName('Gamma'))?.Stage ?? null).toBe(null);
-      expect(await seriousAxeViolations(page)).toEqual([]);
-      expect(await unnamedControls(page)).toEqual([]);
-      await page.screenshot({ path: 'docs/screenshots/kanban.png' });
+      expect(await seriousAxeViolations(s.page)).toEqual([]);
+      expect(await unnamedControls(s.page)).toEqual([]);
+      await s.page.screenshot({ path: 'docs/screenshots/kanban.png' });
     });
-    await step(page, 'layout-on-the-server', async () => {
+    await step(s.page, 'layout-on-the-server', async () => {
       // The layout is saved on the server's view, so another browser (no shared localStorage) opens the kanban too.
       const viewNow = async () => (await gw<Meta>('metadata/')).data.metadata.tables[0]!.views[0] as { layout?: unknown };
       await expect.poll(async () => (await viewNow()).layout).toEqual({ type: 'kanban' });
-      await page.getByLabel('Stack by', { exact: true }).selectOption({ label: 'Priority' });
-      await page.getByRole('region', { name: 'Kanban by Priority' }).waitFor();
+      await s.page.getByLabel('Stack by', { exact: true }).selectOption({ label: 'Priority' });
+      await s.page.getByRole('region', { name: 'Kanban by Priority' }).waitFor();
       const priority = (await columnsNow()).find((c) => c.name === 'Priority')!.key;
       await expect.poll(async () => (await viewNow()).layout).toEqual({ type: 'kanban', column_key: priority });
-      const other = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+      const other = await s.browser.newContext({ viewport: { width: 1280, height: 800 } });
       try {
         const otherPage = await other.newPage();
         otherPage.setDefaultTimeout(10_000);
-        await signIn(otherPage, url, ADMIN.email, ADMIN.password);
-        await otherPage.goto(`${url}/#/base/${workspaceId}/${encodeURIComponent(BASE)}`);
+        await signIn(otherPage, s.url, ADMIN.email, ADMIN.password);
+        await otherPage.goto(s.baseUrl);
         await otherPage.getByRole('region', { name: 'Kanban by Priority' }).waitFor();
         expect(await otherPage.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith('basegate.layout.')))).toEqual([]);
       } finally {
         await other.close();
       }
     });
-    await step(page, 'gallery', async () => {
+    await step(s.page, 'gallery', async () => {
       await layout.selectOption({ label: 'Gallery' });
-      const gallery = page.getByRole('list', { name: 'Gallery' });
+      const gallery = s.page.getByRole('list', { name: 'Gallery' });
       await expect.poll(async () => gallery.getByRole('listitem').count()).toBe((await rowsNow()).length);
       await gallery.getByRole('button', { name: 'Open Beta' }).click();
-      const dialog = page.getByRole('dialog', { name: 'Row “Beta”' });
+      const dialog = s.page.getByRole('dialog', { name: 'Row “Beta”' });
       await dialog.waitFor();
-      await page.keyboard.press('Escape');
+      await s.page.keyboard.press('Escape');
       await dialog.waitFor({ state: 'detached' });
     });
-    await step(page, 'calendar', async () => {
+    await step(s.page, 'calendar', async () => {
       await layout.selectOption({ label: 'Calendar' });
-      const calendar = page.getByRole('region', { name: 'Calendar by Due' });
+      const calendar = s.page.getByRole('region', { name: 'Calendar by Due' });
       await expect.poll(() => calendar.locator(`td[data-day="${day}"]`).innerText()).toContain('Alpha');
       await calendar.getByRole('button', { name: 'Next month' }).click();
       await expect.poll(() => calendar.locator(`td[data-day="${day}"]`).count()).toBe(0);
       await calendar.getByRole('button', { name: 'This month' }).click();
       await calendar.locator(`td[data-day="${day}"]`).getByRole('button', { name: 'Alpha' }).click();
-      await page.getByRole('dialog', { name: 'Row “Alpha”' }).waitFor();
-      await page.keyboard.press('Escape');
-      expect(await seriousAxeViolations(page)).toEqual([]);
+      await s.page.getByRole('dialog', { name: 'Row “Alpha”' }).waitFor();
+      await s.page.keyboard.press('Escape');
+      expect(await seriousAxeViolations(s.page)).toEqual([]);
     });
-    await step(page, 'form', async () => {
+    await step(s.page, 'form', async () => {
       await layout.selectOption({ label: 'Form' });
-      const form = page.getByRole('form', { name: 'Add a row' });
+      const form = s.page.getByRole('form', { name: 'Add a row' });
       await form.getByLabel('Name', { exact: true }).fill('Epsilon');
       await form.getByLabel('Qty', { exact: true }).fill('7');
       await form.getByLabel('Stage', { exact: true }).selectOption('Done');
@@ -315,7 +298,7 @@ describe('console: range selection, grouping, column layout (headless Chromium)'
       await expect.poll(async () => (await byName('Epsilon')) ?? null).toMatchObject({ Qty: 7, Stage: 'Done', Due: expect.stringMatching(new RegExp(`^${day}`)) });
       // The form is empty again for the next row.
       expect(await form.getByLabel('Name', { exact: true }).inputValue()).toBe('');
-      expect(await unnamedControls(page)).toEqual([]);
+      expect(await unnamedControls(s.page)).toEqual([]);
       await layout.selectOption({ label: 'Grid' });
       await grid().waitFor();
     });
