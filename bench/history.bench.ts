@@ -7,12 +7,14 @@
  *    in it) plus that of the PostgreSQL backends serving the bench's database (/proc/<pid>/schedstat,
  *    ns), so neither the load nor other processes' work is counted;
  *  - the last 100 operations of a base, one row's history and an author's last 100, in a base with
- *    BENCH_OPS operations (seeded by SQL) and in a base with 100, requests alternating.
+ *    BENCH_OPS operations (seeded by SQL) and in a base with 100, requests alternating;
+ *  - the last 100 operations when they are 100 appends of 500 rows (cells read from the rows) against
+ *    100 updates of 500 rows (cells in the log).
  *
  *   npx tsx bench/history.bench.ts
  *
  * Knobs: BENCH_ROUNDS (41), BENCH_UPDATES (20 single-row updates per round; 0: appends only),
- * BENCH_OPS (1000000), BENCH_ONLY (overhead | listing), BENCH_DIALECTS (sqlite,postgres; PostgreSQL
+ * BENCH_OPS (1000000), BENCH_ONLY (overhead | listing | large: the large writes' listing only), BENCH_DIALECTS (sqlite,postgres; PostgreSQL
  * needs TEST_DATABASE_URL), BENCH_AA=1 (both apps with the log on: what the method reads as a
  * difference when there is none), BENCH_VERBOSE=1 (each round's CPU times).
  */
@@ -35,6 +37,8 @@ const KINDS = Number(process.env.BENCH_UPDATES ?? 20) > 0 ? (['append', 'update'
 const UPDATES = Number(process.env.BENCH_UPDATES ?? 20);
 /** Requests per listing and base. */
 const LISTINGS = 41;
+/** Requests per base for the large writes' listing (each returns 50,000 rows' cells). */
+const LARGE_LISTINGS = 11;
 const OPS = Number(process.env.BENCH_OPS ?? 1_000_000);
 const DIALECTS = (process.env.BENCH_DIALECTS ?? 'sqlite,postgres').split(',') as DialectName[];
 
@@ -286,12 +290,54 @@ async function listing(dialect: DialectName) {
     };
     console.log(`${dialect} ${label}, ${OPS} ops vs 100, medians of ${LISTINGS}, load ${loadavg()[0]!.toFixed(1)}: ${part('cpu')}; ${part('wall')}`);
   }
+  await largeWrites(t, server);
   await server?.close();
   await t.close();
 }
 
+/**
+ * The last 100 operations of a base whose last 100 writes were appends of 500 rows (logged without
+ * their cells, filled in from the rows when read: insert-cells.ts) beside a base whose last 100 were
+ * updates of 500 rows (cells in the log): 50,000 rows' cells either way. Medians of LARGE_LISTINGS requests, alternating.
+ */
+async function largeWrites(t: TestApp, server: ServerCpu | undefined) {
+  const appends = await gateway(t);
+  const updates = await gateway(t);
+  const rows = Array.from({ length: 500 }, (_, i) => ({ Name: `row ${i}` }));
+  for (let i = 0; i < 100; i++) await appendRows(appends, 'Table1', rows);
+  const ids = await appendRows(updates, 'Table1', rows);
+  for (let i = 0; i < 100; i++) await ok(updates.call('PUT', 'rows/', { table_name: 'Table1', updates: ids.map((id, j) => ({ row_id: id, row: { Name: `v${i}.${j}` } })) }));
+  const times = { appends: [] as Array<{ wall: number; cpu: number }>, updates: [] as Array<{ wall: number; cpu: number }> };
+  for (let i = 0; i < LARGE_LISTINGS + 1; i++) {
+    for (const [name, g] of i % 2 === 0 ? ([['appends', appends], ['updates', updates]] as const) : ([['updates', updates], ['appends', appends]] as const)) {
+      const m = await measured(server, async () => {
+        const res = await g.call('GET', 'operations/?per_page=100');
+        if (res.statusCode !== 200) throw new Error(`${res.statusCode} ${res.body}`);
+        const ops = res.json<{ operations: Array<{ op_type: string }> }>().operations;
+        if (ops.length !== 100 || ops.some((o) => o.op_type !== (name === 'appends' ? 'insert_rows' : 'modify_rows'))) throw new Error(`${name}: not 100 large ${name}`);
+      });
+      if (i > 0) times[name].push(m);
+    }
+  }
+  const part = (k: 'wall' | 'cpu') => {
+    const a = median(times.appends.map((x) => x[k]));
+    const b = median(times.updates.map((x) => x[k]));
+    return `${k} ${a.toFixed(1)} ms vs ${b.toFixed(1)} ms (ratio ${(a / b).toFixed(2)})`;
+  };
+  console.log(`${t.dialect} last 100 operations, 100 appends of 500 rows vs 100 updates of 500 rows, medians of ${LARGE_LISTINGS}, load ${loadavg()[0]!.toFixed(1)}: ${part('cpu')}; ${part('wall')}`);
+}
+
 const ONLY = process.env.BENCH_ONLY;
 for (const dialect of DIALECTS) {
+  if (ONLY === 'large') {
+    const t = await createTestApp(dialect, UNLIMITED);
+    const server = dialect === 'postgres' ? new ServerCpu(process.env.TEST_DATABASE_URL!) : undefined;
+    await server?.open();
+    await largeWrites(t, server);
+    await server?.close();
+    await t.close();
+    continue;
+  }
   if (ONLY !== 'listing') await overhead(dialect);
   if (ONLY !== 'overhead') await listing(dialect);
 }

@@ -93,7 +93,16 @@ describe.each(DIALECTS)('history: appends of new rows (%s)', (dialect) => {
     expect(((await g.call('GET', 'trash/rows/')).json().rows as Array<{ _id: string }>).map((r) => r._id)).not.toContain(row);
     expect((await g.call('PUT', `trash/rows/${row}/`, {})).statusCode).toBe(404);
     const history = await ops(`?row_id=${row}`);
-    expect(history.map((o) => o.op_type)).toEqual(['insert_row', 'delete_row']);
+    // Both lives: the first append stays in the row's history (found by the creation time its deletion kept).
+    expect(history.map((o) => o.op_type)).toEqual(['insert_row', 'delete_row', 'insert_row']);
     expect(history.map((o) => o.op_id)).toEqual([...history.map((o) => o.op_id)].sort((x, y) => y - x));
+    expect([history[0]!, history[2]!].map((o) => JSON.stringify(JSON.parse(o.operation)))).toEqual([expect.stringContaining('"Again 2"'), expect.stringContaining('"Again"')]);
+    const feed = await activities(`?row_id=${row}`);
+    expect(feed.total_count).toBe(3);
+    expect(feed.activities.map((a) => a.op_type)).toEqual(['insert_row', 'delete_row', 'insert_row']);
+    // Paged one by one, each life's append in its place.
+    const paged = [];
+    for (let page = 1; page <= 3; page++) paged.push(...(await ops(`?row_id=${row}&per_page=1&page=${page}`)).map((o) => o.op_id));
+    expect(paged).toEqual(history.map((o) => o.op_id));
   });
 });

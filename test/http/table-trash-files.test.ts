@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { purgeTrashedTable } from '../../src/modules/history/table-trash.js';
+import { filesNamedByLog } from '../../src/modules/history/logged-files.js';
 import { DIALECTS, type TestApp } from '../helpers/index.js';
 import { addTable, appendRows, appWithGateway, uploadAsset, type Gateway } from './rows.fixtures.js';
 
@@ -95,5 +96,31 @@ describe.each(DIALECTS)('files of a purged table (%s)', (dialect) => {
     expect(await t.container.history.service.purgeExpiredTrash(t.clock.now())).toEqual({ purged: 1 });
     expect(await exists(file)).toBe(false);
     expect(await t.container.db.selectFrom('trashed_tables').select('id').where('id', '=', entry.id).executeTakeFirst()).toBeUndefined();
+  });
+
+  it('keeps a file a row of an older trash entry names (rows copied to trashed_table_rows)', async () => {
+    const old = await upload('old-layout.txt', 'old');
+    // An entry of the layout before tables stayed in place: its rows are copies, restorable from there.
+    const entry = await t.container.db
+      .insertInto('trashed_tables')
+      .values({ base_id: g.base.id, table_id: 'oLd1', table_name: 'OldLayout', deleted_by: 'x@auth.local', deleted_at: t.clock.now(), row_count: 1, meta: JSON.stringify({ table: { _id: 'oLd1', name: 'OldLayout', columns: [] }, linkColumns: [] }) })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await t.container.db
+      .insertInto('trashed_table_rows')
+      .values({ trash_id: Number(entry.id), row_id: 'oldrow', data: JSON.stringify({ row: { _id: 'oldrow', data: { '0000': fileCell(old) } }, links: {} }) })
+      .execute();
+    await withFiles('NamesOld', [{ Name: 'o', Doc: fileCell(old) }]);
+    expect((await g.call('DELETE', 'tables/', { table_name: 'NamesOld' })).statusCode).toBe(200);
+    expect((await g.call('DELETE', `trash/tables/${(await entryOf('NamesOld')).id}/`)).json()).toEqual({ success: true });
+    expect(await exists(old)).toBe(true);
+  });
+
+  it('reads a bounded part of the log: paths an older operation may name are kept, not looked for', async () => {
+    const nowhere = 'files/none/nowhere.txt';
+    // The base has more than 2 operations by now: with the bound at 2 the rest of its log is not read.
+    expect(await filesNamedByLog(t.container.db, g.base.id, 'none', [nowhere], 2)).toEqual(new Set([nowhere]));
+    // Read whole, the log names it nowhere.
+    expect(await filesNamedByLog(t.container.db, g.base.id, 'none', [nowhere])).toEqual(new Set());
   });
 });

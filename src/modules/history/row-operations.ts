@@ -11,31 +11,24 @@ import { rowKey } from '../../shared/row-key.js';
  * operations (migration 0041). Every later operation of the row is in the row index as before.
  */
 
-/** When the row was created: as stored, or as its deletion kept it; undefined when neither tells. */
-async function createdAt(db: Executor, baseId: number, rowId: string): Promise<number | undefined> {
-  const row = await db.selectFrom('base_rows').select('ctime').where('base_id', '=', baseId).where('row_id', '=', rowId).executeTakeFirst();
-  if (row) return Number(row.ctime);
-  // A deleted row: its newest operation is the deletion, which kept [creator, ctime] (one step down
-  // the row's index range from its end, however many operations the row has).
-  const latest = await db
-    .selectFrom('operation_log_rows')
-    .select('op_id')
-    .where('base_id', '=', baseId)
-    .where('row_key', '=', rowKey(rowId))
-    .orderBy('op_id', 'desc')
-    .limit(1)
-    .executeTakeFirst();
-  const op = latest === undefined ? undefined : await findOperation(db, baseId, Number(latest.op_id));
+/** At most this many lives of one row id are followed back (a deleted row appended again under its id). */
+const MAX_LIVES = 100;
+
+/** The newest indexed operation of the row, below `beforeId` when given (one step down the row's index range). */
+async function newestIndexed(db: Executor, baseId: number, rowId: string, beforeId?: number): Promise<Operation | undefined> {
+  let query = db.selectFrom('operation_log_rows').select('op_id').where('base_id', '=', baseId).where('row_key', '=', rowKey(rowId));
+  if (beforeId !== undefined) query = query.where('op_id', '<', beforeId);
+  const latest = await query.orderBy('op_id', 'desc').limit(1).executeTakeFirst();
+  return latest === undefined ? undefined : findOperation(db, baseId, Number(latest.op_id));
+}
+
+/** The creation time a deletion of the row kept ([creator, ctime]), if `op` is one. */
+function keptCreation(op: Operation | undefined, rowId: string): number | undefined {
   return [...(op?.changes.rows ?? [])].reverse().find((c) => c.r === rowId && c.o === 'delete_row')?.c?.[1];
 }
 
-/**
- * The appends that created the row and were logged without index entries (one; more only when a
- * client appended a deleted row's id again, or a test clock stood still), newest first.
- */
-export async function appendsOfRow(db: Executor, baseId: number, rowId: string): Promise<Operation[]> {
-  const ctime = await createdAt(db, baseId, rowId);
-  if (ctime === undefined) return [];
+/** The logged appends at `ctime` that created the row (other rows' appends of that millisecond dropped), newest first. */
+async function appendsAt(db: Executor, baseId: number, rowId: string, ctime: number): Promise<Operation[]> {
   // The predicate as written in the index (literals: SQLite uses a partial index only for the same terms).
   const rows = await db
     .selectFrom('operation_log')
@@ -46,6 +39,30 @@ export async function appendsOfRow(db: Executor, baseId: number, rowId: string):
     .orderBy('id', 'desc')
     .execute();
   return rows.map(toOperation).filter((op) => op.changes.rows.some((c) => c.f && c.r === rowId));
+}
+
+/**
+ * The appends that created the row and were logged without index entries, newest first: found by
+ * the row's creation time (as stored, or as its deletion kept it). A row id can have several lives: a
+ * client may append a deleted row's id again (the live channel's `insert_row` with its `_id`). Each
+ * earlier life ended in a deletion, which is the newest indexed operation of the row before the next
+ * life's append and kept that life's creation time: so each life costs one step down the row's index
+ * range and one look-up of the appends at that time.
+ */
+export async function appendsOfRow(db: Executor, baseId: number, rowId: string): Promise<Operation[]> {
+  const stored = await db.selectFrom('base_rows').select('ctime').where('base_id', '=', baseId).where('row_id', '=', rowId).executeTakeFirst();
+  let ctime = stored ? Number(stored.ctime) : keptCreation(await newestIndexed(db, baseId, rowId), rowId);
+  const found: Operation[] = [];
+  for (let life = 0; life < MAX_LIVES && ctime !== undefined; life++) {
+    const appends = await appendsAt(db, baseId, rowId, ctime);
+    found.push(...appends.filter((op) => !found.some((f) => f.id === op.id)));
+    const oldest = appends.at(-1);
+    // No logged append in this life (e.g. the row was put back by a restore, or pruned): nothing older to follow.
+    if (oldest === undefined) break;
+    const before = keptCreation(await newestIndexed(db, baseId, rowId, oldest.id), rowId);
+    ctime = before !== undefined && before < ctime ? before : undefined;
+  }
+  return found.sort((a, b) => b.id - a.id);
 }
 
 function passes(op: Operation, filter: OperationFilter): boolean {

@@ -108,3 +108,28 @@ export async function expiredTrashedTables(db: Executor, cutoff: number, limit: 
 export async function updateTrashedMeta(db: Executor, trashId: number, meta: string): Promise<void> {
   await db.updateTable('trashed_tables').set({ meta }).where('id', '=', trashId).execute();
 }
+
+/**
+ * Calls `visit` with the stored text of each row of the base's trash entries of the older layout
+ * (`trashed_table_rows`, rows copied at the delete) but `exceptTrashId`, only rows whose text may name
+ * a file, `batch` per statement (keyset on each entry's (trash_id, id) index).
+ */
+export async function visitOldTrashRows(db: Executor, baseId: number, exceptTrashId: number, visit: (data: string) => void, batch = 1000): Promise<void> {
+  const entries = await db.selectFrom('trashed_tables').select('id').where('base_id', '=', baseId).where('id', '<>', exceptTrashId).execute();
+  for (const entry of entries) {
+    for (let after = 0; ; ) {
+      const rows = await db
+        .selectFrom('trashed_table_rows')
+        .select(['id', 'data'])
+        .where('trash_id', '=', Number(entry.id))
+        .where('id', '>', after)
+        .where('data', 'like', '%/asset/%')
+        .orderBy('id')
+        .limit(batch)
+        .execute();
+      for (const r of rows) visit(r.data);
+      if (rows.length < batch) break;
+      after = Number(rows[rows.length - 1]!.id);
+    }
+  }
+}

@@ -131,7 +131,7 @@ export async function purgeTrashedTable(db: Executor, trashId: number, files?: B
     const linkIds = kept.table.columns.map(linkIdOf).filter((id): id is string => id !== null);
     const { tableIdTaken } = await purgeKeptTable(db, baseId, { tableId: trash.table_id, linkIds }, { batch: PURGE_BATCH });
     if (!tableIdTaken) while ((await deleteTableComments(db, baseId, trash.table_id, PURGE_BATCH)) === PURGE_BATCH);
-    if (files && kept.files && kept.files.length > 0) await removeUnnamedFiles(db, baseId, trash.table_id, kept.files, files);
+    if (files && kept.files && kept.files.length > 0) await removeUnnamedFiles(db, baseId, trash, kept.files, files);
   }
   await repo.deleteTrashedTable(db, trash.id, PURGE_BATCH);
   return true;
@@ -139,14 +139,16 @@ export async function purgeTrashedTable(db: Executor, trashId: number, files?: B
 
 /**
  * Deletes those of `paths` that no row stored in the base names any more (one pass over its rows),
- * nor a value the operation log can still put back (a row deleted earlier, in the row trash, or a
- * cell's old value; not those of the purged table's own rows).
+ * nor a row of another trash entry of the older layout (`trashed_table_rows`: a restore of that
+ * entry brings it back), nor a value the operation log can still put back (a row deleted earlier, in
+ * the row trash, or a cell's old value; not those of the purged table's own rows).
  */
-async function removeUnnamedFiles(db: Executor, baseId: number, purgedTableId: string, paths: string[], files: BaseFiles): Promise<void> {
+async function removeUnnamedFiles(db: Executor, baseId: number, purged: repo.TrashedTableRow, paths: string[], files: BaseFiles): Promise<void> {
   const named = new Set<string>();
   await visitStoredCells(db, baseId, undefined, (cells) => cells.forEach((c) => collectAssetPaths(c, named)), PURGE_BATCH);
+  await repo.visitOldTrashRows(db, baseId, Number(purged.id), (data) => collectAssetPaths(data, named), PURGE_BATCH);
   const loose = paths.filter((p) => !named.has(p));
-  const restorable = await filesNamedByLog(db, baseId, purgedTableId, loose);
+  const restorable = await filesNamedByLog(db, baseId, purged.table_id, loose);
   const unnamed = loose.filter((p) => !restorable.has(p));
   if (unnamed.length > 0) await files.remove(baseId, unnamed);
 }
