@@ -33,7 +33,7 @@ describe.each(DIALECTS)('cold deep jumps into sorted listings (%s)', (dialect) =
     }
     const meta = (await g.call('GET', 'metadata/')).json<{ metadata: { tables: Array<{ _id: string; name: string }> } }>();
     tableId = meta.metadata.tables.find((x) => x.name === 'T')!._id;
-  });
+  }, 120_000);
   afterAll(() => t.close());
 
   const QUERIES = ['order_by=N', 'order_by=N&direction=desc', 'order_by=Label', 'order_by=Label&direction=desc'];
@@ -68,7 +68,7 @@ describe.each(DIALECTS)('cold deep jumps into sorted listings (%s)', (dialect) =
     const kinds = (await indexes().indexesOf(g.base.id, tableId)).map((e) => `${e.column_key}:${e.kind}`).sort();
     expect(kinds).toEqual(['Label:asc', 'Label:desc', 'N:asc', 'N:desc'].map((k) => k.replace('Label', labelKey()).replace('N', nKey())).sort());
     for (const query of QUERIES) expect(await jumps(query), query).toEqual(before.get(query));
-  });
+  }, 240_000);
 
   let keys: Record<string, string> = {};
   const labelKey = () => keys.Label!;
