@@ -67,7 +67,12 @@ describe('row fragments', () => {
     const cache = new RowFragments();
     const presenter = listingPresenter(columns, true);
     const before = row('r1', { e000: 'old' });
+    // Read once: presented, not kept; read again: kept.
+    const [once] = cache.fragments(7, presenter, [textOf(before)]);
+    expect(cache.stats.fragments).toBe(0);
     const [first] = cache.fragments(7, presenter, [textOf(before)]);
+    expect(first).not.toBe(once);
+    expect(rowJson(first!, [])).toBe(rowJson(once!, []));
     expect(cache.fragments(7, presenter, [textOf(before)])[0]).toBe(first);
     const bytes = cache.stats.bytes;
     // Same mtime, other cells (a structural rewrite does not stamp rows): still a new fragment.
@@ -81,6 +86,7 @@ describe('row fragments', () => {
     // Another presentation of the same row (other columns shown, keys instead of names) is its own fragment.
     const [byKey] = cache.fragments(7, listingPresenter(columns.slice(0, 3), false), [textOf(after)]);
     expect(Object.keys(JSON.parse(rowJson(byKey!, [])))).toContain('a000');
+    cache.fragments(7, listingPresenter(columns.slice(0, 3), false), [textOf(after)]);
     expect(cache.stats.fragments).toBe(2);
   });
 
@@ -90,6 +96,7 @@ describe('row fragments', () => {
     const cache = new RowFragments({ maxBytesPerBase: 10_000, maxBytes: 25_000 });
     // One read of 100 rows far above the base's budget: answered whole, only the most recent kept.
     const a = texts('a', 100);
+    cache.fragments(1, presenter, a); // read once: kept on the second read
     const fragments = cache.fragments(1, presenter, a);
     expect(fragments).toHaveLength(100);
     expect(JSON.parse(rowJson(fragments[0]!, []))).toMatchObject({ Text: 'y'.repeat(200) });
@@ -103,13 +110,27 @@ describe('row fragments', () => {
     expect(again[0]).toBe(fragments[100 - kept]);
     expect(cache.stats.fragments).toBe(kept);
     // Across bases (each near its own budget): the least recently read base goes first.
-    cache.fragments(2, presenter, texts('b', 30));
+    for (let twice = 0; twice < 2; twice++) cache.fragments(2, presenter, texts('b', 30));
     cache.fragments(1, presenter, [a[99]!]);
-    cache.fragments(3, presenter, texts('c', 30));
+    for (let twice = 0; twice < 2; twice++) cache.fragments(3, presenter, texts('c', 30));
     expect(cache.stats.bytes).toBeLessThanOrEqual(25_000);
     expect(cache.stats.baseIds).toEqual([1, 3]);
     for (const id of [1, 3]) cache.forget(id);
     expect(cache.stats).toEqual({ bases: 0, baseIds: [], fragments: 0, bytes: 0 });
+  });
+
+  it('keep nothing of a read of every row, page after page, repeated (each row read once a pass)', () => {
+    const presenter = listingPresenter(columns.slice(0, 1), true);
+    const cache = new RowFragments();
+    const pages = Array.from({ length: 40 }, (_, p) => Array.from({ length: 1000 }, (_, i) => textOf(row(`r${p * 1000 + i}`, { a000: `row ${i}` }))));
+    for (let pass = 0; pass < 2; pass++) for (const page of pages) expect(cache.fragments(1, presenter, page)).toHaveLength(1000);
+    expect(cache.stats.fragments).toBe(0);
+    // A page read twice in a row is kept, and served from the cache after.
+    const [page] = pages;
+    cache.fragments(1, presenter, page!);
+    const kept = cache.fragments(1, presenter, page!);
+    expect(cache.stats.fragments).toBe(1000);
+    expect(cache.fragments(1, presenter, page!)[500]).toBe(kept[500]);
   });
 
   it('keeps within its byte bound in the heap, for one-byte and wide texts', () => {
@@ -135,7 +156,7 @@ describe('row fragments', () => {
           // As a query answers them: flat strings, not built here by concatenation.
           return ` ${textOf(row(`r${n}`, { a000: `row ${n}`, b000: n, c000: 'alpha', e000: `${word.repeat(8)}${n}` }))}`.slice(1);
         });
-        cache.fragments(1, presenter, texts);
+        for (let twice = 0; twice < 2; twice++) cache.fragments(1, presenter, texts);
       }
       const kept = heap() - before;
       expect(cache.stats.bytes).toBeLessThanOrEqual(maxBytes);

@@ -170,6 +170,33 @@ interface BaseFragments {
 }
 
 /**
+ * A row is kept only when read a second time (or when its kept fragment is replaced by a newer text): a
+ * read of a whole big table, page after page, keeps nothing, so its presented rows die young instead of
+ * living in the cache long enough to reach V8's old generation and wait there for a full collection (the
+ * memory peaks of issue 34). The rows read once are remembered (base and row id, whatever the
+ * presentation) in all, the latest this many and the generation before them (about 3 MB at most): a scan
+ * of a table of more rows than that keeps nothing.
+ */
+const SEEN_IDS = 16_384;
+
+/** Ids read once: the latest up to `SEEN_IDS`, and the generation before them (dropped whole when the latest fills). */
+class SeenOnce {
+  private latest = new Set<string>();
+  private older = new Set<string>();
+
+  /** True when `key` was read once before (and forgets it); else remembers it. */
+  again(key: string): boolean {
+    if (this.latest.delete(key) || this.older.delete(key)) return true;
+    if (this.latest.size >= SEEN_IDS) {
+      this.older = this.latest;
+      this.latest = new Set();
+    }
+    this.latest.add(key);
+    return false;
+  }
+}
+
+/**
  * Bytes of a kept fragment beyond its strings' characters: the fragment object, its segments array, the
  * map entry and its key, the strings' headers. Measured (row-fragments.test.ts, "keeps within its byte
  * bound"): about 500 bytes a row of four cells.
@@ -188,6 +215,8 @@ const WIDE = /[^\u0000-\u00ff]/;
  */
 export class RowFragments {
   private readonly bases = new Map<number, BaseFragments>();
+  /** Rows read once and not kept (see `SEEN_IDS`). */
+  private readonly seen = new SeenOnce();
   private bytes = 0;
   private readonly options: FragmentOptions;
 
@@ -214,19 +243,25 @@ export class RowFragments {
       // The row id as the text starts with it (`["<id>",`): a short key that is cheap to hash; the
       // whole text must still be equal, so an odd id (escaped in JSON) can only cost a miss.
       const id = text.slice(2, text.indexOf('"', 2));
-      let fragment = group.get(id);
-      if (fragment) group.delete(id);
+      const kept = group.get(id);
+      let fragment = kept;
+      if (kept) group.delete(id);
       if (fragment?.text !== text) {
-        if (fragment) added -= fragment.bytes;
         const row = parseRowText(text);
         const segments = presenter.present(row);
         let bytes = ENTRY_OVERHEAD + stringBytes(text);
         for (const s of segments) bytes += stringBytes(s);
         fragment = { text, rowId: row._id, segments, archived: row.data._archived === true, bytes };
-        added += bytes;
+        // Kept on a second read, or at once when it replaces a kept one (a row read again after a write).
+        if (kept) added -= kept.bytes;
+        else if (!this.seen.again(`${baseId}:${id}`)) {
+          out[i] = fragment;
+          continue;
+        }
+        added += fragment.bytes;
       }
       group.set(id, fragment);
-      out[i] = fragment!;
+      out[i] = fragment;
     }
     base.bytes += added;
     this.bytes += added;

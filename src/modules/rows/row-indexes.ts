@@ -116,7 +116,10 @@ export class RowIndexes {
   /** The index name of a use (letters, digits and underscores; under 63 characters). */
   static indexName(baseId: number, tableId: string, key: string, kind: IndexKind, valueType: ValueType, dialect: DialectName): string {
     const k = dialect === 'postgres' && kind === 'filter' ? 'asc' : kind;
-    return `bri_${baseId}_${hex(tableId)}_${hex(key)}_${k}_${valueType[0]}`;
+    // SQLite's sort indexes leave archived rows out (`listedOnly`): a name of their own (`l`), so a sort
+    // index built before without that condition is not taken for one (reconcile drops it).
+    const listed = listedOnly(dialect, kind) ? 'l' : '';
+    return `bri_${baseId}_${hex(tableId)}_${hex(key)}_${k}${listed}_${valueType[0]}`;
   }
 
   /** Listings call this with the columns their filters and sorts use; indexes are built in the background. */
@@ -196,7 +199,7 @@ export class RowIndexes {
     if (!this.entries) return undefined;
     const cap = this.options.probeCap;
     const find = (key: string, kind: IndexKind) =>
-      [...this.entries!.values()].find((e) => e.base_id === baseId && e.table_id === tableId && e.column_key === key && e.kind === kind)?.name;
+      [...this.entries!.values()].find((e) => e.base_id === baseId && e.table_id === tableId && e.column_key === key && e.kind === kind && current(e, this.dialect))?.name;
     const filterKind: IndexKind = this.dialect === 'postgres' ? 'asc' : 'filter';
     let probed = false;
     for (const term of terms) {
@@ -246,13 +249,14 @@ export class RowIndexes {
       const table = meta?.tables.find((t) => t._id === entry.table_id);
       if (table && entry.kind === POSITION) continue;
       const column = table?.columns.find((c) => c.key === entry.column_key);
-      if (column && indexValueType(column) === entry.value_type) continue;
+      if (column && indexValueType(column) === entry.value_type && current(entry, this.dialect)) continue;
       await this.drop(entry);
     }
   }
 
   private async drain(): Promise<void> {
     await this.pruneGoneBases().catch((error) => this.log?.(error, 'row indexes of deleted bases'));
+    await this.pruneStale().catch((error) => this.log?.(error, 'row indexes of an older definition'));
     for (let next = this.queue.shift(); next; next = this.queue.shift()) {
       try {
         await this.build(next.entry);
@@ -325,6 +329,11 @@ export class RowIndexes {
     for (const entry of gone) await this.drop({ ...entry, base_id: Number(entry.base_id) });
   }
 
+  /** Drops the indexes built by an older definition of their kind (their name is not the one built now). */
+  private async pruneStale(): Promise<void> {
+    for (const entry of [...(await this.load()).values()]) if (!current(entry, this.dialect)) await this.drop(entry);
+  }
+
   /** At least `minRows` rows in the table (reads at most that many index entries). */
   private async bigEnough(baseId: number, tableId: string): Promise<boolean> {
     if (this.options.minRows <= 0) return true;
@@ -352,8 +361,7 @@ export class RowIndexes {
     const concurrently = this.dialect === 'postgres' ? 'concurrently ' : '';
     if (entry.kind === POSITION) {
       // Partial on the listings' own "not archived" term too, so a listing's count never reads a row.
-      const listed = compileText(this.db, sql`${notArchived(this.dialect)}`).replace(/base_rows\./g, '').replace(/"base_rows"\./g, '');
-      return `create index ${concurrently}if not exists "${entry.name}" on base_rows (id) where ${scopeText(entry.base_id, entry.table_id)} and ${listed}`;
+      return `create index ${concurrently}if not exists "${entry.name}" on base_rows (id) where ${scopeText(entry.base_id, entry.table_id)} and ${this.listedText()}`;
     }
     const value = compileText(this.db, indexedValue(this.dialect, sql.ref('data'), entry.column_key, entry.value_type as ValueType));
     const columns =
@@ -362,7 +370,13 @@ export class RowIndexes {
         : entry.kind === 'filter'
           ? [value, 'id']
           : [`(${value} is null)`, entry.kind === 'desc' ? `${value} desc` : value, 'id'];
-    return `create index ${concurrently}if not exists "${entry.name}" on base_rows (${columns.join(', ')}) where ${scopeText(entry.base_id, entry.table_id)}`;
+    const listed = listedOnly(this.dialect, entry.kind) ? ` and ${this.listedText()}` : '';
+    return `create index ${concurrently}if not exists "${entry.name}" on base_rows (${columns.join(', ')}) where ${scopeText(entry.base_id, entry.table_id)}${listed}`;
+  }
+
+  /** The listings' "not archived" term (archived-rows.ts) as SQL text on an unqualified `base_rows`, for a partial index's condition. */
+  private listedText(): string {
+    return compileText(this.db, sql`${notArchived(this.dialect)}`).replace(/base_rows\./g, '').replace(/"base_rows"\./g, '');
   }
 
   private load(): Promise<Map<string, Entry>> {
@@ -414,6 +428,23 @@ export function indexUses(table: IndexedTable, roots: Array<ParsedCondition | nu
   for (const root of roots) if (root) walk(root);
   for (const { column, desc } of sorts.slice(0, 1)) uses.push({ column, kind: desc ? 'desc' : 'asc' });
   return uses;
+}
+
+/**
+ * SQLite's sort indexes (`asc`, `desc`) hold only listed rows (partial on `notArchived`, as the position
+ * index): only listings read them, and they always carry that term, so SQLite knows it holds for every
+ * entry and skips the rows before a deep `start` in the index without reading them (the term needs the
+ * row's JSON). PostgreSQL's `asc` index is also the filter index, which SQL reads with archived rows, and
+ * it reads each row an expression index returns anyway (no index-only scan of an expression).
+ */
+function listedOnly(dialect: DialectName, kind: string): boolean {
+  return dialect === 'sqlite' && (kind === 'asc' || kind === 'desc');
+}
+
+/** Whether an index listed in `row_indexes` has the definition this code builds for its use (its name says so). */
+function current(entry: Entry, dialect: DialectName): boolean {
+  if (entry.kind === POSITION) return true;
+  return entry.name === RowIndexes.indexName(entry.base_id, entry.table_id, entry.column_key, entry.kind as IndexKind, entry.value_type as ValueType, dialect);
 }
 
 function scopeText(baseId: number, tableId: string): string {
