@@ -4,7 +4,8 @@
  *   2. grid scrolling over 100,000 rows in headless Chromium (budget: at least 50 frames per second).
  *      The baselines, measured in the same run: the same page's frame rate with the grid idle, and the
  *      same sweep over a trivial page (the ceiling: what the machine's load leaves of 60 fps), so the
- *      ratios say what scrolling costs on this machine, whatever its speed and load.
+ *      ratios say what scrolling costs on this machine, whatever its speed and load. The aim: 50 fps, or
+ *      0.9 of the ceiling measured in the same round, in every round.
  *
  *   npm run bench:web            # BENCH_ROWS=100000 (needs /usr/bin/chromium and a built web/dist)
  *   BENCH_GC=1 npm run bench:web # a full garbage collection (CDP) before each measurement: shows how much
@@ -225,6 +226,8 @@ async function main(): Promise<void> {
     await trivial.setContent(`<div class="grid" style="height:812px;overflow:auto"><div style="height:${(ROWS + 3) * 34}px"></div></div>`);
     await trivial.evaluate('window.__name = (f) => f'); // an init script does not run for setContent
     const fps: Record<'ceiling' | 'wheel' | 'sweep', number[]> = { ceiling: [], wheel: [], sweep: [] };
+    /** Each round's frame rate as a share of that round's ceiling: what a loaded machine cannot hide. */
+    const ofCeiling: Record<'wheel' | 'sweep', number[]> = { wheel: [], sweep: [] };
     for (let round = 1; round <= ROUNDS; round++) {
       const ceiling = await measureFrames('sweep', trivial);
       fps.ceiling.push(ceiling.fps);
@@ -232,6 +235,7 @@ async function main(): Promise<void> {
       for (const mode of ['wheel', 'sweep'] as const) {
         const r = await measure(mode);
         fps[mode].push(r.fps);
+        ofCeiling[mode].push(r.fps / ceiling.fps);
         console.log(
           `round ${round}: ${mode} scrolling over ${ROWS} rows: ${r.fps.toFixed(1)} fps (ratio to idle ${(r.fps / idle.fps).toFixed(2)}, to the ceiling ${(r.fps / ceiling.fps).toFixed(2)}), lowest in any 1 s ${r.minWindowFps.toFixed(0)} fps, p95 frame ${r.p95.toFixed(1)} ms, worst ${r.worst.toFixed(1)} ms — budget 50 fps: ${r.fps >= 50 && r.minWindowFps >= 50 ? 'met' : 'NOT met'} (average and every 1 s window); ${breakdown(r)}`,
         );
@@ -239,6 +243,12 @@ async function main(): Promise<void> {
     }
     const range = (values: number[]) => `${Math.min(...values).toFixed(1)}–${Math.max(...values).toFixed(1)} fps`;
     console.log(`over ${ROUNDS} rounds: ceiling ${range(fps.ceiling)}, wheel ${range(fps.wheel)}, sweep ${range(fps.sweep)}`);
+    // The aim: 50 fps, or (on a machine whose load leaves less than 60 fps) 0.9 of the ceiling, in every round.
+    const ratios = (values: number[]) => `${Math.min(...values).toFixed(2)}–${Math.max(...values).toFixed(2)}`;
+    for (const mode of ['wheel', 'sweep'] as const) {
+      const held = fps[mode].filter((v, i) => v >= 50 || ofCeiling[mode][i]! >= 0.9).length;
+      console.log(`${mode} / ceiling (same round): ${ratios(ofCeiling[mode])}; ≥ 50 fps or ≥ 0.9 of the ceiling in ${held} of ${ROUNDS} rounds: ${held === ROUNDS ? 'met' : 'NOT met'}`);
+    }
   } finally {
     await browser.close();
     await server.stop();

@@ -11,7 +11,8 @@ const name = (i: number) => `Row ${String(i).padStart(4, '0')}`;
  * The grid reuses its row elements while scrolling (web/patches/react-data-grid-row-slots.ts): a far
  * scroll re-renders the same elements with other rows instead of creating new ones, and what an
  * element shows (cells, selection) follows the row, not the element; a reused element does not keep
- * the keyboard focus of the row it showed before.
+ * the keyboard focus of the row it showed before. While scrolling, the elements keep their places in the
+ * DOM; once the scroll has ended they are put in visual order.
  */
 describe('console: the grid reuses row elements while scrolling (headless Chromium)', () => {
   let server: RunningServer;
@@ -106,6 +107,45 @@ describe('console: the grid reuses row elements while scrolling (headless Chromi
       expect(back.filter((r) => r.selected || r.checked).map((r) => r.index)).toEqual([1]);
       await rowAt(1).getByRole('checkbox', { name: 'Select' }).uncheck();
       await expect.poll(async () => (await shownRows()).filter((r) => r.selected).length).toBe(0);
+    });
+  });
+
+  it('once a scroll has ended, the rows are in the DOM in visual order, in the same elements', async () => {
+    await step(page, 'grid-scroll-order', async () => {
+      await page.goto(`${url}/#/base/${workspaceId}/${encodeURIComponent(BASE)}`);
+      await rowAt(0).waitFor();
+      /** The ARIA row indexes of the rendered rows in DOM order. */
+      const domOrder = () => page.evaluate(() => [...document.querySelectorAll('.grid > [role=row]:not(.rdg-header-row)')].map((row) => Number(row.getAttribute('aria-rowindex'))));
+      const sorted = (indexes: number[]) => indexes.every((index, i) => i === 0 || indexes[i - 1]! < index);
+      await scrollTo(200);
+      await rowAt(200).filter({ hasText: name(200) }).waitFor();
+      await expect.poll(async () => sorted(await domOrder()), { timeout: 10_000 }).toBe(true);
+      await page.evaluate(() => {
+        (window as unknown as { shownBefore: Element[] }).shownBefore = [...document.querySelectorAll('.grid > [role=row]:not(.rdg-header-row)')];
+      });
+      // A far scroll, which reuses every element, then ten rows down: the rows still in view keep their
+      // elements and places, the entering ones take the elements of the rows that left, first in the DOM
+      // (without the reordering, the DOM order stays so).
+      await scrollTo(440);
+      await rowAt(440).filter({ hasText: name(440) }).waitFor();
+      await scrollTo(450);
+      await rowAt(450).filter({ hasText: name(450) }).waitFor();
+      // After the pause the DOM order is the visual order (aria-rowindex ascending), in the elements there were.
+      await expect.poll(async () => sorted(await domOrder()), { timeout: 10_000 }).toBe(true);
+      const order = await domOrder();
+      expect(order).toContain(450 + 2);
+      expect(order.every((index) => index >= 440 && index <= 500)).toBe(true);
+      const kept = await page.evaluate(() => {
+        const old = (window as unknown as { shownBefore: Element[] }).shownBefore;
+        const now = [...document.querySelectorAll('.grid > [role=row]:not(.rdg-header-row)')];
+        return { old: old.length, now: now.length, kept: now.filter((e) => old.includes(e)).length };
+      });
+      expect(kept.now).toBe(kept.old);
+      expect(kept.kept).toBe(kept.now);
+      const shown = await shownRows();
+      expect(shown.every((r) => r.name === name(r.index))).toBe(true);
+      await scrollTo(0);
+      await rowAt(0).filter({ hasText: name(0) }).waitFor();
     });
   });
 

@@ -9,9 +9,10 @@ import type { Plugin } from 'vite';
  * replaces every row element in a frame, and Chromium's style recalculation of ~200 new elements a
  * frame held a 100,000-row sweep at 28–39 fps (docs/console.md, "Scrolling performance"). Keyed by
  * slot (web/src/grid/row-slots.ts), a row that leaves the window hands its element to a row that
- * enters it, and the elements are emitted in slot order so React never moves one (a moved element is
- * restyled like a new one). Rows are placed by their `top` and carry `aria-rowindex`, so the DOM order
- * is not the visual order while scrolling (as in other recycling grids). Reuse alone restyled as much
+ * enters it, and while scrolling the elements keep their places in the DOM so React never moves one (a
+ * moved element is restyled like a new one). Rows are placed by their `top` and carry `aria-rowindex`;
+ * the DOM order is not the visual order while scrolling, and ROW_ORDER_SETTLE_MS after the last scroll
+ * event the elements are put in visual order (moved, not made anew). Reuse alone restyled as much
  * (the library's CSS made a reused row restyle whole): the CSS edits below make it restyle the row
  * element alone. Both together: style ~0.5 ms a frame instead of 70–190 ms on the loaded bench machine.
  *
@@ -22,13 +23,21 @@ import type { Plugin } from 'vite';
  * tick the other row. It loses the focus instead, as the removed element did before. (Not to the grid's
  * focus sink: focusing it scrolls back to the selected cell.)
  *
+ * Less per frame of a fast scroll (each frame re-renders every rendered row): the rows rendered are the
+ * visible ones, 4 ahead and 1 behind (web/src/grid/row-window.ts; the library rendered 4–11 more on each
+ * side), a row's style is its `top` alone, a cell renders its formatter without a fragment around it,
+ * and the library's latest-callback refs are set in the commit rather than in a passive effect.
+ *
  * The patch is applied to the library's module by Vite (build and dev server); no file in
  * node_modules is changed. Every edit must match exactly once, or the build fails: a new version of the
  * library needs the patch redone.
  */
 const LIBRARY = /[\\/]node_modules[\\/]react-data-grid[\\/]lib[\\/]bundle\.js$/;
-const SLOTS_MODULE = 'basegate:row-slots';
-const SLOTS_FILE = fileURLToPath(new URL('../src/grid/row-slots.ts', import.meta.url));
+/** Our modules the patched library imports, by the ids it imports them with. */
+const MODULES: Record<string, string> = {
+  'basegate:row-slots': fileURLToPath(new URL('../src/grid/row-slots.ts', import.meta.url)),
+  'basegate:row-window': fileURLToPath(new URL('../src/grid/row-window.ts', import.meta.url)),
+};
 
 interface Edit {
   find: string;
@@ -60,7 +69,55 @@ const EDITS: Edit[] = [
   { find: ':not([aria-selected=true]){background-color:var(--header-background-color)}', replace: ':not([aria-selected=true]){--row-background:var(--header-background-color)}' },
   {
     find: `import { createPortal } from 'react-dom';\n`,
-    replace: `import { createPortal } from 'react-dom';\nimport { assignRowSlots, noRowSlots } from '${SLOTS_MODULE}';\n`,
+    replace:
+      `import { createPortal } from 'react-dom';\n` +
+      `import { assignRowSlots, noRowSlots, slotOrder } from 'basegate:row-slots';\n` +
+      `import { overscanRows, ROW_ORDER_SETTLE_MS } from 'basegate:row-window';\n`,
+  },
+  {
+    // The library's callbacks read the latest props through a ref set in a passive effect after every
+    // render: a scroll then scheduled one more task per frame to flush it. Set during the commit instead.
+    find: `function useLatestFunc(fn) {\n  const ref = useRef(fn);\n  useEffect(() => {\n    ref.current = fn;\n  });\n`,
+    replace: `function useLatestFunc(fn) {\n  const ref = useRef(fn);\n  useLayoutEffect(() => {\n    ref.current = fn;\n  });\n`,
+  },
+  {
+    // The rows rendered around the visible ones: a few ahead in the direction of scrolling, one behind,
+    // instead of 4–11 on each side (web/src/grid/row-window.ts).
+    find: `  clientHeight,\n  scrollTop,\n  groupBy,\n`,
+    replace: `  clientHeight,\n  scrollTop,\n  scrollDirection,\n  groupBy,\n`,
+  },
+  {
+    find:
+      `  const overscanThreshold = 4;\n  const rowVisibleStartIdx = findRowIdx(scrollTop);\n  const rowVisibleEndIdx = min(rows.length - 1, findRowIdx(scrollTop + clientHeight));\n` +
+      `  const rowOverscanStartIdx = max(0, floor((rowVisibleStartIdx - overscanThreshold) / RENDER_BATCH_SIZE) * RENDER_BATCH_SIZE);\n` +
+      `  const rowOverscanEndIdx = min(rows.length - 1, ceil((rowVisibleEndIdx + overscanThreshold) / RENDER_BATCH_SIZE) * RENDER_BATCH_SIZE);\n`,
+    replace:
+      `  const rowVisibleStartIdx = findRowIdx(scrollTop);\n  const rowVisibleEndIdx = min(rows.length - 1, findRowIdx(scrollTop + clientHeight));\n` +
+      `  const {\n    start: rowOverscanStartIdx,\n    end: rowOverscanEndIdx\n  } = overscanRows(rowVisibleStartIdx, rowVisibleEndIdx, rows.length, scrollDirection);\n`,
+  },
+  {
+    find: `    clientHeight,\n    scrollTop,\n    expandedGroupIds,\n`,
+    replace: `    clientHeight,\n    scrollTop,\n    scrollDirection: rowScrollRef.current.direction,\n    expandedGroupIds,\n`,
+  },
+  {
+    // A row's style: its `top` alone. The library also wrote `--row-height` there: an inline custom
+    // property beside a value that differs from row to row made Chromium resolve each row's style from
+    // scratch. The grid's root sets `--row-height` once (web/src/grid/row-height.ts).
+    find: `      onMouseEnter: handleDragEnter,\n      style: {\n        top,\n        '--row-height': \`\${height}px\`\n      },\n`,
+    replace: `      onMouseEnter: handleDragEnter,\n      style: {\n        top\n      },\n`,
+  },
+  {
+    // A cell renders its formatter alone unless it has a fill handle (only with `onFill`, which the
+    // console does not use): a fragment and a child array less to reconcile in every cell of every
+    // re-rendered row. (With `onFill`, selecting a cell would re-create its formatter.)
+    find:
+      `    children: !column.rowGroup && /*#__PURE__*/jsxs(Fragment, {\n      children: [/*#__PURE__*/jsx(column.formatter, {\n        column: column,\n        rowIdx: rowIdx,\n        row: row,\n        isCellSelected: isCellSelected,\n        onRowChange: handleRowChange\n      }), dragHandleProps && /*#__PURE__*/jsx("div", {\n`,
+    replace:
+      `    children: !column.rowGroup && (dragHandleProps == null ? /*#__PURE__*/jsx(column.formatter, {\n        column: column,\n        rowIdx: rowIdx,\n        row: row,\n        isCellSelected: isCellSelected,\n        onRowChange: handleRowChange\n      }) : /*#__PURE__*/jsxs(Fragment, {\n      children: [/*#__PURE__*/jsx(column.formatter, {\n        column: column,\n        rowIdx: rowIdx,\n        row: row,\n        isCellSelected: isCellSelected,\n        onRowChange: handleRowChange\n      }), dragHandleProps && /*#__PURE__*/jsx("div", {\n`,
+  },
+  {
+    find: `        className: cellDragHandleClassname,\n        ...dragHandleProps\n      })]\n    })\n  });\n}\n`,
+    replace: `        className: cellDragHandleClassname,\n        ...dragHandleProps\n      })]\n    }))\n  });\n}\n`,
   },
   {
     // The committed slots and what each slot's element showed; a render computes the next ones in
@@ -69,8 +126,33 @@ const EDITS: Edit[] = [
     find: `  const focusSinkRef = useRef(null);\n`,
     replace:
       `  const focusSinkRef = useRef(null);\n` +
-      `  const rowSlotsRef = useRef({ slots: noRowSlots, shown: new Map() });\n` +
-      `  const pendingRowSlots = useRef(null);\n`,
+      `  const rowSlotsRef = useRef({ slots: noRowSlots, shown: new Map(), order: [] });\n` +
+      `  const pendingRowSlots = useRef(null);\n` +
+      // Where the last scroll event left the grid, its direction, and the timer that ends the scroll.
+      `  const rowScrollRef = useRef({ top: 0, direction: 1, at: 0, timer: null });\n` +
+      `  const [rowOrderSettled, setRowOrderSettled] = useState(true);\n` +
+      `  useEffect(() => () => clearTimeout(rowScrollRef.current.timer), []);\n`,
+  },
+  {
+    // A vertical scroll unsettles the rows' DOM order; ROW_ORDER_SETTLE_MS after the last one, a render
+    // puts the elements in visual order. One timer a scroll, not one per event.
+    find: `  function handleScroll(event) {\n    const {\n      scrollTop,\n      scrollLeft\n    } = event.currentTarget;\n`,
+    replace:
+      `  function settleRowOrder() {\n` +
+      `    const rowScroll = rowScrollRef.current;\n` +
+      `    const wait = rowScroll.at + ROW_ORDER_SETTLE_MS - performance.now();\n` +
+      `    rowScroll.timer = wait > 0 ? setTimeout(settleRowOrder, wait) : null;\n` +
+      `    if (wait <= 0) setRowOrderSettled(true);\n` +
+      `  }\n\n` +
+      `  function handleScroll(event) {\n    const {\n      scrollTop,\n      scrollLeft\n    } = event.currentTarget;\n` +
+      `    const rowScroll = rowScrollRef.current;\n` +
+      `    if (scrollTop !== rowScroll.top) {\n` +
+      `      rowScroll.direction = scrollTop < rowScroll.top ? -1 : 1;\n` +
+      `      rowScroll.top = scrollTop;\n` +
+      `      rowScroll.at = performance.now();\n` +
+      `      setRowOrderSettled(false);\n` +
+      `      if (rowScroll.timer == null) rowScroll.timer = setTimeout(settleRowOrder, ROW_ORDER_SETTLE_MS);\n` +
+      `    }\n`,
   },
   {
     find: `  useImperativeHandle(ref, () => ({\n    element: gridRef.current,\n`,
@@ -91,9 +173,9 @@ const EDITS: Edit[] = [
       `  useImperativeHandle(ref, () => ({\n    element: gridRef.current,\n`,
   },
   {
-    // The window's size varies with the scroll position (batches of 8), and a slot left out would
-    // drop its element, to be made anew when the window grows again: rows are rendered past the
-    // window's end until every slot handed out so far has one (a few rows below the view).
+    // The window's size varies (with the direction of scrolling, at the table's ends, 23 or 24 rows
+    // visible), and a slot left out would drop its element, to be made anew when the window grows
+    // again: rows are rendered past the window's end until every slot handed out so far has one.
     find: `  function getViewportRows() {\n    const rowElements = [];\n    let startRowIndex = 0;\n\n    for (let rowIdx = rowOverscanStartIdx; rowIdx <= rowOverscanEndIdx; rowIdx++) {\n`,
     replace:
       `  function getViewportRows() {\n    const rowElements = [];\n    let startRowIndex = 0;\n` +
@@ -122,9 +204,16 @@ const EDITS: Edit[] = [
       `      shown.set(element.key, shows);\n` +
       `      if (rowIdx !== selectedPosition.rowIdx && committed.shown.get(element.key) !== shows) reused.add(String(element.props['aria-rowindex']));\n` +
       `    }\n` +
-      `    pendingRowSlots.current = { slots, shown, reused };\n` +
-      // In slot order: the elements keep their places in the DOM, whatever rows they show.
-      `    return rowElements.sort((a, b) => Number(a.key) - Number(b.key));\n  }\n`,
+      // While scrolling, the elements keep their places in the DOM, whatever rows they show; once the
+      // scroll has ended, they are put in visual order (web/src/grid/row-slots.ts, slotOrder). Not while
+      // the focus is in a row (a checkbox, an open editor): moving its element would take the focus away
+      // (and close the editor); the order is restored at a later render.
+      `    const active = document.activeElement;\n` +
+      `    const focusInRow = active != null && active !== focusSinkRef.current && gridRef.current != null && gridRef.current.contains(active) && active.closest('[role="row"]:not([aria-rowindex="1"])') != null;\n` +
+      `    const order = slotOrder(committed.order, slots.byRow, rowOrderSettled && !focusInRow);\n` +
+      `    const place = new Map(order.map((slot, at) => [String(slot), at]));\n` +
+      `    pendingRowSlots.current = { slots, shown, reused, order };\n` +
+      `    return rowElements.sort((a, b) => place.get(a.key) - place.get(b.key));\n  }\n`,
   },
 ];
 
@@ -146,7 +235,7 @@ export function reactDataGridRowSlots(): Plugin {
     name: 'basegate:react-data-grid-row-slots',
     enforce: 'pre',
     resolveId(source) {
-      return source === SLOTS_MODULE ? SLOTS_FILE : null;
+      return MODULES[source] ?? null;
     },
     transform(code, id) {
       if (!LIBRARY.test(id.split('?')[0]!)) return null;

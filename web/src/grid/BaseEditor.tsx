@@ -26,7 +26,7 @@ import { GalleryView } from './layouts/GalleryView';
 import { CalendarView } from './layouts/CalendarView';
 import { FormView } from './layouts/FormView';
 import { TransferPanel } from './TransferPanel';
-import { GridRow, gridRowHeightStyle, ROW_HEIGHT } from './grid-row';
+import { gridRowHeightStyle, ROW_HEIGHT } from './row-height';
 import type { Row, Table } from '../types';
 import { t } from '../i18n';
 
@@ -552,7 +552,6 @@ function TableView({ access, table, tables, rowId, canEdit, comments, workspace 
           ref={grid}
           className="grid"
           style={gridRowHeightStyle}
-          rowRenderer={GridRow}
           aria-label={t('grid.label', { table: table.name })}
           columns={columns}
           rows={gridRows}
@@ -569,8 +568,10 @@ function TableView({ access, table, tables, rowId, canEdit, comments, workspace 
           rowHeight={ROW_HEIGHT}
           emptyRowsRenderer={() => <div className="empty">{t(view && view.filters.length > 0 ? 'grid.emptyFiltered' : canEdit ? 'grid.emptyEditable' : 'grid.empty')}</div>}
           onScroll={(e) => {
+            // Geometry is read only while pages remain to load: a read can force a layout in every scroll frame.
+            if (!rows.hasNextPage || rows.isFetchingNextPage) return;
             const el = e.currentTarget;
-            if (el.scrollTop + el.clientHeight > el.scrollHeight - 600 && rows.hasNextPage && !rows.isFetchingNextPage) void rows.fetchNextPage();
+            if (el.scrollTop + el.clientHeight > el.scrollHeight - 600) void rows.fetchNextPage();
           }}
         />
       )}

@@ -41,3 +41,20 @@ export function assignRowSlots(previous: RowSlots, first: number, last: number):
   }
   return { byRow, count };
 }
+
+/**
+ * The order of the slots' elements in the DOM for the next render, given the committed order and the
+ * slots of the rows to render (row index → slot):
+ * - `visual` (the scroll has ended): by row, so the DOM order is the visual order (React moves the
+ *   elements that are out of place; none is made anew);
+ * - else the committed order, slots no longer rendered left out and new slots last: while scrolling,
+ *   React moves no element (a moved element is restyled like a new one).
+ */
+export function slotOrder(committed: readonly number[], byRow: ReadonlyMap<number, number>, visual: boolean): number[] {
+  if (visual) return [...byRow.entries()].sort((a, b) => a[0] - b[0]).map(([, slot]) => slot);
+  const rendered = new Set(byRow.values());
+  const order = committed.filter((slot) => rendered.has(slot));
+  const placed = new Set(order);
+  for (const slot of [...rendered].sort((a, b) => a - b)) if (!placed.has(slot)) order.push(slot);
+  return order;
+}
