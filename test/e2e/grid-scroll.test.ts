@@ -1,7 +1,5 @@
-import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningServer } from '../../src/server.js';
-import { ADMIN, adminSignIn, apiCaller, closeConsole, createBase, gatewayCaller, launchBrowser, newConsolePage, signIn, startConsoleServer, step } from './browser.js';
+import { ConsoleSuite, step } from './browser.js';
 
 const BASE = 'Grid scroll';
 const ROWS = 600;
@@ -15,23 +13,15 @@ const name = (i: number) => `Row ${String(i).padStart(4, '0')}`;
  * DOM; once the scroll has ended they are put in visual order.
  */
 describe('console: the grid reuses row elements while scrolling (headless Chromium)', () => {
-  let server: RunningServer;
-  let url: string;
-  let browser: Browser;
-  let page: Page;
-  let adminToken: string;
-  let workspaceId: number;
-  let baseUuid: string;
-
-  const call = apiCaller(() => url, () => adminToken);
-  const gw = gatewayCaller(call, () => ({ name: BASE, workspaceId, baseUuid }));
-  const grid = () => page.getByRole('grid', { name: 'Rows of Table1' });
+  const s = new ConsoleSuite(BASE);
+  const { gw } = s;
+  const grid = () => s.page.getByRole('grid', { name: 'Rows of Table1' });
   /** The row element showing row i (0-based), by its ARIA index (the header is 1). */
-  const rowAt = (i: number) => page.locator(`.grid [role=row][aria-rowindex="${i + 2}"]`);
+  const rowAt = (i: number) => s.page.locator(`.grid [role=row][aria-rowindex="${i + 2}"]`);
   const scrollTo = (i: number) => grid().evaluate((el, top) => (el.scrollTop = top), i * 34);
   /** Every rendered row (header left out): its index, its Name cell, whether it is selected and checked. */
   const shownRows = () =>
-    page.evaluate(() =>
+    s.page.evaluate(() =>
       [...document.querySelectorAll('.grid > [role=row]:not(.rdg-header-row)')].map((row) => ({
         index: Number(row.getAttribute('aria-rowindex')) - 2,
         name: row.querySelector('[aria-colindex="2"]')?.textContent ?? '',
@@ -41,36 +31,33 @@ describe('console: the grid reuses row elements while scrolling (headless Chromi
     );
 
   beforeAll(async () => {
-    ({ server, url } = await startConsoleServer());
-    browser = await launchBrowser();
-    adminToken = await adminSignIn(url);
-    ({ workspaceId, baseUuid } = await createBase(call, BASE));
+    await s.start();
+    await s.createBase();
     const blank = (await gw<{ rows: Array<{ _id: string }> }>('rows/?table_name=Table1')).data.rows;
     await gw('rows/', { method: 'DELETE', body: { table_name: 'Table1', row_ids: blank.map((r) => r._id) } });
     const rows = Array.from({ length: ROWS }, (_, i) => ({ Name: name(i) }));
     expect((await gw('rows/', { method: 'POST', body: { table_name: 'Table1', rows } })).status).toBe(200);
-    page = await newConsolePage(browser, { viewport: { width: 1280, height: 800 } });
-    await signIn(page, url, ADMIN.email, ADMIN.password);
+    await s.openPage({ viewport: { width: 1280, height: 800 } });
   }, 90_000);
 
-  afterAll(() => closeConsole(browser, server));
+  afterAll(() => s.close());
 
   it('a far scroll shows other rows in the same elements; cells and selection follow the rows', async () => {
-    await step(page, 'grid-scroll-reuse', async () => {
-      await page.goto(`${url}/#/base/${workspaceId}/${encodeURIComponent(BASE)}`);
+    await step(s.page, 'grid-scroll-reuse', async () => {
+      await s.page.goto(s.baseUrl);
       await rowAt(0).waitFor();
       await rowAt(1).getByRole('checkbox', { name: 'Select' }).check();
       await expect.poll(async () => rowAt(1).getAttribute('aria-selected')).toBe('true');
-      const before = await page.evaluate(() => {
+      const before = await s.page.evaluate(() => {
         const rows = [...document.querySelectorAll('.grid > [role=row]:not(.rdg-header-row)')];
         (window as unknown as { shownBefore: Element[] }).shownBefore = rows;
         return rows.length;
       });
       expect(before).toBeGreaterThan(10);
 
-      const shownElements = () => page.evaluate(() => document.querySelectorAll('.grid > [role=row]:not(.rdg-header-row)').length);
+      const shownElements = () => s.page.evaluate(() => document.querySelectorAll('.grid > [role=row]:not(.rdg-header-row)').length);
       const sameElements = () =>
-        page.evaluate(() => {
+        s.page.evaluate(() => {
           const old = (window as unknown as { shownBefore: Element[] }).shownBefore;
           const now = new Set(document.querySelectorAll('.grid > [role=row]:not(.rdg-header-row)'));
           return { connected: old.filter((e) => e.isConnected).length, kept: old.filter((e) => now.has(e)).length, now: now.size };
@@ -80,7 +67,7 @@ describe('console: the grid reuses row elements while scrolling (headless Chromi
       // The window at the top is cut short; in mid-table it has its full size. Every element is still there.
       const full = await shownElements();
       expect(await sameElements()).toEqual({ connected: before, kept: before, now: full });
-      await page.evaluate(() => {
+      await s.page.evaluate(() => {
         (window as unknown as { shownBefore: Element[] }).shownBefore = [...document.querySelectorAll('.grid > [role=row]:not(.rdg-header-row)')];
       });
       // From there a far scroll to a window of the same size (the grid renders rows in batches of 8, from
@@ -111,16 +98,16 @@ describe('console: the grid reuses row elements while scrolling (headless Chromi
   });
 
   it('once a scroll has ended, the rows are in the DOM in visual order, in the same elements', async () => {
-    await step(page, 'grid-scroll-order', async () => {
-      await page.goto(`${url}/#/base/${workspaceId}/${encodeURIComponent(BASE)}`);
+    await step(s.page, 'grid-scroll-order', async () => {
+      await s.page.goto(s.baseUrl);
       await rowAt(0).waitFor();
       /** The ARIA row indexes of the rendered rows in DOM order. */
-      const domOrder = () => page.evaluate(() => [...document.querySelectorAll('.grid > [role=row]:not(.rdg-header-row)')].map((row) => Number(row.getAttribute('aria-rowindex'))));
+      const domOrder = () => s.page.evaluate(() => [...document.querySelectorAll('.grid > [role=row]:not(.rdg-header-row)')].map((row) => Number(row.getAttribute('aria-rowindex'))));
       const sorted = (indexes: number[]) => indexes.every((index, i) => i === 0 || indexes[i - 1]! < index);
       await scrollTo(200);
       await rowAt(200).filter({ hasText: name(200) }).waitFor();
       await expect.poll(async () => sorted(await domOrder()), { timeout: 10_000 }).toBe(true);
-      await page.evaluate(() => {
+      await s.page.evaluate(() => {
         (window as unknown as { shownBefore: Element[] }).shownBefore = [...document.querySelectorAll('.grid > [role=row]:not(.rdg-header-row)')];
       });
       // A far scroll, which reuses every element, then ten rows down: the rows still in view keep their
@@ -135,7 +122,7 @@ describe('console: the grid reuses row elements while scrolling (headless Chromi
       const order = await domOrder();
       expect(order).toContain(450 + 2);
       expect(order.every((index) => index >= 440 && index <= 500)).toBe(true);
-      const kept = await page.evaluate(() => {
+      const kept = await s.page.evaluate(() => {
         const old = (window as unknown as { shownBefore: Element[] }).shownBefore;
         const now = [...document.querySelectorAll('.grid > [role=row]:not(.rdg-header-row)')];
         return { old: old.length, now: now.length, kept: now.filter((e) => old.includes(e)).length };
@@ -150,15 +137,15 @@ describe('console: the grid reuses row elements while scrolling (headless Chromi
   });
 
   it('the focus of a row scrolled away does not stay in the element that now shows another row', async () => {
-    await step(page, 'grid-scroll-focus', async () => {
-      await page.goto(`${url}/#/base/${workspaceId}/${encodeURIComponent(BASE)}`);
+    await step(s.page, 'grid-scroll-focus', async () => {
+      await s.page.goto(s.baseUrl);
       await rowAt(0).waitFor();
       // The selection column's cell of row 2, selected with the mouse beside its checkbox: the checkbox takes the focus.
       await rowAt(2).locator('[aria-colindex="1"]').click({ position: { x: 2, y: 2 } });
-      const focusedRow = () => page.evaluate(() => document.activeElement?.closest('[role=row]')?.getAttribute('aria-rowindex') ?? null);
+      const focusedRow = () => s.page.evaluate(() => document.activeElement?.closest('[role=row]')?.getAttribute('aria-rowindex') ?? null);
       await expect.poll(focusedRow).toBe('4');
-      expect(await page.evaluate(() => document.activeElement?.matches('input.row-select') ?? false)).toBe(true);
-      await page.keyboard.press('Space');
+      expect(await s.page.evaluate(() => document.activeElement?.matches('input.row-select') ?? false)).toBe(true);
+      await s.page.keyboard.press('Space');
       await expect.poll(async () => rowAt(2).getAttribute('aria-selected')).toBe('true');
 
       await scrollTo(400);
@@ -166,21 +153,21 @@ describe('console: the grid reuses row elements while scrolling (headless Chromi
       // The element that held row 2's checkbox shows another row now, and no longer has the focus
       // (the page has it, as when the grid dropped the row's element); the grid stays where it was scrolled.
       await expect.poll(focusedRow).toBe(null);
-      expect(await page.evaluate(() => document.activeElement === document.body)).toBe(true);
+      expect(await s.page.evaluate(() => document.activeElement === document.body)).toBe(true);
       // So Space ticks no other row (with the focus kept, it ticked the row the element shows now).
-      await page.keyboard.press('Space');
+      await s.page.keyboard.press('Space');
       expect(await rowAt(400).isVisible()).toBe(true);
       expect((await shownRows()).filter((r) => r.selected || r.checked)).toEqual([]);
       // Space on the page scrolls the grid by a page, smoothly: let it end before scrolling back.
       const scrollTop = () => grid().evaluate((el) => el.scrollTop);
-      await expect.poll(async () => (await scrollTop()) === (await page.waitForTimeout(300), await scrollTop())).toBe(true);
+      await expect.poll(async () => (await scrollTop()) === (await s.page.waitForTimeout(300), await scrollTop())).toBe(true);
       // Back at the top: row 2 is still the one selected row, and a click brings the keyboard back.
       await scrollTo(0);
       await rowAt(0).filter({ hasText: name(0) }).waitFor();
       expect((await shownRows()).filter((r) => r.selected || r.checked).map((r) => r.index)).toEqual([2]);
       await rowAt(3).locator('[aria-colindex="1"]').click({ position: { x: 2, y: 2 } });
       await expect.poll(focusedRow).toBe('5');
-      await page.keyboard.press('ArrowDown');
+      await s.page.keyboard.press('ArrowDown');
       await expect.poll(focusedRow).toBe('6');
     });
   });
