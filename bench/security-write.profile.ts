@@ -2,8 +2,12 @@
  * Profile helper for bench/security-write.bench.ts: one case of it, `count` calls in one process, so
  * `node --cpu-prof` shows where the time goes; prints the CPU time per call.
  *
- *   npx tsx --cpu-prof --cpu-prof-dir=/tmp/prof bench/security-write.profile.ts [plain|scoped|scope|audited|read|scoped-read] [count]
+ *   npx tsx --cpu-prof --cpu-prof-dir=/tmp/prof bench/security-write.profile.ts [plain|scoped|scope|audited|read|scoped-read|off-insert|off-read] [count]
+ *
+ * `off-…`: the app built without the audit trail and the per-use work (the bench's baseline), unscoped token.
  */
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../src/app.js';
 import { CommitScope, withCommitScope } from '../src/db/index.js';
 import { scopedBaseToken, startBasegate } from './lib/servers.js';
 
@@ -12,10 +16,12 @@ const count = Number(process.argv[3] ?? 3000);
 
 const basegate = await startBasegate({ RATE_LIMIT_ACCOUNT_PER_MINUTE: '0', RATE_LIMIT_BASE_PER_MINUTE: '0' });
 const { app, container, seeded } = basegate;
+const off = await buildApp(container, { logger: false, withoutAudit: true });
+await off.ready();
 const scopedToken = await scopedBaseToken(basegate);
 const url = `/api-gateway/api/v2/dtables/${seeded.base.uuid}/rows/`;
-const insert = async (token: string) => {
-  const res = await app.inject({ method: 'POST', url, remoteAddress: '127.0.0.1', headers: { authorization: `Token ${token}` }, payload: { table_name: 'Table1', rows: [{ Name: 'bench' }] } });
+const insert = async (token: string, on: FastifyInstance = app) => {
+  const res = await on.inject({ method: 'POST', url, remoteAddress: '127.0.0.1', headers: { authorization: `Token ${token}` }, payload: { table_name: 'Table1', rows: [{ Name: 'bench' }] } });
   if (res.statusCode !== 200) throw new Error(`insert: ${res.statusCode} ${res.body}`);
 };
 const audited = async () => {
@@ -23,13 +29,13 @@ const audited = async () => {
   scope.appendix = container.audit.appendix(async () => ({ action: 'bench.insert', actor: 'api-token:scoped', ip: '127.0.0.1', target: `POST ${url}`, after: { table_name: 'Table1', rows: [{ Name: 'bench' }] } }));
   await withCommitScope(scope, () => insert(scopedToken));
 };
-const read = async (token: string) => {
-  const res = await app.inject({ method: 'GET', url: `${url}?table_name=Table1&limit=100`, remoteAddress: '127.0.0.1', headers: { authorization: `Token ${token}` } });
+const read = async (token: string, on: FastifyInstance = app) => {
+  const res = await on.inject({ method: 'GET', url: `${url}?table_name=Table1&limit=100`, remoteAddress: '127.0.0.1', headers: { authorization: `Token ${token}` } });
   if (res.statusCode !== 200) throw new Error(`read: ${res.statusCode}`);
 };
 for (let i = 0; i < 100; i += 1) await insert(seeded.baseToken);
 const scopeOnly = () => withCommitScope(new CommitScope(), () => insert(scopedToken));
-const run = { plain: () => insert(seeded.baseToken), scoped: () => insert(scopedToken), scope: scopeOnly, audited, read: () => read(seeded.baseToken), 'scoped-read': () => read(scopedToken) }[which];
+const run = { plain: () => insert(seeded.baseToken), scoped: () => insert(scopedToken), scope: scopeOnly, audited, read: () => read(seeded.baseToken), 'scoped-read': () => read(scopedToken), 'off-insert': () => insert(seeded.baseToken, off), 'off-read': () => read(seeded.baseToken, off) }[which];
 if (!run) throw new Error(`unknown case ${which}`);
 for (let i = 0; i < 200; i += 1) await run();
 await container.audit.seal();
@@ -39,4 +45,5 @@ for (let i = 0; i < count; i += 1) await run();
 await container.audit.seal();
 const used = process.cpuUsage(cpu);
 console.log(`${which}: ${(Number(process.hrtime.bigint() - start) / 1000 / count).toFixed(0)} µs wall, ${((used.user + used.system) / count).toFixed(0)} µs CPU per call`);
+await off.close();
 await basegate.close();

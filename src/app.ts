@@ -46,6 +46,12 @@ export interface BuildAppOptions {
   logger?: boolean;
   /** Where log lines go (default stdout); tests capture them to prove secrets stay out. */
   logStream?: { write(line: string): void };
+  /**
+   * Benchmarks only (the baseline of bench/security-write.bench.ts, "scopes and audit off"): no audit
+   * trail hooks, and no per-use work for API-Tokens (request counts, last address, new-network check).
+   * The server never sets it.
+   */
+  withoutAudit?: boolean;
 }
 
 /** Registers infrastructure plugins, then every module's routes. No logic lives here. */
@@ -86,9 +92,10 @@ export async function buildApp(c: Container, options: BuildAppOptions = {}): Pro
   await app.register(bodyParsersPlugin, { bodyLimit: c.config.bodyLimitBytes, jsonShape: { ...DEFAULT_JSON_SHAPE, maxObjectKeys: c.config.bodyMaxObjectKeys } });
   await app.register(openApiPlugin, { version: VERSION, publicUrl: c.config.publicUrl });
   await app.register(authPlugin, { accounts: c.accounts });
-  await app.register(baseAuthPlugin, { verifier: c.baseTokens, onApiTokenUse: (id, ip) => c.tokens.apiTokens.countUse(id, ip) });
+  const audited = options.withoutAudit !== true;
+  await app.register(baseAuthPlugin, { verifier: c.baseTokens, ...(audited ? { onApiTokenUse: (id: number, ip: string) => c.tokens.apiTokens.countUse(id, ip) } : {}) });
   // Before the routes: it marks the audited ones as they are added (plugins/audit-trail.ts).
-  await app.register(auditTrailPlugin, { audit: c.audit });
+  if (audited) await app.register(auditTrailPlugin, { audit: c.audit });
   const { loginFailuresBeforeDelay, loginMaxDelaySeconds } = c.config.security;
   await app.register(passwordThrottlePlugin, {
     // Shared through Redis when REDIS_URL is set (docs/security.md).

@@ -238,7 +238,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   const audit = new AuditService(db, clock, config.auditLogRetentionDays);
   const oidc = config.oidc ? new OidcService(db, clock, config.oidc, accounts) : null;
   // Off the request path: a known (token, address) pair costs nothing; a new one writes an audit row.
-  tokens.apiTokens.onUse((id, ip) => void audit.tokenUsedFrom(id, ip).catch((error: unknown) => console.error('audit record failed', error)));
+  tokens.apiTokens.onUse((id, ip) => void audit.tokenUsedFrom(id, ip)?.catch((error: unknown) => console.error('audit record failed', error)));
   // Rows a stopped or crashed instance left unsealed (each instance seals its own appends at once).
   scheduler.register({ name: 'audit-seal', pattern: '30 * * * * *', leaseMs: 60_000, run: () => audit.seal() });
   scheduler.register({ name: 'audit-log-prune', pattern: '0 47 3 * * *', leaseMs: 30 * 60_000, run: (now) => audit.prune(now) });

@@ -46,6 +46,25 @@ export class CommitScope {
   written = false;
   readonly inserted = new Map<string, number>();
   private open = false;
+  /** A write of the scope is carrying the appendix (claimed, not yet committed or given back). */
+  private claimed = false;
+
+  /**
+   * The appendix, for the one write that asks first: undefined once another write claimed it (and
+   * has not given it back), once it is written, or when there is none. Two writes of one context
+   * that commit at once (two transactions on two connections, two one-statement appends) would
+   * otherwise both carry it; the check and the mark have no await between them, so the first claim wins.
+   */
+  claim(): CommitAppendix | undefined {
+    if (this.claimed || this.written || !this.appendix) return undefined;
+    this.claimed = true;
+    return this.appendix;
+  }
+
+  /** The claimant's write did not commit (rolled back, or the appendix could not go with it): a later write may carry it. */
+  unclaim(): void {
+    this.claimed = false;
+  }
 
   /** Runs `fn` (and everything it starts) in this scope, until `end()`. */
   run<T>(fn: () => T): T {
@@ -59,6 +78,7 @@ export class CommitScope {
   /** The appendix committed (as a part of a one-statement write, see `CommitAppendix.addTo`): the scope is done. */
   markWritten(): void {
     this.written = true;
+    this.claimed = false;
     this.end();
   }
 
@@ -185,19 +205,26 @@ class AppendixDriver implements Driver {
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
     const tracked = connection as TrackedConnection;
     const scope = tracked.wrote ? pendingScope() : undefined;
-    if (scope) {
-      await scope.appendix!.write({
+    // Claimed before the first await: a transaction of the same context committing meanwhile commits without it.
+    const appendix = scope?.claim();
+    if (!scope || !appendix) {
+      await this.inner.commitTransaction(tracked.inner);
+      tracked.inTransaction = false;
+      return;
+    }
+    try {
+      await appendix.write({
         run: <R>(query: CompiledQuery) => tracked.inner.executeQuery<R>(query),
         insertedId: (table) => scope.inserted.get(table),
       });
+      await this.inner.commitTransaction(tracked.inner);
+    } catch (error) {
+      scope.unclaim(); // the transaction rolls back: a later write of the scope may carry the row
+      throw error;
     }
-    await this.inner.commitTransaction(tracked.inner);
     tracked.inTransaction = false;
-    if (scope) {
-      scope.written = true;
-      // Nothing later in the context can carry the row: stop tracking it now, not at the response.
-      scope.end();
-    }
+    // Nothing later in the context can carry the row: stop tracking it now, not at the response.
+    scope.markWritten();
   }
 
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {

@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyRequest, onResponseHookHandler, onSendHookHandler, preHandlerHookHandler } from 'fastify';
 import { CommitScope } from '../db/index.js';
 import { redact, type AuditEntry, type AuditService, type AuditTxReader, type SnapshotTable } from '../modules/audit/index.js';
 
@@ -162,22 +162,32 @@ export const auditTrailPlugin = fp<{ audit: AuditService }>(
     app.decorateRequest('auditBaseId', null);
     app.decorateRequest('auditBefore', undefined);
     app.decorateRequest('auditScope', null);
+    // The hooks go on the audited routes only (as route hooks, after the app's own): every other
+    // request — a row read or write through the gateway — passes no hook of the trail.
     app.addHook('onRoute', (route) => {
+      let audited = false;
       for (const method of [route.method].flat()) {
         const key = routeKey(method, route.url);
-        if (AUDITED_ROUTES[key]) seen.add(key);
+        if (AUDITED_ROUTES[key]) {
+          seen.add(key);
+          audited = true;
+        }
       }
+      if (!audited) return;
+      route.preHandler = [preHandler, ...[route.preHandler ?? []].flat()];
+      route.onSend = [onSend, ...[route.onSend ?? []].flat()];
+      route.onResponse = [onResponse, ...[route.onResponse ?? []].flat()];
     });
     app.addHook('onReady', async () => {
       const missing = Object.keys(AUDITED_ROUTES).filter((key) => !seen.has(key));
       if (missing.length > 0) throw new Error(`audit trail names routes the app does not have: ${missing.join(', ')}`);
     });
     // A request that ended without onSend (aborted) ends its scope too.
-    app.addHook('onResponse', (request, _reply, done) => {
+    const onResponse: onResponseHookHandler = (request, _reply, done) => {
       request.auditScope?.end();
       done();
-    });
-    app.addHook('preHandler', (request, _reply, done) => {
+    };
+    const preHandler: preHandlerHookHandler = (request, _reply, done) => {
       const action = actionOf(request);
       if (!action || action === 'login') return done();
       audit
@@ -196,8 +206,8 @@ export const auditTrailPlugin = fp<{ audit: AuditService }>(
           () => request.auditScope!.run(() => done()),
           done,
         );
-    });
-    app.addHook('onSend', (request, reply, payload, done) => {
+    };
+    const onSend: onSendHookHandler = (request, reply, payload, done) => {
       const action = actionOf(request);
       if (!action) return done();
       const scope = request.auditScope;
@@ -222,7 +232,7 @@ export const auditTrailPlugin = fp<{ audit: AuditService }>(
             done();
           },
         );
-    });
+    };
   },
   { name: 'audit-trail' },
 );

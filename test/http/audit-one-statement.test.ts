@@ -80,6 +80,64 @@ describe.each(DIALECTS)('audited appends (%s)', (dialect) => {
     expect(await t.container.audit.verify()).toMatchObject({ ok: true, pending: 0 });
   });
 
+  describe('two writes of one scope committing at once: the first to claim the appendix carries it, the other goes without', () => {
+    /** A transaction inserting one workspace (a write of its own, on its own connection on PostgreSQL). */
+    const insertWorkspace = async (type: string) => {
+      const owner = (await t.container.db.selectFrom('users').select('id').executeTakeFirstOrThrow()).id;
+      await t.container.db.transaction().execute((trx) => trx.insertInto('workspaces').values({ owner_id: owner, type, created_at: 0 }).execute());
+    };
+    const workspacesOfType = async (type: string) => (await t.container.db.selectFrom('workspaces').select('id').where('type', '=', type).execute()).length;
+
+    it('two transactions racing: both commit, exactly one audit row', async () => {
+      const scope = new CommitScope();
+      let built = 0;
+      // The appendix reads through its transaction (an await before the append): the other one reaches its COMMIT meanwhile.
+      scope.appendix = t.container.audit.appendix(async (tx) => {
+        built += 1;
+        await tx.run(CompiledQuery.raw('select 1 as n'));
+        return entry('test.race_tx', 1);
+      });
+      await withCommitScope(scope, () => Promise.all([insertWorkspace('race-tx'), insertWorkspace('race-tx'), insertWorkspace('race-tx')]));
+      expect(scope.written).toBe(true);
+      expect(built).toBe(1);
+      expect(await workspacesOfType('race-tx')).toBe(3);
+      expect(await chained('test.race_tx')).toHaveLength(1);
+      expect(await t.container.audit.verify()).toMatchObject({ ok: true, pending: 0 });
+    });
+
+    it('two row appends racing (one statement each on PostgreSQL): both written, exactly one audit row', async () => {
+      const scope = new CommitScope();
+      scope.appendix = t.container.audit.appendix(async () => entry('test.race_append', 2));
+      await withCommitScope(scope, () =>
+        Promise.all(['race-a', 'race-b'].map((name) => t.container.baseData.rows.append(g.base, actor, { table_name: 'Table1', rows: [{ Name: name }] }))),
+      );
+      expect(scope.written).toBe(true);
+      const names = (await t.container.db.selectFrom('base_rows').select('data').where('base_id', '=', g.base.id).execute()).map((r) => (typeof r.data === 'string' ? r.data : JSON.stringify(r.data)));
+      expect(names.filter((data) => data.includes('race-a') || data.includes('race-b'))).toHaveLength(2);
+      expect(await chained('test.race_append')).toHaveLength(1);
+      for (const [appended, sealed] of await writerCounts()) expect(sealed).toBe(appended);
+      expect(await t.container.audit.verify()).toMatchObject({ ok: true, pending: 0 });
+    });
+
+    it('a claimant whose transaction fails gives the appendix back: the next write of the scope carries it', async () => {
+      const scope = new CommitScope();
+      let calls = 0;
+      scope.appendix = t.container.audit.appendix(async () => {
+        calls += 1;
+        if (calls === 1) throw new Error('first build fails');
+        return entry('test.race_retry', 3);
+      });
+      await withCommitScope(scope, async () => {
+        await expect(insertWorkspace('race-retry')).rejects.toThrow(/first build fails/);
+        expect(scope.written).toBe(false);
+        await insertWorkspace('race-retry');
+      });
+      expect(scope.written).toBe(true);
+      expect(await workspacesOfType('race-retry')).toBe(1); // the failed one rolled back with its appendix
+      expect(await chained('test.race_retry')).toHaveLength(1);
+    });
+  });
+
   it('an append the database refuses leaves no row and no count behind', async () => {
     await t.container.audit.seal();
     const counts = await writerCounts();

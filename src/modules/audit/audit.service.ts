@@ -146,11 +146,16 @@ export class AuditService {
    * Records `api_token.new_network` the first time an API-Token is used from an address: the first
    * use of a pair in this process looks for an earlier row (indexed), later uses cost nothing.
    */
-  async tokenUsedFrom(tokenId: number, ip: string): Promise<void> {
+  tokenUsedFrom(tokenId: number, ip: string): Promise<void> | undefined {
     const key = `${tokenId}|${ip}`;
-    if (this.seenNetworks.has(key)) return;
+    // Called on every gateway call of an API-Token: a known pair returns here, without a promise.
+    if (this.seenNetworks.has(key)) return undefined;
     if (this.seenNetworks.size >= SEEN_LIMIT) this.seenNetworks.clear();
     this.seenNetworks.add(key);
+    return this.newNetwork(tokenId, ip);
+  }
+
+  private async newNetwork(tokenId: number, ip: string): Promise<void> {
     const target = `api-token:${tokenId}`;
     for (const table of ['audit_log', 'audit_pending'] as const) {
       // The action as a literal: the index of these rows is partial on it (migration 0041), and a bound parameter would not match it.

@@ -359,20 +359,27 @@ export class BaseWriter {
     }
     // The request's audit row as parts of the statement, committed with it (or, when the appendix
     // cannot be a part or fails, the write goes to a transaction, whose COMMIT carries it).
-    const appendix = prepared !== undefined && !probe.used ? audit?.appendix : undefined;
-    const carried = appendix === undefined || (await (appendix.addTo?.(statement) ?? Promise.resolve(false)).catch(() => false));
-    if (prepared === undefined || probe.used || !carried) {
-      this.oneStatementStats.redone++;
-      return undefined;
+    // Claimed (db/commit-appendix.ts): another write of the request committing at once goes without it.
+    const appendix = prepared !== undefined && !probe.used ? audit?.claim() : undefined;
+    let sent: 'written' | 'redo' = 'redo';
+    try {
+      const carried = appendix === undefined || (await (appendix.addTo?.(statement) ?? Promise.resolve(false)).catch(() => false));
+      if (prepared === undefined || probe.used || !carried) {
+        this.oneStatementStats.redone++;
+        return undefined;
+      }
+      // A queued append holds no connection: its slot goes back, and the batch takes one to send (AppendBatches).
+      if (this.batchAppends) releaseSlot();
+      // Sent outside the request's commit scope: the statement carries the appendix as its own parts, not as a transaction's.
+      sent = this.batchAppends
+        ? await this.batches.submit(base.id, meta.version, statement, prepared.emitted, appendix !== undefined)
+        : (await outsideCommitScope(() => WriteStatement.together(this.db, revisionBump(base.id, meta.version), [statement])))
+          ? 'written'
+          : 'redo';
+    } finally {
+      // Not sent with this write: the redo's transaction (or a later write) claims it again.
+      if (appendix && sent !== 'written') audit!.unclaim();
     }
-    // A queued append holds no connection: its slot goes back, and the batch takes one to send (AppendBatches).
-    if (this.batchAppends) releaseSlot();
-    // Sent outside the request's commit scope: the statement carries the appendix as its own parts, not as a transaction's.
-    const sent = this.batchAppends
-      ? await this.batches.submit(base.id, meta.version, statement, prepared.emitted, appendix !== undefined)
-      : (await outsideCommitScope(() => WriteStatement.together(this.db, revisionBump(base.id, meta.version), [statement])))
-        ? 'written'
-        : 'redo';
     if (sent === 'redo') {
       this.known.forget(base.id);
       this.oneStatementStats.redone++;

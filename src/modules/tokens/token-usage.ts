@@ -24,8 +24,17 @@ export class TokenUsage {
     private readonly clock: Clock,
   ) {}
 
+  /** The current UTC day and when it ends (ms): a day string is built once a day, not per request. */
+  private day = '';
+  private dayEnds = 0;
+
   record(tokenId: number, ip: string | undefined): void {
-    const day = utcDay(this.clock.now());
+    const now = this.clock.now();
+    if (now >= this.dayEnds || now < this.dayEnds - 86_400_000) {
+      this.day = utcDay(now);
+      this.dayEnds = (Math.floor(now / 86_400_000) + 1) * 86_400_000;
+    }
+    const day = this.day;
     const key = `${tokenId}:${day}`;
     const entry = this.counts.get(key);
     if (entry) entry.requests += 1;
