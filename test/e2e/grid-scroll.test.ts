@@ -154,9 +154,9 @@ describe('console: the grid reuses row elements while scrolling (headless Chromi
       // (the page has it, as when the grid dropped the row's element); the grid stays where it was scrolled.
       await expect.poll(focusedRow).toBe(null);
       expect(await s.page.evaluate(() => document.activeElement === document.body)).toBe(true);
+      expect(await rowAt(400).isVisible()).toBe(true);
       // So Space ticks no other row (with the focus kept, it ticked the row the element shows now).
       await s.page.keyboard.press('Space');
-      expect(await rowAt(400).isVisible()).toBe(true);
       expect((await shownRows()).filter((r) => r.selected || r.checked)).toEqual([]);
       // Space on the page scrolls the grid by a page, smoothly: let it end before scrolling back.
       const scrollTop = () => grid().evaluate((el) => el.scrollTop);

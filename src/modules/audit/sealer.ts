@@ -40,6 +40,10 @@ export class AuditSealer {
   async seal(): Promise<number> {
     // Wait for a seal under way, then run one of our own: rows appended meanwhile are included.
     while (this.running) await this.running.catch(() => 0);
+    // This seal covers every append whose timer is pending (each calls soon() after its commit); appends
+    // committing later start a timer of their own. (A stale timer sealed rows a caller had just read as pending.)
+    clearTimeout(this.timer);
+    this.timer = undefined;
     const run = outsideCommitScope(() => this.sealAll());
     this.running = run;
     try {
