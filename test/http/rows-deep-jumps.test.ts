@@ -78,40 +78,43 @@ describe.each(DIALECTS)('cold deep jumps into sorted listings (%s)', (dialect) =
     keys = Object.fromEntries(cols.map((c) => [c.name, c.key]));
   });
 
-  it.runIf(dialect === 'sqlite')('SQLite: the sort indexes hold only listed rows, and a deep jump reads one', async () => {
-    const names = (await indexes().indexesOf(g.base.id, tableId)).filter((e) => e.kind === 'asc' || e.kind === 'desc').map((e) => e.name);
-    expect(names).toHaveLength(4);
-    for (const name of names) {
-      const { rows } = await sql<{ sql: string }>`select sql from sqlite_master where type = 'index' and name = ${name}`.execute(t.container.db);
-      expect(rows[0]?.sql, name).toMatch(/where .*_archived/i);
-    }
-    const plan = await t.container.baseData.rows.explainList({ id: g.base.id, uuid: g.base.uuid }, { table_name: 'T', order_by: 'N', start: 120, limit: 10 }, {});
-    expect(plan).toMatch(new RegExp(names.find((n) => n.includes('_asc'))!));
-  });
+  // SQLite's sort indexes are partial; PostgreSQL has no such index to inspect (its case is the jumps above).
+  if (dialect === 'sqlite') {
+    it('SQLite: the sort indexes hold only listed rows, and a deep jump reads one', async () => {
+      const names = (await indexes().indexesOf(g.base.id, tableId)).filter((e) => e.kind === 'asc' || e.kind === 'desc').map((e) => e.name);
+      expect(names).toHaveLength(4);
+      for (const name of names) {
+        const { rows } = await sql<{ sql: string }>`select sql from sqlite_master where type = 'index' and name = ${name}`.execute(t.container.db);
+        expect(rows[0]?.sql, name).toMatch(/where .*_archived/i);
+      }
+      const plan = await t.container.baseData.rows.explainList({ id: g.base.id, uuid: g.base.uuid }, { table_name: 'T', order_by: 'N', start: 120, limit: 10 }, {});
+      expect(plan).toMatch(new RegExp(names.find((n) => n.includes('_asc'))!));
+    });
 
-  it.runIf(dialect === 'sqlite')('SQLite: a sort index of the older definition (archived rows in it) is never read, and replaced', async () => {
-    const db = t.container.db;
-    const current = (await indexes().indexesOf(g.base.id, tableId)).find((e) => e.kind === 'asc' && e.column_key === nKey())!;
-    const old = current.name.replace('_ascl_', '_asc_');
-    expect(old).not.toBe(current.name);
-    // As a database built before holds it: the old name and definition, no index of the current one.
-    await sql.raw(`drop index "${current.name}"`).execute(db);
-    await db.deleteFrom('row_indexes').where('name', '=', current.name).execute();
-    await sql.raw(`create index "${old}" on base_rows ((json_extract(data, '$.${nKey()}') is null), json_extract(data, '$.${nKey()}'), id) where base_id = ${g.base.id} and table_id = '${tableId}'`).execute(db);
-    await db.insertInto('row_indexes').values({ ...current, name: old, created_at: Date.now() }).execute();
-    const restarted = new RowIndexes(db, dialect, () => Date.now(), { ...indexes().options });
-    expect((await restarted.indexesOf(g.base.id, tableId)).map((e) => e.name)).toContain(old);
-    // A listing sorted on N is not sent to it…
-    expect(await restarted.hint(g.base.id, tableId, [], { key: nKey(), desc: false })).toBeUndefined();
-    // …and its use builds the current one, dropping the old.
-    const column = { key: nKey(), type: 'number' };
-    restarted.note(g.base.id, { _id: tableId, columns: [column] }, [{ column, kind: 'asc' }]);
-    await restarted.idle();
-    const names = (await restarted.indexesOf(g.base.id, tableId)).map((e) => e.name);
-    expect(names).toContain(current.name);
-    expect(names).not.toContain(old);
-    expect(await restarted.hint(g.base.id, tableId, [], { key: nKey(), desc: false })).toBe(current.name);
-    const { rows } = await sql<{ name: string }>`select name from sqlite_master where type = 'index' and name in (${old}, ${current.name})`.execute(db);
-    expect(rows.map((r) => r.name)).toEqual([current.name]);
-  });
+    it('SQLite: a sort index of the older definition (archived rows in it) is never read, and replaced', async () => {
+      const db = t.container.db;
+      const current = (await indexes().indexesOf(g.base.id, tableId)).find((e) => e.kind === 'asc' && e.column_key === nKey())!;
+      const old = current.name.replace('_ascl_', '_asc_');
+      expect(old).not.toBe(current.name);
+      // As a database built before holds it: the old name and definition, no index of the current one.
+      await sql.raw(`drop index "${current.name}"`).execute(db);
+      await db.deleteFrom('row_indexes').where('name', '=', current.name).execute();
+      await sql.raw(`create index "${old}" on base_rows ((json_extract(data, '$.${nKey()}') is null), json_extract(data, '$.${nKey()}'), id) where base_id = ${g.base.id} and table_id = '${tableId}'`).execute(db);
+      await db.insertInto('row_indexes').values({ ...current, name: old, created_at: Date.now() }).execute();
+      const restarted = new RowIndexes(db, dialect, () => Date.now(), { ...indexes().options });
+      expect((await restarted.indexesOf(g.base.id, tableId)).map((e) => e.name)).toContain(old);
+      // A listing sorted on N is not sent to it…
+      expect(await restarted.hint(g.base.id, tableId, [], { key: nKey(), desc: false })).toBeUndefined();
+      // …and its use builds the current one, dropping the old.
+      const column = { key: nKey(), type: 'number' };
+      restarted.note(g.base.id, { _id: tableId, columns: [column] }, [{ column, kind: 'asc' }]);
+      await restarted.idle();
+      const names = (await restarted.indexesOf(g.base.id, tableId)).map((e) => e.name);
+      expect(names).toContain(current.name);
+      expect(names).not.toContain(old);
+      expect(await restarted.hint(g.base.id, tableId, [], { key: nKey(), desc: false })).toBe(current.name);
+      const { rows } = await sql<{ name: string }>`select name from sqlite_master where type = 'index' and name in (${old}, ${current.name})`.execute(db);
+      expect(rows.map((r) => r.name)).toEqual([current.name]);
+    });
+  }
 });
