@@ -247,6 +247,8 @@ describe.each(DIALECTS)('automation rules: triggers, actions, loops and the run 
       t.clock.set(Number(due) + 1000);
       const [one, two] = await Promise.all([t.container.automations.periodic.run(), second.container.automations.periodic.run()]);
       expect(one.runs + two.runs).toBe(2);
+      // Each instance performs the runs it queued: wait for the second's pass too, not only this one's.
+      await settle(second);
       await settle(t);
       const runs = await runsOf(t, alice, base, rule.id);
       expect(runs.map((r) => r.row_ids[0]).sort()).toEqual([ids[0], ids[1]].sort());
