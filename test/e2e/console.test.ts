@@ -197,6 +197,37 @@ describe('web console (headless Chromium)', () => {
     await page.screenshot({ path: 'docs/screenshots/base-editor.png' });
   });
 
+  it('keeps the next column name typed while the previous add is still being answered', async () => {
+    const form = page.locator('form[aria-label="Add column"]');
+    if (!(await form.isVisible())) await page.getByRole('button', { name: 'Columns' }).click();
+    // The server commits the column (and the live channel shows it) while its answer is held back.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    await page.route('**/columns/', async (route) => {
+      if (route.request().method() !== 'POST') return route.fallback();
+      const response = await route.fetch();
+      await released;
+      await route.fulfill({ response });
+    });
+    try {
+      await page.getByLabel('Column name').fill('Held');
+      await page.getByLabel('Column type').selectOption('text');
+      await page.getByRole('button', { name: 'Add column' }).click();
+      await page.locator('.panel table').getByText('Held', { exact: true }).waitFor();
+      await page.getByLabel('Column name').fill('Typed meanwhile');
+      const answered = page.waitForResponse((r) => r.request().method() === 'POST' && r.url().includes('/columns/'));
+      release();
+      await answered;
+      await expect.poll(() => page.getByRole('button', { name: 'Add column' }).isEnabled()).toBe(true);
+      expect(await page.getByLabel('Column name').inputValue()).toBe('Typed meanwhile');
+    } finally {
+      release();
+      await page.unroute('**/columns/');
+      await gw('columns/', { method: 'DELETE', body: { table_name: 'Table1', column: 'Held' } });
+      await page.getByLabel('Column name').fill('');
+    }
+  });
+
   it('filters a view: only matching rows stay in the grid, and the view is saved', async () => {
     await step(page, 'filter', async () => {
       await page.getByRole('button', { name: /Filter & sort/ }).click();

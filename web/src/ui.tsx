@@ -1,4 +1,4 @@
-import { useState, type ReactNode, type FormEvent } from 'react';
+import { useState, type Dispatch, type ReactNode, type FormEvent, type SetStateAction } from 'react';
 import { ApiError } from './api';
 import { t } from './i18n';
 import { serverErrorText } from './server-errors';
@@ -26,6 +26,14 @@ export function ErrorText({ error }: { error: unknown }) {
   );
 }
 
+/**
+ * After a form's value was saved, empties the field only if it still holds what was sent: the live
+ * channel may show the saved thing before the answer arrives, and the user may have typed the next one.
+ */
+export function clearIfSent<T>(set: Dispatch<SetStateAction<T>>, sent: T, empty: T): void {
+  set((current) => (current === sent ? empty : current));
+}
+
 /** A delete (or other destructive) button that asks first. */
 export function ConfirmButton(props: { label: string; question: string; onConfirm: () => void; disabled?: boolean; className?: string }) {
   return (
@@ -51,9 +59,10 @@ export function InlineForm(props: { label: string; button: string; onSubmit: (va
     e.preventDefault();
     setBusy(true);
     setError(null);
+    const sent = value;
     try {
-      await props.onSubmit(value.trim());
-      setValue(props.initial ?? '');
+      await props.onSubmit(sent.trim());
+      clearIfSent(setValue, sent, props.initial ?? '');
     } catch (err) {
       setError(err);
     } finally {

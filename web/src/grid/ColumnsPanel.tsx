@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
-import { ConfirmButton, ErrorText, useAction } from '../ui';
+import { ConfirmButton, ErrorText, clearIfSent, useAction } from '../ui';
 import { gateway, type BaseAccess } from './base';
 import { ADDABLE_TYPES, OPTION_COLORS } from './column-types';
 import { FormulaBuilder } from './FormulaBuilder';
@@ -106,11 +106,12 @@ function NewColumn({ access, table, onAdded }: { access: BaseAccess; table: Tabl
   };
   const submit = (e: FormEvent) => {
     e.preventDefault();
+    const [sentName, sentExtra] = [name, extra];
     void action.run(async () => {
       const data = columnData();
-      await gateway(access, 'columns/', { method: 'POST', body: { table_name: table.name, column_name: name, column_type: type, ...(data ? { column_data: data } : {}) } });
-      setName('');
-      setExtra('');
+      await gateway(access, 'columns/', { method: 'POST', body: { table_name: table.name, column_name: sentName, column_type: type, ...(data ? { column_data: data } : {}) } });
+      clearIfSent(setName, sentName, '');
+      clearIfSent(setExtra, sentExtra, '');
       await onAdded();
     });
   };

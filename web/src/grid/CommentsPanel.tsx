@@ -1,7 +1,7 @@
 import { useRef, useState, type FormEvent } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useSession } from '../session';
-import { ConfirmButton, Empty, ErrorText, Loading, useAction } from '../ui';
+import { ConfirmButton, Empty, ErrorText, Loading, clearIfSent, useAction } from '../ui';
 import { gateway, q, type BaseAccess } from './base';
 import { useRelatedUsers } from './people';
 import type { Row, Table } from '../types';
@@ -33,9 +33,10 @@ export function CommentsPanel({ access, table, row, onClose }: { access: BaseAcc
   const refresh = () => client.invalidateQueries(key);
   const add = (e: FormEvent) => {
     e.preventDefault();
+    const sent = text;
     void action.run(async () => {
-      await gateway(access, 'comments/', { method: 'POST', body: { comment: text, row_id: row._id, table_id: table._id } });
-      setText('');
+      await gateway(access, 'comments/', { method: 'POST', body: { comment: sent, row_id: row._id, table_id: table._id } });
+      clearIfSent(setText, sent, '');
       await refresh();
     });
   };

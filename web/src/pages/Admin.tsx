@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from '../api';
-import { ConfirmButton, Empty, ErrorText, Loading, useAction } from '../ui';
+import { ConfirmButton, Empty, ErrorText, Loading, clearIfSent, useAction } from '../ui';
 import { RuleLine, type Rule } from './Rules';
 import type { User } from '../types';
 import { WebhookHealth } from './WebhookHealth';
@@ -30,11 +30,12 @@ function Users() {
   const action = useAction();
   const create = (e: FormEvent) => {
     e.preventDefault();
+    const sent = { email, password, name };
     void action.run(async () => {
-      await api('/api/v2.1/admin/users/', { method: 'POST', body: { email, password, name, is_staff: staff } });
-      setEmail('');
-      setPassword('');
-      setName('');
+      await api('/api/v2.1/admin/users/', { method: 'POST', body: { ...sent, is_staff: staff } });
+      clearIfSent(setEmail, sent.email, '');
+      clearIfSent(setPassword, sent.password, '');
+      clearIfSent(setName, sent.name, '');
       await client.invalidateQueries(['admin-users']);
     });
   };

@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, basePath, rateLimitSeen } from '../api';
 import { href } from '../router';
-import { ConfirmButton, CopyButton, Empty, ErrorText, Loading, useAction } from '../ui';
+import { ConfirmButton, CopyButton, Empty, ErrorText, Loading, clearIfSent, useAction } from '../ui';
 import { Webhooks } from './Webhooks';
 import { Rules } from './Rules';
 import { Automations } from './Automations';
@@ -94,10 +94,11 @@ function ApiTokens({ workspaceId, baseName }: { workspaceId: string; baseName: s
   const action = useAction();
   const create = (e: FormEvent) => {
     e.preventDefault();
+    const sent = name;
     void action.run(async () => {
-      const token = await api<ApiToken>(basePath(workspaceId, baseName, 'api-tokens/'), { method: 'POST', body: { app_name: name, permission, ...scopeBody(scope) } });
+      const token = await api<ApiToken>(basePath(workspaceId, baseName, 'api-tokens/'), { method: 'POST', body: { app_name: sent, permission, ...scopeBody(scope) } });
       setFresh(token);
-      setName('');
+      clearIfSent(setName, sent, '');
       setScope({ tables: '', operations: [], networks: '', expires: '', rate: '' });
       await client.invalidateQueries(key);
     });

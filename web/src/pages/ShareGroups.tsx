@@ -1,7 +1,7 @@
 import { type FormEvent, useState } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, basePath } from '../api';
-import { ConfirmButton, Empty, ErrorText, Loading, PermissionSelect, useAction } from '../ui';
+import { ConfirmButton, Empty, ErrorText, Loading, PermissionSelect, clearIfSent, useAction } from '../ui';
 import { useGroups } from './Groups';
 import { t } from '../i18n';
 
@@ -128,9 +128,10 @@ export function ViewShares({ workspaceId, baseName }: { workspaceId: string; bas
   const add = (e: FormEvent) => {
     e.preventDefault();
     const [tableId, viewId] = (view || options[0]?.value || '/').split('/');
+    const sent = email;
     void action.run(async () => {
-      await api(basePath(workspaceId, baseName, 'user-view-shares/'), { method: 'POST', body: { table_id: tableId, view_id: viewId, permission, to_user: email } });
-      setEmail('');
+      await api(basePath(workspaceId, baseName, 'user-view-shares/'), { method: 'POST', body: { table_id: tableId, view_id: viewId, permission, to_user: sent } });
+      clearIfSent(setEmail, sent, '');
       await client.invalidateQueries(key);
     });
   };

@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, basePath } from '../api';
-import { ConfirmButton, Empty, ErrorText, Loading, useAction } from '../ui';
+import { ConfirmButton, Empty, ErrorText, Loading, clearIfSent, useAction } from '../ui';
 import { t } from '../i18n';
 
 interface Webhook {
@@ -64,10 +64,11 @@ export function Webhooks({ workspaceId, baseName }: { workspaceId: string; baseN
   const refresh = () => client.invalidateQueries(key);
   const create = (e: FormEvent) => {
     e.preventDefault();
+    const sent = { url, secret };
     void action.run(async () => {
-      await api(basePath(workspaceId, baseName, 'webhooks/'), { method: 'POST', body: { url, ...(secret ? { secret } : {}) } });
-      setUrl('');
-      setSecret('');
+      await api(basePath(workspaceId, baseName, 'webhooks/'), { method: 'POST', body: { url: sent.url, ...(sent.secret ? { secret: sent.secret } : {}) } });
+      clearIfSent(setUrl, sent.url, '');
+      clearIfSent(setSecret, sent.secret, '');
       await refresh();
     });
   };
