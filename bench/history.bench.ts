@@ -76,16 +76,26 @@ class ServerCpu {
     );
     this.pids = rows.map((r) => r.pid);
   }
-  read(): number {
-    let ns = 0;
+  /** Each backend's CPU time so far (ms). */
+  read(): Map<number, number> {
+    const ms = new Map<number, number>();
     for (const pid of this.pids) {
       try {
-        ns += Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]);
+        ms.set(pid, Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6);
       } catch {
-        // the backend ended (its connection closed): its time is lost to both sides alike
+        // the backend ended (its connection closed)
       }
     }
-    return ns / 1e6;
+    return ms;
+  }
+  /** The backends' CPU time since `before`, of those alive at both ends (a backend that ended between is left out, not counted as negative). */
+  since(before: Map<number, number>): number {
+    let ms = 0;
+    for (const [pid, now] of this.read()) {
+      const then = before.get(pid);
+      if (then !== undefined) ms += now - then;
+    }
+    return ms;
   }
   async close(): Promise<void> {
     await this.client.end();
@@ -137,11 +147,11 @@ if (DIALECTS.includes('sqlite')) {
 /** Wall time, and CPU time (ms) of this process plus the database server's backends. */
 async function measured(server: ServerCpu | undefined, fn: () => Promise<unknown>): Promise<{ wall: number; cpu: number }> {
   await server?.refresh();
-  const serverBefore = server?.read() ?? 0;
+  const serverBefore = server?.read();
   const cpu = processCpu();
   const wall = await timed(fn);
   const used = processCpu() - cpu;
-  return { wall, cpu: used + ((server?.read() ?? 0) - serverBefore) };
+  return { wall, cpu: used + (server && serverBefore ? server.since(serverBefore) : 0) };
 }
 
 async function ok(res: Promise<{ statusCode: number; body: string }>): Promise<void> {
