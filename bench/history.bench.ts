@@ -1,11 +1,13 @@
 /**
  * The operation log's cost and its listing speed, per dialect in one run:
- *  - a 1,000-row append and single-row updates with the log on and off: two apps side by side, the
+ *  - a 1,000-row append with the log on and off: two apps side by side, the
  *    same write on each in turn (the order flips every round), BENCH_ROUNDS measured rounds after 3
  *    warm-up rounds. Each round gives an on/off ratio of its pair, measured back to back; the median
  *    of those ratios (and their quartiles) is the figure. CPU time is this process's (the app, SQLite
  *    in it) plus that of the PostgreSQL backends serving the bench's database (/proc/<pid>/schedstat,
  *    ns), so neither the load nor other processes' work is counted;
+ *  - single-row updates with the log on, on again (the A/A control) and off: three apps, one update
+ *    on each per round, BENCH_UPDATE_ROUNDS rounds (updateOverhead);
  *  - the last 100 operations of a base, one row's history and an author's last 100, in a base with
  *    BENCH_OPS operations (seeded by SQL) and in a base with 100, requests alternating;
  *  - the last 100 operations when they are 100 appends of 500 rows (cells read from the rows) against
@@ -13,8 +15,8 @@
  *
  *   npx tsx bench/history.bench.ts
  *
- * Knobs: BENCH_ROUNDS (41), BENCH_UPDATES (20 single-row updates per round; 0: appends only),
- * BENCH_OPS (1000000), BENCH_ONLY (overhead | listing | large: the large writes' listing only), BENCH_DIALECTS (sqlite,postgres; PostgreSQL
+ * Knobs: BENCH_ROUNDS (41), BENCH_UPDATES (0: appends only), BENCH_UPDATE_ROUNDS (1500),
+ * BENCH_OPS (1000000), BENCH_ONLY (overhead | update: the updates only | listing | large: the large writes' listing only), BENCH_DIALECTS (sqlite,postgres; PostgreSQL
  * needs TEST_DATABASE_URL), BENCH_AA=1 (both apps with the log on: what the method reads as a
  * difference when there is none), BENCH_VERBOSE=1 (each round's CPU times).
  */
@@ -32,9 +34,14 @@ import { rowKey } from '../src/shared/row-key.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 41);
 const WARMUP = 3;
-/** BENCH_UPDATES=0: the appends only. */
-const KINDS = Number(process.env.BENCH_UPDATES ?? 20) > 0 ? (['append', 'update'] as const) : (['append'] as const);
-const UPDATES = Number(process.env.BENCH_UPDATES ?? 20);
+const KINDS = ['append'] as const;
+/** BENCH_UPDATES=0: the appends only (the updates are measured in their own rounds: updateOverhead). */
+const UPDATES = Number(process.env.BENCH_UPDATES ?? 1);
+/** Rounds of the single-row updates: one update on each of the three apps per round (see updateOverhead). */
+const UPDATE_ROUNDS = Number(process.env.BENCH_UPDATE_ROUNDS ?? 1500);
+const UPDATE_WARMUP = 50;
+/** Resamples of the rounds for the 95% intervals. */
+const BOOTSTRAP = 1000;
 /** Requests per listing and base. */
 const LISTINGS = 41;
 /** Requests per base for the large writes' listing (each returns 50,000 rows' cells). */
@@ -69,16 +76,26 @@ class ServerCpu {
     );
     this.pids = rows.map((r) => r.pid);
   }
-  read(): number {
-    let ns = 0;
+  /** Each backend's CPU time so far (ms). */
+  read(): Map<number, number> {
+    const ms = new Map<number, number>();
     for (const pid of this.pids) {
       try {
-        ns += Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]);
+        ms.set(pid, Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6);
       } catch {
-        // the backend ended (its connection closed): its time is lost to both sides alike
+        // the backend ended (its connection closed)
       }
     }
-    return ns / 1e6;
+    return ms;
+  }
+  /** The backends' CPU time since `before`, of those alive at both ends (a backend that ended between is left out, not counted as negative). */
+  since(before: Map<number, number>): number {
+    let ms = 0;
+    for (const [pid, now] of this.read()) {
+      const then = before.get(pid);
+      if (then !== undefined) ms += now - then;
+    }
+    return ms;
   }
   async close(): Promise<void> {
     await this.client.end();
@@ -130,11 +147,11 @@ if (DIALECTS.includes('sqlite')) {
 /** Wall time, and CPU time (ms) of this process plus the database server's backends. */
 async function measured(server: ServerCpu | undefined, fn: () => Promise<unknown>): Promise<{ wall: number; cpu: number }> {
   await server?.refresh();
-  const serverBefore = server?.read() ?? 0;
+  const serverBefore = server?.read();
   const cpu = processCpu();
   const wall = await timed(fn);
   const used = processCpu() - cpu;
-  return { wall, cpu: used + ((server?.read() ?? 0) - serverBefore) };
+  return { wall, cpu: used + (server && serverBefore ? server.since(serverBefore) : 0) };
 }
 
 async function ok(res: Promise<{ statusCode: number; body: string }>): Promise<void> {
@@ -151,7 +168,7 @@ const quantile = (xs: readonly number[], q: number): number => {
 };
 
 /**
- * Log on against log off: two apps side by side, the same write on each in turn (the order flips
+ * The 1,000-row append, log on against log off: two apps side by side, the same write on each in turn (the order flips
  * every round), ROUNDS measured rounds after WARMUP. Each round gives an on/off ratio of the pair
  * measured back to back; the median of those ratios, with their quartiles, is the figure (load that
  * changes between rounds cancels within a pair).
@@ -162,22 +179,18 @@ async function overhead(dialect: DialectName) {
   const server = dialect === 'postgres' ? new ServerCpu(process.env.TEST_DATABASE_URL!) : undefined;
   await server?.open();
   if (!process.env.BENCH_AA) attributeLog(on);
-  const ownMs = { append: [] as number[], update: [] as number[] };
+  const ownMs = { append: [] as number[] };
   const sides: Array<[string, Gateway]> = [
     ['on', await gateway(on)],
     ['off', await gateway(off)],
   ];
   const rows = Array.from({ length: 1000 }, (_, i) => ({ Name: `row ${i}` }));
   const ids = new Map<string, string[]>();
-  type Kind = 'append' | 'update';
-  const samples = { append: { on: [] as Array<{ wall: number; cpu: number }>, off: [] as Array<{ wall: number; cpu: number }> }, update: { on: [] as Array<{ wall: number; cpu: number }>, off: [] as Array<{ wall: number; cpu: number }> } };
+  type Kind = 'append';
+  const samples = { append: { on: [] as Array<{ wall: number; cpu: number }>, off: [] as Array<{ wall: number; cpu: number }> } };
   const write: Record<Kind, (name: string, g: Gateway, round: number) => Promise<void>> = {
     append: async (name, g) => {
       ids.set(name, await appendRows(g, 'Table1', rows));
-    },
-    update: async (name, g, round) => {
-      const own = ids.get(name)!;
-      for (let u = 0; u < UPDATES; u++) await ok(g.call('PUT', 'rows/', { table_name: 'Table1', updates: [{ row_id: own[u % own.length], row: { Name: `v${round}.${u}` } }] }));
     },
   };
   for (let round = 0; round < WARMUP + ROUNDS; round++) {
@@ -186,9 +199,8 @@ async function overhead(dialect: DialectName) {
         own.ms = 0;
         const m = await measured(server, () => write[kind](name, g, round));
         if (round < WARMUP) continue;
-        const per = kind === 'update' ? UPDATES : 1;
-        if (name === 'on') ownMs[kind].push(own.ms / per);
-        samples[kind][name as 'on' | 'off'].push({ wall: m.wall / per, cpu: m.cpu / per });
+        if (name === 'on') ownMs[kind].push(own.ms);
+        samples[kind][name as 'on' | 'off'].push(m);
       }
     }
   }
@@ -196,18 +208,73 @@ async function overhead(dialect: DialectName) {
     const s = samples[kind];
     const parts = (['cpu', 'wall'] as const).map((k) => {
       const ratios = s.on.map((x, i) => x[k] / s.off[i]![k]);
-      const digits = kind === 'append' ? 1 : 2;
+      const digits = 1;
       return `${k}: on ${median(s.on.map((x) => x[k])).toFixed(digits)} ms, off ${median(s.off.map((x) => x[k])).toFixed(digits)} ms, ratio ${median(ratios).toFixed(3)} (quartiles ${quantile(ratios, 0.25).toFixed(2)}–${quantile(ratios, 0.75).toFixed(2)})`;
     });
     if (process.env.BENCH_VERBOSE) console.log(s.on.map((x, i) => `${x.cpu.toFixed(1)}/${s.off[i]!.cpu.toFixed(1)}`).join(' '));
-    console.log(`${dialect} ${kind === 'append' ? '1000-row append' : 'single-row update'}, ${ROUNDS} rounds, load ${loadavg()[0]!.toFixed(1)}: ${parts.join('; ')}`);
+    console.log(`${dialect} 1000-row append, ${ROUNDS} rounds, load ${loadavg()[0]!.toFixed(1)}: ${parts.join('; ')}`);
     const ownMedian = median(ownMs[kind]);
     const where = dialect === 'sqlite' ? 'building the changes + its statements in SQLite' : 'building the changes (its SQL runs in the write\'s one statement, not counted)';
-    console.log(`${dialect} ${kind}: the log's own CPU in the app (${where}): ${ownMedian.toFixed(kind === 'append' ? 2 : 3)} ms, ${((100 * ownMedian) / median(s.off.map((x) => x.cpu))).toFixed(1)}% of the log-off write's CPU`);
+    console.log(`${dialect} ${kind}: the log's own CPU in the app (${where}): ${ownMedian.toFixed(2)} ms, ${((100 * ownMedian) / median(s.off.map((x) => x.cpu))).toFixed(1)}% of the log-off write's CPU`);
   }
   await server?.close();
   await on.close();
   await off.close();
+}
+
+/**
+ * The single-row update, log on against log off, with its A/A control beside: THREE apps (log on,
+ * a second with the log on, log off), one update on each per round in a shuffled order, so every
+ * round measures the three under the same load; UPDATE_ROUNDS rounds after UPDATE_WARMUP. A 1 ms
+ * update's CPU time scatters by tens of percent (garbage collection, WAL checkpoints, other
+ * processes' cache traffic), so blocks of 20 compared block by block (the method of the appends)
+ * read quartiles of 0.7–1.6; thousands of single updates interleaved give the medians and means to
+ * a percent or two. The figures: median on / median off and mean on / mean off (the mean counts the
+ * rare costly ones: a checkpoint the log's pages brought forward, a collection of its garbage),
+ * each with a 95% bootstrap interval over the rounds; the same two for on / on′, which differ in
+ * nothing: what the method reads when there is no difference.
+ */
+async function updateOverhead(dialect: DialectName) {
+  const names = ['on', 'on2', 'off'] as const;
+  type Arm = (typeof names)[number];
+  const apps = {
+    on: await createTestApp(dialect, UNLIMITED),
+    on2: await createTestApp(dialect, UNLIMITED),
+    off: await createTestApp(dialect, { ...UNLIMITED, OPERATION_LOG_RETENTION_DAYS: '0' }),
+  };
+  const server = dialect === 'postgres' ? new ServerCpu(process.env.TEST_DATABASE_URL!) : undefined;
+  await server?.open();
+  const arms = {} as Record<Arm, { g: Gateway; ids: string[]; cpu: number[] }>;
+  for (const name of names) {
+    const g = await gateway(apps[name]);
+    arms[name] = { g, ids: await appendRows(g, 'Table1', Array.from({ length: 1000 }, (_, i) => ({ Name: `row ${i}` }))), cpu: [] };
+  }
+  for (let round = 0; round < UPDATE_WARMUP + UPDATE_ROUNDS; round++) {
+    const order = [...names].sort(() => Math.random() - 0.5);
+    for (const name of order) {
+      const arm = arms[name];
+      const m = await measured(server, () => ok(arm.g.call('PUT', 'rows/', { table_name: 'Table1', updates: [{ row_id: arm.ids[round % arm.ids.length], row: { Name: `v${round}` } }] })));
+      if (round >= UPDATE_WARMUP) arm.cpu.push(m.cpu);
+    }
+  }
+  const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  /** stat(a) / stat(b) and its 95% interval, resampling whole rounds (a round's three updates stay together). */
+  const ratio = (a: readonly number[], b: readonly number[], stat: (xs: readonly number[]) => number) => {
+    const rs: number[] = [];
+    for (let i = 0; i < BOOTSTRAP; i++) {
+      const pick = Array.from({ length: a.length }, () => Math.floor(Math.random() * a.length));
+      rs.push(stat(pick.map((j) => a[j]!)) / stat(pick.map((j) => b[j]!)));
+    }
+    return `${(stat(a) / stat(b)).toFixed(3)} (95% ${quantile(rs, 0.025).toFixed(3)}–${quantile(rs, 0.975).toFixed(3)})`;
+  };
+  const [on, on2, off] = [arms.on.cpu, arms.on2.cpu, arms.off.cpu];
+  console.log(
+    `${dialect} single-row update, ${UPDATE_ROUNDS} interleaved rounds, load ${loadavg()[0]!.toFixed(1)}: CPU median on ${(median(on) * 1000).toFixed(0)} µs, on′ ${(median(on2) * 1000).toFixed(0)} µs, off ${(median(off) * 1000).toFixed(0)} µs; mean on ${(mean(on) * 1000).toFixed(0)} µs, off ${(mean(off) * 1000).toFixed(0)} µs`,
+  );
+  console.log(`${dialect} single-row update, log on / off:   medians ${ratio(on, off, median)}, means ${ratio(on, off, mean)}`);
+  console.log(`${dialect} single-row update, A/A on / on′:   medians ${ratio(on, on2, median)}, means ${ratio(on, on2, mean)}`);
+  await server?.close();
+  for (const name of names) await apps[name].close();
 }
 
 /**
@@ -338,6 +405,8 @@ for (const dialect of DIALECTS) {
     await t.close();
     continue;
   }
-  if (ONLY !== 'listing') await overhead(dialect);
+  if (ONLY !== 'listing' && ONLY !== 'update') await overhead(dialect);
+  if ((ONLY === undefined || ONLY === 'overhead' || ONLY === 'update') && UPDATES > 0) await updateOverhead(dialect);
+  if (ONLY === 'update') continue;
   if (ONLY !== 'overhead') await listing(dialect);
 }
