@@ -8,5 +8,5 @@ export { matchesRow } from './evaluate.js';
 export { filterToSql, indexableTerms } from './to-sql.js';
 export { isValidTimeZone } from './dates.js';
 export type { CompiledFilter, FilterColumn, FilterContext, FilterSpec, ParseResult, StoredRow } from './types.js';
-export { dayUpperBound, indexableKey, indexedValue, postgresJson, postgresNumber, postgresText, postgresTextC, sqliteValue } from './cell-sql.js';
+export { dayUpperBound, indexableKey, indexedValue, postgresJson, postgresNumber, postgresText, postgresTextC, sqliteType, sqliteValue } from './cell-sql.js';
 export type { Condition, ParsedCondition } from './types.js';

@@ -1,6 +1,6 @@
 import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
 import type { DialectName, Db, Executor } from '../../db/index.js';
-import { indexableKey, indexedValue, type ParsedCondition } from '../filters/index.js';
+import { indexableKey, indexedValue, sqliteType, type ParsedCondition } from '../filters/index.js';
 import type { BaseMetadata } from './metadata.js';
 import { countThroughIndex, ORDERED_SCAN, scopableTableId } from './rows.repository.js';
 import { notArchived } from './archived-rows.js';
@@ -42,6 +42,27 @@ export interface RangeRead {
 /** The `kind` and `value_type` of a table's position index (its `column_key` is empty). */
 const POSITION = 'position';
 
+/**
+ * A filtered listing on one column, sorted on at most one other (SQLite): what a jump index serves (see
+ * `noteJump`). The sort column is part of the index, so a listing sorted otherwise is not served by it.
+ */
+export interface JumpUse {
+  filter: IndexedColumn;
+  sort?: { column: IndexedColumn; desc: boolean };
+}
+
+/** The `kind` of a jump index: `jump`, or `jump:asc:<sort key>` / `jump:desc:<sort key>`. */
+function jumpKind(sort: { key: string; desc: boolean } | undefined): string {
+  return sort ? `jump:${sort.desc ? 'desc' : 'asc'}:${sort.key}` : 'jump';
+}
+
+/** The sort a jump index's `kind` names (undefined: unsorted), or null for a kind that is no jump index. */
+function jumpSort(kind: string): { key: string; desc: boolean } | undefined | null {
+  if (kind === 'jump') return undefined;
+  const m = /^jump:(asc|desc):(.+)$/.exec(kind);
+  return m ? { key: m[2]!, desc: m[1] === 'desc' } : null;
+}
+
 export interface RowIndexOptions {
   /** Tables with fewer rows get no index (a scan of them is cheap). */
   minRows: number;
@@ -55,9 +76,11 @@ export interface RowIndexOptions {
   positionSkip: number;
   /** SQL grouped statements over one column read its filter index (SQLite; `filterIndex`, sql/indexed-groups.ts). */
   groupReads: boolean;
+  /** Deep jumps into listings filtered on one column read their jump index (SQLite; `noteJump`; off: A/B benches). */
+  jumpReads: boolean;
 }
 
-export const DEFAULT_ROW_INDEX_OPTIONS: RowIndexOptions = { minRows: 20_000, maxIndexes: 2_000, recountMs: 60_000, probeCap: 2_000, positionSkip: 1_000, groupReads: true };
+export const DEFAULT_ROW_INDEX_OPTIONS: RowIndexOptions = { minRows: 20_000, maxIndexes: 2_000, recountMs: 60_000, probeCap: 2_000, positionSkip: 1_000, groupReads: true, jumpReads: true };
 
 interface Entry {
   name: string;
@@ -120,6 +143,50 @@ export class RowIndexes {
     // index built before without that condition is not taken for one (reconcile drops it).
     const listed = listedOnly(dialect, kind) ? 'l' : '';
     return `bri_${baseId}_${hex(tableId)}_${hex(key)}_${k}${listed}_${valueType[0]}`;
+  }
+
+  /** The name of a jump index (SQLite; see `noteJump`). */
+  static jumpName(baseId: number, tableId: string, key: string, valueType: ValueType, sort: { key: string; desc: boolean } | undefined): string {
+    const order = sort ? `${sort.desc ? 'd' : 'a'}${hex(sort.key)}` : '';
+    return `bri_${baseId}_${hex(tableId)}_${hex(key)}_jump${order}_${valueType[0]}`;
+  }
+
+  /**
+   * A cold jump deep into a listing filtered on one column (SQLite) calls this: a **jump index** for that
+   * filter (and the listing's one sort column) is built in the background — `(cell, [sort value], id,
+   * json_type(cell))`, partial on the table and the listings' "not archived" term. It carries everything
+   * the filter reads (the cell's value and JSON type), the listing's order and the archived state, so the
+   * rows before a deep `start` are skipped in the index without reading one: an equality filter's rows are
+   * one range of it, already in the listing's order; other filters on the column are checked on its entries.
+   */
+  noteJump(baseId: number, table: IndexedTable, use: JumpUse): void {
+    const entry = this.options.jumpReads ? this.jumpEntry(baseId, table._id, use) : undefined;
+    if (!entry || this.entries?.has(entry.name) || this.queued.has(entry.name)) return;
+    const smallAt = this.small.get(`${baseId}/${table._id}`);
+    if (smallAt !== undefined && this.now() - smallAt < this.options.recountMs) return;
+    this.queued.add(entry.name);
+    this.queue.push({ name: entry.name, entry });
+    this.running ??= this.drain().finally(() => {
+      this.running = null;
+    });
+  }
+
+  /** The jump index of a use, once built (see `noteJump`). */
+  jumpIndex(baseId: number, tableId: string, use: JumpUse): string | undefined {
+    const entry = this.options.jumpReads ? this.jumpEntry(baseId, tableId, use) : undefined;
+    return entry && this.entries?.has(entry.name) ? entry.name : undefined;
+  }
+
+  private jumpEntry(baseId: number, tableId: string, use: JumpUse): Entry | undefined {
+    if (this.dialect !== 'sqlite' || !scopableTableId(tableId)) return undefined;
+    const valueType = indexValueType(use.filter);
+    const key = use.filter.key;
+    if (!valueType || !indexableKey(key) || key.length > MAX_KEY) return undefined;
+    const sortKey = use.sort?.column.key;
+    if (use.sort && (!indexValueType(use.sort.column) || !indexableKey(sortKey!) || sortKey!.length > MAX_KEY)) return undefined;
+    const sort = use.sort ? { key: sortKey!, desc: use.sort.desc } : undefined;
+    const name = RowIndexes.jumpName(baseId, tableId, key, valueType, sort);
+    return { name, base_id: baseId, table_id: tableId, column_key: key, kind: jumpKind(sort), value_type: valueType };
   }
 
   /** Listings call this with the columns their filters and sorts use; indexes are built in the background. */
@@ -249,6 +316,13 @@ export class RowIndexes {
       const table = meta?.tables.find((t) => t._id === entry.table_id);
       if (table && entry.kind === POSITION) continue;
       const column = table?.columns.find((c) => c.key === entry.column_key);
+      // A jump index also follows its sort column (gone, or now a type no index orders).
+      const sort = jumpSort(entry.kind);
+      const sortColumn = sort ? table?.columns.find((c) => c.key === sort.key) : undefined;
+      if (sort && !(sortColumn && indexValueType(sortColumn))) {
+        await this.drop(entry);
+        continue;
+      }
       if (column && indexValueType(column) === entry.value_type && current(entry, this.dialect)) continue;
       await this.drop(entry);
     }
@@ -364,6 +438,15 @@ export class RowIndexes {
       return `create index ${concurrently}if not exists "${entry.name}" on base_rows (id) where ${scopeText(entry.base_id, entry.table_id)} and ${this.listedText()}`;
     }
     const value = compileText(this.db, indexedValue(this.dialect, sql.ref('data'), entry.column_key, entry.value_type as ValueType));
+    const sort = jumpSort(entry.kind);
+    if (sort !== null) {
+      // A jump index (SQLite): the filter's cell and JSON type (all the filter leaves of that column read),
+      // the listing's order (as orderTerms in sort-sql.ts writes it), the id; listed rows only.
+      const sortValue = sort && compileText(this.db, indexedValue(this.dialect, sql.ref('data'), sort.key, 'text'));
+      const order = sortValue ? [`(${sortValue} is null)`, sort.desc ? `${sortValue} desc` : sortValue] : [];
+      const type = compileText(this.db, sqliteType(sql.ref('data'), entry.column_key));
+      return `create index if not exists "${entry.name}" on base_rows (${[value, ...order, 'id', type].join(', ')}) where ${scopeText(entry.base_id, entry.table_id)} and ${this.listedText()}`;
+    }
     const columns =
       this.dialect === 'postgres'
         ? [`${value} ${entry.kind === 'desc' ? 'desc' : 'asc'} nulls last`, 'id']
@@ -444,6 +527,8 @@ function listedOnly(dialect: DialectName, kind: string): boolean {
 /** Whether an index listed in `row_indexes` has the definition this code builds for its use (its name says so). */
 function current(entry: Entry, dialect: DialectName): boolean {
   if (entry.kind === POSITION) return true;
+  const sort = jumpSort(entry.kind);
+  if (sort !== null) return dialect === 'sqlite' && entry.name === RowIndexes.jumpName(entry.base_id, entry.table_id, entry.column_key, entry.value_type as ValueType, sort);
   return entry.name === RowIndexes.indexName(entry.base_id, entry.table_id, entry.column_key, entry.kind as IndexKind, entry.value_type as ValueType, dialect);
 }
 

@@ -23,7 +23,7 @@ import { lockRowsIn, refuseLockedRows } from './row-locks.js';
 import { notArchived } from './archived-rows.js';
 import * as repo from './rows.repository.js';
 import { keysetRanges, orderTerms, sortKeys } from './sort-sql.js';
-import { indexUses, type RowIndexes } from './row-indexes.js';
+import { indexUses, type JumpUse, type RowIndexes } from './row-indexes.js';
 import { ListingPositions, type PageEnd } from './listing-positions.js';
 import { decodeCursor, encodeCursor, listingIdentity } from './listing-cursor.js';
 import { presentSettings } from './structure.present.js';
@@ -271,7 +271,8 @@ export class RowsService {
           ? { position: 0, afterId: 0 }
           : this.positions.nearest(key, base.id, revision, start);
       const keyed = after !== undefined || (from.position > 0 && from.values !== undefined);
-      const sorted = { ...q.query, keys: q.sortKeys.map((k) => k.value), limit: read, ...(indexedBy ? { indexedBy } : {}) };
+      const index = this.jumpIndex(base.id, q, keyed ? start - from.position : start) ?? indexedBy;
+      const sorted = { ...q.query, keys: q.sortKeys.map((k) => k.value), limit: read, ...(index ? { indexedBy: index } : {}) };
       rows = keyed
         ? await repo.listSortedRowTextsInRanges(this.db, this.writer.dialect, {
             ...sorted,
@@ -284,12 +285,13 @@ export class RowsService {
       // (listing-positions.ts), the rows between counted through the table's position index when it has one.
       const from = after ? { position: 0, afterId: after.id } : revision === undefined ? { position: 0, afterId: 0 } : this.positions.nearest(key, base.id, revision, start);
       const positions = q.filtered ? undefined : this.positionJump(base.id, q.table._id, start - from.position);
+      const index = this.jumpIndex(base.id, q, start - from.position) ?? indexedBy;
       rows = await repo.listRowTextsAfter(this.db, this.writer.dialect, {
         ...q.query,
         afterId: from.afterId,
         offset: start - from.position,
         limit: read,
-        ...(indexedBy ? { indexedBy } : {}),
+        ...(index ? { indexedBy: index } : {}),
         ...(positions ? { positions } : {}),
       });
     }
@@ -322,6 +324,16 @@ export class RowsService {
     return index ? { index, listed: notArchived(this.writer.dialect) } : undefined;
   }
 
+  /**
+   * A skip of `skip` rows into a listing filtered on one column (SQLite): through that filter's jump index
+   * (row-indexes.ts `noteJump`), which a deep skip causes; none for short skips or other listings.
+   */
+  private jumpIndex(baseId: number, q: { table: TableMeta; jump: JumpUse | undefined }, skip: number): string | undefined {
+    if (!this.indexes || !q.jump || skip < this.indexes.options.positionSkip) return undefined;
+    this.indexes.noteJump(baseId, q.table, q.jump);
+    return this.indexes.jumpIndex(baseId, q.table._id, q.jump);
+  }
+
   /** Where pages of unsorted listings end, per revision (deep pages without reading the rows before them). */
   readonly positions = new ListingPositions();
 
@@ -331,11 +343,12 @@ export class RowsService {
     const indexedBy = await this.indexes?.hint(base.id, q.table._id, q.terms, q.firstSort);
     const start = input.start ?? 0;
     const positions = q.filtered || q.query.orderBy.length > 0 ? undefined : this.positionJump(base.id, q.table._id, start);
+    const index = this.jumpIndex(base.id, q, start) ?? indexedBy;
     return repo.explainListRowTexts(this.db, this.writer.dialect, {
       ...q.query,
       offset: start,
       limit: input.limit ?? ROW_LIMITS.list,
-      ...(indexedBy ? { indexedBy } : {}),
+      ...(index ? { indexedBy: index } : {}),
       ...(positions ? { positions } : {}),
     });
   }
@@ -393,7 +406,11 @@ export class RowsService {
     // What a cursor's sort values mean: the columns, directions and the types they compare as (listing-cursor.ts).
     const sortIdentity = JSON.stringify(sorts.map((s) => [s.column.key, s.column.type, (s.column.data as { result_type?: unknown } | null | undefined)?.result_type ?? null, s.desc]));
     const viewId = view?._id ?? null;
-    return { meta, table, presenter: listingPresenter(visibleColumns(table, view), byName), query, terms, firstSort, filtered, sortKeys: sortKeysOf, sortKey, sortIdentity, viewId };
+    // A listing filtered on one column and sorted on at most one can jump deep through a jump index (row-indexes.ts).
+    const filterKeys = new Set(filters.flatMap((f) => (f ? f.columnKeys : [])));
+    const filterColumn = filterKeys.size === 1 ? table.columns.find((c) => filterKeys.has(c.key)) : undefined;
+    const jump: JumpUse | undefined = filterColumn && sorts.length <= 1 ? { filter: filterColumn, ...(sorts[0] ? { sort: { column: sorts[0].column, desc: sorts[0].desc } } : {}) } : undefined;
+    return { meta, table, presenter: listingPresenter(visibleColumns(table, view), byName), query, terms, firstSort, filtered, sortKeys: sortKeysOf, sortKey, sortIdentity, viewId, jump };
   }
 
   /**
