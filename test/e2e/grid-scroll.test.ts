@@ -136,6 +136,75 @@ describe('console: the grid reuses row elements while scrolling (headless Chromi
     });
   });
 
+  it('fast flings in both directions never show a visible row without its content', async () => {
+    await step(s.page, 'grid-scroll-fling', async () => {
+      await s.page.goto(s.baseUrl);
+      await rowAt(0).waitFor();
+      // The page samples every frame: at points down the Name column of the visible rows, the element
+      // there must be the row scrolled to that place, with its name. The sample is taken after the
+      // frame's scroll position moved and before the grid could render for it: the grid renders at the
+      // scroll event, which comes a frame later, as the browser's compositor scrolls a frame (or more)
+      // ahead of the page. So the rows rendered must reach as far as the next frame can scroll.
+      const blanks = await s.page.evaluate(async () => {
+        const grid = document.querySelector('.grid') as HTMLElement;
+        const header = grid.querySelector('.rdg-header-row')!.getBoundingClientRect().height;
+        const nameHeader = grid.querySelector('.rdg-header-row [aria-colindex="2"]')!.getBoundingClientRect();
+        const x = nameHeader.left + nameHeader.width / 2;
+        const missed: string[] = [];
+        let frames = 0;
+        const sample = () => {
+          frames++;
+          // The rows' area: below the grid's border and its header, above the horizontal scrollbar;
+          // each visible row is looked at in the middle of what shows of it.
+          const top = grid.getBoundingClientRect().top + grid.clientTop + header;
+          const bottom = top - header + grid.clientHeight;
+          for (let row = Math.floor(grid.scrollTop / 34); top + row * 34 - grid.scrollTop < bottom - 4; row++) {
+            const rowTop = top + row * 34 - grid.scrollTop;
+            if (rowTop + 34 < top + 4) continue; // a sliver: its middle is on the border
+            const y = (Math.max(top, rowTop) + Math.min(bottom, rowTop + 34)) / 2;
+            const element = document.elementFromPoint(x, y)?.closest('[role=row]');
+            const name = element?.querySelector('[aria-colindex="2"]')?.textContent ?? '';
+            if (element?.getAttribute('aria-rowindex') !== String(row + 2) || name !== `Row ${String(row).padStart(4, '0')}`) {
+              missed.push(`frame ${frames}, top ${grid.scrollTop}: row ${row} shows ${element ? `row ${Number(element.getAttribute('aria-rowindex')) - 2} "${name}"` : 'nothing'}`);
+            }
+          }
+        };
+        const frame = () => new Promise<void>((resolve) => requestAnimationFrame(() => resolve()));
+        /** A fling: the speed grows by half each frame up to `peak` px, holds, then decays as a fling does. */
+        const fling = async (direction: number, peak: number) => {
+          let speed = 20;
+          const steps: number[] = [];
+          while (speed < peak) steps.push(speed), (speed = Math.min(peak, speed * 1.5));
+          for (let i = 0; i < 8; i++) steps.push(peak);
+          for (let v = peak; v > 4; v *= 0.85) steps.push(v);
+          for (const v of steps) {
+            await new Promise<void>((resolve) =>
+              requestAnimationFrame(() => {
+                grid.scrollTop += direction * Math.round(v);
+                sample();
+                resolve();
+              }),
+            );
+          }
+        };
+        await fling(1, 300);
+        await fling(1, 200);
+        // A pause: the scroll ends (the rows rendered shrink back), then flings the other way.
+        await new Promise((resolve) => setTimeout(resolve, 400));
+        await fling(-1, 300);
+        await fling(1, 120);
+        await fling(-1, 250);
+        for (let i = 0; i < 5; i++) await frame();
+        sample();
+        return { frames, missed: missed.slice(0, 10), count: missed.length };
+      });
+      expect(blanks.frames).toBeGreaterThan(100);
+      expect(blanks).toEqual({ frames: blanks.frames, missed: [], count: 0 });
+      await scrollTo(0);
+      await rowAt(0).filter({ hasText: name(0) }).waitFor();
+    });
+  });
+
   it('the focus of a row scrolled away does not stay in the element that now shows another row', async () => {
     await step(s.page, 'grid-scroll-focus', async () => {
       await s.page.goto(s.baseUrl);
