@@ -25,8 +25,9 @@ import type { Plugin } from 'vite';
  *
  * Less per frame of a fast scroll (each frame re-renders every rendered row): the rows rendered are the
  * visible ones, 4 ahead (more in a fling: as far as its next frame may scroll) and 1 behind
- * (web/src/grid/row-window.ts; the library rendered 4–11 more on each side), a row's style is its `top` alone, a cell renders its formatter without a fragment around it,
- * and the library's latest-callback refs are set in the commit rather than in a passive effect.
+ * (web/src/grid/row-window.ts; the library rendered 4–11 more on each side), a row's style is its `top`
+ * alone, a cell renders its formatter without a fragment around it, and the library's latest-callback
+ * refs are set in the commit rather than in a passive effect.
  *
  * The patch is applied to the library's module by Vite (build and dev server); no file in
  * node_modules is changed. Every edit must match exactly once, or the build fails: a new version of the
