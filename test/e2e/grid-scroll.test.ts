@@ -136,6 +136,129 @@ describe('console: the grid reuses row elements while scrolling (headless Chromi
     });
   });
 
+  it('an open editor in a row that the settle would move keeps its focus and text; its row is put in order once it closes', async () => {
+    await step(s.page, 'grid-scroll-editor-order', async () => {
+      await s.page.goto(s.baseUrl);
+      await rowAt(0).waitFor();
+      const domOrder = () => s.page.evaluate(() => [...document.querySelectorAll('.grid > [role=row]:not(.rdg-header-row)')].map((row) => Number(row.getAttribute('aria-rowindex'))));
+      const sorted = (indexes: number[]) => indexes.every((index, i) => i === 0 || indexes[i - 1]! < index);
+      await scrollTo(450);
+      await rowAt(450).filter({ hasText: name(450) }).waitFor();
+      await expect.poll(async () => sorted(await domOrder()), { timeout: 10_000 }).toBe(true);
+      // An editor on row 452, text typed, not saved.
+      await rowAt(452).locator('[aria-colindex="2"]').dblclick();
+      const editor = rowAt(452).locator('[aria-colindex="2"] input');
+      await editor.fill('Edited 452');
+      // Every time the editor loses the focus is counted: moving its row's element takes the focus away (React
+      // gives it back after its commit, but the editor has seen a blur, which closes a picker or commits an edit).
+      await s.page.evaluate(() => {
+        const w = window as unknown as { editor: Element | null; blurs: number };
+        w.editor = document.activeElement;
+        w.blurs = 0;
+        w.editor?.addEventListener('blur', () => w.blurs++);
+      });
+      // Ten rows up: the entering rows take the elements of the rows that left, last in the DOM; in visual
+      // order they come first, so putting the rows in order would move the other rows' elements, row 452's too.
+      await scrollTo(445);
+      await rowAt(445).filter({ hasText: name(445) }).waitFor();
+      await scrollTo(440);
+      await rowAt(440).filter({ hasText: name(440) }).waitFor();
+      const focus = () =>
+        s.page.evaluate(() => {
+          const active = document.activeElement as HTMLInputElement | null;
+          const w = window as unknown as { editor: Element | null; blurs: number };
+          return { same: active === w.editor, blurs: w.blurs, row: active?.closest('[role=row]')?.getAttribute('aria-rowindex') ?? null, value: active?.value ?? null };
+        });
+      // Well past the end of the scroll (the order settles 150 ms after it): the editor kept its focus and text,
+      // and the rows wait in their places.
+      await s.page.waitForTimeout(600);
+      expect(await focus()).toEqual({ same: true, blurs: 0, row: String(452 + 2), value: 'Edited 452' });
+      expect(sorted(await domOrder())).toBe(false);
+      // Saved with Enter: the text is the row's, and the rows are put in visual order.
+      await s.page.keyboard.press('Enter');
+      await editor.waitFor({ state: 'detached' });
+      await expect.poll(() => rowAt(452).locator('[aria-colindex="2"]').innerText()).toBe('Edited 452');
+      await expect.poll(async () => sorted(await domOrder()), { timeout: 10_000 }).toBe(true);
+      const saved = async () => (await gw<{ rows: Array<{ _id: string; Name: string }> }>('rows/?table_name=Table1&convert_keys=true&start=452&limit=1')).data.rows[0];
+      await expect.poll(async () => (await saved())?.Name).toBe('Edited 452');
+      // The row's name back, for the other cases.
+      const row = (await saved())!;
+      expect((await gw('rows/', { method: 'PUT', body: { table_name: 'Table1', updates: [{ row_id: row._id, row: { Name: name(452) } }] } })).status).toBe(200);
+      await expect.poll(() => rowAt(452).locator('[aria-colindex="2"]').innerText()).toBe(name(452));
+      await scrollTo(0);
+      await rowAt(0).filter({ hasText: name(0) }).waitFor();
+    });
+  });
+
+  it('fast flings in both directions never show a visible row without its content', async () => {
+    await step(s.page, 'grid-scroll-fling', async () => {
+      await s.page.goto(s.baseUrl);
+      await rowAt(0).waitFor();
+      // The page samples every frame: at points down the Name column of the visible rows, the element
+      // there must be the row scrolled to that place, with its name. The sample is taken after the
+      // frame's scroll position moved and before the grid could render for it: the grid renders at the
+      // scroll event, which comes a frame later, as the browser's compositor scrolls a frame (or more)
+      // ahead of the page. So the rows rendered must reach as far as the next frame can scroll.
+      const blanks = await s.page.evaluate(async () => {
+        const grid = document.querySelector('.grid') as HTMLElement;
+        const header = grid.querySelector('.rdg-header-row')!.getBoundingClientRect().height;
+        const nameHeader = grid.querySelector('.rdg-header-row [aria-colindex="2"]')!.getBoundingClientRect();
+        const x = nameHeader.left + nameHeader.width / 2;
+        const missed: string[] = [];
+        let frames = 0;
+        const sample = () => {
+          frames++;
+          // The rows' area: below the grid's border and its header, above the horizontal scrollbar;
+          // each visible row is looked at in the middle of what shows of it.
+          const top = grid.getBoundingClientRect().top + grid.clientTop + header;
+          const bottom = top - header + grid.clientHeight;
+          for (let row = Math.floor(grid.scrollTop / 34); top + row * 34 - grid.scrollTop < bottom - 4; row++) {
+            const rowTop = top + row * 34 - grid.scrollTop;
+            if (rowTop + 34 < top + 4) continue; // a sliver: its middle is on the border
+            const y = (Math.max(top, rowTop) + Math.min(bottom, rowTop + 34)) / 2;
+            const element = document.elementFromPoint(x, y)?.closest('[role=row]');
+            const name = element?.querySelector('[aria-colindex="2"]')?.textContent ?? '';
+            if (element?.getAttribute('aria-rowindex') !== String(row + 2) || name !== `Row ${String(row).padStart(4, '0')}`) {
+              missed.push(`frame ${frames}, top ${grid.scrollTop}: row ${row} shows ${element ? `row ${Number(element.getAttribute('aria-rowindex')) - 2} "${name}"` : 'nothing'}`);
+            }
+          }
+        };
+        const frame = () => new Promise<void>((resolve) => requestAnimationFrame(() => resolve()));
+        /** A fling: the speed grows by half each frame up to `peak` px, holds, then decays as a fling does. */
+        const fling = async (direction: number, peak: number) => {
+          let speed = 20;
+          const steps: number[] = [];
+          while (speed < peak) steps.push(speed), (speed = Math.min(peak, speed * 1.5));
+          for (let i = 0; i < 8; i++) steps.push(peak);
+          for (let v = peak; v > 4; v *= 0.85) steps.push(v);
+          for (const v of steps) {
+            await new Promise<void>((resolve) =>
+              requestAnimationFrame(() => {
+                grid.scrollTop += direction * Math.round(v);
+                sample();
+                resolve();
+              }),
+            );
+          }
+        };
+        await fling(1, 300);
+        await fling(1, 200);
+        // A pause: the scroll ends (the rows rendered shrink back), then flings the other way.
+        await new Promise((resolve) => setTimeout(resolve, 400));
+        await fling(-1, 300);
+        await fling(1, 120);
+        await fling(-1, 250);
+        for (let i = 0; i < 5; i++) await frame();
+        sample();
+        return { frames, missed: missed.slice(0, 10), count: missed.length };
+      });
+      expect(blanks.frames).toBeGreaterThan(100);
+      expect(blanks).toEqual({ frames: blanks.frames, missed: [], count: 0 });
+      await scrollTo(0);
+      await rowAt(0).filter({ hasText: name(0) }).waitFor();
+    });
+  });
+
   it('the focus of a row scrolled away does not stay in the element that now shows another row', async () => {
     await step(s.page, 'grid-scroll-focus', async () => {
       await s.page.goto(s.baseUrl);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { OVERSCAN_AHEAD, OVERSCAN_BEHIND, overscanRows } from '../../web/src/grid/row-window.js';
+import { OVERSCAN_AHEAD, OVERSCAN_BEHIND, overscanRows, scrollReach } from '../../web/src/grid/row-window.js';
 import { assignRowSlots, noRowSlots, slotOrder } from '../../web/src/grid/row-slots.js';
 
 describe('row window: the rows the grid renders around the visible ones', () => {
@@ -7,6 +7,22 @@ describe('row window: the rows the grid renders around the visible ones', () => 
     expect(overscanRows(100, 123, 1000, 1)).toEqual({ start: 100 - OVERSCAN_BEHIND, end: 123 + OVERSCAN_AHEAD });
     expect(overscanRows(100, 123, 1000, -1)).toEqual({ start: 100 - OVERSCAN_AHEAD, end: 123 + OVERSCAN_BEHIND });
     expect(OVERSCAN_AHEAD).toBeGreaterThan(OVERSCAN_BEHIND);
+  });
+
+  it('reaches as far ahead as a fling\'s next frame may scroll, up to a screen; a jump gets the smallest window', () => {
+    expect(overscanRows(100, 123, 1000, 1, 2)).toEqual({ start: 100 - OVERSCAN_BEHIND, end: 123 + OVERSCAN_AHEAD });
+    expect(overscanRows(100, 123, 1000, 1, 15)).toEqual({ start: 100 - OVERSCAN_BEHIND, end: 123 + 15 });
+    expect(overscanRows(100, 123, 1000, -1, 15)).toEqual({ start: 100 - 15, end: 123 + OVERSCAN_BEHIND });
+    expect(overscanRows(100, 123, 1000, 1, 24)).toEqual({ start: 99, end: 123 + 24 });
+    expect(overscanRows(100, 123, 1000, 1, 25)).toEqual({ start: 99, end: 123 + OVERSCAN_AHEAD });
+  });
+
+  it('expects a scroll to move as far again, a speeding fling further (up to twice)', () => {
+    expect(scrollReach(120, 120)).toBe(120);
+    expect(scrollReach(120, 0)).toBe(120);
+    expect(scrollReach(100, 200)).toBe(100);
+    expect(scrollReach(300, 200)).toBe(450);
+    expect(scrollReach(300, 50)).toBe(600);
   });
 
   it('stays inside the table, and is empty without rows', () => {

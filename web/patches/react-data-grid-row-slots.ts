@@ -24,9 +24,10 @@ import type { Plugin } from 'vite';
  * focus sink: focusing it scrolls back to the selected cell.)
  *
  * Less per frame of a fast scroll (each frame re-renders every rendered row): the rows rendered are the
- * visible ones, 4 ahead and 1 behind (web/src/grid/row-window.ts; the library rendered 4–11 more on each
- * side), a row's style is its `top` alone, a cell renders its formatter without a fragment around it,
- * and the library's latest-callback refs are set in the commit rather than in a passive effect.
+ * visible ones, 4 ahead (more in a fling: as far as its next frame may scroll) and 1 behind
+ * (web/src/grid/row-window.ts; the library rendered 4–11 more on each side), a row's style is its `top`
+ * alone, a cell renders its formatter without a fragment around it, and the library's latest-callback
+ * refs are set in the commit rather than in a passive effect.
  *
  * The patch is applied to the library's module by Vite (build and dev server); no file in
  * node_modules is changed. Every edit must match exactly once, or the build fails: a new version of the
@@ -72,7 +73,7 @@ const EDITS: Edit[] = [
     replace:
       `import { createPortal } from 'react-dom';\n` +
       `import { assignRowSlots, noRowSlots, slotOrder } from 'basegate:row-slots';\n` +
-      `import { overscanRows, ROW_ORDER_SETTLE_MS } from 'basegate:row-window';\n`,
+      `import { overscanRows, ROW_ORDER_SETTLE_MS, scrollReach } from 'basegate:row-window';\n`,
   },
   {
     // The library's callbacks read the latest props through a ref set in a passive effect after every
@@ -84,7 +85,7 @@ const EDITS: Edit[] = [
     // The rows rendered around the visible ones: a few ahead in the direction of scrolling, one behind,
     // instead of 4–11 on each side (web/src/grid/row-window.ts).
     find: `  clientHeight,\n  scrollTop,\n  groupBy,\n`,
-    replace: `  clientHeight,\n  scrollTop,\n  scrollDirection,\n  groupBy,\n`,
+    replace: `  clientHeight,\n  scrollTop,\n  scrollDirection,\n  scrollReach,\n  groupBy,\n`,
   },
   {
     find:
@@ -93,11 +94,13 @@ const EDITS: Edit[] = [
       `  const rowOverscanEndIdx = min(rows.length - 1, ceil((rowVisibleEndIdx + overscanThreshold) / RENDER_BATCH_SIZE) * RENDER_BATCH_SIZE);\n`,
     replace:
       `  const rowVisibleStartIdx = findRowIdx(scrollTop);\n  const rowVisibleEndIdx = min(rows.length - 1, findRowIdx(scrollTop + clientHeight));\n` +
-      `  const {\n    start: rowOverscanStartIdx,\n    end: rowOverscanEndIdx\n  } = overscanRows(rowVisibleStartIdx, rowVisibleEndIdx, rows.length, scrollDirection);\n`,
+      // How many rows past the visible ones the next frame may bring into view (a fling's reach, px).
+      `  const reachRows = scrollDirection < 0 ? rowVisibleStartIdx - findRowIdx(max(0, scrollTop - scrollReach)) : findRowIdx(scrollTop + clientHeight + scrollReach) - findRowIdx(scrollTop + clientHeight);\n` +
+      `  const {\n    start: rowOverscanStartIdx,\n    end: rowOverscanEndIdx\n  } = overscanRows(rowVisibleStartIdx, rowVisibleEndIdx, rows.length, scrollDirection, reachRows);\n`,
   },
   {
     find: `    clientHeight,\n    scrollTop,\n    expandedGroupIds,\n`,
-    replace: `    clientHeight,\n    scrollTop,\n    scrollDirection: rowScrollRef.current.direction,\n    expandedGroupIds,\n`,
+    replace: `    clientHeight,\n    scrollTop,\n    scrollDirection: rowScrollRef.current.direction,\n    scrollReach: rowScrollRef.current.reach,\n    expandedGroupIds,\n`,
   },
   {
     // A row's style: its `top` alone. The library also wrote `--row-height` there: an inline custom
@@ -128,8 +131,9 @@ const EDITS: Edit[] = [
       `  const focusSinkRef = useRef(null);\n` +
       `  const rowSlotsRef = useRef({ slots: noRowSlots, shown: new Map(), order: [] });\n` +
       `  const pendingRowSlots = useRef(null);\n` +
-      // Where the last scroll event left the grid, its direction, and the timer that ends the scroll.
-      `  const rowScrollRef = useRef({ top: 0, direction: 1, at: 0, timer: null });\n` +
+      // Where the last scroll event left the grid, its direction, its move and how far the next frame
+      // may scroll (web/src/grid/row-window.ts, scrollReach), and the timer that ends the scroll.
+      `  const rowScrollRef = useRef({ top: 0, direction: 1, delta: 0, reach: 0, at: 0, timer: null });\n` +
       `  const [rowOrderSettled, setRowOrderSettled] = useState(true);\n` +
       `  useEffect(() => () => clearTimeout(rowScrollRef.current.timer), []);\n`,
   },
@@ -142,12 +146,17 @@ const EDITS: Edit[] = [
       `    const rowScroll = rowScrollRef.current;\n` +
       `    const wait = rowScroll.at + ROW_ORDER_SETTLE_MS - performance.now();\n` +
       `    rowScroll.timer = wait > 0 ? setTimeout(settleRowOrder, wait) : null;\n` +
-      `    if (wait <= 0) setRowOrderSettled(true);\n` +
+      // The scroll has ended: the rows rendered shrink back to the smallest window.
+      `    if (wait <= 0) {\n      rowScroll.delta = 0;\n      rowScroll.reach = 0;\n      setRowOrderSettled(true);\n    }\n` +
       `  }\n\n` +
       `  function handleScroll(event) {\n    const {\n      scrollTop,\n      scrollLeft\n    } = event.currentTarget;\n` +
       `    const rowScroll = rowScrollRef.current;\n` +
       `    if (scrollTop !== rowScroll.top) {\n` +
-      `      rowScroll.direction = scrollTop < rowScroll.top ? -1 : 1;\n` +
+      `      const direction = scrollTop < rowScroll.top ? -1 : 1;\n` +
+      `      const delta = Math.abs(scrollTop - rowScroll.top);\n` +
+      `      rowScroll.reach = scrollReach(delta, direction === rowScroll.direction ? rowScroll.delta : 0);\n` +
+      `      rowScroll.delta = delta;\n` +
+      `      rowScroll.direction = direction;\n` +
       `      rowScroll.top = scrollTop;\n` +
       `      rowScroll.at = performance.now();\n` +
       `      setRowOrderSettled(false);\n` +
@@ -175,12 +184,13 @@ const EDITS: Edit[] = [
   {
     // The window's size varies (with the direction of scrolling, at the table's ends, 23 or 24 rows
     // visible), and a slot left out would drop its element, to be made anew when the window grows
-    // again: rows are rendered past the window's end until every slot handed out so far has one.
+    // again: while scrolling, rows are rendered past the window's end until every element rendered last
+    // has one. Once the scroll has ended, the window alone: the elements a fling's longer window made go.
     find: `  function getViewportRows() {\n    const rowElements = [];\n    let startRowIndex = 0;\n\n    for (let rowIdx = rowOverscanStartIdx; rowIdx <= rowOverscanEndIdx; rowIdx++) {\n`,
     replace:
       `  function getViewportRows() {\n    const rowElements = [];\n    let startRowIndex = 0;\n` +
       `    const committed = rowSlotsRef.current;\n` +
-      `    const lastRowIdx = min(rows.length - 1, max(rowOverscanEndIdx, rowOverscanStartIdx + committed.slots.count - 1));\n` +
+      `    const lastRowIdx = min(rows.length - 1, max(rowOverscanEndIdx, rowOverscanStartIdx + (rowOrderSettled ? 0 : committed.slots.byRow.size) - 1));\n` +
       `    const slots = assignRowSlots(committed.slots, rowOverscanStartIdx, lastRowIdx);\n\n` +
       `    for (let rowIdx = rowOverscanStartIdx; rowIdx <= lastRowIdx; rowIdx++) {\n`,
   },
