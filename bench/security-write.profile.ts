@@ -3,9 +3,12 @@
  * `node --cpu-prof` shows where the time goes; prints the CPU time per call.
  *
  *   npx tsx --cpu-prof --cpu-prof-dir=/tmp/prof bench/security-write.profile.ts [plain|scoped|scope|audited|read|scoped-read|off-insert|off-read] [count]
+ *   PROFILE_OUT=/tmp/scoped-read.cpuprofile npx tsx bench/security-write.profile.ts scoped-read 3000   # the timed calls only
  *
  * `off-…`: the app built without the audit trail and the per-use work (the bench's baseline), unscoped token.
  */
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.js';
 import { CommitScope, withCommitScope } from '../src/db/index.js';
@@ -39,11 +42,24 @@ const run = { plain: () => insert(seeded.baseToken), scoped: () => insert(scoped
 if (!run) throw new Error(`unknown case ${which}`);
 for (let i = 0; i < 200; i += 1) await run();
 await container.audit.seal();
+// PROFILE_OUT=file.cpuprofile: a CPU profile of the timed calls alone (no start-up, no warm-up).
+const session = process.env.PROFILE_OUT ? new Session() : null;
+if (session) {
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: 100 });
+  await session.post('Profiler.start');
+}
 const cpu = process.cpuUsage();
 const start = process.hrtime.bigint();
 for (let i = 0; i < count; i += 1) await run();
 await container.audit.seal();
 const used = process.cpuUsage(cpu);
+if (session) {
+  const { profile } = await session.post('Profiler.stop');
+  writeFileSync(process.env.PROFILE_OUT!, JSON.stringify(profile));
+  session.disconnect();
+}
 console.log(`${which}: ${(Number(process.hrtime.bigint() - start) / 1000 / count).toFixed(0)} µs wall, ${((used.user + used.system) / count).toFixed(0)} µs CPU per call`);
 await off.close();
 await basegate.close();

@@ -2,6 +2,7 @@ import fp from 'fastify-plugin';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AccountsService } from '../modules/accounts/index.js';
 import type { BaseTokenVerifier } from '../modules/tokens/index.js';
+import type { BaseTokenClaims } from '../modules/access/index.js';
 import { bearerToken } from '../shared/authorization.js';
 import {
   baseUuidFromParams,
@@ -35,12 +36,17 @@ export const rateLimitPlugin = fp<{ limits: Limits; accounts: AccountsService; v
 
     // A callback hook: requests with nothing to count pass without a promise. That is every
     // class configured unlimited (only base operations have per-base overrides), and a base
-    // operation whose verified Base-Token names a base without a limit (all known in memory).
+    // operation whose verified Base-Token names a base without a limit (all known in memory) — also
+    // when the token spends a budget of its own counted in this process's memory (no Redis).
     app.addHook('onRequest', (request, reply, done) => {
       const cls = classOf(request);
       if (cls === null) return done();
       if (cls !== 'base' && limits.service.defaults[cls] === 0) return done();
-      if (cls === 'base' && unlimitedBaseCall(request, limits, verifier)) return done();
+      if (cls === 'base') {
+        const admitted = unlimitedBaseCall(request, reply, limits, verifier);
+        if (admitted === true) return done();
+        if (admitted === false) return; // refused: the 429 is sent
+      }
       limit(request, reply, cls, deps).then(() => {
         if (!reply.sent) done();
       }, done);
@@ -49,13 +55,21 @@ export const rateLimitPlugin = fp<{ limits: Limits; accounts: AccountsService; v
   { name: 'rate-limit' },
 );
 
-/** True when the request's Base-Token is verified (from memory) and its base has no limit. */
-function unlimitedBaseCall(request: FastifyRequest, limits: Limits, verifier: BaseTokenVerifier): boolean {
+/**
+ * For a request whose Base-Token is verified (from memory) and whose base has no limit: true when it
+ * may proceed, false when its token's own budget refused it (the 429 is sent). Undefined when that
+ * cannot be told without waiting (an unknown token, a base limit, a budget counted in Redis).
+ */
+function unlimitedBaseCall(request: FastifyRequest, reply: FastifyReply, limits: Limits, verifier: BaseTokenVerifier): boolean | undefined {
   const token = bearerToken(request);
   const verified = token === null ? undefined : verifier.verifyCached(token);
-  if (!verified?.ok || verified.claims.ratePerMinute) return false;
-  const limit = limits.service.limitFor('base', { kind: 'base', uuid: verified.claims.baseUuid });
-  return limit === 0;
+  if (!verified?.ok) return undefined;
+  const claims = verified.claims;
+  if (limits.service.limitFor('base', { kind: 'base', uuid: claims.baseUuid }) !== 0) return undefined;
+  const budget = tokenBudgetOf(claims);
+  if (!budget) return true;
+  const counted = limits.service.checkBudgetNow(budget.key, budget.perMinute);
+  return counted && answer(request, reply, 'base', counted);
 }
 
 async function limit(
@@ -70,7 +84,7 @@ async function limit(
   if (result.kind !== 'unlimited' && !answer(request, reply, cls, result)) return;
   // A scoped API-Token's own budget (issue 33), spent by every Base-Token issued from it.
   const budget = cls === 'base' ? await tokenBudget(request, deps.verifier) : null;
-  if (budget) answer(request, reply, cls, await limits.service.checkBudget(`api-token:${budget.tokenId}`, budget.perMinute));
+  if (budget) answer(request, reply, cls, await limits.service.checkBudget(budget.key, budget.perMinute));
 }
 
 /** Applies one counted decision: headers on base operations, 429 when over. False when refused. */
@@ -84,12 +98,22 @@ function answer(request: FastifyRequest, reply: FastifyReply, cls: LimitClass, r
   return decision.allowed;
 }
 
-async function tokenBudget(request: FastifyRequest, verifier: BaseTokenVerifier): Promise<{ tokenId: number; perMinute: number } | null> {
+async function tokenBudget(request: FastifyRequest, verifier: BaseTokenVerifier): Promise<TokenBudget | null> {
   const token = bearerToken(request);
   if (token === null) return null;
   const verified = await verifier.verify(token);
-  if (!verified.ok || verified.claims.source !== 'api-token' || !verified.claims.ratePerMinute) return null;
-  return { tokenId: verified.claims.sourceId, perMinute: verified.claims.ratePerMinute };
+  return verified.ok ? tokenBudgetOf(verified.claims) : null;
+}
+
+interface TokenBudget {
+  key: string;
+  perMinute: number;
+}
+
+/** The budget a Base-Token spends: its API-Token's `rate_limit`, if it has one. */
+function tokenBudgetOf(claims: BaseTokenClaims): TokenBudget | null {
+  if (claims.source !== 'api-token' || !claims.ratePerMinute) return null;
+  return { key: `api-token:${claims.sourceId}`, perMinute: claims.ratePerMinute };
 }
 
 /**

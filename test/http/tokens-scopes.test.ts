@@ -147,9 +147,16 @@ describe.each(DIALECTS)('scoped API-Tokens (%s)', (dialect) => {
   it('spends its own rate budget per minute', async () => {
     const res = await create({ app_name: 'budget', permission: 'r', rate_limit: 2 });
     const issued = (await exchange(res.json().api_token)).json().access_token;
-    const codes = [];
-    for (let i = 0; i < 3; i++) codes.push((await gateway(issued, 'GET', 'rows/?table_name=Table1')).statusCode);
-    expect(codes).toEqual([200, 200, 429]);
+    const answers = [];
+    for (let i = 0; i < 3; i++) answers.push(await gateway(issued, 'GET', 'rows/?table_name=Table1'));
+    expect(answers.map((res) => res.statusCode)).toEqual([200, 200, 429]);
+    expect(answers[1]!.headers).toMatchObject({ 'x-ratelimit-limit': '2', 'x-ratelimit-remaining': '0' });
+    expect(answers[2]!.headers['retry-after']).toBe('60');
+    // The window follows the app's clock (the reset header is reckoned on it too): a minute on, the budget is whole again.
+    t.clock.advance(60_000);
+    const next = await gateway(issued, 'GET', 'rows/?table_name=Table1');
+    expect(next.statusCode).toBe(200);
+    expect(next.headers['x-ratelimit-remaining']).toBe('1');
   });
 
   it('refuses a client outside allowed_networks, ignoring X-Forwarded-For without TRUST_PROXY', async () => {

@@ -115,11 +115,29 @@ interface NetworkList {
 }
 
 const lists = new Map<string, NetworkList>();
+/** By the list itself: a verified token's claims are kept in memory, so its list is found without joining it into a key. */
+const byArray = new WeakMap<readonly string[], NetworkList>();
 /** Addresses remembered per list (a token is used from few; the map starts over when full). */
 const MAX_ANSWERS = 1000;
 
 /** Whether `ip` lies in one of `networks` (IPv4-mapped IPv6 clients count as their IPv4 address). */
 export function inNetworks(networks: readonly string[], ip: string): boolean {
+  let entry = byArray.get(networks);
+  if (!entry) {
+    entry = networkList(networks);
+    byArray.set(networks, entry);
+  }
+  let answer = entry.answers.get(ip);
+  if (answer === undefined) {
+    answer = check(entry.list, ip);
+    if (entry.answers.size >= MAX_ANSWERS) entry.answers.clear();
+    entry.answers.set(ip, answer);
+  }
+  return answer;
+}
+
+/** The parsed list for these networks, shared by every array that spells them alike. */
+function networkList(networks: readonly string[]): NetworkList {
   const key = networks.join(',');
   let entry = lists.get(key);
   if (!entry) {
@@ -132,13 +150,7 @@ export function inNetworks(networks: readonly string[], ip: string): boolean {
     entry = { list, answers: new Map() };
     lists.set(key, entry);
   }
-  let answer = entry.answers.get(ip);
-  if (answer === undefined) {
-    answer = check(entry.list, ip);
-    if (entry.answers.size >= MAX_ANSWERS) entry.answers.clear();
-    entry.answers.set(ip, answer);
-  }
-  return answer;
+  return entry;
 }
 
 function check(list: BlockList, ip: string): boolean {

@@ -5,6 +5,7 @@ import type { Metrics } from '../../platform/metrics.js';
 import type { Clock } from '../../shared/clock.js';
 import { LIMIT_CLASSES, WINDOW_SECONDS, decide, storageKey, type ClassLimits, type LimitClass, type RateDecision, type RateKey } from './limit-policy.js';
 import type { RateLimitOverrides } from './overrides.service.js';
+import { LocalWindows } from './local-windows.js';
 
 /** Store errors are logged at most this often (each one still counts in /metrics). */
 export const STORE_WARNING_INTERVAL_MS = 30_000;
@@ -56,6 +57,8 @@ export class RateLimitService {
   private readonly local: Record<LimitClass, RateLimiterAbstract> | null;
   private readonly storeErrors: Counter;
   private readonly rejected: Counter<'class'>;
+  /** Without Redis: the budgets' counters, counted without a promise (`checkBudgetNow`). */
+  private readonly budgets: LocalWindows | null;
   private lastWarning = -Infinity;
   private suppressedWarnings = 0;
 
@@ -71,6 +74,7 @@ export class RateLimitService {
     this.limiters = Object.fromEntries(LIMIT_CLASSES.map((cls) => [cls, make(cls)])) as Record<LimitClass, RateLimiterAbstract>;
     const memory = (cls: LimitClass): RateLimiterAbstract => new RateLimiterMemory({ points: NEVER_REFUSE, duration: WINDOW_SECONDS, keyPrefix: `${prefix}:${cls}` });
     this.local = options.redis ? (Object.fromEntries(LIMIT_CLASSES.map((cls) => [cls, memory(cls)])) as Record<LimitClass, RateLimiterAbstract>) : null;
+    this.budgets = options.redis ? null : new LocalWindows(WINDOW_SECONDS * 1000);
     this.storeErrors = new Counter({
       name: 'basegate_rate_limit_store_errors_total',
       help: 'Requests counted in this instance memory because the shared rate-limit store (Redis) failed',
@@ -116,6 +120,8 @@ export class RateLimitService {
    * the base operations' counters under `key`; same windows, store and fallback as `check`.
    */
   async checkBudget(key: string, limit: number): Promise<Exclude<CheckResult, { kind: 'unlimited' }>> {
+    const counted = this.checkBudgetNow(key, limit);
+    if (counted) return counted;
     const storeKey = `budget:${key}`;
     try {
       return { kind: 'counted', decision: this.decide('base', limit, await consumed(this.limiters.base, storeKey)) };
@@ -125,8 +131,23 @@ export class RateLimitService {
     }
   }
 
+  /**
+   * `checkBudget` without a promise when the counters are in this process's memory (no Redis): a
+   * scoped token's gateway call then counts its budget in the rate limiter's callback hook. Undefined
+   * with Redis (the count is shared: ask `checkBudget`).
+   */
+  checkBudgetNow(key: string, limit: number): { kind: 'counted'; decision: RateDecision } | undefined {
+    if (!this.budgets) return undefined;
+    const now = this.options.clock.now();
+    const { count, msLeft } = this.budgets.hit(key, now);
+    return { kind: 'counted', decision: this.decided('base', decide(limit, count, msLeft, now)) };
+  }
+
   private decide(cls: LimitClass, limit: number, res: RateLimiterRes): RateDecision {
-    const decision = decide(limit, res.consumedPoints, res.msBeforeNext, this.options.clock.now());
+    return this.decided(cls, decide(limit, res.consumedPoints, res.msBeforeNext, this.options.clock.now()));
+  }
+
+  private decided(cls: LimitClass, decision: RateDecision): RateDecision {
     if (!decision.allowed) this.rejected.inc({ class: cls });
     return decision;
   }
