@@ -19,6 +19,17 @@ describe('console: the grid reuses row elements while scrolling (headless Chromi
   /** The row element showing row i (0-based), by its ARIA index (the header is 1). */
   const rowAt = (i: number) => s.page.locator(`.grid [role=row][aria-rowindex="${i + 2}"]`);
   const scrollTo = (i: number) => grid().evaluate((el, top) => (el.scrollTop = top), i * 34);
+  const openGrid = async () => {
+    await s.page.goto(s.baseUrl);
+    await rowAt(0).waitFor();
+  };
+  const backToTop = async () => {
+    await scrollTo(0);
+    await rowAt(0).filter({ hasText: name(0) }).waitFor();
+  };
+  /** The ARIA row indexes of the rendered rows in DOM order. */
+  const domOrder = () => s.page.evaluate(() => [...document.querySelectorAll('.grid > [role=row]:not(.rdg-header-row)')].map((row) => Number(row.getAttribute('aria-rowindex'))));
+  const sorted = (indexes: number[]) => indexes.every((index, i) => i === 0 || indexes[i - 1]! < index);
   /** Every rendered row (header left out): its index, its Name cell, whether it is selected and checked. */
   const shownRows = () =>
     s.page.evaluate(() =>
@@ -44,8 +55,7 @@ describe('console: the grid reuses row elements while scrolling (headless Chromi
 
   it('a far scroll shows other rows in the same elements; cells and selection follow the rows', async () => {
     await step(s.page, 'grid-scroll-reuse', async () => {
-      await s.page.goto(s.baseUrl);
-      await rowAt(0).waitFor();
+      await openGrid();
       await rowAt(1).getByRole('checkbox', { name: 'Select' }).check();
       await expect.poll(async () => rowAt(1).getAttribute('aria-selected')).toBe('true');
       const before = await s.page.evaluate(() => {
@@ -87,8 +97,7 @@ describe('console: the grid reuses row elements while scrolling (headless Chromi
       // The selected row (1) is out of view: no element that showed it still says so.
       expect(far.filter((r) => r.selected || r.checked)).toEqual([]);
 
-      await scrollTo(0);
-      await rowAt(0).filter({ hasText: name(0) }).waitFor();
+      await backToTop();
       const back = await shownRows();
       expect(back.every((r) => r.name === name(r.index))).toBe(true);
       expect(back.filter((r) => r.selected || r.checked).map((r) => r.index)).toEqual([1]);
@@ -99,11 +108,7 @@ describe('console: the grid reuses row elements while scrolling (headless Chromi
 
   it('once a scroll has ended, the rows are in the DOM in visual order, in the same elements', async () => {
     await step(s.page, 'grid-scroll-order', async () => {
-      await s.page.goto(s.baseUrl);
-      await rowAt(0).waitFor();
-      /** The ARIA row indexes of the rendered rows in DOM order. */
-      const domOrder = () => s.page.evaluate(() => [...document.querySelectorAll('.grid > [role=row]:not(.rdg-header-row)')].map((row) => Number(row.getAttribute('aria-rowindex'))));
-      const sorted = (indexes: number[]) => indexes.every((index, i) => i === 0 || indexes[i - 1]! < index);
+      await openGrid();
       await scrollTo(200);
       await rowAt(200).filter({ hasText: name(200) }).waitFor();
       await expect.poll(async () => sorted(await domOrder()), { timeout: 10_000 }).toBe(true);
@@ -131,17 +136,13 @@ describe('console: the grid reuses row elements while scrolling (headless Chromi
       expect(kept.kept).toBe(kept.now);
       const shown = await shownRows();
       expect(shown.every((r) => r.name === name(r.index))).toBe(true);
-      await scrollTo(0);
-      await rowAt(0).filter({ hasText: name(0) }).waitFor();
+      await backToTop();
     });
   });
 
   it('an open editor in a row that the settle would move keeps its focus and text; its row is put in order once it closes', async () => {
     await step(s.page, 'grid-scroll-editor-order', async () => {
-      await s.page.goto(s.baseUrl);
-      await rowAt(0).waitFor();
-      const domOrder = () => s.page.evaluate(() => [...document.querySelectorAll('.grid > [role=row]:not(.rdg-header-row)')].map((row) => Number(row.getAttribute('aria-rowindex'))));
-      const sorted = (indexes: number[]) => indexes.every((index, i) => i === 0 || indexes[i - 1]! < index);
+      await openGrid();
       await scrollTo(450);
       await rowAt(450).filter({ hasText: name(450) }).waitFor();
       await expect.poll(async () => sorted(await domOrder()), { timeout: 10_000 }).toBe(true);
@@ -185,15 +186,13 @@ describe('console: the grid reuses row elements while scrolling (headless Chromi
       const row = (await saved())!;
       expect((await gw('rows/', { method: 'PUT', body: { table_name: 'Table1', updates: [{ row_id: row._id, row: { Name: name(452) } }] } })).status).toBe(200);
       await expect.poll(() => rowAt(452).locator('[aria-colindex="2"]').innerText()).toBe(name(452));
-      await scrollTo(0);
-      await rowAt(0).filter({ hasText: name(0) }).waitFor();
+      await backToTop();
     });
   });
 
   it('fast flings in both directions never show a visible row without its content', async () => {
     await step(s.page, 'grid-scroll-fling', async () => {
-      await s.page.goto(s.baseUrl);
-      await rowAt(0).waitFor();
+      await openGrid();
       // The page samples every frame: at points down the Name column of the visible rows, the element
       // there must be the row scrolled to that place, with its name. The sample is taken after the
       // frame's scroll position moved and before the grid could render for it: the grid renders at the
@@ -254,15 +253,13 @@ describe('console: the grid reuses row elements while scrolling (headless Chromi
       });
       expect(blanks.frames).toBeGreaterThan(100);
       expect(blanks).toEqual({ frames: blanks.frames, missed: [], count: 0 });
-      await scrollTo(0);
-      await rowAt(0).filter({ hasText: name(0) }).waitFor();
+      await backToTop();
     });
   });
 
   it('the focus of a row scrolled away does not stay in the element that now shows another row', async () => {
     await step(s.page, 'grid-scroll-focus', async () => {
-      await s.page.goto(s.baseUrl);
-      await rowAt(0).waitFor();
+      await openGrid();
       // The selection column's cell of row 2, selected with the mouse beside its checkbox: the checkbox takes the focus.
       await rowAt(2).locator('[aria-colindex="1"]').click({ position: { x: 2, y: 2 } });
       const focusedRow = () => s.page.evaluate(() => document.activeElement?.closest('[role=row]')?.getAttribute('aria-rowindex') ?? null);
@@ -285,8 +282,7 @@ describe('console: the grid reuses row elements while scrolling (headless Chromi
       const scrollTop = () => grid().evaluate((el) => el.scrollTop);
       await expect.poll(async () => (await scrollTop()) === (await s.page.waitForTimeout(300), await scrollTop())).toBe(true);
       // Back at the top: row 2 is still the one selected row, and a click brings the keyboard back.
-      await scrollTo(0);
-      await rowAt(0).filter({ hasText: name(0) }).waitFor();
+      await backToTop();
       expect((await shownRows()).filter((r) => r.selected || r.checked).map((r) => r.index)).toEqual([2]);
       await rowAt(3).locator('[aria-colindex="1"]').click({ position: { x: 2, y: 2 } });
       await expect.poll(focusedRow).toBe('5');

@@ -4,6 +4,33 @@ import { RowIndexes } from '../../src/modules/rows/row-indexes.js';
 import { DIALECTS, type TestApp } from '../helpers/index.js';
 import { appendRows, appWithTable, tiedRows, type Gateway } from './rows.fixtures.js';
 
+interface SeededTable {
+  _id: string;
+  name: string;
+  columns: Array<{ key: string; name: string }>;
+}
+
+/**
+ * Table T (Name, N, Label) with `listed` rows whose sort values tie, and `archivedPerBatch` archived rows
+ * after every ten listed ones: their ids and sort values fall among the listed rows'.
+ */
+async function tiedTableWithArchived(dialect: (typeof DIALECTS)[number], listed: number, archivedPerBatch: number) {
+  const { t, g } = await appWithTable(dialect, { RATE_LIMIT_BASE_PER_MINUTE: '0', RATE_LIMIT_ACCOUNT_PER_MINUTE: '0' }, [
+    { column_name: 'Name', column_type: 'text' },
+    { column_name: 'N', column_type: 'number' },
+    { column_name: 'Label', column_type: 'text' },
+  ]);
+  const rows = tiedRows(listed);
+  for (let i = 0; i < listed; i += 10) {
+    await appendRows(g, 'T', rows.slice(i, i + 10));
+    const archived = tiedRows(13).slice(i % 13, (i % 13) + archivedPerBatch).map((r, j) => ({ ...r, Name: `archived ${i}.${j}` }));
+    const res = await g.call('POST', 'add-archived-rows/', { table_name: 'T', rows: archived });
+    expect(res.statusCode, res.body).toBe(200);
+  }
+  const meta = (await g.call('GET', 'metadata/')).json<{ metadata: { tables: SeededTable[] } }>();
+  return { t, g, table: meta.metadata.tables.find((x) => x.name === 'T')! };
+}
+
 /**
  * Cold jumps deep into sorted listings (issue 34): nothing known before the jump, so the rows before
  * `start` are skipped in the sort index. On SQLite the sort indexes leave archived rows out (partial on
@@ -18,21 +45,9 @@ describe.each(DIALECTS)('cold deep jumps into sorted listings (%s)', (dialect) =
   const LISTED = 150;
 
   beforeAll(async () => {
-    ({ t, g } = await appWithTable(dialect, { RATE_LIMIT_BASE_PER_MINUTE: '0', RATE_LIMIT_ACCOUNT_PER_MINUTE: '0' }, [
-      { column_name: 'Name', column_type: 'text' },
-      { column_name: 'N', column_type: 'number' },
-      { column_name: 'Label', column_type: 'text' },
-    ]));
-    const rows = tiedRows(LISTED);
-    // Archived rows between every batch of listed ones: their ids and sort values fall among the listed rows'.
-    for (let i = 0; i < LISTED; i += 10) {
-      await appendRows(g, 'T', rows.slice(i, i + 10));
-      const archived = tiedRows(13).slice(i % 13, (i % 13) + 3).map((r, j) => ({ ...r, Name: `archived ${i}.${j}` }));
-      const res = await g.call('POST', 'add-archived-rows/', { table_name: 'T', rows: archived });
-      expect(res.statusCode, res.body).toBe(200);
-    }
-    const meta = (await g.call('GET', 'metadata/')).json<{ metadata: { tables: Array<{ _id: string; name: string }> } }>();
-    tableId = meta.metadata.tables.find((x) => x.name === 'T')!._id;
+    let table: SeededTable;
+    ({ t, g, table } = await tiedTableWithArchived(dialect, LISTED, 3));
+    tableId = table._id;
   }, 120_000);
   afterAll(() => t.close());
 
@@ -135,20 +150,8 @@ describe.each(DIALECTS)('cold deep jumps into filtered listings (%s)', (dialect)
   const LISTED = 150;
 
   beforeAll(async () => {
-    ({ t, g } = await appWithTable(dialect, { RATE_LIMIT_BASE_PER_MINUTE: '0', RATE_LIMIT_ACCOUNT_PER_MINUTE: '0' }, [
-      { column_name: 'Name', column_type: 'text' },
-      { column_name: 'N', column_type: 'number' },
-      { column_name: 'Label', column_type: 'text' },
-    ]));
-    const rows = tiedRows(LISTED);
-    for (let i = 0; i < LISTED; i += 10) {
-      await appendRows(g, 'T', rows.slice(i, i + 10));
-      const archived = tiedRows(13).slice(i % 13, (i % 13) + 4).map((r, j) => ({ ...r, Name: `archived ${i}.${j}` }));
-      const res = await g.call('POST', 'add-archived-rows/', { table_name: 'T', rows: archived });
-      expect(res.statusCode, res.body).toBe(200);
-    }
-    const meta = (await g.call('GET', 'metadata/')).json<{ metadata: { tables: Array<{ _id: string; name: string; columns: Array<{ key: string; name: string }> }> } }>();
-    const table = meta.metadata.tables.find((x) => x.name === 'T')!;
+    let table: SeededTable;
+    ({ t, g, table } = await tiedTableWithArchived(dialect, LISTED, 4));
     tableId = table._id;
     keys = Object.fromEntries(table.columns.map((c) => [c.name, c.key]));
   }, 120_000);
