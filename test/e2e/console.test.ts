@@ -390,7 +390,8 @@ describe('web console (headless Chromium)', () => {
 
     // A row added by a script (an API-Token, not the admin) triggers "New rows" for the admin; the
     // bell hears of it over the real-time channel (its polling fallback is a minute when live).
-    await page.locator('a.bell[data-live="yes"]').waitFor();
+    // The bell's channel connects in the background; on a loaded machine that has taken over 10 s.
+    await page.locator('a.bell[data-live="yes"]').waitFor({ timeout: 45_000 });
     await script.appendRow('Table1', { Name: 'Notify me', Number: 9 });
     await step(page, 'bell', async () => {
       await page.getByTestId('unread-count').waitFor({ timeout: 20_000 });
@@ -407,7 +408,7 @@ describe('web console (headless Chromium)', () => {
       await page.getByRole('listitem').filter({ hasText: 'New rows fired' }).first().getByRole('link', { name: `${BASE} · row` }).click();
       await page.getByRole('complementary', { name: 'Row comments' }).getByText('Comments on “Notify me”').waitFor();
     });
-  });
+  }, 90_000);
 
   it('shares the base read-only, then read-write, and the other user sees the permission take effect', async () => {
     const other = BOB;
