@@ -23,10 +23,17 @@ describe('console: the grid reuses row elements while scrolling (headless Chromi
     await s.page.goto(s.baseUrl);
     await rowAt(0).waitFor();
   };
-  const backToTop = async () => {
-    await scrollTo(0);
-    await rowAt(0).filter({ hasText: name(0) }).waitFor();
+  /** Scrolls row `i` to the top and waits until it shows its name. */
+  const showRow = async (i: number) => {
+    await scrollTo(i);
+    await rowAt(i).filter({ hasText: name(i) }).waitFor();
   };
+  /** Shows row `i`, then waits for the settle: the rows in the DOM in visual order. */
+  const settleAt = async (i: number) => {
+    await showRow(i);
+    await expect.poll(async () => sorted(await domOrder()), { timeout: 10_000 }).toBe(true);
+  };
+  const backToTop = () => showRow(0);
   /** The ARIA row indexes of the rendered rows in DOM order. */
   const domOrder = () => s.page.evaluate(() => [...document.querySelectorAll('.grid > [role=row]:not(.rdg-header-row)')].map((row) => Number(row.getAttribute('aria-rowindex'))));
   const sorted = (indexes: number[]) => indexes.every((index, i) => i === 0 || indexes[i - 1]! < index);
@@ -72,8 +79,7 @@ describe('console: the grid reuses row elements while scrolling (headless Chromi
           const now = new Set(document.querySelectorAll('.grid > [role=row]:not(.rdg-header-row)'));
           return { connected: old.filter((e) => e.isConnected).length, kept: old.filter((e) => now.has(e)).length, now: now.size };
         });
-      await scrollTo(200);
-      await rowAt(200).filter({ hasText: name(200) }).waitFor();
+      await showRow(200);
       // The window at the top is cut short; in mid-table it has its full size. Every element is still there.
       const full = await shownElements();
       expect(await sameElements()).toEqual({ connected: before, kept: before, now: full });
@@ -82,16 +88,13 @@ describe('console: the grid reuses row elements while scrolling (headless Chromi
       });
       // From there a far scroll to a window of the same size (the grid renders rows in batches of 8, from
       // 4 rows before the first shown: 200 and 400 are aligned alike) creates and drops no element.
-      await scrollTo(400);
-      await rowAt(400).filter({ hasText: name(400) }).waitFor();
+      await showRow(400);
       expect(await sameElements()).toEqual({ connected: full, kept: full, now: full });
       // A position whose own window is smaller (aligned otherwise) keeps every element too: the rows
       // past its end are rendered rather than their elements dropped and made again later.
-      await scrollTo(150);
-      await rowAt(150).filter({ hasText: name(150) }).waitFor();
+      await showRow(150);
       expect(await sameElements()).toEqual({ connected: full, kept: full, now: full });
-      await scrollTo(400);
-      await rowAt(400).filter({ hasText: name(400) }).waitFor();
+      await showRow(400);
       const far = await shownRows();
       expect(far.every((r) => r.index >= 380 && r.name === `Row ${String(r.index).padStart(4, '0')}`)).toBe(true);
       // The selected row (1) is out of view: no element that showed it still says so.
@@ -109,19 +112,15 @@ describe('console: the grid reuses row elements while scrolling (headless Chromi
   it('once a scroll has ended, the rows are in the DOM in visual order, in the same elements', async () => {
     await step(s.page, 'grid-scroll-order', async () => {
       await openGrid();
-      await scrollTo(200);
-      await rowAt(200).filter({ hasText: name(200) }).waitFor();
-      await expect.poll(async () => sorted(await domOrder()), { timeout: 10_000 }).toBe(true);
+      await settleAt(200);
       await s.page.evaluate(() => {
         (window as unknown as { shownBefore: Element[] }).shownBefore = [...document.querySelectorAll('.grid > [role=row]:not(.rdg-header-row)')];
       });
       // A far scroll, which reuses every element, then ten rows down: the rows still in view keep their
       // elements and places, the entering ones take the elements of the rows that left, first in the DOM
       // (without the reordering, the DOM order stays so).
-      await scrollTo(440);
-      await rowAt(440).filter({ hasText: name(440) }).waitFor();
-      await scrollTo(450);
-      await rowAt(450).filter({ hasText: name(450) }).waitFor();
+      await showRow(440);
+      await showRow(450);
       // After the pause the DOM order is the visual order (aria-rowindex ascending), in the elements there were.
       await expect.poll(async () => sorted(await domOrder()), { timeout: 10_000 }).toBe(true);
       const order = await domOrder();
@@ -143,9 +142,7 @@ describe('console: the grid reuses row elements while scrolling (headless Chromi
   it('an open editor in a row that the settle would move keeps its focus and text; its row is put in order once it closes', async () => {
     await step(s.page, 'grid-scroll-editor-order', async () => {
       await openGrid();
-      await scrollTo(450);
-      await rowAt(450).filter({ hasText: name(450) }).waitFor();
-      await expect.poll(async () => sorted(await domOrder()), { timeout: 10_000 }).toBe(true);
+      await settleAt(450);
       // An editor on row 452, text typed, not saved.
       await rowAt(452).locator('[aria-colindex="2"]').dblclick();
       const editor = rowAt(452).locator('[aria-colindex="2"] input');
@@ -160,10 +157,8 @@ describe('console: the grid reuses row elements while scrolling (headless Chromi
       });
       // Ten rows up: the entering rows take the elements of the rows that left, last in the DOM; in visual
       // order they come first, so putting the rows in order would move the other rows' elements, row 452's too.
-      await scrollTo(445);
-      await rowAt(445).filter({ hasText: name(445) }).waitFor();
-      await scrollTo(440);
-      await rowAt(440).filter({ hasText: name(440) }).waitFor();
+      await showRow(445);
+      await showRow(440);
       const focus = () =>
         s.page.evaluate(() => {
           const active = document.activeElement as HTMLInputElement | null;
@@ -268,8 +263,7 @@ describe('console: the grid reuses row elements while scrolling (headless Chromi
       await s.page.keyboard.press('Space');
       await expect.poll(async () => rowAt(2).getAttribute('aria-selected')).toBe('true');
 
-      await scrollTo(400);
-      await rowAt(400).filter({ hasText: name(400) }).waitFor();
+      await showRow(400);
       // The element that held row 2's checkbox shows another row now, and no longer has the focus
       // (the page has it, as when the grid dropped the row's element); the grid stays where it was scrolled.
       await expect.poll(focusedRow).toBe(null);
