@@ -53,6 +53,15 @@ describe('console: the grid reuses row elements while scrolling (headless Chromi
     await s.createBase();
     const blank = (await gw<{ rows: Array<{ _id: string }> }>('rows/?table_name=Table1')).data.rows;
     await gw('rows/', { method: 'DELETE', body: { table_name: 'Table1', row_ids: blank.map((r) => r._id) } });
+    for (const [column, type, data] of [
+      ['Done', 'checkbox'],
+      ['Status', 'single-select', { options: [{ name: 'Todo', color: '#eee' }, { name: 'Ready', color: '#cfc' }] }],
+      ['Due', 'date', { format: 'YYYY-MM-DD' }],
+      ['Owner', 'collaborator'],
+    ] as Array<[string, string, Record<string, unknown>?]>) {
+      const added = await gw('columns/', { method: 'POST', body: { table_name: 'Table1', column_name: column, column_type: type, ...(data ? { column_data: data } : {}) } });
+      expect(added.status).toBe(200);
+    }
     const rows = Array.from({ length: ROWS }, (_, i) => ({ Name: name(i) }));
     expect((await gw('rows/', { method: 'POST', body: { table_name: 'Table1', rows } })).status).toBe(200);
     await s.openPage({ viewport: { width: 1280, height: 800 } });
@@ -181,6 +190,98 @@ describe('console: the grid reuses row elements while scrolling (headless Chromi
       const row = (await saved())!;
       expect((await gw('rows/', { method: 'PUT', body: { table_name: 'Table1', updates: [{ row_id: row._id, row: { Name: name(452) } }] } })).status).toBe(200);
       await expect.poll(() => rowAt(452).locator('[aria-colindex="2"]').innerText()).toBe(name(452));
+      await backToTop();
+    });
+  });
+
+  it('a focused checkbox, select, date or collaborator editor in a row the settle would move keeps its focus and value; the rows are put in order once the focus leaves', async () => {
+    await step(s.page, 'grid-scroll-editors-order', async () => {
+      const cell = (column: number) => rowAt(452).locator(`[aria-colindex="${column}"]`);
+      /** Remembers the focused element and counts its blurs (moving its row's element would blur it). */
+      const watchFocus = () =>
+        s.page.evaluate(() => {
+          const w = window as unknown as { held: Element | null; blurs: number };
+          w.held = document.activeElement;
+          w.blurs = 0;
+          w.held?.addEventListener('blur', () => w.blurs++);
+          return w.held?.tagName ?? null;
+        });
+      const held = () =>
+        s.page.evaluate(() => {
+          const w = window as unknown as { held: Element | null; blurs: number };
+          const active = document.activeElement as HTMLInputElement | null;
+          return { same: active === w.held, blurs: w.blurs, value: active?.type === 'checkbox' ? String(active.checked) : (active?.value ?? null) };
+        });
+      /** Ten rows up twice (the entering rows take elements last in the DOM), then well past the settle. */
+      const scrollAndWait = async () => {
+        await showRow(445);
+        await showRow(440);
+        await s.page.waitForTimeout(600);
+      };
+      const saved = async () => (await gw<{ rows: Array<Record<string, unknown>> }>('rows/?table_name=Table1&convert_keys=true&start=452&limit=1')).data.rows[0]!;
+
+      // A checkbox cell, selected with the mouse beside its box: the box takes the focus, unticked.
+      await openGrid();
+      await settleAt(450);
+      await cell(3).click({ position: { x: 2, y: 2 } });
+      expect(await watchFocus()).toBe('INPUT');
+      expect(await held()).toEqual({ same: true, blurs: 0, value: 'false' });
+      await scrollAndWait();
+      expect(await held()).toEqual({ same: true, blurs: 0, value: 'false' });
+      expect(sorted(await domOrder())).toBe(false);
+      // Space still ticks this row's box (not another row's), once.
+      await s.page.keyboard.press('Space');
+      await expect.poll(async () => (await saved()).Done).toBe(true);
+      expect(await held()).toEqual({ same: true, blurs: 0, value: 'true' });
+      // The focus leaves the row (the next cell is selected, the grid keeps the keyboard): the rows are put in order.
+      await s.page.keyboard.press('ArrowRight');
+      await expect.poll(() => s.page.evaluate(() => document.activeElement?.closest('[role=row]') == null)).toBe(true);
+      await expect.poll(async () => sorted(await domOrder()), { timeout: 10_000 }).toBe(true);
+
+      // A single select's editor (opened with a double click: Enter would open its list too).
+      await settleAt(450);
+      await cell(4).dblclick();
+      await cell(4).locator('select').waitFor();
+      expect(await watchFocus()).toBe('SELECT');
+      await scrollAndWait();
+      expect(await held()).toEqual({ same: true, blurs: 0, value: '' });
+      expect(sorted(await domOrder())).toBe(false);
+      await s.page.keyboard.press('Escape');
+      await cell(4).locator('select').waitFor({ state: 'detached' });
+      await expect.poll(async () => sorted(await domOrder()), { timeout: 10_000 }).toBe(true);
+
+      // A date's editor with a date typed, not saved: kept through the settle, saved with Enter.
+      await settleAt(450);
+      await cell(5).click();
+      await s.page.keyboard.press('Enter');
+      const date = cell(5).locator('input[type=date]');
+      await date.fill('2027-01-02');
+      expect(await watchFocus()).toBe('INPUT');
+      await scrollAndWait();
+      expect(await held()).toEqual({ same: true, blurs: 0, value: '2027-01-02' });
+      expect(sorted(await domOrder())).toBe(false);
+      await s.page.keyboard.press('Enter');
+      await date.waitFor({ state: 'detached' });
+      await expect.poll(async () => (await saved()).Due).toMatch(/^2027-01-02/);
+      await expect.poll(async () => sorted(await domOrder()), { timeout: 10_000 }).toBe(true);
+
+      // The collaborator picker (a dialog outside the grid) with a filter typed: the settle moves rows, not the dialog.
+      await settleAt(450);
+      await cell(6).click();
+      await s.page.keyboard.press('Enter');
+      const picker = s.page.getByRole('dialog', { name: 'Choose Owner' });
+      await picker.waitFor();
+      await s.page.keyboard.type('adm');
+      expect(await watchFocus()).toBe('INPUT');
+      await scrollAndWait();
+      expect(await held()).toEqual({ same: true, blurs: 0, value: 'adm' });
+      await s.page.keyboard.press('Escape');
+      await picker.waitFor({ state: 'detached' });
+      await expect.poll(async () => sorted(await domOrder()), { timeout: 10_000 }).toBe(true);
+
+      // The row as it was, for the other cases.
+      const row = await saved();
+      expect((await gw('rows/', { method: 'PUT', body: { table_name: 'Table1', updates: [{ row_id: row._id, row: { Done: false, Due: null } }] } })).status).toBe(200);
       await backToTop();
     });
   });

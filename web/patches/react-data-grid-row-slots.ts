@@ -135,6 +135,8 @@ const EDITS: Edit[] = [
       // may scroll (web/src/grid/row-window.ts, scrollReach), and the timer that ends the scroll.
       `  const rowScrollRef = useRef({ top: 0, direction: 1, delta: 0, reach: 0, at: 0, timer: null });\n` +
       `  const [rowOrderSettled, setRowOrderSettled] = useState(true);\n` +
+      // Bumped when the focus leaves a row after the scroll has ended: that render puts the rows in order.
+      `  const [, setRowFocusLeft] = useState(0);\n` +
       `  useEffect(() => () => clearTimeout(rowScrollRef.current.timer), []);\n`,
   },
   {
@@ -164,6 +166,26 @@ const EDITS: Edit[] = [
       `    }\n`,
   },
   {
+    // The settle skips a render while the focus is in a row (below, getViewportRows), and nothing else may
+    // render when it leaves (a checkbox left with an arrow key, a select closed with Escape): when the
+    // focus leaves the rows after the scroll has ended, one more render puts them in order. It runs
+    // once the focus has left (between the blur and the next element's focus, or after the grid's own
+    // focus() of its sink), so it finds no focus in a row.
+    find: `    ref: gridRef,\n    onScroll: handleScroll,\n`,
+    replace: `    ref: gridRef,\n    onScroll: handleScroll,\n    onBlur: handleRowFocusLeave,\n`,
+  },
+  {
+    find: `  function settleRowOrder() {\n`,
+    replace:
+      `  function isInRow(element) {\n` +
+      `    return element instanceof Element && element !== focusSinkRef.current && gridRef.current != null && gridRef.current.contains(element) && element.closest('[role="row"]:not([aria-rowindex="1"])') != null;\n` +
+      `  }\n\n` +
+      `  function handleRowFocusLeave(event) {\n` +
+      `    if (rowOrderSettled && isInRow(event.target) && !isInRow(event.relatedTarget)) setRowFocusLeft((n) => n + 1);\n` +
+      `  }\n\n` +
+      `  function settleRowOrder() {\n`,
+  },
+  {
     find: `  useImperativeHandle(ref, () => ({\n    element: gridRef.current,\n`,
     replace:
       `  useLayoutEffect(() => {\n` +
@@ -171,6 +193,9 @@ const EDITS: Edit[] = [
       `    if (pending == null) return;\n` +
       `    pendingRowSlots.current = null;\n` +
       `    rowSlotsRef.current = pending;\n` +
+      // The order was held for a focus in a row that is gone now (an editor closed, taking its focus with
+      // it, so no blur came; the grid then focused its sink): render once more to put the rows in order.
+      `    if (pending.held && !isInRow(document.activeElement)) setRowFocusLeft((n) => n + 1);\n` +
       `    if (pending.reused.size === 0) return;\n` +
       `    const grid = gridRef.current;\n` +
       `    const active = document.activeElement;\n` +
@@ -218,11 +243,10 @@ const EDITS: Edit[] = [
       // scroll has ended, they are put in visual order (web/src/grid/row-slots.ts, slotOrder). Not while
       // the focus is in a row (a checkbox, an open editor): moving its element would take the focus away
       // (and close the editor); the order is restored at a later render.
-      `    const active = document.activeElement;\n` +
-      `    const focusInRow = active != null && active !== focusSinkRef.current && gridRef.current != null && gridRef.current.contains(active) && active.closest('[role="row"]:not([aria-rowindex="1"])') != null;\n` +
+      `    const focusInRow = isInRow(document.activeElement);\n` +
       `    const order = slotOrder(committed.order, slots.byRow, rowOrderSettled && !focusInRow);\n` +
       `    const place = new Map(order.map((slot, at) => [String(slot), at]));\n` +
-      `    pendingRowSlots.current = { slots, shown, reused, order };\n` +
+      `    pendingRowSlots.current = { slots, shown, reused, order, held: rowOrderSettled && focusInRow };\n` +
       `    return rowElements.sort((a, b) => place.get(a.key) - place.get(b.key));\n  }\n`,
   },
 ];

@@ -8,6 +8,7 @@ import { formatDuration, isEditable, parseDuration } from './column-types';
 import { collaboratorEditor } from './CollaboratorEditor';
 import { formatDate, formatInstant, safeHref } from './format';
 import { Person, type RelatedUser } from './people';
+import { useFocusWhenSelected } from './select-column';
 import { t } from '../i18n';
 
 type Props = FormatterProps<Row>;
@@ -49,8 +50,10 @@ export function formatterFor(column: Column, people: ReadonlyMap<string, Related
   switch (column.type) {
     case 'checkbox':
       return function CheckboxCell({ row, onRowChange, isCellSelected }: Props) {
+        const ref = useFocusWhenSelected(isCellSelected && canEdit);
         return (
           <input
+            ref={ref}
             type="checkbox"
             aria-label={t('cells.keyOfRow', { key })}
             tabIndex={isCellSelected ? 0 : -1}
@@ -178,6 +181,9 @@ function editorFor(column: Column, people: readonly RelatedUser[]) {
             value={typeof row[c.key] === 'string' ? (row[c.key] as string) : ''}
             onChange={(e) => onRowChange({ ...row, [c.key]: e.target.value || null }, true)}
             onBlur={() => onClose(false)}
+            onKeyDown={(e) => {
+              if (e.key === 'Escape') onClose(false);
+            }}
           >
             <option value="">—</option>
             {optionsOf(column).map((o) => (

@@ -6,8 +6,11 @@ import { t } from '../i18n';
 
 const stop = (e: MouseEvent) => e.stopPropagation();
 
-/** Focuses the checkbox when the grid selects its cell (keyboard use), as the grid's own column did. */
-function useFocus(isCellSelected: boolean) {
+/**
+ * Focuses the checkbox when the grid selects its cell (keyboard use), as the grid's own column did: Space
+ * then ticks it, and the arrow keys still move the selection.
+ */
+export function useFocusWhenSelected(isCellSelected: boolean) {
   const ref = useRef<HTMLInputElement>(null);
   useLayoutEffect(() => {
     if (isCellSelected) ref.current?.focus({ preventScroll: true });
@@ -17,7 +20,7 @@ function useFocus(isCellSelected: boolean) {
 
 function SelectCell({ row, rowIdx, isCellSelected }: FormatterProps<Row>) {
   const [selected, onChange] = useRowSelection();
-  const ref = useFocus(isCellSelected);
+  const ref = useFocusWhenSelected(isCellSelected);
   // A group's header (grid/group.tsx) is not a row one can select.
   if (isGroupRow(row)) return null;
   return (
