@@ -52,3 +52,28 @@ export async function seriousAxeViolations(page: Page): Promise<string[]> {
  * puts a focusable "focus sink" div among its rows, which axe reports on the grid element.
  */
 const LIBRARY_ISSUES = ['aria-required-children (critical): [".rdg"]'];
+
+/**
+ * Moves the keyboard focus through the page with Tab (`presses` times, from the start of the page) and
+ * returns the focused controls that show no focus: neither an outline nor a box shadow. The grid's own
+ * focus target (react-data-grid's "focus sink", a 0×0 element) shows the focus on the selected cell,
+ * which is checked instead.
+ */
+export async function invisibleFocus(page: Page, presses = 25): Promise<string[]> {
+  await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+  const invisible = new Set<string>();
+  for (let i = 0; i < presses; i++) {
+    await page.keyboard.press('Tab');
+    const problem = await page.evaluate(() => {
+      let element = document.activeElement as HTMLElement | null;
+      if (element == null || element === document.body) return null;
+      if (element.classList.contains('rdg-focus-sink')) element = element.closest('.rdg')?.querySelector<HTMLElement>('[role=gridcell][aria-selected=true]') ?? element;
+      const style = getComputedStyle(element);
+      const outlined = style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) > 0;
+      const shadowed = style.boxShadow !== 'none';
+      return outlined || shadowed ? null : element.outerHTML.slice(0, 120);
+    });
+    if (problem) invisible.add(problem);
+  }
+  return [...invisible];
+}

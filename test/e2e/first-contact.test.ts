@@ -1,10 +1,11 @@
 import { execFile } from 'node:child_process';
+import path from 'node:path';
 import { promisify } from 'node:util';
 import { mkdirSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConsoleSuite, ADMIN, signIn, step, newConsolePage } from './browser.js';
-import { seriousAxeViolations, unnamedControls } from './accessibility.js';
+import { invisibleFocus, seriousAxeViolations, unnamedControls } from './accessibility.js';
 
 const BASE = 'First contact';
 const BOB = { email: 'bob@first.test', password: 'bob-password-1', name: 'Bob Builder' };
@@ -218,7 +219,7 @@ describe('console: first contact (headless Chromium)', () => {
     }
   });
 
-  it('at 390×844 every page fits without sideways scrolling; axe finds nothing serious, in light and dark mode', async () => {
+  it('at 390×844 every page fits without sideways scrolling; axe finds nothing serious and the focus is visible, in light and dark mode', async () => {
     const base = `#/base/${s.workspaceId}/${encodeURIComponent(BASE)}`;
     const pages: Array<[string, string]> = [
       ['bases', '#/'],
@@ -244,6 +245,8 @@ describe('console: first contact (headless Chromium)', () => {
             expect({ name, scheme, violations: await seriousAxeViolations(phone) }).toEqual({ name, scheme, violations: [] });
             expect({ name, unnamed: await unnamedControls(phone) }).toEqual({ name, unnamed: [] });
             if (scheme === 'light' && ['editor', 'integrations', 'admin'].includes(name)) await phone.screenshot({ path: `docs/screenshots/phone-${name}.png` });
+            // The keyboard focus is visible on every control it reaches.
+            expect({ name, scheme, invisibleFocus: await invisibleFocus(phone) }).toEqual({ name, scheme, invisibleFocus: [] });
           }
           if (scheme === 'dark') {
             await phone.goto(`${s.url}/${base}`);
@@ -372,7 +375,7 @@ describe('console: first contact (headless Chromium)', () => {
     });
   });
 
-  it('"Use the API" shows this base\'s Base-Token exchange; the curl and JavaScript examples work as shown', async () => {
+  it('"Use the API" shows this base\'s Base-Token exchange; the curl, Python and JavaScript examples work as shown', async () => {
     const created = await call<{ api_token: string }>(`/api/v2.1/workspace/${s.workspaceId}/dtable/${encodeURIComponent(BASE)}/api-tokens/`, {
       method: 'POST',
       body: { app_name: 'example', permission: 'r' },
@@ -400,6 +403,13 @@ describe('console: first contact (headless Chromium)', () => {
     const logged: unknown[] = [];
     await new AsyncFunction('console', examples.javascript!.replaceAll('YOUR_API_TOKEN', apiToken))({ log: (v) => logged.push(v) });
     expect((logged[0] as Array<{ Name: string }>).map((r) => r.Name)).toContain('Safe');
+    // The Python one with the SDK it names (the vendored copy of seatable-api, as the tutorial's test uses).
+    const { stdout: python } = await promisify(execFile)(process.env.TEST_PYTHON ?? '/usr/bin/python3', ['-c', examples.python!.replaceAll('YOUR_API_TOKEN', apiToken)], {
+      encoding: 'utf8',
+      timeout: 30_000,
+      env: { ...process.env, PYTHONPATH: path.resolve('test/compat/python-sdk') },
+    });
+    expect(python).toContain("'Name': 'Safe'");
   });
 
   it('paste of a 2×2 block from a spreadsheet fills cells and adds rows; Delete clears a cell; Ctrl+C copies it', async () => {
