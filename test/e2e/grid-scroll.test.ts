@@ -286,6 +286,47 @@ describe('console: the grid reuses row elements while scrolling (headless Chromi
     });
   });
 
+  it('keyboard alone: a checkbox, a single select, a date and a collaborator cell are edited from the arrows, Space, Enter and typing', async () => {
+    await step(s.page, 'grid-keyboard-editors', async () => {
+      await openGrid();
+      const saved = async () => (await gw<{ rows: Array<Record<string, unknown>> }>('rows/?table_name=Table1&convert_keys=true&start=3&limit=1')).data.rows[0]!;
+      const editor = (column: number) => rowAt(3).locator(`[aria-colindex="${column}"]`).locator('input, select');
+      await rowAt(3).locator('[aria-colindex="2"]').click();
+      // The checkbox: Space ticks it.
+      await s.page.keyboard.press('ArrowRight');
+      await s.page.keyboard.press('Space');
+      await expect.poll(async () => (await saved()).Done).toBe(true);
+      // The single select: Enter opens it, the arrow picks the first option, Enter saves.
+      await s.page.keyboard.press('ArrowRight');
+      await s.page.keyboard.press('Enter');
+      await editor(4).waitFor();
+      await s.page.keyboard.press('ArrowDown');
+      await s.page.keyboard.press('Enter');
+      await expect.poll(async () => (await saved()).Status).toBe('Todo');
+      await editor(4).waitFor({ state: 'detached' });
+      // The date: Enter opens it, the date typed (month, day, year in this browser's locale), Enter saves.
+      await s.page.keyboard.press('ArrowRight');
+      await s.page.keyboard.press('Enter');
+      await editor(5).waitFor();
+      await s.page.keyboard.type('03042027');
+      await s.page.keyboard.press('Enter');
+      await expect.poll(async () => (await saved()).Due).toMatch(/^2027-03-04/);
+      await editor(5).waitFor({ state: 'detached' });
+      // The collaborator: Enter opens the picker, typing filters, Enter ticks, Ctrl+Enter saves.
+      await s.page.keyboard.press('ArrowRight');
+      await s.page.keyboard.press('Enter');
+      const picker = s.page.getByRole('dialog', { name: 'Choose Owner' });
+      await picker.waitFor();
+      await s.page.keyboard.type('admin');
+      await s.page.keyboard.press('Enter');
+      await s.page.keyboard.press('Control+Enter');
+      await picker.waitFor({ state: 'detached' });
+      await expect.poll(async () => ((await saved()).Owner as unknown[] | undefined)?.length ?? 0).toBe(1);
+      const row = await saved();
+      expect((await gw('rows/', { method: 'PUT', body: { table_name: 'Table1', updates: [{ row_id: row._id, row: { Done: false, Status: null, Due: null, Owner: [] } }] } })).status).toBe(200);
+    });
+  });
+
   it('fast flings in both directions never show a visible row without its content; a fling faster than the rows rendered shows placeholder rows on its first frame only', async () => {
     await step(s.page, 'grid-scroll-fling', async () => {
       await openGrid();
