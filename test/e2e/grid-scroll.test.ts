@@ -417,7 +417,7 @@ describe('console: the grid reuses row elements while scrolling (headless Chromi
       await hidden.evaluate((style) => style.remove());
       await backToTop();
     });
-  });
+  }, 90_000);
 
   it('the focus of a row scrolled away does not stay in the element that now shows another row', async () => {
     await step(s.page, 'grid-scroll-focus', async () => {
