@@ -327,7 +327,7 @@ describe('console: the grid reuses row elements while scrolling (headless Chromi
     });
   });
 
-  it('fast flings in both directions never show a visible row without its content; a fling faster than the rows rendered shows placeholder rows on its first frame only', async () => {
+  it('fast flings in both directions never show a visible row without its content; a fling that starts faster than the rows rendered reach misses rows on its first frame only', async () => {
     await step(s.page, 'grid-scroll-fling', async () => {
       await openGrid();
       // The page samples every frame: at points down the Name column of the visible rows, the element
@@ -342,7 +342,8 @@ describe('console: the grid reuses row elements while scrolling (headless Chromi
         const x = nameHeader.left + nameHeader.width / 2;
         const missed: string[] = [];
         let frames = 0;
-        let placeholders = 0;
+        /** Rows missing on a fling's first frame (before any scroll event told the grid its speed). */
+        let firstFrameMissed = 0;
         /** `firstFrame`: the first frame of a fling, before any scroll event told the grid its speed. */
         const sample = (firstFrame = false) => {
           frames++;
@@ -354,14 +355,13 @@ describe('console: the grid reuses row elements while scrolling (headless Chromi
             const rowTop = top + row * 34 - grid.scrollTop;
             if (rowTop + 34 < top + 4) continue; // a sliver: its middle is on the border
             const y = (Math.max(top, rowTop) + Math.min(bottom, rowTop + 34)) / 2;
-            const hit = document.elementFromPoint(x, y);
-            // A row not rendered yet may show on a fling's first frame: then as a placeholder row, not blank space.
-            if (firstFrame && hit?.classList.contains('rdg-rows-placeholder') && getComputedStyle(hit).backgroundImage.startsWith('repeating-linear-gradient')) {
-              placeholders++;
+            const element = document.elementFromPoint(x, y)?.closest('[role=row]');
+            const name = element?.querySelector('[aria-colindex="2"]')?.textContent ?? '';
+            if (firstFrame && element == null) {
+              // Known limit: no row is rendered there yet (the grid learns the speed at the first scroll event).
+              firstFrameMissed++;
               continue;
             }
-            const element = hit?.closest('[role=row]');
-            const name = element?.querySelector('[aria-colindex="2"]')?.textContent ?? '';
             if (element?.getAttribute('aria-rowindex') !== String(row + 2) || name !== `Row ${String(row).padStart(4, '0')}`) {
               missed.push(`frame ${frames}, top ${grid.scrollTop}: row ${row} shows ${element ? `row ${Number(element.getAttribute('aria-rowindex')) - 2} "${name}"` : 'nothing'}`);
             }
@@ -394,27 +394,25 @@ describe('console: the grid reuses row elements while scrolling (headless Chromi
         await fling(-1, 250);
         // From rest, at once faster than the rows rendered reach (4 rows ahead; 12 rows of the 14 shown):
         // the first frame comes before the first scroll event, so the rows it brings into view are not
-        // rendered yet; every later frame is.
+        // rendered yet (blank; a placeholder background for them doubled the cost of a scrolling frame, see
+        // docs/console.md); every later frame is complete, the first move taken as the fling's speed.
         const pause = () => new Promise((resolve) => setTimeout(resolve, 400));
         await pause();
-        const before = placeholders;
+        const before = firstFrameMissed;
         await fling(1, 400, 400);
-        const firstFrameDown = placeholders - before;
+        const firstFrameDown = firstFrameMissed - before;
         await pause();
         await fling(-1, 400, 400);
         for (let i = 0; i < 5; i++) await frame();
         sample();
-        return { frames, missed: missed.slice(0, 10), count: missed.length, firstFrameDown, placeholders };
+        return { frames, missed: missed.slice(0, 10), count: missed.length, firstFrameDown, firstFrameMissed };
       });
       expect(blanks.frames).toBeGreaterThan(100);
-      // The fast starts did show rows not rendered yet (so the placeholder was needed), both ways.
+      // The fast starts did outrun the rows rendered on their first frame, both ways (so the frames after it
+      // were covered by the first move taken as the speed, not by a window that was big enough anyway).
       expect(blanks.firstFrameDown).toBeGreaterThan(0);
-      expect(blanks.placeholders).toBeGreaterThan(blanks.firstFrameDown);
-      expect(blanks).toEqual({ frames: blanks.frames, missed: [], count: 0, firstFrameDown: blanks.firstFrameDown, placeholders: blanks.placeholders });
-      // What such a frame shows where rows are not rendered yet (the rendered rows hidden for the picture).
-      const hidden = await s.page.addStyleTag({ content: '.grid > [role=row]:not(.rdg-header-row) { visibility: hidden }' });
-      await grid().screenshot({ path: 'docs/screenshots/grid-row-placeholder.png' });
-      await hidden.evaluate((style) => style.remove());
+      expect(blanks.firstFrameMissed).toBeGreaterThan(blanks.firstFrameDown);
+      expect(blanks).toEqual({ frames: blanks.frames, missed: [], count: 0, firstFrameDown: blanks.firstFrameDown, firstFrameMissed: blanks.firstFrameMissed });
       await backToTop();
     });
   }, 90_000);

@@ -220,15 +220,6 @@ const EDITS: Edit[] = [
       `    for (let rowIdx = rowOverscanStartIdx; rowIdx <= lastRowIdx; rowIdx++) {\n`,
   },
   {
-    // The rows' area (the element that gives the grid its scroll height) draws a placeholder of every row
-    // (web/src/styles.css, .rdg-rows-placeholder): where a fling's first frame scrolls past the rows
-    // rendered (its speed is known only at its first scroll event, a frame after the browser moved), the
-    // rows not rendered yet show as row-shaped stripes, not as blank space. Only as tall and wide as the
-    // rows: below the last row and right of the last column the grid stays empty.
-    find: `      }), /*#__PURE__*/jsx("div", {\n        style: {\n          height: max(totalRowHeight, clientHeight)\n        }\n      }), `,
-    replace: `      }), /*#__PURE__*/jsx("div", {\n        className: "rdg-rows-placeholder",\n        style: {\n          height: max(totalRowHeight, clientHeight),\n          '--rows-height': \`\${totalRowHeight}px\`\n        }\n      }), `,
-  },
-  {
     // A group row's key: its slot (was `row.id`).
     find: `          toggleGroup: toggleGroupWrapper\n        }, row.id));\n`,
     replace: `          toggleGroup: toggleGroupWrapper\n        }, slots.byRow.get(rowIdx)));\n`,
