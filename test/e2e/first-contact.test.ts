@@ -236,6 +236,12 @@ describe('console: first contact (headless Chromium)', () => {
       phone.setDefaultTimeout(10_000);
       try {
         await step(phone, `narrow-${scheme}`, async () => {
+          // The sign-in page, before signing in.
+          await phone.goto(s.url);
+          await phone.getByRole('button', { name: 'Sign in' }).waitFor();
+          expect({ name: 'sign-in', width: await phone.evaluate(() => document.documentElement.scrollWidth) }).toEqual({ name: 'sign-in', width: 390 });
+          expect({ name: 'sign-in', scheme, violations: await seriousAxeViolations(phone) }).toEqual({ name: 'sign-in', scheme, violations: [] });
+          expect({ name: 'sign-in', scheme, invisibleFocus: await invisibleFocus(phone, 8) }).toEqual({ name: 'sign-in', scheme, invisibleFocus: [] });
           await signIn(phone, s.url, ADMIN.email, ADMIN.password);
           for (const [name, hash] of pages) {
             await phone.goto(`${s.url}/${hash}`);
@@ -411,6 +417,29 @@ describe('console: first contact (headless Chromium)', () => {
     });
     expect(python).toContain("'Name': 'Safe'");
   });
+
+  it('the API reference at /api/docs/ renders in the browser (under the page\'s CSP) with each operation\'s summary and description; the console links to it', async () => {
+    const page = await newConsolePage(s.browser, { viewport: { width: 1280, height: 800 } });
+    const blocked: string[] = [];
+    page.on('console', (m) => m.type() === 'error' && blocked.push(m.text()));
+    await step(page, 'api-docs', async () => {
+      await signIn(page, s.url, ADMIN.email, ADMIN.password);
+      await page.goto(`${s.url}/#/base/${s.workspaceId}/${encodeURIComponent(BASE)}/integrations`);
+      await page.getByRole('link', { name: '/api/docs/' }).click();
+      await page.waitForURL(`${s.url}/api/docs/**`);
+      // The viewer lists the operations with their summaries; one opened shows its description.
+      const summaries = page.locator('.opblock-summary-description');
+      await summaries.first().waitFor({ timeout: 20_000 });
+      const texts = await summaries.allInnerTexts();
+      expect(texts.length).toBeGreaterThan(3);
+      expect(texts.filter((text) => text.trim() === '')).toEqual([]);
+      await page.locator('.opblock-summary').first().click();
+      await page.locator('.opblock-description-wrapper').first().waitFor();
+      expect((await page.locator('.opblock-description-wrapper').first().innerText()).trim().length).toBeGreaterThan(20);
+      expect(blocked.filter((text) => /Content Security Policy/i.test(text))).toEqual([]);
+    });
+    await page.context().close();
+  }, 60_000);
 
   it('paste of a 2×2 block from a spreadsheet fills cells and adds rows; Delete clears a cell; Ctrl+C copies it', async () => {
     const rowsNow = async () => (await gw<{ rows: Array<Record<string, unknown>> }>('rows/?table_name=Table1&convert_keys=true')).data.rows;
