@@ -56,8 +56,8 @@ const LIBRARY_ISSUES = ['aria-required-children (critical): [".rdg"]'];
 /**
  * Moves the keyboard focus through the page with Tab (`presses` times, from the start of the page) and
  * returns the focused controls that show no focus: neither an outline nor a box shadow. The grid's own
- * focus target (react-data-grid's "focus sink", a 0×0 element) shows the focus on the selected cell,
- * which is checked instead.
+ * focus target (react-data-grid's "focus sink", a 0×0 element) shows the focus on the selected cell, or
+ * on the grid when no cell is selected: that is checked instead.
  */
 export async function invisibleFocus(page: Page, presses = 25): Promise<string[]> {
   await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
@@ -67,7 +67,10 @@ export async function invisibleFocus(page: Page, presses = 25): Promise<string[]
     const problem = await page.evaluate(() => {
       let element = document.activeElement as HTMLElement | null;
       if (element == null || element === document.body) return null;
-      if (element.classList.contains('rdg-focus-sink')) element = element.closest('.rdg')?.querySelector<HTMLElement>('[role=gridcell][aria-selected=true]') ?? element;
+      if (element.classList.contains('rdg-focus-sink')) {
+        const grid = element.closest<HTMLElement>('.rdg');
+        element = grid?.querySelector<HTMLElement>('[role=gridcell][aria-selected=true]') ?? grid ?? element;
+      }
       const style = getComputedStyle(element);
       const outlined = style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) > 0;
       const shadowed = style.boxShadow !== 'none';
