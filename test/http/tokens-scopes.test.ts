@@ -107,6 +107,30 @@ describe.each(DIALECTS)('scoped API-Tokens (%s)', (dialect) => {
     expect((await gateway(fresh, 'POST', 'sql/', { sql: 'SELECT * FROM Table1' })).statusCode).toBe(200);
   });
 
+  it("limits the change feed to a table-scoped token's tables, and refuses a table outside them", async () => {
+    const own = await baseToken(t, owner, base);
+    for (const table_name of ['Secret', 'Table1']) {
+      const res = await gateway(own, 'POST', 'rows/', { table_name, rows: [{ Name: `feed ${table_name}` }] });
+      expect(res.statusCode, res.body).toBe(200);
+    }
+    const tablesOf = (res: { json(): { changes: Array<{ table_name?: string }> } }) => new Set(res.json().changes.flatMap((c) => (c.table_name === undefined ? [] : [c.table_name]))); // (structure changes name none)
+    for (const name of ['table1', 'table1_net']) {
+      const feed = await gateway(baseTokens[name]!, 'GET', 'changes/?limit=1000');
+      expect(feed.statusCode, feed.body).toBe(200);
+      expect([...tablesOf(feed)]).toEqual(['Table1']);
+      const secret = await gateway(baseTokens[name]!, 'GET', 'changes/?tables=Secret');
+      expect(secret.statusCode, secret.body).toBe(403);
+      expect(secret.json().error_msg).toMatch(/table Secret/);
+      expect((await gateway(baseTokens[name]!, 'GET', 'changes/?tables=Table1')).statusCode).toBe(200);
+    }
+    // The server-sent events form takes the same path.
+    const stream = await t.app.inject({ method: 'GET', url: `/api-gateway/api/v2/dtables/${base.uuid}/changes/?tables=Secret`, headers: { authorization: `Bearer ${baseTokens.table1}`, accept: 'text/event-stream' } });
+    expect(stream.statusCode).toBe(403);
+    // An unscoped reader sees every table; a token without read_rows nothing.
+    expect(tablesOf(await gateway(baseTokens.unscoped!, 'GET', 'changes/?limit=1000'))).toEqual(new Set(['Table1', 'Secret']));
+    expect((await gateway(baseTokens.sql!, 'GET', 'changes/')).statusCode).toBe(403);
+  });
+
   it('ends at expires_at: no new Base-Token, and the issued one ends with it (manual clock)', async () => {
     const expiresAt = Math.floor(t.clock.now() / 1000) + 3600;
     const res = await create({ app_name: 'expiring', permission: 'r', expires_at: expiresAt });
