@@ -145,7 +145,8 @@ describe.each(DIALECTS)('scoped API-Tokens (%s)', (dialect) => {
   });
 
   it('rotates with an overlap: both secrets work inside the window, only the new one after it', async () => {
-    const created = await create({ app_name: 'rotating', permission: 'r' });
+    const expiresAt = Math.floor(t.clock.now() / 1000) + 7 * 24 * 3600;
+    const created = await create({ app_name: 'rotating', permission: 'r', expires_at: expiresAt });
     const old = created.json().api_token;
     const rotated = await t.request({ method: 'POST', url: tokensPath('rotating/rotate/'), token: owner.token, payload: { overlap_seconds: 600 } });
     expect(rotated.statusCode, rotated.body).toBe(200);
@@ -155,6 +156,14 @@ describe.each(DIALECTS)('scoped API-Tokens (%s)', (dialect) => {
     expect(rotated.json().previous_expires_at).toBe(new Date(t.clock.now() + 600_000).toISOString().replace(/\.\d{3}Z$/, '+00:00'));
     expect((await exchange(old)).statusCode).toBe(200);
     expect((await exchange(fresh)).statusCode).toBe(200);
+    // Inside the window the list shows both expiries, the last access and the last client address.
+    const during = (await t.request({ method: 'GET', url: tokensPath(), token: owner.token })).json().api_tokens.find((r: { app_name: string }) => r.app_name === 'rotating');
+    expect(during).toMatchObject({
+      expires_at: new Date(expiresAt * 1000).toISOString().replace(/\.\d{3}Z$/, '+00:00'),
+      previous_expires_at: rotated.json().previous_expires_at,
+      last_client_ip: '127.0.0.1',
+    });
+    expect(during.last_access).toEqual(expect.any(String));
     t.clock.advance(600_000);
     expect((await exchange(old)).json()).toEqual({ error_msg: 'API token expired.' });
     expect((await exchange(fresh)).statusCode).toBe(200);
