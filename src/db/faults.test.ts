@@ -7,6 +7,9 @@ describe('databaseFault', () => {
   it.each([
     ['SQLITE_BUSY', 'database is locked', 503, /busy/],
     ['SQLITE_BUSY_SNAPSHOT', 'database is locked', 503, /busy/],
+    ['SQLITE_PROTOCOL', 'locking protocol', 503, /busy/],
+    ['SQLITE_SCHEMA', 'database schema has changed', 503, /busy/],
+    ['SQLITE_NOMEM', 'out of memory', 503, /unavailable/],
     ['SQLITE_FULL', 'database or disk is full', 507, /space/],
     ['57P01', 'terminating connection due to administrator command', 503, /unavailable/],
     ['08006', 'connection failure', 503, /unavailable/],

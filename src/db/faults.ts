@@ -40,7 +40,12 @@ function classify(e: { code?: unknown; message?: unknown }): DatabaseFault | nul
   const cause = code ? `${code}: ${message}` : message;
   if (code.startsWith('SQLITE_')) {
     if (code === 'SQLITE_FULL') return { status: 507, message: FULL, cause, retryAfter: 60 };
-    if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) return { status: 503, message: BUSY, cause, retryAfter: 1 };
+    // PROTOCOL: the WAL index lock stayed contended through SQLite's own retries; SCHEMA: a statement
+    // kept being re-prepared because other connections changed the schema (run-time index builds). Both pass.
+    if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED') || code === 'SQLITE_PROTOCOL' || code === 'SQLITE_SCHEMA') {
+      return { status: 503, message: BUSY, cause, retryAfter: 1 };
+    }
+    if (code === 'SQLITE_NOMEM') return { status: 503, message: AWAY, cause, retryAfter: 5 };
     if (code.startsWith('SQLITE_IOERR') || code === 'SQLITE_CANTOPEN') return { status: 503, message: AWAY, cause, retryAfter: 5 };
     return null;
   }

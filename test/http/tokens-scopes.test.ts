@@ -38,7 +38,9 @@ const CALLS: Call[] = [
   { name: 'add a column', method: 'POST', path: 'columns/', payload: (token) => ({ table_name: 'Table1', column_name: `c ${token}`, column_type: 'text' }), allowed: ['structure', ...ALL_OPS], missing: /operation structure/ },
   { name: 'SQL on Table1', method: 'POST', path: 'sql/', payload: { sql: 'SELECT * FROM Table1' }, allowed: ['sql', ...ALL_OPS], missing: /operation sql/ },
   { name: 'SQL on another table', method: 'POST', path: 'sql/', payload: { sql: 'SELECT * FROM Secret' }, allowed: ['sql', 'unscoped'], missing: /operation sql|table Secret/ },
-  { name: 'comments within days', method: 'GET', path: 'comments-within-days/', allowed: ['comments', ...ALL_OPS], missing: /operation comments/ },
+  // Comments are found by row or base: a table-scoped token would see other tables' comments.
+  { name: 'comments within days', method: 'GET', path: 'comments-within-days/', allowed: ['comments', 'unscoped'], missing: /operation comments|every table/ },
+  { name: 'comments of a row', method: 'GET', path: 'comments/?row_id=AAAAAAAAAAAAAAAAAAAAAA', allowed: ['comments', 'unscoped'], missing: /operation comments|every table/ },
   { name: 'the whole base', method: 'GET', path: '', allowed: ['read', 'unscoped'], missing: /operation read_rows|every table/ },
   { name: 'file upload link (API-Token)', method: 'GET', path: '/api/v2.1/dtable/app-upload-link/', allowed: ['files', ...ALL_OPS], missing: /operation files/ },
 ];
@@ -107,6 +109,30 @@ describe.each(DIALECTS)('scoped API-Tokens (%s)', (dialect) => {
     expect((await gateway(fresh, 'POST', 'sql/', { sql: 'SELECT * FROM Table1' })).statusCode).toBe(200);
   });
 
+  it("limits the change feed to a table-scoped token's tables, and refuses a table outside them", async () => {
+    const own = await baseToken(t, owner, base);
+    for (const table_name of ['Secret', 'Table1']) {
+      const res = await gateway(own, 'POST', 'rows/', { table_name, rows: [{ Name: `feed ${table_name}` }] });
+      expect(res.statusCode, res.body).toBe(200);
+    }
+    const tablesOf = (res: { json(): { changes: Array<{ table_name?: string }> } }) => new Set(res.json().changes.flatMap((c) => (c.table_name === undefined ? [] : [c.table_name]))); // (structure changes name none)
+    for (const name of ['table1', 'table1_net']) {
+      const feed = await gateway(baseTokens[name]!, 'GET', 'changes/?limit=1000');
+      expect(feed.statusCode, feed.body).toBe(200);
+      expect([...tablesOf(feed)]).toEqual(['Table1']);
+      const secret = await gateway(baseTokens[name]!, 'GET', 'changes/?tables=Secret');
+      expect(secret.statusCode, secret.body).toBe(403);
+      expect(secret.json().error_msg).toMatch(/table Secret/);
+      expect((await gateway(baseTokens[name]!, 'GET', 'changes/?tables=Table1')).statusCode).toBe(200);
+    }
+    // The server-sent events form takes the same path.
+    const stream = await t.app.inject({ method: 'GET', url: `/api-gateway/api/v2/dtables/${base.uuid}/changes/?tables=Secret`, headers: { authorization: `Bearer ${baseTokens.table1}`, accept: 'text/event-stream' } });
+    expect(stream.statusCode).toBe(403);
+    // An unscoped reader sees every table; a token without read_rows nothing.
+    expect(tablesOf(await gateway(baseTokens.unscoped!, 'GET', 'changes/?limit=1000'))).toEqual(new Set(['Table1', 'Secret']));
+    expect((await gateway(baseTokens.sql!, 'GET', 'changes/')).statusCode).toBe(403);
+  });
+
   it('ends at expires_at: no new Base-Token, and the issued one ends with it (manual clock)', async () => {
     const expiresAt = Math.floor(t.clock.now() / 1000) + 3600;
     const res = await create({ app_name: 'expiring', permission: 'r', expires_at: expiresAt });
@@ -121,7 +147,8 @@ describe.each(DIALECTS)('scoped API-Tokens (%s)', (dialect) => {
   });
 
   it('rotates with an overlap: both secrets work inside the window, only the new one after it', async () => {
-    const created = await create({ app_name: 'rotating', permission: 'r' });
+    const expiresAt = Math.floor(t.clock.now() / 1000) + 7 * 24 * 3600;
+    const created = await create({ app_name: 'rotating', permission: 'r', expires_at: expiresAt });
     const old = created.json().api_token;
     const rotated = await t.request({ method: 'POST', url: tokensPath('rotating/rotate/'), token: owner.token, payload: { overlap_seconds: 600 } });
     expect(rotated.statusCode, rotated.body).toBe(200);
@@ -131,6 +158,14 @@ describe.each(DIALECTS)('scoped API-Tokens (%s)', (dialect) => {
     expect(rotated.json().previous_expires_at).toBe(new Date(t.clock.now() + 600_000).toISOString().replace(/\.\d{3}Z$/, '+00:00'));
     expect((await exchange(old)).statusCode).toBe(200);
     expect((await exchange(fresh)).statusCode).toBe(200);
+    // Inside the window the list shows both expiries, the last access and the last client address.
+    const during = (await t.request({ method: 'GET', url: tokensPath(), token: owner.token })).json().api_tokens.find((r: { app_name: string }) => r.app_name === 'rotating');
+    expect(during).toMatchObject({
+      expires_at: new Date(expiresAt * 1000).toISOString().replace(/\.\d{3}Z$/, '+00:00'),
+      previous_expires_at: rotated.json().previous_expires_at,
+      last_client_ip: '127.0.0.1',
+    });
+    expect(during.last_access).toEqual(expect.any(String));
     t.clock.advance(600_000);
     expect((await exchange(old)).json()).toEqual({ error_msg: 'API token expired.' });
     expect((await exchange(fresh)).statusCode).toBe(200);

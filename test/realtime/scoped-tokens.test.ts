@@ -46,6 +46,31 @@ describe.each(DIALECTS)('live channel with scoped API-Tokens (%s)', (dialect) =>
     }
   });
 
+  it('update-dtable: a row operation needs write_rows, a structure operation needs structure; nothing refused is written', async () => {
+    const owner = await createUser(t);
+    const base = await createBase(t, owner);
+    const tokenWith = async (name: string, operations: string[]) => {
+      const created = await t.request({ method: 'POST', url: basePath(base, 'api-tokens/'), token: owner.token, payload: { app_name: name, permission: 'rw', operations } });
+      expect(created.statusCode, created.body).toBe(201);
+      return (await t.request({ method: 'GET', url: '/api/v2.1/dtable/app-access-token/', token: created.json().api_token })).json().access_token as string;
+    };
+    const send = (c: LiveClient, op: object) => c.socket.timeout(8000).emitWithAck('update-dtable', base.uuid, JSON.stringify(op)) as Promise<{ status: boolean; message?: string }>;
+    const connect = async (token: string) => {
+      const c = client(url, base.uuid);
+      clients.push(c);
+      expect(await join(c, base.uuid, token)).toEqual({ status: true });
+      return c;
+    };
+    const reader = await connect(await tokenWith('reader', ['read_rows']));
+    const writer = await connect(await tokenWith('writer', ['read_rows', 'write_rows']));
+    const insert = (id: string) => ({ op_type: 'insert_row', table_id: '0000', row_id: '', row_insert_position: 'insert_below', row_data: { _id: id } });
+    expect(await send(reader, insert('AAAAAAAAAAAAAAAAAAAAAA'))).toEqual({ status: false, message: "The token's scope lacks the operation write_rows." });
+    expect(await send(writer, insert('BBBBBBBBBBBBBBBBBBBBBB'))).toEqual({ status: true });
+    expect(await send(writer, { op_type: 'rename_table', table_id: '0000', table_name: 'Renamed' })).toEqual({ status: false, message: "The token's scope lacks the operation structure." });
+    const rows = await t.app.inject({ method: 'GET', url: `/api-gateway/api/v2/dtables/${base.uuid}/rows/?table_name=Table1`, headers: { authorization: `Token ${await tokenWith('check', ['read_rows'])}` } });
+    expect(rows.json().rows.map((r: { _id: string }) => r._id)).toEqual(['BBBBBBBBBBBBBBBBBBBBBB']);
+  });
+
   it("a view share's token joins (its own room, which gets the view's changes only: view-share-live.test.ts)", async () => {
     const owner = await createUser(t);
     const viewer = await createUser(t);

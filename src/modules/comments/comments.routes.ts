@@ -61,6 +61,12 @@ async function readableBase(access: BaseAccess, userId: number, uuid: string): P
   return { id: base.id, uuid: base.uuid };
 }
 
+/**
+ * Comments are found by row or base, not by table: a table-scoped token is refused them (they would show
+ * other tables' comments) until the comments are filtered by the scope's tables.
+ */
+const commentsConfig = { baseAuth: 'read', scope: ['comments'], scopeAllTables: true } as const;
+
 export interface CommentsRoutesDeps {
   comments: CommentsService;
   access: BaseAccess;
@@ -71,13 +77,13 @@ export function commentsRoutes({ comments, access }: CommentsRoutesDeps): Fastif
   return async (app) => {
     app.get(
       `${GATEWAY}/comments/`,
-      { config: { baseAuth: 'read', scope: ['comments'] }, schema: { tags, params: BaseParams, querystring: ListQuery, response: { 200: Type.Array(Comment) } } },
+      { config: commentsConfig, schema: { tags, params: BaseParams, querystring: ListQuery, response: { 200: Type.Array(Comment) } } },
       async (request) => comments.list(gatewayBase(request), request.query),
     );
     app.get(
       `${GATEWAY}/comments-count/`,
       {
-        config: { baseAuth: 'read', scope: ['comments'] },
+        config: commentsConfig,
         schema: { tags, params: BaseParams, querystring: Type.Object({ row_id: Type.Optional(Type.String({ maxLength: 64 })) }), response: { 200: Type.Object({ count: Type.Integer() }) } },
       },
       async (request) => comments.count(gatewayBase(request), request.query),
@@ -85,36 +91,36 @@ export function commentsRoutes({ comments, access }: CommentsRoutesDeps): Fastif
     app.get(
       `${GATEWAY}/comments-within-days/`,
       {
-        config: { baseAuth: 'read', scope: ['comments'] },
+        config: commentsConfig,
         schema: { tags, params: BaseParams, querystring: Type.Object({ days: Type.Optional(Type.String({ maxLength: 12 })) }), response: { 200: Type.Object({ comments: Type.Array(Comment) }) } },
       },
       async (request) => comments.withinDays(gatewayBase(request), request.query),
     );
     app.get(
       `${GATEWAY}/comments/:comment_id/`,
-      { config: { baseAuth: 'read', scope: ['comments'] }, schema: { tags, params: CommentParams, response: { 200: Comment } } },
+      { config: commentsConfig, schema: { tags, params: CommentParams, response: { 200: Comment } } },
       async (request) => comments.get(gatewayBase(request), request.params.comment_id),
     );
     app.post(
       `${GATEWAY}/comments/`,
-      { config: { baseAuth: 'read', scope: ['comments'] }, bodyLimit, schema: { tags, params: BaseParams, body: Body, response: { 200: Success } } },
+      { config: commentsConfig, bodyLimit, schema: { tags, params: BaseParams, body: Body, response: { 200: Success } } },
       async (request) => comments.add(gatewayBase(request), await authorOf(currentGateway(request), comments, access), request.body),
     );
     app.put(
       `${GATEWAY}/comments/:comment_id/`,
-      { config: { baseAuth: 'read', scope: ['comments'] }, bodyLimit, schema: { tags, params: CommentParams, body: Body, response: { 200: Success } } },
+      { config: commentsConfig, bodyLimit, schema: { tags, params: CommentParams, body: Body, response: { 200: Success } } },
       async (request) => comments.edit(gatewayBase(request), await authorOf(currentGateway(request), comments, access), request.params.comment_id, request.body),
     );
     app.delete(
       `${GATEWAY}/comments/:comment_id/`,
-      { config: { baseAuth: 'read', scope: ['comments'] }, schema: { tags, params: CommentParams, response: { 200: Success } } },
+      { config: commentsConfig, schema: { tags, params: CommentParams, response: { 200: Success } } },
       async (request) => comments.remove(gatewayBase(request), await authorOf(currentGateway(request), comments, access), request.params.comment_id),
     );
 
     // The web-API forms: an Account-Token, or a Base-Token of the base (the original's clients send one).
     app.post(
       '/api/v2.1/dtables/:base_uuid/comments/',
-      { config: { auth: 'account', baseToken: 'read', scope: ['comments'] }, bodyLimit, schema: { tags, params: BaseParams, body: Body, response: { 200: Success } } },
+      { config: { auth: 'account', baseToken: 'read', scope: ['comments'], scopeAllTables: true }, bodyLimit, schema: { tags, params: BaseParams, body: Body, response: { 200: Success } } },
       async (request) => {
         const caller = currentCaller(request);
         if (caller.kind === 'base-token') return comments.add(gatewayBase(request), await authorOf(caller.gateway, comments, access), request.body);
@@ -124,7 +130,7 @@ export function commentsRoutes({ comments, access }: CommentsRoutesDeps): Fastif
     );
     app.get(
       '/api/v2.1/dtables/:base_uuid/rows-comments-num/',
-      { config: { auth: 'account', baseToken: 'read', scope: ['comments'] }, schema: { tags, params: BaseParams, response: { 200: Type.Object({ rows_comments_num: Type.Record(Type.String(), Type.Integer()) }) } } },
+      { config: { auth: 'account', baseToken: 'read', scope: ['comments'], scopeAllTables: true }, schema: { tags, params: BaseParams, response: { 200: Type.Object({ rows_comments_num: Type.Record(Type.String(), Type.Integer()) }) } } },
       async (request) => {
         const caller = currentCaller(request);
         return comments.countPerRow(caller.kind === 'base-token' ? gatewayBase(request) : await readableBase(access, caller.user.id, request.params.base_uuid));

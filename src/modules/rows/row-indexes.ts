@@ -2,7 +2,7 @@ import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
 import type { DialectName, Db, Executor } from '../../db/index.js';
 import { indexableKey, indexedValue, sqliteType, type ParsedCondition } from '../filters/index.js';
 import type { BaseMetadata } from './metadata.js';
-import { countThroughIndex, ORDERED_SCAN, scopableTableId } from './rows.repository.js';
+import { countThroughIndex, onRowIndexGone, ORDERED_SCAN, scopableTableId } from './rows.repository.js';
 import { notArchived } from './archived-rows.js';
 import { indexValueType } from './sort-sql.js';
 
@@ -131,6 +131,12 @@ export class RowIndexes {
     private readonly log?: (error: unknown, what: string) => void,
   ) {
     this.options = { ...options };
+    onRowIndexGone(this);
+  }
+
+  /** An index found missing by a read (dropped behind this registry's back): no longer handed out, built again on its next use. */
+  forget(name: string): void {
+    this.entries?.delete(name);
   }
 
   /** Adjustable at run time (tests, benches). */

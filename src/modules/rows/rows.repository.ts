@@ -262,7 +262,30 @@ export async function executeIndexed<R>(db: Executor, compiled: CompiledQuery<R>
     return withPlannerSettings(db, { enable_sort: 'off' }, async (e) => (await e.executeQuery(compiled)).rows);
   }
   const text = compiled.sql.replace('from "base_rows"', `from "base_rows" indexed by "${indexedBy.replace(/"/g, '')}"`);
-  return (await db.executeQuery(CompiledQuery.raw(text, [...compiled.parameters]))).rows as R[];
+  try {
+    return (await db.executeQuery(CompiledQuery.raw(text, [...compiled.parameters]))).rows as R[];
+  } catch (error) {
+    // The index went after it was picked (another process's or instance's reconcile dropped it, or this
+    // one's meanwhile): SQLite refuses the statement at prepare time, nothing was read. Read without it.
+    if (!isMissingRowIndex(error)) throw error;
+    for (const listener of [...indexGoneListeners]) {
+      const indexes = listener.deref();
+      if (indexes) indexes.forget(indexedBy);
+      else indexGoneListeners.delete(listener);
+    }
+    return (await db.executeQuery(compiled)).rows;
+  }
+}
+
+/** SQLite's refusal of an `INDEXED BY` naming an index that does not exist (SQLITE_ERROR, so not a database fault). */
+export function isMissingRowIndex(error: unknown): boolean {
+  return /no such index/i.test(String((error as { message?: unknown } | null)?.message ?? ''));
+}
+
+/** The row-index registries of this process, told when an index they handed out is gone (RowIndexes.forget). */
+const indexGoneListeners = new Set<WeakRef<{ forget(name: string): void }>>();
+export function onRowIndexGone(indexes: { forget(name: string): void }): void {
+  indexGoneListeners.add(new WeakRef(indexes));
 }
 
 function isPostgres(db: Executor): boolean {

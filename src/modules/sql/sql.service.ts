@@ -148,8 +148,9 @@ export class SqlService {
     }
     const { plan, indexedBy, scan } = await this.planRead(caller, parsed.ast, parsed.text, bindings, convertKeys);
     let rows = await runLimitedQuery(this.limited, plan.query, caller.base.id, indexedBy).catch((error: unknown) => {
-      // The row index went (a column deleted or retyped meanwhile): the statement reads the rows instead.
+      // The row index went (a column deleted or retyped meanwhile, or another process dropped it): the statement reads the rows instead.
       if (scan && isMissingIndex(error)) return runLimitedQuery(this.limited, scan.query, caller.base.id);
+      if (indexedBy && isMissingIndex(error)) return runLimitedQuery(this.limited, plan.query, caller.base.id);
       throw error;
     });
     if (plan.kind === 'grouped') return ok(plan.metadata, shapeGrouped(plan, rows));

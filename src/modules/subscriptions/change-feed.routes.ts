@@ -46,7 +46,7 @@ export function changeFeedRoutes(feed: ChangeFeed): FastifyPluginAsyncTypebox {
 
     const serve = async (request: FastifyRequest, reply: FastifyReply, sse: boolean) => {
       const base = baseOf(request);
-      const prepared = await feed.prepare(base.id, request.query as Record<string, string | undefined>);
+      const prepared = await feed.prepare(base.id, request.query as Record<string, string | undefined>, request.gateway?.claims.scope?.tables);
       if (!sse) {
         const abort = new AbortController();
         request.raw.once('close', () => abort.abort());

@@ -1,6 +1,6 @@
 import type { Db, Executor } from '../../db/index.js';
 import type { Clock } from '../../shared/clock.js';
-import { AppError, badRequest } from '../../shared/errors.js';
+import { AppError, apiError, badRequest } from '../../shared/errors.js';
 import { eventsOfBaseAfter, pruneEvents, structureEventsAfter, type ChangeEvent, type StructureEvent } from '../events/index.js';
 import { loadMetadata } from '../rows/index.js';
 import { changeData } from './change-data.js';
@@ -59,10 +59,11 @@ export class ChangeFeed {
   }
 
   /** Checks the query (400 on anything malformed) and returns what `read` needs. */
-  async prepare(baseId: number, query: FeedQuery): Promise<{ filter: FeedFilter; limit: number; waitMs: number; cursor: Cursor }> {
+  /** `scopeTables`: a table-scoped token's tables (names or ids): the feed is limited to them. */
+  async prepare(baseId: number, query: FeedQuery, scopeTables?: readonly string[]): Promise<{ filter: FeedFilter; limit: number; waitMs: number; cursor: Cursor }> {
     const limit = intParam(query.limit, 'limit', 1, FEED_MAX_LIMIT, FEED_DEFAULT_LIMIT);
     const waitMs = intParam(query.wait, 'wait', 0, FEED_MAX_WAIT_S, 0) * 1000;
-    const filter = await this.filterOf(baseId, query);
+    const filter = await this.filterOf(baseId, scopeTables ? await this.withinScope(baseId, query, scopeTables) : query);
     const cursor = await this.start(baseId, query.after);
     return { filter, limit, waitMs, cursor };
   }
@@ -166,6 +167,26 @@ export class ChangeFeed {
       .where('after_event_id', '<', event)
       .executeTakeFirst();
     return { event, structure: Number(row?.id ?? 0) };
+  }
+
+  /**
+   * A table-scoped token's query: the tables it names must be in the scope (403 naming the first that
+   * is not); naming none asks for the scope's tables (those that still exist), not for every table.
+   */
+  private async withinScope(baseId: number, query: FeedQuery, scopeTables: readonly string[]): Promise<FeedQuery> {
+    const { tables } = await loadMetadata(this.deps.db, baseId);
+    const inScope = (t: { _id: string; name: string }) => scopeTables.includes(t._id) || scopeTables.includes(t.name);
+    if (query.tables === undefined || query.tables === '') {
+      const kept = tables.filter(inScope).map((t) => t._id);
+      if (kept.length === 0) throw apiError(403, "The token's scope names no table of this base.");
+      return { ...query, tables: JSON.stringify(kept) };
+    }
+    const named = parseSubscription({ tables: query.tables }, tables)?.tables ?? [];
+    for (const id of named) {
+      const table = tables.find((t) => t._id === id)!;
+      if (!inScope(table)) throw apiError(403, `The token's scope lacks the table ${table.name}.`);
+    }
+    return query;
   }
 
   private async filterOf(baseId: number, query: FeedQuery): Promise<FeedFilter> {
