@@ -65,7 +65,7 @@ async function main() {
     await call(b, 'POST', `filtered-rows/?table_name=${three}&order_by=Amount&direction=desc&start=100&limit=10`, alpha);
     await call(b, 'POST', `filtered-rows/?table_name=${three}&start=100&limit=10`, alpha);
     await indexes.idle();
-    const sets = (await sql<{ name: string }>`select name from row_jump_defs`.execute(db)).rows.length;
+    const sets = (await sql<{ name: string }>`select name from row_jump_defs where base_id = ${baseId}`.execute(db)).rows.length;
     console.log(`${ROWS} rows per table; jump sets: ${sets}; ${ROUNDS} rounds × ${INSERTS} inserts per variant`);
 
     const trigger = async (on: boolean) => sql.raw(`alter table base_rows ${on ? 'enable' : 'disable'} trigger base_rows_jump_keys`).execute(db);
