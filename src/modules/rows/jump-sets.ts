@@ -79,6 +79,18 @@ export async function buildJumpSet(db: Db, name: string, baseId: number, tableId
     on conflict (name) do update set name = excluded.name
     returning id, name, base_id, table_id, filter_key, filter_type, sort_key, sort_type, descending`.execute(db);
   const set = fromRow(rows[0]!);
+  try {
+    await fillJumpSet(db, set, listed);
+  } catch (error) {
+    // No half-built set: its definition would make every write of the table pay for it.
+    await dropJumpSet(db, name).catch(() => undefined);
+    throw error;
+  }
+  return set;
+}
+
+async function fillJumpSet(db: Db, set: JumpSet, listed: string): Promise<void> {
+  const { baseId, tableId } = set;
   await waitForOlderTransactions(db);
   const { num, txt, data } = keyValues(set, sql.ref('b.data'));
   await db.transaction().execute(async (trx) => {
@@ -97,7 +109,6 @@ export async function buildJumpSet(db: Db, name: string, baseId: number, tableId
       await sql`reset statement_timeout`.execute(conn);
     }
   });
-  return set;
 }
 
 /** Drops a set: its index, its definition and its rows. */
