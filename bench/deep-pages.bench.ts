@@ -29,7 +29,7 @@ interface Listing {
   size: number;
   path: string;
   body?: object;
-  /** false: the same listing with jump indexes unused (A/B). */
+  /** false: the same listing with jump indexes (SQLite) and jump sets (PostgreSQL) unused (A/B). */
   jumps?: false;
 }
 
@@ -77,6 +77,8 @@ async function main() {
     const alpha = { filters: [{ column_name: 'Kind', filter_predicate: 'is', filter_term: 'alpha' }] };
     const listings: Listing[] = [
       { name: 'sorted (Amount)', size: ROWS, path: 'rows/?table_name=Big&order_by=Amount' },
+      { name: 'sorted (Amount), A/A', size: ROWS, path: 'rows/?table_name=Big&order_by=Amount' },
+      { name: 'sorted, no jump set', size: ROWS, path: 'rows/?table_name=Big&order_by=Amount', jumps: false },
       { name: 'filtered 20%, sorted desc', size: ROWS / 5, path: 'filtered-rows/?table_name=Big&order_by=Amount&direction=desc', body: alpha },
       { name: 'filtered 20%, unsorted', size: ROWS / 5, path: 'filtered-rows/?table_name=Big', body: alpha },
       { name: 'filt. sorted, no jump idx', size: ROWS / 5, path: 'filtered-rows/?table_name=Big&order_by=Amount&direction=desc', body: alpha, jumps: false },
@@ -86,7 +88,7 @@ async function main() {
     // The row indexes these listings cause (as in production: a big table filtered or sorted on a column).
     data.indexes.options.recountMs = 0;
     for (const l of listings) await call(b, l, 'start=0');
-    // …and the jump indexes a cold deep jump into the filtered ones causes (SQLite).
+    // …and the jump indexes (SQLite) or jump sets (PostgreSQL) a cold deep jump causes.
     for (const l of listings) await call(b, l, `start=${Math.floor((l.size * 0.5) / LIMIT) * LIMIT}`);
     await data.indexes.idle();
     console.log(`row indexes: ${(await data.indexes.indexesOf(baseId, table._id)).map((e) => `${e.column_key}:${e.kind}`).join(', ')}`);

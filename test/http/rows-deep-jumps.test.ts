@@ -67,8 +67,8 @@ describe.each(DIALECTS)('cold deep jumps into sorted listings (%s)', (dialect) =
     return pages;
   };
 
+  const before = new Map<string, string[][]>();
   it('answers every jump as the listing did before its sort index, archived rows left out', async () => {
-    const before = new Map<string, string[][]>();
     for (const query of QUERIES) before.set(query, await jumps(query));
     // Sanity of the reference: no archived row, every listed row once.
     const all = before.get('order_by=N')!.filter((_, start) => start % 7 === 0 && start % 3 === 0);
@@ -94,7 +94,23 @@ describe.each(DIALECTS)('cold deep jumps into sorted listings (%s)', (dialect) =
     keys = Object.fromEntries(cols.map((c) => [c.name, c.key]));
   });
 
-  // SQLite's sort indexes are partial; PostgreSQL has no such index to inspect (its case is the jumps above).
+  if (dialect === 'postgres') {
+    it('PostgreSQL: a deep jump finds the row before the page in the listing\'s jump set, index-only, and answers the same pages', async () => {
+      indexes().options.positionSkip = 5;
+      for (const query of QUERIES) await cold(query, 9, 1);
+      await indexes().idle();
+      const sets = (await indexes().indexesOf(g.base.id, tableId)).filter((e) => e.kind === 'jumpset');
+      expect(sets).toHaveLength(4);
+      const ref = { id: g.base.id, uuid: g.base.uuid };
+      const plan = await t.container.baseData.rows.explainJumpSet(ref, { table_name: 'T', order_by: 'N', start: 120, limit: 10 }, {});
+      expect(plan).toMatch(/Index Only Scan using brj_/);
+      for (const query of QUERIES) expect(await jumps(query), query).toEqual(before.get(query));
+      // Past the end: an empty page, as before.
+      expect(await cold('order_by=N', LISTED + 40, 5)).toEqual([]);
+    }, 240_000);
+  }
+
+  // SQLite's sort indexes are partial; PostgreSQL's case is its jump sets (above).
   if (dialect === 'sqlite') {
     it('SQLite: the sort indexes hold only listed rows, and a deep jump reads one', async () => {
       const names = (await indexes().indexesOf(g.base.id, tableId)).filter((e) => e.kind === 'asc' || e.kind === 'desc').map((e) => e.name);
@@ -207,7 +223,10 @@ describe.each(DIALECTS)('cold deep jumps into filtered listings (%s)', (dialect)
       const expected = ['N', 'Label'].flatMap((f) => ['jump', `jump:asc:${keys.N}`, `jump:desc:${keys.N}`, `jump:desc:${keys.Label}`].map((k) => `${keys[f]}:${k}`));
       expect(jumpKinds.sort()).toEqual(expected.sort());
     } else {
-      expect(jumpKinds).toEqual([]);
+      // PostgreSQL: one jump set per filtered column and sort (jump-sets.ts).
+      expect(jumpKinds.sort()).toEqual(['N', 'Label'].flatMap((f) => SORTS.map(() => `${keys[f]}:jumpset`)).sort());
+      const plan = await t.container.baseData.rows.explainJumpSet({ id: g.base.id, uuid: g.base.uuid }, { table_name: 'T', order_by: 'N', direction: 'desc', start: 12, limit: 3 }, {}, FILTERS['Label is a']);
+      expect(plan).toMatch(/Index Only Scan using brj_/);
     }
     for (const [name, filter] of Object.entries(FILTERS)) for (const sort of SORTS) expect(await jumps(filter, sort), `${name} ${sort}`).toEqual(before.get(`${name}|${sort}`));
   }, 240_000);
@@ -249,4 +268,136 @@ describe.each(DIALECTS)('cold deep jumps into filtered listings (%s)', (dialect)
       expect(rows.map((r) => r.name).sort()).toEqual(after.map((e) => e.name).sort());
     });
   }
+});
+
+/**
+ * PostgreSQL's jump sets (rows/jump-sets.ts) are a side table kept by a trigger: after appends, updates
+ * (ties, emptied cells), archived rows, deletions, a rename, a type change and a deleted column, every
+ * cold deep jump answers what the same listing answers with jump sets unused (`jumpReads` off).
+ */
+describe.each(DIALECTS.filter((d) => d === 'postgres'))('jump sets follow writes and structure (%s)', (dialect) => {
+  let t: TestApp;
+  let g: Gateway;
+  let tableId: string;
+  const LISTED = 120;
+
+  beforeAll(async () => {
+    let table: SeededTable;
+    ({ t, g, table } = await tiedTableWithArchived(dialect, LISTED, 2));
+    tableId = table._id;
+    indexes().options.minRows = 100;
+    indexes().options.recountMs = 0;
+    indexes().options.positionSkip = 5;
+  }, 120_000);
+  afterAll(() => t.close());
+
+  const indexes = () => t.container.baseData.indexes;
+  const labelA = { filters: [{ column_name: 'Label', filter_predicate: 'is', filter_term: 'a' }] };
+  const nBig = { filters: [{ column_name: 'N', filter_predicate: 'greater', filter_term: 1 }] };
+  const LISTINGS: Array<[string, object | undefined]> = [
+    ['order_by=N', undefined],
+    ['order_by=Label&direction=desc', undefined],
+    ['order_by=N&direction=desc', labelA],
+    ['', nBig],
+    ['order_by=Label', nBig],
+  ];
+  const page = async (sort: string, filter: object | undefined, start: number, limit: number, jumpReads: boolean) => {
+    indexes().options.jumpReads = jumpReads;
+    t.container.baseData.snapshots.evict(g.base.id);
+    t.container.baseData.rows.positions.clear();
+    const path = `${filter ? 'filtered-rows' : 'rows'}/?table_name=T&convert_keys=true&${sort}&start=${start}&limit=${limit}`;
+    const res = filter ? await g.call('POST', path, filter) : await g.call('GET', path);
+    indexes().options.jumpReads = true;
+    expect(res.statusCode, res.body).toBe(200);
+    return res.json<{ rows: Array<{ Name: string }> }>().rows.map((r) => r.Name);
+  };
+  /** Every listing's cold pages with and without its jump set. */
+  const compare = async (what: string) => {
+    let deep = 0;
+    for (const [sort, filter] of LISTINGS) {
+      for (let start = 6; start <= LISTED + 20; start += 7) {
+        const expected = await page(sort, filter, start, 5, false);
+        expect(await page(sort, filter, start, 5, true), `${what}: ${sort} ${JSON.stringify(filter)} start=${start}`).toEqual(expected);
+        if (expected.length > 0) deep++;
+      }
+    }
+    expect(deep).toBeGreaterThan(20);
+  };
+  const sets = async () => (await indexes().indexesOf(g.base.id, tableId)).filter((e) => e.kind === 'jumpset');
+  const sideRows = async () => Number((await sql<{ n: string }>`select count(*) as n from row_jump_keys`.execute(t.container.db)).rows[0]!.n);
+
+  it('builds one set per listing and answers as the listing does', async () => {
+    for (const [sort, filter] of LISTINGS) await page(sort, filter, 9, 1, true);
+    await indexes().idle();
+    expect(await sets()).toHaveLength(LISTINGS.length);
+    expect(await sideRows()).toBe(LISTINGS.length * LISTED);
+    await compare('built');
+  }, 240_000);
+
+  it('follows appends, updates, archived rows and deletions', async () => {
+    await appendRows(g, 'T', tiedRows(30).map((r, i) => ({ ...r, Name: `late ${i}` })));
+    const listed = await g.call('GET', 'rows/?table_name=T&convert_keys=true&limit=1000');
+    const ids = listed.json<{ rows: Array<{ _id: string }> }>().rows.map((r) => r._id);
+    // Ties, emptied cells and moved values; some rows deleted; more archived rows.
+    const updates = ids.slice(0, 40).map((row_id, i) => ({ row_id, row: i % 4 === 0 ? { N: null, Label: null } : { N: (i % 3) - 1, Label: i % 2 ? 'a' : 'Z' } }));
+    expect((await g.call('PUT', 'rows/', { table_name: 'T', updates })).statusCode).toBe(200);
+    expect((await g.call('DELETE', 'rows/', { table_name: 'T', row_ids: ids.slice(50, 70) })).statusCode).toBe(200);
+    const archived = await g.call('POST', 'add-archived-rows/', { table_name: 'T', rows: tiedRows(12).map((r, i) => ({ ...r, Name: `archived late ${i}` })) });
+    expect(archived.statusCode, archived.body).toBe(200);
+    expect(await sideRows()).toBe(LISTINGS.length * (LISTED + 30 - 20));
+    await compare('after writes');
+  }, 240_000);
+
+  it('follows a rename (kept), a type change and a deleted column (dropped with their rows)', async () => {
+    const put = (body: Record<string, unknown>) => g.call('PUT', 'columns/', { table_name: 'T', ...body });
+    const before = (await sets()).map((e) => e.name).sort();
+    expect((await put({ op_type: 'rename_column', column: 'Label', new_column_name: 'Tag' })).statusCode).toBe(200);
+    await indexes().idle();
+    expect((await sets()).map((e) => e.name).sort()).toEqual(before);
+    // N becomes text: the sets sorting or filtering on N as a number are dropped, with their rows.
+    expect((await put({ op_type: 'rename_column', column: 'Tag', new_column_name: 'Label' })).statusCode).toBe(200);
+    expect((await put({ op_type: 'modify_column_type', column: 'N', new_column_type: 'text' })).statusCode).toBe(200);
+    await indexes().idle();
+    expect(await sets()).toHaveLength(1);
+    expect(await sideRows()).toBe(LISTED + 30 - 20);
+    // The listings on N as text build new sets and answer as before.
+    for (const [sort, filter] of LISTINGS) if (filter !== nBig) await page(sort, filter, 9, 1, true);
+    await indexes().idle();
+    expect(await sets()).toHaveLength(3);
+    for (const [sort, filter] of LISTINGS.filter(([, f]) => f !== nBig)) {
+      for (const start of [6, 40, 90]) expect(await page(sort, filter, start, 5, true), `${sort} ${start}`).toEqual(await page(sort, filter, start, 5, false));
+    }
+    // Label deleted: every set on it goes, with its rows and definition.
+    expect((await g.call('DELETE', 'columns/', { table_name: 'T', column: 'Label' })).statusCode).toBe(200);
+    await indexes().idle();
+    const left = await sets();
+    expect(left).toHaveLength(1);
+    expect(await sideRows()).toBe(LISTED + 30 - 20);
+    const defs = await sql<{ name: string }>`select name from row_jump_defs`.execute(t.container.db);
+    expect(defs.rows.map((r) => r.name)).toEqual(left.map((e) => e.name));
+    const { rows } = await sql<{ indexname: string }>`select indexname from pg_indexes where schemaname = current_schema() and indexname like 'brj_%'`.execute(t.container.db);
+    expect(rows.map((r) => r.indexname)).toEqual(left.map((e) => e.name));
+  }, 240_000);
+
+  it('a set built while rows are appended, updated and deleted answers as the listing does', async () => {
+    const listed = await g.call('GET', 'rows/?table_name=T&convert_keys=true&limit=1000');
+    const ids = listed.json<{ rows: Array<{ _id: string }> }>().rows.map((r) => r._id);
+    let building = true;
+    const writes = (async () => {
+      for (let i = 0; (building || i < 10) && i < 250; i++) {
+        await appendRows(g, 'T', [{ Name: `during ${i}`, N: String(i % 4) }]);
+        const res = await g.call('PUT', 'rows/', { table_name: 'T', updates: [{ row_id: ids[(i * 7) % 60]!, row: { Name: `moved ${i}` } }] });
+        expect(res.statusCode, res.body).toBe(200);
+        if (i % 5 === 0) expect((await g.call('DELETE', 'rows/', { table_name: 'T', row_ids: [ids[70 + i / 5]!] })).statusCode).toBe(200);
+      }
+    })();
+    await page('order_by=Name&direction=desc', undefined, 9, 1, true);
+    await indexes().idle();
+    building = false;
+    await writes;
+    expect((await sets()).length).toBe(2);
+    for (let start = 6; start <= 140; start += 9) {
+      expect(await page('order_by=Name&direction=desc', undefined, start, 5, true), `start=${start}`).toEqual(await page('order_by=Name&direction=desc', undefined, start, 5, false));
+    }
+  }, 240_000);
 });

@@ -5,6 +5,7 @@ import type { BaseMetadata } from './metadata.js';
 import { countThroughIndex, onRowIndexGone, ORDERED_SCAN, scopableTableId } from './rows.repository.js';
 import { notArchived } from './archived-rows.js';
 import { indexValueType } from './sort-sql.js';
+import { buildJumpSet, dropJumpSet, jumpSetName, loadJumpSets, type JumpSet, type JumpSetUse } from './jump-sets.js';
 
 /**
  * Expression indexes on `base_rows` that follow use (docs/base-data.md, "Row indexes").
@@ -50,6 +51,18 @@ export interface JumpUse {
   filter: IndexedColumn;
   sort?: { column: IndexedColumn; desc: boolean };
 }
+
+/**
+ * A listing filtered on at most one column and sorted on at most one (PostgreSQL): what a jump set
+ * serves (jump-sets.ts, `noteJumpSet`).
+ */
+export interface JumpSetListing {
+  filter?: IndexedColumn;
+  sort?: { column: IndexedColumn; desc: boolean };
+}
+
+/** The `kind` of a jump set's `row_indexes` entry (its name is the set's covering index). */
+const JUMP_SET = 'jumpset';
 
 /** The `kind` of a jump index: `jump`, or `jump:asc:<sort key>` / `jump:desc:<sort key>`. */
 function jumpKind(sort: { key: string; desc: boolean } | undefined): string {
@@ -115,7 +128,9 @@ export class RowIndexes {
   private entries: Map<string, Entry> | null = null;
   private loading: Promise<Map<string, Entry>> | null = null;
   /** Index names being built or waiting, in order; one DDL at a time. */
-  private readonly queue: Array<{ name: string; entry: Entry }> = [];
+  private readonly queue: Array<{ name: string; entry: Entry; set?: JumpSetUse }> = [];
+  /** PostgreSQL's jump sets, by name (loaded with the entries). */
+  private readonly jumpSets = new Map<string, JumpSet>();
   private readonly queued = new Set<string>();
   private running: Promise<void> | null = null;
   /** table → time it was last counted as too small */
@@ -181,6 +196,45 @@ export class RowIndexes {
   jumpIndex(baseId: number, tableId: string, use: JumpUse): string | undefined {
     const entry = this.options.jumpReads ? this.jumpEntry(baseId, tableId, use) : undefined;
     return entry && this.entries?.has(entry.name) ? entry.name : undefined;
+  }
+
+  /**
+   * A cold jump deep into a listing filtered on at most one column and sorted on at most one
+   * (PostgreSQL) calls this: that listing's jump set (jump-sets.ts) is built in the background.
+   */
+  noteJumpSet(baseId: number, table: IndexedTable, listing: JumpSetListing): void {
+    const found = this.jumpSetUse(baseId, table._id, listing);
+    if (!found || this.entries?.has(found.name) || this.queued.has(found.name)) return;
+    const smallAt = this.small.get(`${baseId}/${table._id}`);
+    if (smallAt !== undefined && this.now() - smallAt < this.options.recountMs) return;
+    const entry: Entry = { name: found.name, base_id: baseId, table_id: table._id, column_key: found.use.filter?.key ?? '', kind: JUMP_SET, value_type: found.use.filter?.valueType ?? 'none' };
+    this.queued.add(found.name);
+    this.queue.push({ name: found.name, entry, set: found.use });
+    this.running ??= this.drain().finally(() => {
+      this.running = null;
+    });
+  }
+
+  /** The jump set of a listing, once built (see `noteJumpSet`). */
+  jumpSet(baseId: number, tableId: string, listing: JumpSetListing): JumpSet | undefined {
+    const found = this.jumpSetUse(baseId, tableId, listing);
+    return found && this.entries?.has(found.name) ? this.jumpSets.get(found.name) : undefined;
+  }
+
+  private jumpSetUse(baseId: number, tableId: string, listing: JumpSetListing): { name: string; use: JumpSetUse } | undefined {
+    if (this.dialect !== 'postgres' || !this.options.jumpReads || !scopableTableId(tableId) || !(listing.filter || listing.sort)) return undefined;
+    const use: JumpSetUse = {};
+    if (listing.filter) {
+      const valueType = indexValueType(listing.filter);
+      if (!valueType || !indexableKey(listing.filter.key)) return undefined;
+      use.filter = { key: listing.filter.key, valueType };
+    }
+    if (listing.sort) {
+      const valueType = indexValueType(listing.sort.column);
+      if (!valueType || !indexableKey(listing.sort.column.key)) return undefined;
+      use.sort = { key: listing.sort.column.key, valueType, desc: listing.sort.desc };
+    }
+    return { name: jumpSetName(baseId, tableId, use), use };
   }
 
   private jumpEntry(baseId: number, tableId: string, use: JumpUse): Entry | undefined {
@@ -321,6 +375,16 @@ export class RowIndexes {
     for (const entry of entries) {
       const table = meta?.tables.find((t) => t._id === entry.table_id);
       if (table && entry.kind === POSITION) continue;
+      if (entry.kind === JUMP_SET) {
+        // A jump set follows its filter and sort columns (gone, or now of another value type).
+        const use = this.jumpSets.get(entry.name)?.use;
+        const same = (part: { key: string; valueType: string } | undefined) => {
+          const column = part && table?.columns.find((c) => c.key === part.key);
+          return !part || (column !== undefined && indexValueType(column) === part.valueType);
+        };
+        if (!(table && use && same(use.filter) && same(use.sort))) await this.drop(entry);
+        continue;
+      }
       const column = table?.columns.find((c) => c.key === entry.column_key);
       // A jump index also follows its sort column (gone, or now a type no index orders).
       const sort = jumpSort(entry.kind);
@@ -339,7 +403,7 @@ export class RowIndexes {
     await this.pruneStale().catch((error) => this.log?.(error, 'row indexes of an older definition'));
     for (let next = this.queue.shift(); next; next = this.queue.shift()) {
       try {
-        await this.build(next.entry);
+        await this.build(next.entry, next.set);
       } catch (error) {
         this.stats.failed++;
         this.log?.(error, `row index ${next.name}`);
@@ -349,7 +413,7 @@ export class RowIndexes {
     }
   }
 
-  private async build(entry: Entry): Promise<void> {
+  private async build(entry: Entry, set?: JumpSetUse): Promise<void> {
     const entries = await this.load();
     if (entries.has(entry.name) || entries.size >= this.options.maxIndexes) return;
     const tableKey = `${entry.base_id}/${entry.table_id}`;
@@ -358,8 +422,11 @@ export class RowIndexes {
       return;
     }
     this.small.delete(tableKey);
-    const ddl = this.createSql(entry);
-    if (this.dialect === 'postgres') {
+    if (entry.kind === JUMP_SET) {
+      if (!set) return;
+      this.jumpSets.set(entry.name, await buildJumpSet(this.db, entry.name, entry.base_id, entry.table_id, set, this.listedText()));
+    } else if (this.dialect === 'postgres') {
+      const ddl = this.createSql(entry);
       // CONCURRENTLY: writers of every base go on while it builds; bounded by a statement timeout.
       await this.db.connection().execute(async (conn) => {
         await sql`set statement_timeout = '600s'`.execute(conn);
@@ -376,7 +443,7 @@ export class RowIndexes {
         }
       });
     } else {
-      await sql.raw(ddl).execute(this.db);
+      await sql.raw(this.createSql(entry)).execute(this.db);
       // Statistics (sampled: a few milliseconds at any size) so the planner knows a table's rows are many
       // and a range on the cell few; without them it takes every equality for a handful of rows.
       await sql`pragma analysis_limit = 1000`.execute(this.db);
@@ -389,10 +456,18 @@ export class RowIndexes {
   }
 
   private async drop(entry: Entry): Promise<void> {
+    if (entry.kind === JUMP_SET) {
+      await dropJumpSet(this.db, entry.name);
+      await this.db.deleteFrom('row_indexes').where('name', '=', entry.name).execute();
+      this.entries?.delete(entry.name);
+      this.jumpSets.delete(entry.name);
+      this.stats.dropped++;
+      return;
+    }
     await sql.raw(`drop index ${this.dialect === 'postgres' ? 'concurrently ' : ''}if exists "${entry.name}"`).execute(this.db);
     await this.db.deleteFrom('row_indexes').where('name', '=', entry.name).execute();
     this.entries?.delete(entry.name);
-    const sameColumn = [...(this.entries?.values() ?? [])].some((e) => e.base_id === entry.base_id && e.table_id === entry.table_id && e.column_key === entry.column_key && e.kind !== POSITION);
+    const sameColumn = [...(this.entries?.values() ?? [])].some((e) => e.base_id === entry.base_id && e.table_id === entry.table_id && e.column_key === entry.column_key && e.kind !== POSITION && e.kind !== JUMP_SET);
     if (this.dialect === 'postgres' && entry.kind !== POSITION && !sameColumn) {
       await sql.raw(`drop statistics if exists "${statisticsName(entry)}"`).execute(this.db);
     }
@@ -474,7 +549,8 @@ export class RowIndexes {
       .selectFrom('row_indexes')
       .select(['name', 'base_id', 'table_id', 'column_key', 'kind', 'value_type'])
       .execute()
-      .then((rows) => {
+      .then(async (rows) => {
+        if (this.dialect === 'postgres') for (const set of await loadJumpSets(this.db)) this.jumpSets.set(set.name, set);
         this.entries = new Map(rows.map((r) => [r.name, { ...r, base_id: Number(r.base_id) }]));
         return this.entries;
       })
@@ -533,6 +609,7 @@ function listedOnly(dialect: DialectName, kind: string): boolean {
 /** Whether an index listed in `row_indexes` has the definition this code builds for its use (its name says so). */
 function current(entry: Entry, dialect: DialectName): boolean {
   if (entry.kind === POSITION) return true;
+  if (entry.kind === JUMP_SET) return dialect === 'postgres';
   const sort = jumpSort(entry.kind);
   if (sort !== null) return dialect === 'sqlite' && entry.name === RowIndexes.jumpName(entry.base_id, entry.table_id, entry.column_key, entry.value_type as ValueType, sort);
   return entry.name === RowIndexes.indexName(entry.base_id, entry.table_id, entry.column_key, entry.kind as IndexKind, entry.value_type as ValueType, dialect);

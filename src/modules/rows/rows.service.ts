@@ -23,7 +23,8 @@ import { lockRowsIn, refuseLockedRows } from './row-locks.js';
 import { notArchived } from './archived-rows.js';
 import * as repo from './rows.repository.js';
 import { keysetRanges, orderTerms, sortKeys } from './sort-sql.js';
-import { indexUses, type JumpUse, type RowIndexes } from './row-indexes.js';
+import { indexUses, type JumpSetListing, type JumpUse, type RowIndexes } from './row-indexes.js';
+import { explainJumpAnchor, jumpAnchor } from './jump-sets.js';
 import { ListingPositions, type PageEnd } from './listing-positions.js';
 import { decodeCursor, encodeCursor, listingIdentity } from './listing-cursor.js';
 import { presentSettings } from './structure.present.js';
@@ -265,11 +266,16 @@ export class RowsService {
     let rows: Array<{ id: number; r: string; values?: unknown[] }>;
     if (q.query.orderBy.length > 0) {
       // Sorted: after the cursor's row, or after the nearest page end known at this revision, by its sort values (keyset).
-      const from: PageEnd & { position: number } = after
+      const known: PageEnd & { position: number } = after
         ? { position: 0, afterId: after.id, values: after.values }
         : revision === undefined
           ? { position: 0, afterId: 0 }
           : this.positions.nearest(key, base.id, revision, start);
+      const knownKeyed = after !== undefined || (known.position > 0 && known.values !== undefined);
+      // …or after the row before `start` found through the listing's jump set (PostgreSQL).
+      const jumped = after ? undefined : await this.jumpSetStart(base.id, q, start, knownKeyed ? start - known.position : start);
+      if (jumped === null) return this.pageJson(base, q, []);
+      const from = jumped ?? known;
       const keyed = after !== undefined || (from.position > 0 && from.values !== undefined);
       const index = this.jumpIndex(base.id, q, keyed ? start - from.position : start) ?? indexedBy;
       const sorted = { ...q.query, keys: q.sortKeys.map((k) => k.value), limit: read, ...(index ? { indexedBy: index } : {}) };
@@ -283,7 +289,10 @@ export class RowsService {
     } else {
       // Unsorted (id order): after the cursor's row, or from the nearest page end known at this revision
       // (listing-positions.ts), the rows between counted through the table's position index when it has one.
-      const from = after ? { position: 0, afterId: after.id } : revision === undefined ? { position: 0, afterId: 0 } : this.positions.nearest(key, base.id, revision, start);
+      const known = after ? { position: 0, afterId: after.id } : revision === undefined ? { position: 0, afterId: 0 } : this.positions.nearest(key, base.id, revision, start);
+      const jumped = after || !q.filtered ? undefined : await this.jumpSetStart(base.id, q, start, start - known.position);
+      if (jumped === null) return this.pageJson(base, q, []);
+      const from = jumped ?? known;
       const positions = q.filtered ? undefined : this.positionJump(base.id, q.table._id, start - from.position);
       const index = this.jumpIndex(base.id, q, start - from.position) ?? indexedBy;
       rows = await repo.listRowTextsAfter(this.db, this.writer.dialect, {
@@ -332,6 +341,29 @@ export class RowsService {
     if (!this.indexes || !q.jump || skip < this.indexes.options.positionSkip) return undefined;
     this.indexes.noteJump(baseId, q.table, q.jump);
     return this.indexes.jumpIndex(baseId, q.table._id, q.jump);
+  }
+
+  /**
+   * PostgreSQL: where a skip of `skip` rows to `start` into a listing filtered on at most one column and
+   * sorted on at most one resumes — after the row before `start`, found by an index-only scan of the
+   * listing's jump set (jump-sets.ts), which a deep skip causes; null when the listing has fewer rows
+   * than `start`; undefined for short skips, other listings, or no set built yet.
+   */
+  private async jumpSetStart(baseId: number, q: { table: TableMeta; jumpSet: JumpSetListing | undefined; filterOnly: Expression<SqlBool> | undefined }, start: number, skip: number): Promise<(PageEnd & { position: number }) | null | undefined> {
+    if (!this.indexes || !q.jumpSet || skip < this.indexes.options.positionSkip) return undefined;
+    this.indexes.noteJumpSet(baseId, q.table, q.jumpSet);
+    const set = this.indexes.jumpSet(baseId, q.table._id, q.jumpSet);
+    if (!set) return undefined;
+    const anchor = await jumpAnchor(this.db, set, q.filterOnly, start - 1);
+    if (!anchor) return null;
+    return { position: start, afterId: anchor.id, ...(set.use.sort ? { values: [anchor.value] } : {}) };
+  }
+
+  /** The plan of the jump-set read a deep `start` into a listing makes (tests: index-only), or undefined when it makes none. */
+  async explainJumpSet(base: BaseRef, input: ListInput, viewer: Viewer, extraFilter?: Body): Promise<string | undefined> {
+    const q = await this.listing(base, input, viewer, extraFilter);
+    const set = q.jumpSet && this.indexes?.jumpSet(base.id, q.table._id, q.jumpSet);
+    return set ? explainJumpAnchor(this.db, set, q.filterOnly, Math.max(0, (input.start ?? 0) - 1)) : undefined;
   }
 
   /** Where pages of unsorted listings end, per revision (deep pages without reading the rows before them). */
@@ -388,6 +420,9 @@ export class RowsService {
     const filters = [view && view.filters.length > 0 ? compileFilter(table, view) : null, extraFilter ? compileFilter(table, extraFilter) : null];
     for (const filter of filters) if (filter) conditions.push(filterWhere(filter, ctx, this.writer.dialect));
     const where = conditions.filter((c): c is Expression<SqlBool> => c !== undefined);
+    // The filters alone (a jump set holds listed rows only).
+    const filterTerms = where.slice(1);
+    const filterOnly = filterTerms.length === 0 ? undefined : filterTerms.length === 1 ? filterTerms[0] : andAll(filterTerms);
     const sorts = this.sorts(table, view, input);
     this.indexes?.note(base.id, table, indexUses(table, filters.map((f) => f?.root ?? null), sorts));
     const query = {
@@ -410,7 +445,12 @@ export class RowsService {
     const filterKeys = new Set(filters.flatMap((f) => (f ? f.columnKeys : [])));
     const filterColumn = filterKeys.size === 1 ? table.columns.find((c) => filterKeys.has(c.key)) : undefined;
     const jump: JumpUse | undefined = filterColumn && sorts.length <= 1 ? { filter: filterColumn, ...(sorts[0] ? { sort: { column: sorts[0].column, desc: sorts[0].desc } } : {}) } : undefined;
-    return { meta, table, presenter: listingPresenter(visibleColumns(table, view), byName), query, terms, firstSort, filtered, sortKeys: sortKeysOf, sortKey, sortIdentity, viewId, jump };
+    // PostgreSQL: a listing filtered on at most one column and sorted on at most one jumps through a jump set (jump-sets.ts).
+    const jumpSet: JumpSetListing | undefined =
+      (!filtered || filterColumn) && sorts.length <= 1 && (filterColumn || sorts[0])
+        ? { ...(filterColumn ? { filter: filterColumn } : {}), ...(sorts[0] ? { sort: { column: sorts[0].column, desc: sorts[0].desc } } : {}) }
+        : undefined;
+    return { meta, table, presenter: listingPresenter(visibleColumns(table, view), byName), query, terms, firstSort, filtered, sortKeys: sortKeysOf, sortKey, sortIdentity, viewId, jump, jumpSet, filterOnly };
   }
 
   /**

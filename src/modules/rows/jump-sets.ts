@@ -1,0 +1,185 @@
+import { createHash } from 'node:crypto';
+import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
+import type { Db, Executor } from '../../db/index.js';
+
+/**
+ * Jump sets (PostgreSQL; migration 0043): what makes a first jump deep into a big table's sorted or
+ * filtered listing cost about its first page. PostgreSQL reads every row an expression index returns
+ * (no index-only scan of an expression on `data`), so skipping N rows of a listing read N heap rows.
+ *
+ * A jump set serves one listing shape of one table: filtered on at most one column, sorted on at most one
+ * (not neither: the position index serves that). It is a narrow row per *listed* row (not archived) in
+ * `row_jump_keys` — the sort value as a plain column (`num` or `txt`, the expressions of
+ * filters/cell-sql.ts), the filter column's cell alone as `data` (`{key: cell}`, or `{}` without the key)
+ * and the row's id — under a covering index `(sort value, id) INCLUDE (data)`, partial on the set. Named
+ * `base_rows` in a query, the filter's SQL (written on `base_rows.data`) reads it unchanged, so the id and
+ * sort value of the row before a deep page are found by an index-only scan (`jumpAnchor`), and the page
+ * is read by keyset after that row, as after a page end known before.
+ *
+ * The trigger `base_rows_jump_keys` keeps every set of a written row's table current in the writing
+ * statement; a table without a set pays one probe of `row_jump_defs` per written row.
+ */
+
+export interface JumpSetUse {
+  filter?: { key: string; valueType: 'number' | 'text' };
+  sort?: { key: string; valueType: 'number' | 'text'; desc: boolean };
+}
+
+export interface JumpSet {
+  /** `row_jump_keys.jump_id`. */
+  id: number;
+  /** The covering index's name (also the set's `row_indexes` entry). */
+  name: string;
+  baseId: number;
+  tableId: string;
+  use: JumpSetUse;
+}
+
+/** The name of the set of a use (short: a digest of what it serves). */
+export function jumpSetName(baseId: number, tableId: string, use: JumpSetUse): string {
+  const signature = JSON.stringify([tableId, use.filter?.key ?? null, use.filter?.valueType ?? null, use.sort?.key ?? null, use.sort?.valueType ?? null, use.sort?.desc ?? false]);
+  return `brj_${Number(baseId)}_${createHash('sha256').update(signature).digest('hex').slice(0, 24)}`;
+}
+
+interface DefRow {
+  id: string | number;
+  name: string;
+  base_id: string | number;
+  table_id: string;
+  filter_key: string | null;
+  filter_type: string | null;
+  sort_key: string | null;
+  sort_type: string | null;
+  descending: boolean;
+}
+
+function fromRow(r: DefRow): JumpSet {
+  const use: JumpSetUse = {};
+  if (r.filter_key) use.filter = { key: r.filter_key, valueType: r.filter_type as 'number' | 'text' };
+  if (r.sort_key) use.sort = { key: r.sort_key, valueType: r.sort_type as 'number' | 'text', desc: r.descending };
+  return { id: Number(r.id), name: r.name, baseId: Number(r.base_id), tableId: r.table_id, use };
+}
+
+/** Every set whose definition is listed. */
+export async function loadJumpSets(db: Db): Promise<JumpSet[]> {
+  const { rows } = await sql<DefRow>`select id, name, base_id, table_id, filter_key, filter_type, sort_key, sort_type, descending from row_jump_defs`.execute(db);
+  return rows.map(fromRow);
+}
+
+/**
+ * Builds a set: its definition (from then on the trigger keeps the rows written after it), a wait for
+ * the transactions that may have written without seeing it, its rows for the table's listed rows under
+ * the base's write lock (`base_metadata` FOR UPDATE, which every writer of the base holds to its
+ * commit: an update racing the fill would leave a stale entry), its covering index (CONCURRENTLY) and a
+ * VACUUM, which sets the visibility map an index-only scan needs.
+ */
+export async function buildJumpSet(db: Db, name: string, baseId: number, tableId: string, use: JumpSetUse, listed: string): Promise<JumpSet> {
+  const { rows } = await sql<DefRow>`insert into row_jump_defs (name, base_id, table_id, filter_key, filter_type, sort_key, sort_type, descending)
+    values (${name}, ${baseId}, ${tableId}, ${use.filter?.key ?? null}, ${use.filter?.valueType ?? null}, ${use.sort?.key ?? null}, ${use.sort?.valueType ?? null}, ${use.sort?.desc ?? false})
+    on conflict (name) do update set name = excluded.name
+    returning id, name, base_id, table_id, filter_key, filter_type, sort_key, sort_type, descending`.execute(db);
+  const set = fromRow(rows[0]!);
+  try {
+    await fillJumpSet(db, set, listed);
+  } catch (error) {
+    // No half-built set: its definition would make every write of the table pay for it.
+    await dropJumpSet(db, name).catch(() => undefined);
+    throw error;
+  }
+  return set;
+}
+
+async function fillJumpSet(db: Db, set: JumpSet, listed: string): Promise<void> {
+  const { baseId, tableId } = set;
+  await waitForOlderTransactions(db);
+  const { num, txt, data } = keyValues(set, sql.ref('b.data'));
+  await db.transaction().execute(async (trx) => {
+    await sql`select 1 from base_metadata where base_id = ${baseId} for update`.execute(trx);
+    await sql`insert into row_jump_keys (jump_id, id, num, txt, data)
+      select ${set.id}, b.id, ${num}, ${txt}, ${data} from base_rows b
+      where b.base_id = ${baseId} and b.table_id = ${tableId} and ${sql.raw(listed.replace(/\bdata\b/g, 'b.data'))}
+      on conflict (jump_id, id) do nothing`.execute(trx);
+  });
+  await db.connection().execute(async (conn) => {
+    await sql`set statement_timeout = '600s'`.execute(conn);
+    try {
+      await sql.raw(`create index concurrently if not exists "${set.name}" on row_jump_keys (${orderText(set.use)}) include (data) where jump_id = ${set.id}`).execute(conn);
+      await sql`vacuum (analyze) row_jump_keys`.execute(conn);
+    } finally {
+      await sql`reset statement_timeout`.execute(conn);
+    }
+  });
+}
+
+/** Drops a set: its index, its definition and its rows. */
+export async function dropJumpSet(db: Db, name: string): Promise<void> {
+  await sql.raw(`drop index concurrently if exists "${name.replace(/"/g, '')}"`).execute(db);
+  await db.transaction().execute(async (trx) => {
+    const { rows } = await sql<{ id: string }>`delete from row_jump_defs where name = ${name} returning id`.execute(trx);
+    for (const row of rows) await sql`delete from row_jump_keys where jump_id = ${row.id}`.execute(trx);
+  });
+}
+
+/**
+ * The id and sort value of the listed row at `position` (0-based) of the set's listing under `filter`
+ * (the listing's filter terms on `base_rows.data`, without its "not archived" term: the set holds listed
+ * rows only), read index-only; undefined when the listing has no row there.
+ */
+export async function jumpAnchor(db: Executor, set: JumpSet, filter: Expression<SqlBool> | undefined, position: number): Promise<{ id: number; value: unknown } | undefined> {
+  const { rows } = await anchorQuery(set, filter, position, '').execute(db);
+  const row = rows[0];
+  return row ? { id: Number(row.id), value: row.v } : undefined;
+}
+
+/** The plan of `jumpAnchor`'s query (tests: an index-only scan of the set's index). */
+export async function explainJumpAnchor(db: Executor, set: JumpSet, filter: Expression<SqlBool> | undefined, position: number): Promise<string> {
+  const { rows } = await anchorQuery(set, filter, position, 'explain ').execute(db);
+  return (rows as unknown as Array<Record<string, unknown>>).map((r) => String(r['QUERY PLAN'])).join('\n');
+}
+
+function anchorQuery(set: JumpSet, filter: Expression<SqlBool> | undefined, position: number, prefix: string) {
+  const column = sortColumn(set.use);
+  const value = column ? sql.raw(`base_rows.${column}`) : sql`null`;
+  // The table named `base_rows`: the filter's SQL reads `base_rows.data`, here the filter cell alone.
+  return sql<{ id: string; v: unknown }>`${sql.raw(prefix)}select base_rows.id, ${value} as v from row_jump_keys as base_rows
+    where base_rows.jump_id = ${sql.lit(set.id)}${filter ? sql` and ${filter}` : sql``}
+    order by ${sql.raw(orderText(set.use, 'base_rows.'))} offset ${position} limit 1`;
+}
+
+function sortColumn(use: JumpSetUse): 'num' | 'txt' | undefined {
+  return use.sort ? (use.sort.valueType === 'number' ? 'num' : 'txt') : undefined;
+}
+
+/** The listing's order on the set's columns: the sort value (empty last either way), then the id. */
+function orderText(use: JumpSetUse, prefix = ''): string {
+  const column = sortColumn(use);
+  return column ? `${prefix}${column} ${use.sort!.desc ? 'desc' : 'asc'} nulls last, ${prefix}id` : `${prefix}id`;
+}
+
+/** A set's values of a row, as the trigger of migration 0043 computes them. */
+function keyValues(set: JumpSet, data: RawBuilder<unknown>) {
+  const sortKey = set.use.sort?.key;
+  const filterKey = set.use.filter?.key;
+  const num =
+    set.use.sort?.valueType === 'number' ? sql`case when jsonb_typeof(${data} -> ${sortKey}::text) = 'number' then (${data} ->> ${sortKey}::text)::float8 end` : sql`null::float8`;
+  const txt = set.use.sort?.valueType === 'text' ? sql`${data} ->> ${sortKey}::text` : sql`null::text`;
+  const cell = filterKey
+    ? sql`case when ${data} ? ${filterKey}::text then jsonb_build_object(${filterKey}::text, ${data} -> ${filterKey}::text) else '{}'::jsonb end`
+    : sql`'{}'::jsonb`;
+  return { num, txt, data: cell };
+}
+
+/**
+ * Waits until every transaction of this database that has written (has an xid) now has ended: those
+ * may have written rows before the new definition was visible to their trigger.
+ */
+async function waitForOlderTransactions(db: Db): Promise<void> {
+  const running = sql<{ xid: string }>`select backend_xid::text as xid from pg_stat_activity where datname = current_database() and backend_xid is not null and pid <> pg_backend_pid()`;
+  const before = new Set((await running.execute(db)).rows.map((r) => r.xid));
+  for (let i = 0; before.size > 0; i++) {
+    if (i >= 6000) throw new Error('jump set: older transactions did not end within 5 minutes');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const still = new Set((await running.execute(db)).rows.map((r) => r.xid));
+    for (const xid of before) if (!still.has(xid)) before.delete(xid);
+  }
+}
