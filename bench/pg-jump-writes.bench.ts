@@ -1,5 +1,5 @@
 /**
- * What PostgreSQL's jump sets (rows/jump-sets.ts, migration 0043) cost a single-row insert: the trigger
+ * What PostgreSQL's jump sets (rows/jump-sets.ts, migration 0044) cost a single-row insert: the trigger
  * on `base_rows` probes `row_jump_defs` for every written row and keeps the sets of a table that has them.
  * Variants, interleaved round-robin (BENCH_ROUNDS), each BENCH_INSERTS one-row `POST …/rows/` one after
  * the other (one client: the write's own cost, not batching), on a table of BENCH_ROWS rows:

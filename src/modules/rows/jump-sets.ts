@@ -3,7 +3,7 @@ import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
 import type { Db, Executor } from '../../db/index.js';
 
 /**
- * Jump sets (PostgreSQL; migration 0043): what makes a first jump deep into a big table's sorted or
+ * Jump sets (PostgreSQL; migration 0044): what makes a first jump deep into a big table's sorted or
  * filtered listing cost about its first page. PostgreSQL reads every row an expression index returns
  * (no index-only scan of an expression on `data`), so skipping N rows of a listing read N heap rows.
  *
@@ -156,7 +156,7 @@ function orderText(use: JumpSetUse, prefix = ''): string {
   return column ? `${prefix}${column} ${use.sort!.desc ? 'desc' : 'asc'} nulls last, ${prefix}id` : `${prefix}id`;
 }
 
-/** A set's values of a row, as the trigger of migration 0043 computes them. */
+/** A set's values of a row, as the trigger of migration 0044 computes them. */
 function keyValues(set: JumpSet, data: RawBuilder<unknown>) {
   const sortKey = set.use.sort?.key;
   const filterKey = set.use.filter?.key;
