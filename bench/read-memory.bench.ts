@@ -8,15 +8,19 @@
  *   4. the table's CSV export.
  * The server's resident memory is sampled every 25 ms from /proc (VmRSS), per phase: before, peak, after;
  * and its peak over the whole run (VmHWM). At the end its /metrics read-cache sizes.
- * BENCH_HEAP_SNAPSHOT=N writes a heap snapshot after pass N and prints the heap after its full collection.
+ * BENCH_HEAP_SNAPSHOT=N writes a heap snapshot after pass N (`end`: after the exports) and prints the heap after its full collection.
  *
  *   npx tsx bench/read-memory.bench.ts
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/<db> npx tsx bench/read-memory.bench.ts
  *
+ * The server runs as `npm start` runs it: MALLOC_ARENA_MAX=2 unless the environment sets it. Per phase
+ * also the server's CPU time, and at its highest RSS the V8 heap, external memory and the rest.
+ * BENCH_NODE_ARGS: node's options for the server (`--trace-gc`); BENCH_SERVER_LOG: a file for its output.
+ *
  * The aim (issue 34): resident memory under 300 MB throughout.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, readFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { connect } from '../src/db/index.js';
@@ -49,30 +53,79 @@ function status(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   return m ? Number(m[1]) / 1024 : NaN;
 }
 
-/** The server's V8 heap (total), memory outside it that V8 knows of (external) and its read caches, in MB, from its /metrics. */
-async function inside(url: string): Promise<string> {
-  const text = await (await fetch(`${url}/metrics`)).text();
-  const mb = (pattern: string) => Number(new RegExp(`^${pattern} ([0-9.e+]+)`, 'm').exec(text)?.[1] ?? NaN) / 2 ** 20;
-  const caches = ['snapshot', 'page', 'fragments', 'metadata', 'known_metadata'].map((c) => mb(`basegate_read_cache_bytes\\{cache="${c}"\\}`)).filter((x) => !Number.isNaN(x)).reduce((a, b) => a + b, 0);
-  return `heap ${mb('nodejs_heap_size_total_bytes').toFixed(0)} MB (used ${mb('nodejs_heap_size_used_bytes').toFixed(0)}), external ${mb('nodejs_external_memory_bytes').toFixed(0)} MB, caches ${caches.toFixed(0)} MB`;
+/** The process's CPU time so far (user + system), in seconds, from /proc (clock ticks of 1/100 s). */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
-/** Runs `work` while sampling the server's RSS; before, peak and after (MB), and the work's time. */
+/** The server's memory as its /metrics tells it, in bytes: V8 heap (total, used; old and large-object spaces), memory outside the heap V8 knows of (external: Buffers, zlib), the read caches. */
+interface Inside {
+  heapTotal: number;
+  heapUsed: number;
+  old: number;
+  large: number;
+  external: number;
+  caches: number;
+}
+
+async function inside(url: string): Promise<Inside> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const value = (pattern: string) => Number(new RegExp(`^${pattern} ([0-9.e+]+)`, 'm').exec(text)?.[1] ?? NaN);
+  const caches = ['snapshot', 'page', 'fragments', 'positions', 'metadata', 'known_metadata'].map((c) => value(`basegate_read_cache_bytes\\{cache="${c}"\\}`)).filter((x) => !Number.isNaN(x)).reduce((a, b) => a + b, 0);
+  return {
+    heapTotal: value('nodejs_heap_size_total_bytes'),
+    heapUsed: value('nodejs_heap_size_used_bytes'),
+    old: value('nodejs_heap_space_size_total_bytes\\{space="old"\\}'),
+    large: value('nodejs_heap_space_size_total_bytes\\{space="large_object"\\}'),
+    external: value('nodejs_external_memory_bytes'),
+    caches,
+  };
+}
+
+const mb = (bytes: number) => (bytes / 2 ** 20).toFixed(0);
+
+function describeInside(i: Inside): string {
+  return `heap ${mb(i.heapTotal)} MB (used ${mb(i.heapUsed)}; old ${mb(i.old)}, large objects ${mb(i.large)}), external ${mb(i.external)} MB, caches ${mb(i.caches)} MB`;
+}
+
+/**
+ * Runs `work` while sampling the server's RSS (every 25 ms) and its /metrics (every 250 ms); prints RSS
+ * before, peak and after (MB), the work's time, and at the /metrics sample of the highest RSS: the V8
+ * heap, external memory, and the rest of RSS (SQLite's page cache, malloc's arenas, code, stacks).
+ */
 async function phase(pid: number, url: string, name: string, work: () => Promise<string>): Promise<void> {
   const before = status(pid, 'VmRSS');
   let peak = before;
+  let atPeak: { rss: number; inside: Inside } | undefined;
   const sampler = setInterval(() => (peak = Math.max(peak, status(pid, 'VmRSS'))), 25);
+  let sampling = true;
+  const metricsSampler = (async () => {
+    while (sampling) {
+      const i = await inside(url).catch(() => undefined);
+      const rss = status(pid, 'VmRSS');
+      if (i && (!atPeak || rss > atPeak.rss)) atPeak = { rss, inside: i };
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  })();
   const start = Date.now();
+  const cpuStart = cpuSeconds(pid);
   let note: string;
   try {
     note = await work();
   } finally {
     clearInterval(sampler);
+    sampling = false;
+    await metricsSampler;
   }
   const seconds = (Date.now() - start) / 1000;
+  const cpu = cpuSeconds(pid) - cpuStart;
   peak = Math.max(peak, status(pid, 'VmRSS'));
   await new Promise((r) => setTimeout(r, 2_000));
-  console.log(`${name.padEnd(44)} ${seconds.toFixed(1).padStart(6)} s | RSS before ${before.toFixed(0).padStart(4)} MB, peak ${peak.toFixed(0).padStart(4)} MB, 2 s after ${status(pid, 'VmRSS').toFixed(0).padStart(4)} MB | ${note} | ${await inside(url)}`);
+  const rest = atPeak ? atPeak.rss - (atPeak.inside.heapTotal + atPeak.inside.external) / 2 ** 20 : NaN;
+  console.log(`${name.padEnd(44)} ${seconds.toFixed(1).padStart(6)} s, CPU ${cpu.toFixed(1).padStart(5)} s | RSS before ${before.toFixed(0).padStart(4)} MB, peak ${peak.toFixed(0).padStart(4)} MB, 2 s after ${status(pid, 'VmRSS').toFixed(0).padStart(4)} MB | ${note}`);
+  if (atPeak) console.log(`${''.padEnd(52)} at RSS ${atPeak.rss.toFixed(0)} MB: ${describeInside(atPeak.inside)}, rest ${rest.toFixed(0)} MB`);
+  console.log(`${''.padEnd(52)} 2 s after: ${describeInside(await inside(url))}`);
 }
 
 /** Waits until a `.heapsnapshot` file in `dir` stops growing (at most 5 minutes). */
@@ -96,6 +149,8 @@ async function main(): Promise<void> {
   if (process.env.BENCH_DATABASE_URL) databaseUrl = await benchSchemaUrl(process.env.BENCH_DATABASE_URL, 'memory');
   const port = await freePort();
   const env: NodeJS.ProcessEnv = {
+    // As `npm start` runs the server (package.json), unless the environment sets it.
+    MALLOC_ARENA_MAX: '2',
     ...rest,
     DATA_DIR: dataDir,
     DATABASE_URL: databaseUrl,
@@ -108,13 +163,18 @@ async function main(): Promise<void> {
   };
   // BENCH_HEAP_SNAPSHOT=N: a heap snapshot of the server after pass N (written after a full GC, so the
   // heap figures after it are what is live), into BENCH_HEAP_SNAPSHOT_DIR (the system's temp directory).
-  const snapshotPass = Number(process.env.BENCH_HEAP_SNAPSHOT ?? 0);
-  const snapshotDir = snapshotPass > 0 ? mkdtempSync(path.join(process.env.BENCH_HEAP_SNAPSHOT_DIR ?? tmpdir(), 'basegate-heap-')) : undefined;
-  const nodeArgs = snapshotDir ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${snapshotDir}`] : [];
+  // BENCH_HEAP_SNAPSHOT=end: after the exports.
+  const snapshotAtEnd = process.env.BENCH_HEAP_SNAPSHOT === 'end';
+  const snapshotPass = snapshotAtEnd ? 0 : Number(process.env.BENCH_HEAP_SNAPSHOT ?? 0);
+  const snapshotDir = snapshotPass > 0 || snapshotAtEnd ? mkdtempSync(path.join(process.env.BENCH_HEAP_SNAPSHOT_DIR ?? tmpdir(), 'basegate-heap-')) : undefined;
+  // BENCH_NODE_ARGS: node's and V8's options for the server (e.g. `--trace-gc`); BENCH_SERVER_LOG: a file for its whole output.
+  const nodeArgs = [...(snapshotDir ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${snapshotDir}`] : []), ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)];
+  const serverLog = process.env.BENCH_SERVER_LOG ? createWriteStream(process.env.BENCH_SERVER_LOG) : undefined;
   const child = spawn(process.execPath, [...nodeArgs, 'bin/basegate.js', 'serve'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.on('data', (d) => (output = (output + d).slice(-20_000)));
   child.stderr.on('data', (d) => (output = (output + d).slice(-20_000)));
+  if (serverLog) for (const stream of [child.stdout, child.stderr]) stream.on('data', (d) => serverLog.write(d));
   const url = `http://127.0.0.1:${port}`;
   try {
     for (const deadline = Date.now() + 180_000; ; ) {
@@ -165,8 +225,10 @@ async function main(): Promise<void> {
     await json(await fetch(`${gw}/rows/`, { method: 'POST', headers: baseAuth, body: JSON.stringify({ table_name: 'Big', rows: [row(ROWS)] }) }));
     await handle.db.destroy();
     console.log(
-      `${handle.dialect}: ${ROWS + 1} rows in 1 table (seeded in ${((Date.now() - seedStart) / 1000).toFixed(0)} s); pages of ${PAGE}; server pid ${pid}; load ${loadavg().map((l) => l.toFixed(1)).join(' ')}`,
+      `${handle.dialect}: ${ROWS + 1} rows in 1 table (seeded in ${((Date.now() - seedStart) / 1000).toFixed(0)} s); pages of ${PAGE}; server pid ${pid}; MALLOC_ARENA_MAX ${env.MALLOC_ARENA_MAX ?? '(unset)'}; NODE_OPTIONS ${env.NODE_OPTIONS ?? '(unset)'}; node arguments ${nodeArgs.join(' ') || '(none)'}; load ${loadavg().map((l) => l.toFixed(1)).join(' ')}`,
     );
+    const ready = await inside(url);
+    console.log(`before the reads: RSS ${status(pid, 'VmRSS').toFixed(0)} MB: ${describeInside(ready)}, rest ${(status(pid, 'VmRSS') - (ready.heapTotal + ready.external) / 2 ** 20).toFixed(0)} MB`);
 
     const total = ROWS + 1;
     for (let pass = 1; pass <= PASSES; pass++) {
@@ -184,7 +246,7 @@ async function main(): Promise<void> {
       if (snapshotDir && pass === snapshotPass) {
         child.kill('SIGUSR2');
         await waitForSnapshot(snapshotDir);
-        console.log(`heap snapshot in ${snapshotDir}; after its full GC: ${await inside(url)}`);
+        console.log(`heap snapshot in ${snapshotDir}; after its full GC: ${describeInside(await inside(url))}`);
       }
     }
     await phase(pid, url, 'whole-base read GET /dtables/{uuid}/', async () => `${((await drain(await fetch(`${gw}/`, { headers: baseAuth }))) / 2 ** 20).toFixed(0)} MB body`);
@@ -196,6 +258,11 @@ async function main(): Promise<void> {
       const res = await fetch(`${url}/api/v2.1/workspace/${base.workspace_id}/synchronous-export/export-table-to-excel/?dtable_name=memory&table_name=Big&format=csv`, { headers: auth });
       return `${((await drain(res)) / 2 ** 20).toFixed(0)} MB CSV`;
     });
+    if (snapshotDir && snapshotAtEnd) {
+      child.kill('SIGUSR2');
+      await waitForSnapshot(snapshotDir);
+      console.log(`heap snapshot in ${snapshotDir}; after its full GC: ${describeInside(await inside(url))}`);
+    }
     const metrics = await (await fetch(`${url}/metrics`)).text();
     const caches = [...metrics.matchAll(/^basegate_read_cache_bytes\{cache="([^"]+)"\} ([0-9.e+]+)/gm)].map((m) => `${m[1]} ${(Number(m[2]) / 2 ** 20).toFixed(1)} MB`);
     console.log(`\nread caches at the end (/metrics): ${caches.join(', ')}`);

@@ -4,6 +4,7 @@ import { createContainer } from './container.js';
 import { backupSqlite, migrateToLatest, sqliteFile } from './db/index.js';
 import { AppError, badRequest } from './shared/errors.js';
 import { startServer, stopOnSignals } from './server.js';
+import { setHeapGrowth } from './platform/heap-growth.js';
 import { resetPassword } from './modules/accounts/index.js';
 import { startupBanner } from './startup-banner.js';
 import { VERSION } from './version.js';
@@ -63,6 +64,7 @@ async function main(argv: string[]): Promise<number> {
         process.stderr.write('--role needs PostgreSQL (DATABASE_URL): SQLite runs every role in one process.\n');
         return 2;
       }
+      setHeapGrowth(config.heapGrowingPercent);
       const server = await startServer(config, role === 'all' ? ROLES : [role as Role]);
       stopOnSignals(server);
       if (role === 'all' || role === 'api') process.stdout.write(startupBanner(config, server.app.server.address(), VERSION));

@@ -20,6 +20,7 @@ describe('loadConfig', () => {
       adminEmail: 'admin@example.com',
       adminPassword: null,
       logLevel: 'info',
+      heapGrowingPercent: 50,
       edition: 'self-hosted',
       bodyLimitBytes: 1024 * 1024,
       trustProxy: false,
@@ -42,6 +43,8 @@ describe('loadConfig', () => {
     ['ADMIN_EMAIL', 'nope'],
     ['ADMIN_PASSWORD', 'short'],
     ['LOG_LEVEL', 'loud'],
+    ['HEAP_GROWING_PERCENT', '-5'],
+    ['HEAP_GROWING_PERCENT', '1001'],
     ['EDITION', 'enterprise'],
     ['SECRET_KEY', 'too-short'],
     ['TRUST_PROXY', 'perhaps'],
@@ -50,6 +53,11 @@ describe('loadConfig', () => {
     const env = { SECRET_KEY: KEY, [name]: value };
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(new RegExp(`^Invalid configuration: ${name} `));
+  });
+
+  it('takes HEAP_GROWING_PERCENT, 0 leaving V8 its own factor', () => {
+    expect(loadConfig({ SECRET_KEY: KEY, HEAP_GROWING_PERCENT: '0' }).heapGrowingPercent).toBe(0);
+    expect(loadConfig({ SECRET_KEY: KEY, HEAP_GROWING_PERCENT: '100' }).heapGrowingPercent).toBe(100);
   });
 
   it('generates SECRET_KEY once and keeps it in DATA_DIR', () => {

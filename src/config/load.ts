@@ -32,6 +32,8 @@ export interface Config {
   secretKey: string;
   /** LOG_LEVEL — pino level. */
   logLevel: string;
+  /** HEAP_GROWING_PERCENT — V8 collects its old generation once it has grown this much past what the last full collection kept; 0 = V8's own factor (up to 4×); default 50. */
+  heapGrowingPercent: number;
   /** EDITION — `self-hosted` (default) or `cloud`; selects rate-limit defaults. */
   edition: Edition;
   /** BODY_LIMIT_BYTES — request body limit for account operations. */
@@ -181,6 +183,7 @@ export function loadConfig(env: Env = process.env, options: { persistSecret?: bo
     adminPassword,
     secretKey,
     logLevel,
+    heapGrowingPercent: int(env, 'HEAP_GROWING_PERCENT', 50, 0, 1000),
     edition,
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 1024 * 1024 * 1024),
     baseBodyLimitBytes: int(env, 'BASE_BODY_LIMIT_BYTES', 32 * 1024 * 1024, 1024, 1024 * 1024 * 1024),

@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -28,6 +28,13 @@ describe('the compiled build', () => {
     // The build writes nothing outside dist/ (a tsc build once wrote test/helpers/db.js).
     expect(existsSync(path.join(ROOT, 'test/helpers/db.js'))).toBe(false);
     expect(readdirSync(ROOT).filter((name) => /^dist\.(tmp|old)-/.test(name))).toEqual([]);
+    // V8 keeps a script's source as long as the process runs, one byte a character only while every
+    // character is Latin-1: one full-width colon in a regular expression (esbuild escapes strings, not
+    // regular expressions) made dist/cli.js's 7.9 MB cost 15.8 MB of heap.
+    const beyondLatin1 = files
+      .filter((f) => f.endsWith('.js'))
+      .flatMap((f) => [...readFileSync(f, 'utf8').matchAll(/.{0,40}[^\u0000-\u00ff].{0,10}/g)].map((m) => `${path.basename(f)}: ${m[0]}`));
+    expect(beyondLatin1).toEqual([]);
 
     // bin/basegate.js runs dist/cli.js in this one node process (no tsx loader, no child).
     const child = spawn(process.execPath, ['bin/basegate.js', 'serve'], {

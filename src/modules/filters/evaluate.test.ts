@@ -110,6 +110,8 @@ describe('matchesRow: number family', () => {
   it('reads duration terms as seconds and compares rates', () => {
     table('Duration', 'equal', '1:02:03', [[3723, true], [3724, false]]);
     table('Duration', 'less', '0:01', [[59, true], [60, false]]);
+    // A full-width colon (U+FF1A, as East Asian keyboards type it) separates like ':'.
+    table('Duration', 'equal', '1\uFF1A02\uFF1A03', [[3723, true], [3724, false]]);
     table('Rate', 'greater_or_equal', 3, [[3, true], [2, false]]);
   });
 
