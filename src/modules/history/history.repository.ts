@@ -4,6 +4,7 @@ import type { OperationLogTable } from './history.table.js';
 import type { LoggedChanges, Operation, OperationFilter } from './history.types.js';
 import { packChanges, parseChanges } from './changes-codec.js';
 import { rowKey } from '../../shared/row-key.js';
+import { indexPendingRows } from './row-index.js';
 
 export function toOperation(r: Selectable<OperationLogTable>): Operation {
   return {
@@ -45,6 +46,7 @@ function operationsQuery(db: Executor, baseId: number, filter: OperationFilter) 
  * With `rowId`: the operations in the row index only (a row's append is not: row-operations.ts).
  */
 export async function listIndexedOperations(db: Executor, baseId: number, filter: OperationFilter, limit: number, offset = 0): Promise<Operation[]> {
+  if (filter.rowId !== undefined) await indexPendingRows(db);
   // A row's operations are walked down its own index range (base, row, op), never the base's.
   const order = sql.ref(filter.rowId !== undefined ? 'operation_log_rows.op_id' : 'operation_log.id');
   const rows = await operationsQuery(db, baseId, filter).selectAll('operation_log').orderBy(order, 'desc').limit(limit).offset(offset).execute();
@@ -55,6 +57,7 @@ export async function listIndexedOperations(db: Executor, baseId: number, filter
 
 /** How many operations `operationsQuery` finds (a row's: its index entries, including any of another row sharing its key). */
 export async function countIndexedOperations(db: Executor, baseId: number, filter: OperationFilter): Promise<number> {
+  if (filter.rowId !== undefined) await indexPendingRows(db);
   const row = await operationsQuery(db, baseId, filter)
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .executeTakeFirstOrThrow();
@@ -62,6 +65,7 @@ export async function countIndexedOperations(db: Executor, baseId: number, filte
 }
 
 export async function countRowOperations(db: Executor, baseId: number, rowId: string): Promise<number> {
+  await indexPendingRows(db);
   const row = await db
     .selectFrom('operation_log_rows')
     .select((eb) => eb.fn.countAll<number>().as('n'))
@@ -79,6 +83,7 @@ export async function findOperation(db: Executor, baseId: number, id: number): P
 /** Operations after `afterId` that touched any of these rows, oldest first (a restore's conflicts). */
 export async function laterOperationsOfRows(db: Executor, baseId: number, rowIds: string[], afterId: number): Promise<Operation[]> {
   if (rowIds.length === 0) return [];
+  await indexPendingRows(db);
   const ids = new Set<number>();
   const keys = [...new Set(rowIds.map(rowKey))];
   for (let i = 0; i < keys.length; i += 500) {
@@ -103,6 +108,8 @@ export async function laterOperationsOfRows(db: Executor, baseId: number, rowIds
 export async function pruneOperations(db: Executor, cutoff: number, batch: number): Promise<number> {
   // Ids grow with time: the oldest operations are the first ids (the primary key; no time index to
   // keep up on every write). The run stops at the first one inside the retention.
+  // (Their entries are deleted below by key: any not yet written are written first.)
+  await indexPendingRows(db);
   const first = await db.selectFrom('operation_log').select(['id', 'op_time']).orderBy('id').limit(batch).execute();
   const end = first.findIndex((r) => Number(r.op_time) >= cutoff);
   const ids = (end === -1 ? first : first.slice(0, end)).map((r) => Number(r.id));
@@ -129,6 +136,7 @@ export async function pruneOperations(db: Executor, cutoff: number, batch: numbe
 
 /** The newest operation of each of these rows (a row is in the trash while its newest operation deleted it). */
 export async function latestOperationOfRows(db: Executor, baseId: number, rowIds: string[]): Promise<Map<string, number>> {
+  await indexPendingRows(db);
   const latest = new Map<string, number>();
   const byKey = new Map<number, string[]>();
   for (const id of new Set(rowIds)) {
