@@ -1,10 +1,10 @@
 import { sql, type Selectable } from 'kysely';
 import type { Executor } from '../../db/index.js';
 import type { OperationLogTable } from './history.table.js';
-import type { LoggedChanges, Operation, OperationFilter } from './history.types.js';
+import type { Cells, LoggedChanges, Operation, OperationFilter } from './history.types.js';
 import { packChanges, parseChanges } from './changes-codec.js';
 import { rowKey } from '../../shared/row-key.js';
-import { indexPendingRows } from './row-index.js';
+import { indexPendingRows, onPostgres } from './row-index.js';
 
 export function toOperation(r: Selectable<OperationLogTable>): Operation {
   return {
@@ -99,6 +99,59 @@ export async function laterOperationsOfRows(db: Executor, baseId: number, rowIds
   if (ids.size === 0) return [];
   const rows = await db.selectFrom('operation_log').selectAll().where('id', 'in', [...ids]).orderBy('id', 'asc').execute();
   return rows.map(toOperation);
+}
+
+/**
+ * The stored cells of these rows, by id, in one statement (a page's appends may name 50,000 rows).
+ * Each id is one look-up of the (base, row id) key: joined from a list rather than `row_id IN (…)`,
+ * which PostgreSQL planned as a scan of the whole base's rows while the table had no statistics yet
+ * (freshly appended rows), comparing each with every id of the list.
+ */
+export async function storedCellsOfRows(db: Executor, baseId: number, rowIds: readonly string[]): Promise<Map<string, Cells>> {
+  const cells = new Map<string, Cells>();
+  if (rowIds.length === 0) return cells;
+  const ids = JSON.stringify([...new Set(rowIds)]);
+  const query = !onPostgres(db)
+    ? sql<{ row_id: string; data: unknown }>`SELECT r.row_id, r.data FROM json_each(${ids}) AS i CROSS JOIN base_rows AS r WHERE r.base_id = ${baseId} AND r.row_id = i.value`
+    : sql<{ row_id: string; data: unknown }>`SELECT r.row_id, r.data FROM json_array_elements_text(${ids}::json) AS i(id)
+        CROSS JOIN LATERAL (SELECT row_id, data FROM base_rows WHERE base_id = ${baseId} AND row_id = i.id) AS r`;
+  for (const r of (await query.execute(db)).rows) cells.set(r.row_id, (typeof r.data === 'string' ? JSON.parse(r.data) : (r.data ?? {})) as Cells);
+  return cells;
+}
+
+/**
+ * The operations after `afterId` of each of these row keys, in one statement: row key → operation ids,
+ * ascending. One look-up of the row index per key (as `storedCellsOfRows`, not a key list PostgreSQL
+ * may plan as a scan of the base's whole index range).
+ */
+export async function laterOperationIdsByKey(db: Executor, baseId: number, keys: readonly number[], afterId: number): Promise<Map<number, number[]>> {
+  const byKey = new Map<number, number[]>();
+  if (keys.length === 0) return byKey;
+  await indexPendingRows(db);
+  const list = JSON.stringify([...new Set(keys)]);
+  const query = !onPostgres(db)
+    ? sql<{ row_key: number; op_id: number }>`SELECT e.row_key, e.op_id FROM json_each(${list}) AS k CROSS JOIN operation_log_rows AS e
+        WHERE e.base_id = ${baseId} AND e.row_key = k.value AND e.op_id > ${afterId} ORDER BY e.op_id`
+    : sql<{ row_key: string; op_id: string }>`SELECT e.row_key, e.op_id FROM json_array_elements_text(${list}::json) AS k(key)
+        CROSS JOIN LATERAL (SELECT row_key, op_id FROM operation_log_rows WHERE base_id = ${baseId} AND row_key = CAST(k.key AS bigint) AND op_id > ${afterId}) AS e ORDER BY e.op_id`;
+  for (const r of (await query.execute(db)).rows) {
+    const key = Number(r.row_key);
+    const ids = byKey.get(key);
+    if (ids) ids.push(Number(r.op_id));
+    else byKey.set(key, [Number(r.op_id)]);
+  }
+  return byKey;
+}
+
+/** These operations of the base, by id. */
+export async function operationsByIds(db: Executor, baseId: number, ids: readonly number[]): Promise<Map<number, Operation>> {
+  const ops = new Map<number, Operation>();
+  const unique = [...new Set(ids)];
+  for (let i = 0; i < unique.length; i += 500) {
+    const rows = await db.selectFrom('operation_log').selectAll().where('base_id', '=', baseId).where('id', 'in', unique.slice(i, i + 500)).execute();
+    for (const r of rows) ops.set(Number(r.id), toOperation(r));
+  }
+  return ops;
 }
 
 /**

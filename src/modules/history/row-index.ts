@@ -26,9 +26,13 @@ const INDEX_RANGE =
   'INSERT OR IGNORE INTO operation_log_rows (base_id, row_key, op_id) SELECT base_id, row_key, id FROM operation_log WHERE id > ? AND id <= ? AND row_count = 1 AND row_key IS NOT NULL';
 const ADVANCE = 'UPDATE operation_log_indexed SET indexed_to = ? WHERE id = 1 AND indexed_to < ?';
 
+export function onPostgres(db: Executor): boolean {
+  return db.getExecutor().adapter instanceof PostgresAdapter;
+}
+
 /** Does this engine write single-row changes without their row-index entry? */
 export function defersRowIndex(db: Executor): boolean {
-  return !(db.getExecutor().adapter instanceof PostgresAdapter);
+  return !onPostgres(db);
 }
 
 /**
