@@ -82,23 +82,9 @@ export async function findOperation(db: Executor, baseId: number, id: number): P
 
 /** Operations after `afterId` that touched any of these rows, oldest first (a restore's conflicts). */
 export async function laterOperationsOfRows(db: Executor, baseId: number, rowIds: string[], afterId: number): Promise<Operation[]> {
-  if (rowIds.length === 0) return [];
-  await indexPendingRows(db);
-  const ids = new Set<number>();
-  const keys = [...new Set(rowIds.map(rowKey))];
-  for (let i = 0; i < keys.length; i += 500) {
-    const found = await db
-      .selectFrom('operation_log_rows')
-      .select('op_id')
-      .where('base_id', '=', baseId)
-      .where('row_key', 'in', keys.slice(i, i + 500))
-      .where('op_id', '>', afterId)
-      .execute();
-    for (const f of found) ids.add(Number(f.op_id));
-  }
-  if (ids.size === 0) return [];
-  const rows = await db.selectFrom('operation_log').selectAll().where('id', 'in', [...ids]).orderBy('id', 'asc').execute();
-  return rows.map(toOperation);
+  const ids = await laterOperationIdsByKey(db, baseId, rowIds.map(rowKey), afterId);
+  const ops = await operationsByIds(db, baseId, [...ids.values()].flat());
+  return [...ops.values()].sort((a, b) => a.id - b.id);
 }
 
 /**
