@@ -29,7 +29,7 @@ import type {
 } from '../modules/notifications/notifications.table.js';
 import type { RowCommentsTable } from '../modules/comments/comments.table.js';
 import type { AutomationMarksTable, AutomationRulesTable, AutomationRunsTable } from '../modules/automations/automations.table.js';
-import type { BaseSnapshotsTable, OperationLogRowsTable, OperationLogTable, SnapshotBlobsTable, SnapshotFilesTable, TrashedTableRowsTable, TrashedTablesTable } from '../modules/history/history.table.js';
+import type { BaseSnapshotsTable, OperationLogIndexedTable, OperationLogRowsTable, OperationLogTable, SnapshotBlobsTable, SnapshotFilesTable, TrashedTableRowsTable, TrashedTablesTable } from '../modules/history/history.table.js';
 import type { HeldEventBatchesTable, HeldEventColumnsTable, HeldEventsTable } from '../modules/events/held-events.table.js';
 import type { AuditHeadTable, AuditLogTable, AuditPendingTable, AuditWritersTable } from '../modules/audit/audit.table.js';
 import type { ImportJobsTable } from '../modules/transfer/import-jobs.table.js';
@@ -71,6 +71,7 @@ export interface Database {
   row_comments: RowCommentsTable;
   operation_log: OperationLogTable;
   operation_log_rows: OperationLogRowsTable;
+  operation_log_indexed: OperationLogIndexedTable;
   trashed_tables: TrashedTablesTable;
   trashed_table_rows: TrashedTableRowsTable;
   base_snapshots: BaseSnapshotsTable;

@@ -105,4 +105,21 @@ describe.each(DIALECTS)('history: appends of new rows (%s)', (dialect) => {
     for (let page = 1; page <= 3; page++) paged.push(...(await ops(`?row_id=${row}&per_page=1&page=${page}`)).map((o) => o.op_id));
     expect(paged).toEqual(history.map((o) => o.op_id));
   });
+
+  it('one page of many appends shows each append\'s cells as appended, whatever later writes changed (read for the whole page at once)', async () => {
+    const appended: string[][] = [];
+    for (let i = 0; i < 12; i++) appended.push(await appendRows(g, 'Table1', [0, 1, 2].map((j) => ({ Name: `a${i}.${j}` }))));
+    // Later: one write over a row of every append, single-row updates, a delete, a row updated twice.
+    const many = await g.call('PUT', 'rows/', { table_name: 'Table1', updates: appended.map((ids, i) => ({ row_id: ids[0], row: { Name: `m${i}` } })) });
+    expect(many.statusCode, many.body).toBe(200);
+    for (let i = 0; i < 12; i += 3) await g.call('PUT', 'rows/', { table_name: 'Table1', updates: [{ row_id: appended[i]![1], row: { Name: `s${i}` } }] });
+    await g.call('PUT', 'rows/', { table_name: 'Table1', updates: [{ row_id: appended[5]![0], row: { Name: 'again' } }] });
+    await g.call('DELETE', 'rows/', { table_name: 'Table1', row_ids: [appended[7]![2]] });
+    const page = (await ops('?per_page=30')).filter((o) => o.op_type === 'insert_rows').slice(0, 12).reverse();
+    expect(page).toHaveLength(12);
+    expect(page.map(rowNames)).toEqual(appended.map((_, i) => [0, 1, 2].map((j) => `a${i}.${j}`)));
+    const db = (await g.call('GET', 'db-operations/?per_page=30')).json<{ operations: Array<{ op_type: string; operation: string }> }>().operations;
+    const text = (o: { operation: unknown }) => ({ operation: typeof o.operation === 'string' ? o.operation : JSON.stringify(o.operation) }) as Op;
+    expect(db.filter((o) => o.op_type === 'insert_rows').slice(0, 12).reverse().map((o) => rowNames(text(o)))).toEqual(appended.map((_, i) => [0, 1, 2].map((j) => `a${i}.${j}`)));
+  });
 });

@@ -40,6 +40,7 @@ import * as m0039 from './0039_audit_writers.js';
 import * as m0040 from './0040_history_row_keys.js';
 import * as m0041 from './0041_audit_indexes.js';
 import * as m0042 from './0042_oplog_inserts.js';
+import * as m0043 from './0043_oplog_deferred_rows.js';
 import * as m0044 from './0044_jump_keys.js';
 
 /**
@@ -88,5 +89,6 @@ export const migrations: Record<string, Migration> = {
   '0040_history_row_keys': m0040,
   '0041_audit_indexes': m0041,
   '0042_oplog_inserts': m0042,
+  '0043_oplog_deferred_rows': m0043,
   '0044_jump_keys': m0044,
 };

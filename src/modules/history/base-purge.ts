@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../db/index.js';
 import { deleteTrashedTable } from './table-trash.repository.js';
+import { indexPendingRows } from './row-index.js';
 
 /**
  * A purged base's history goes with it, `batch` per short statement (no transaction holds the base):
@@ -8,6 +9,8 @@ import { deleteTrashedTable } from './table-trash.repository.js';
  * to run again after an interruption.
  */
 export async function purgeBaseHistory(db: Executor, baseId: number, batch = 1000): Promise<void> {
+  // Entries not yet written (row-index.ts) are written first, so none appear after the deletion below.
+  await indexPendingRows(db);
   // The row index's key starts with the base: each batch is one range of it.
   for (;;) {
     const result = await sql`DELETE FROM operation_log_rows WHERE (base_id, row_key, op_id) IN (

@@ -1,9 +1,10 @@
 import { sql, type Selectable } from 'kysely';
 import type { Executor } from '../../db/index.js';
 import type { OperationLogTable } from './history.table.js';
-import type { LoggedChanges, Operation, OperationFilter } from './history.types.js';
+import type { Cells, LoggedChanges, Operation, OperationFilter } from './history.types.js';
 import { packChanges, parseChanges } from './changes-codec.js';
 import { rowKey } from '../../shared/row-key.js';
+import { indexPendingRows, onPostgres } from './row-index.js';
 
 export function toOperation(r: Selectable<OperationLogTable>): Operation {
   return {
@@ -45,6 +46,7 @@ function operationsQuery(db: Executor, baseId: number, filter: OperationFilter) 
  * With `rowId`: the operations in the row index only (a row's append is not: row-operations.ts).
  */
 export async function listIndexedOperations(db: Executor, baseId: number, filter: OperationFilter, limit: number, offset = 0): Promise<Operation[]> {
+  if (filter.rowId !== undefined) await indexPendingRows(db);
   // A row's operations are walked down its own index range (base, row, op), never the base's.
   const order = sql.ref(filter.rowId !== undefined ? 'operation_log_rows.op_id' : 'operation_log.id');
   const rows = await operationsQuery(db, baseId, filter).selectAll('operation_log').orderBy(order, 'desc').limit(limit).offset(offset).execute();
@@ -55,6 +57,7 @@ export async function listIndexedOperations(db: Executor, baseId: number, filter
 
 /** How many operations `operationsQuery` finds (a row's: its index entries, including any of another row sharing its key). */
 export async function countIndexedOperations(db: Executor, baseId: number, filter: OperationFilter): Promise<number> {
+  if (filter.rowId !== undefined) await indexPendingRows(db);
   const row = await operationsQuery(db, baseId, filter)
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .executeTakeFirstOrThrow();
@@ -62,6 +65,7 @@ export async function countIndexedOperations(db: Executor, baseId: number, filte
 }
 
 export async function countRowOperations(db: Executor, baseId: number, rowId: string): Promise<number> {
+  await indexPendingRows(db);
   const row = await db
     .selectFrom('operation_log_rows')
     .select((eb) => eb.fn.countAll<number>().as('n'))
@@ -78,22 +82,62 @@ export async function findOperation(db: Executor, baseId: number, id: number): P
 
 /** Operations after `afterId` that touched any of these rows, oldest first (a restore's conflicts). */
 export async function laterOperationsOfRows(db: Executor, baseId: number, rowIds: string[], afterId: number): Promise<Operation[]> {
-  if (rowIds.length === 0) return [];
-  const ids = new Set<number>();
-  const keys = [...new Set(rowIds.map(rowKey))];
-  for (let i = 0; i < keys.length; i += 500) {
-    const found = await db
-      .selectFrom('operation_log_rows')
-      .select('op_id')
-      .where('base_id', '=', baseId)
-      .where('row_key', 'in', keys.slice(i, i + 500))
-      .where('op_id', '>', afterId)
-      .execute();
-    for (const f of found) ids.add(Number(f.op_id));
+  const ids = await laterOperationIdsByKey(db, baseId, rowIds.map(rowKey), afterId);
+  const ops = await operationsByIds(db, baseId, [...ids.values()].flat());
+  return [...ops.values()].sort((a, b) => a.id - b.id);
+}
+
+/**
+ * The stored cells of these rows, by id, in one statement (a page's appends may name 50,000 rows).
+ * Each id is one look-up of the (base, row id) key: joined from a list rather than `row_id IN (…)`,
+ * which PostgreSQL planned as a scan of the whole base's rows while the table had no statistics yet
+ * (freshly appended rows), comparing each with every id of the list.
+ */
+export async function storedCellsOfRows(db: Executor, baseId: number, rowIds: readonly string[]): Promise<Map<string, Cells>> {
+  const cells = new Map<string, Cells>();
+  if (rowIds.length === 0) return cells;
+  const ids = JSON.stringify([...new Set(rowIds)]);
+  const query = !onPostgres(db)
+    ? sql<{ row_id: string; data: unknown }>`SELECT r.row_id, r.data FROM json_each(${ids}) AS i CROSS JOIN base_rows AS r WHERE r.base_id = ${baseId} AND r.row_id = i.value`
+    : sql<{ row_id: string; data: unknown }>`SELECT r.row_id, r.data FROM json_array_elements_text(${ids}::json) AS i(id)
+        CROSS JOIN LATERAL (SELECT row_id, data FROM base_rows WHERE base_id = ${baseId} AND row_id = i.id) AS r`;
+  for (const r of (await query.execute(db)).rows) cells.set(r.row_id, (typeof r.data === 'string' ? JSON.parse(r.data) : (r.data ?? {})) as Cells);
+  return cells;
+}
+
+/**
+ * The operations after `afterId` of each of these row keys, in one statement: row key → operation ids,
+ * ascending. One look-up of the row index per key (as `storedCellsOfRows`, not a key list PostgreSQL
+ * may plan as a scan of the base's whole index range).
+ */
+export async function laterOperationIdsByKey(db: Executor, baseId: number, keys: readonly number[], afterId: number): Promise<Map<number, number[]>> {
+  const byKey = new Map<number, number[]>();
+  if (keys.length === 0) return byKey;
+  await indexPendingRows(db);
+  const list = JSON.stringify([...new Set(keys)]);
+  const query = !onPostgres(db)
+    ? sql<{ row_key: number; op_id: number }>`SELECT e.row_key, e.op_id FROM json_each(${list}) AS k CROSS JOIN operation_log_rows AS e
+        WHERE e.base_id = ${baseId} AND e.row_key = k.value AND e.op_id > ${afterId} ORDER BY e.op_id`
+    : sql<{ row_key: string; op_id: string }>`SELECT e.row_key, e.op_id FROM json_array_elements_text(${list}::json) AS k(key)
+        CROSS JOIN LATERAL (SELECT row_key, op_id FROM operation_log_rows WHERE base_id = ${baseId} AND row_key = CAST(k.key AS bigint) AND op_id > ${afterId}) AS e ORDER BY e.op_id`;
+  for (const r of (await query.execute(db)).rows) {
+    const key = Number(r.row_key);
+    const ids = byKey.get(key);
+    if (ids) ids.push(Number(r.op_id));
+    else byKey.set(key, [Number(r.op_id)]);
   }
-  if (ids.size === 0) return [];
-  const rows = await db.selectFrom('operation_log').selectAll().where('id', 'in', [...ids]).orderBy('id', 'asc').execute();
-  return rows.map(toOperation);
+  return byKey;
+}
+
+/** These operations of the base, by id. */
+export async function operationsByIds(db: Executor, baseId: number, ids: readonly number[]): Promise<Map<number, Operation>> {
+  const ops = new Map<number, Operation>();
+  const unique = [...new Set(ids)];
+  for (let i = 0; i < unique.length; i += 500) {
+    const rows = await db.selectFrom('operation_log').selectAll().where('base_id', '=', baseId).where('id', 'in', unique.slice(i, i + 500)).execute();
+    for (const r of rows) ops.set(Number(r.id), toOperation(r));
+  }
+  return ops;
 }
 
 /**
@@ -103,6 +147,8 @@ export async function laterOperationsOfRows(db: Executor, baseId: number, rowIds
 export async function pruneOperations(db: Executor, cutoff: number, batch: number): Promise<number> {
   // Ids grow with time: the oldest operations are the first ids (the primary key; no time index to
   // keep up on every write). The run stops at the first one inside the retention.
+  // (Their entries are deleted below by key: any not yet written are written first.)
+  await indexPendingRows(db);
   const first = await db.selectFrom('operation_log').select(['id', 'op_time']).orderBy('id').limit(batch).execute();
   const end = first.findIndex((r) => Number(r.op_time) >= cutoff);
   const ids = (end === -1 ? first : first.slice(0, end)).map((r) => Number(r.id));
@@ -129,6 +175,7 @@ export async function pruneOperations(db: Executor, cutoff: number, batch: numbe
 
 /** The newest operation of each of these rows (a row is in the trash while its newest operation deleted it). */
 export async function latestOperationOfRows(db: Executor, baseId: number, rowIds: string[]): Promise<Map<string, number>> {
+  await indexPendingRows(db);
   const latest = new Map<string, number>();
   const byKey = new Map<number, string[]>();
   for (const id of new Set(rowIds)) {

@@ -18,14 +18,21 @@ export interface OperationLogTable {
   changes: string;
   /** The operation this write reverted (restore-operations), else null. */
   reverts: number | null;
+  /** SQLite: the key of the one row a single-row change touched, until its row-index entry is written in a batch (row-index.ts); else null. */
+  row_key: number | null;
 }
 
-/** Which rows an operation touched: a row's history and restore conflicts in one index range. */
 /** The row index of the log: one entry per row an operation touched, the row by its key (shared/row-key.ts). */
 export interface OperationLogRowsTable {
   base_id: number;
   row_key: number;
   op_id: number;
+}
+
+/** SQLite: every operation up to `indexed_to` has its row-index entries (one row, id 1; migration 0043). */
+export interface OperationLogIndexedTable {
+  id: number;
+  indexed_to: number;
 }
 
 /** A deleted table in the trash (migration 0030): `meta` is JSON { table, linkColumns } (table-trash.ts). */

@@ -6,6 +6,7 @@ import { historyRoutes } from './history.routes.js';
 import { HistoryService } from './history.service.js';
 import { recordWrite } from './operation-log.js';
 import { keepDeletedTable, type BaseFiles } from './table-trash.js';
+import { indexPendingRows } from './row-index.js';
 import { Snapshots, type SnapshotArchives } from './snapshots.js';
 import { snapshotRoutes } from './snapshots.routes.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
@@ -21,7 +22,7 @@ export interface HistoryModule {
   service: HistoryService;
   snapshots: Snapshots;
   routes: FastifyPluginAsyncTypebox;
-  /** Daily pruning of operations older than OPERATION_LOG_RETENTION_DAYS. */
+  /** Daily pruning of operations older than OPERATION_LOG_RETENTION_DAYS; the row index's batches (row-index.ts). */
   ticks: Array<{ name: string; pattern: string; leaseMs: number; run(now: number): Promise<unknown> }>;
 }
 
@@ -55,6 +56,9 @@ export function createHistory(deps: {
     ticks: [
       // Daily at 02:13: a snapshot of each base changed since its last one, then the tiered retention.
       { name: 'base-snapshots', pattern: '0 13 2 * * *', leaseMs: 2 * 60 * 60_000, run: () => snapshots.daily() },
+      // Every 5 s (SQLite): the row-index entries of single-row changes, in one batch (row-index.ts);
+      // readers of the row index write any still missing first, so this only keeps their share small.
+      { name: 'operation-log-row-index', pattern: '*/5 * * * * *', leaseMs: 60_000, run: () => indexPendingRows(deps.db) },
       { name: 'operation-log-prune', pattern: '0 41 3 * * *', leaseMs: 30 * 60_000, run: (now) => service.prune(now) },
       { name: 'table-trash-purge', pattern: '0 27 * * * *', leaseMs: 30 * 60_000, run: (now) => service.purgeExpiredTrash(now) },
     ],

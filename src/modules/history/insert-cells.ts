@@ -1,9 +1,7 @@
 import type { Executor } from '../../db/index.js';
-import { laterOperationsOfRows } from './history.repository.js';
+import { laterOperationIdsByKey, operationsByIds, storedCellsOfRows } from './history.repository.js';
 import type { Cells, LoggedChange, Operation } from './history.types.js';
-
-/** Rows read per statement. */
-const CHUNK = 500;
+import { rowKey } from '../../shared/row-key.js';
 
 /**
  * Fills in the cells of appended rows (`f`: logged without them, operation-log.ts) as they were right
@@ -12,35 +10,22 @@ const CHUNK = 500;
  * row's mtime cannot tell, two writes may share a millisecond). Not in the log, so not undone: formula results refreshed since and
  * cells of columns deleted or converted since. A row purged from the trash shows none. `rowId`: only
  * that row's changes are wanted.
+ *
+ * A whole page in three statements whatever its appends: the rows' cells, their later operations' ids
+ * (after the page's oldest append; each append keeps those after itself), and those operations.
  */
 export async function fillAppendedCells(db: Executor, baseId: number, ops: readonly Operation[], rowId?: string): Promise<void> {
   const wanted = ops.flatMap((op) => op.changes.rows.filter((c) => c.f && !c.x && c.a === undefined && (rowId === undefined || c.r === rowId)).map((c) => ({ op, c })));
   if (wanted.length === 0) return;
-  const stored = await storedRows(db, baseId, [...new Set(wanted.map((w) => w.c.r))]);
-  const byOp = new Map<Operation, LoggedChange[]>();
+  const rowIds = wanted.map((w) => w.c.r);
+  const stored = await storedCellsOfRows(db, baseId, rowIds);
+  const oldest = Math.min(...wanted.map((w) => w.op.id));
+  const laterIds = await laterOperationIdsByKey(db, baseId, rowIds.map(rowKey), oldest);
+  const later = await operationsByIds(db, baseId, [...laterIds.values()].flat());
   for (const { op, c } of wanted) {
-    const changes = byOp.get(op);
-    if (changes) changes.push(c);
-    else byOp.set(op, [c]);
+    const ids = laterIds.get(rowKey(c.r)) ?? [];
+    c.a = undone(stored.get(c.r), c.r, ids.filter((id) => id > op.id).map((id) => later.get(id)).filter((o): o is Operation => o !== undefined));
   }
-  for (const [op, changes] of byOp) {
-    const later = await laterOperationsOfRows(db, baseId, changes.map((c) => c.r), op.id);
-    for (const c of changes) c.a = undone(stored.get(c.r)?.data, c.r, later);
-  }
-}
-
-async function storedRows(db: Executor, baseId: number, rowIds: string[]): Promise<Map<string, { data: Cells }>> {
-  const rows = new Map<string, { data: Cells }>();
-  for (let i = 0; i < rowIds.length; i += CHUNK) {
-    const found = await db
-      .selectFrom('base_rows')
-      .select(['row_id', 'data'])
-      .where('base_id', '=', baseId)
-      .where('row_id', 'in', rowIds.slice(i, i + CHUNK))
-      .execute();
-    for (const r of found) rows.set(r.row_id, { data: (typeof r.data === 'string' ? JSON.parse(r.data) : (r.data ?? {})) as Cells });
-  }
-  return rows;
 }
 
 /** The row's cells before `later` (its operations after the append, oldest first), from `now` (undefined: the row is gone). */

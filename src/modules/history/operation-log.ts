@@ -7,8 +7,7 @@ import { storedChanges } from './changes-codec.js';
 import { rowKey } from '../../shared/row-key.js';
 
 const SQLITE_OPERATION_INSERT =
-  'INSERT INTO operation_log (base_id, write_id, op_type, table_id, op_user, op_app, op_time, row_count, changes, reverts) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
-const SQLITE_ROW_INSERT = 'INSERT INTO operation_log_rows (base_id, row_key, op_id) VALUES (?, ?, ?)';
+  'INSERT INTO operation_log (base_id, write_id, op_type, table_id, op_user, op_app, op_time, row_count, changes, reverts, row_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
 const SQLITE_ROWS_INSERT = 'INSERT INTO operation_log_rows (base_id, row_key, op_id) SELECT ?, value, ? FROM json_each(?)';
 
 type RowChange = Omit<LoggedChange, 'o' | 't'> & Partial<Pick<LoggedChange, 'o' | 't'>>;
@@ -128,9 +127,11 @@ export async function recordWrite(trx: Transaction<Database>, dialect: DialectNa
   } else {
     // SQL text written once (SQLite reuses the prepared statement): building and compiling a Kysely
     // query per write cost more than the inserts themselves. The new id comes back without a read.
-    const params = [op.base_id, op.write_id, op.op_type, op.table_id, op.op_user, op.op_app, op.op_time, op.row_count, op.changes, op.reverts];
+    // A single-row change carries its row's key and gets its row-index entry later, in a batch
+    // (row-index.ts): that entry's random key cost more than the rest of the log together.
+    const single = op.row_count === 1 && rowKeys.length === 1 ? rowKeys[0]! : null;
+    const params = [op.base_id, op.write_id, op.op_type, op.table_id, op.op_user, op.op_app, op.op_time, op.row_count, op.changes, op.reverts, single];
     const opId = Number((await trx.executeQuery(CompiledQuery.raw(SQLITE_OPERATION_INSERT, params))).insertId);
-    if (rowKeys.length === 1) await trx.executeQuery(CompiledQuery.raw(SQLITE_ROW_INSERT, [op.base_id, rowKeys[0]!, opId]));
-    else if (rowKeys.length > 1) await trx.executeQuery(CompiledQuery.raw(SQLITE_ROWS_INSERT, [op.base_id, opId, JSON.stringify(rowKeys)]));
+    if (single === null && rowKeys.length > 0) await trx.executeQuery(CompiledQuery.raw(SQLITE_ROWS_INSERT, [op.base_id, opId, JSON.stringify(rowKeys)]));
   }
 }

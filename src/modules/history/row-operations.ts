@@ -3,6 +3,7 @@ import type { Executor } from '../../db/index.js';
 import { countIndexedOperations, countRowOperations, findOperation, listIndexedOperations, toOperation } from './history.repository.js';
 import type { Operation, OperationFilter } from './history.types.js';
 import { rowKey } from '../../shared/row-key.js';
+import { indexPendingRows } from './row-index.js';
 
 /*
  * An append of new rows is logged without a row-index entry per row (operation-log.ts): it is found
@@ -16,6 +17,7 @@ const MAX_LIVES = 100;
 
 /** The newest indexed operation of the row, below `beforeId` when given (one step down the row's index range). */
 async function newestIndexed(db: Executor, baseId: number, rowId: string, beforeId?: number): Promise<Operation | undefined> {
+  await indexPendingRows(db);
   let query = db.selectFrom('operation_log_rows').select('op_id').where('base_id', '=', baseId).where('row_key', '=', rowKey(rowId));
   if (beforeId !== undefined) query = query.where('op_id', '<', beforeId);
   const latest = await query.orderBy('op_id', 'desc').limit(1).executeTakeFirst();
