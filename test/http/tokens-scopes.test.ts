@@ -134,6 +134,17 @@ describe.each(DIALECTS)('scoped API-Tokens (%s)', (dialect) => {
     }
   });
 
+  it("shows a table-scoped token only its tables' structure in metadata/", async () => {
+    const names = async (token: string) => {
+      const res = await gateway(token, 'GET', 'metadata/');
+      expect(res.statusCode, res.body).toBe(200);
+      return res.json().metadata.tables.map((table: { name: string }) => table.name).sort();
+    };
+    expect(await names(baseTokens.unscoped!)).toEqual(['Secret', 'Table1']);
+    expect(await names(baseTokens.table1!)).toEqual(['Table1']);
+    expect(await names(baseTokens.table1_net!)).toEqual(['Table1']);
+  });
+
   it('refuses a table-scoped token a snapshot (every table at once)', async () => {
     for (const name of ['table1', 'table1_net']) {
       const res = await gateway(baseTokens[name]!, 'POST', 'snapshot/', {});
