@@ -42,6 +42,8 @@ const CALLS: Call[] = [
   { name: 'comments within days', method: 'GET', path: 'comments-within-days/', allowed: ['comments', 'unscoped'], missing: /operation comments|every table/ },
   { name: 'comments of a row', method: 'GET', path: 'comments/?row_id=AAAAAAAAAAAAAAAAAAAAAA', allowed: ['comments', 'unscoped'], missing: /operation comments|every table/ },
   { name: 'the whole base', method: 'GET', path: '', allowed: ['read', 'unscoped'], missing: /operation read_rows|every table/ },
+  // Deleted tables are no scope's: their names and rows are refused to a table-scoped token.
+  { name: 'the table trash', method: 'GET', path: 'trash/tables/', allowed: ['read', 'unscoped'], missing: /operation read_rows|every table/ },
   { name: 'file upload link (API-Token)', method: 'GET', path: '/api/v2.1/dtable/app-upload-link/', allowed: ['files', ...ALL_OPS], missing: /operation files/ },
 ];
 
@@ -107,6 +109,50 @@ describe.each(DIALECTS)('scoped API-Tokens (%s)', (dialect) => {
     expect((await gateway(baseTokens.read!, 'GET', 'rows/?table_name=Table1')).statusCode).toBe(403);
     const fresh = (await exchange(apiTokens.read!)).json().access_token;
     expect((await gateway(fresh, 'POST', 'sql/', { sql: 'SELECT * FROM Table1' })).statusCode).toBe(200);
+  });
+
+  it("shows a table-scoped token only its tables' operations, activities and trashed rows", async () => {
+    const own = await baseToken(t, owner, base);
+    for (const table_name of ['Secret', 'Table1']) {
+      const marker = `log-${table_name}-marker`;
+      const added = await gateway(own, 'POST', 'rows/', { table_name, rows: [{ Name: marker }] });
+      expect(added.statusCode, added.body).toBe(200);
+      const rowId = added.json().row_ids[0]._id as string;
+      const gone = await t.app.inject({ method: 'DELETE', url: `/api-gateway/api/v2/dtables/${base.uuid}/rows/`, headers: { authorization: `Bearer ${own}` }, payload: { table_name, row_ids: [rowId] } });
+      expect(gone.statusCode, gone.body).toBe(200);
+    }
+    for (const path of ['operations/?per_page=100', 'db-operations/?per_page=100', 'activities/?per_page=100', 'trash/rows/?per_page=100']) {
+      const all = await gateway(own, 'GET', path);
+      expect(all.statusCode, all.body).toBe(200);
+      expect(all.body, path).toContain('log-Secret-marker');
+      for (const name of ['table1', 'table1_net']) {
+        const scoped = await gateway(baseTokens[name]!, 'GET', path);
+        expect(scoped.statusCode, scoped.body).toBe(200);
+        expect(scoped.body, `${name} ${path}`).toContain('log-Table1-marker');
+        expect(scoped.body, `${name} ${path}`).not.toContain('log-Secret-marker');
+      }
+    }
+  });
+
+  it("shows a table-scoped token only its tables' structure in metadata/", async () => {
+    const names = async (token: string) => {
+      const res = await gateway(token, 'GET', 'metadata/');
+      expect(res.statusCode, res.body).toBe(200);
+      return res.json().metadata.tables.map((table: { name: string }) => table.name).sort();
+    };
+    expect(await names(baseTokens.unscoped!)).toEqual(['Secret', 'Table1']);
+    expect(await names(baseTokens.table1!)).toEqual(['Table1']);
+    expect(await names(baseTokens.table1_net!)).toEqual(['Table1']);
+  });
+
+  it('refuses a table-scoped token a snapshot (every table at once)', async () => {
+    for (const name of ['table1', 'table1_net']) {
+      const res = await gateway(baseTokens[name]!, 'POST', 'snapshot/', {});
+      expect(res.statusCode, res.body).toBe(403);
+      expect(res.json().error_msg).toMatch(/every table/);
+    }
+    const unscoped = await gateway(baseTokens.unscoped!, 'POST', 'snapshot/', {});
+    expect(unscoped.statusCode, unscoped.body).not.toBe(403);
   });
 
   it("limits the change feed to a table-scoped token's tables, and refuses a table outside them", async () => {

@@ -32,6 +32,8 @@ function operationsQuery(db: Executor, baseId: number, filter: OperationFilter) 
       .where('operation_log_rows.row_key', '=', rowKey(filter.rowId));
   }
   if (filter.tableId !== undefined) query = query.where('operation_log.table_id', '=', filter.tableId);
+  // ('' is no table's id: an empty scope finds nothing.)
+  if (filter.tableIds !== undefined) query = query.where('operation_log.table_id', 'in', filter.tableIds.length > 0 ? [...filter.tableIds] : ['']);
   if (filter.author !== undefined) query = query.where('operation_log.op_user', '=', filter.author);
   if (filter.from !== undefined) query = query.where('operation_log.op_time', '>=', filter.from);
   if (filter.to !== undefined) query = query.where('operation_log.op_time', '<=', filter.to);

@@ -12,6 +12,8 @@ const GATEWAY = '/api-gateway/api/v2/dtables/:base_uuid';
 const tags = ['history'];
 const read = { baseAuth: 'read' } as const;
 const write = { baseAuth: 'write' } as const;
+/** Deleted tables are outside every table scope's reach (their names and rows): not for a table-scoped token. */
+const readAllTables = { baseAuth: 'read', scopeAllTables: true } as const;
 const BaseParams = Type.Object({ base_uuid: Type.String({ maxLength: 64 }) });
 const OpParams = Type.Object({ base_uuid: Type.String({ maxLength: 64 }), op_id: Type.Integer({ minimum: 1, maximum: 2 ** 53 - 1 }) });
 const Num = Type.Optional(Type.String({ maxLength: 20 }));
@@ -58,17 +60,29 @@ async function assertMayRestore(request: FastifyRequest, access: BaseAccess): Pr
   }
 }
 
+/** A table-scoped token's tables, as ids of the base's tables (its listings show only theirs); undefined when unscoped. */
+async function scopeTableIds(request: FastifyRequest, history: HistoryService): Promise<string[] | undefined> {
+  const tables = currentGateway(request).claims.scope?.tables;
+  return tables === undefined ? undefined : history.tableIdsIn(baseOf(request), tables);
+}
+
+async function scopedFilter(request: FastifyRequest, history: HistoryService, q: ListQueryValue): Promise<OperationFilter> {
+  const filter = filterOf(q);
+  const tableIds = await scopeTableIds(request, history);
+  return tableIds === undefined ? filter : { ...filter, tableIds };
+}
+
 /** `operations/`, `db-operations/`, `activities/`, `trash/rows/`, `trash/tables/` (read); restores and purges (owner, admin). */
 export function historyRoutes({ history, access }: { history: HistoryService; access: BaseAccess }): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(`${GATEWAY}/operations/`, { config: read, schema: { tags, params: BaseParams, querystring: ListQuery } }, async (request) =>
-      history.operations(baseOf(request), filterOf(request.query), paging(request.query, 25)),
+      history.operations(baseOf(request), await scopedFilter(request, history, request.query), paging(request.query, 25)),
     );
     app.get(`${GATEWAY}/db-operations/`, { config: read, schema: { tags, params: BaseParams, querystring: ListQuery } }, async (request) =>
-      history.dbOperations(baseOf(request), filterOf(request.query), paging(request.query, 25)),
+      history.dbOperations(baseOf(request), await scopedFilter(request, history, request.query), paging(request.query, 25)),
     );
     app.get(`${GATEWAY}/activities/`, { config: read, schema: { tags, params: BaseParams, querystring: ListQuery } }, async (request) =>
-      history.activities(baseOf(request), request.query.row_id || undefined, paging(request.query, 25)),
+      history.activities(baseOf(request), request.query.row_id || undefined, paging(request.query, 25), await scopeTableIds(request, history)),
     );
     app.put(`${GATEWAY}/restore-operations/:op_id/`, { config: write, bodyLimit: 4096, schema: { tags, params: OpParams, body: RestoreBody } }, async (request) => {
       await assertMayRestore(request, access);
@@ -78,7 +92,7 @@ export function historyRoutes({ history, access }: { history: HistoryService; ac
     });
     // The row trash: a view over the log (deleted rows not restored since), restored like an operation.
     app.get(`${GATEWAY}/trash/rows/`, { config: read, schema: { tags, params: BaseParams, querystring: ListQuery } }, async (request) =>
-      history.trashRows(baseOf(request), request.query.table_id || undefined, paging(request.query, 25)),
+      history.trashRows(baseOf(request), request.query.table_id || undefined, paging(request.query, 25), currentGateway(request).claims.scope?.tables),
     );
     app.put(`${GATEWAY}/trash/rows/:row_id/`, { config: write, bodyLimit: 4096, schema: { tags, params: RowParams, body: RestoreBody } }, async (request) => {
       await assertMayRestore(request, access);
@@ -89,7 +103,7 @@ export function historyRoutes({ history, access }: { history: HistoryService; ac
       return history.purgeTrashRow(baseOf(request), request.params.row_id);
     });
     // The table trash: deleted tables with their rows and links, restorable until TRASH_RETENTION_DAYS.
-    app.get(`${GATEWAY}/trash/tables/`, { config: read, schema: { tags, params: BaseParams, querystring: ListQuery } }, async (request) =>
+    app.get(`${GATEWAY}/trash/tables/`, { config: readAllTables, schema: { tags, params: BaseParams, querystring: ListQuery } }, async (request) =>
       history.trashTables(baseOf(request), paging(request.query, 25)),
     );
     app.put(`${GATEWAY}/trash/tables/:trash_id/`, { config: write, bodyLimit: 4096, schema: { tags, params: TrashParams, body: RestoreBody } }, async (request) => {

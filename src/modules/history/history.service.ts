@@ -42,10 +42,11 @@ export class HistoryService {
   }
 
   /** `trash/rows/`: rows deleted less than TRASH_RETENTION_DAYS ago and not restored since, newest first. */
-  async trashRows(base: BaseRef, tableId: string | undefined, paging: Paging) {
+  async trashRows(base: BaseRef, tableId: string | undefined, paging: Paging, scopeTables?: readonly string[]) {
     const offset = this.offset(paging);
     const meta = await loadMetadata(this.db, base.id);
-    const found = await trashedRows(this.db, base.id, this.trashSince(), new Set(meta.tables.map((t) => t._id)), tableId, offset + paging.perPage);
+    const listed = meta.tables.filter((t) => scopeTables === undefined || scopeTables.includes(t._id) || scopeTables.includes(t.name));
+    const found = await trashedRows(this.db, base.id, this.trashSince(), new Set(listed.map((t) => t._id)), tableId, offset + paging.perPage);
     return {
       rows: found.slice(offset).map(({ op, change }) => ({
         _id: change.r,
@@ -77,6 +78,12 @@ export class HistoryService {
     return offset;
   }
 
+  /** The ids of the base's tables a table-scoped token's `tables` (names or ids) name. */
+  async tableIdsIn(base: BaseRef, scopeTables: readonly string[]): Promise<string[]> {
+    const meta = await loadMetadata(this.db, base.id);
+    return meta.tables.filter((t) => scopeTables.includes(t._id) || scopeTables.includes(t.name)).map((t) => t._id);
+  }
+
   async operations(base: BaseRef, filter: OperationFilter, paging: Paging) {
     const ops = await listOperations(this.db, base.id, filter, paging.perPage, this.offset(paging));
     await fillAppendedCells(this.db, base.id, ops);
@@ -93,18 +100,20 @@ export class HistoryService {
    * A row's history (its operations' changes to it, and its comments), newest first; without a row,
    * the base's recent row changes.
    */
-  async activities(base: BaseRef, rowId: string | undefined, paging: Paging) {
+  async activities(base: BaseRef, rowId: string | undefined, paging: Paging, tableIds?: readonly string[]) {
     const offset = this.offset(paging);
     const meta = await loadMetadata(this.db, base.id);
-    const ops = await listOperations(this.db, base.id, rowId === undefined ? {} : { rowId }, offset + paging.perPage);
+    const filter: OperationFilter = { ...(rowId === undefined ? {} : { rowId }), ...(tableIds === undefined ? {} : { tableIds }) };
+    const ops = await listOperations(this.db, base.id, filter, offset + paging.perPage);
     await fillAppendedCells(this.db, base.id, ops, rowId);
     const entries = ops.flatMap((op) =>
-      op.changes.rows.filter((c) => rowId === undefined || c.r === rowId).map((c) => ({ time: op.opTime, id: op.id, body: presentActivity(op, c, meta, base.uuid) })),
+      op.changes.rows.filter((c) => (rowId === undefined || c.r === rowId) && (tableIds === undefined || tableIds.includes(c.t))).map((c) => ({ time: op.opTime, id: op.id, body: presentActivity(op, c, meta, base.uuid) })),
     );
     let total = entries.length;
     if (rowId !== undefined) {
       const comments = await listComments(this.db, base.id, null, rowId, 0, offset + paging.perPage);
       for (const c of comments) {
+        if (tableIds !== undefined && !tableIds.includes(c.table_id)) continue;
         entries.push({
           time: Number(c.created_at),
           id: Number(c.id),

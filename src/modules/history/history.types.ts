@@ -55,6 +55,8 @@ export interface Operation {
 /** Which operations a listing wants; all optional. */
 export interface OperationFilter {
   tableId?: string;
+  /** Only operations on one of these tables (a table-scoped token's); operations spanning tables or none are left out. */
+  tableIds?: readonly string[];
   rowId?: string;
   author?: string;
   /** Milliseconds, inclusive. */

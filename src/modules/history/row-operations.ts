@@ -70,6 +70,7 @@ export async function appendsOfRow(db: Executor, baseId: number, rowId: string):
 function passes(op: Operation, filter: OperationFilter): boolean {
   return (
     (filter.tableId === undefined || op.tableId === filter.tableId) &&
+    (filter.tableIds === undefined || (op.tableId !== null && filter.tableIds.includes(op.tableId))) &&
     (filter.author === undefined || op.opUser === filter.author) &&
     (filter.from === undefined || op.opTime >= filter.from) &&
     (filter.to === undefined || op.opTime <= filter.to) &&

@@ -29,7 +29,8 @@ export function snapshotRoutes({ snapshots, access }: { snapshots: Snapshots; ac
   return async (app) => {
     app.post(
       '/api-gateway/api/v2/dtables/:base_uuid/snapshot/',
-      { config: { baseAuth: 'write' }, bodyLimit: 4096, schema: { tags, params: BaseParams, body: AnyBody } },
+      // A snapshot is every table at once: not for a table-scoped token.
+      { config: { baseAuth: 'write', scopeAllTables: true }, bodyLimit: 4096, schema: { tags, params: BaseParams, body: AnyBody } },
       async (request) => snapshots.takeOnRequest(currentGateway(request).base),
     );
     const path = '/api/v2.1/workspace/:workspace_id/dtable/:base_name/snapshots/';

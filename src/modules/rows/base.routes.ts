@@ -50,8 +50,11 @@ export function baseRoutes({ snapshots, writer }: { snapshots: BaseSnapshots; wr
       { config: readViewStructure, schema: { tags: ['base'], params: BaseUuidParams, response: { 200: MetadataResponse } } },
       async (request) => {
         const meta = await writer.read(baseOf(request));
-        const shared = currentGateway(request).claims.scope?.view;
-        return { metadata: presentMetadata(shared ? metadataOfView(meta, shared) : meta) };
+        const scope = currentGateway(request).claims.scope;
+        if (scope?.view) return { metadata: presentMetadata(metadataOfView(meta, scope.view)) };
+        // A table-scoped token sees its tables' structure only (not the names and columns of the others).
+        const inScope = (t: { _id: string; name: string }) => !scope?.tables || scope.tables.includes(t._id) || scope.tables.includes(t.name);
+        return { metadata: presentMetadata(scope?.tables ? { ...meta, tables: meta.tables.filter(inScope) } : meta) };
       },
     );
 
