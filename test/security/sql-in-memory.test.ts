@@ -18,7 +18,8 @@ describe('SQL threads on a SQLite database in memory', () => {
   beforeAll(() => {
     db = new SQLite(':memory:');
     db.exec('create table t (n integer); insert into t values (1), (2), (3);');
-    threads = new SqlThreads({ threads: 2, timeoutMs: 1500, sqliteFile: async () => null, sqliteSnapshot: () => db.serialize() });
+    // 5 s: a thread's start counts against its first job's limit, and under tsx on a loaded machine it took over 1.5 s.
+    threads = new SqlThreads({ threads: 2, timeoutMs: 5000, sqliteFile: async () => null, sqliteSnapshot: () => db.serialize() });
   });
   afterAll(async () => {
     await threads.close();
@@ -40,7 +41,7 @@ describe('SQL threads on a SQLite database in memory', () => {
     let ticks = 0;
     const timer = setInterval(() => ticks++, 10);
     try {
-      await expect(threads.query(slow, [])).rejects.toMatchObject({ name: 'ThreadTimeoutError', limitMs: 1500 });
+      await expect(threads.query(slow, [])).rejects.toMatchObject({ name: 'ThreadTimeoutError', limitMs: 5000 });
     } finally {
       clearInterval(timer);
     }
