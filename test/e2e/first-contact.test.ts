@@ -343,6 +343,56 @@ describe('console: first contact (headless Chromium)', () => {
       await s.page.getByRole('button', { name: 'Undo' }).click();
       await expect.poll(async () => (await rowsNow()).map((r) => r.Name).sort()).toEqual(['Evil', 'Mailto', 'Safe']);
     });
+    await step(s.page, 'undo-redo-rows', async () => {
+      // Added and deleted rows are undo steps too, mixed with a cell edit: redo the edit, add a row, delete one.
+      const names = async () => (await rowsNow()).map((r) => (r.Name as string | undefined) ?? '').sort();
+      const shown = () => s.page.locator('.grid [role=row]:not(.rdg-header-row)').count();
+      await cellOf(s.page, 'Safe', 'Name').click();
+      await s.page.keyboard.press('Control+Shift+Z');
+      await expect.poll(names).toEqual(['Evil one', 'Mailto', 'Safe']);
+      const before = new Set((await rowsNow()).map((r) => r._id));
+      await s.page.getByRole('button', { name: '+ Row' }).click();
+      await expect.poll(names).toEqual(['', 'Evil one', 'Mailto', 'Safe']);
+      const added = (await rowsNow()).find((r) => !before.has(r._id))!._id as string;
+      await expect.poll(shown).toBe(4);
+      const mailtoId = (await rowsNow()).find((r) => r.Name === 'Mailto')!._id as string;
+      s.page.once('dialog', (d) => void d.accept());
+      await s.page.locator('.grid [role=row]').filter({ hasText: 'Mailto' }).getByRole('checkbox').check();
+      await s.page.getByRole('button', { name: 'Delete 1 row(s)' }).click();
+      await expect.poll(names).toEqual(['', 'Evil one', 'Safe']);
+      await expect.poll(shown).toBe(3);
+      const ids = async () => (await rowsNow()).map((r) => r._id as string).sort();
+      await cellOf(s.page, 'Safe', 'Name').click();
+      // Three steps back: the deleted row returns under its id, the added row goes, the edit is undone.
+      await s.page.keyboard.press('Control+z');
+      await expect.poll(names).toEqual(['', 'Evil one', 'Mailto', 'Safe']);
+      expect(await ids()).toContain(mailtoId);
+      await expect.poll(() => grid(s.page).innerText()).toContain('Mailto');
+      await s.page.keyboard.press('Control+z');
+      await expect.poll(names).toEqual(['Evil one', 'Mailto', 'Safe']);
+      expect(await ids()).not.toContain(added);
+      await expect.poll(shown).toBe(3);
+      await s.page.keyboard.press('Control+z');
+      await expect.poll(names).toEqual(['Evil', 'Mailto', 'Safe']);
+      await expect.poll(() => grid(s.page).innerText()).toContain('Evil');
+      // And forward again: the edit, the added row (same id), the deletion.
+      await s.page.keyboard.press('Control+Shift+Z');
+      await expect.poll(names).toEqual(['Evil one', 'Mailto', 'Safe']);
+      await s.page.keyboard.press('Control+Shift+Z');
+      await expect.poll(names).toEqual(['', 'Evil one', 'Mailto', 'Safe']);
+      expect(await ids()).toContain(added);
+      await expect.poll(shown).toBe(4);
+      await s.page.keyboard.press('Control+Shift+Z');
+      await expect.poll(names).toEqual(['', 'Evil one', 'Safe']);
+      await expect.poll(() => grid(s.page).innerText()).not.toContain('Mailto');
+      await expect.poll(() => s.page.getByRole('button', { name: 'Redo' }).isDisabled()).toBe(true);
+      // Back to the three rows the next cases expect.
+      for (const expected of [['', 'Evil one', 'Mailto', 'Safe'], ['Evil one', 'Mailto', 'Safe'], ['Evil', 'Mailto', 'Safe']]) {
+        await s.page.keyboard.press('Control+z');
+        await expect.poll(names).toEqual(expected);
+      }
+      await expect.poll(shown).toBe(3);
+    });
   });
 
   it('the expanded row shows every field (hidden ones too) with its editor, and saves with the keyboard', async () => {
