@@ -452,7 +452,7 @@ describe('console: first contact (headless Chromium)', () => {
     expect((logged[0] as Array<{ Name: string }>).map((r) => r.Name)).toContain('Safe');
   });
 
-  it('paste of a 2×2 block from a spreadsheet fills cells and adds rows; Delete clears a cell; Ctrl+C copies it', async () => {
+  it('paste of a 2×2 block from a spreadsheet fills cells and adds rows (one undo step); Delete clears a cell; Ctrl+C copies it', async () => {
     const rowsNow = async () => (await gw<{ rows: Array<Record<string, unknown>> }>('rows/?table_name=Table1&convert_keys=true')).data.rows;
     const page = await newConsolePage(s.browser, { viewport: { width: 1280, height: 800 } });
     const clipboard = (type: 'copy' | 'paste', text = '') =>
@@ -465,11 +465,13 @@ describe('console: first contact (headless Chromium)', () => {
         },
         { type, text },
       );
+    let lastRow: Record<string, unknown> = {};
     await step(page, 'paste-block', async () => {
       await signIn(page, s.url, ADMIN.email, ADMIN.password);
       await page.goto(s.baseUrl);
       await grid(page).waitFor();
-      const last = (await rowsNow()).at(-1)!.Name as string;
+      lastRow = (await rowsNow()).at(-1)!;
+      const last = lastRow.Name as string;
       await cellOf(page, last, 'Name').click();
       // Name and Due of the last row, and one new row below it.
       await clipboard('paste', 'Pasted one\t2027-02-01\nPasted two\t2027-03-01\n');
@@ -486,6 +488,21 @@ describe('console: first contact (headless Chromium)', () => {
       await expect.poll(async () => (await rowsNow()).find((r) => r.Name === 'Pasted one')?.Due ?? null).toBe(null);
       await page.keyboard.press('Control+z');
       await expect.poll(async () => (await rowsNow()).find((r) => r.Name === 'Pasted one')?.Due).toMatch(/^2027-02-01/);
+    });
+    await step(page, 'paste-undo', async () => {
+      const pastedTwo = (await rowsNow()).find((r) => r.Name === 'Pasted two')!._id;
+      // The paste is one step: its cell edits and the row it appended go back together, and come again.
+      await page.keyboard.press('Control+z');
+      await expect.poll(async () => (await rowsNow()).length).toBe(3);
+      const back = (await rowsNow()).find((r) => r._id === lastRow._id)!;
+      expect([back.Name, back.Due ?? null]).toEqual([lastRow.Name, lastRow.Due ?? null]);
+      await expect.poll(() => grid(page).innerText()).not.toContain('Pasted');
+      await page.keyboard.press('Control+Shift+Z');
+      await expect.poll(async () => (await rowsNow()).length).toBe(4);
+      const rows = await rowsNow();
+      expect(rows.find((r) => r._id === lastRow._id)?.Name).toBe('Pasted one');
+      expect(rows.find((r) => r.Name === 'Pasted two')?._id).toBe(pastedTwo);
+      await expect.poll(() => grid(page).innerText()).toContain('Pasted two');
     });
   });
 });
