@@ -494,14 +494,15 @@ describe('console: first contact (headless Chromium)', () => {
       // The paste is one step: its cell edits and the row it appended go back together, and come again.
       await page.keyboard.press('Control+z');
       await expect.poll(async () => (await rowsNow()).length).toBe(3);
-      const back = (await rowsNow()).find((r) => r._id === lastRow._id)!;
-      expect([back.Name, back.Due ?? null]).toEqual([lastRow.Name, lastRow.Due ?? null]);
+      // The appended row goes first, then the cells (the step's parts newest first).
+      await expect.poll(async () => {
+        const back = (await rowsNow()).find((r) => r._id === lastRow._id)!;
+        return [back.Name, back.Due ?? null];
+      }).toEqual([lastRow.Name, lastRow.Due ?? null]);
       await expect.poll(() => grid(page).innerText()).not.toContain('Pasted');
       await page.keyboard.press('Control+Shift+Z');
-      await expect.poll(async () => (await rowsNow()).length).toBe(4);
-      const rows = await rowsNow();
-      expect(rows.find((r) => r._id === lastRow._id)?.Name).toBe('Pasted one');
-      expect(rows.find((r) => r.Name === 'Pasted two')?._id).toBe(pastedTwo);
+      await expect.poll(async () => (await rowsNow()).find((r) => r.Name === 'Pasted two')?._id).toBe(pastedTwo);
+      expect((await rowsNow()).find((r) => r._id === lastRow._id)?.Name).toBe('Pasted one');
       await expect.poll(() => grid(page).innerText()).toContain('Pasted two');
     });
   });
