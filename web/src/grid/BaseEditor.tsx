@@ -17,7 +17,7 @@ import { RowForm } from './RowForm';
 import { copyText, parseBlock, pastedValue } from './clipboard';
 import { GroupPanel } from './GroupPanel';
 import { groupedColumns, groupRows, isGroupRow } from './group';
-import { draggableHeaders, moveTarget, useWidthSaver } from './column-layout';
+import { draggableHeaders, moveTarget, movedOrder, useWidthSaver, viewColumns } from './column-layout';
 import { bounds, rangeSize, rangeStyle, rangeText, type CellPos } from './range';
 import { useRangeSelection } from './use-range';
 import { LAYOUTS, layoutColumns, useLayout, type LayoutKind } from './layouts/layout';
@@ -155,7 +155,8 @@ function TableView({ access, table, tables, rowId, canEdit, comments, workspace 
   // An external link's Base-Token may not list the base's users: its collaborator cells show ids.
   const people = useRelatedUsers(access, { enabled: hasCollaborators && comments });
   const hidden = view?.hidden_columns;
-  const shownColumns = useMemo(() => table.columns.filter((c, i) => i === 0 || !hidden?.includes(c.key)), [table.columns, hidden]);
+  const orderedColumns = useMemo(() => viewColumns(table.columns, view), [table.columns, view?.column_order, view?.column_widths]);
+  const shownColumns = useMemo(() => orderedColumns.filter((c, i) => i === 0 || !hidden?.includes(c.key)), [orderedColumns, hidden]);
   const search = useSearch(gridRows, shownColumns, term);
   // Rebuilt only when the shown columns really change (not on every metadata reload, e.g. another
   // user's view change): new column objects would close an editor that is open.
@@ -164,14 +165,15 @@ function TableView({ access, table, tables, rowId, canEdit, comments, workspace 
   const moveColumn = useCallback(
     (moving: string, onto: string) => {
       const target = moveTarget(shownColumns, moving, onto);
-      if (target)
+      if (target && view)
         void action.run(async () => {
-          await gateway(access, 'columns/', { method: 'PUT', body: { table_name: table.name, op_type: 'move_column', column: moving, target_column: target } });
+          const column_order = movedOrder(orderedColumns, moving, target).slice(1);
+          await gateway(access, `views/${encodeURIComponent(view.name)}/?${q({ table_name: table.name })}`, { method: 'PUT', body: { column_order } });
           await client.invalidateQueries(['metadata', access.dtable_uuid]);
         });
     },
     // eslint-disable-next-line react-hooks/exhaustive-deps
-    [columnsKey, access, table.name],
+    [columnsKey, access, table.name, view?.name, orderedColumns],
   );
   const columns = useMemo(() => {
     let cols = gridColumns(shownColumns, { access, table, tables, people: people.data ?? [], canEdit, workspace });
@@ -181,7 +183,7 @@ function TableView({ access, table, tables, rowId, canEdit, comments, workspace 
     const marked = term.trim() ? cols.map((c) => ({ ...c, cellClass: (row: Row) => (search.isMatch(row, c.key) ? 'match' : undefined) })) : cols;
     return [SelectColumn, ...marked];
   }, [columnsKey, table._id, access, people.data, canEdit, term, search, groupColumn?.key, toggleGroup, moveColumn]);
-  const saveWidth = useWidthSaver(access, table, action.run, () => client.invalidateQueries(['metadata', access.dtable_uuid]));
+  const saveWidth = useWidthSaver(access, table, view, action.run, () => client.invalidateQueries(['metadata', access.dtable_uuid]));
 
   const grid = useRef<DataGridHandle>(null);
   const rowShown = useShowRow(rowId, gridRows, rows.isLoading, grid, (id) => {
