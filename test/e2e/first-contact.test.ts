@@ -352,6 +352,56 @@ describe('console: first contact (headless Chromium)', () => {
       await s.page.getByRole('button', { name: 'Undo' }).click();
       await expect.poll(async () => (await rowsNow()).map((r) => r.Name).sort()).toEqual(['Evil', 'Mailto', 'Safe']);
     });
+    await step(s.page, 'undo-redo-rows', async () => {
+      // Added and deleted rows are undo steps too, mixed with a cell edit: redo the edit, add a row, delete one.
+      const names = async () => (await rowsNow()).map((r) => (r.Name as string | undefined) ?? '').sort();
+      const shown = () => s.page.locator('.grid [role=row]:not(.rdg-header-row)').count();
+      await cellOf(s.page, 'Safe', 'Name').click();
+      await s.page.keyboard.press('Control+Shift+Z');
+      await expect.poll(names).toEqual(['Evil one', 'Mailto', 'Safe']);
+      const before = new Set((await rowsNow()).map((r) => r._id));
+      await s.page.getByRole('button', { name: '+ Row' }).click();
+      await expect.poll(names).toEqual(['', 'Evil one', 'Mailto', 'Safe']);
+      const added = (await rowsNow()).find((r) => !before.has(r._id))!._id as string;
+      await expect.poll(shown).toBe(4);
+      const mailtoId = (await rowsNow()).find((r) => r.Name === 'Mailto')!._id as string;
+      s.page.once('dialog', (d) => void d.accept());
+      await s.page.locator('.grid [role=row]').filter({ hasText: 'Mailto' }).getByRole('checkbox').check();
+      await s.page.getByRole('button', { name: 'Delete 1 row(s)' }).click();
+      await expect.poll(names).toEqual(['', 'Evil one', 'Safe']);
+      await expect.poll(shown).toBe(3);
+      const ids = async () => (await rowsNow()).map((r) => r._id as string).sort();
+      await cellOf(s.page, 'Safe', 'Name').click();
+      // Three steps back: the deleted row returns under its id, the added row goes, the edit is undone.
+      await s.page.keyboard.press('Control+z');
+      await expect.poll(names).toEqual(['', 'Evil one', 'Mailto', 'Safe']);
+      expect(await ids()).toContain(mailtoId);
+      await expect.poll(() => grid(s.page).innerText()).toContain('Mailto');
+      await s.page.keyboard.press('Control+z');
+      await expect.poll(names).toEqual(['Evil one', 'Mailto', 'Safe']);
+      expect(await ids()).not.toContain(added);
+      await expect.poll(shown).toBe(3);
+      await s.page.keyboard.press('Control+z');
+      await expect.poll(names).toEqual(['Evil', 'Mailto', 'Safe']);
+      await expect.poll(() => grid(s.page).innerText()).toContain('Evil');
+      // And forward again: the edit, the added row (same id), the deletion.
+      await s.page.keyboard.press('Control+Shift+Z');
+      await expect.poll(names).toEqual(['Evil one', 'Mailto', 'Safe']);
+      await s.page.keyboard.press('Control+Shift+Z');
+      await expect.poll(names).toEqual(['', 'Evil one', 'Mailto', 'Safe']);
+      expect(await ids()).toContain(added);
+      await expect.poll(shown).toBe(4);
+      await s.page.keyboard.press('Control+Shift+Z');
+      await expect.poll(names).toEqual(['', 'Evil one', 'Safe']);
+      await expect.poll(() => grid(s.page).innerText()).not.toContain('Mailto');
+      await expect.poll(() => s.page.getByRole('button', { name: 'Redo' }).isDisabled()).toBe(true);
+      // Back to the three rows the next cases expect.
+      for (const expected of [['', 'Evil one', 'Mailto', 'Safe'], ['Evil one', 'Mailto', 'Safe'], ['Evil', 'Mailto', 'Safe']]) {
+        await s.page.keyboard.press('Control+z');
+        await expect.poll(names).toEqual(expected);
+      }
+      await expect.poll(shown).toBe(3);
+    });
   });
 
   it('the expanded row shows every field (hidden ones too) with its editor, and saves with the keyboard', async () => {
@@ -441,7 +491,7 @@ describe('console: first contact (headless Chromium)', () => {
     await page.context().close();
   }, 60_000);
 
-  it('paste of a 2×2 block from a spreadsheet fills cells and adds rows; Delete clears a cell; Ctrl+C copies it', async () => {
+  it('paste of a 2×2 block from a spreadsheet fills cells and adds rows (one undo step); Delete clears a cell; Ctrl+C copies it', async () => {
     const rowsNow = async () => (await gw<{ rows: Array<Record<string, unknown>> }>('rows/?table_name=Table1&convert_keys=true')).data.rows;
     const page = await newConsolePage(s.browser, { viewport: { width: 1280, height: 800 } });
     const clipboard = (type: 'copy' | 'paste', text = '') =>
@@ -454,11 +504,13 @@ describe('console: first contact (headless Chromium)', () => {
         },
         { type, text },
       );
+    let lastRow: Record<string, unknown> = {};
     await step(page, 'paste-block', async () => {
       await signIn(page, s.url, ADMIN.email, ADMIN.password);
       await page.goto(s.baseUrl);
       await grid(page).waitFor();
-      const last = (await rowsNow()).at(-1)!.Name as string;
+      lastRow = (await rowsNow()).at(-1)!;
+      const last = lastRow.Name as string;
       await cellOf(page, last, 'Name').click();
       // Name and Due of the last row, and one new row below it.
       await clipboard('paste', 'Pasted one\t2027-02-01\nPasted two\t2027-03-01\n');
@@ -475,6 +527,22 @@ describe('console: first contact (headless Chromium)', () => {
       await expect.poll(async () => (await rowsNow()).find((r) => r.Name === 'Pasted one')?.Due ?? null).toBe(null);
       await page.keyboard.press('Control+z');
       await expect.poll(async () => (await rowsNow()).find((r) => r.Name === 'Pasted one')?.Due).toMatch(/^2027-02-01/);
+    });
+    await step(page, 'paste-undo', async () => {
+      const pastedTwo = (await rowsNow()).find((r) => r.Name === 'Pasted two')!._id;
+      // The paste is one step: its cell edits and the row it appended go back together, and come again.
+      await page.keyboard.press('Control+z');
+      await expect.poll(async () => (await rowsNow()).length).toBe(3);
+      // The appended row goes first, then the cells (the step's parts newest first).
+      await expect.poll(async () => {
+        const back = (await rowsNow()).find((r) => r._id === lastRow._id)!;
+        return [back.Name, back.Due ?? null];
+      }).toEqual([lastRow.Name, lastRow.Due ?? null]);
+      await expect.poll(() => grid(page).innerText()).not.toContain('Pasted');
+      await page.keyboard.press('Control+Shift+Z');
+      await expect.poll(async () => (await rowsNow()).find((r) => r.Name === 'Pasted two')?._id).toBe(pastedTwo);
+      expect((await rowsNow()).find((r) => r._id === lastRow._id)?.Name).toBe('Pasted one');
+      await expect.poll(() => grid(page).innerText()).toContain('Pasted two');
     });
   });
 });

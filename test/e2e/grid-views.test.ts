@@ -4,7 +4,7 @@ import { seriousAxeViolations, unnamedControls } from './accessibility.js';
 
 const BASE = 'Grid views';
 type ApiRow = Record<string, unknown> & { _id: string };
-type Meta = { metadata: { tables: Array<{ columns: Array<{ name: string; key: string; width?: number }>; views: Array<{ name: string; groupbys?: Array<{ column_key: string }> }> }> } };
+type Meta = { metadata: { tables: Array<{ columns: Array<{ name: string; key: string; width?: number }>; views: Array<{ name: string; groupbys?: Array<{ column_key: string }>; column_widths?: Record<string, number>; column_order?: string[] }> }> } };
 
 /**
  * The grid of a spreadsheet-database (issue #29 item 2), in headless Chromium against a real server:
@@ -123,7 +123,7 @@ describe('console: range selection, grouping, column layout (headless Chromium)'
     });
   });
 
-  it('group by a column (saved in the view), collapse a group with the keyboard; column width and order by dragging', async () => {
+  it('group by a column (saved in the view), collapse a group with the keyboard; column width and order by dragging, saved in the view', async () => {
     await step(s.page, 'group-by', async () => {
       await s.page.getByRole('button', { name: 'Group', exact: true }).click();
       await s.page.getByRole('group', { name: 'Group rows' }).getByLabel('Group by').selectOption({ label: 'Stage' });
@@ -150,6 +150,10 @@ describe('console: range selection, grouping, column layout (headless Chromium)'
       await s.page.getByRole('button', { name: 'Group', exact: true }).waitFor();
       await expect.poll(() => s.page.locator('.grid .group-head').count()).toBe(0);
     });
+    const viewNow = async (name: string) => (await gw<Meta>('metadata/')).data.metadata.tables[0]!.views.find((v) => v.name === name)!;
+    const tableWidths = Object.fromEntries((await columnsNow()).map((c) => [c.name, c.width]));
+    const keyOf = async (name: string) => (await columnsNow()).find((c) => c.name === name)!.key;
+    const headers = () => s.page.locator('.grid [role=columnheader]').allInnerTexts();
     await step(s.page, 'column-width', async () => {
       const head = s.page.locator('.grid [role=columnheader]').filter({ hasText: 'Note' });
       const box = (await head.boundingBox())!;
@@ -158,19 +162,49 @@ describe('console: range selection, grouping, column layout (headless Chromium)'
       await s.page.mouse.down();
       await s.page.mouse.move(box.x + box.width + 60, box.y + box.height / 2, { steps: 6 });
       await s.page.mouse.up();
-      await expect.poll(async () => (await columnsNow()).find((c) => c.name === 'Note')?.width ?? 0, { timeout: 10_000 }).toBeGreaterThan(box.width + 30);
+      // Saved in the view; the table's column keeps its width.
+      const note = await keyOf('Note');
+      await expect.poll(async () => (await viewNow('Default View')).column_widths?.[note] ?? 0, { timeout: 10_000 }).toBeGreaterThan(box.width + 30);
+      expect((await columnsNow()).find((c) => c.name === 'Note')?.width).toBe(tableWidths.Note);
     });
     await step(s.page, 'column-order', async () => {
       const header = (name: string) => s.page.locator('.grid [role=columnheader] .col-head').filter({ hasText: name });
+      const orderNow = async () => {
+        const order = (await viewNow('Default View')).column_order ?? [];
+        const names = new Map((await columnsNow()).map((c) => [c.key, c.name]));
+        return order.map((k) => names.get(k));
+      };
       // Stage dropped on Qty: Stage takes Qty's place (left of it).
       await header('Stage').dragTo(header('Qty'));
-      await expect.poll(async () => (await columnsNow()).map((c) => c.name)).toEqual(['Name', 'Stage', 'Qty', 'Note']);
-      await expect.poll(() => s.page.locator('.grid [role=columnheader]').allInnerTexts()).toEqual(['', 'Name', 'Stage', 'Qty', 'Note']);
-      // And back, rightwards: Stage dropped on Note goes after it.
+      await expect.poll(orderNow).toEqual(['Stage', 'Qty', 'Note']);
+      await expect.poll(headers).toEqual(['', 'Name', 'Stage', 'Qty', 'Note']);
+      // And rightwards: Stage dropped on Note goes after it; then Note onto Qty.
       await header('Stage').dragTo(header('Note'));
-      await expect.poll(async () => (await columnsNow()).map((c) => c.name)).toEqual(['Name', 'Qty', 'Note', 'Stage']);
+      await expect.poll(orderNow).toEqual(['Qty', 'Note', 'Stage']);
+      await header('Note').dragTo(header('Qty'));
+      await expect.poll(orderNow).toEqual(['Note', 'Qty', 'Stage']);
+      await expect.poll(headers).toEqual(['', 'Name', 'Note', 'Qty', 'Stage']);
+      // The table's own order is not changed.
+      expect((await columnsNow()).map((c) => c.name)).toEqual(['Name', 'Qty', 'Note', 'Stage']);
+    });
+    await step(s.page, 'column-layout-per-view', async () => {
+      // Another view of the table has its own: the table's order and widths until changed there.
+      expect((await gw('views/?table_name=Table1', { method: 'POST', body: { name: 'Plain' } })).status).toBe(200);
+      await s.page.getByRole('combobox', { name: 'View' }).selectOption('Plain');
+      await expect.poll(headers).toEqual(['', 'Name', 'Qty', 'Note', 'Stage']);
+      const noteWidth = async () => (await s.page.locator('.grid [role=columnheader]').filter({ hasText: 'Note' }).boundingBox())!.width;
+      expect(Math.abs((await noteWidth()) - (tableWidths.Note ?? 160))).toBeLessThan(3);
+      await s.page.getByRole('combobox', { name: 'View' }).selectOption('Default View');
+      await expect.poll(headers).toEqual(['', 'Name', 'Note', 'Qty', 'Stage']);
+      const saved = (await viewNow('Default View')).column_widths![await keyOf('Note')]!;
+      await expect.poll(noteWidth).toBeGreaterThan(saved - 3);
+      expect((await viewNow('Plain')).column_order).toBeUndefined();
+      await s.page.getByRole('combobox', { name: 'View' }).selectOption('Plain');
+      await expect.poll(headers).toEqual(['', 'Name', 'Qty', 'Note', 'Stage']);
+      await s.page.getByRole('combobox', { name: 'View' }).selectOption('Default View');
     });
   });
+
   it('the formula builder: function list with help, columns and functions inserted, a live preview of the first rows (and its errors), then the column', async () => {
     await step(s.page, 'formula-builder', async () => {
       await s.page.goto(s.baseUrl);

@@ -127,6 +127,50 @@ describe.each(DIALECTS)('views (%s)', (dialect) => {
     expect((await g.call('GET', view('Mine'))).json().layout).toEqual({ type: 'kanban' });
   });
 
+  it('stores column widths and order per view (extra fields, by column key): two views of a table differ; a deleted column leaves them', async () => {
+    await g.call('POST', 'views/?table_name=Tasks', { name: 'Widths' });
+    const res = await g.call('PUT', view('Mine'), { column_widths: { Title: 320, [keys.Owner!]: 90 }, column_order: ['Owner', 'Title'] });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().column_widths).toEqual({ [keys.Title!]: 320, [keys.Owner!]: 90 });
+    expect(res.json().column_order).toEqual([keys.Owner, keys.Title]);
+    expect((await g.call('PUT', view('Widths'), { column_widths: { Title: 150 } })).json().column_widths).toEqual({ [keys.Title!]: 150 });
+    const meta = await g.call('GET', 'metadata/');
+    const views = meta.json().metadata.tables.find((tb: { name: string }) => tb.name === 'Tasks').views as Array<Record<string, unknown>>;
+    expect(views.find((v) => v.name === 'Mine')!.column_widths).toEqual({ [keys.Title!]: 320, [keys.Owner!]: 90 });
+    expect(views.find((v) => v.name === 'Widths')!.column_widths).toEqual({ [keys.Title!]: 150 });
+    expect(views.find((v) => v.name === 'Widths')).not.toHaveProperty('column_order');
+    // other changes leave them; the table's columns keep their own widths
+    expect((await g.call('PUT', view('Mine'), { is_locked: false })).json().column_order).toEqual([keys.Owner, keys.Title]);
+    const columns = meta.json().metadata.tables.find((tb: { name: string }) => tb.name === 'Tasks').columns as Array<{ key: string; width?: number }>;
+    expect(columns.find((c) => c.key === keys.Title)?.width).not.toBe(320);
+    // a deleted column leaves the view's widths and order
+    await g.call('POST', 'columns/', { table_name: 'Tasks', column_name: 'Wide', column_type: 'text' });
+    const wide = (await g.call('PUT', view('Mine'), { column_widths: { Title: 320, Wide: 500 }, column_order: ['Wide', 'Title'] })).json();
+    expect(Object.keys(wide.column_widths)).toHaveLength(2);
+    expect((await g.call('DELETE', 'columns/', { table_name: 'Tasks', column: 'Wide' })).statusCode).toBe(200);
+    const after = (await g.call('GET', view('Mine'))).json();
+    expect(after.column_widths).toEqual({ [keys.Title!]: 320 });
+    expect(after.column_order).toEqual([keys.Title]);
+    const cleared = (await g.call('PUT', view('Mine'), { column_widths: null, column_order: null })).json();
+    expect(cleared).not.toHaveProperty('column_widths');
+    expect(cleared).not.toHaveProperty('column_order');
+    for (const [body, message] of [
+      [{ column_widths: [1] }, 'column_widths invalid.'],
+      [{ column_widths: { Title: 10 } }, 'column_widths.Title: a whole number of pixels from 20 to 2000.'],
+      [{ column_widths: { Title: '100' } }, 'column_widths.Title: a whole number of pixels from 20 to 2000.'],
+      [{ column_widths: { Nope: 100 } }, 'column_widths: column Nope not found.'],
+      [{ column_order: 'Title' }, 'column_order invalid.'],
+      [{ column_order: ['Title', 'Nope'] }, 'column_order: column Nope not found.'],
+      [{ column_order: ['Title', keys.Title] }, 'column_order: a column is named twice.'],
+    ] as Array<[unknown, string]>) {
+      const refused = await g.call('PUT', view('Mine'), body);
+      expect(refused.statusCode, JSON.stringify(body)).toBe(400);
+      expect(refused.json().error_msg).toBe(message);
+    }
+    expect((await g.call('GET', view('Mine'))).json()).not.toHaveProperty('column_widths');
+    expect((await g.call('DELETE', view('Widths'))).statusCode).toBe(200);
+  });
+
   it('refuses invalid view changes with 400 and leaves the view as it was', async () => {
     const cases: Array<[unknown, string | RegExp]> = [
       [{ name: 'Default View' }, 'View Default View exists.'],

@@ -69,6 +69,10 @@ export interface View {
   groupbys?: Array<{ column_key: string; sort_type?: 'up' | 'down' }>;
   /** How the console shows the view (basegate's own field; absent: a grid). */
   layout?: { type: string; column_key?: string };
+  /** The view's column widths by column key (basegate's own field; absent: the column's width). */
+  column_widths?: Record<string, number>;
+  /** The view's column order by key (basegate's own field; columns not named follow in the table's order). */
+  column_order?: string[];
 }
 
 export interface Table {

@@ -5,6 +5,7 @@ import { newColumn } from './default-metadata.js';
 import { newShortId } from './ids.js';
 import { lookupColumn, lookupTable, type BaseMetadata, type ColumnMeta, type TableMeta, type ViewMeta } from './metadata.js';
 import { compileFilter } from './filter-adapter.js';
+import { forgetColumnLayout } from './view-columns.js';
 
 /** Pure edits of the metadata document shared by the table, column and view services. */
 
@@ -126,6 +127,7 @@ function forgetColumn(view: ViewMeta, key: string, name: string | undefined): vo
   // The console's layout (kanban, calendar) built on the column falls back to its first choice.
   const layout = view.layout as { type: string; column_key?: string } | undefined;
   if (layout?.column_key === key) view.layout = { type: layout.type };
+  forgetColumnLayout(view, key);
 }
 
 function pruneFilters(filters: unknown[], key: string, name: string | undefined): unknown[] {

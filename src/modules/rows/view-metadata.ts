@@ -1,6 +1,7 @@
 import { apiError } from '../../shared/errors.js';
 import type { BaseMetadata, TableMeta, ViewMeta } from './metadata.js';
 import { VIEW_REFUSALS } from './view-limit.js';
+import { forgetColumnLayout } from './view-columns.js';
 
 /** The view a view share's Base-Token is limited to (its scope's ids). */
 export interface SharedViewRef {
@@ -28,6 +29,7 @@ export function metadataOfView(meta: BaseMetadata, shared: SharedViewRef): BaseM
     groupbys: view.groupbys.filter((g) => !namesHidden(g)),
     hidden_columns: [],
   };
+  for (const key of hidden) forgetColumnLayout(limitedView, key);
   const limitedTable: TableMeta = { ...table, columns: table.columns.filter((c) => !hidden.has(c.key)), views: [limitedView] };
   return { ...meta, tables: [limitedTable] };
 }

@@ -8,6 +8,7 @@ import { presentView } from './structure.present.js';
 import { metadataOfView, type SharedViewRef } from './view-metadata.js';
 import { filtersByKey } from './structure.js';
 import { checkViewFilters } from './column-data-schema.js';
+import { applyColumnLayout } from './view-columns.js';
 
 type Body = Record<string, unknown>;
 
@@ -125,6 +126,7 @@ function applyViewChanges(table: TableMeta, view: ViewMeta, body: Body): void {
     if (body.layout === null) delete view.layout;
     else view.layout = checkLayout(table, body.layout);
   }
+  applyColumnLayout(table, view, body);
 }
 
 /** `layout`: `{type: grid|kanban|gallery|calendar|form, column_key?: <column key or name>}`, nothing else. */

@@ -12,12 +12,12 @@ import { useRelatedUsers } from './people';
 import { canEditBase } from './permission';
 import { HideColumnsPanel } from './HideColumnsPanel';
 import { useSearch } from './search';
-import { useUndo, type OperationRestore } from './undo';
+import { useUndo, type Change, type OperationRestore, type Part } from './undo';
 import { RowForm } from './RowForm';
 import { copyText, parseBlock, pastedValue } from './clipboard';
 import { GroupPanel } from './GroupPanel';
 import { groupedColumns, groupRows, isGroupRow } from './group';
-import { draggableHeaders, moveTarget, useWidthSaver } from './column-layout';
+import { draggableHeaders, moveTarget, movedOrder, useWidthSaver, viewColumns } from './column-layout';
 import { bounds, rangeSize, rangeStyle, rangeText, type CellPos } from './range';
 import { useRangeSelection } from './use-range';
 import { LAYOUTS, layoutColumns, useLayout, type LayoutKind } from './layouts/layout';
@@ -155,7 +155,8 @@ function TableView({ access, table, tables, rowId, canEdit, comments, workspace 
   // An external link's Base-Token may not list the base's users: its collaborator cells show ids.
   const people = useRelatedUsers(access, { enabled: hasCollaborators && comments });
   const hidden = view?.hidden_columns;
-  const shownColumns = useMemo(() => table.columns.filter((c, i) => i === 0 || !hidden?.includes(c.key)), [table.columns, hidden]);
+  const orderedColumns = useMemo(() => viewColumns(table.columns, view), [table.columns, view?.column_order, view?.column_widths]);
+  const shownColumns = useMemo(() => orderedColumns.filter((c, i) => i === 0 || !hidden?.includes(c.key)), [orderedColumns, hidden]);
   const search = useSearch(gridRows, shownColumns, term);
   // Rebuilt only when the shown columns really change (not on every metadata reload, e.g. another
   // user's view change): new column objects would close an editor that is open.
@@ -164,14 +165,15 @@ function TableView({ access, table, tables, rowId, canEdit, comments, workspace 
   const moveColumn = useCallback(
     (moving: string, onto: string) => {
       const target = moveTarget(shownColumns, moving, onto);
-      if (target)
+      if (target && view)
         void action.run(async () => {
-          await gateway(access, 'columns/', { method: 'PUT', body: { table_name: table.name, op_type: 'move_column', column: moving, target_column: target } });
+          const column_order = movedOrder(orderedColumns, moving, target).slice(1);
+          await gateway(access, `views/${encodeURIComponent(view.name)}/?${q({ table_name: table.name })}`, { method: 'PUT', body: { column_order } });
           await client.invalidateQueries(['metadata', access.dtable_uuid]);
         });
     },
     // eslint-disable-next-line react-hooks/exhaustive-deps
-    [columnsKey, access, table.name],
+    [columnsKey, access, table.name, view?.name, orderedColumns],
   );
   const columns = useMemo(() => {
     let cols = gridColumns(shownColumns, { access, table, tables, people: people.data ?? [], canEdit, workspace });
@@ -181,7 +183,7 @@ function TableView({ access, table, tables, rowId, canEdit, comments, workspace 
     const marked = term.trim() ? cols.map((c) => ({ ...c, cellClass: (row: Row) => (search.isMatch(row, c.key) ? 'match' : undefined) })) : cols;
     return [SelectColumn, ...marked];
   }, [columnsKey, table._id, access, people.data, canEdit, term, search, groupColumn?.key, toggleGroup, moveColumn]);
-  const saveWidth = useWidthSaver(access, table, action.run, () => client.invalidateQueries(['metadata', access.dtable_uuid]));
+  const saveWidth = useWidthSaver(access, table, view, action.run, () => client.invalidateQueries(['metadata', access.dtable_uuid]));
 
   const grid = useRef<DataGridHandle>(null);
   const rowShown = useShowRow(rowId, gridRows, rows.isLoading, grid, (id) => {
@@ -344,17 +346,25 @@ function TableView({ access, table, tables, rowId, canEdit, comments, workspace 
       .map((line, i) => ({ row: targets[i]!, values: valuesOf(line) }))
       .filter((u) => Object.keys(u.values).length > 0);
     const extra = lines.slice(targets.length).map(valuesOf);
+    // One undo step: the cell edits and the appended rows (one operation per batch).
+    const parts: Part[] = [];
     if (updates.length > 0) {
-      history.record(
-        { rows: updates.map((u) => ({ rowId: u.row._id, before: Object.fromEntries(Object.keys(u.values).map((k) => [k, u.row[k] ?? null])), after: u.values })) },
-        writeRows(updates.map((u) => ({ rowId: u.row._id, values: u.values }))),
-      );
+      const change = { rows: updates.map((u) => ({ rowId: u.row._id, before: Object.fromEntries(Object.keys(u.values).map((k) => [k, u.row[k] ?? null])), after: u.values })) };
+      parts.push({ change, written: writeRows(updates.map((u) => ({ rowId: u.row._id, values: u.values }))) });
     }
-    if (extra.length > 0)
-      void action.run(async () => {
-        for (let i = 0; i < extra.length; i += WRITE_BATCH) await gateway(access, 'rows/', { method: 'POST', body: { table_name: table.name, rows: extra.slice(i, i + WRITE_BATCH) } });
-        await client.invalidateQueries(key);
+    if (extra.length > 0) {
+      const appends = Array.from({ length: Math.ceil(extra.length / WRITE_BATCH) }, (_, i) => ({ rows: extra.slice(i * WRITE_BATCH, (i + 1) * WRITE_BATCH), change: insertChange() }));
+      const appended = action.run(async () => {
+        try {
+          for (const a of appends) await appendRows(a.rows, a.change);
+        } finally {
+          await client.invalidateQueries(key);
+        }
       });
+      // Each batch's operation is looked up once all are stored (a later batch is not yet its rows' newest then, but nothing else is).
+      for (const a of appends) parts.push({ change: a.change, written: appended });
+    }
+    history.recordStep(parts);
     const width = Math.max(...lines.map((l) => l.length));
     if (!groupColumn && (lines.length > 1 || width > 1))
       range.set({ anchor: { idx: b.left, rowIdx: b.top }, end: { idx: Math.min(b.left + width - 1, shownColumns.length), rowIdx: b.top + lines.length - 1 } });
@@ -392,17 +402,38 @@ function TableView({ access, table, tables, rowId, canEdit, comments, workspace 
     return <CalendarView rows={allRows} columns={shownColumns} dateColumn={layoutColumn} onOpen={openRow} />;
   };
 
-  const addRow = () =>
-    action.run(async () => {
-      await gateway(access, 'rows/', { method: 'POST', body: { table_name: table.name, rows: [{}] } });
-      await client.invalidateQueries(key);
+  /** A step of added rows: its rows' ids are filled in by `appendRows`. */
+  const insertChange = (): Change => ({ kind: 'insert', rows: [] });
+  /** Appends rows (one operation) and records their ids in `change`. */
+  const appendRows = async (rows: Array<Record<string, unknown>>, change: Change) => {
+    const answer = await gateway<{ row_ids: Array<{ _id: string }> }>(access, 'rows/', { method: 'POST', body: { table_name: table.name, rows } });
+    change.rows = answer.row_ids.map((r) => ({ rowId: r._id, before: {}, after: {} }));
+  };
+  const addRow = () => {
+    const change = insertChange();
+    const added = action.run(async () => {
+      try {
+        await appendRows([{}], change);
+      } finally {
+        await client.invalidateQueries(key);
+      }
     });
-  const deleteRows = () =>
-    action.run(async () => {
-      await gateway(access, 'rows/', { method: 'DELETE', body: { table_name: table.name, row_ids: [...selected] } });
-      setSelected(new Set());
-      await client.invalidateQueries(key);
+    history.record(change, added);
+    return added;
+  };
+  const deleteRows = () => {
+    const ids = [...selected];
+    const deleted = action.run(async () => {
+      try {
+        await gateway(access, 'rows/', { method: 'DELETE', body: { table_name: table.name, row_ids: ids } });
+        setSelected(new Set());
+      } finally {
+        await client.invalidateQueries(key);
+      }
     });
+    history.record({ kind: 'delete', rows: ids.map((rowId) => ({ rowId, before: {}, after: {} })) }, deleted);
+    return deleted;
+  };
 
   return (
     <div
@@ -605,6 +636,8 @@ function operationRestore(access: BaseAccess, refresh: () => Promise<unknown>): 
   return {
     latestOf: async (rowIds) => {
       const wanted = new Set(rowIds);
+      // A write that failed before its rows were known (an append) has no operation.
+      if (wanted.size === 0) return undefined;
       for (const op of await recent()) {
         const o = JSON.parse(op.operation) as { row_id?: string; row_ids?: string[] };
         const ids = o.row_ids ?? (o.row_id ? [o.row_id] : []);

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState, type DragEvent } from 'react';
 import type { Column as GridColumn, HeaderRendererProps } from 'react-data-grid';
-import type { Column, Row, Table } from '../types';
+import type { Column, Row, Table, View } from '../types';
 import { gateway, type BaseAccess } from './base';
 import { t } from '../i18n';
 
@@ -19,9 +19,8 @@ export function moveTarget(columns: readonly Column[], moving: string, target: s
 }
 
 /**
- * Headers that can be dragged onto another header to move their column (the table's column order,
- * as in SeaTable; the first column stays first). The Columns panel's "move left/right" buttons do
- * the same with the keyboard.
+ * Headers that can be dragged onto another header to move their column in the view's order (the
+ * first column stays first). The Columns panel's "move left/right" buttons move the table's columns.
  */
 export function draggableHeaders(columns: GridColumn<Row>[], onMove: (column: string, target: string) => void): GridColumn<Row>[] {
   return columns.map((column, i) => ({
@@ -60,22 +59,47 @@ export function draggableHeaders(columns: GridColumn<Row>[], onMove: (column: st
 }
 
 /**
- * Column widths as the user drags the grid's resize handles, saved on the column (`resize_column`,
- * SeaTable keeps widths on the table's columns) once the drag has rested for half a second.
+ * The table's columns as the view shows them: in the view's order (the first column stays first;
+ * columns the order does not name follow in the table's order) and with the view's widths.
  */
-export function useWidthSaver(access: BaseAccess, table: Table, run: (fn: () => Promise<unknown>) => unknown, reload: () => Promise<unknown>) {
+export function viewColumns(columns: readonly Column[], view: View | undefined): Column[] {
+  const widths = view?.column_widths ?? {};
+  const sized = columns.map((c) => (widths[c.key] ? { ...c, width: widths[c.key] } : c));
+  const order = view?.column_order;
+  if (!order || sized.length === 0) return sized;
+  const [first, ...rest] = sized;
+  const rank = new Map(order.map((key, i) => [key, i]));
+  const named = rest.filter((c) => rank.has(c.key)).sort((a, b) => rank.get(a.key)! - rank.get(b.key)!);
+  return [first!, ...named, ...rest.filter((c) => !rank.has(c.key))];
+}
+
+/** The view's column order (keys) after `moving` is put right after `after` (names). */
+export function movedOrder(columns: readonly Column[], moving: string, after: string): string[] {
+  const rest = columns.filter((c) => c.name !== moving);
+  const at = rest.findIndex((c) => c.name === after);
+  const moved = columns.find((c) => c.name === moving);
+  if (!moved || at < 0) return columns.map((c) => c.key);
+  return [...rest.slice(0, at + 1), moved, ...rest.slice(at + 1)].map((c) => c.key);
+}
+
+/**
+ * Column widths as the user drags the grid's resize handles, saved in the view (`column_widths`,
+ * so two views of a table can differ) once the drag has rested for half a second.
+ */
+export function useWidthSaver(access: BaseAccess, table: Table, view: View | undefined, run: (fn: () => Promise<unknown>) => unknown, reload: () => Promise<unknown>) {
   const pending = useRef(new Map<string, number>());
   const timer = useRef<ReturnType<typeof setTimeout>>();
   useEffect(() => () => clearTimeout(timer.current), []);
   return (column: string, width: number) => {
-    pending.current.set(column, Math.max(20, Math.min(2000, Math.round(width))));
+    const key = table.columns.find((c) => c.name === column)?.key;
+    if (!key || !view) return;
+    pending.current.set(key, Math.max(20, Math.min(2000, Math.round(width))));
     clearTimeout(timer.current);
     timer.current = setTimeout(() => {
-      const widths = [...pending.current];
+      const widths = { ...view.column_widths, ...Object.fromEntries(pending.current) };
       pending.current.clear();
       void run(async () => {
-        for (const [name, w] of widths)
-          await gateway(access, 'columns/', { method: 'PUT', body: { table_name: table.name, op_type: 'resize_column', column: name, new_column_width: w } });
+        await gateway(access, `views/${encodeURIComponent(view.name)}/?table_name=${encodeURIComponent(table.name)}`, { method: 'PUT', body: { column_widths: widths } });
         await reload();
       });
     }, 500);
