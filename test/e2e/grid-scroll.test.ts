@@ -444,9 +444,10 @@ describe('console: the grid reuses row elements while scrolling (headless Chromi
       await backToTop();
       expect((await shownRows()).filter((r) => r.selected || r.checked).map((r) => r.index)).toEqual([2]);
       await rowAt(3).locator('[aria-colindex="1"]').click({ position: { x: 2, y: 2 } });
-      await expect.poll(focusedRow).toBe('5');
+      // The checkbox takes the focus in a layout effect after the click's render: give a loaded machine time.
+      await expect.poll(focusedRow, { timeout: 10_000 }).toBe('5');
       await s.page.keyboard.press('ArrowDown');
-      await expect.poll(focusedRow).toBe('6');
+      await expect.poll(focusedRow, { timeout: 10_000 }).toBe('6');
     });
   });
 });
