@@ -423,7 +423,7 @@ describe('console: the grid reuses row elements while scrolling (headless Chromi
       // The selection column's cell of row 2, selected with the mouse beside its checkbox: the checkbox takes the focus.
       await rowAt(2).locator('[aria-colindex="1"]').click({ position: { x: 2, y: 2 } });
       const focusedRow = () => s.page.evaluate(() => document.activeElement?.closest('[role=row]')?.getAttribute('aria-rowindex') ?? null);
-      await expect.poll(focusedRow).toBe('4');
+      await expect.poll(focusedRow, { timeout: 10_000 }).toBe('4');
       expect(await s.page.evaluate(() => document.activeElement?.matches('input.row-select') ?? false)).toBe(true);
       await s.page.keyboard.press('Space');
       await expect.poll(async () => rowAt(2).getAttribute('aria-selected')).toBe('true');
