@@ -24,7 +24,8 @@ interface DTable {
   modifyRow(table: Table, row: Row, updated: Record<string, unknown>): void;
   forEachRow(tableName: string, viewName: string, callback: (row: Row) => void): void;
   subscribe(event: string, fn: (...args: unknown[]) => void): () => void;
-  dtableStore: { value: { tables: Table[]; version: number }; socketClient?: { socket: { close(): void; connected: boolean } } };
+  // `socketConnected` turns true when the server acknowledges the client's `join-room`, not at the socket's connect.
+  dtableStore: { value: { tables: Table[]; version: number }; socketConnected?: boolean; socketClient?: { socket: { close(): void; connected: boolean } } };
 }
 /** Polls an asynchronous check every 20 ms until it holds (8 s at most). */
 async function eventually(check: () => Promise<boolean>, what: string): Promise<void> {
@@ -94,7 +95,8 @@ describe.each(DIALECTS)('dtable-sdk against a listening server (%s)', (dialect) 
   });
 
   it('receives others’ changes over its live connection', async () => {
-    await waitFor(() => dtable.dtableStore.socketClient?.socket.connected === true, 'the live connection');
+    // Wait for the room, not only the socket: a change made before the join is not sent to the client.
+    await waitFor(() => dtable.dtableStore.socketConnected === true, 'the live connection to join the base');
     await appendRows(g, 'Tasks', [{ Title: 'from elsewhere', Size: 3 }]);
     await waitFor(() => tasksTable().rows.length === 3, 'the remote insert');
     const tasks = tasksTable();
