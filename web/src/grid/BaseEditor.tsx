@@ -162,19 +162,35 @@ function TableView({ access, table, tables, rowId, canEdit, comments, workspace 
   // user's view change): new column objects would close an editor that is open.
   const columnsKey = JSON.stringify(shownColumns);
   const action = useAction();
-  const moveColumn = useCallback(
-    (moving: string, onto: string) => {
-      const target = moveTarget(shownColumns, moving, onto);
-      if (target && view)
+  /** Puts `moving` right after `after` in the view's column order and saves the order in the view. */
+  const saveMove = useCallback(
+    (moving: string, after: string) => {
+      if (view)
         void action.run(async () => {
-          const column_order = movedOrder(orderedColumns, moving, target).slice(1);
+          const column_order = movedOrder(orderedColumns, moving, after).slice(1);
           await gateway(access, `views/${encodeURIComponent(view.name)}/?${q({ table_name: table.name })}`, { method: 'PUT', body: { column_order } });
           await client.invalidateQueries(['metadata', access.dtable_uuid]);
         });
     },
     // eslint-disable-next-line react-hooks/exhaustive-deps
-    [columnsKey, access, table.name, view?.name, orderedColumns],
+    [access, table.name, view?.name, orderedColumns],
   );
+  /** A header dropped on another one. */
+  const moveColumn = useCallback(
+    (moving: string, onto: string) => {
+      const target = moveTarget(shownColumns, moving, onto);
+      if (target) saveMove(moving, target);
+    },
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+    [columnsKey, saveMove],
+  );
+  /** The columns panel's move buttons: one place left or right in the view's order (hidden columns count). */
+  const stepColumn = (name: string, by: -1 | 1) => {
+    const at = orderedColumns.findIndex((c) => c.name === name);
+    const to = at + by;
+    if (at <= 0 || to <= 0 || to >= orderedColumns.length) return;
+    saveMove(name, orderedColumns[by < 0 ? to - 1 : to]!.name);
+  };
   const columns = useMemo(() => {
     let cols = gridColumns(shownColumns, { access, table, tables, people: people.data ?? [], canEdit, workspace });
     if (canEdit) cols = draggableHeaders(cols, moveColumn);
@@ -567,7 +583,7 @@ function TableView({ access, table, tables, rowId, canEdit, comments, workspace 
       {panel === 'view' && canEdit && view && <ViewPanel access={access} table={table} view={view} onViewChange={setViewName} />}
       {panel === 'hide' && canEdit && view && <HideColumnsPanel access={access} table={table} view={view} />}
       {panel === 'group' && canEdit && view && <GroupPanel access={access} table={table} view={view} />}
-      {panel === 'columns' && canEdit && <ColumnsPanel access={access} table={table} />}
+      {panel === 'columns' && canEdit && <ColumnsPanel access={access} table={table} columns={orderedColumns} onMove={view ? stepColumn : undefined} />}
       {panel === 'transfer' && workspace && <TransferPanel access={access} workspace={workspace} table={table} tables={tables} view={view} canEdit={canEdit} />}
       {panel === 'comments' && commentRow && <CommentsPanel key={commentRow._id} access={access} table={table} row={commentRow} onClose={() => setPanel('none')} />}
       {expanded && formRow && (
