@@ -1,10 +1,13 @@
 import { useCallback, useRef, useState } from 'react';
 import { ApiError } from '../api';
+import { t } from '../i18n';
+import { serverErrorText } from '../server-errors';
 
 /**
  * One part of a step the user made, as one logged operation: cells of one or more rows, each with its
- * value before and after (`cells`), or rows added (`insert`) or deleted (`delete`), whose `before` and
- * `after` are empty.
+ * value before and after (`cells`), or rows added (`insert`) or deleted (`delete`), whose `before` (a
+ * deleted row) or `after` (an added row) hold the row's cells when known, to put it back by writing it
+ * for a user who may not restore.
  */
 export interface Change {
   kind?: 'cells' | 'insert' | 'delete';
@@ -26,6 +29,25 @@ export interface OperationRestore {
   restore(opId: number): Promise<number | undefined>;
 }
 
+/** Rows written directly: the undo of added or deleted rows for a user who may not restore operations. */
+export interface RowWrites {
+  /** The rows' writable cells as stored now (rows not found are left out). */
+  read(rowIds: string[]): Promise<Array<{ rowId: string; values: Record<string, unknown> }>>;
+  /** Appends rows; resolves to their new ids, in order. */
+  add(rows: Array<Record<string, unknown>>): Promise<string[]>;
+  remove(rowIds: string[]): Promise<void>;
+}
+
+/** An undo or redo the server refused; `partial` when the parts already stepped could not be put back either. */
+export class UndoRefused extends Error {
+  constructor(
+    message: string,
+    readonly partial: boolean,
+  ) {
+    super(message);
+  }
+}
+
 const DEPTH = 100;
 
 /**
@@ -33,14 +55,29 @@ const DEPTH = 100;
  * one or more logged operations). Undo reverts the step's
  * logged operation with `restore-operations/` (a new write the server checks: a later change by
  * someone else to the same cells refuses with 409 rather than being overwritten); redo reverts that
- * revert. Users who may not restore (read-write, not admin: 403) fall back to writing the "before"
- * or "after" values with `apply`, as does a change whose operation is not known; for them added or
- * deleted rows are not undoable (a step of rows only leaves the stack).
+ * revert. Users who may not restore (read-write, not admin: 403; the server keeps reverts to owners and
+ * admins) fall back to doing by hand what they could do themselves, as does a change whose operation is
+ * not known: cells get their "before" or "after" values written with `apply`; an added row is deleted
+ * (its cells read first, so a redo adds it again as it was) and a deleted row is added again from its
+ * cells (`rows`). A row added again has a new id: the steps that name the old one follow it (`alias`).
+ * Without `rows`, added or deleted rows are not undoable for them (such a part leaves the step).
+ *
+ * A step refused halfway (e.g. 409: someone else changed the same cells since) is rolled back: the parts
+ * already stepped are stepped back again, so the step stays whole where it was, and the user is told
+ * (`UndoRefused`). If that roll-back fails too, the step is dropped from both stacks (it is half done and
+ * can be neither undone nor redone truthfully) and the message says so.
  */
-export function useUndo(apply: (rows: Array<{ rowId: string; values: Record<string, unknown> }>) => Promise<unknown>, ops?: OperationRestore) {
+export function useUndo(apply: (rows: Array<{ rowId: string; values: Record<string, unknown> }>) => Promise<unknown>, ops?: OperationRestore, rows?: RowWrites) {
   const undoStack = useRef<Change[][]>([]);
   const redoStack = useRef<Change[][]>([]);
   const mayRestore = useRef(ops !== undefined);
+  /** Old row id → the id of the row added again in its place (by an undo of a delete, a redo of an add). */
+  const alias = useRef(new Map<string, string>());
+  const current = (id: string) => {
+    let at = id;
+    for (let hops = 0; alias.current.has(at) && hops < 1000; hops++) at = alias.current.get(at)!;
+    return at;
+  };
   const [, setVersion] = useState(0);
   const bump = () => setVersion((v) => v + 1);
 
@@ -86,13 +123,20 @@ export function useUndo(apply: (rows: Array<{ rowId: string; values: Record<stri
         settle(reverted.id);
         return true;
       }
-      // Added or deleted rows are put back only by a restore (it keeps their ids, links and comments).
-      if ((change.kind ?? 'cells') !== 'cells') {
+      const kind = change.kind ?? 'cells';
+      if (kind !== 'cells') {
+        // A restore keeps the rows' ids, links and comments; by hand, a row is deleted or added again.
+        if (!rows) {
+          settle(undefined);
+          return false;
+        }
+        const adding = (kind === 'insert') === (side === 'after');
+        await (adding ? addAgain(change, side) : removeRows(change, side === 'before' ? 'after' : 'before'));
         settle(undefined);
-        return false;
+        return true;
       }
-      const written = apply(change.rows.map((r) => ({ rowId: r.rowId, values: r[side] })));
-      const next = ops ? Promise.resolve(written).then(() => ops.latestOf(change.rows.map((r) => r.rowId))) : Promise.resolve(undefined);
+      const written = apply(change.rows.map((r) => ({ rowId: current(r.rowId), values: r[side] })));
+      const next = ops ? Promise.resolve(written).then(() => ops.latestOf(change.rows.map((r) => current(r.rowId)))) : Promise.resolve(undefined);
       void next.then(settle, () => settle(undefined));
       await written;
       return true;
@@ -102,6 +146,27 @@ export function useUndo(apply: (rows: Array<{ rowId: string; values: Record<stri
       void Promise.resolve(previous).then(settle, () => settle(undefined));
       throw error;
     }
+  };
+
+  /** Deletes the part's rows, keeping their cells as they are now in `keep` (to add them again). */
+  const removeRows = async (change: Change, keep: 'before' | 'after') => {
+    const ids = change.rows.map((r) => current(r.rowId));
+    if (ids.length === 0) return;
+    const now = new Map((await rows!.read(ids)).map((r) => [r.rowId, r.values]));
+    change.rows.forEach((r, i) => {
+      const values = now.get(ids[i]!);
+      if (values) r[keep] = values;
+    });
+    await rows!.remove(ids);
+  };
+  /** Adds the part's rows again from their kept cells (`from`); the new ids stand in for the old ones. */
+  const addAgain = async (change: Change, from: 'before' | 'after') => {
+    if (change.rows.length === 0) return;
+    const ids = await rows!.add(change.rows.map((r) => r[from]));
+    change.rows.forEach((r, i) => {
+      const id = ids[i];
+      if (id) alias.current.set(current(r.rowId), id);
+    });
   };
 
   const step = async (from: typeof undoStack, to: typeof undoStack, side: 'before' | 'after') => {
@@ -115,19 +180,31 @@ export function useUndo(apply: (rows: Array<{ rowId: string; values: Record<stri
     const done: Change[] = [];
     try {
       for (const change of order) if (await stepPart(change, side)) done.push(change);
-      // Parts that cannot be stepped (rows, for a user who may not restore) leave the step.
-      if (done.length < parts.length) {
-        const kept = parts.filter((c) => done.includes(c));
-        to.current = kept.length > 0 ? [...to.current.slice(0, -1), kept] : to.current.slice(0, -1);
-        bump();
-      }
     } catch (error) {
-      // Refused (e.g. 409: someone changed the same cells since): the step stays where it was; the
-      // parts already stepped stay stepped (their operations are known, a later step reverts them).
-      to.current = to.current.slice(0, -1);
+      // Refused (e.g. 409: someone changed the same cells since): the parts already stepped are stepped
+      // back, newest first, so the step is whole again where it was.
+      const text = error instanceof ApiError ? serverErrorText(error.message) : error instanceof Error ? error.message : String(error);
+      const reason = /[.!?]$/.test(text) ? text : `${text}.`;
+      const what = side === 'before' ? 'undo' : 'redo';
+      try {
+        for (const change of [...done].reverse()) await stepPart(change, side === 'before' ? 'after' : 'before');
+      } catch {
+        // Half done and not put back: neither stack keeps it (a redo would replay what is not there).
+        to.current = to.current.filter((p) => p !== parts);
+        bump();
+        throw new UndoRefused(t(`undo.${what}Partial`, { reason, done: done.length, count: parts.length }), true);
+      }
+      to.current = to.current.filter((p) => p !== parts);
       from.current = [...from.current, parts];
       bump();
-      throw error;
+      throw new UndoRefused(t(`undo.${what}Refused`, { reason }), false);
+    }
+    // Parts that cannot be stepped (rows, for a user who may not restore, without `rows`) leave the step.
+    if (done.length < parts.length) {
+      const kept = parts.filter((c) => done.includes(c));
+      to.current = to.current.filter((p) => p !== parts);
+      if (kept.length > 0) to.current = [...to.current, kept];
+      bump();
     }
   };
 
