@@ -1,4 +1,4 @@
-import { useState, type DragEvent } from 'react';
+import { useRef, useState, type DragEvent } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { api, apiDownload, enc } from '../api';
 import { t } from '../i18n';
@@ -50,7 +50,10 @@ function ImportFile({ access, workspace, tables }: { access: BaseAccess; workspa
   /** '' = a new table; otherwise the name of the table to append to. */
   const [target, setTarget] = useState('');
   const [mapping, setMapping] = useState<Mapping>({});
+  // The target as chosen now: a preview that arrives after the user picked a table maps onto that table.
+  const targetNow = useRef('');
   const retarget = (name: string) => {
+    targetNow.current = name;
     setTarget(name);
     if (preview) setMapping(initialMapping(preview, tables.find((tb) => tb.name === name)));
   };
@@ -67,7 +70,7 @@ function ImportFile({ access, workspace, tables }: { access: BaseAccess; workspa
       form.append('file', chosen, chosen.name);
       const sheets = (await api<{ tables: PreviewSheet[] }>(workspacePath(workspace, 'synchronous-import/preview/'), { form })).tables;
       setPreview(sheets);
-      setMapping(initialMapping(sheets, tables.find((tb) => tb.name === target)));
+      setMapping(initialMapping(sheets, tables.find((tb) => tb.name === targetNow.current)));
     });
   };
   const onDrop = (e: DragEvent) => {
