@@ -104,6 +104,8 @@ function ImportFile({ access, workspace, tables }: { access: BaseAccess; workspa
     });
 
   const targetTable = tables.find((tb) => tb.name === target);
+  // A new column needs a name (the import waits for it rather than leaving the column out).
+  const unnamedNewColumn = Object.values(mapping).some((columns) => Object.values(columns).some((c) => c.to === 'new' && !c.name.trim()));
   return (
     <div className="transfer-import">
       <h3>{t('transfer.import')}</h3>
@@ -144,7 +146,7 @@ function ImportFile({ access, workspace, tables }: { access: BaseAccess; workspa
         />
       ))}
       {preview && (
-        <button type="button" disabled={action.busy} onClick={() => void runImport()}>
+        <button type="button" disabled={action.busy || unnamedNewColumn} onClick={() => void runImport()}>
           {targetTable ? t('transfer.runAppend', { table: targetTable.name }) : t('transfer.runNew')}
         </button>
       )}
