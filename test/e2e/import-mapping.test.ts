@@ -54,7 +54,11 @@ describe('console: import with a column mapping, XLSX and CSV (headless Chromium
       await panel().getByRole('table', { name: 'Columns of Inventory' }).waitFor();
       await expect.poll(() => sampleOf('Inventory').locator('thead th').allInnerTexts()).toEqual(['Item', 'Count', 'Code', 'Junk']);
       // Item becomes Article; Code a text column (its cells are all numbers: number or text may be chosen); Junk is left out.
+      // A new column without a name holds the import back.
+      await panel().getByLabel('Name of the new column for Item').fill('');
+      await expect.poll(() => panel().getByRole('button', { name: 'Import as a new table' }).isDisabled()).toBe(true);
       await panel().getByLabel('Name of the new column for Item').fill('Article');
+      await expect.poll(() => panel().getByRole('button', { name: 'Import as a new table' }).isDisabled()).toBe(false);
       const codeType = panel().getByLabel('Type of the new column for Code');
       expect(await codeType.locator('option').allInnerTexts()).toEqual(['Text', 'Number', 'Single select']);
       expect(await codeType.inputValue()).toBe('number');
