@@ -206,10 +206,10 @@ export const OPERATION_DOCS: Record<string, Doc> = {
   // Import and export
   'GET /api/v2.1/workspace/{workspace_id}/synchronous-export/export-table-to-excel/': ['Export a table', 'A table as XLSX (or CSV), streamed; formula-like text is escaped.'],
   'GET /api/v2.1/workspace/{workspace_id}/synchronous-export/export-view-to-excel/': ['Export a view', 'The rows and columns a view shows, as XLSX (or CSV).'],
-  'POST /api/v2.1/workspace/{workspace_id}/synchronous-import/preview/': ['Preview an import', 'The columns and first rows a CSV/XLSX file would give, without importing.'],
+  'POST /api/v2.1/workspace/{workspace_id}/synchronous-import/preview/': ['Preview an import', 'The columns (with the types each could be given, `types`) and first rows a CSV/XLSX file would give, without importing.'],
   'POST /api/v2.1/workspace/{workspace_id}/synchronous-import/import-excel-csv-to-base/': ['Import a file as a base', 'A new base from a CSV/XLSX file.'],
-  'POST /api/v2.1/workspace/{workspace_id}/synchronous-import/import-excel-csv-to-table/': ['Import a file as a table', 'A new table in a base from a CSV/XLSX file.'],
-  'POST /api/v2.1/workspace/{workspace_id}/synchronous-import/append-excel-csv-to-table/': ['Append a file to a table', 'The file\'s rows appended to an existing table; all or nothing.'],
+  'POST /api/v2.1/workspace/{workspace_id}/synchronous-import/import-excel-csv-to-table/': ['Import a file as a table', 'A new table in a base from a CSV/XLSX file; an optional `column_mapping` (JSON, per sheet and file column: null to skip, or {column, type}) renames, retypes or skips columns.'],
+  'POST /api/v2.1/workspace/{workspace_id}/synchronous-import/append-excel-csv-to-table/': ['Append a file to a table', 'The file\'s rows appended to an existing table; all or nothing. Columns match by name, or as an optional `column_mapping` says (JSON, per sheet and file column: null to skip, or {column}).'],
   'POST /api/v2.1/workspace/{workspace_id}/synchronous-import/update-table-via-excel-csv/': ['Update a table from a file', 'Rows matched by key columns are updated, the others appended.'],
   'GET /api/v2.1/workspace/{workspace_id}/synchronous-export/export-dtable/': ['Export a base', 'The whole base (tables, rows, files) as a `.dtable` zip archive.'],
   'POST /api/v2.1/workspace/{workspace_id}/import-dtable/': ['Import a base', 'A new base from a `.dtable` archive.'],

@@ -53,13 +53,14 @@ describe.each(DIALECTS)('CSV and XLSX import (%s)', (dialect) => {
     expect(res.statusCode, res.body).toBe(200);
     const [table] = res.json().tables;
     expect(table).toMatchObject({ name: 'tasks', rows: 2500 });
+    // `types`: what each column's cells all convert to (a mapping may choose one of them).
     expect(table.columns).toEqual([
-      { name: 'Name', type: 'text' },
-      { name: 'Points', type: 'number' },
-      { name: 'Due', type: 'date', data: { format: 'YYYY-MM-DD' } },
-      { name: 'Done', type: 'checkbox' },
-      { name: 'Status', type: 'single-select' },
-      { name: 'Note', type: 'text' },
+      { name: 'Name', type: 'text', types: ['text'] },
+      { name: 'Points', type: 'number', types: ['text', 'number'] },
+      { name: 'Due', type: 'date', data: { format: 'YYYY-MM-DD' }, types: ['text', 'date'] },
+      { name: 'Done', type: 'checkbox', types: ['text', 'checkbox', 'single-select'] },
+      { name: 'Status', type: 'single-select', types: ['text', 'single-select'] },
+      { name: 'Note', type: 'text', types: ['text'] },
     ]);
     expect(table.sample[1]).toEqual({ Name: 'task 1', Points: 1, Due: '2026-02-11', Done: false, Status: 'closed', Note: 'note 1' });
     expect(await tableNames()).toEqual(before);
@@ -106,6 +107,46 @@ describe.each(DIALECTS)('CSV and XLSX import (%s)', (dialect) => {
     ]);
     const badKey = await send('update-table-via-excel-csv', { name: 'p.csv', content: 'Email,Age\nb@x.org,1\n' }, { table_name: 'People', selected_columns: 'Nope' });
     expect(badKey.statusCode).toBe(400);
+  });
+
+  it('imports with a column mapping: a new table renames, retypes and skips columns; an append maps to other columns', async () => {
+    const mapping = { Parts: { Item: { column: 'Article' }, Count: { column: 'Count', type: 'text' }, Note: null } };
+    const created = await send('import-excel-csv-to-table', { name: 'Parts.csv', content: 'Item,Count,Note\nBolts,10,x\nNuts,20,y\n' }, { column_mapping: JSON.stringify(mapping) });
+    expect(created.statusCode, created.body).toBe(200);
+    const meta = (await g.call('GET', 'metadata/')).json().metadata.tables.find((x: { name: string }) => x.name === 'Parts');
+    expect(meta.columns.map((c: { name: string; type: string }) => [c.name, c.type])).toEqual([
+      ['Article', 'text'],
+      ['Count', 'text'],
+    ]);
+    expect((await listRows(g, 'table_name=Parts&convert_keys=true')).map((r) => [r.Article, r.Count, r.Note])).toEqual([
+      ['Bolts', '10', undefined],
+      ['Nuts', '20', undefined],
+    ]);
+    const appended = await send('append-excel-csv-to-table', { name: 'more.csv', content: 'Thing,Amount,Count\nScrews,30,zzz\n' }, {
+      table_name: 'Parts',
+      column_mapping: JSON.stringify({ more: { Thing: { column: 'Article' }, Amount: { column: 'Count' }, Count: null } }),
+    });
+    expect(appended.statusCode, appended.body).toBe(200);
+    expect(appended.json()).toEqual({ success: true, appended: 1 });
+    expect((await listRows(g, 'table_name=Parts&convert_keys=true')).map((r) => [r.Article, r.Count])).toEqual([
+      ['Bolts', '10'],
+      ['Nuts', '20'],
+      ['Screws', '30'],
+    ]);
+    const events = await eventCount();
+    for (const [op, fields, message] of [
+      ['import-excel-csv-to-table', { column_mapping: '{not json' }, /^column_mapping invalid\.$/],
+      ['import-excel-csv-to-table', { column_mapping: JSON.stringify({ Bad: { Item: { column: 'Item', type: 'number' } } }) }, /cannot be a number column/],
+      ['import-excel-csv-to-table', { column_mapping: JSON.stringify({ Bad: { Nope: null } }) }, /has no column Nope/],
+      ['import-excel-csv-to-table', { column_mapping: JSON.stringify({ Bad: { Item: { column: 'Same' }, Count: { column: 'Same' } } }) }, /two columns of the file go to Same/],
+      ['append-excel-csv-to-table', { table_name: 'Parts', column_mapping: JSON.stringify({ Bad: { Item: { column: 'Missing' } } }) }, /Column Missing not found/],
+    ] as const) {
+      const res = await send(op, { name: 'Bad.csv', content: 'Item,Count\nabc,1\n' }, fields);
+      expect(res.statusCode, res.body).toBe(400);
+      expect(res.json().error_msg).toMatch(message);
+    }
+    expect(await tableNames()).not.toContain('Bad');
+    expect(await eventCount()).toBe(events);
   });
 
   it('imports an XLSX with two sheets into a new base', async () => {

@@ -6,6 +6,7 @@ import { badRequest, notFound } from '../../shared/errors.js';
 import { discardUpload, receiveUpload, useStreamingMultipart, type ReceivedUpload, type UploadRouteDeps } from '../assets/index.js';
 import type { BaseListing } from '../access/index.js';
 import { sourceKind } from './import-source.js';
+import { parseMapping } from './column-mapping.js';
 import type { ImportFile, ImportService } from './import.service.js';
 
 export interface ImportRouteDeps extends UploadRouteDeps {
@@ -56,13 +57,13 @@ export function importRoutes({ imports, guard, maxBytes, tmpDir, timeoutMs }: Im
     );
     app.post(`${prefix}/import-excel-csv-to-table/`, { config: account, schema: { tags, params: Params } }, async (request) =>
       withFile(request, 'file', async (upload, file) => {
-        const tables = await imports.toNewTables(currentAccount(request), await baseOf(request, upload), file);
+        const tables = await imports.toNewTables(currentAccount(request), await baseOf(request, upload), file, parseMapping(upload.fields.column_mapping));
         return { success: true, tables };
       }),
     );
     app.post(`${prefix}/append-excel-csv-to-table/`, { config: account, schema: { tags, params: Params } }, async (request) =>
       withFile(request, 'file', async (upload, file) => {
-        const appended = await imports.append(currentAccount(request), await baseOf(request, upload), upload.fields.table_name, file);
+        const appended = await imports.append(currentAccount(request), await baseOf(request, upload), upload.fields.table_name, file, parseMapping(upload.fields.column_mapping));
         return { success: true, appended };
       }),
     );

@@ -8,6 +8,7 @@ import { ColumnStats, convertCell, headerNames, looksLikeFormula, type ColumnPla
 import { openSheets, type RawCell, type SourceKind } from './import-source.js';
 import { checkZip, type ZipLimits } from './zip-guard.js';
 import type { ImportJob, ImportJobs } from './import-jobs.js';
+import { mapNewColumns, mapToTable, type ColumnMapping } from './column-mapping.js';
 
 /** What the first pass found in one sheet: the columns it would create and a few rows. */
 export interface SheetPlan {
@@ -61,8 +62,8 @@ export class ImportService {
         rows++;
         if (sample.length < SAMPLE_ROWS) sample.push(Object.fromEntries(names.map((n, i) => [n, row.cells[i] ?? null])));
       }
-      const columns = names.map((name, i) => stats[i]!.plan(name));
-      if (columns.length > 0 && !FIRST_COLUMN_TYPES.has(columns[0]!.type)) columns[0] = { name: columns[0]!.name, type: 'text' };
+      const columns = names.map((name, i) => ({ ...stats[i]!.plan(name), types: stats[i]!.fits() }));
+      if (columns.length > 0 && !FIRST_COLUMN_TYPES.has(columns[0]!.type)) columns[0] = { name: columns[0]!.name, type: 'text', types: columns[0]!.types };
       plans.push({ name: sheet.name, columns, rows, sample: sample.map((r) => convertRow(columns, Object.values(r) as RawCell[])) });
     }
     if (plans.length === 0) throw badRequest('The file has no rows to import.');
@@ -97,8 +98,8 @@ export class ImportService {
    * A new table (per sheet) in an existing base, staged: no reader sees it until the publish adds it
    * with all its rows; a failed or killed import leaves no table.
    */
-  async toNewTables(user: AccountUser, base: BaseListing, file: ImportFile): Promise<string[]> {
-    const plans = await this.analyze(file);
+  async toNewTables(user: AccountUser, base: BaseListing, file: ImportFile, mapping?: ColumnMapping): Promise<string[]> {
+    const plans = (await this.analyze(file)).map((p) => ({ ...p, columns: mapNewColumns(p.name, p.columns, mapping) }));
     const meta = await this.baseData.writer.read(base);
     for (const plan of plans) if (meta.tables.some((t) => t.name === plan.name)) throw badRequest(`Table ${plan.name} exists.`);
     const actor = actorOf(user);
@@ -106,11 +107,11 @@ export class ImportService {
     return plans.map((p) => p.name);
   }
 
-  /** Appends the (first) sheet's rows to a table; columns match by name, others are ignored. */
-  async append(user: AccountUser, base: BaseListing, tableName: unknown, file: ImportFile): Promise<number> {
+  /** Appends the (first) sheet's rows to a table; columns match by name (or as `mapping` says), others are ignored. */
+  async append(user: AccountUser, base: BaseListing, tableName: unknown, file: ImportFile, mapping?: ColumnMapping): Promise<number> {
     const table = findTable(await this.baseData.writer.read(base), { table_name: tableName });
     const plans = (await this.analyze(file)).slice(0, 1);
-    const target = matchColumns(table, plans[0]!);
+    const target = { ...plans[0]!, columns: mapToTable(plans[0]!.name, table, plans[0]!.columns, mapping) };
     const actor = actorOf(user);
     return this.jobs.run(base.id, 'append', actor, false, (job) =>
       this.staged(base, actor, job, async () => ({ tableIds: [table._id], hold: job.hold, write: (hold) => this.fill(file, [target], base, actor, () => table._id, hold) })),
@@ -127,7 +128,8 @@ export class ImportService {
     if (typeof keyColumns !== 'string' || keyColumns.trim() === '') throw badRequest('selected_columns invalid.');
     const keys = keyColumns.split(',').map((k) => k.trim());
     for (const k of keys) if (!table.columns.some((c) => c.name === k)) throw badRequest(`Column ${k} not found.`);
-    const plan = matchColumns(table, (await this.analyze(file))[0]!);
+    const sheet = (await this.analyze(file))[0]!;
+    const plan = { ...sheet, columns: mapToTable(sheet.name, table, sheet.columns, undefined) };
     for (const k of keys) if (!plan.columns.some((c) => c.name === k)) throw badRequest(`Column ${k} is not in the file.`);
     const actor = actorOf(user);
     const existing = await this.keyIndex(base, table, keys);
@@ -230,7 +232,7 @@ export class ImportService {
       for await (const sheet of openSheets(file.path, file.kind, file.stem, { checked: true })) {
         const plan = plans[index++];
         if (!plan) break;
-        const positions = headerNames(sheet.header).map((name) => plan.columns.findIndex((c) => c.name === name));
+        const positions = headerNames(sheet.header).map((name) => plan.columns.findIndex((c) => (c.source ?? c.name) === name));
         let batch: Row[] = [];
         for await (const row of sheet.rows) {
           const values: RawCell[] = plan.columns.map(() => null);
@@ -288,17 +290,3 @@ function convertRow(columns: ColumnPlan[], values: RawCell[]): Row {
   });
   return row;
 }
-
-/** The file's sheet planned against an existing table: its columns' types, file columns it lacks dropped. */
-function matchColumns(table: TableMeta, plan: SheetPlan): SheetPlan {
-  const columns: ColumnPlan[] = [];
-  for (const c of plan.columns) {
-    const target = table.columns.find((t) => t.name === c.name);
-    if (!target) continue;
-    const type = (['number', 'date', 'checkbox'] as const).find((t) => t === target.type) ?? 'text';
-    columns.push({ name: c.name, type });
-  }
-  if (columns.length === 0) throw badRequest(`No column of the file is in table ${table.name}.`);
-  return { ...plan, columns };
-}
-

@@ -4,9 +4,15 @@ import type { RawCell } from './import-source.js';
 /** What an imported column becomes, and how its cells convert. */
 export interface ColumnPlan {
   name: string;
-  type: 'text' | 'number' | 'date' | 'checkbox' | 'single-select';
+  type: ColumnType;
   data?: Record<string, unknown>;
+  /** The types every cell of the file's column converts to (the first pass's finding; a mapping may pick one). */
+  types?: ColumnType[];
+  /** The file's column name, when the column is imported under another name (a mapping). */
+  source?: string;
 }
+
+export type ColumnType = 'text' | 'number' | 'date' | 'checkbox' | 'single-select';
 
 const MAX_OPTIONS = 10;
 const TRUE = new Set(['true', 'yes', 'ja', 'x', '✓']);
@@ -73,6 +79,17 @@ export class ColumnStats {
     }
     if (this.checks === seen && (typeof value === 'boolean' || (typeof value === 'string' && (TRUE.has(value.trim().toLowerCase()) || FALSE.has(value.trim().toLowerCase()))))) this.checks++;
     if (this.distinct.size <= MAX_OPTIONS) this.distinct.add(String(value));
+  }
+
+  /** The types all of the column's cells convert to (text always; a single select of at most 10 options). */
+  fits(): ColumnType[] {
+    const n = this.filled;
+    const types: ColumnType[] = ['text'];
+    if (n > 0 && this.numbers === n) types.push('number');
+    if (n > 0 && this.dates === n) types.push('date');
+    if (n > 0 && this.checks === n) types.push('checkbox');
+    if (this.distinct.size <= MAX_OPTIONS) types.push('single-select');
+    return types;
   }
 
   plan(name: string): ColumnPlan {

@@ -12,7 +12,8 @@ import { useRelatedUsers } from './people';
 import { canEditBase } from './permission';
 import { HideColumnsPanel } from './HideColumnsPanel';
 import { useSearch } from './search';
-import { useUndo, type Change, type OperationRestore, type Part } from './undo';
+import { useUndo, type Change, type OperationRestore, type Part, type RowWrites } from './undo';
+import { ApiError } from '../api';
 import { RowForm } from './RowForm';
 import { copyText, parseBlock, pastedValue } from './clipboard';
 import { GroupPanel } from './GroupPanel';
@@ -162,19 +163,35 @@ function TableView({ access, table, tables, rowId, canEdit, comments, workspace 
   // user's view change): new column objects would close an editor that is open.
   const columnsKey = JSON.stringify(shownColumns);
   const action = useAction();
-  const moveColumn = useCallback(
-    (moving: string, onto: string) => {
-      const target = moveTarget(shownColumns, moving, onto);
-      if (target && view)
+  /** Puts `moving` right after `after` in the view's column order and saves the order in the view. */
+  const saveMove = useCallback(
+    (moving: string, after: string) => {
+      if (view)
         void action.run(async () => {
-          const column_order = movedOrder(orderedColumns, moving, target).slice(1);
+          const column_order = movedOrder(orderedColumns, moving, after).slice(1);
           await gateway(access, `views/${encodeURIComponent(view.name)}/?${q({ table_name: table.name })}`, { method: 'PUT', body: { column_order } });
           await client.invalidateQueries(['metadata', access.dtable_uuid]);
         });
     },
     // eslint-disable-next-line react-hooks/exhaustive-deps
-    [columnsKey, access, table.name, view?.name, orderedColumns],
+    [access, table.name, view?.name, orderedColumns],
   );
+  /** A header dropped on another one. */
+  const moveColumn = useCallback(
+    (moving: string, onto: string) => {
+      const target = moveTarget(shownColumns, moving, onto);
+      if (target) saveMove(moving, target);
+    },
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+    [columnsKey, saveMove],
+  );
+  /** The columns panel's move buttons: one place left or right in the view's order (hidden columns count). */
+  const stepColumn = (name: string, by: -1 | 1) => {
+    const at = orderedColumns.findIndex((c) => c.name === name);
+    const to = at + by;
+    if (at <= 0 || to <= 0 || to >= orderedColumns.length) return;
+    saveMove(name, orderedColumns[by < 0 ? to - 1 : to]!.name);
+  };
   const columns = useMemo(() => {
     let cols = gridColumns(shownColumns, { access, table, tables, people: people.data ?? [], canEdit, workspace });
     if (canEdit) cols = draggableHeaders(cols, moveColumn);
@@ -210,7 +227,8 @@ function TableView({ access, table, tables, rowId, canEdit, comments, workspace 
     });
   };
   const operations = useMemo(() => operationRestore(access, () => Promise.all([client.invalidateQueries(key), client.invalidateQueries(['row', access.dtable_uuid])])), [access, client, JSON.stringify(key)]);
-  const history = useUndo(writeRows, operations);
+  const rowWrites = useMemo(() => directRowWrites(access, table, () => client.invalidateQueries(key)), [access, client, table, JSON.stringify(key)]);
+  const history = useUndo(writeRows, operations, rowWrites);
 
   const onRowsChange = (next: Row[], data: RowsChangeData<Row>) => {
     // Compare rather than trust data.column: for a formatter's change (a checkbox click) the grid
@@ -423,15 +441,19 @@ function TableView({ access, table, tables, rowId, canEdit, comments, workspace 
   };
   const deleteRows = () => {
     const ids = [...selected];
+    const change: Change = { kind: 'delete', rows: ids.map((rowId) => ({ rowId, before: {}, after: {} })) };
     const deleted = action.run(async () => {
       try {
+        // Their cells first: a user who may not restore operations undoes the delete by adding them again.
+        const cells = new Map((await rowWrites.read(ids).catch(() => [])).map((r) => [r.rowId, r.values]));
+        for (const r of change.rows) r.before = cells.get(r.rowId) ?? {};
         await gateway(access, 'rows/', { method: 'DELETE', body: { table_name: table.name, row_ids: ids } });
         setSelected(new Set());
       } finally {
         await client.invalidateQueries(key);
       }
     });
-    history.record({ kind: 'delete', rows: ids.map((rowId) => ({ rowId, before: {}, after: {} })) }, deleted);
+    history.record(change, deleted);
     return deleted;
   };
 
@@ -567,7 +589,7 @@ function TableView({ access, table, tables, rowId, canEdit, comments, workspace 
       {panel === 'view' && canEdit && view && <ViewPanel access={access} table={table} view={view} onViewChange={setViewName} />}
       {panel === 'hide' && canEdit && view && <HideColumnsPanel access={access} table={table} view={view} />}
       {panel === 'group' && canEdit && view && <GroupPanel access={access} table={table} view={view} />}
-      {panel === 'columns' && canEdit && <ColumnsPanel access={access} table={table} />}
+      {panel === 'columns' && canEdit && <ColumnsPanel access={access} table={table} columns={orderedColumns} onMove={view ? stepColumn : undefined} />}
       {panel === 'transfer' && workspace && <TransferPanel access={access} workspace={workspace} table={table} tables={tables} view={view} canEdit={canEdit} />}
       {panel === 'comments' && commentRow && <CommentsPanel key={commentRow._id} access={access} table={table} row={commentRow} onClose={() => setPanel('none')} />}
       {expanded && formRow && (
@@ -626,6 +648,53 @@ function useShowRow(rowId: string | undefined, rows: Row[], loading: boolean, gr
     setResult({ id: rowId, found: index >= 0 });
   }, [rowId, rows, loading, result, grid, select]);
   return rowId && result?.id === rowId ? result.found : undefined;
+}
+
+/** Cells a row can be given again (no computed columns, no system fields). */
+const COMPUTED = new Set(['formula', 'link-formula', 'creator', 'ctime', 'mtime', 'last-modifier', 'auto-number', 'button', 'link']);
+/** Rows read for undo one request each, this many at a time, up to READ_MAX (the rest from the loaded rows would lose hidden cells: not read). */
+const READ_AT_ONCE = 8;
+const READ_MAX = 200;
+
+/** Undo's direct row writes (for users who may not restore operations): read a row's cells, add rows, delete rows. */
+function directRowWrites(access: BaseAccess, table: Table, refresh: () => Promise<unknown>): RowWrites {
+  const writable = new Set(table.columns.filter((c) => !COMPUTED.has(c.type)).map((c) => c.name));
+  const cellsOf = (row: Row) => Object.fromEntries(Object.entries(row).filter(([k, v]) => writable.has(k) && v !== null && v !== undefined));
+  const readOne = (id: string) =>
+    gateway<Row>(access, `rows/${encodeURIComponent(id)}/?${q({ table_name: table.name, convert_keys: true })}`).then(
+      (row) => ({ rowId: id, values: cellsOf(row) }),
+      (error: unknown) => {
+        if (error instanceof ApiError && error.status === 404) return undefined;
+        throw error;
+      },
+    );
+  return {
+    read: async (ids) => {
+      const found: Array<{ rowId: string; values: Record<string, unknown> }> = [];
+      const wanted = ids.slice(0, READ_MAX);
+      for (let i = 0; i < wanted.length; i += READ_AT_ONCE) for (const r of await Promise.all(wanted.slice(i, i + READ_AT_ONCE).map(readOne))) if (r) found.push(r);
+      return found;
+    },
+    add: async (rows) => {
+      const ids: string[] = [];
+      try {
+        for (let i = 0; i < rows.length; i += WRITE_BATCH) {
+          const answer = await gateway<{ row_ids: Array<{ _id: string }> }>(access, 'rows/', { method: 'POST', body: { table_name: table.name, rows: rows.slice(i, i + WRITE_BATCH) } });
+          ids.push(...answer.row_ids.map((r) => r._id));
+        }
+      } finally {
+        await refresh();
+      }
+      return ids;
+    },
+    remove: async (ids) => {
+      try {
+        for (let i = 0; i < ids.length; i += WRITE_BATCH) await gateway(access, 'rows/', { method: 'DELETE', body: { table_name: table.name, row_ids: ids.slice(i, i + WRITE_BATCH) } });
+      } finally {
+        await refresh();
+      }
+    },
+  };
 }
 
 type LoggedOperation = { op_id: number; operation: string; reverts: number | null };

@@ -4,11 +4,15 @@ import { ConfirmButton, ErrorText, clearIfSent, useAction } from '../ui';
 import { gateway, type BaseAccess } from './base';
 import { ADDABLE_TYPES, OPTION_COLORS } from './column-types';
 import { FormulaBuilder } from './FormulaBuilder';
-import type { Table } from '../types';
+import type { Column, Table } from '../types';
 import { t } from '../i18n';
 
-/** Add, rename, reorder and delete the columns of a table. */
-export function ColumnsPanel({ access, table }: { access: BaseAccess; table: Table }) {
+/**
+ * Add, rename, reorder and delete the columns of a table. The columns are listed in the current view's
+ * order (`columns`), and the move buttons move a column in that order (`onMove`, as dragging a header
+ * does: saved in the view's `column_order`, other views keep theirs); the first column stays first.
+ */
+export function ColumnsPanel({ access, table, columns = table.columns, onMove }: { access: BaseAccess; table: Table; columns?: readonly Column[]; onMove?: (name: string, by: -1 | 1) => void }) {
   const client = useQueryClient();
   const action = useAction();
   const refresh = () => Promise.all([client.invalidateQueries(['metadata', access.dtable_uuid]), client.invalidateQueries(['rows', access.dtable_uuid, table._id])]);
@@ -23,20 +27,15 @@ export function ColumnsPanel({ access, table }: { access: BaseAccess; table: Tab
       <ErrorText error={action.error} />
       <table className="list">
         <tbody>
-          {table.columns.map((c, i) => (
+          {columns.map((c, i) => (
             <tr key={c.key}>
               <td>{c.name}</td>
               <td className="muted">{c.type}</td>
               <td>
-                <button type="button" aria-label={t('columnsPanel.moveNameLeft', { name: c.name })} disabled={i === 0} onClick={() => void put({ op_type: 'move_column', column: c.key, target_column: table.columns[i - 1]!.key })}>
+                <button type="button" aria-label={t('columnsPanel.moveNameLeft', { name: c.name })} disabled={i <= 1 || !onMove} onClick={() => onMove?.(c.name, -1)}>
                   ←
                 </button>
-                <button
-                  type="button"
-                  aria-label={t('columnsPanel.moveNameRight', { name: c.name })}
-                  disabled={i === table.columns.length - 1}
-                  onClick={() => void put({ op_type: 'move_column', column: table.columns[i + 1]!.key, target_column: c.key })}
-                >
+                <button type="button" aria-label={t('columnsPanel.moveNameRight', { name: c.name })} disabled={i === 0 || i === columns.length - 1 || !onMove} onClick={() => onMove?.(c.name, 1)}>
                   →
                 </button>
                 <button

@@ -1,24 +1,16 @@
-import { useState, type DragEvent } from 'react';
+import { useRef, useState, type DragEvent } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { api, apiDownload, enc } from '../api';
 import { t } from '../i18n';
 import { ErrorText, useAction } from '../ui';
-import { q, type BaseAccess, type WorkspaceRef } from './base';
+import { gateway, q, type BaseAccess, type WorkspaceRef } from './base';
+import { initialMapping, mappingField, newColumnsOf, SheetMapping, type Mapping, type PreviewSheet } from './ImportMapping';
 import { fileSize, saveFile } from './save-file';
 import type { Table, View } from '../types';
 
-/** One sheet of the file as the server's `preview/` reads it: nothing is written. */
-interface PreviewSheet {
-  name: string;
-  columns: Array<{ name: string; type: string }>;
-  rows: number;
-  sample: Array<Record<string, unknown>>;
-}
-
-const SAMPLE_SHOWN = 5;
 const workspacePath = (w: WorkspaceRef, suffix: string) => `/api/v2.1/workspace/${enc(w.workspaceId)}/${suffix}`;
 
-/** Export the current view as CSV or XLSX; import a CSV/XLSX file into a new or an existing table after a preview. */
+/** Export the current view as CSV or XLSX; import a CSV/XLSX file into a new or an existing table after a preview with an editable column mapping. */
 export function TransferPanel(props: { access: BaseAccess; workspace: WorkspaceRef; table: Table; tables: Table[]; view: View | undefined; canEdit: boolean }) {
   return (
     <section className="panel transfer" aria-label={t('transfer.label')}>
@@ -57,6 +49,14 @@ function ImportFile({ access, workspace, tables }: { access: BaseAccess; workspa
   const [preview, setPreview] = useState<PreviewSheet[] | null>(null);
   /** '' = a new table; otherwise the name of the table to append to. */
   const [target, setTarget] = useState('');
+  const [mapping, setMapping] = useState<Mapping>({});
+  // The target as chosen now: a preview that arrives after the user picked a table maps onto that table.
+  const targetNow = useRef('');
+  const retarget = (name: string) => {
+    targetNow.current = name;
+    setTarget(name);
+    if (preview) setMapping(initialMapping(preview, tables.find((tb) => tb.name === name)));
+  };
   const [done, setDone] = useState('');
   const [dragging, setDragging] = useState(false);
 
@@ -68,7 +68,9 @@ function ImportFile({ access, workspace, tables }: { access: BaseAccess; workspa
     void action.run(async () => {
       const form = new FormData();
       form.append('file', chosen, chosen.name);
-      setPreview((await api<{ tables: PreviewSheet[] }>(workspacePath(workspace, 'synchronous-import/preview/'), { form })).tables);
+      const sheets = (await api<{ tables: PreviewSheet[] }>(workspacePath(workspace, 'synchronous-import/preview/'), { form })).tables;
+      setPreview(sheets);
+      setMapping(initialMapping(sheets, tables.find((tb) => tb.name === targetNow.current)));
     });
   };
   const onDrop = (e: DragEvent) => {
@@ -79,9 +81,14 @@ function ImportFile({ access, workspace, tables }: { access: BaseAccess; workspa
   const runImport = () =>
     action.run(async () => {
       if (!file || !preview) return;
+      // A new column for an existing table is added first (it stays if the append then fails).
+      if (target)
+        for (const column of newColumnsOf(mapping))
+          await gateway(access, 'columns/', { method: 'POST', body: { table_name: target, column_name: column.name, column_type: column.type, ...(column.type === 'date' ? { column_data: { format: 'YYYY-MM-DD' } } : {}) } });
       const form = new FormData();
       form.append('dtable_uuid', access.dtable_uuid);
       if (target) form.append('table_name', target);
+      form.append('column_mapping', mappingField(target ? Object.fromEntries(Object.entries(mapping).slice(0, 1)) : mapping));
       form.append('file', file, file.name);
       if (target) {
         const r = await api<{ appended: number }>(workspacePath(workspace, 'synchronous-import/append-excel-csv-to-table/'), { form });
@@ -97,6 +104,8 @@ function ImportFile({ access, workspace, tables }: { access: BaseAccess; workspa
     });
 
   const targetTable = tables.find((tb) => tb.name === target);
+  // A new column needs a name (the import waits for it rather than leaving the column out).
+  const unnamedNewColumn = Object.values(mapping).some((columns) => Object.values(columns).some((c) => c.to === 'new' && !c.name.trim()));
   return (
     <div className="transfer-import">
       <h3>{t('transfer.import')}</h3>
@@ -117,7 +126,7 @@ function ImportFile({ access, workspace, tables }: { access: BaseAccess; workspa
       </div>
       <label>
         {t('transfer.target')}{' '}
-        <select aria-label={t('transfer.target')} value={target} onChange={(e) => setTarget(e.target.value)}>
+        <select aria-label={t('transfer.target')} value={target} onChange={(e) => retarget(e.target.value)}>
           <option value="">{t('transfer.newTable')}</option>
           {tables.map((tb) => (
             <option key={tb._id} value={tb.name}>
@@ -128,10 +137,16 @@ function ImportFile({ access, workspace, tables }: { access: BaseAccess; workspa
       </label>
       {action.busy && <p role="status">{t('transfer.working')}</p>}
       {preview?.slice(0, targetTable ? 1 : undefined).map((sheet) => (
-        <SheetPreview key={sheet.name} sheet={sheet} into={targetTable} />
+        <SheetMapping
+          key={`${target}/${sheet.name}`}
+          sheet={sheet}
+          into={targetTable}
+          choices={mapping[sheet.name] ?? {}}
+          onChange={(source, choice) => setMapping((old) => ({ ...old, [sheet.name]: { ...old[sheet.name], [source]: choice } }))}
+        />
       ))}
       {preview && (
-        <button type="button" disabled={action.busy} onClick={() => void runImport()}>
+        <button type="button" disabled={action.busy || unnamedNewColumn} onClick={() => void runImport()}>
           {targetTable ? t('transfer.runAppend', { table: targetTable.name }) : t('transfer.runNew')}
         </button>
       )}
@@ -140,60 +155,3 @@ function ImportFile({ access, workspace, tables }: { access: BaseAccess; workspa
     </div>
   );
 }
-
-/** How a sheet's columns land: new columns of the inferred type, or (appending) the table's column of the same name. */
-function SheetPreview({ sheet, into }: { sheet: PreviewSheet; into: Table | undefined }) {
-  const sample = sheet.sample.slice(0, SAMPLE_SHOWN);
-  return (
-    <div className="transfer-preview">
-      <table aria-label={t('transfer.mapping', { sheet: sheet.name })}>
-        <caption>{t('transfer.sheet', { sheet: sheet.name, rows: sheet.rows })}</caption>
-        <thead>
-          <tr>
-            <th scope="col">{t('transfer.fileColumn')}</th>
-            <th scope="col">{t('transfer.type')}</th>
-            <th scope="col">{t('transfer.goesTo')}</th>
-          </tr>
-        </thead>
-        <tbody>
-          {sheet.columns.map((c) => {
-            const match = into?.columns.find((col) => col.name === c.name);
-            return (
-              <tr key={c.name}>
-                <td>{c.name}</td>
-                <td>{c.type}</td>
-                <td>{!into ? t('transfer.newColumn', { column: c.name }) : match ? match.name : <em>{t('transfer.skipped')}</em>}</td>
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
-      {sample.length > 0 && (
-        <div className="scroll-x">
-          <table aria-label={t('transfer.sample', { sheet: sheet.name })}>
-            <thead>
-              <tr>
-                {sheet.columns.map((c) => (
-                  <th key={c.name} scope="col">
-                    {c.name}
-                  </th>
-                ))}
-              </tr>
-            </thead>
-            <tbody>
-              {sample.map((row, i) => (
-                <tr key={i}>
-                  {sheet.columns.map((c) => (
-                    <td key={c.name}>{cellText(row[c.name])}</td>
-                  ))}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-    </div>
-  );
-}
-
-const cellText = (value: unknown) => (value === null || value === undefined ? '' : Array.isArray(value) ? value.join(', ') : String(value));

@@ -20,7 +20,7 @@ export function moveTarget(columns: readonly Column[], moving: string, target: s
 
 /**
  * Headers that can be dragged onto another header to move their column in the view's order (the
- * first column stays first). The Columns panel's "move left/right" buttons move the table's columns.
+ * first column stays first), as the Columns panel's "move left/right" buttons do.
  */
 export function draggableHeaders(columns: GridColumn<Row>[], onMove: (column: string, target: string) => void): GridColumn<Row>[] {
   return columns.map((column, i) => ({
