@@ -31,10 +31,13 @@ interface Listing {
   body?: object;
   /** false: the same listing with jump indexes (SQLite) and jump sets (PostgreSQL) unused (A/B). */
   jumps?: false;
+  /** false: jump sets read without their keyed index (PostgreSQL; `jumpKeyReads` off, A/B). */
+  keys?: false;
 }
 
 async function call(b: RunningBasegate, listing: Listing, extra: string): Promise<Page> {
   b.container.baseData.indexes.options.jumpReads = listing.jumps !== false;
+  b.container.baseData.indexes.options.jumpKeyReads = listing.keys !== false;
   const res = await b.app.inject({
     method: listing.body ? 'POST' : 'GET',
     url: `/api-gateway/api/v2/dtables/${b.seeded.base.uuid}/${listing.path}&limit=${LIMIT}&${extra}`,
@@ -81,6 +84,8 @@ async function main() {
       { name: 'sorted, no jump set', size: ROWS, path: 'rows/?table_name=Big&order_by=Amount', jumps: false },
       { name: 'filtered 20%, sorted desc', size: ROWS / 5, path: 'filtered-rows/?table_name=Big&order_by=Amount&direction=desc', body: alpha },
       { name: 'filtered 20%, unsorted', size: ROWS / 5, path: 'filtered-rows/?table_name=Big', body: alpha },
+      { name: 'filt. sorted, no key range', size: ROWS / 5, path: 'filtered-rows/?table_name=Big&order_by=Amount&direction=desc', body: alpha, keys: false },
+      { name: 'filt. unsorted, no key range', size: ROWS / 5, path: 'filtered-rows/?table_name=Big', body: alpha, keys: false },
       { name: 'filt. sorted, no jump idx', size: ROWS / 5, path: 'filtered-rows/?table_name=Big&order_by=Amount&direction=desc', body: alpha, jumps: false },
       { name: 'filt. unsorted, no jump idx', size: ROWS / 5, path: 'filtered-rows/?table_name=Big', body: alpha, jumps: false },
       { name: 'unsorted', size: ROWS, path: 'rows/?table_name=Big' },

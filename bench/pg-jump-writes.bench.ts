@@ -6,7 +6,9 @@
  *  - `no trigger`: the trigger disabled (the path before jump sets);
  *  - `trigger, no set` (twice: A/A control) — the cost every table pays;
  *  - `trigger, 1 set` / `trigger, 3 sets`: a table with one (sorted) or three (sorted, filtered+sorted,
- *    filtered) jump sets, each insert adding a side row per set.
+ *    filtered) jump sets, each insert adding a side row per set;
+ *  - `3 sets, no keyed idx`: the same three sets on another table with the filtered sets' keyed indexes
+ *    (`…_k`) dropped: what those indexes add to a write.
  * Medians of the per-round mean wall time per insert, this process's CPU and the database backends' CPU.
  *
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/<db> npx tsx bench/pg-jump-writes.bench.ts
@@ -24,6 +26,8 @@ const INSERTS = Number(process.env.BENCH_INSERTS ?? 300);
 const ROWS = Number(process.env.BENCH_ROWS ?? 20_000);
 const KINDS = ['alpha', 'beta', 'gamma'];
 
+const tableIds = new Map<string, string>();
+
 async function table(b: RunningBasegate, baseId: number, name: string) {
   const res = await b.app.inject({
     method: 'POST',
@@ -39,6 +43,7 @@ async function table(b: RunningBasegate, baseId: number, name: string) {
     },
   });
   const t = res.json<{ _id: string; columns: Array<{ key: string; name: string }> }>();
+  tableIds.set(name, t._id);
   const key = Object.fromEntries(t.columns.map((c) => [c.name, c.key]));
   await generateRows(b.container.db, b.container.dialect, { baseId, tableId: t._id, from: 0, to: ROWS }, (n) => ({ [key.Title!]: `row ${n}`, [key.Amount!]: n % 977, [key.Kind!]: KINDS[n % 3] }));
   return name;
@@ -57,6 +62,7 @@ async function main() {
     const plain = await table(b, baseId, 'Plain');
     const one = await table(b, baseId, 'One');
     const three = await table(b, baseId, 'Three');
+    const unkeyed = await table(b, baseId, 'Unkeyed');
     const indexes = b.container.baseData.indexes;
     Object.assign(indexes.options, { recountMs: 0, positionSkip: 10 });
     const alpha = { filters: [{ column_name: 'Kind', filter_predicate: 'is', filter_term: 'alpha' }] };
@@ -64,7 +70,13 @@ async function main() {
     await call(b, 'GET', `rows/?table_name=${three}&order_by=Amount&start=100&limit=10`);
     await call(b, 'POST', `filtered-rows/?table_name=${three}&order_by=Amount&direction=desc&start=100&limit=10`, alpha);
     await call(b, 'POST', `filtered-rows/?table_name=${three}&start=100&limit=10`, alpha);
+    await call(b, 'GET', `rows/?table_name=${unkeyed}&order_by=Amount&start=100&limit=10`);
+    await call(b, 'POST', `filtered-rows/?table_name=${unkeyed}&order_by=Amount&direction=desc&start=100&limit=10`, alpha);
+    await call(b, 'POST', `filtered-rows/?table_name=${unkeyed}&start=100&limit=10`, alpha);
     await indexes.idle();
+    // The Unkeyed table's sets without their keyed indexes.
+    const dropped = await sql<{ name: string }>`select d.name from row_jump_defs d where d.base_id = ${baseId} and d.table_id = ${tableIds.get(unkeyed)!} and d.filter_key is not null`.execute(db);
+    for (const { name } of dropped.rows) await sql.raw(`drop index if exists "${name}_k"`).execute(db);
     const sets = (await sql<{ name: string }>`select name from row_jump_defs where base_id = ${baseId}`.execute(db)).rows.length;
     console.log(`${ROWS} rows per table; jump sets: ${sets}; ${ROUNDS} rounds × ${INSERTS} inserts per variant`);
 
@@ -74,6 +86,7 @@ async function main() {
       { name: 'trigger, no set', table: plain, trigger: true },
       { name: 'trigger, 1 set', table: one, trigger: true },
       { name: 'trigger, 3 sets', table: three, trigger: true },
+      { name: '3 sets, no keyed idx', table: unkeyed, trigger: true },
       { name: 'trigger, no set (A/A)', table: plain, trigger: true },
     ];
     const results = new Map(variants.map((v) => [v.name, { wall: [] as number[], cpu: [] as number[], db: [] as number[] }]));

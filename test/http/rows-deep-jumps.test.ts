@@ -1,6 +1,8 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
 import { RowIndexes } from '../../src/modules/rows/row-indexes.js';
+import { JUMP_SET_BUILD_LOCK, jumpSetName } from '../../src/modules/rows/jump-sets.js';
 import { DIALECTS, type TestApp } from '../helpers/index.js';
 import { appendRows, appWithTable, tiedRows, type Gateway } from './rows.fixtures.js';
 
@@ -279,12 +281,14 @@ describe.each(DIALECTS.filter((d) => d === 'postgres'))('jump sets follow writes
   let t: TestApp;
   let g: Gateway;
   let tableId: string;
+  let keys: Record<string, string> = {};
   const LISTED = 120;
 
   beforeAll(async () => {
     let table: SeededTable;
     ({ t, g, table } = await tiedTableWithArchived(dialect, LISTED, 2));
     tableId = table._id;
+    keys = Object.fromEntries(table.columns.map((c) => [c.name, c.key]));
     indexes().options.minRows = 100;
     indexes().options.recountMs = 0;
     indexes().options.positionSkip = 5;
@@ -298,6 +302,7 @@ describe.each(DIALECTS.filter((d) => d === 'postgres'))('jump sets follow writes
     ['order_by=N', undefined],
     ['order_by=Label&direction=desc', undefined],
     ['order_by=N&direction=desc', labelA],
+    ['', labelA],
     ['', nBig],
     ['order_by=Label', nBig],
   ];
@@ -334,6 +339,20 @@ describe.each(DIALECTS.filter((d) => d === 'postgres'))('jump sets follow writes
     await compare('built');
   }, 240_000);
 
+  it('reads an equality filter\'s deep jump as a range of the set\'s keyed index (value first), index-only', async () => {
+    const ref = { id: g.base.id, uuid: g.base.uuid };
+    const rows = t.container.baseData.rows;
+    for (const sort of [{}, { order_by: 'N', direction: 'desc' }]) {
+      const plan = (await rows.explainJumpSet(ref, { table_name: 'T', start: 12, limit: 3, ...sort }, {}, labelA))!;
+      // The filter's value is the index's condition (no entry of another value is read), in the listing's order (no sort).
+      expect(plan, JSON.stringify(sort)).toMatch(/Index Only Scan using brj_\w+_k on row_jump_keys/);
+      expect(plan).toMatch(/Index Cond: .*'a'/);
+      expect(plan).not.toMatch(/Sort/);
+    }
+    // A range filter reads its range of the keyed index too (then sorted), or the ordered index.
+    expect(await rows.explainJumpSet(ref, { table_name: 'T', start: 12, limit: 3 }, {}, nBig)).toMatch(/Index Only Scan using brj_/);
+  });
+
   it('follows appends, updates, archived rows and deletions', async () => {
     await appendRows(g, 'T', tiedRows(30).map((r, i) => ({ ...r, Name: `late ${i}` })));
     const listed = await g.call('GET', 'rows/?table_name=T&convert_keys=true&limit=1000');
@@ -358,12 +377,13 @@ describe.each(DIALECTS.filter((d) => d === 'postgres'))('jump sets follow writes
     expect((await put({ op_type: 'rename_column', column: 'Tag', new_column_name: 'Label' })).statusCode).toBe(200);
     expect((await put({ op_type: 'modify_column_type', column: 'N', new_column_type: 'text' })).statusCode).toBe(200);
     await indexes().idle();
-    expect(await sets()).toHaveLength(1);
-    expect(await sideRows()).toBe(LISTED + 30 - 20);
+    // (kept: sorted on Label, and filtered on Label unsorted)
+    expect(await sets()).toHaveLength(2);
+    expect(await sideRows()).toBe(2 * (LISTED + 30 - 20));
     // The listings on N as text build new sets and answer as before.
     for (const [sort, filter] of LISTINGS) if (filter !== nBig) await page(sort, filter, 9, 1, true);
     await indexes().idle();
-    expect(await sets()).toHaveLength(3);
+    expect(await sets()).toHaveLength(4);
     for (const [sort, filter] of LISTINGS.filter(([, f]) => f !== nBig)) {
       for (const start of [6, 40, 90]) expect(await page(sort, filter, start, 5, true), `${sort} ${start}`).toEqual(await page(sort, filter, start, 5, false));
     }
@@ -400,4 +420,90 @@ describe.each(DIALECTS.filter((d) => d === 'postgres'))('jump sets follow writes
       expect(await page('order_by=Name&direction=desc', undefined, start, 5, true), `start=${start}`).toEqual(await page('order_by=Name&direction=desc', undefined, start, 5, false));
     }
   }, 240_000);
+  it('copies a set in batches: a write issued between two batches completes before the build does', async () => {
+    const listing = 'order_by=Name';
+    const events: string[] = [];
+    const before = await sets();
+    indexes().options.jumpSetBatch = 20;
+    indexes().onJumpSetBatch = async (batch) => {
+      if (batch !== 0) return;
+      // A write to the same base while the set is half copied (the old build held the base's write lock throughout).
+      const write = (async () => {
+        const ids = await appendRows(g, 'T', [{ Name: 'written mid-build', N: '2' }]);
+        const res = await g.call('PUT', 'rows/', { table_name: 'T', updates: [{ row_id: ids[0]!, row: { Name: 'aa updated mid-build' } }] });
+        expect(res.statusCode, res.body).toBe(200);
+        events.push('write');
+      })();
+      const timeout = new Promise<void>((resolve) => setTimeout(resolve, 20_000).unref());
+      await Promise.race([write, timeout]);
+      events.push('batch 0 done waiting');
+    };
+    try {
+      await page(listing, undefined, 9, 1, true);
+      await indexes().idle();
+    } finally {
+      indexes().onJumpSetBatch = undefined;
+      indexes().options.jumpSetBatch = 5_000;
+    }
+    events.push('built');
+    expect(events).toEqual(['write', 'batch 0 done waiting', 'built']);
+    expect(await sets()).toHaveLength(before.length + 1);
+    for (let start = 6; start <= 140; start += 9) {
+      expect(await page(listing, undefined, start, 5, true), `start=${start}`).toEqual(await page(listing, undefined, start, 5, false));
+    }
+    const name = jumpSetName(g.base.id, tableId, { sort: { key: keys.Name!, valueType: 'text', desc: false } });
+    const updated = await sql<{ n: string }>`select count(*) as n from row_jump_keys k join row_jump_defs d on d.id = k.jump_id where d.name = ${name} and k.txt = 'aa updated mid-build'`.execute(t.container.db);
+    expect(Number(updated.rows[0]!.n)).toBe(1);
+  }, 240_000);
+
+  it('drops what a crashed build left (a definition the trigger fills, never registered), but not a build under way', async () => {
+    const db = t.container.db;
+    const use = { filter: { key: keys.Name!, valueType: 'text' as const } };
+    const name = jumpSetName(g.base.id, tableId, use);
+    const defs = async () => (await sql<{ id: string }>`select id from row_jump_defs where name = ${name}`.execute(db)).rows;
+    // A crashed build: its definition and part of its rows, no index, no row_indexes entry.
+    await sql`insert into row_jump_defs (name, base_id, table_id, filter_key, filter_type, descending) values (${name}, ${g.base.id}, ${tableId}, ${keys.Name!}, 'text', false)`.execute(db);
+    const id = (await defs())[0]!.id;
+    await sql`insert into row_jump_keys (jump_id, id, num, txt, data) select ${id}, id, null, null, '{}'::jsonb from base_rows where base_id = ${g.base.id} and table_id = ${tableId} order by id limit 30`.execute(db);
+    const keysOf = async () => Number((await sql<{ n: string }>`select count(*) as n from row_jump_keys where jump_id = ${id}`.execute(db)).rows[0]!.n);
+    await appendRows(g, 'T', [{ Name: 'after the crash', N: '1' }]);
+    expect(await keysOf()).toBe(31); // the trigger keeps filling it
+
+    // Another process still building it (holding the build lock): left alone.
+    const other = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+    await other.connect();
+    try {
+      await other.query('select pg_advisory_lock($1, hashtext($2))', [JUMP_SET_BUILD_LOCK, name]);
+      expect(await indexes().recoverJumpSets()).toEqual([]);
+      expect(await defs()).toHaveLength(1);
+      await other.query('select pg_advisory_unlock($1, hashtext($2))', [JUMP_SET_BUILD_LOCK, name]);
+    } finally {
+      await other.end();
+    }
+
+    // A restart: the registry's first look at the entries finds the definition and drops it, with its rows.
+    const restarted = new RowIndexes(db, 'postgres', () => Date.now());
+    await restarted.indexesOf(g.base.id, tableId);
+    await restarted.idle();
+    expect(await defs()).toEqual([]);
+    expect(await keysOf()).toBe(0);
+    const { rows } = await sql<{ n: string }>`select count(*) as n from pg_indexes where indexname like ${`${name}%`}`.execute(db);
+    expect(Number(rows[0]!.n)).toBe(0);
+
+    // Crashed again; a structural commit (reconcile) drops it too.
+    await sql`insert into row_jump_defs (name, base_id, table_id, filter_key, filter_type, descending) values (${name}, ${g.base.id}, ${tableId}, ${keys.Name!}, 'text', false)`.execute(db);
+    await appendRows(g, 'T', [{ Name: 'after the second crash', N: '1' }]);
+    expect((await g.call('PUT', 'columns/', { table_name: 'T', op_type: 'rename_column', column: 'N', new_column_name: 'N2' })).statusCode).toBe(200);
+    await indexes().idle();
+    expect(await defs()).toEqual([]);
+    expect((await g.call('PUT', 'columns/', { table_name: 'T', op_type: 'rename_column', column: 'N2', new_column_name: 'N' })).statusCode).toBe(200);
+
+    // The listing builds its set anew and answers as without it.
+    const byName = { filters: [{ column_name: 'Name', filter_predicate: 'contains', filter_term: 'a' }] };
+    await page('', byName, 9, 1, true);
+    await indexes().idle();
+    expect(await defs()).toHaveLength(1);
+    for (let start = 6; start <= 100; start += 9) expect(await page('', byName, start, 5, true), `start=${start}`).toEqual(await page('', byName, start, 5, false));
+  }, 240_000);
+
 });

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
 import type { Db, Executor } from '../../db/index.js';
+import { indexedValue } from '../filters/index.js';
 
 /**
  * Jump sets (PostgreSQL; migration 0044): what makes a first jump deep into a big table's sorted or
@@ -16,8 +17,18 @@ import type { Db, Executor } from '../../db/index.js';
  * sort value of the row before a deep page are found by an index-only scan (`jumpAnchor`), and the page
  * is read by keyset after that row, as after a page end known before.
  *
+ * A filtered set has a second covering index, keyed on the filter cell's indexed value first
+ * (`(value, sort value, id) INCLUDE (data)`): an equality (or IN) filter's rows are one range of it, already
+ * in the listing's order, and a range filter's rows one range to sort, so the skip reads only matching
+ * entries instead of checking the filter's JSON on every entry before the page (the anchor query adds the
+ * filter's indexable term on that value, implied by the filter: filters/to-sql.ts `indexableTerms`).
+ *
  * The trigger `base_rows_jump_keys` keeps every set of a written row's table current in the writing
  * statement; a table without a set pays one probe of `row_jump_defs` per written row.
+ *
+ * A build holds a session advisory lock on its name from before its definition exists until it is
+ * registered (`row_indexes`); a definition without a registration whose lock is free is what a crashed
+ * build left (`recoverJumpSets` drops it: the trigger would fill it for nothing, and no read uses it).
  */
 
 export interface JumpSetUse {
@@ -37,7 +48,10 @@ export interface JumpSet {
 
 /** The name of the set of a use (short: a digest of what it serves). */
 export function jumpSetName(baseId: number, tableId: string, use: JumpSetUse): string {
-  const signature = JSON.stringify([tableId, use.filter?.key ?? null, use.filter?.valueType ?? null, use.sort?.key ?? null, use.sort?.valueType ?? null, use.sort?.desc ?? false]);
+  const parts: unknown[] = [tableId, use.filter?.key ?? null, use.filter?.valueType ?? null, use.sort?.key ?? null, use.sort?.valueType ?? null, use.sort?.desc ?? false];
+  // Filtered sets have a keyed index too (`keyedIndexName`): another name than those built before it.
+  if (use.filter) parts.push('keyed');
+  const signature = JSON.stringify(parts);
   return `brj_${Number(baseId)}_${createHash('sha256').update(signature).digest('hex').slice(0, 24)}`;
 }
 
@@ -66,54 +80,112 @@ export async function loadJumpSets(db: Db): Promise<JumpSet[]> {
   return rows.map(fromRow);
 }
 
-/**
- * Builds a set: its definition (from then on the trigger keeps the rows written after it), a wait for
- * the transactions that may have written without seeing it, its rows for the table's listed rows under
- * the base's write lock (`base_metadata` FOR UPDATE, which every writer of the base holds to its
- * commit: an update racing the fill would leave a stale entry), its covering index (CONCURRENTLY) and a
- * VACUUM, which sets the visibility map an index-only scan needs.
- */
-export async function buildJumpSet(db: Db, name: string, baseId: number, tableId: string, use: JumpSetUse, listed: string): Promise<JumpSet> {
-  const { rows } = await sql<DefRow>`insert into row_jump_defs (name, base_id, table_id, filter_key, filter_type, sort_key, sort_type, descending)
-    values (${name}, ${baseId}, ${tableId}, ${use.filter?.key ?? null}, ${use.filter?.valueType ?? null}, ${use.sort?.key ?? null}, ${use.sort?.valueType ?? null}, ${use.sort?.desc ?? false})
-    on conflict (name) do update set name = excluded.name
-    returning id, name, base_id, table_id, filter_key, filter_type, sort_key, sort_type, descending`.execute(db);
-  const set = fromRow(rows[0]!);
-  try {
-    await fillJumpSet(db, set, listed);
-  } catch (error) {
-    // No half-built set: its definition would make every write of the table pay for it.
-    await dropJumpSet(db, name).catch(() => undefined);
-    throw error;
-  }
-  return set;
+/** What a build may be told (tests, benches). */
+export interface JumpSetBuildOptions {
+  /** Rows copied per transaction (each holds the base's write lock only while it copies its batch). */
+  batchRows: number;
+  /** Called after each batch is committed, before the next (tests: a write between two batches). */
+  afterBatch?: (batch: number) => Promise<void>;
+  /** Registers the built set (its `row_indexes` entry); runs before the build's advisory lock is released. */
+  register: (set: JumpSet) => Promise<void>;
 }
 
-async function fillJumpSet(db: Db, set: JumpSet, listed: string): Promise<void> {
-  const { baseId, tableId } = set;
-  await waitForOlderTransactions(db);
-  const { num, txt, data } = keyValues(set, sql.ref('b.data'));
-  await db.transaction().execute(async (trx) => {
-    await sql`select 1 from base_metadata where base_id = ${baseId} for update`.execute(trx);
-    await sql`insert into row_jump_keys (jump_id, id, num, txt, data)
-      select ${set.id}, b.id, ${num}, ${txt}, ${data} from base_rows b
-      where b.base_id = ${baseId} and b.table_id = ${tableId} and ${sql.raw(listed.replace(/\bdata\b/g, 'b.data'))}
-      on conflict (jump_id, id) do nothing`.execute(trx);
-  });
-  await db.connection().execute(async (conn) => {
-    await sql`set statement_timeout = '600s'`.execute(conn);
+/** The first key of the advisory locks builds hold (the second: `hashtext` of the set's name). */
+export const JUMP_SET_BUILD_LOCK = 340_046;
+const BUILD_LOCK = JUMP_SET_BUILD_LOCK;
+
+/**
+ * Builds a set: its definition (from then on the trigger keeps the rows written after it), a wait for
+ * the transactions that may have written without seeing it, its rows for the table's listed rows in
+ * batches by id, each copied under the base's write lock (`base_metadata` FOR UPDATE, which every writer
+ * of the base holds to its commit: a write racing a batch's copy could leave a stale entry) held only for
+ * that batch — writers go on between batches, and the trigger keeps every row they write, copied yet or
+ * not (a batch's `ON CONFLICT DO NOTHING` keeps the trigger's newer entry) — then its covering indexes
+ * (CONCURRENTLY), a VACUUM (the visibility map an index-only scan needs) and its registration. All of it
+ * under a session advisory lock on its name, so `recoverJumpSets` tells a live build from a dead one.
+ */
+export async function buildJumpSet(db: Db, name: string, baseId: number, tableId: string, use: JumpSetUse, listed: string, options: JumpSetBuildOptions): Promise<JumpSet> {
+  return db.connection().execute(async (conn) => {
+    await sql`select pg_advisory_lock(${BUILD_LOCK}, hashtext(${name}))`.execute(conn);
     try {
-      await sql.raw(`create index concurrently if not exists "${set.name}" on row_jump_keys (${orderText(set.use)}) include (data) where jump_id = ${set.id}`).execute(conn);
-      await sql`vacuum (analyze) row_jump_keys`.execute(conn);
+      const { rows } = await sql<DefRow>`insert into row_jump_defs (name, base_id, table_id, filter_key, filter_type, sort_key, sort_type, descending)
+        values (${name}, ${baseId}, ${tableId}, ${use.filter?.key ?? null}, ${use.filter?.valueType ?? null}, ${use.sort?.key ?? null}, ${use.sort?.valueType ?? null}, ${use.sort?.desc ?? false})
+        on conflict (name) do update set name = excluded.name
+        returning id, name, base_id, table_id, filter_key, filter_type, sort_key, sort_type, descending`.execute(conn);
+      const set = fromRow(rows[0]!);
+      try {
+        await fillJumpSet(db, conn, set, listed, options);
+        await options.register(set);
+      } catch (error) {
+        // No half-built set: its definition would make every write of the table pay for it.
+        await dropJumpSet(conn, name).catch(() => undefined);
+        throw error;
+      }
+      return set;
     } finally {
-      await sql`reset statement_timeout`.execute(conn);
+      await sql`select pg_advisory_unlock(${BUILD_LOCK}, hashtext(${name}))`.execute(conn);
     }
   });
 }
 
-/** Drops a set: its index, its definition and its rows. */
+async function fillJumpSet(db: Db, conn: Db, set: JumpSet, listed: string, options: JumpSetBuildOptions): Promise<void> {
+  await waitForOlderTransactions(db);
+  await copyRows(db, set, listed, options);
+  await sql`set statement_timeout = '600s'`.execute(conn);
+  try {
+    await sql.raw(`create index concurrently if not exists "${set.name}" on row_jump_keys (${orderText(set.use)}) include (data) where jump_id = ${set.id}`).execute(conn);
+    const keyed = keyedIndexText(db, set);
+    if (keyed) await sql.raw(keyed).execute(conn);
+    await sql`vacuum (analyze) row_jump_keys`.execute(conn);
+  } finally {
+    await sql`reset statement_timeout`.execute(conn);
+  }
+}
+
+/** The table's listed rows into the set, `batchRows` at a time in id order, each batch under the base's write lock. */
+async function copyRows(db: Db, set: JumpSet, listed: string, options: JumpSetBuildOptions): Promise<void> {
+  const { baseId, tableId } = set;
+  const { num, txt, data } = keyValues(set, sql.ref('b.data'));
+  const batchRows = Math.max(1, Math.floor(options.batchRows));
+  for (let after = 0, batch = 0; ; batch++) {
+    const done = await db.transaction().execute(async (trx) => {
+      await sql`select 1 from base_metadata where base_id = ${baseId} for update`.execute(trx);
+      const { rows } = await sql<{ last: string | null; n: string }>`with batch as (
+          select id, data from base_rows where base_id = ${baseId} and table_id = ${tableId} and id > ${after} order by id limit ${batchRows}
+        ), copied as (
+          insert into row_jump_keys (jump_id, id, num, txt, data)
+          select ${set.id}, b.id, ${num}, ${txt}, ${data} from batch b where ${sql.raw(listed.replace(/\bdata\b/g, 'b.data'))}
+          on conflict (jump_id, id) do nothing
+        )
+        select max(id) as last, count(*) as n from batch`.execute(trx);
+      return rows[0]!;
+    });
+    if (done.last === null) return;
+    after = Number(done.last);
+    await options.afterBatch?.(batch);
+    if (Number(done.n) < batchRows) return;
+  }
+}
+
+/** The name of a filtered set's keyed index (see the module's comment). */
+function keyedIndexName(name: string): string {
+  return `${name}_k`;
+}
+
+/** `CREATE INDEX` of a filtered set's keyed index: the filter cell's indexed value (filters/cell-sql.ts), then the listing's order. */
+function keyedIndexText(db: Db, set: JumpSet): string | undefined {
+  const filter = set.use.filter;
+  if (!filter) return undefined;
+  const compiled = indexedValue('postgres', sql.ref('data'), filter.key, filter.valueType).compile(db);
+  if (compiled.parameters.length > 0) throw new Error('a jump set\'s key must have no parameters');
+  return `create index concurrently if not exists "${keyedIndexName(set.name)}" on row_jump_keys (${compiled.sql}, ${orderText(set.use)}) include (data) where jump_id = ${set.id}`;
+}
+
+/** Drops a set: its indexes, its definition and its rows. */
 export async function dropJumpSet(db: Db, name: string): Promise<void> {
-  await sql.raw(`drop index concurrently if exists "${name.replace(/"/g, '')}"`).execute(db);
+  const bare = name.replace(/"/g, '');
+  await sql.raw(`drop index concurrently if exists "${bare}"`).execute(db);
+  await sql.raw(`drop index concurrently if exists "${keyedIndexName(bare)}"`).execute(db);
   await db.transaction().execute(async (trx) => {
     const { rows } = await sql<{ id: string }>`delete from row_jump_defs where name = ${name} returning id`.execute(trx);
     for (const row of rows) await sql`delete from row_jump_keys where jump_id = ${row.id}`.execute(trx);
@@ -121,28 +193,54 @@ export async function dropJumpSet(db: Db, name: string): Promise<void> {
 }
 
 /**
+ * Drops the sets a crashed build left: a definition with no `row_indexes` entry whose build lock no
+ * session holds (a live build holds it until it has registered its set). Returns their names.
+ */
+export async function recoverJumpSets(db: Db): Promise<string[]> {
+  const { rows } = await sql<{ name: string }>`select d.name from row_jump_defs d where not exists (select 1 from row_indexes i where i.name = d.name)`.execute(db);
+  const dropped: string[] = [];
+  for (const { name } of rows) {
+    await db.connection().execute(async (conn) => {
+      const locked = await sql<{ ok: boolean }>`select pg_try_advisory_lock(${BUILD_LOCK}, hashtext(${name})) as ok`.execute(conn);
+      if (!locked.rows[0]?.ok) return; // being built
+      try {
+        // Registered between the listing and the lock: a finished set.
+        const registered = await sql`select 1 from row_indexes where name = ${name}`.execute(conn);
+        if (registered.rows.length > 0) return;
+        await dropJumpSet(conn, name);
+        dropped.push(name);
+      } finally {
+        await sql`select pg_advisory_unlock(${BUILD_LOCK}, hashtext(${name}))`.execute(conn);
+      }
+    });
+  }
+  return dropped;
+}
+
+/**
  * The id and sort value of the listed row at `position` (0-based) of the set's listing under `filter`
  * (the listing's filter terms on `base_rows.data`, without its "not archived" term: the set holds listed
- * rows only), read index-only; undefined when the listing has no row there.
+ * rows only), read index-only; undefined when the listing has no row there. `keyTerm`: a term on the
+ * filter column's indexed value implied by `filter` (a range of the keyed index), if the filter has one.
  */
-export async function jumpAnchor(db: Executor, set: JumpSet, filter: Expression<SqlBool> | undefined, position: number): Promise<{ id: number; value: unknown } | undefined> {
-  const { rows } = await anchorQuery(set, filter, position, '').execute(db);
+export async function jumpAnchor(db: Executor, set: JumpSet, filter: Expression<SqlBool> | undefined, position: number, keyTerm?: Expression<SqlBool>): Promise<{ id: number; value: unknown } | undefined> {
+  const { rows } = await anchorQuery(set, filter, position, '', keyTerm).execute(db);
   const row = rows[0];
   return row ? { id: Number(row.id), value: row.v } : undefined;
 }
 
 /** The plan of `jumpAnchor`'s query (tests: an index-only scan of the set's index). */
-export async function explainJumpAnchor(db: Executor, set: JumpSet, filter: Expression<SqlBool> | undefined, position: number): Promise<string> {
-  const { rows } = await anchorQuery(set, filter, position, 'explain ').execute(db);
+export async function explainJumpAnchor(db: Executor, set: JumpSet, filter: Expression<SqlBool> | undefined, position: number, keyTerm?: Expression<SqlBool>): Promise<string> {
+  const { rows } = await anchorQuery(set, filter, position, 'explain ', keyTerm).execute(db);
   return (rows as unknown as Array<Record<string, unknown>>).map((r) => String(r['QUERY PLAN'])).join('\n');
 }
 
-function anchorQuery(set: JumpSet, filter: Expression<SqlBool> | undefined, position: number, prefix: string) {
+function anchorQuery(set: JumpSet, filter: Expression<SqlBool> | undefined, position: number, prefix: string, keyTerm: Expression<SqlBool> | undefined) {
   const column = sortColumn(set.use);
   const value = column ? sql.raw(`base_rows.${column}`) : sql`null`;
   // The table named `base_rows`: the filter's SQL reads `base_rows.data`, here the filter cell alone.
   return sql<{ id: string; v: unknown }>`${sql.raw(prefix)}select base_rows.id, ${value} as v from row_jump_keys as base_rows
-    where base_rows.jump_id = ${sql.lit(set.id)}${filter ? sql` and ${filter}` : sql``}
+    where base_rows.jump_id = ${sql.lit(set.id)}${keyTerm && set.use.filter ? sql` and ${keyTerm}` : sql``}${filter ? sql` and ${filter}` : sql``}
     order by ${sql.raw(orderText(set.use, 'base_rows.'))} offset ${position} limit 1`;
 }
 

@@ -5,7 +5,7 @@ import type { BaseMetadata } from './metadata.js';
 import { countThroughIndex, onRowIndexGone, ORDERED_SCAN, scopableTableId } from './rows.repository.js';
 import { notArchived } from './archived-rows.js';
 import { indexValueType } from './sort-sql.js';
-import { buildJumpSet, dropJumpSet, jumpSetName, loadJumpSets, type JumpSet, type JumpSetUse } from './jump-sets.js';
+import { buildJumpSet, dropJumpSet, jumpSetName, loadJumpSets, recoverJumpSets, type JumpSet, type JumpSetUse } from './jump-sets.js';
 
 /**
  * Expression indexes on `base_rows` that follow use (docs/base-data.md, "Row indexes").
@@ -91,9 +91,13 @@ export interface RowIndexOptions {
   groupReads: boolean;
   /** Deep jumps into listings filtered on one column read their jump index (SQLite; `noteJump`; off: A/B benches). */
   jumpReads: boolean;
+  /** Deep jumps into filtered listings range over their jump set's keyed index (PostgreSQL; jump-sets.ts; off: A/B benches). */
+  jumpKeyReads: boolean;
+  /** Rows a jump set's build copies per transaction, under the base's write lock (PostgreSQL; jump-sets.ts). */
+  jumpSetBatch: number;
 }
 
-export const DEFAULT_ROW_INDEX_OPTIONS: RowIndexOptions = { minRows: 20_000, maxIndexes: 2_000, recountMs: 60_000, probeCap: 2_000, positionSkip: 1_000, groupReads: true, jumpReads: true };
+export const DEFAULT_ROW_INDEX_OPTIONS: RowIndexOptions = { minRows: 20_000, maxIndexes: 2_000, recountMs: 60_000, probeCap: 2_000, positionSkip: 1_000, groupReads: true, jumpReads: true, jumpKeyReads: true, jumpSetBatch: 5_000 };
 
 interface Entry {
   name: string;
@@ -137,6 +141,11 @@ export class RowIndexes {
   private readonly small = new Map<string, number>();
   /** Built, dropped and failed index builds (for /metrics). */
   readonly stats = { built: 0, dropped: 0, failed: 0 };
+  /** Called between two batches of a jump set's copy (tests: a write while a set is built). */
+  onJumpSetBatch?: (batch: number) => Promise<void>;
+  /** Whether definitions a crashed jump-set build left may exist (checked when the entries load). */
+  private recoverPending = false;
+  private recoveryStarted = false;
 
   constructor(
     private readonly db: Db,
@@ -251,6 +260,7 @@ export class RowIndexes {
 
   /** Listings call this with the columns their filters and sorts use; indexes are built in the background. */
   note(baseId: number, table: IndexedTable, uses: IndexUse[]): void {
+    this.recoverOnce();
     if (uses.length === 0 || !scopableTableId(table._id)) return;
     const wanted: Entry[] = [];
     for (const { column, kind } of uses) {
@@ -371,6 +381,7 @@ export class RowIndexes {
   /** Drops the indexes whose table or column is gone or whose value type changed; after structural commits. */
   async reconcile(baseId: number, meta: BaseMetadata | null): Promise<void> {
     await this.idle();
+    await this.recoverJumpSets().catch((error) => this.log?.(error, 'jump sets of a crashed build'));
     const entries = [...(await this.load()).values()].filter((e) => e.base_id === baseId);
     for (const entry of entries) {
       const table = meta?.tables.find((t) => t._id === entry.table_id);
@@ -398,7 +409,31 @@ export class RowIndexes {
     }
   }
 
+  /**
+   * Drops the jump sets a crashed build left (PostgreSQL; jump-sets.ts `recoverJumpSets`: a definition
+   * the trigger fills but no read uses). Sets being built, here or by another process, are left alone.
+   */
+  async recoverJumpSets(): Promise<string[]> {
+    if (this.dialect !== 'postgres') return [];
+    this.recoverPending = false;
+    const dropped = await recoverJumpSets(this.db);
+    for (const name of dropped) {
+      this.jumpSets.delete(name);
+      this.stats.dropped++;
+    }
+    return dropped;
+  }
+
+  /** The first listing after start-up (PostgreSQL): drops what crashed jump-set builds left, in the background. */
+  private recoverOnce(): void {
+    if (this.recoveryStarted || this.dialect !== 'postgres') return;
+    this.recoveryStarted = true;
+    void this.recoverJumpSets().catch((error) => this.log?.(error, 'jump sets of a crashed build'));
+  }
+
   private async drain(): Promise<void> {
+    await this.load().catch((error) => this.log?.(error, 'row indexes'));
+    if (this.recoverPending) await this.recoverJumpSets().catch((error) => this.log?.(error, 'jump sets of a crashed build'));
     await this.pruneGoneBases().catch((error) => this.log?.(error, 'row indexes of deleted bases'));
     await this.pruneStale().catch((error) => this.log?.(error, 'row indexes of an older definition'));
     for (let next = this.queue.shift(); next; next = this.queue.shift()) {
@@ -424,7 +459,16 @@ export class RowIndexes {
     this.small.delete(tableKey);
     if (entry.kind === JUMP_SET) {
       if (!set) return;
-      this.jumpSets.set(entry.name, await buildJumpSet(this.db, entry.name, entry.base_id, entry.table_id, set, this.listedText()));
+      // Registered (below) before the build's lock is released: a set without its entry is a crashed build's.
+      const built = await buildJumpSet(this.db, entry.name, entry.base_id, entry.table_id, set, this.listedText(), {
+        batchRows: this.options.jumpSetBatch,
+        ...(this.onJumpSetBatch ? { afterBatch: this.onJumpSetBatch } : {}),
+        register: () => this.register(entry),
+      });
+      this.jumpSets.set(entry.name, built);
+      entries.set(entry.name, entry);
+      this.stats.built++;
+      return;
     } else if (this.dialect === 'postgres') {
       const ddl = this.createSql(entry);
       // CONCURRENTLY: writers of every base go on while it builds; bounded by a statement timeout.
@@ -449,10 +493,15 @@ export class RowIndexes {
       await sql`pragma analysis_limit = 1000`.execute(this.db);
       await sql`analyze base_rows`.execute(this.db);
     }
-    const record = { ...entry, created_at: this.now() };
-    await this.db.insertInto('row_indexes').values(record).onConflict((oc) => oc.column('name').doNothing()).execute();
+    await this.register(entry);
     entries.set(entry.name, entry);
     this.stats.built++;
+  }
+
+  /** An index's `row_indexes` entry. */
+  private async register(entry: Entry): Promise<void> {
+    const record = { ...entry, created_at: this.now() };
+    await this.db.insertInto('row_indexes').values(record).onConflict((oc) => oc.column('name').doNothing()).execute();
   }
 
   private async drop(entry: Entry): Promise<void> {
@@ -486,7 +535,16 @@ export class RowIndexes {
 
   /** Drops the indexes built by an older definition of their kind (their name is not the one built now). */
   private async pruneStale(): Promise<void> {
-    for (const entry of [...(await this.load()).values()]) if (!current(entry, this.dialect)) await this.drop(entry);
+    for (const entry of [...(await this.load()).values()]) {
+      const stale = entry.kind === JUMP_SET ? !this.currentJumpSet(entry) : !current(entry, this.dialect);
+      if (stale) await this.drop(entry);
+    }
+  }
+
+  /** Whether a jump set's entry names a set this code builds (filtered sets built before their keyed index do not). */
+  private currentJumpSet(entry: Entry): boolean {
+    const set = this.jumpSets.get(entry.name);
+    return this.dialect === 'postgres' && set !== undefined && jumpSetName(set.baseId, set.tableId, set.use) === entry.name;
   }
 
   /** At least `minRows` rows in the table (reads at most that many index entries). */
@@ -552,6 +610,13 @@ export class RowIndexes {
       .then(async (rows) => {
         if (this.dialect === 'postgres') for (const set of await loadJumpSets(this.db)) this.jumpSets.set(set.name, set);
         this.entries = new Map(rows.map((r) => [r.name, { ...r, base_id: Number(r.base_id) }]));
+        // A definition without an entry: a crashed build's, or one under way; the next drain looks (recoverJumpSets).
+        if ([...this.jumpSets.keys()].some((name) => !this.entries!.has(name))) {
+          this.recoverPending = true;
+          this.running ??= this.drain().finally(() => {
+            this.running = null;
+          });
+        }
         return this.entries;
       })
       .finally(() => {

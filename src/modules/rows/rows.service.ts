@@ -24,7 +24,7 @@ import { notArchived } from './archived-rows.js';
 import * as repo from './rows.repository.js';
 import { keysetRanges, orderTerms, sortKeys } from './sort-sql.js';
 import { indexUses, type JumpSetListing, type JumpUse, type RowIndexes } from './row-indexes.js';
-import { explainJumpAnchor, jumpAnchor } from './jump-sets.js';
+import { explainJumpAnchor, jumpAnchor, type JumpSet } from './jump-sets.js';
 import { ListingPositions, type PageEnd } from './listing-positions.js';
 import { decodeCursor, encodeCursor, listingIdentity } from './listing-cursor.js';
 import { presentSettings } from './structure.present.js';
@@ -349,12 +349,12 @@ export class RowsService {
    * listing's jump set (jump-sets.ts), which a deep skip causes; null when the listing has fewer rows
    * than `start`; undefined for short skips, other listings, or no set built yet.
    */
-  private async jumpSetStart(baseId: number, q: { table: TableMeta; jumpSet: JumpSetListing | undefined; filterOnly: Expression<SqlBool> | undefined }, start: number, skip: number): Promise<(PageEnd & { position: number }) | null | undefined> {
+  private async jumpSetStart(baseId: number, q: { table: TableMeta; jumpSet: JumpSetListing | undefined; filterOnly: Expression<SqlBool> | undefined; terms: Array<{ key: string; where: Expression<SqlBool> }> }, start: number, skip: number): Promise<(PageEnd & { position: number }) | null | undefined> {
     if (!this.indexes || !q.jumpSet || skip < this.indexes.options.positionSkip) return undefined;
     this.indexes.noteJumpSet(baseId, q.table, q.jumpSet);
     const set = this.indexes.jumpSet(baseId, q.table._id, q.jumpSet);
     if (!set) return undefined;
-    const anchor = await jumpAnchor(this.db, set, q.filterOnly, start - 1);
+    const anchor = await jumpAnchor(this.db, set, q.filterOnly, start - 1, (this.indexes.options.jumpKeyReads ? jumpKeyTerm(set, q.terms) : undefined));
     if (!anchor) return null;
     return { position: start, afterId: anchor.id, ...(set.use.sort ? { values: [anchor.value] } : {}) };
   }
@@ -363,7 +363,7 @@ export class RowsService {
   async explainJumpSet(base: BaseRef, input: ListInput, viewer: Viewer, extraFilter?: Body): Promise<string | undefined> {
     const q = await this.listing(base, input, viewer, extraFilter);
     const set = q.jumpSet && this.indexes?.jumpSet(base.id, q.table._id, q.jumpSet);
-    return set ? explainJumpAnchor(this.db, set, q.filterOnly, Math.max(0, (input.start ?? 0) - 1)) : undefined;
+    return set ? explainJumpAnchor(this.db, set, q.filterOnly, Math.max(0, (input.start ?? 0) - 1), (this.indexes?.options.jumpKeyReads ? jumpKeyTerm(set, q.terms) : undefined)) : undefined;
   }
 
   /** Where pages of unsorted listings end, per revision (deep pages without reading the rows before them). */
@@ -870,4 +870,9 @@ function withStagedTables(w: WriteScope, tables: readonly TableMeta[]): WriteSco
   const clash = tables.find((t) => w.meta.tables.some((m) => m._id === t._id));
   if (clash) throw badRequest(`A table with the id of the import's table ${clash.name} was created during the import.`);
   return { ...w, meta: { ...w.meta, tables: [...(tables as TableMeta[]), ...w.meta.tables] }, unlisted: new Set(tables.map((t) => t._id)) };
+}
+
+/** The listing's indexable term on a jump set's filter column (a range of its keyed index; implied by the filter), if any. */
+function jumpKeyTerm(set: JumpSet, terms: Array<{ key: string; where: Expression<SqlBool> }>): Expression<SqlBool> | undefined {
+  return set.use.filter ? terms.find((t) => t.key === set.use.filter!.key)?.where : undefined;
 }
