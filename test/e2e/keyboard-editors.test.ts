@@ -1,7 +1,7 @@
 import type { Locator } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConsoleSuite, step } from './browser.js';
-import { invisibleFocus } from './accessibility.js';
+import { invisibleFocus, seriousAxeViolations } from './accessibility.js';
 
 const BASE = 'Keyboard editors';
 type Row = Record<string, unknown>;
@@ -125,6 +125,7 @@ describe('console: link, long text, multiple select, duration and rate editors w
       // The focus stays in the dialog and shows on each of its controls.
       expect(await invisibleFocus(s.page, 5, { here: true })).toEqual([]);
       expect(await picker.evaluate((d) => d.contains(document.activeElement))).toBe(true);
+      expect(await seriousAxeViolations(s.page)).toEqual([]);
       await press('Control+Enter');
       await picker.waitFor({ state: 'detached' });
       await expect.poll(links).toEqual(['Globex', 'Initech']);
@@ -223,6 +224,7 @@ describe('console: link, long text, multiple select, duration and rate editors w
       await expect.poll(() => picker.getByRole('option').count()).toBe(3);
       await press('Tab', 'End', 'Space');
       expect(await ticked(picker)).toEqual(['Blue', 'Green']);
+      expect(await seriousAxeViolations(s.page)).toEqual([]);
       expect(await invisibleFocus(s.page, 5, { here: true })).toEqual([]);
       await press('Control+Enter');
       await picker.waitFor({ state: 'detached' });
@@ -245,6 +247,7 @@ describe('console: link, long text, multiple select, duration and rate editors w
       const picker = s.page.getByRole('dialog', { name: 'Choose Tags' });
       await picker.waitFor();
       await s.page.keyboard.type('red');
+      expect(await seriousAxeViolations(s.page)).toEqual([]);
       await press('Enter', 'Control+Enter');
       await picker.waitFor({ state: 'detached' });
       await expect.poll(async () => (await saved()).Tags).toEqual(['Red', 'Green', 'Blue']);
