@@ -57,13 +57,13 @@ const LIBRARY_ISSUES = ['aria-required-children (critical): [".rdg"]'];
  * Moves the keyboard focus through the page with Tab (`presses` times, from the start of the page) and
  * returns the focused controls that show no focus: neither an outline nor a box shadow. The grid's own
  * focus target (react-data-grid's "focus sink", a 0×0 element) shows the focus on the selected cell, or
- * on the grid when no cell is selected: that is checked instead.
+ * on the grid when no cell is selected: that is checked instead. With `here`, the walk starts where the
+ * focus is now (an open editor or dialog), and that element is checked first (`presses` 0: only it).
  */
-export async function invisibleFocus(page: Page, presses = 25): Promise<string[]> {
-  await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+export async function invisibleFocus(page: Page, presses = 25, { here = false }: { here?: boolean } = {}): Promise<string[]> {
+  if (!here) await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
   const invisible = new Set<string>();
-  for (let i = 0; i < presses; i++) {
-    await page.keyboard.press('Tab');
+  const check = async () => {
     const problem = await page.evaluate(() => {
       let element = document.activeElement as HTMLElement | null;
       if (element == null || element === document.body) return null;
@@ -77,6 +77,11 @@ export async function invisibleFocus(page: Page, presses = 25): Promise<string[]
       return outlined || shadowed ? null : element.outerHTML.slice(0, 120);
     });
     if (problem) invisible.add(problem);
+  };
+  if (here) await check();
+  for (let i = 0; i < presses; i++) {
+    await page.keyboard.press('Tab');
+    await check();
   }
   return [...invisible];
 }

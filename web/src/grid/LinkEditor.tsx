@@ -1,9 +1,8 @@
-import { useState } from 'react';
-import { createPortal } from 'react-dom';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import type { EditorProps } from 'react-data-grid';
 import { ErrorText, Loading, useAction } from '../ui';
 import { gateway, q, type BaseAccess } from './base';
+import { ChoicePicker } from './ChoicePicker';
 import type { Column, Row, Table } from '../types';
 import { t } from '../i18n';
 
@@ -13,8 +12,9 @@ interface LinkCell {
 }
 
 /**
- * Picks the linked rows of another table (its first 1,000 rows) in a dialog, then adds and removes
- * links with POST/DELETE …/links/. Rendered in a portal so the cell's size does not clip it.
+ * Picks the linked rows of another table (its first 1,000 rows) in the shared picker (ChoicePicker:
+ * typing filters, arrows move, Enter/Space toggle, Ctrl+Enter saves, Escape cancels), then adds and
+ * removes links with POST/DELETE …/links/.
  */
 export function linkEditor(access: BaseAccess, table: Table, tables: Table[], column: Column) {
   const linkId = String(column.data?.link_id ?? '');
@@ -23,13 +23,12 @@ export function linkEditor(access: BaseAccess, table: Table, tables: Table[], co
   return function LinkEditor({ row, onClose }: EditorProps<Row>) {
     const client = useQueryClient();
     const current = Array.isArray(row[column.name]) ? (row[column.name] as LinkCell[]).map((c) => c.row_id) : [];
-    const [chosen, setChosen] = useState<string[]>(current);
     const action = useAction();
     const candidates = useQuery(['link-candidates', access.dtable_uuid, otherId], () =>
       gateway<{ rows: Row[] }>(access, `rows/?${q({ table_id: otherId, limit: 1000, convert_keys: true })}`).then((r) => r.rows),
     );
     const label = (r: Row) => String(r[other?.columns[0]?.name ?? ''] ?? r._id);
-    const save = () =>
+    const save = (chosen: string[]) =>
       action.run(async () => {
         const added = chosen.filter((id) => !current.includes(id));
         const removed = current.filter((id) => !chosen.includes(id));
@@ -39,34 +38,22 @@ export function linkEditor(access: BaseAccess, table: Table, tables: Table[], co
         await client.invalidateQueries(['rows', access.dtable_uuid, table._id]);
         onClose(false);
       });
-    return createPortal(
-      <div className="dialog-backdrop" onKeyDown={(e) => { e.stopPropagation(); if (e.key === 'Escape') onClose(false); }}>
-        <div className="dialog" role="dialog" aria-modal="true" aria-label={t('linkEditor.linkedRowsOfName', { name: column.name })}>
-          <h3>{t('linkEditor.nameRowsOfValue', { name: column.name, value: other?.name ?? 'the other table' })}</h3>
-          {candidates.isLoading ? (
-            <Loading />
-          ) : (
-            <div className="choices">
-              {(candidates.data ?? []).map((r) => (
-                <label key={r._id} className="check">
-                  <input type="checkbox" checked={chosen.includes(r._id)} onChange={(e) => setChosen(e.target.checked ? [...chosen, r._id] : chosen.filter((x) => x !== r._id))} />
-                  {label(r)}
-                </label>
-              ))}
-            </div>
-          )}
-          <ErrorText error={action.error ?? candidates.error} />
-          <div className="inline">
-            <button type="button" className="primary" onClick={() => void save()} disabled={action.busy}>
-              {t('linkEditor.saveLinks')}
-            </button>
-            <button type="button" onClick={() => onClose(false)}>
-              {t('common.cancel')}
-            </button>
-          </div>
-        </div>
-      </div>,
-      document.body,
+    const otherName = other?.name ?? t('linkEditor.otherTable');
+    return (
+      <ChoicePicker
+        title={t('linkEditor.linkedRowsOfName', { name: column.name })}
+        heading={t('linkEditor.nameRowsOfValue', { name: column.name, value: otherName })}
+        findLabel={t('linkEditor.find', { name: otherName })}
+        listLabel={t('linkEditor.rowsOf', { name: otherName })}
+        none={t('linkEditor.none')}
+        saveText={t('linkEditor.saveLinks')}
+        choices={(candidates.data ?? []).map((r) => ({ id: r._id, text: label(r) }))}
+        initial={current}
+        busy={action.busy || candidates.isLoading}
+        status={candidates.isLoading ? <Loading /> : (action.error ?? candidates.error) ? <ErrorText error={action.error ?? candidates.error} /> : undefined}
+        onSave={(chosen) => void save(chosen)}
+        onCancel={() => onClose(false)}
+      />
     );
   };
 }

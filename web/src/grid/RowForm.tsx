@@ -5,7 +5,7 @@ import { t } from '../i18n';
 import type { Row } from '../types';
 
 /** Editors that open their own dialog (a picker): in the form they open on "Edit". */
-const PICKER_TYPES = new Set(['collaborator', 'link', 'file', 'image']);
+const PICKER_TYPES = new Set(['collaborator', 'link', 'multiple-select', 'file', 'image']);
 
 /**
  * One row with every field of the table (hidden ones too), each with the grid's own editor for its
@@ -28,12 +28,24 @@ export function RowForm({
 }) {
   const box = useRef<HTMLDivElement>(null);
   const [picking, setPicking] = useState<string | null>(null);
+  // Where the focus was when the form opened (the "Expand row" button, a card), read before its
+  // editors focus themselves as they mount: it goes back there once the form closes.
+  const [opener] = useState(() => document.activeElement as HTMLElement | null);
   useEffect(() => {
-    // The cell editors focus themselves as they mount; the form starts at its first field.
+    // The form starts at its first field.
     box.current?.querySelector<HTMLElement>('input, select, textarea, button')?.focus();
+    return () => {
+      if (opener?.isConnected) opener.focus();
+    };
+    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
   const change = (next: Row, commit = true) => {
     if (commit && next !== row) onSave(row, next);
+  };
+  /** A picker closed (saved or not): the focus back on its field's "Edit" button. */
+  const closePicker = (key: string) => {
+    setPicking(null);
+    requestAnimationFrame(() => box.current?.querySelector<HTMLElement>(`[data-edit="${CSS.escape(key)}"]`)?.focus());
   };
   const title = String(row[String(columns[0]?.key ?? '')] ?? '') || row._id;
   return createPortal(
@@ -67,11 +79,22 @@ export function RowForm({
                     <Formatter row={row} column={c} rowIdx={0} isCellSelected={false} onRowChange={(r: Row) => change(r)} />
                   )}
                   {Editor && picker && (
-                    <button type="button" onClick={() => setPicking(c.key)} aria-label={t('rowForm.edit', { field: String(c.name) })}>
+                    <button type="button" data-edit={c.key} onClick={() => setPicking(c.key)} aria-label={t('rowForm.edit', { field: String(c.name) })}>
                       {t('rowForm.editShort')}
                     </button>
                   )}
-                  {Editor && picker && picking === c.key && <Editor row={row} column={c} rowIdx={0} onRowChange={change} onClose={() => setPicking(null)} />}
+                  {Editor && picker && picking === c.key && (
+                    <Editor
+                      row={row}
+                      column={c}
+                      rowIdx={0}
+                      onRowChange={(next: Row, commit = false) => {
+                        change(next, commit);
+                        if (commit) closePicker(c.key);
+                      }}
+                      onClose={() => closePicker(c.key)}
+                    />
+                  )}
                 </div>
               </div>
             );

@@ -1,4 +1,4 @@
-import { useState, type KeyboardEvent } from 'react';
+import { useLayoutEffect, useRef, useState, type InputHTMLAttributes, type KeyboardEvent } from 'react';
 import { type Column as GridColumn, type EditorProps, type FormatterProps } from 'react-data-grid';
 import type { Column, Row, SelectOption, Table } from '../types';
 import type { BaseAccess, WorkspaceRef } from './base';
@@ -6,6 +6,7 @@ import { fileItems, filesEditor, filesPreview } from './FilesEditor';
 import { linkEditor } from './LinkEditor';
 import { formatDuration, isEditable, parseDuration } from './column-types';
 import { collaboratorEditor } from './CollaboratorEditor';
+import { multipleSelectEditor } from './MultipleSelectEditor';
 import { formatDate, formatInstant, safeHref } from './format';
 import { Person, type RelatedUser } from './people';
 import { useFocusWhenSelected } from './select-column';
@@ -123,12 +124,24 @@ export function formatterFor(column: Column, people: ReadonlyMap<string, Related
   }
 }
 
-function InputEditor({ row, column, onRowChange, onClose, type, toValue, fromValue }: EProps & { type: string; toValue: (s: string) => unknown; fromValue: (v: unknown) => string }) {
+function InputEditor({
+  row,
+  column,
+  onRowChange,
+  onClose,
+  type,
+  toValue,
+  fromValue,
+  selectOnFocus = false,
+  inputProps = {},
+}: EProps & { type: string; toValue: (s: string) => unknown; fromValue: (v: unknown) => string; selectOnFocus?: boolean; inputProps?: InputHTMLAttributes<HTMLInputElement> }) {
   const key = column.key;
   const [initial] = useState(() => fromValue(row[key]));
   const [text, setText] = useState(initial);
+  // Escape cancels: the blur that follows (the editor closing) must not save the text after all.
+  const cancelled = useRef(false);
   // Unchanged text writes nothing: leaving a field must not rewrite (or, for a date, truncate) it.
-  const commit = () => (text === initial ? onClose(false) : onRowChange({ ...row, [key]: toValue(text) }, true));
+  const commit = () => (cancelled.current || text === initial ? onClose(false) : onRowChange({ ...row, [key]: toValue(text) }, true));
   return (
     <input
       className="rdg-text-editor"
@@ -136,28 +149,39 @@ function InputEditor({ row, column, onRowChange, onClose, type, toValue, fromVal
       autoFocus
       type={type}
       value={text}
-      onChange={(e) => setText(e.target.value)}
+      {...inputProps}
+      // A typed digit that opened a rate or duration editor replaces its value instead of being added to it.
+      onFocus={selectOnFocus ? (e) => e.currentTarget.select() : undefined}
+      onChange={(e) => {
+        cancelled.current = false;
+        setText(e.target.value);
+      }}
       onBlur={commit}
       onKeyDown={(e: KeyboardEvent) => {
         if (e.key === 'Enter') commit();
-        if (e.key === 'Escape') onClose(false);
+        if (e.key === 'Escape') {
+          cancelled.current = true;
+          setText(initial);
+          onClose(false);
+        }
       }}
     />
   );
 }
 
-const splitList = (s: string) =>
-  s
-    .split(',')
-    .map((x) => x.trim())
-    .filter(Boolean);
-
 /** The in-place editor for one column type (none for read-only types and checkboxes). */
 function editorFor(column: Column, people: readonly RelatedUser[]) {
   switch (column.type) {
     case 'number':
-    case 'rate':
       return (p: EProps) => <InputEditor {...p} type="number" toValue={(s) => (s.trim() === '' ? null : Number(s))} fromValue={(v) => (v === null || v === undefined ? '' : String(v))} />;
+    case 'rate': {
+      // Digits or ↑/↓ (the field's own steps), kept within 0…the column's maximum.
+      const max = Number(column.data?.rate_max_number ?? 5);
+      const toRate = (s: string) => (s.trim() === '' || !Number.isFinite(Number(s)) ? null : Math.max(0, Math.min(max, Math.round(Number(s)))));
+      return (p: EProps) => (
+        <InputEditor {...p} type="number" selectOnFocus inputProps={{ min: 0, max, step: 1 }} toValue={toRate} fromValue={(v) => (v === null || v === undefined ? '' : String(v))} />
+      );
+    }
     case 'date':
       // A format with a time of day gets a date-and-time field (`2026-03-04 09:30` ⇄ `2026-03-04T09:30`).
       if (String(column.data?.format ?? '').includes('HH'))
@@ -166,11 +190,11 @@ function editorFor(column: Column, people: readonly RelatedUser[]) {
         );
       return (p: EProps) => <InputEditor {...p} type="date" toValue={(s) => s || null} fromValue={(v) => (typeof v === 'string' ? v.slice(0, 10) : '')} />;
     case 'duration':
-      return (p: EProps) => <InputEditor {...p} type="text" toValue={parseDuration} fromValue={formatDuration} />;
+      return (p: EProps) => <InputEditor {...p} type="text" selectOnFocus inputProps={{ placeholder: 'h:mm', inputMode: 'numeric' }} toValue={parseDuration} fromValue={formatDuration} />;
     case 'collaborator':
       return collaboratorEditor(people);
     case 'multiple-select':
-      return (p: EProps) => <InputEditor {...p} type="text" toValue={splitList} fromValue={(v) => (Array.isArray(v) ? v.join(', ') : '')} />;
+      return multipleSelectEditor(optionsOf(column));
     case 'single-select':
       return function SelectEditor({ row, column: c, onRowChange, onClose }: EProps) {
         return (
@@ -196,18 +220,50 @@ function editorFor(column: Column, people: readonly RelatedUser[]) {
       };
     case 'long-text':
       return function LongTextEditor({ row, column: c, onRowChange, onClose }: EProps) {
-        const [text, setText] = useState(typeof row[c.key] === 'string' ? (row[c.key] as string) : '');
+        const [initial] = useState(() => (typeof row[c.key] === 'string' ? (row[c.key] as string) : ''));
+        const [text, setText] = useState(initial);
+        const cancelled = useRef(false);
+        const field = useRef<HTMLTextAreaElement>(null);
+        useLayoutEffect(() => {
+          // The Enter that opened the editor (pressed on the cell) would also type a new line into it.
+          const el = field.current;
+          if (!el) return;
+          const drop = (e: InputEvent) => {
+            if (e.inputType === 'insertLineBreak' || e.inputType === 'insertParagraph') e.preventDefault();
+          };
+          const stop = () => el.removeEventListener('beforeinput', drop);
+          el.addEventListener('beforeinput', drop);
+          el.addEventListener('keydown', stop, { once: true });
+          return stop;
+        }, []);
+        // Unchanged or cancelled (Escape) text writes nothing when the field is left.
+        const commit = () => (cancelled.current || text === initial ? onClose(false) : onRowChange({ ...row, [c.key]: text }, true));
         return (
           <textarea
+            ref={field}
             autoFocus
             aria-label={t('cells.editName', { name: String(c.name) })}
+            aria-keyshortcuts="Control+Enter"
             className="long-editor"
             value={text}
-            onChange={(e) => setText(e.target.value)}
-            onBlur={() => onRowChange({ ...row, [c.key]: text }, true)}
+            onChange={(e) => {
+              cancelled.current = false;
+              setText(e.target.value);
+            }}
+            onBlur={commit}
             onKeyDown={(e) => {
-              if (e.key === 'Escape') onClose(false);
-              if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) onRowChange({ ...row, [c.key]: text }, true);
+              if (e.key === 'Escape') {
+                cancelled.current = true;
+                setText(initial);
+                onClose(false);
+              } else if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
+                e.preventDefault();
+                e.stopPropagation();
+                commit();
+              } else if (e.key === 'Enter') {
+                // A new line: the grid would otherwise take Enter as "close the editor" and drop the text.
+                e.stopPropagation();
+              }
             }}
           />
         );
