@@ -16,7 +16,7 @@
  *   npx tsx bench/history.bench.ts
  *
  * Knobs: BENCH_ROUNDS (41), BENCH_UPDATES (0: appends only), BENCH_UPDATE_ROUNDS (1500),
- * BENCH_OPS (1000000), BENCH_ONLY (overhead | update: the updates only | listing | large: the large writes' listing only), BENCH_DIALECTS (sqlite,postgres; PostgreSQL
+ * BENCH_OPS (1000000), BENCH_UPDATE_OPS (0: operations seeded into the updates' bases first), BENCH_ONLY (overhead | update: the updates only | listing | large: the large writes' listing only), BENCH_DIALECTS (sqlite,postgres; PostgreSQL
  * needs TEST_DATABASE_URL), BENCH_AA=1 (both apps with the log on: what the method reads as a
  * difference when there is none), BENCH_VERBOSE=1 (each round's CPU times).
  */
@@ -41,6 +41,8 @@ const UPDATES = Number(process.env.BENCH_UPDATES ?? 1);
 /** Rounds of the single-row updates: one update on each of the three apps per round (see updateOverhead). */
 const UPDATE_ROUNDS = Number(process.env.BENCH_UPDATE_ROUNDS ?? 1500);
 const UPDATE_WARMUP = 50;
+/** Operations already in each update app's base before its rounds (BENCH_UPDATE_OPS; 0: a new base): the log's index depth. */
+const UPDATE_OPS = Number(process.env.BENCH_UPDATE_OPS ?? 0);
 /** Rounds between two runs of the row index's batch step in the log-on apps (see updateOverhead). */
 const BATCH_EVERY = 100;
 /** Resamples of the rounds for the 95% intervals. */
@@ -251,6 +253,11 @@ async function updateOverhead(dialect: DialectName) {
   for (const name of names) {
     const g = await gateway(apps[name]);
     arms[name] = { g, ids: await appendRows(g, 'Table1', Array.from({ length: 1000 }, (_, i) => ({ Name: `row ${i}` }))), cpu: [] };
+    // A long log beforehand, in every app (the log-off one too: the same database size), its row index complete.
+    if (UPDATE_OPS > 0) {
+      await seed(apps[name], g.base.id, UPDATE_OPS, 1000);
+      await indexPendingRows(apps[name].container.db);
+    }
   }
   const batches = { on: 0, on2: 0 };
   for (let round = 0; round < UPDATE_WARMUP + UPDATE_ROUNDS; round++) {
@@ -281,7 +288,7 @@ async function updateOverhead(dialect: DialectName) {
   };
   const [on, on2, off] = [arms.on.cpu, arms.on2.cpu, arms.off.cpu];
   console.log(
-    `${dialect} single-row update, ${UPDATE_ROUNDS} interleaved rounds, load ${loadavg()[0]!.toFixed(1)}: CPU median on ${(median(on) * 1000).toFixed(0)} µs, on′ ${(median(on2) * 1000).toFixed(0)} µs, off ${(median(off) * 1000).toFixed(0)} µs; mean on ${(mean(on) * 1000).toFixed(0)} µs, off ${(mean(off) * 1000).toFixed(0)} µs`,
+    `${dialect} single-row update, ${UPDATE_ROUNDS} interleaved rounds, ${UPDATE_OPS} operations before, load ${loadavg()[0]!.toFixed(1)}: CPU median on ${(median(on) * 1000).toFixed(0)} µs, on′ ${(median(on2) * 1000).toFixed(0)} µs, off ${(median(off) * 1000).toFixed(0)} µs; mean on ${(mean(on) * 1000).toFixed(0)} µs, off ${(mean(off) * 1000).toFixed(0)} µs`,
   );
   console.log(`${dialect} single-row update, log on / off:   medians ${ratio(on, off, median)}, means ${ratio(on, off, mean)}`);
   // The batches' CPU spread over the updates they indexed (0 on PostgreSQL: written with the update).

@@ -136,10 +136,6 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     return () => owned.forEach((base) => baseData.snapshots.evict(base.id));
   });
   const assets = createAssets(config, clock);
-  // A purged base's files go with it (a rename or a move to the trash also calls here: the base's row is still there then).
-  bases.onBaseChanged(async (base) => {
-    if (!(await bases.exists(base.uuid))) await assets.service.removeBase(base.uuid);
-  });
   bases.onBaseCopied((source, copy) => assets.service.copyBase(source.uuid, copy.uuid));
   const notifications = createNotifications({ config, db, dialect: handle.dialect, clock, access, shares, rowIndexes: baseData.indexes });
   dispatcher.register(notifications.consumer);
@@ -226,6 +222,9 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     while ((await deleteBaseComments(db, baseId, 1000)) === 1000);
     await purgeBaseHistory(db, baseId, 1000);
   });
+  // Then its files, still before its row: a purge that stops before or during this is found and run
+  // again by the next tick (after the row, nothing would name the base's files any more).
+  bases.onBasePurge((_baseId, base) => assets.service.removeBase(base.uuid));
   const importJobs = new ImportJobs(db, handle.dialect, clock, baseData, bases, access);
   // At start-up (server.ts) and then every 5 minutes: imports of another instance that died meanwhile.
   scheduler.register({ name: 'import-recovery', pattern: '0 */5 * * * *', leaseMs: 10 * 60_000, run: () => importJobs.recover() });

@@ -180,6 +180,39 @@ describe.each(DIALECTS)('base trash (%s)', (dialect) => {
     expect(await t.container.assets.service.usage(base.uuid)).toBe(0);
   });
 
+  it('deletes a purged base\'s files before its row: a purge that stops while deleting them is finished by the next tick, files included', async () => {
+    const { base } = await fullBase('Purge files');
+    await upload(base, 'b.txt', 'bbb');
+    const usage = () => t.container.assets.service.usage(base.uuid);
+    expect(await usage()).toBeGreaterThan(0);
+    await del(base);
+    const id = await trashedId(base);
+    // The storage fails once while the files are deleted (a crash there reads the same to what follows).
+    const storage = t.container.assets.storage;
+    const deletePrefix = storage.deletePrefix.bind(storage);
+    let failOnce = true;
+    storage.deletePrefix = async (prefix: string) => {
+      if (failOnce && prefix === `${base.uuid}/`) {
+        failOnce = false;
+        throw new Error('storage down');
+      }
+      return deletePrefix(prefix);
+    };
+    try {
+      await expect(t.container.bases.trash.purge(null, id)).rejects.toThrow('storage down');
+      // Stopped with its files still there: the base is still there too (claimed: neither listed nor
+      // restorable), so the next tick finds it.
+      expect(await usage()).toBeGreaterThan(0);
+      expect(await t.container.db.selectFrom('bases').select('id').where('id', '=', base.id).executeTakeFirst()).toBeDefined();
+      expect((await trash()).trash_dtable_list.map((b) => b.uuid)).not.toContain(base.uuid);
+      expect((await t.container.bases.trash.purgeExpired(t.clock.now())).purged).toBeGreaterThanOrEqual(1);
+      expect(await usage()).toBe(0);
+      expect(await t.container.db.selectFrom('bases').select('id').where('id', '=', base.id).executeTakeFirst()).toBeUndefined();
+    } finally {
+      storage.deletePrefix = deletePrefix;
+    }
+  });
+
   it('keeps each owner\'s trash to themselves: others, even the base\'s admins, can neither list, restore nor purge it', async () => {
     const base = await createBase(t, owner, 'Private trash');
     await t.request({ method: 'POST', url: basePath(base, 'share/'), token: owner.token, payload: { email: admin.email, permission: 'admin' } });

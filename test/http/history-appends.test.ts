@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
+import { LATER_READ_MAX } from '../../src/modules/history/insert-cells.js';
 import { DIALECTS, type TestApp } from '../helpers/index.js';
 import { appendRows, appWithGateway, type Gateway } from './rows.fixtures.js';
 
@@ -121,5 +123,18 @@ describe.each(DIALECTS)('history: appends of new rows (%s)', (dialect) => {
     const db = (await g.call('GET', 'db-operations/?per_page=30')).json<{ operations: Array<{ op_type: string; operation: string }> }>().operations;
     const text = (o: { operation: unknown }) => ({ operation: typeof o.operation === 'string' ? o.operation : JSON.stringify(o.operation) }) as Op;
     expect(db.filter((o) => o.op_type === 'insert_rows').slice(0, 12).reverse().map((o) => rowNames(text(o)))).toEqual(appended.map((_, i) => [0, 1, 2].map((j) => `a${i}.${j}`)));
+
+    // Then more operations after them than a page reads whole (LATER_READ_MAX, insert-cells.ts): the
+    // same page, reached by before_op_id, looks the rows' later changes up in the row index instead.
+    const newest = (await ops('?per_page=1'))[0]!.op_id;
+    const series =
+      dialect === 'postgres'
+        ? sql`SELECT g AS n FROM generate_series(1, ${sql.lit(LATER_READ_MAX + 1)}) g`
+        : sql`WITH RECURSIVE s(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s WHERE n < ${sql.lit(LATER_READ_MAX + 1)}) SELECT n FROM s`;
+    await sql`INSERT INTO operation_log (base_id, write_id, op_type, table_id, op_user, op_app, op_time, row_count, changes, reverts)
+      SELECT ${g.base.id}, 'seed', 'modify_row', '0000', 'seed@auth.local', NULL, ${t.clock.now()}, 1, '{"o":"modify_row","t":"0000","rows":[]}', NULL
+        FROM (${series}) AS q`.execute(t.container.db);
+    const deep = (await ops(`?per_page=30&before_op_id=${newest + 1}`)).filter((o) => o.op_type === 'insert_rows').slice(0, 12).reverse();
+    expect(deep.map(rowNames)).toEqual(appended.map((_, i) => [0, 1, 2].map((j) => `a${i}.${j}`)));
   });
 });

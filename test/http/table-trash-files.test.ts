@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { purgeTrashedTable } from '../../src/modules/history/table-trash.js';
-import { filesNamedByLog } from '../../src/modules/history/logged-files.js';
+import { sql } from 'kysely';
+import { filesNamedByLog, LOG_FILE_SCAN_MAX, LOG_FILE_WINDOW } from '../../src/modules/history/logged-files.js';
 import { DIALECTS, type TestApp } from '../helpers/index.js';
 import { addTable, appendRows, appWithGateway, uploadAsset, type Gateway } from './rows.fixtures.js';
 
@@ -116,11 +117,49 @@ describe.each(DIALECTS)('files of a purged table (%s)', (dialect) => {
     expect(await exists(old)).toBe(true);
   });
 
-  it('reads a bounded part of the log: paths an older operation may name are kept, not looked for', async () => {
-    const nowhere = 'files/none/nowhere.txt';
-    // The base has more than 2 operations by now: with the bound at 2 the rest of its log is not read.
-    expect(await filesNamedByLog(t.container.db, g.base.id, 'none', [nowhere], 2)).toEqual(new Set([nowhere]));
-    // Read whole, the log names it nowhere.
-    expect(await filesNamedByLog(t.container.db, g.base.id, 'none', [nowhere])).toEqual(new Set());
-  });
+  it('a purge in a log longer than the request path reads still deletes every file: the walk is saved in steps and the tick finishes it', async () => {
+    const oldValue = await upload('old-value.txt', 'old value');
+    const onlyPurged = await upload('only-purged.txt', 'only purged');
+    const [k] = await withFiles('LongLogKeeps', [{ Name: 'k', Doc: fileCell(oldValue) }]);
+    // The old value is in the log only: a restore of that update puts it back.
+    expect((await g.call('PUT', 'rows/', { table_name: 'LongLogKeeps', updates: [{ row_id: k, row: { Doc: [] } }] })).statusCode).toBe(200);
+    await withFiles('LongLogPurged', [
+      { Name: 'p1', Doc: fileCell(oldValue) },
+      { Name: 'p2', Doc: fileCell(onlyPurged) },
+    ]);
+    // Then more operations than a purge reads on the request path (seeded by SQL; none names a file).
+    const db = t.container.db;
+    const count = LOG_FILE_SCAN_MAX + LOG_FILE_WINDOW + 7;
+    const series =
+      dialect === 'postgres'
+        ? sql`SELECT g AS n FROM generate_series(1, ${sql.lit(count)}) g`
+        : sql`WITH RECURSIVE s(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s WHERE n < ${sql.lit(count)}) SELECT n FROM s`;
+    await sql`INSERT INTO operation_log (base_id, write_id, op_type, table_id, op_user, op_app, op_time, row_count, changes, reverts)
+      SELECT ${g.base.id}, 'seed', 'modify_row', '0000', 'seed@auth.local', NULL, ${t.clock.now()}, 1, '{"o":"modify_row","t":"0000","rows":[]}', NULL
+        FROM (${series}) AS q`.execute(db);
+    expect((await g.call('DELETE', 'tables/', { table_name: 'LongLogPurged' })).statusCode).toBe(200);
+    const entry = await entryOf('LongLogPurged');
+    const meta = async () => {
+      const row = await db.selectFrom('trashed_tables').select(['meta', 'deleted_at']).where('id', '=', entry.id).executeTakeFirst();
+      return row && { deletedAt: Number(row.deleted_at), ...(JSON.parse(row.meta) as { files?: string[]; logScan?: { top: number; below: number; named: string[]; done: boolean } }) };
+    };
+
+    // The request path: rows gone, the log read as far as its budget; the entry stays claimed (hidden,
+    // not restorable) with the walk's progress, and both files stay until the walk is done.
+    expect((await g.call('DELETE', `trash/tables/${entry.id}/`)).json()).toEqual({ success: true });
+    expect((await g.call('GET', 'trash/tables/')).json().tables.map((x: { id: number }) => x.id)).not.toContain(entry.id);
+    const pending = await meta();
+    expect(pending?.deletedAt).toBe(0);
+    expect(pending?.logScan?.done).toBe(false);
+    expect(pending!.logScan!.below).toBeLessThan(pending!.logScan!.top);
+    expect(await exists(oldValue)).toBe(true);
+    expect(await exists(onlyPurged)).toBe(true);
+
+    // The tick resumes the walk where it stopped and ends it: the file the old value names stays, the other goes.
+    expect(await t.container.history.service.purgeExpiredTrash(t.clock.now())).toEqual({ purged: 1 });
+    expect(await meta()).toBeUndefined();
+    expect(await exists(oldValue)).toBe(true);
+    expect(await exists(onlyPurged)).toBe(false);
+    expect(await filesNamedByLog(db, g.base.id, 'none', [oldValue, 'files/none/nowhere.txt'])).toEqual(new Set([oldValue]));
+  }, 120_000);
 });

@@ -89,7 +89,10 @@ export class S3AssetStorage implements AssetStorage {
     const keys = (await this.list(prefix)).map((o) => o.key);
     for (let i = 0; i < keys.length; i += 1000) {
       const batch = keys.slice(i, i + 1000).map((Key) => ({ Key }));
-      await this.client.send(new DeleteObjectsCommand({ Bucket: this.bucket, Delete: { Objects: batch, Quiet: true } }));
+      // Quiet: the answer lists only the keys it could not delete, and does not fail for them.
+      const answer = await this.client.send(new DeleteObjectsCommand({ Bucket: this.bucket, Delete: { Objects: batch, Quiet: true } }));
+      const failed = answer.Errors ?? [];
+      if (failed.length > 0) throw new Error(`S3 kept ${failed.length} of ${batch.length} objects under ${prefix}: ${failed[0]!.Key} (${failed[0]!.Code ?? 'error'})`);
     }
   }
 

@@ -131,6 +131,12 @@ export async function laterOperationIdsByKey(db: Executor, baseId: number, keys:
   return byKey;
 }
 
+/** The ids of the base's operations after `afterId`, ascending, at most `limit` (a range of its (base, id) index). */
+export async function operationIdsAfter(db: Executor, baseId: number, afterId: number, limit: number): Promise<number[]> {
+  const rows = await db.selectFrom('operation_log').select('id').where('base_id', '=', baseId).where('id', '>', afterId).orderBy('id').limit(limit).execute();
+  return rows.map((r) => Number(r.id));
+}
+
 /** These operations of the base, by id. */
 export async function operationsByIds(db: Executor, baseId: number, ids: readonly number[]): Promise<Map<number, Operation>> {
   const ops = new Map<number, Operation>();

@@ -1,5 +1,5 @@
 import type { Executor } from '../../db/index.js';
-import { laterOperationIdsByKey, operationsByIds, storedCellsOfRows } from './history.repository.js';
+import { laterOperationIdsByKey, operationIdsAfter, operationsByIds, storedCellsOfRows } from './history.repository.js';
 import type { Cells, LoggedChange, Operation } from './history.types.js';
 import { rowKey } from '../../shared/row-key.js';
 
@@ -13,6 +13,9 @@ import { rowKey } from '../../shared/row-key.js';
  *
  * A whole page in three statements whatever its appends: the rows' cells, their later operations' ids
  * (after the page's oldest append; each append keeps those after itself), and those operations.
+ * When the base has few operations after the page's oldest append (a recent page: LATER_READ_MAX),
+ * those are read instead, by the base's (base, id) index, those on the page not again, and the rows'
+ * later operations found in their changes: a short range instead of one row-index look-up per row.
  */
 export async function fillAppendedCells(db: Executor, baseId: number, ops: readonly Operation[], rowId?: string): Promise<void> {
   const wanted = ops.flatMap((op) => op.changes.rows.filter((c) => c.f && !c.x && c.a === undefined && (rowId === undefined || c.r === rowId)).map((c) => ({ op, c })));
@@ -20,12 +23,40 @@ export async function fillAppendedCells(db: Executor, baseId: number, ops: reado
   const rowIds = wanted.map((w) => w.c.r);
   const stored = await storedCellsOfRows(db, baseId, rowIds);
   const oldest = Math.min(...wanted.map((w) => w.op.id));
-  const laterIds = await laterOperationIdsByKey(db, baseId, rowIds.map(rowKey), oldest);
-  const later = await operationsByIds(db, baseId, [...laterIds.values()].flat());
-  for (const { op, c } of wanted) {
-    const ids = laterIds.get(rowKey(c.r)) ?? [];
-    c.a = undone(stored.get(c.r), c.r, ids.filter((id) => id > op.id).map((id) => later.get(id)).filter((o): o is Operation => o !== undefined));
+  const laterOf = (await laterFromLog(db, baseId, oldest, ops)) ?? (await laterFromRowIndex(db, baseId, rowIds, oldest));
+  for (const { op, c } of wanted) c.a = undone(stored.get(c.r), c.r, laterOf(c.r).filter((o) => o.id > op.id));
+}
+
+/** At most this many operations after a page's oldest append are read whole (see fillAppendedCells). */
+export const LATER_READ_MAX = 1000;
+
+/** A row's operations after `afterId`, oldest first. */
+type LaterOf = (rowId: string) => Operation[];
+
+/** From the base's operations after `afterId` (the page's own not read again); undefined when there are more than LATER_READ_MAX. */
+async function laterFromLog(db: Executor, baseId: number, afterId: number, page: readonly Operation[]): Promise<LaterOf | undefined> {
+  const ids = await operationIdsAfter(db, baseId, afterId, LATER_READ_MAX + 1);
+  if (ids.length > LATER_READ_MAX) return undefined;
+  const onPage = new Map(page.map((op) => [op.id, op]));
+  const read = await operationsByIds(db, baseId, ids.filter((id) => !onPage.has(id)));
+  const byRow = new Map<string, Operation[]>();
+  for (const id of ids) {
+    const op = onPage.get(id) ?? read.get(id);
+    if (op === undefined) continue; // (pruned meanwhile)
+    for (const rowId of new Set(op.changes.rows.map((c) => c.r))) {
+      const list = byRow.get(rowId);
+      if (list) list.push(op);
+      else byRow.set(rowId, [op]);
+    }
   }
+  return (rowId) => byRow.get(rowId) ?? [];
+}
+
+/** From the row index: one look-up per row (any number of later operations). */
+async function laterFromRowIndex(db: Executor, baseId: number, rowIds: readonly string[], afterId: number): Promise<LaterOf> {
+  const laterIds = await laterOperationIdsByKey(db, baseId, rowIds.map(rowKey), afterId);
+  const later = await operationsByIds(db, baseId, [...laterIds.values()].flat());
+  return (rowId) => (laterIds.get(rowKey(rowId)) ?? []).map((id) => later.get(id)).filter((o): o is Operation => o !== undefined);
 }
 
 /** The row's cells before `later` (its operations after the append, oldest first), from `now` (undefined: the row is gone). */

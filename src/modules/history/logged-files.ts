@@ -2,37 +2,103 @@ import type { Executor } from '../../db/index.js';
 import { parseChanges } from './changes-codec.js';
 import { collectAssetPaths } from './snapshot-files.js';
 
-/** Operations read per step. */
+/** Operations read per statement. */
 const BATCH = 500;
-/** The newest operations of a base the file check reads at most (see `filesNamedByLog`). */
+/** Operations of the base per step of a walk (one step down the (base, id) index finds where it ends). */
+export const LOG_FILE_WINDOW = 10_000;
+/** Operations a purge on the request path reads at most; the scheduler's tick finishes the walk. */
 export const LOG_FILE_SCAN_MAX = 100_000;
 
 /**
- * Which of `paths` (`/asset/…` paths) values kept in the base's operation log may still name, where a
+ * Where a purge's walk of a base's log stands (kept in the trash entry: a purge that stops resumes here).
+ * Operations are read newest first, from `top` (the newest when the walk began) down.
+ */
+export interface LogScan {
+  /** The paths looked for. */
+  wanted: string[];
+  /** The newest operation when the walk began: newer ones are read at the end (`namedSince`). */
+  top: number;
+  /** Every operation of the base with `below <= id <= top` has been read. */
+  below: number;
+  /** The paths those operations name. */
+  named: string[];
+  /** True once the base's oldest operation was read (or every path was found). */
+  done: boolean;
+}
+
+/** A walk for `wanted` from the base's newest operation. */
+export async function startLogScan(db: Executor, baseId: number, wanted: readonly string[]): Promise<LogScan> {
+  const newest = await db.selectFrom('operation_log').select('id').where('base_id', '=', baseId).orderBy('id', 'desc').limit(1).executeTakeFirst();
+  const top = newest === undefined ? 0 : Number(newest.id);
+  return { wanted: [...wanted], top, below: top + 1, named: [], done: newest === undefined || wanted.length === 0 };
+}
+
+/**
+ * Walks on: which of `scan.wanted` values kept in the base's operation log may still name, where a
  * restore can put them back: the cells a deletion kept (the row trash, `restore-operations/`) and the
  * old values of changed cells. Rows of `purgedTableId` are left out (they cannot come back once their
- * table is purged), and so are rows purged from the trash. Walks the base's log newest first, only
- * operations whose text may name a file (or is compressed), and stops once every path is found.
- *
- * Bounded: it reads at most the newest `scanMax` operations of the base (one step down the (base, id)
- * index finds where to stop), however long the log. When the log goes further back, the paths not
- * found are answered as named too: a file an older operation may name is kept rather than the whole
- * log read (the next purge that names it, or the base's own purge, deletes it).
+ * table is purged), and so are rows purged from the trash. Reads only operations whose text may name a
+ * file (or is compressed), LOG_FILE_WINDOW operations of the base per step, `save`d after each, so a
+ * walk that stops resumes there; stops when every path is found, the oldest operation is read, or
+ * after `budget` operations (then `done` is false and the walk is to be continued).
  */
-export async function filesNamedByLog(db: Executor, baseId: number, purgedTableId: string, paths: readonly string[], scanMax = LOG_FILE_SCAN_MAX): Promise<Set<string>> {
-  const wanted = new Set(paths);
+export async function continueLogScan(
+  db: Executor,
+  baseId: number,
+  purgedTableId: string,
+  scan: LogScan,
+  save: (scan: LogScan) => Promise<void>,
+  budget = Number.POSITIVE_INFINITY,
+): Promise<LogScan> {
+  const named = new Set(scan.named);
+  let state = scan;
+  for (let read = 0; !state.done && read < budget; read += LOG_FILE_WINDOW) {
+    // The window's oldest operation: LOG_FILE_WINDOW down the base's index from the last one read.
+    const floor = await db
+      .selectFrom('operation_log')
+      .select('id')
+      .where('base_id', '=', baseId)
+      .where('id', '<', state.below)
+      .orderBy('id', 'desc')
+      .offset(LOG_FILE_WINDOW - 1)
+      .limit(1)
+      .executeTakeFirst();
+    const from = floor === undefined ? 0 : Number(floor.id);
+    await collectNamed(db, baseId, purgedTableId, new Set(state.wanted), named, from, state.below);
+    state = { ...state, below: from, named: [...named], done: floor === undefined || named.size === state.wanted.length };
+    await save(state);
+  }
+  return state;
+}
+
+/** Which of `paths` the base's operations newer than `after` name (the end of a walk: those written during it). */
+export async function namedSince(db: Executor, baseId: number, purgedTableId: string, paths: readonly string[], after: number): Promise<Set<string>> {
   const named = new Set<string>();
-  if (wanted.size === 0) return named;
-  const floor = await db.selectFrom('operation_log').select('id').where('base_id', '=', baseId).orderBy('id', 'desc').offset(scanMax).limit(1).executeTakeFirst();
-  for (let beforeId: number | undefined; ; ) {
-    let query = db
+  if (paths.length > 0) await collectNamed(db, baseId, purgedTableId, new Set(paths), named, after + 1, Number.MAX_SAFE_INTEGER);
+  return named;
+}
+
+/** Which of `paths` the whole log of the base names (a walk from start to end in one call). */
+export async function filesNamedByLog(db: Executor, baseId: number, purgedTableId: string, paths: readonly string[]): Promise<Set<string>> {
+  const scan = await continueLogScan(db, baseId, purgedTableId, await startLogScan(db, baseId, paths), async () => {});
+  const named = new Set(scan.named);
+  for (const path of await namedSince(db, baseId, purgedTableId, paths, scan.top)) named.add(path);
+  return named;
+}
+
+/** Adds to `named` the `wanted` paths the base's operations with `from <= id < below` name, newest first, BATCH per statement. */
+async function collectNamed(db: Executor, baseId: number, purgedTableId: string, wanted: Set<string>, named: Set<string>, from: number, below: number): Promise<void> {
+  for (let beforeId = below; named.size < wanted.size; ) {
+    const page = await db
       .selectFrom('operation_log')
       .select(['id', 'changes'])
       .where('base_id', '=', baseId)
-      .where((eb) => eb.or([eb('changes', 'like', '%/asset/%'), eb('changes', 'like', 'z:%')]));
-    if (floor !== undefined) query = query.where('id', '>', Number(floor.id));
-    if (beforeId !== undefined) query = query.where('id', '<', beforeId);
-    const page = await query.orderBy('id', 'desc').limit(BATCH).execute();
+      .where('id', '>=', from)
+      .where('id', '<', beforeId)
+      .where((eb) => eb.or([eb('changes', 'like', '%/asset/%'), eb('changes', 'like', 'z:%')]))
+      .orderBy('id', 'desc')
+      .limit(BATCH)
+      .execute();
     for (const op of page) {
       for (const change of parseChanges(op.changes).rows) {
         if (change.x || change.t === purgedTableId || !change.b) continue;
@@ -40,12 +106,8 @@ export async function filesNamedByLog(db: Executor, baseId: number, purgedTableI
         collectAssetPaths(JSON.stringify(change.b), found);
         for (const path of found) if (wanted.has(path)) named.add(path);
       }
-      if (named.size === wanted.size) return named;
     }
-    if (page.length < BATCH) break;
+    if (page.length < BATCH) return;
     beforeId = Number(page[page.length - 1]!.id);
   }
-  // Older operations were not read: what they may name is kept.
-  if (floor !== undefined) for (const path of wanted) named.add(path);
-  return named;
 }

@@ -4,7 +4,7 @@ import { deleteTableComments } from '../comments/index.js';
 import { keptRowCount, linkIdOf, loadMetadata, purgeKeptTable, storedIdsOf, visitStoredCells, type LostLinkColumn, type RestoreScope, type StoredRow, type TableDeletion, type TableMeta } from '../rows/index.js';
 import * as repo from './table-trash.repository.js';
 import { collectAssetPaths } from './snapshot-files.js';
-import { filesNamedByLog } from './logged-files.js';
+import { continueLogScan, LOG_FILE_SCAN_MAX, namedSince, startLogScan, type LogScan } from './logged-files.js';
 
 /** What `trashed_tables.meta` holds. */
 interface KeptTable {
@@ -20,6 +20,11 @@ interface KeptTable {
    * stopped half-way still deletes them. Absent until a purge started.
    */
   files?: string[];
+  /**
+   * How far the purge's walk of the operation log for those files got (logged-files.ts): a purge that
+   * stopped, or ran out of its budget on the request path, resumes there. Absent until it began.
+   */
+  logScan?: LogScan;
 }
 
 /** Deletes files of a base (the assets module's storage); paths that are no file are left alone. */
@@ -113,8 +118,12 @@ export async function presentTrashedTable(db: Executor, t: repo.TrashedTableRow)
  * live tables and of other trashed tables; snapshots keep their own copies) and no value the
  * operation log can put back names (logged-files.ts), then the entry. False when
  * the entry is gone (restored meanwhile).
+ *
+ * The log is walked whole, but at most `logBudget` operations per call: when the walk is not done,
+ * the entry stays (claimed: hidden, not restorable) with the walk's progress, and the tick (no budget)
+ * finishes it. Every step is saved, so a purge that stops anywhere leaves neither rows nor files.
  */
-export async function purgeTrashedTable(db: Executor, trashId: number, files?: BaseFiles): Promise<boolean> {
+export async function purgeTrashedTable(db: Executor, trashId: number, files?: BaseFiles, logBudget = LOG_FILE_SCAN_MAX): Promise<boolean> {
   const trash = await repo.claimTrashedTable(db, trashId);
   if (!trash) return false;
   const kept = JSON.parse(trash.meta) as KeptTable;
@@ -131,26 +140,47 @@ export async function purgeTrashedTable(db: Executor, trashId: number, files?: B
     const linkIds = kept.table.columns.map(linkIdOf).filter((id): id is string => id !== null);
     const { tableIdTaken } = await purgeKeptTable(db, baseId, { tableId: trash.table_id, linkIds }, { batch: PURGE_BATCH });
     if (!tableIdTaken) while ((await deleteTableComments(db, baseId, trash.table_id, PURGE_BATCH)) === PURGE_BATCH);
-    if (files && kept.files && kept.files.length > 0) await removeUnnamedFiles(db, baseId, trash, kept.files, files);
+    if (files && kept.files && kept.files.length > 0 && !(await removeUnnamedFiles(db, baseId, trash, kept, files, logBudget))) return true;
   }
   await repo.deleteTrashedTable(db, trash.id, PURGE_BATCH);
   return true;
 }
 
 /**
- * Deletes those of `paths` that no row stored in the base names any more (one pass over its rows),
- * nor a row of another trash entry of the older layout (`trashed_table_rows`: a restore of that
- * entry brings it back), nor a value the operation log can still put back (a row deleted earlier, in
- * the row trash, or a cell's old value; not those of the purged table's own rows).
+ * Deletes those of the noted files that no row stored in the base names any more, nor a row of
+ * another trash entry of the older layout (`trashed_table_rows`: a restore of that entry brings it
+ * back), nor a value the operation log can still put back (a row deleted earlier, in the row trash, or
+ * a cell's old value; not those of the purged table's own rows). The log is walked for the files no
+ * stored row named when the walk began, in steps saved in the entry; once it is done, the stored rows
+ * are read again and the operations written meanwhile, then the files go. False: the walk is not done
+ * (`logBudget` spent; the tick continues it).
  */
-async function removeUnnamedFiles(db: Executor, baseId: number, purged: repo.TrashedTableRow, paths: string[], files: BaseFiles): Promise<void> {
+async function removeUnnamedFiles(db: Executor, baseId: number, purged: repo.TrashedTableRow, kept: KeptTable, files: BaseFiles, logBudget: number): Promise<boolean> {
+  const save = async (scan: LogScan) => {
+    kept.logScan = scan;
+    await repo.updateTrashedMeta(db, purged.id, JSON.stringify(kept));
+  };
+  if (!kept.logScan) {
+    const stored = await storedNames(db, baseId, purged);
+    await save(await startLogScan(db, baseId, kept.files!.filter((p) => !stored.has(p))));
+  }
+  const scan = await continueLogScan(db, baseId, purged.table_id, kept.logScan!, save, logBudget);
+  if (!scan.done) return false;
+  // The walk may have taken a while (or resumed after a stop): what is stored now and what was logged since.
+  const stored = await storedNames(db, baseId, purged);
+  const loose = scan.wanted.filter((p) => !stored.has(p) && !scan.named.includes(p));
+  const since = await namedSince(db, baseId, purged.table_id, loose, scan.top);
+  const unnamed = loose.filter((p) => !since.has(p));
+  if (unnamed.length > 0) await files.remove(baseId, unnamed);
+  return true;
+}
+
+/** The files the rows stored in the base name (one pass over them) and those of other entries of the older layout. */
+async function storedNames(db: Executor, baseId: number, purged: repo.TrashedTableRow): Promise<Set<string>> {
   const named = new Set<string>();
   await visitStoredCells(db, baseId, undefined, (cells) => cells.forEach((c) => collectAssetPaths(c, named)), PURGE_BATCH);
   await repo.visitOldTrashRows(db, baseId, Number(purged.id), (data) => collectAssetPaths(data, named), PURGE_BATCH);
-  const loose = paths.filter((p) => !named.has(p));
-  const restorable = await filesNamedByLog(db, baseId, purged.table_id, loose);
-  const unnamed = loose.filter((p) => !restorable.has(p));
-  if (unnamed.length > 0) await files.remove(baseId, unnamed);
+  return named;
 }
 
 /** The tick: trashed tables deleted before `cutoff` (and purges that stopped half-way), 100 per step. */
@@ -158,7 +188,8 @@ export async function purgeTrashedTables(db: Executor, cutoff: number, files?: B
   let purged = 0;
   for (let i = 0; i < 50; i++) {
     const ids = await repo.expiredTrashedTables(db, cutoff, 100);
-    for (const id of ids) if (await purgeTrashedTable(db, id, files)) purged++;
+    // No budget for the log's walk here: a purge the request path left unfinished ends now.
+    for (const id of ids) if (await purgeTrashedTable(db, id, files, Number.POSITIVE_INFINITY)) purged++;
     if (ids.length < 100) break;
   }
   return purged;

@@ -28,8 +28,9 @@ export interface TrashPage {
 /**
  * The base trash (`/api/v2.1/trash-dtables/`): a deleted base keeps everything (tables, rows, shares,
  * tokens, files) but answers as deleted everywhere until it is restored or purged. A purge deletes
- * its bulk data in batches (`purgeData`), then its row, and so by cascade the rest; `afterChange` then
- * lets caches drop it and files go.
+ * its bulk data in batches and its files (`purgeData`), then its row, and so by cascade the rest;
+ * `afterChange` then lets caches drop it. Everything that is not in the base's row goes before the row:
+ * a purge that stops anywhere leaves the base claimed, and the next tick finds it and finishes.
  */
 export class BaseTrash {
   constructor(
@@ -38,8 +39,8 @@ export class BaseTrash {
     private readonly retentionDays: number,
     private readonly afterChange: (base: BaseListing) => Promise<void>,
     private readonly access: BaseAccess,
-    /** Deletes a purged base's bulk data (rows, links, comments, log) in short batches before its row goes. */
-    private readonly purgeData: (baseId: number) => Promise<void> = async () => {},
+    /** Deletes a purged base's bulk data (rows, links, comments, log) in short batches, and its files, before its row goes. */
+    private readonly purgeData: (base: BaseListing) => Promise<void> = async () => {},
   ) {}
 
   /**
@@ -136,11 +137,13 @@ export class BaseTrash {
 
   /**
    * Claimed first (out of the listings and restores; the next tick finishes a purge that stopped), then
-   * its data in short batches, then its row, whose cascade is left with little to delete.
+   * its data in short batches and its files, then its row, whose cascade is left with little to delete.
+   * (Files deleted after the row would stay forever when the purge stopped in between: nothing would
+   * name the base any more.)
    */
   private async purgeBase(base: BaseListing): Promise<void> {
     await repo.claimTrashedBase(this.db, base.id);
-    await this.purgeData(base.id);
+    await this.purgeData(base);
     await repo.deleteBase(this.db, base.id);
     await this.afterChange(base);
   }

@@ -39,7 +39,7 @@ export type BaseChangeListener = (base: BaseListing) => Promise<void> | void;
 
 export class BasesService {
   private readonly listeners: BaseChangeListener[] = [];
-  private readonly purgeSteps: Array<(baseId: number) => Promise<void>> = [];
+  private readonly purgeSteps: Array<(baseId: number, base: BaseListing) => Promise<void>> = [];
   private readonly copyListeners: Array<(source: BaseListing, copy: BaseListing) => Promise<void>> = [];
 
   constructor(
@@ -58,14 +58,18 @@ export class BasesService {
         for (const listener of this.listeners) await listener(base);
       },
       access,
-      async (baseId) => {
-        for (const step of this.purgeSteps) await step(baseId);
+      async (base) => {
+        for (const step of this.purgeSteps) await step(base.id, base);
       },
     );
   }
 
-  /** Called when a trashed base is purged, before its row is deleted: deletes one kind of its data in short batches. */
-  onBasePurge(step: (baseId: number) => Promise<void>): void {
+  /**
+   * Called when a trashed base is purged, before its row is deleted, in the order registered: deletes
+   * one kind of its data (or its files) in short batches. Must be safe to run again: a purge that
+   * stopped is run again from the first step.
+   */
+  onBasePurge(step: (baseId: number, base: BaseListing) => Promise<void>): void {
     this.purgeSteps.push(step);
   }
 
