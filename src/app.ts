@@ -19,7 +19,7 @@ import { metricsGuardPlugin } from './plugins/metrics-guard.js';
 import { passwordThrottlePlugin } from './plugins/password-throttle.js';
 import { limitsRoutes, PasswordThrottleService } from './modules/limits/index.js';
 import { accountsRoutes, passwordResetRoutes, twoFactorRoutes } from './modules/accounts/index.js';
-import { rowsRoutes } from './modules/rows/index.js';
+import { loadMetadata, rowsRoutes } from './modules/rows/index.js';
 import { sqlRoutes } from './modules/sql/index.js';
 import { systemRoutes } from './modules/system/index.js';
 import { healthRoutes } from './modules/system/index.js';
@@ -93,7 +93,7 @@ export async function buildApp(c: Container, options: BuildAppOptions = {}): Pro
   await app.register(openApiPlugin, { version: VERSION, publicUrl: c.config.publicUrl });
   await app.register(authPlugin, { accounts: c.accounts });
   const audited = options.withoutAudit !== true;
-  await app.register(baseAuthPlugin, { verifier: c.baseTokens, ...(audited ? { onApiTokenUse: (id: number, ip: string) => c.tokens.apiTokens.countUse(id, ip) } : {}) });
+  await app.register(baseAuthPlugin, { verifier: c.baseTokens, tablesOf: async (baseId) => (await loadMetadata(c.db, baseId)).tables, ...(audited ? { onApiTokenUse: (id: number, ip: string) => c.tokens.apiTokens.countUse(id, ip) } : {}) });
   // Before the routes: it marks the audited ones as they are added (plugins/audit-trail.ts).
   if (audited) await app.register(auditTrailPlugin, { audit: c.audit });
   const { loginFailuresBeforeDelay, loginMaxDelaySeconds } = c.config.security;

@@ -66,10 +66,46 @@ export function scopeRefusal(scope: TokenScope | null | undefined, need: ScopeNe
   if (scope.tables) {
     if (need.allTables) return "The token's scope is limited to some tables; this needs access to every table.";
     for (const table of need.tables ?? []) {
-      if (!scope.tables.includes(table)) return `The token's scope lacks the table ${table}.`;
+      if (!scope.tables.includes(table)) return tableRefusal(table);
     }
   }
   return null;
+}
+
+/** A table as a scope sees it: listed by id or by name. */
+export interface ScopeTable {
+  _id: string;
+  name: string;
+}
+
+/** Whether a table-scoped token may touch `table` (listed by its id or its present name); true when not table-scoped. */
+export function tableInScope(scope: TokenScope | null | undefined, table: ScopeTable): boolean {
+  return !scope?.tables || scope.tables.includes(table._id) || scope.tables.includes(table.name);
+}
+
+/** The ids of the base's `tables` a table-scoped token may touch; undefined when the token is not table-scoped. */
+export function scopeTableIds(scope: TokenScope | null | undefined, tables: readonly ScopeTable[]): string[] | undefined {
+  if (!scope?.tables) return undefined;
+  return tables.filter((t) => tableInScope(scope, t)).map((t) => t._id);
+}
+
+/**
+ * The tables a request names (names or ids) that lie outside a table-scoped token's scope, once each is
+ * resolved against the base's tables: a table named by id is in scope when the scope lists its name,
+ * and the other way round. Names of no table of the base stay outside (judged as the request spelled them).
+ */
+export function namedOutsideScope(scope: TokenScope | null | undefined, named: readonly string[], tables: readonly ScopeTable[]): string[] {
+  if (!scope?.tables) return [];
+  return named.filter((ref) => {
+    if (scope.tables!.includes(ref)) return false;
+    const table = tables.find((t) => t._id === ref) ?? tables.find((t) => t.name === ref);
+    return table === undefined || !tableInScope(scope, table);
+  });
+}
+
+/** The refusal for a table outside the scope (the sentence every table refusal uses). */
+export function tableRefusal(table: string): string {
+  return `The token's scope lacks the table ${table}.`;
 }
 
 /**
