@@ -103,6 +103,36 @@ export function namedOutsideScope(scope: TokenScope | null | undefined, named: r
   });
 }
 
+/** A column as a table scope judges it: what other table it reads. */
+export interface ScopeColumn {
+  key: string;
+  /** A link column: the table at its other end (`undefined` name when that table is gone). */
+  reaches?: { _id: string; name?: string };
+  /** A column computed through a link column (lookup, rollup, count_links, findmin, findmax): that column's key. */
+  through?: string;
+}
+
+/**
+ * The columns of a table a table-scoped token may not read, each with the table outside its scope it
+ * would show (key → that table's id): link columns to a table outside the scope, and the columns computed
+ * through them. Their cells are left out of every row a scoped token reads, as a view's hidden columns
+ * are, and naming them (filters, sorts, `query-links/`) is refused naming that table. Like a fine-grained
+ * token without access to a repository: the rows of the scope's tables are readable, what they point to
+ * outside it is not — not its ids, not its display values. Empty when the token is not table-scoped.
+ */
+export function columnsBeyondScope(scope: TokenScope | null | undefined, columns: readonly ScopeColumn[]): Map<string, string> {
+  const beyond = new Map<string, string>();
+  if (!scope?.tables) return beyond;
+  for (const c of columns) {
+    if (c.reaches && !(scope.tables.includes(c.reaches._id) || (c.reaches.name !== undefined && scope.tables.includes(c.reaches.name)))) beyond.set(c.key, c.reaches._id);
+  }
+  for (const c of columns) {
+    const table = c.through === undefined ? undefined : beyond.get(c.through);
+    if (table !== undefined) beyond.set(c.key, table);
+  }
+  return beyond;
+}
+
 /** The refusal for a table outside the scope (the sentence every table refusal uses). */
 export function tableRefusal(table: string): string {
   return `The token's scope lacks the table ${table}.`;
