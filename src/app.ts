@@ -1,5 +1,5 @@
 import { changeFeedRoutes } from './modules/subscriptions/index.js';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyServerOptions, type RouteOptions } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Container } from './container.js';
 import { VERSION } from './version.js';
@@ -52,6 +52,8 @@ export interface BuildAppOptions {
    * The server never sets it.
    */
   withoutAudit?: boolean;
+  /** Told of every route as it is added (tests: the route-walking scope matrix, test/http/tokens-scope-walk.test.ts). */
+  onRoute?: (route: RouteOptions) => void;
 }
 
 /** Registers infrastructure plugins, then every module's routes. No logic lives here. */
@@ -73,6 +75,7 @@ export async function buildApp(c: Container, options: BuildAppOptions = {}): Pro
     schemaController: { compilersFactory: lazySchemaCompilers() },
   };
   const app = Fastify(serverOptions).withTypeProvider<TypeBoxTypeProvider>();
+  if (options.onRoute) app.addHook('onRoute', options.onRoute);
 
   // Echo the request id so a client can quote it when reporting a problem.
   // (A callback hook: no promise per request on the hot path.)
