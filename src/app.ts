@@ -1,5 +1,5 @@
 import { changeFeedRoutes } from './modules/subscriptions/index.js';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyServerOptions, type RouteOptions } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Container } from './container.js';
 import { VERSION } from './version.js';
@@ -19,7 +19,7 @@ import { metricsGuardPlugin } from './plugins/metrics-guard.js';
 import { passwordThrottlePlugin } from './plugins/password-throttle.js';
 import { limitsRoutes, PasswordThrottleService } from './modules/limits/index.js';
 import { accountsRoutes, passwordResetRoutes, twoFactorRoutes } from './modules/accounts/index.js';
-import { rowsRoutes } from './modules/rows/index.js';
+import { loadMetadata, rowsRoutes } from './modules/rows/index.js';
 import { sqlRoutes } from './modules/sql/index.js';
 import { systemRoutes } from './modules/system/index.js';
 import { healthRoutes } from './modules/system/index.js';
@@ -52,6 +52,8 @@ export interface BuildAppOptions {
    * The server never sets it.
    */
   withoutAudit?: boolean;
+  /** Told of every route as it is added (tests: the route-walking scope matrix, test/http/tokens-scope-walk.test.ts). */
+  onRoute?: (route: RouteOptions) => void;
 }
 
 /** Registers infrastructure plugins, then every module's routes. No logic lives here. */
@@ -73,6 +75,7 @@ export async function buildApp(c: Container, options: BuildAppOptions = {}): Pro
     schemaController: { compilersFactory: lazySchemaCompilers() },
   };
   const app = Fastify(serverOptions).withTypeProvider<TypeBoxTypeProvider>();
+  if (options.onRoute) app.addHook('onRoute', options.onRoute);
 
   // Echo the request id so a client can quote it when reporting a problem.
   // (A callback hook: no promise per request on the hot path.)
@@ -93,7 +96,7 @@ export async function buildApp(c: Container, options: BuildAppOptions = {}): Pro
   await app.register(openApiPlugin, { version: VERSION, publicUrl: c.config.publicUrl });
   await app.register(authPlugin, { accounts: c.accounts });
   const audited = options.withoutAudit !== true;
-  await app.register(baseAuthPlugin, { verifier: c.baseTokens, ...(audited ? { onApiTokenUse: (id: number, ip: string) => c.tokens.apiTokens.countUse(id, ip) } : {}) });
+  await app.register(baseAuthPlugin, { verifier: c.baseTokens, tablesOf: async (baseId) => (await loadMetadata(c.db, baseId)).tables, ...(audited ? { onApiTokenUse: (id: number, ip: string) => c.tokens.apiTokens.countUse(id, ip) } : {}) });
   // Before the routes: it marks the audited ones as they are added (plugins/audit-trail.ts).
   if (audited) await app.register(auditTrailPlugin, { audit: c.audit });
   const { loginFailuresBeforeDelay, loginMaxDelaySeconds } = c.config.security;

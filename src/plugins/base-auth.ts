@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import { apiError, detailError, type AppError } from '../shared/errors.js';
 import { normalizeUuid } from '../shared/ids.js';
 import { parseAuthorization } from '../shared/authorization.js';
-import { decide, scopeRefusal, type BaseTokenClaims, type TokenOperation } from '../modules/access/index.js';
+import { decide, namedOutsideScope, scopeRefusal, tableRefusal, type BaseTokenClaims, type ScopeTable, type TokenOperation } from '../modules/access/index.js';
 import type { BaseTokenVerifier, GatewayCheck } from '../modules/tokens/index.js';
 
 declare module 'fastify' {
@@ -34,17 +34,29 @@ const GATEWAY_BASES = '/api-gateway/api/v2/dtables/';
  * and read-only tokens refused on writes. A route under that prefix that forgot `config.baseAuth`
  * fails closed: it is treated as a write.
  */
-export const baseAuthPlugin = fp<{ verifier: BaseTokenVerifier; onApiTokenUse?: (tokenId: number, ip: string) => void }>(
-  async (app, { verifier, onApiTokenUse }) => {
+export const baseAuthPlugin = fp<{
+  verifier: BaseTokenVerifier;
+  onApiTokenUse?: (tokenId: number, ip: string) => void;
+  /** The base's tables (ids and names): a table named by id is in a scope that lists its name (and the other way round). */
+  tablesOf?: (baseId: number) => Promise<readonly ScopeTable[]>;
+}>(
+  async (app, { verifier, onApiTokenUse, tablesOf }) => {
     app.decorateRequest('gateway', null);
     // A table-scoped token: the tables a request names are known only once its body is parsed.
     app.addHook('preHandler', (request, _reply, done) => {
-      const tables = request.gateway?.claims.scope?.tables;
-      if (!tables) return done();
+      const gateway = request.gateway;
+      const tables = gateway?.claims.scope?.tables;
+      if (!gateway || !tables) return done();
       const named = namedTables(request.query, request.body);
       // Tables only: operations and networks were judged in onRequest (with the client address).
       const refusal = scopeRefusal({ tables }, { tables: named });
-      done(refusal ? apiError(403, refusal) : undefined);
+      if (!refusal) return done();
+      // Spelled otherwise than the scope lists it (an id for a listed name, or the other way round)?
+      if (!tablesOf) return done(apiError(403, refusal));
+      tablesOf(gateway.base.id).then((all) => {
+        const outside = namedOutsideScope({ tables }, named, all);
+        done(outside.length > 0 ? apiError(403, tableRefusal(outside[0]!)) : undefined);
+      }, done);
     });
     // A callback hook: routes without Base-Token auth, and repeat callers whose token, base and
     // credential version are all in memory, pass without a promise.

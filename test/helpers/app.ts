@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
-import { buildApp } from '../../src/app.js';
+import { buildApp, type BuildAppOptions } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config/index.js';
 import { createContainer, type Container } from '../../src/container.js';
 import { migrateToLatest, type DbHandle, type DialectName } from '../../src/db/index.js';
@@ -27,6 +27,8 @@ export interface TestAppOptions {
   /** An existing database (a restart, or a second instance); default: a fresh one, closed with the app. */
   database?: DbHandle;
   clock?: ManualClock;
+  /** Told of every route as the app adds it. */
+  onRoute?: BuildAppOptions['onRoute'];
 }
 
 /** A fully wired app on a fresh database with a manual clock; `env` overrides configuration. */
@@ -47,7 +49,7 @@ export async function createTestApp(dialect: DialectName, env: Record<string, st
   const clock = options.clock ?? new ManualClock();
   const container = createContainer(config, { clock, database });
   await migrateToLatest(container.db);
-  const app = await buildApp(container, { logger: false });
+  const app = await buildApp(container, { logger: false, ...(options.onRoute ? { onRoute: options.onRoute } : {}) });
   await app.ready();
   return {
     app,

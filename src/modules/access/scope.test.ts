@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { imposeView, inNetworks, isUnscoped, parseNetwork, scopeRefusal, viewShareScope } from './scope.js';
+import { imposeView, inNetworks, isUnscoped, namedOutsideScope, parseNetwork, scopeRefusal, scopeTableIds, tableInScope, viewShareScope } from './scope.js';
 
 describe('token scope policy', () => {
   it('an absent scope or dimension restricts nothing', () => {
@@ -58,5 +58,19 @@ describe('view-share scope', () => {
     expect(imposeView(scope, { table_name: 'People', view_name: 'Other', limit: 5 } as never)).toEqual({ table_id: 'T1', view_id: 'V1', limit: 5 });
     expect(imposeView(undefined, { table_name: 'People' })).toBeNull();
     expect(isUnscoped(scope)).toBe(false);
+  });
+
+  it('resolves a table scope by id or by name', () => {
+    const tables = [
+      { _id: 'aaaa', name: 'A' },
+      { _id: 'bbbb', name: 'B' },
+    ];
+    expect(tableInScope(undefined, tables[1]!)).toBe(true);
+    expect(tableInScope({ tables: ['A'] }, tables[0]!)).toBe(true);
+    expect(tableInScope({ tables: ['aaaa'] }, tables[1]!)).toBe(false);
+    expect(scopeTableIds({ operations: ['sql'] }, tables)).toBeUndefined();
+    expect(scopeTableIds({ tables: ['A'] }, tables)).toEqual(['aaaa']);
+    expect(namedOutsideScope({ tables: ['A'] }, ['aaaa', 'A', 'bbbb', 'nope'], tables)).toEqual(['bbbb', 'nope']);
+    expect(namedOutsideScope({ tables: ['aaaa'] }, ['A'], tables)).toEqual([]);
   });
 });

@@ -66,10 +66,76 @@ export function scopeRefusal(scope: TokenScope | null | undefined, need: ScopeNe
   if (scope.tables) {
     if (need.allTables) return "The token's scope is limited to some tables; this needs access to every table.";
     for (const table of need.tables ?? []) {
-      if (!scope.tables.includes(table)) return `The token's scope lacks the table ${table}.`;
+      if (!scope.tables.includes(table)) return tableRefusal(table);
     }
   }
   return null;
+}
+
+/** A table as a scope sees it: listed by id or by name. */
+export interface ScopeTable {
+  _id: string;
+  name: string;
+}
+
+/** Whether a table-scoped token may touch `table` (listed by its id or its present name); true when not table-scoped. */
+export function tableInScope(scope: TokenScope | null | undefined, table: ScopeTable): boolean {
+  return !scope?.tables || scope.tables.includes(table._id) || scope.tables.includes(table.name);
+}
+
+/** The ids of the base's `tables` a table-scoped token may touch; undefined when the token is not table-scoped. */
+export function scopeTableIds(scope: TokenScope | null | undefined, tables: readonly ScopeTable[]): string[] | undefined {
+  if (!scope?.tables) return undefined;
+  return tables.filter((t) => tableInScope(scope, t)).map((t) => t._id);
+}
+
+/**
+ * The tables a request names (names or ids) that lie outside a table-scoped token's scope, once each is
+ * resolved against the base's tables: a table named by id is in scope when the scope lists its name,
+ * and the other way round. Names of no table of the base stay outside (judged as the request spelled them).
+ */
+export function namedOutsideScope(scope: TokenScope | null | undefined, named: readonly string[], tables: readonly ScopeTable[]): string[] {
+  if (!scope?.tables) return [];
+  return named.filter((ref) => {
+    if (scope.tables!.includes(ref)) return false;
+    const table = tables.find((t) => t._id === ref) ?? tables.find((t) => t.name === ref);
+    return table === undefined || !tableInScope(scope, table);
+  });
+}
+
+/** A column as a table scope judges it: what other table it reads. */
+export interface ScopeColumn {
+  key: string;
+  /** A link column: the table at its other end (`undefined` name when that table is gone). */
+  reaches?: { _id: string; name?: string };
+  /** A column computed through a link column (lookup, rollup, count_links, findmin, findmax): that column's key. */
+  through?: string;
+}
+
+/**
+ * The columns of a table a table-scoped token may not read, each with the table outside its scope it
+ * would show (key → that table's id): link columns to a table outside the scope, and the columns computed
+ * through them. Their cells are left out of every row a scoped token reads, as a view's hidden columns
+ * are, and naming them (filters, sorts, `query-links/`) is refused naming that table. Like a fine-grained
+ * token without access to a repository: the rows of the scope's tables are readable, what they point to
+ * outside it is not — not its ids, not its display values. Empty when the token is not table-scoped.
+ */
+export function columnsBeyondScope(scope: TokenScope | null | undefined, columns: readonly ScopeColumn[]): Map<string, string> {
+  const beyond = new Map<string, string>();
+  if (!scope?.tables) return beyond;
+  for (const c of columns) {
+    if (c.reaches && !(scope.tables.includes(c.reaches._id) || (c.reaches.name !== undefined && scope.tables.includes(c.reaches.name)))) beyond.set(c.key, c.reaches._id);
+  }
+  for (const c of columns) {
+    const table = c.through === undefined ? undefined : beyond.get(c.through);
+    if (table !== undefined) beyond.set(c.key, table);
+  }
+  return beyond;
+}
+
+/** The refusal for a table outside the scope (the sentence every table refusal uses). */
+export function tableRefusal(table: string): string {
+  return `The token's scope lacks the table ${table}.`;
 }
 
 /**

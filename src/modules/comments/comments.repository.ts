@@ -9,9 +9,19 @@ export async function insertComment(db: Executor, row: Omit<CommentRow, 'id' | '
   return Number(inserted.id);
 }
 
-/** A row's comments (or a whole table's when `rowId` is null), newest first. */
-export function listComments(db: Executor, baseId: number, tableId: string | null, rowId: string | null, start: number, limit: number): Promise<CommentRow[]> {
+/** A row's comments (or a whole table's when `rowId` is null), newest first; only of `tableIds` when given (a table scope). */
+export async function listComments(
+  db: Executor,
+  baseId: number,
+  tableId: string | null,
+  rowId: string | null,
+  start: number,
+  limit: number,
+  tableIds?: readonly string[],
+): Promise<CommentRow[]> {
+  if (tableIds?.length === 0) return [];
   let query = db.selectFrom('row_comments').selectAll().where('base_id', '=', baseId);
+  if (tableIds) query = query.where('table_id', 'in', tableIds);
   if (tableId !== null) query = query.where('table_id', '=', tableId);
   if (rowId !== null) query = query.where('row_id', '=', rowId);
   return query.orderBy('id', 'desc').offset(start).limit(limit).execute();
@@ -27,9 +37,12 @@ export async function countRowComments(db: Executor, baseId: number, rowId: stri
   return Number(row.n);
 }
 
-/** A base's comments created at or after `since` (ms), newest first, at most `limit`. */
-export function commentsSince(db: Executor, baseId: number, since: number, limit: number): Promise<CommentRow[]> {
-  return db.selectFrom('row_comments').selectAll().where('base_id', '=', baseId).where('created_at', '>=', since).orderBy('id', 'desc').limit(limit).execute();
+/** A base's comments created at or after `since` (ms), newest first, at most `limit`; only of `tableIds` when given. */
+export async function commentsSince(db: Executor, baseId: number, since: number, limit: number, tableIds?: readonly string[]): Promise<CommentRow[]> {
+  if (tableIds?.length === 0) return [];
+  let query = db.selectFrom('row_comments').selectAll().where('base_id', '=', baseId).where('created_at', '>=', since);
+  if (tableIds) query = query.where('table_id', 'in', tableIds);
+  return query.orderBy('id', 'desc').limit(limit).execute();
 }
 
 export function findComment(db: Executor, baseId: number, id: number): Promise<CommentRow | undefined> {
@@ -61,14 +74,15 @@ export function apiTokenCreator(db: Executor, tokenId: number): Promise<{ id: nu
     .executeTakeFirst();
 }
 
-/** Comments per row of a base (rows without comments are absent). */
-export async function commentsPerRow(db: Executor, baseId: number): Promise<Record<string, number>> {
-  const rows = await db
+/** Comments per row of a base (rows without comments are absent); only of `tableIds` when given. */
+export async function commentsPerRow(db: Executor, baseId: number, tableIds?: readonly string[]): Promise<Record<string, number>> {
+  if (tableIds?.length === 0) return {};
+  let query = db
     .selectFrom('row_comments')
     .select(['row_id', (eb) => eb.fn.countAll<number>().as('n')])
-    .where('base_id', '=', baseId)
-    .groupBy('row_id')
-    .execute();
+    .where('base_id', '=', baseId);
+  if (tableIds) query = query.where('table_id', 'in', tableIds);
+  const rows = await query.groupBy('row_id').execute();
   return Object.fromEntries(rows.map((r) => [r.row_id, Number(r.n)]));
 }
 

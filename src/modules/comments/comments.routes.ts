@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import { currentAccount } from '../accounts/index.js';
 import { currentCaller, currentGateway, atLeast, type BaseAccess, type GatewayAccess } from '../access/index.js';
 import { apiError, notFound, permissionDenied } from '../../shared/errors.js';
-import { COMMENT_MAX_LENGTH, type CommentAuthor, type CommentBase, type CommentsService } from './comments.service.js';
+import { COMMENT_MAX_LENGTH, type CommentAuthor, type CommentBase, type CommentScope, type CommentsService } from './comments.service.js';
 
 const tags = ['comments'];
 const GATEWAY = '/api-gateway/api/v2/dtables/:base_uuid';
@@ -62,10 +62,14 @@ async function readableBase(access: BaseAccess, userId: number, uuid: string): P
 }
 
 /**
- * Comments are found by row or base, not by table: a table-scoped token is refused them (they would show
- * other tables' comments) until the comments are filtered by the scope's tables.
+ * Comments belong to a row of a table: a table-scoped token sees, counts, adds, edits and deletes only
+ * those of its tables' rows (listings and counts are filtered; naming a row or comment of another table
+ * is 403 naming it). The tables a request names are checked by the Base-Token plugin.
  */
-const commentsConfig = { baseAuth: 'read', scope: ['comments'], scopeAllTables: true } as const;
+const commentsConfig = { baseAuth: 'read', scope: ['comments'] } as const;
+
+/** A table-scoped Base-Token's tables (undefined for every other caller). */
+const scopeOf = (request: FastifyRequest): CommentScope => request.gateway?.claims.scope?.tables;
 
 export interface CommentsRoutesDeps {
   comments: CommentsService;
@@ -78,7 +82,7 @@ export function commentsRoutes({ comments, access }: CommentsRoutesDeps): Fastif
     app.get(
       `${GATEWAY}/comments/`,
       { config: commentsConfig, schema: { tags, params: BaseParams, querystring: ListQuery, response: { 200: Type.Array(Comment) } } },
-      async (request) => comments.list(gatewayBase(request), request.query),
+      async (request) => comments.list(gatewayBase(request), request.query, scopeOf(request)),
     );
     app.get(
       `${GATEWAY}/comments-count/`,
@@ -86,7 +90,7 @@ export function commentsRoutes({ comments, access }: CommentsRoutesDeps): Fastif
         config: commentsConfig,
         schema: { tags, params: BaseParams, querystring: Type.Object({ row_id: Type.Optional(Type.String({ maxLength: 64 })) }), response: { 200: Type.Object({ count: Type.Integer() }) } },
       },
-      async (request) => comments.count(gatewayBase(request), request.query),
+      async (request) => comments.count(gatewayBase(request), request.query, scopeOf(request)),
     );
     app.get(
       `${GATEWAY}/comments-within-days/`,
@@ -94,46 +98,47 @@ export function commentsRoutes({ comments, access }: CommentsRoutesDeps): Fastif
         config: commentsConfig,
         schema: { tags, params: BaseParams, querystring: Type.Object({ days: Type.Optional(Type.String({ maxLength: 12 })) }), response: { 200: Type.Object({ comments: Type.Array(Comment) }) } },
       },
-      async (request) => comments.withinDays(gatewayBase(request), request.query),
+      async (request) => comments.withinDays(gatewayBase(request), request.query, scopeOf(request)),
     );
     app.get(
       `${GATEWAY}/comments/:comment_id/`,
       { config: commentsConfig, schema: { tags, params: CommentParams, response: { 200: Comment } } },
-      async (request) => comments.get(gatewayBase(request), request.params.comment_id),
+      async (request) => comments.get(gatewayBase(request), request.params.comment_id, scopeOf(request)),
     );
     app.post(
       `${GATEWAY}/comments/`,
       { config: commentsConfig, bodyLimit, schema: { tags, params: BaseParams, body: Body, response: { 200: Success } } },
-      async (request) => comments.add(gatewayBase(request), await authorOf(currentGateway(request), comments, access), request.body),
+      async (request) => comments.add(gatewayBase(request), await authorOf(currentGateway(request), comments, access), request.body, scopeOf(request)),
     );
     app.put(
       `${GATEWAY}/comments/:comment_id/`,
       { config: commentsConfig, bodyLimit, schema: { tags, params: CommentParams, body: Body, response: { 200: Success } } },
-      async (request) => comments.edit(gatewayBase(request), await authorOf(currentGateway(request), comments, access), request.params.comment_id, request.body),
+      async (request) => comments.edit(gatewayBase(request), await authorOf(currentGateway(request), comments, access), request.params.comment_id, request.body, scopeOf(request)),
     );
     app.delete(
       `${GATEWAY}/comments/:comment_id/`,
       { config: commentsConfig, schema: { tags, params: CommentParams, response: { 200: Success } } },
-      async (request) => comments.remove(gatewayBase(request), await authorOf(currentGateway(request), comments, access), request.params.comment_id),
+      async (request) => comments.remove(gatewayBase(request), await authorOf(currentGateway(request), comments, access), request.params.comment_id, scopeOf(request)),
     );
 
     // The web-API forms: an Account-Token, or a Base-Token of the base (the original's clients send one).
     app.post(
       '/api/v2.1/dtables/:base_uuid/comments/',
-      { config: { auth: 'account', baseToken: 'read', scope: ['comments'], scopeAllTables: true }, bodyLimit, schema: { tags, params: BaseParams, body: Body, response: { 200: Success } } },
+      { config: { auth: 'account', baseToken: 'read', scope: ['comments'] }, bodyLimit, schema: { tags, params: BaseParams, body: Body, response: { 200: Success } } },
       async (request) => {
         const caller = currentCaller(request);
-        if (caller.kind === 'base-token') return comments.add(gatewayBase(request), await authorOf(caller.gateway, comments, access), request.body);
+        if (caller.kind === 'base-token') return comments.add(gatewayBase(request), await authorOf(caller.gateway, comments, access), request.body, scopeOf(request));
         const base = await readableBase(access, caller.user.id, request.params.base_uuid);
         return comments.add(base, { userId: caller.user.id, virtualId: caller.user.virtualId }, request.body);
       },
     );
     app.get(
       '/api/v2.1/dtables/:base_uuid/rows-comments-num/',
-      { config: { auth: 'account', baseToken: 'read', scope: ['comments'], scopeAllTables: true }, schema: { tags, params: BaseParams, response: { 200: Type.Object({ rows_comments_num: Type.Record(Type.String(), Type.Integer()) }) } } },
+      { config: { auth: 'account', baseToken: 'read', scope: ['comments'] }, schema: { tags, params: BaseParams, response: { 200: Type.Object({ rows_comments_num: Type.Record(Type.String(), Type.Integer()) }) } } },
       async (request) => {
         const caller = currentCaller(request);
-        return comments.countPerRow(caller.kind === 'base-token' ? gatewayBase(request) : await readableBase(access, caller.user.id, request.params.base_uuid));
+        if (caller.kind === 'base-token') return comments.countPerRow(gatewayBase(request), scopeOf(request));
+        return comments.countPerRow(await readableBase(access, caller.user.id, request.params.base_uuid));
       },
     );
   };

@@ -1,6 +1,7 @@
 import type { Db, Executor } from '../../db/index.js';
 import type { Clock } from '../../shared/clock.js';
 import { apiError, badRequest, notFound } from '../../shared/errors.js';
+import { scopeTableIds, tableRefusal } from '../access/index.js';
 import { relatedUsers } from '../collaborators/index.js';
 import { loadMetadata, storedIdsOf } from '../rows/index.js';
 import type { NotifyUserInput } from '../notifications/index.js';
@@ -19,6 +20,12 @@ export interface CommentBase {
   id: number;
   uuid: string;
 }
+/**
+ * A table-scoped token's tables (names or ids, as its scope lists them): its comments are only those of
+ * rows of these tables. Undefined for every other caller.
+ */
+export type CommentScope = readonly string[] | undefined;
+
 export interface CommentAuthor {
   userId: number;
   virtualId: string;
@@ -75,13 +82,15 @@ export class CommentsService {
     private readonly notify: Notify,
   ) {}
 
-  async list(base: CommentBase, query: { row_id?: unknown; table_id?: unknown; start?: unknown; limit?: unknown }) {
+  async list(base: CommentBase, query: { row_id?: unknown; table_id?: unknown; start?: unknown; limit?: unknown }, scope?: CommentScope) {
     const rowId = query.row_id === undefined ? null : idText(query.row_id, 'row_id');
     const tableId = query.table_id === undefined ? null : idText(query.table_id, 'table_id');
     if (rowId === null && tableId === null) throw badRequest('row_id invalid.');
     const start = intParam(query.start, 'start', 0, 0, 1_000_000_000);
     const limit = intParam(query.limit, 'limit', LIST_DEFAULT_LIMIT, 1, LIST_MAX_LIMIT);
-    const rows = await listComments(this.db, base.id, tableId, rowId, start, limit);
+    const tableIds = await this.scopeIds(base, scope);
+    if (rowId !== null) await this.assertRowInScope(base, rowId, tableIds);
+    const rows = await listComments(this.db, base.id, tableId, rowId, start, limit, tableIds);
     return rows.map((r) => commentRecord(r, base.uuid));
   }
 
@@ -91,28 +100,32 @@ export class CommentsService {
     return user && { userId: Number(user.id), virtualId: user.virtual_id };
   }
 
-  async countPerRow(base: CommentBase): Promise<{ rows_comments_num: Record<string, number> }> {
-    return { rows_comments_num: await commentsPerRow(this.db, base.id) };
+  async countPerRow(base: CommentBase, scope?: CommentScope): Promise<{ rows_comments_num: Record<string, number> }> {
+    return { rows_comments_num: await commentsPerRow(this.db, base.id, await this.scopeIds(base, scope)) };
   }
 
-  async count(base: CommentBase, query: { row_id?: unknown }): Promise<{ count: number }> {
-    return { count: await countRowComments(this.db, base.id, idText(query.row_id, 'row_id')) };
+  async count(base: CommentBase, query: { row_id?: unknown }, scope?: CommentScope): Promise<{ count: number }> {
+    const rowId = idText(query.row_id, 'row_id');
+    await this.assertRowInScope(base, rowId, await this.scopeIds(base, scope));
+    return { count: await countRowComments(this.db, base.id, rowId) };
   }
 
-  async withinDays(base: CommentBase, query: { days?: unknown }) {
+  async withinDays(base: CommentBase, query: { days?: unknown }, scope?: CommentScope) {
     const days = intParam(query.days, 'days', 3, 1, WITHIN_DAYS_MAX);
-    const rows = await commentsSince(this.db, base.id, this.clock.now() - days * 86_400_000, WITHIN_DAYS_LIMIT);
+    const rows = await commentsSince(this.db, base.id, this.clock.now() - days * 86_400_000, WITHIN_DAYS_LIMIT, await this.scopeIds(base, scope));
     return { comments: rows.map((r) => commentRecord(r, base.uuid)) };
   }
 
-  async get(base: CommentBase, id: number) {
-    return commentRecord(await this.existing(base, id), base.uuid);
+  async get(base: CommentBase, id: number, scope?: CommentScope) {
+    return commentRecord(await this.existing(base, id, scope), base.uuid);
   }
 
-  async add(base: CommentBase, author: CommentAuthor, body: Record<string, unknown>): Promise<{ success: true }> {
+  async add(base: CommentBase, author: CommentAuthor, body: Record<string, unknown>, scope?: CommentScope): Promise<{ success: true }> {
     const comment = commentText(body.comment);
     const rowId = idText(body.row_id, 'row_id');
     const tableId = idText(body.table_id, 'table_id');
+    const tableIds = await this.scopeIds(base, scope);
+    if (tableIds && !tableIds.includes(tableId)) throw apiError(403, tableRefusal(tableId));
     await this.db.transaction().execute(async (trx) => {
       const rowTable = await tableOfRow(trx, base.id, rowId);
       // A trashed table's rows stay stored under its id (rows/kept-tables.ts) but are no row of the base.
@@ -124,27 +137,43 @@ export class CommentsService {
     return { success: true };
   }
 
-  async edit(base: CommentBase, author: CommentAuthor, id: number, body: Record<string, unknown>): Promise<{ success: true }> {
+  async edit(base: CommentBase, author: CommentAuthor, id: number, body: Record<string, unknown>, scope?: CommentScope): Promise<{ success: true }> {
     const comment = commentText(body.comment);
-    const row = await this.own(base, author, id);
+    const row = await this.own(base, author, id, scope);
     await updateComment(this.db, Number(row.id), comment, this.clock.now());
     return { success: true };
   }
 
-  async remove(base: CommentBase, author: CommentAuthor, id: number): Promise<{ success: true }> {
-    const row = await this.own(base, author, id);
+  async remove(base: CommentBase, author: CommentAuthor, id: number, scope?: CommentScope): Promise<{ success: true }> {
+    const row = await this.own(base, author, id, scope);
     await deleteComment(this.db, Number(row.id));
     return { success: true };
   }
 
-  private async existing(base: CommentBase, id: number): Promise<CommentRow> {
+  /** A comment of the base; a table-scoped token is refused one of a row outside its tables (403 naming the table). */
+  private async existing(base: CommentBase, id: number, scope?: CommentScope): Promise<CommentRow> {
     const row = await findComment(this.db, base.id, id);
     if (!row) throw notFound('comment not found.');
+    const tableIds = await this.scopeIds(base, scope);
+    if (tableIds && !tableIds.includes(row.table_id)) throw apiError(403, tableRefusal(row.table_id));
     return row;
   }
 
-  private async own(base: CommentBase, author: CommentAuthor, id: number): Promise<CommentRow> {
-    const row = await this.existing(base, id);
+  /** The ids of the tables a table scope reaches (the access policy resolves names and ids); undefined when unscoped. */
+  private async scopeIds(base: CommentBase, scope: CommentScope): Promise<string[] | undefined> {
+    if (!scope) return undefined;
+    return scopeTableIds({ tables: [...scope] }, (await loadMetadata(this.db, base.id)).tables);
+  }
+
+  /** A row of a table outside the scope is refused, naming its table (an unknown row is no refusal: it has no comments). */
+  private async assertRowInScope(base: CommentBase, rowId: string, tableIds: readonly string[] | undefined): Promise<void> {
+    if (!tableIds) return;
+    const table = await tableOfRow(this.db, base.id, rowId);
+    if (table !== undefined && !tableIds.includes(table)) throw apiError(403, tableRefusal(table));
+  }
+
+  private async own(base: CommentBase, author: CommentAuthor, id: number, scope?: CommentScope): Promise<CommentRow> {
+    const row = await this.existing(base, id, scope);
     if (Number(row.author_id) !== author.userId) throw apiError(403, 'You can only change your own comment.');
     return row;
   }

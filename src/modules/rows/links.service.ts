@@ -6,6 +6,7 @@ import { findColumn, findTable, lookupTable, type BaseMetadata, type ColumnMeta,
 import { displayText } from './present.js';
 import { recomputeLinkFormulas } from './link-formula-columns.js';
 import { linkEvent } from './row-events.js';
+import { columnsBeyond, refuseBeyondScope } from './scope-columns.js';
 import { findRows, findRowsInBase } from './rows.repository.js';
 import { linkIdOf } from './structure.js';
 import type { Db } from '../../db/index.js';
@@ -42,11 +43,13 @@ export class LinksService {
     return mode === 'remove' ? { success: true as const, deleted_links_count: removed } : { success: true as const };
   }
 
-  async query(base: BaseRef, body: Body) {
+  /** `scopeTables`: a table-scoped token's; a link column to a table outside them is refused, naming it. */
+  async query(base: BaseRef, body: Body, scopeTables?: readonly string[]) {
     const meta = await this.writer.read(base);
     const table = findTable(meta, body);
     const column = findColumn(table, body.link_column_key ?? body.link_column_name ?? body.link_column);
     if (column.type !== 'link') throw badRequest(`column ${column.name} is not a link column.`);
+    refuseBeyondScope(columnsBeyond(scopeTables, meta.tables, table), [column.key]);
     if (!Array.isArray(body.rows) || body.rows.length > QUERY_LINKS_MAX_ROWS) throw badRequest('rows invalid.');
     const requests = body.rows.map((r, i) => {
       if (typeof r !== 'object' || r === null || typeof (r as Body).row_id !== 'string') throw badRequest(`rows.${i} invalid.`);

@@ -52,7 +52,12 @@ export function rowRoutes({ rows, links, bodyLimit, snapshots }: RowRoutesDeps):
   const limited = <Q extends ListInput>(request: Parameters<typeof currentGateway>[0], query: Q): Q => {
     const scope = currentGateway(request).claims.scope;
     if (scope?.view && query.view_id !== undefined && query.view_id !== scope.view.view) throw apiError(403, 'The token is limited to one view.');
-    return imposeView(scope, query) ?? query;
+    return scoped(request, imposeView(scope, query) ?? query);
+  };
+  /** A table-scoped token reads no link to a table outside its scope (scope-columns.ts); its tables join the query (and the page cache's key). */
+  const scoped = <Q extends ListInput>(request: Parameters<typeof currentGateway>[0], query: Q): Q => {
+    const tables = currentGateway(request).claims.scope?.tables;
+    return tables ? { ...query, scopeTables: tables } : query;
   };
   /** A view-limited token's writes stay within its view's rows and visible columns (view-limit.ts). */
   const viewLimit = (request: FastifyRequest): ViewLimit | undefined => {
@@ -70,7 +75,7 @@ export function rowRoutes({ rows, links, bodyLimit, snapshots }: RowRoutesDeps):
     app.get(
       `${GATEWAY}/rows/:row_id/`,
       { config: read, schema: { tags, params: RowParams, querystring: GetRowQuery, response: { 200: AnyObject } } },
-      async (request) => rows.get(baseOf(request), request.params.row_id, request.query),
+      async (request) => rows.get(baseOf(request), request.params.row_id, scoped(request, request.query)),
     );
     app.post(
       `${GATEWAY}/rows/`,
@@ -121,7 +126,7 @@ export function rowRoutes({ rows, links, bodyLimit, snapshots }: RowRoutesDeps):
     app.post(
       `${GATEWAY}/query-links/`,
       { config: read, bodyLimit, schema: { tags, params: BaseUuidParams, body: AnyBody, response: { 200: QueryLinksResponse } } },
-      async (request) => links.query(baseOf(request), request.body),
+      async (request) => links.query(baseOf(request), request.body, currentGateway(request).claims.scope?.tables),
     );
   };
 }

@@ -16,6 +16,7 @@ import { removeLinksOfRows } from './links.repository.js';
 import { linksOfRows, restoreLinks, setRowLinks } from './kept-links.js';
 import { changeLinksIn } from './links.service.js';
 import { findTable, lookupColumn, optionalView, visibleColumns, type BaseMetadata, type TableMeta, type ViewMeta } from './metadata.js';
+import { columnsBeyond, refuseBeyondScope, withinScope } from './scope-columns.js';
 import { dateColumnKeys, presentRow, presentRowByKeys, type StoredRow } from './present.js';
 import { deleteEvent, insertEvents, modifyEvent, sameCells } from './row-events.js';
 import { RowInput } from './row-input.js';
@@ -86,6 +87,8 @@ export interface ListInput {
   direction?: string;
   /** Resume after the row a page's `next_cursor` names (listing-cursor.ts); not with `start`. */
   cursor?: string;
+  /** A table-scoped token's tables: link columns to other tables (and formulas over them) are left out (scope-columns.ts). */
+  scopeTables?: readonly string[];
 }
 
 export interface Viewer {
@@ -424,6 +427,12 @@ export class RowsService {
     const filterTerms = where.slice(1);
     const filterOnly = filterTerms.length === 0 ? undefined : filterTerms.length === 1 ? filterTerms[0] : andAll(filterTerms);
     const sorts = this.sorts(table, view, input);
+    // A table-scoped token reads no cell beyond its scope, and may not filter or sort by one.
+    const beyond = columnsBeyond(input.scopeTables, meta.tables, table);
+    if (beyond.size > 0) {
+      const sortedBy = typeof input.order_by === 'string' ? lookupColumn(table, input.order_by)?.key : undefined;
+      refuseBeyondScope(beyond, [...(filters[1]?.columnKeys ?? []), ...(sortedBy === undefined ? [] : [sortedBy])]);
+    }
     this.indexes?.note(base.id, table, indexUses(table, filters.map((f) => f?.root ?? null), sorts));
     const query = {
       baseId: base.id,
@@ -450,7 +459,7 @@ export class RowsService {
       (!filtered || filterColumn) && sorts.length <= 1 && (filterColumn || sorts[0])
         ? { ...(filterColumn ? { filter: filterColumn } : {}), ...(sorts[0] ? { sort: { column: sorts[0].column, desc: sorts[0].desc } } : {}) }
         : undefined;
-    return { meta, table, presenter: listingPresenter(visibleColumns(table, view), byName), query, terms, firstSort, filtered, sortKeys: sortKeysOf, sortKey, sortIdentity, viewId, jump, jumpSet, filterOnly };
+    return { meta, table, presenter: listingPresenter(withinScope(visibleColumns(table, view), beyond), byName), query, terms, firstSort, filtered, sortKeys: sortKeysOf, sortKey, sortIdentity, viewId, jump, jumpSet, filterOnly };
   }
 
   /**
@@ -494,7 +503,7 @@ export class RowsService {
     const byName = parseConvertKeys(input.convert_keys, false);
     const row = (await repo.findRows(this.db, base.id, table._id, [rowId])).get(rowId);
     if (!row) throw notFound('row _id not exits');
-    const [presented] = await this.present(base, meta, table, table.columns, [row], byName);
+    const [presented] = await this.present(base, meta, table, withinScope(table.columns, columnsBeyond(input.scopeTables, meta.tables, table)), [row], byName);
     return presented!;
   }
 

@@ -1,7 +1,7 @@
 import { ORDERED_SCAN, type RowIndexes } from '../rows/index.js';
-import type { Field, SqlColumn } from './schema.js';
+import type { Field, SqlColumn, SqlTable } from './schema.js';
 import type { Db, DialectName, Executor } from '../../db/index.js';
-import type { Actor, BaseRef } from '../rows/index.js';
+import { columnsBeyond, type Actor, type BaseRef } from '../rows/index.js';
 import { decide, type TokenScope } from '../access/index.js';
 import { sqlScopeRefusal } from './scope-tables.js';
 import { AppError } from '../../shared/errors.js';
@@ -117,9 +117,22 @@ export const DEFAULT_COST_LIMITS: SqlCostLimits = { maxStatementBytes: 65_536, m
 
 const READ_ONLY = "You don't have permission to perform this operation on this base.";
 
-function checkScope(caller: SqlCaller, ast: unknown, tables: Parameters<typeof sqlScopeRefusal>[2]): void {
+/**
+ * Refuses a statement naming a table outside a table-scoped token's scope; answers the tables as the
+ * statement may see them: without the columns that show a table outside the scope (links to it and
+ * link formulas over them, rows/scope-columns.ts) — `SELECT *` leaves them out and naming one is an
+ * unknown column, as a view share's hidden columns are.
+ */
+function checkScope(caller: SqlCaller, ast: unknown, tables: SqlTable[]): SqlTable[] {
   const refusal = sqlScopeRefusal(caller.scope, ast as Record<string, unknown>, tables);
   if (refusal) throw new AppError(403, { error_msg: refusal });
+  const scopeTables = caller.scope?.tables;
+  if (!scopeTables) return tables;
+  const all = tables.map((t) => ({ _id: t.id, name: t.name }));
+  return tables.map((t) => {
+    const beyond = columnsBeyond(scopeTables, all, { _id: t.id, columns: t.columns });
+    return beyond.size === 0 ? t : { ...t, columns: t.columns.filter((c) => !beyond.has(c.key)) };
+  });
 }
 
 export class SqlService {
@@ -141,8 +154,7 @@ export class SqlService {
       if (!['insert', 'update', 'delete'].includes(type)) throw sqlError('Only SELECT, INSERT, UPDATE and DELETE statements are supported.');
       if (!decide({ kind: 'base-token', permission: caller.permission }).canWrite) throw new AppError(403, { error_msg: READ_ONLY });
       const source = await this.viewSource(caller, parsed.ast);
-      const tables = source?.tables ?? (await loadTables(db, caller.base.id));
-      checkScope(caller, parsed.ast, tables);
+      const tables = checkScope(caller, parsed.ast, source?.tables ?? (await loadTables(db, caller.base.id)));
       const affected = await this.write(caller, planWrite(parsed.ast, { dialect, tables, bindings }), source?.rows);
       return { ...ok([], []), affected_rows: affected };
     }
@@ -179,8 +191,7 @@ export class SqlService {
   private async planRead(caller: SqlCaller, ast: Parameters<typeof planSelect>[0], text: string, bindings: ReturnType<typeof bindParameters>, convertKeys: boolean) {
     const { db, dialect } = this.deps;
     const source = await this.viewSource(caller, ast);
-    const tables = source?.tables ?? (await loadTables(db, caller.base.id));
-    checkScope(caller, ast, tables);
+    const tables = checkScope(caller, ast, source?.tables ?? (await loadTables(db, caller.base.id)));
     const now = (this.deps.clock ?? Date).now();
     const compared = new Map<string, SqlColumn[]>();
     const noteColumn = (tableId: string, column: SqlColumn) => compared.set(tableId, [...(compared.get(tableId) ?? []), column]);

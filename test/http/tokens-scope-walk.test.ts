@@ -1,0 +1,189 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RouteOptions } from 'fastify';
+import { DIALECTS, basePath, createBase, createTestApp, createUser, type TestApp, type TestBase, type TestUser } from '../helpers/index.js';
+
+// Issue 33: the route-walking scope matrix. Every route the app registers that takes a Base-Token (the
+// gateway, and web-API routes with `config.baseToken`) must be classified below — a new one fails the
+// walk until it is — and for each the walk asserts the verdict of every scope dimension with a Base-Token
+// issued from a scoped API-Token: each missing operation, a table outside the scope (named as
+// `table_name=Secret`, or the route refused whole when it spans every table), an expired token, a client
+// outside the allowed networks. The API-Token routes are walked with the API-Token itself.
+
+type Tables = 'named' | 'all';
+/** Route → the operations of which any one admits it ('any': every scope) and how a table scope judges it. */
+const GATEWAY: Record<string, [ops: string, tables: Tables]> = {
+  'GET /api-gateway/api/v2/dtables/:base_uuid/': ['read_rows', 'all'],
+  'GET /api-gateway/api/v2/dtables/:base_uuid/metadata/': ['read_rows|structure', 'named'],
+  'GET /api-gateway/api/v2/dtables/:base_uuid/rows/': ['read_rows', 'named'],
+  'GET /api-gateway/api/v2/dtables/:base_uuid/rows/:row_id/': ['read_rows', 'named'],
+  'POST /api-gateway/api/v2/dtables/:base_uuid/rows/': ['write_rows', 'named'],
+  'PUT /api-gateway/api/v2/dtables/:base_uuid/rows/': ['write_rows', 'named'],
+  'DELETE /api-gateway/api/v2/dtables/:base_uuid/rows/': ['write_rows', 'named'],
+  'GET /api-gateway/api/v2/dtables/:base_uuid/filtered-rows/': ['read_rows', 'named'],
+  'POST /api-gateway/api/v2/dtables/:base_uuid/filtered-rows/': ['read_rows', 'named'],
+  'POST /api-gateway/api/v2/dtables/:base_uuid/links/': ['write_rows', 'named'],
+  'PUT /api-gateway/api/v2/dtables/:base_uuid/links/': ['write_rows', 'named'],
+  'DELETE /api-gateway/api/v2/dtables/:base_uuid/links/': ['write_rows', 'named'],
+  'POST /api-gateway/api/v2/dtables/:base_uuid/query-links/': ['read_rows', 'named'],
+  'POST /api-gateway/api/v2/dtables/:base_uuid/tables/': ['structure', 'named'],
+  'POST /api-gateway/api/v2/dtables/:base_uuid/tables/duplicate-table/': ['structure', 'named'],
+  'PUT /api-gateway/api/v2/dtables/:base_uuid/tables/': ['structure', 'named'],
+  'DELETE /api-gateway/api/v2/dtables/:base_uuid/tables/': ['structure', 'named'],
+  'GET /api-gateway/api/v2/dtables/:base_uuid/columns/': ['read_rows|structure', 'named'],
+  'POST /api-gateway/api/v2/dtables/:base_uuid/columns/': ['structure', 'named'],
+  'PUT /api-gateway/api/v2/dtables/:base_uuid/columns/': ['structure', 'named'],
+  'DELETE /api-gateway/api/v2/dtables/:base_uuid/columns/': ['structure', 'named'],
+  'POST /api-gateway/api/v2/dtables/:base_uuid/batch-append-columns/': ['structure', 'named'],
+  'GET /api-gateway/api/v2/dtables/:base_uuid/views/': ['read_rows|structure', 'named'],
+  'POST /api-gateway/api/v2/dtables/:base_uuid/views/': ['structure', 'named'],
+  'GET /api-gateway/api/v2/dtables/:base_uuid/views/:view_name/': ['read_rows|structure', 'named'],
+  'PUT /api-gateway/api/v2/dtables/:base_uuid/views/:view_name/': ['structure', 'named'],
+  'DELETE /api-gateway/api/v2/dtables/:base_uuid/views/:view_name/': ['structure', 'named'],
+  'POST /api-gateway/api/v2/dtables/:base_uuid/column-options/': ['structure', 'named'],
+  'PUT /api-gateway/api/v2/dtables/:base_uuid/column-options/': ['structure', 'named'],
+  'DELETE /api-gateway/api/v2/dtables/:base_uuid/column-options/': ['structure', 'named'],
+  'POST /api-gateway/api/v2/dtables/:base_uuid/column-cascade-settings/': ['structure', 'named'],
+  'POST /api-gateway/api/v2/dtables/:base_uuid/batch-append-rows/': ['write_rows', 'named'],
+  'PUT /api-gateway/api/v2/dtables/:base_uuid/lock-rows/': ['write_rows', 'named'],
+  'PUT /api-gateway/api/v2/dtables/:base_uuid/unlock-rows/': ['write_rows', 'named'],
+  'POST /api-gateway/api/v2/dtables/:base_uuid/add-archived-rows/': ['write_rows', 'named'],
+  'POST /api-gateway/api/v2/dtables/:base_uuid/insert-archived-rows/': ['write_rows', 'named'],
+  'GET /api-gateway/api/v2/dtables/:base_uuid/formula-functions/': ['read_rows|structure', 'named'],
+  'POST /api-gateway/api/v2/dtables/:base_uuid/formula-preview/': ['read_rows|structure', 'named'],
+  'POST /api-gateway/api/v2/dtables/:base_uuid/sql': ['sql', 'named'],
+  'GET /api-gateway/api/v2/dtables/:base_uuid/changes/': ['read_rows', 'named'],
+  'GET /api-gateway/api/v2/dtables/:base_uuid/changes/stream/': ['read_rows', 'named'],
+  'GET /api-gateway/api/v2/dtables/:base_uuid/notifications/': ['any', 'named'],
+  'PUT /api-gateway/api/v2/dtables/:base_uuid/notifications/': ['any', 'named'],
+  'PUT /api-gateway/api/v2/dtables/:base_uuid/notifications/:notification_id/': ['any', 'named'],
+  'DELETE /api-gateway/api/v2/dtables/:base_uuid/notifications/': ['any', 'named'],
+  'GET /api-gateway/api/v2/dtables/:base_uuid/related-users/': ['any', 'named'],
+  'GET /api/v2.1/dtables/:base_uuid/related-users/': ['any', 'named'],
+  'GET /api/v2.1/dtables/:base_uuid/departments/': ['any', 'named'],
+  'POST /api-gateway/api/v2/dtables/:base_uuid/ui-toasts': ['write_rows', 'named'],
+  'GET /api-gateway/api/v2/dtables/:base_uuid/comments/': ['comments', 'named'],
+  'GET /api-gateway/api/v2/dtables/:base_uuid/comments-count/': ['comments', 'named'],
+  'GET /api-gateway/api/v2/dtables/:base_uuid/comments-within-days/': ['comments', 'named'],
+  'GET /api-gateway/api/v2/dtables/:base_uuid/comments/:comment_id/': ['comments', 'named'],
+  'POST /api-gateway/api/v2/dtables/:base_uuid/comments/': ['comments', 'named'],
+  'PUT /api-gateway/api/v2/dtables/:base_uuid/comments/:comment_id/': ['comments', 'named'],
+  'DELETE /api-gateway/api/v2/dtables/:base_uuid/comments/:comment_id/': ['comments', 'named'],
+  'POST /api/v2.1/dtables/:base_uuid/comments/': ['comments', 'named'],
+  'GET /api/v2.1/dtables/:base_uuid/rows-comments-num/': ['comments', 'named'],
+  'GET /api-gateway/api/v2/dtables/:base_uuid/operations/': ['read_rows', 'named'],
+  'GET /api-gateway/api/v2/dtables/:base_uuid/db-operations/': ['read_rows', 'named'],
+  'GET /api-gateway/api/v2/dtables/:base_uuid/activities/': ['read_rows', 'named'],
+  'PUT /api-gateway/api/v2/dtables/:base_uuid/restore-operations/:op_id/': ['write_rows', 'named'],
+  'GET /api-gateway/api/v2/dtables/:base_uuid/trash/rows/': ['read_rows', 'named'],
+  'PUT /api-gateway/api/v2/dtables/:base_uuid/trash/rows/:row_id/': ['write_rows', 'named'],
+  'DELETE /api-gateway/api/v2/dtables/:base_uuid/trash/rows/:row_id/': ['write_rows', 'named'],
+  'GET /api-gateway/api/v2/dtables/:base_uuid/trash/tables/': ['read_rows', 'all'],
+  'PUT /api-gateway/api/v2/dtables/:base_uuid/trash/tables/:trash_id/': ['write_rows', 'named'],
+  'DELETE /api-gateway/api/v2/dtables/:base_uuid/trash/tables/:trash_id/': ['write_rows', 'named'],
+  'POST /api-gateway/api/v2/dtables/:base_uuid/snapshot/': ['write_rows', 'all'],
+  'GET /api-gateway/api/v2/dtables/:base_uuid/asset-download-link/': ['files', 'named'],};
+
+/** Routes taking an API-Token itself (not a Base-Token): the operation they ask ('' for none: the exchange). */
+const API_TOKEN: Record<string, string> = {
+  'GET /api/v2.1/dtable/app-access-token/': '',
+  'GET /api/v2.1/dtable/app-upload-link/': 'files',
+  'GET /api/v2.1/dtable/app-download-link/': 'files',
+  'DELETE /api/v2.1/dtable/app-asset/': 'files',
+};
+
+const OPERATIONS = ['read_rows', 'write_rows', 'structure', 'sql', 'comments', 'files'];
+
+describe.each(DIALECTS)('route-walking scope matrix (%s)', (dialect) => {
+  let t: TestApp;
+  let owner: TestUser;
+  let base: TestBase;
+  const routes: Array<{ method: string; url: string; config: Record<string, unknown> }> = [];
+  const apiTokens: Record<string, string> = {};
+  const baseTokens: Record<string, string> = {};
+
+  const create = async (app_name: string, scope: object) => {
+    const res = await t.request({ method: 'POST', url: basePath(base, 'api-tokens/'), token: owner.token, payload: { app_name, permission: 'rw', ...scope } });
+    expect(res.statusCode, res.body).toBe(201);
+    apiTokens[app_name] = res.json().api_token;
+    const issued = await t.request({ method: 'GET', url: '/api/v2.1/dtable/app-access-token/', token: apiTokens[app_name]! });
+    if (issued.statusCode === 200) baseTokens[app_name] = issued.json().access_token;
+  };
+
+  beforeAll(async () => {
+    t = await createTestApp(dialect, {}, {
+      onRoute: (r: RouteOptions) => {
+        for (const method of [r.method].flat()) if (method !== 'HEAD') routes.push({ method, url: r.url, config: (r.config ?? {}) as Record<string, unknown> });
+      },
+    });
+    owner = await createUser(t);
+    base = await createBase(t, owner, 'Walked base');
+    // Expiring first: the clock moves past its end before the others are made.
+    await create('expired', { expires_at: Math.floor(t.clock.now() / 1000) + 60 });
+    t.clock.advance(120_000);
+    const sets = new Set(Object.values(GATEWAY).map(([ops]) => ops).filter((ops) => ops !== 'any'));
+    for (const ops of [...sets, ...OPERATIONS]) {
+      const lacking = OPERATIONS.filter((op) => !ops.split('|').includes(op));
+      if (!apiTokens[`without ${ops}`]) await create(`without ${ops}`, { operations: lacking });
+    }
+    await create('table1', { tables: ['Table1'] });
+    await create('office', { allowed_networks: ['127.0.0.0/8'] });
+  });
+  afterAll(() => t.close());
+
+  const urlOf = (route: string) =>
+    route
+      .replace(/^\S+ /, '')
+      .replace(':base_uuid', base.uuid)
+      .replace(/:row_id/g, 'AAAAAAAAAAAAAAAAAAAAAA')
+      .replace(/:[a-z_]+/g, '1')
+      .replace('*', 'x');
+  /** `from`: the client address (the office token allows 127.0.0.0/8 only). */
+  const call = (route: string, token: string, query = '', body?: object, from = '127.0.0.1') => {
+    const method = route.split(' ')[0] as 'GET';
+    const url = urlOf(route) + query;
+    expect(token, route).toEqual(expect.any(String));
+    return t.app.inject({ method, url, remoteAddress: from, headers: { authorization: `Bearer ${token}` }, ...(body && method !== 'GET' ? { payload: body } : {}) });
+  };
+
+  it('classifies every route that takes a Base-Token or an API-Token', () => {
+    const taking = routes.filter((r) => r.config.baseAuth || r.config.baseToken || r.url.startsWith('/api-gateway/api/v2/dtables/')).map((r) => `${r.method} ${r.url}`);
+    const unclassified = taking.filter((r) => !(r in GATEWAY));
+    expect(unclassified, 'routes taking a Base-Token that the matrix does not classify').toEqual([]);
+    expect(Object.keys(GATEWAY).filter((r) => !taking.includes(r)), 'classified routes that no longer exist').toEqual([]);
+    const names = routes.map((r) => `${r.method} ${r.url}`);
+    expect(Object.keys(API_TOKEN).filter((r) => !names.includes(r))).toEqual([]);
+  });
+
+  describe.each(Object.entries(GATEWAY))('%s', (route, [ops, tables]) => {
+    it('refuses each missing operation, a table outside the scope, an expired token and a foreign network', async () => {
+      if (ops !== 'any') {
+        const res = await call(route, baseTokens[`without ${ops}`]!);
+        expect(res.statusCode, res.body).toBe(403);
+        expect(res.json().error_msg).toMatch(/lacks the operation/);
+      }
+      const outside = await call(route, baseTokens.table1!, tables === 'named' ? `${route.includes('?') ? '&' : '?'}table_name=Secret` : '', { table_name: 'Secret' });
+      expect(outside.statusCode, outside.body).toBe(403);
+      expect(outside.json().error_msg).toMatch(tables === 'all' ? /every table/ : /lacks the table Secret/);
+      const expired = await call(route, baseTokens.expired!);
+      expect(expired.statusCode, expired.body).toBe(403);
+      expect(expired.json()).toEqual({ error_msg: 'Token expired.' });
+      const foreign = await call(route, baseTokens.office!, '', undefined, '192.0.2.9');
+      expect(foreign.statusCode, foreign.body).toBe(403);
+      expect(foreign.json().error_msg).toMatch(/allowed networks/);
+    });
+  });
+
+  describe.each(Object.entries(API_TOKEN))('%s (the API-Token itself)', (route, op) => {
+    it('refuses a missing operation, an expired token and a foreign network', async () => {
+      if (op) {
+        const res = await call(route, apiTokens[`without ${op}`]!);
+        expect(res.statusCode, res.body).toBe(403);
+        expect(res.json().error_msg).toMatch(/lacks the operation/);
+      }
+      const expired = await call(route, apiTokens.expired!);
+      expect(expired.statusCode, expired.body).toBe(403);
+      const foreign = await call(route, apiTokens.office!, '', undefined, '192.0.2.9');
+      expect(foreign.statusCode, foreign.body).toBe(403);
+    });
+  });
+});

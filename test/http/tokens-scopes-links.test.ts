@@ -1,0 +1,89 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DIALECTS, basePath, baseToken, createBase, createTestApp, createUser, type TestApp, type TestBase } from '../helpers/index.js';
+
+// Issue 33: a token scoped to Table1 reads none of Secret's data through Table1's links: link cells to
+// Secret and the link formulas over them are left out of rows, filtered rows, a row and SQL; naming them
+// (a filter, a sort, query-links/) is 403 naming Secret. Links inside the scope stay.
+
+describe.each(DIALECTS)('links that leave a table scope (%s)', (dialect) => {
+  let t: TestApp;
+  let base: TestBase;
+  const ids = { secret: '', row: '', secretRow: '', otherRow: '', secretLink: '', selfLink: '', lookup: '' };
+  const tokens: Record<string, string> = {};
+  const CLASSIFIED = 'classified-value';
+
+  const gw = (token: string, method: 'GET' | 'POST', path: string, payload?: object) =>
+    t.app.inject({ method, url: `/api-gateway/api/v2/dtables/${base.uuid}/${path}`, headers: { authorization: `Bearer ${token}` }, ...(payload ? { payload } : {}) });
+  const ok = async (res: Promise<{ statusCode: number; body: string }>) => {
+    const answer = await res;
+    expect(answer.statusCode, answer.body).toBe(200);
+    return answer.body;
+  };
+  const refused = async (res: Promise<{ statusCode: number; body: string; json(): unknown }>) => {
+    const answer = await res;
+    expect(answer.statusCode, answer.body).toBe(403);
+    expect(answer.json()).toEqual({ error_msg: `The token's scope lacks the table ${ids.secret}.` });
+  };
+
+  beforeAll(async () => {
+    t = await createTestApp(dialect);
+    const owner = await createUser(t);
+    base = await createBase(t, owner, 'Link scope base');
+    const own = await baseToken(t, owner, base);
+    await ok(gw(own, 'POST', 'tables/', { table_name: 'Secret' }));
+    ids.secret = JSON.parse(await ok(gw(own, 'GET', 'metadata/'))).metadata.tables.find((x: { name: string }) => x.name === 'Secret')._id;
+    const column = async (payload: object) => JSON.parse(await ok(gw(own, 'POST', 'columns/', { table_name: 'Table1', ...payload })));
+    const secretLink = await column({ column_name: 'Secret link', column_type: 'link', column_data: { table: 'Table1', other_table: 'Secret' } });
+    const selfLink = await column({ column_name: 'Self link', column_type: 'link', column_data: { table: 'Table1', other_table: 'Table1' } });
+    ids.secretLink = secretLink.key;
+    ids.selfLink = selfLink.key;
+    ids.lookup = (await column({ column_name: 'Secret names', column_type: 'link-formula', column_data: { link_column_key: secretLink.key, formula: 'lookup', level1_linked_column_key: 'Name' } })).key;
+    const append = async (table_name: string, Name: string) => JSON.parse(await ok(gw(own, 'POST', 'rows/', { table_name, rows: [{ Name }] }))).row_ids[0]._id as string;
+    ids.row = await append('Table1', 'visible');
+    ids.otherRow = await append('Table1', 'neighbour');
+    ids.secretRow = await append('Secret', CLASSIFIED);
+    await ok(gw(own, 'POST', 'links/', { link_id: secretLink.data.link_id, table_name: 'Table1', other_table_name: 'Secret', other_rows_ids_map: { [ids.row]: [ids.secretRow] } }));
+    await ok(gw(own, 'POST', 'links/', { link_id: selfLink.data.link_id, table_name: 'Table1', other_table_name: 'Table1', other_rows_ids_map: { [ids.row]: [ids.otherRow] } }));
+    for (const [app_name, scope] of Object.entries({ by_name: { tables: ['Table1'] }, unscoped: {} })) {
+      const created = await t.request({ method: 'POST', url: basePath(base, 'api-tokens/'), token: owner.token, payload: { app_name, permission: 'r', ...scope } });
+      tokens[app_name] = (await t.request({ method: 'GET', url: '/api/v2.1/dtable/app-access-token/', token: created.json().api_token })).json().access_token;
+    }
+  });
+  afterAll(() => t.close());
+
+  const reads = () => [
+    gw(tokens.by_name!, 'GET', 'rows/?table_name=Table1'),
+    gw(tokens.by_name!, 'GET', 'rows/?table_name=Table1&convert_keys=true'),
+    gw(tokens.by_name!, 'GET', `rows/${ids.row}/?table_name=Table1`),
+    gw(tokens.by_name!, 'POST', 'filtered-rows/?table_name=Table1', { filters: [] }),
+    gw(tokens.by_name!, 'POST', 'sql/', { sql: 'SELECT * FROM Table1', convert_keys: true }),
+  ];
+
+  it("leaves links to tables outside the scope, and formulas over them, out of every row it reads", async () => {
+    for (const res of reads()) {
+      const body = await ok(res);
+      expect(body).toContain('visible');
+      expect(body).not.toContain(CLASSIFIED);
+      expect(body).not.toContain(ids.secretRow);
+      expect(body).not.toContain('Secret link');
+      expect(body).not.toContain(`"${ids.lookup}"`);
+      // The link inside the scope stays.
+      expect(body).toContain(ids.otherRow);
+    }
+    // An unscoped token reads them (the control).
+    expect(await ok(gw(tokens.unscoped!, 'GET', `rows/${ids.row}/?table_name=Table1&convert_keys=true`))).toContain(CLASSIFIED);
+    expect(await ok(gw(tokens.unscoped!, 'POST', 'sql/', { sql: 'SELECT * FROM Table1', convert_keys: true }))).toContain(CLASSIFIED);
+  });
+
+  it('refuses query-links, filters and sorts on them, naming the table outside the scope', async () => {
+    await refused(gw(tokens.by_name!, 'POST', 'query-links/', { table_name: 'Table1', link_column_key: ids.secretLink, rows: [{ row_id: ids.row }] }));
+    await refused(gw(tokens.by_name!, 'POST', 'filtered-rows/?table_name=Table1', { filters: [{ column_name: 'Secret names', filter_predicate: 'is_not_empty' }] }));
+    await refused(gw(tokens.by_name!, 'GET', `rows/?table_name=Table1&order_by=${encodeURIComponent('Secret link')}`));
+    const inside = await ok(gw(tokens.by_name!, 'POST', 'query-links/', { table_name: 'Table1', link_column_key: ids.selfLink, rows: [{ row_id: ids.row }] }));
+    expect(inside).toContain(ids.otherRow);
+    // SQL sees them as absent columns.
+    const named = await gw(tokens.by_name!, 'POST', 'sql/', { sql: 'SELECT `Secret names` FROM Table1' });
+    expect(named.statusCode, named.body).toBe(400);
+    expect(named.body).not.toContain(CLASSIFIED);
+  });
+});
