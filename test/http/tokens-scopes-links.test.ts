@@ -86,4 +86,19 @@ describe.each(DIALECTS)('links that leave a table scope (%s)', (dialect) => {
     expect(named.statusCode, named.body).toBe(400);
     expect(named.body).not.toContain(CLASSIFIED);
   });
+
+  it('leaves them out of the change feed: no link change naming the other table, no cell of them; subscribing to them is 403', async () => {
+    const feed = JSON.parse(await ok(gw(tokens.by_name!, 'GET', 'changes/?limit=1000'))) as { changes: Array<{ table_id: string; op_type: string; row_data: Array<{ column_key: string }> }> };
+    const text = JSON.stringify(feed);
+    expect(text).not.toContain(CLASSIFIED);
+    expect(text).not.toContain(ids.secretRow);
+    expect(feed.changes.some((c) => c.row_data.some((d) => d.column_key === ids.secretLink || d.column_key === ids.lookup))).toBe(false);
+    // The link inside the scope is there, and the rows' own inserts.
+    expect(feed.changes.some((c) => c.op_type === 'add_link' && c.row_data.some((d) => d.column_key === ids.selfLink))).toBe(true);
+    expect(text).toContain('visible');
+    // The control: an unscoped token's feed has the link to Secret.
+    expect(await ok(gw(tokens.unscoped!, 'GET', 'changes/?limit=1000'))).toContain(ids.secretRow);
+    await refused(gw(tokens.by_name!, 'GET', `changes/?tables=Table1&columns=${encodeURIComponent('Secret link')}`));
+    await refused(gw(tokens.by_name!, 'GET', `changes/?tables=Table1&filters=${encodeURIComponent(JSON.stringify([{ column_name: 'Secret names', filter_predicate: 'is_not_empty' }]))}`));
+  });
 });

@@ -33,4 +33,4 @@ export type { ReplacedTable, StagedHold } from './rows.service.js';
 export { STAGE_CODE, notStaged } from './staging.js';
 export { viewRowsWhere, VIEW_REFUSALS } from './view-limit.js';
 export { keptRowCount, purgeBaseRows, purgeKeptTable, storedIdsOf, visitStoredCells } from './kept-tables.js';
-export { columnsBeyond } from './scope-columns.js';
+export { columnsBeyond, refuseBeyondScope } from './scope-columns.js';

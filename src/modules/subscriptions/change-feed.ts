@@ -2,7 +2,7 @@ import type { Db, Executor } from '../../db/index.js';
 import type { Clock } from '../../shared/clock.js';
 import { AppError, apiError, badRequest } from '../../shared/errors.js';
 import { eventsOfBaseAfter, pruneEvents, structureEventsAfter, type ChangeEvent, type StructureEvent } from '../events/index.js';
-import { loadMetadata } from '../rows/index.js';
+import { columnsBeyond, loadMetadata, refuseBeyondScope } from '../rows/index.js';
 import { changeData } from './change-data.js';
 import type { CommitSignal } from './commit-signal.js';
 import { formatCursor, parseCursor, type Cursor } from './cursor.js';
@@ -40,6 +40,8 @@ export interface FeedPage {
 interface FeedFilter {
   sub: CompiledSubscription;
   structure: boolean;
+  /** A table-scoped token's tables: cells of columns showing other tables are left out (rows/scope-columns.ts). */
+  scopeTables?: readonly string[];
 }
 
 /**
@@ -64,6 +66,10 @@ export class ChangeFeed {
     const limit = intParam(query.limit, 'limit', 1, FEED_MAX_LIMIT, FEED_DEFAULT_LIMIT);
     const waitMs = intParam(query.wait, 'wait', 0, FEED_MAX_WAIT_S, 0) * 1000;
     const filter = await this.filterOf(baseId, scopeTables ? await this.withinScope(baseId, query, scopeTables) : query);
+    if (scopeTables) {
+      filter.scopeTables = scopeTables;
+      await this.refuseColumnsBeyond(baseId, filter.sub, scopeTables);
+    }
     const cursor = await this.start(baseId, query.after);
     return { filter, limit, waitMs, cursor };
   }
@@ -131,14 +137,17 @@ export class ChangeFeed {
     const rows = rawRows.filter((event) => event.id <= rowBound);
     const rowsCut = rawRows.length === limit && rows.length === rawRows.length;
     const items = merge(rows, structure, rowsCut, limit);
+    const hidden = filter.scopeTables ? await this.columnsBeyondOf(baseId, filter.scopeTables) : undefined;
     const next = { ...from };
     const changes: Array<Record<string, unknown>> = [];
     for (const item of items) {
       if (item.kind === 'row') next.event = item.event.id;
       else next.structure = item.change.id;
       if (item.kind === 'row' && !matchChange(filter.sub, item.event, this.deps.timeZone).match) continue;
+      const event = item.kind === 'row' && hidden ? withoutHiddenCells(item.event, hidden(item.event.tableId)) : item.kind === 'row' ? item.event : null;
+      if (item.kind === 'row' && event === null) continue;
       const cursor = formatCursor(next);
-      changes.push(item.kind === 'row' ? rowChange(item.event, cursor) : structureChange(item.change, cursor));
+      changes.push(event ? rowChange(event, cursor) : structureChange((item as { change: StructureEvent }).change, cursor));
     }
     const complete = !rowsCut && !structureCut && items.length === rows.length + structure.length;
     if (complete) next.event = Math.max(next.event, rowBound);
@@ -189,6 +198,30 @@ export class ChangeFeed {
     return query;
   }
 
+  /** Per table, the columns a table-scoped token may not read (link columns to other tables and the formulas over them). */
+  private async columnsBeyondOf(baseId: number, scopeTables: readonly string[]): Promise<(tableId: string) => ReadonlyMap<string, string>> {
+    const { tables } = await loadMetadata(this.deps.db, baseId);
+    const known = new Map<string, ReadonlyMap<string, string>>();
+    return (tableId) => {
+      let beyond = known.get(tableId);
+      if (!beyond) {
+        const table = tables.find((t) => t._id === tableId);
+        beyond = table ? columnsBeyond(scopeTables, tables, table) : new Map<string, string>();
+        known.set(tableId, beyond);
+      }
+      return beyond;
+    };
+  }
+
+  /** A table-scoped token may not subscribe to (or filter on) a column showing a table outside its scope: 403 naming it. */
+  private async refuseColumnsBeyond(baseId: number, sub: CompiledSubscription, scopeTables: readonly string[]): Promise<void> {
+    const spec = sub.spec;
+    if (!spec) return;
+    const beyond = await this.columnsBeyondOf(baseId, scopeTables);
+    for (const [tableId, keys] of Object.entries(spec.columns ?? {})) refuseBeyondScope(beyond(tableId), keys);
+    if (spec.tables?.length === 1) refuseBeyondScope(beyond(spec.tables[0]!), spec.filter_columns.map((c) => c.key));
+  }
+
   private async filterOf(baseId: number, query: FeedQuery): Promise<FeedFilter> {
     const given: Record<string, unknown> = {};
     for (const field of SUBSCRIPTION_FIELDS) if (query[field] !== undefined) given[field] = query[field];
@@ -218,6 +251,18 @@ function merge(rows: ChangeEvent[], structure: StructureEvent[], rowsCut: boolea
   }
   while (s < structure.length && (!rowsCut || structure[s]!.afterEventId <= lastRow)) out.push({ kind: 'structure', change: structure[s++]! });
   return out.slice(0, limit);
+}
+
+/**
+ * A row event without the cells of `hidden` columns; null when nothing is left of a link change (it
+ * names rows of a table outside the token's scope).
+ */
+function withoutHiddenCells(event: ChangeEvent, hidden: ReadonlyMap<string, string>): ChangeEvent | null {
+  if (hidden.size === 0) return event;
+  const rowData = event.rowData.filter((item) => !hidden.has(item.column_key));
+  if (rowData.length === event.rowData.length) return event;
+  if (rowData.length === 0 && (event.opType === 'add_link' || event.opType === 'remove_link' || event.opType === 'modify_row')) return null;
+  return { ...event, rowData };
 }
 
 function rowChange(event: ChangeEvent, cursor: string): Record<string, unknown> {
