@@ -8,7 +8,7 @@ import { DIALECTS, basePath, baseToken, createBase, createTestApp, createUser, t
 describe.each(DIALECTS)('links that leave a table scope (%s)', (dialect) => {
   let t: TestApp;
   let base: TestBase;
-  const ids = { secret: '', row: '', secretRow: '', otherRow: '', secretLink: '', selfLink: '', lookup: '' };
+  const ids = { secret: '', row: '', secretRow: '', otherRow: '', secretLink: '', selfLink: '', lookup: '', echo: '', echo2: '', plain: '' };
   const tokens: Record<string, string> = {};
   const CLASSIFIED = 'classified-value';
 
@@ -38,6 +38,10 @@ describe.each(DIALECTS)('links that leave a table scope (%s)', (dialect) => {
     ids.secretLink = secretLink.key;
     ids.selfLink = selfLink.key;
     ids.lookup = (await column({ column_name: 'Secret names', column_type: 'link-formula', column_data: { link_column_key: secretLink.key, formula: 'lookup', level1_linked_column_key: 'Name' } })).key;
+    // Plain formulas over the lookup (and over such a formula) show Secret's cells too; one over Name does not.
+    ids.echo = (await column({ column_name: 'Secret echo', column_type: 'formula', column_data: { formula: '{Secret names}' } })).key;
+    ids.echo2 = (await column({ column_name: 'Echo again', column_type: 'formula', column_data: { formula: 'concatenate({Secret echo}, "!")' } })).key;
+    ids.plain = (await column({ column_name: 'Plain', column_type: 'formula', column_data: { formula: 'concatenate({Name}, "?")' } })).key;
     const append = async (table_name: string, Name: string) => JSON.parse(await ok(gw(own, 'POST', 'rows/', { table_name, rows: [{ Name }] }))).row_ids[0]._id as string;
     ids.row = await append('Table1', 'visible');
     ids.otherRow = await append('Table1', 'neighbour');
@@ -67,8 +71,13 @@ describe.each(DIALECTS)('links that leave a table scope (%s)', (dialect) => {
       expect(body).not.toContain(ids.secretRow);
       expect(body).not.toContain('Secret link');
       expect(body).not.toContain(`"${ids.lookup}"`);
-      // The link inside the scope stays.
+      expect(body).not.toContain('Secret echo');
+      expect(body).not.toContain(`"${ids.echo}"`);
+      expect(body).not.toContain(`"${ids.echo2}"`);
+      expect(body).not.toContain('Echo again');
+      // The link inside the scope stays, and a formula over the row's own cells.
       expect(body).toContain(ids.otherRow);
+      expect(body).toContain('visible?');
     }
     // An unscoped token reads them (the control).
     expect(await ok(gw(tokens.unscoped!, 'GET', `rows/${ids.row}/?table_name=Table1&convert_keys=true`))).toContain(CLASSIFIED);

@@ -110,6 +110,8 @@ export interface ScopeColumn {
   reaches?: { _id: string; name?: string };
   /** A column computed through a link column (lookup, rollup, count_links, findmin, findmax): that column's key. */
   through?: string;
+  /** A formula column: the keys of the columns it reads (a formula over a hidden column shows what it hides). */
+  reads?: readonly string[];
 }
 
 /**
@@ -129,6 +131,18 @@ export function columnsBeyondScope(scope: TokenScope | null | undefined, columns
   for (const c of columns) {
     const table = c.through === undefined ? undefined : beyond.get(c.through);
     if (table !== undefined) beyond.set(c.key, table);
+  }
+  // Formulas read other formulas: hide until nothing more is hidden (at most one pass per column).
+  for (let changed = beyond.size > 0, pass = 0; changed && pass <= columns.length; pass++) {
+    changed = false;
+    for (const c of columns) {
+      if (!c.reads || beyond.has(c.key)) continue;
+      const read = c.reads.find((key) => beyond.has(key));
+      if (read !== undefined) {
+        beyond.set(c.key, beyond.get(read)!);
+        changed = true;
+      }
+    }
   }
   return beyond;
 }

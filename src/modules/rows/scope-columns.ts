@@ -28,6 +28,10 @@ export function columnsBeyond(scopeTables: readonly string[] | undefined, tables
       const name = tables.find((t) => t._id === other)?.name;
       return { key: c.key, reaches: name === undefined ? { _id: other } : { _id: other, name } };
     }
+    if (c.type === 'formula') {
+      const reads = (c.data as { operated_columns?: unknown } | null | undefined)?.operated_columns;
+      return Array.isArray(reads) ? { key: c.key, reads: reads.filter((k): k is string => typeof k === 'string') } : { key: c.key };
+    }
     const spec = c.type === 'link-formula' ? readSpec(c.data ?? null) : null;
     return spec ? { key: c.key, through: spec.linkColumnKey } : { key: c.key };
   });
