@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyContextConfig, FastifyRequest } from 'fastify';
 import { apiError, detailError, type AppError } from '../shared/errors.js';
 import { normalizeUuid } from '../shared/ids.js';
 import { parseAuthorization } from '../shared/authorization.js';
@@ -26,6 +26,11 @@ declare module 'fastify' {
 const TABLE_FIELDS = ['table_name', 'table_id', 'other_table_name', 'other_table_id'] as const;
 
 const denied = () => apiError(403, 'Permission denied.');
+/** A route's config as Fastify keeps it (its `url` is the route's pattern). */
+type RouteConfig = FastifyContextConfig & { url?: string };
+/** The operations a route asks of a scope when it declares none. */
+const READ_ROWS: readonly TokenOperation[] = ['read_rows'];
+const WRITE_ROWS: readonly TokenOperation[] = ['write_rows'];
 const GATEWAY_BASES = '/api-gateway/api/v2/dtables/';
 
 /**
@@ -61,28 +66,29 @@ export const baseAuthPlugin = fp<{
     // A callback hook: routes without Base-Token auth, and repeat callers whose token, base and
     // credential version are all in memory, pass without a promise.
     app.addHook('onRequest', (request, _reply, done) => {
-      const config = request.routeOptions.config;
-      const mode = config.baseAuth ?? (request.routeOptions.url?.startsWith(GATEWAY_BASES) ? 'write' : undefined);
-      if (mode) return verify(request, mode, denied, done);
+      // `routeOptions` is a getter that builds an object per access: read once, and the route's config passed on.
+      const config: RouteConfig = request.routeOptions.config;
+      const mode = config.baseAuth ?? (config.url?.startsWith(GATEWAY_BASES) ? 'write' : undefined);
+      if (mode) return verify(request, config, mode, denied, done);
       // A web-API route that takes a Base-Token too, and the auth plugin found no Account-Token.
-      if (config.baseToken && config.auth === 'account' && request.account === null) return verify(request, config.baseToken, invalidToken, done);
+      if (config.baseToken && config.auth === 'account' && request.account === null) return verify(request, config, config.baseToken, invalidToken, done);
       done();
     });
 
     // `refusal` makes the error only when one is answered: an error's stack costs more than the rest of a cached check.
-    function verify(request: FastifyRequest, mode: 'read' | 'write', refusal: () => AppError, done: (error?: Error) => void): void {
+    function verify(request: FastifyRequest, config: RouteConfig, mode: 'read' | 'write', refusal: () => AppError, done: (error?: Error) => void): void {
       const parsed = parseAuthorization(request.headers.authorization);
       if (parsed.kind !== 'token') return done(refusal());
       const pathUuid = (request.params as { base_uuid?: string }).base_uuid;
       const wanted = pathUuid === undefined ? null : normalizeUuid(pathUuid);
       if (wanted === null && pathUuid !== undefined) return done(refusal());
       const cached = verifier.checkCached(parsed.token, wanted);
-      if (cached) return done(admitted(request, mode, cached, refusal));
-      verifier.check(parsed.token, wanted).then((result) => done(admitted(request, mode, result, refusal)), done);
+      if (cached) return done(admitted(request, config, mode, cached, refusal));
+      verifier.check(parsed.token, wanted).then((result) => done(admitted(request, config, mode, result, refusal)), done);
     }
 
-    function admitted(request: FastifyRequest, mode: 'read' | 'write', result: GatewayCheck, refusal: () => AppError): AppError | undefined {
-      const error = admit(request, mode, result, refusal);
+    function admitted(request: FastifyRequest, config: RouteConfig, mode: 'read' | 'write', result: GatewayCheck, refusal: () => AppError): AppError | undefined {
+      const error = admit(request, config, mode, result, refusal);
       if (!error && result.ok && result.claims.source === 'api-token') onApiTokenUse?.(result.claims.sourceId, request.ip);
       return error;
     }
@@ -94,7 +100,7 @@ export const baseAuthPlugin = fp<{
 const invalidToken = () => detailError(401, 'Invalid token');
 
 /** Sets `request.gateway` for a passing check; else the error to answer with (`refusal` for a bad token). */
-function admit(request: FastifyRequest, mode: 'read' | 'write', result: GatewayCheck, refusal: () => AppError): AppError | undefined {
+function admit(request: FastifyRequest, config: RouteConfig, mode: 'read' | 'write', result: GatewayCheck, refusal: () => AppError): AppError | undefined {
   if (!result.ok) {
     if (result.reason === 'expired') return apiError(403, 'Token expired.');
     if (result.reason === 'base-gone') return apiError(404, 'dtable not found.');
@@ -103,29 +109,31 @@ function admit(request: FastifyRequest, mode: 'read' | 'write', result: GatewayC
   if (mode === 'write' && !decide({ kind: 'base-token', permission: result.claims.permission }).canWrite) {
     return apiError(403, "You don't have permission to perform this operation on this base.");
   }
-  const scopeError = result.claims.scope && operationRefusal(request, mode, result.claims);
+  const scopeError = result.claims.scope && operationRefusal(request, config, mode, result.claims);
   if (scopeError) return apiError(403, scopeError);
   request.gateway = { claims: result.claims, base: result.base };
   return undefined;
 }
 
 /** A scoped token's operations and networks, judged by the access policy. */
-function operationRefusal(request: FastifyRequest, mode: 'read' | 'write', claims: BaseTokenClaims): string | null {
-  const declared = request.routeOptions.config.scope;
-  const operations = declared === 'any' ? undefined : (declared ?? [mode === 'read' ? 'read_rows' : 'write_rows']);
-  const config = request.routeOptions.config;
+function operationRefusal(request: FastifyRequest, config: RouteConfig, mode: 'read' | 'write', claims: BaseTokenClaims): string | null {
+  const declared = config.scope;
+  const operations = declared === 'any' ? undefined : (declared ?? (mode === 'read' ? READ_ROWS : WRITE_ROWS));
   return scopeRefusal(claims.scope, { operations, ip: request.ip, allTables: config.scopeAllTables === true, viewOpen: config.viewOpen === true });
 }
 
 /** Every table the query string or body names (single values only; anything else names none). */
 function namedTables(query: unknown, body: unknown): string[] {
   const names: string[] = [];
-  for (const source of [query, body]) {
-    if (typeof source !== 'object' || source === null || Array.isArray(source)) continue;
-    for (const field of TABLE_FIELDS) {
-      const value = (source as Record<string, unknown>)[field];
-      if (value !== undefined && value !== null) names.push(String(value));
-    }
-  }
+  addNamed(names, query);
+  addNamed(names, body);
   return names;
+}
+
+function addNamed(names: string[], source: unknown): void {
+  if (typeof source !== 'object' || source === null || Array.isArray(source)) return;
+  for (const field of TABLE_FIELDS) {
+    const value = (source as Record<string, unknown>)[field];
+    if (value !== undefined && value !== null) names.push(String(value));
+  }
 }

@@ -110,10 +110,18 @@ interface TokenBudget {
   perMinute: number;
 }
 
+/** Budgets by the verified claims (kept in memory by the verifier): the key is built once per token, not per call. */
+const budgets = new WeakMap<BaseTokenClaims, TokenBudget>();
+
 /** The budget a Base-Token spends: its API-Token's `rate_limit`, if it has one. */
 function tokenBudgetOf(claims: BaseTokenClaims): TokenBudget | null {
   if (claims.source !== 'api-token' || !claims.ratePerMinute) return null;
-  return { key: `api-token:${claims.sourceId}`, perMinute: claims.ratePerMinute };
+  let budget = budgets.get(claims);
+  if (!budget) {
+    budget = { key: `api-token:${claims.sourceId}`, perMinute: claims.ratePerMinute };
+    budgets.set(claims, budget);
+  }
+  return budget;
 }
 
 /**

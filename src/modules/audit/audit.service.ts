@@ -63,6 +63,8 @@ const SEEN_LIMIT = 50_000;
 
 export class AuditService {
   private readonly seenNetworks = new Set<string>();
+  /** Each token's last address, in `seenNetworks`: the usual repeat call finds it without building the pair's key. */
+  private readonly lastNetwork = new Map<number, string>();
 
   private readonly sealer: AuditSealer;
   private readonly appender: AuditAppender;
@@ -147,12 +149,18 @@ export class AuditService {
    * use of a pair in this process looks for an earlier row (indexed), later uses cost nothing.
    */
   tokenUsedFrom(tokenId: number, ip: string): Promise<void> | undefined {
-    const key = `${tokenId}|${ip}`;
     // Called on every gateway call of an API-Token: a known pair returns here, without a promise.
-    if (this.seenNetworks.has(key)) return undefined;
-    if (this.seenNetworks.size >= SEEN_LIMIT) this.seenNetworks.clear();
+    if (this.lastNetwork.get(tokenId) === ip) return undefined;
+    const key = `${tokenId}|${ip}`;
+    const seen = this.seenNetworks.has(key);
+    if (!seen && this.seenNetworks.size >= SEEN_LIMIT) {
+      this.seenNetworks.clear();
+      this.lastNetwork.clear();
+    }
     this.seenNetworks.add(key);
-    return this.newNetwork(tokenId, ip);
+    if (this.lastNetwork.size >= SEEN_LIMIT) this.lastNetwork.clear();
+    this.lastNetwork.set(tokenId, ip);
+    return seen ? undefined : this.newNetwork(tokenId, ip);
   }
 
   private async newNetwork(tokenId: number, ip: string): Promise<void> {

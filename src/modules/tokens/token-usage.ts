@@ -16,6 +16,8 @@ export const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
  */
 export class TokenUsage {
   private counts = new Map<string, { tokenId: number; day: string; requests: number }>();
+  /** Today's entries of `counts` by token: a repeat use finds its count without building a key. */
+  private today = new Map<number, { tokenId: number; day: string; requests: number }>();
   private ips = new Map<number, string>();
   private flushing: Promise<void> = Promise.resolve();
 
@@ -33,13 +35,19 @@ export class TokenUsage {
     if (now >= this.dayEnds || now < this.dayEnds - 86_400_000) {
       this.day = utcDay(now);
       this.dayEnds = (Math.floor(now / 86_400_000) + 1) * 86_400_000;
+      this.today = new Map();
     }
-    const day = this.day;
-    const key = `${tokenId}:${day}`;
-    const entry = this.counts.get(key);
-    if (entry) entry.requests += 1;
-    else this.counts.set(key, { tokenId, day, requests: 1 });
-    if (ip) this.ips.set(tokenId, ip);
+    const known = this.today.get(tokenId);
+    if (known) known.requests += 1;
+    else {
+      const day = this.day;
+      const key = `${tokenId}:${day}`;
+      let entry = this.counts.get(key);
+      if (entry) entry.requests += 1;
+      else this.counts.set(key, (entry = { tokenId, day, requests: 1 }));
+      this.today.set(tokenId, entry);
+    }
+    if (ip && this.ips.get(tokenId) !== ip) this.ips.set(tokenId, ip);
     if (this.counts.size >= MAX_PENDING) void this.flush().catch(() => undefined);
   }
 
@@ -55,6 +63,7 @@ export class TokenUsage {
       const counts = [...this.counts.values()];
       const ips = this.ips;
       this.counts = new Map();
+      this.today = new Map();
       this.ips = new Map();
       await repo.addUsage(this.db, counts, ips);
     });
