@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState, type DragEvent, type ReactNode, type RefObject } from 'react';
+import { useEffect, useRef, useState, type DragEvent, type KeyboardEvent as ReactKeyboardEvent, type ReactNode, type RefObject } from 'react';
 import { createPortal } from 'react-dom';
 import type { EditorProps } from 'react-data-grid';
 import { api, apiDownload, enc } from '../api';
@@ -148,6 +148,20 @@ const fileType = (name: string) => {
   return ext ? t('files.typeOf', { ext: ext.toUpperCase() }) : t('files.typeFile');
 };
 
+/**
+ * A modal dialog keeps the focus: Tab from its last control goes to its first, Shift+Tab from its first
+ * (or from the dialog itself, which has the focus after a Remove) to its last.
+ */
+function keepFocusIn(container: HTMLElement, e: ReactKeyboardEvent) {
+  const controls = [...container.querySelectorAll<HTMLElement>('input, a[href], button:not(:disabled)')];
+  if (controls.length === 0) return;
+  const at = controls.indexOf(e.target as HTMLElement);
+  const next = e.shiftKey ? (at <= 0 ? controls[controls.length - 1] : null) : at === controls.length - 1 ? controls[0] : null;
+  if (!next) return;
+  e.preventDefault();
+  next.focus();
+}
+
 /** A file or image cell's dialog: its files listed with previews and download; `children` adds the editing controls. */
 function FilesDialog({ column, items, read, onClose, onRemove, boxRef, children }: {
   column: Column;
@@ -173,6 +187,7 @@ function FilesDialog({ column, items, read, onClose, onRemove, boxRef, children 
       onKeyDown={(e) => {
         e.stopPropagation();
         if (e.key === 'Escape') onClose();
+        else if (e.key === 'Tab') keepFocusIn(e.currentTarget, e);
       }}
     >
       <div ref={boxRef} tabIndex={-1} className="dialog files-dialog" role="dialog" aria-modal="true" aria-label={t('files.label', { column: column.name })}>
