@@ -8,13 +8,14 @@ type Row = Record<string, unknown>;
 
 /**
  * Issue #29, "every editor works with the keyboard alone": the link, long text, multiple select,
- * duration and rate editors, in the grid and in the expanded row, in headless Chromium against a real
+ * duration and rate editors, in the grid and in the expanded row, and the URL, e-mail and file editors
+ * in the grid, in headless Chromium against a real
  * server. Each is opened from a selected cell with Enter (or by typing), changed, saved (Enter, or
  * Ctrl+Enter for long text and the pickers) and cancelled with Escape (nothing saved); the focus goes
  * back to the cell (or to the form's "Edit" button) and is visible throughout. What is saved is read
  * back over the API.
  */
-describe('console: link, long text, multiple select, duration and rate editors with the keyboard alone (headless Chromium)', () => {
+describe('console: link, long text, multiple select, duration, rate, URL, e-mail and file editors with the keyboard alone (headless Chromium)', () => {
   const s = new ConsoleSuite(BASE);
   const { gw } = s;
   const columnIndex: Record<string, number> = {};
@@ -42,6 +43,8 @@ describe('console: link, long text, multiple select, duration and rate editors w
   };
   /** The element with the focus: its aria-label, or its text. */
   const focused = () => s.page.evaluate(() => document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.textContent?.trim());
+  /** Whether the element has the focus. */
+  const hasFocus = (element: Locator) => element.evaluate((e) => e === document.activeElement);
   /** A picker's options that are ticked. */
   const ticked = (dialog: Locator) => dialog.locator('[role=option][aria-selected=true]').allInnerTexts().then((t) => t.map((x) => x.replace('✓', '').trim()).sort());
 
@@ -83,6 +86,9 @@ describe('console: link, long text, multiple select, duration and rate editors w
       ['Time', 'duration', { format: 'duration', duration_format: 'h:mm' }],
       ['Stars', 'rate', { rate_max_number: 5 }],
       ['Client', 'link', { table: 'Table1', other_table: 'Clients' }],
+      ['Website', 'url', {}],
+      ['Mail', 'email', {}],
+      ['Attachments', 'file', {}],
     ];
     for (const [name, type, data] of columns) {
       const added = await gw('columns/', { method: 'POST', body: { table_name: 'Table1', column_name: name, column_type: type, column_data: data } });
@@ -90,7 +96,10 @@ describe('console: link, long text, multiple select, duration and rate editors w
     }
     const blank = await gw<{ rows: Array<{ _id: string }> }>('rows/?table_name=Table1');
     await gw('rows/', { method: 'DELETE', body: { table_name: 'Table1', row_ids: blank.data.rows.map((r) => r._id) } });
-    expect((await gw('rows/', { method: 'POST', body: { table_name: 'Table1', rows: [{ Name: 'Alpha' }, { Name: 'Beta' }] } })).status).toBe(200);
+    // Alpha's file cell holds two of the base's files (the dialog offers Download and Remove for each).
+    const asset = (name: string, size: number) => ({ name, size, type: 'file', url: `${s.url}/workspace/${s.workspaceId}/asset/${s.baseUuid}/files/2026-01/${name}` });
+    const attachments = [asset('notes.txt', 11), asset('old.csv', 8)];
+    expect((await gw('rows/', { method: 'POST', body: { table_name: 'Table1', rows: [{ Name: 'Alpha', Attachments: attachments }, { Name: 'Beta' }] } })).status).toBe(200);
     const meta = await gw<{ metadata: { tables: Array<{ name: string; columns: Array<{ name: string }> }> } }>('metadata/');
     // Column 1 is the row selection; the table's columns follow in order.
     meta.data.metadata.tables.find((t) => t.name === 'Table1')!.columns.forEach((c, i) => (columnIndex[c.name] = i + 2));
@@ -331,6 +340,106 @@ describe('console: link, long text, multiple select, duration and rate editors w
       await expect.poll(async () => (await saved()).Stars).toBe(2);
       expect(await invisibleFocus(s.page, 0, { here: true })).toEqual([]);
       await closeForm(form);
+    });
+  });
+  for (const [column, first, second] of [
+    ['Website', 'https://example.com/a', 'https://example.org/b'],
+    ['Mail', 'ada@example.com', 'grace@example.org'],
+  ] as const) {
+    it(`${column === 'Website' ? 'URL' : 'e-mail'}: typing or Enter opens the editor, Enter saves, Escape cancels`, async () => {
+      await step(s.page, `keyboard-${column === 'Website' ? 'url' : 'email'}`, async () => {
+        await selectCell(column);
+        // Typed straight on the (empty) cell: the editor opens with the text.
+        await s.page.keyboard.type(first);
+        const editor = s.page.getByRole('textbox', { name: `Edit ${column}` });
+        await editor.waitFor();
+        expect(await editor.inputValue()).toBe(first);
+        expect(await invisibleFocus(s.page, 0, { here: true })).toEqual([]);
+        await press('Enter');
+        await editor.waitFor({ state: 'detached' });
+        await expect.poll(async () => (await saved())[column]).toBe(first);
+        await focusBackOn(column);
+        await expect.poll(() => cell(column).innerText()).toBe(first);
+        // Enter opens it with the value; a new one typed over it, Enter saves.
+        await press('Enter');
+        await editor.waitFor();
+        expect(await editor.inputValue()).toBe(first);
+        await press('Control+A');
+        await s.page.keyboard.type(second);
+        await press('Enter');
+        await editor.waitFor({ state: 'detached' });
+        await expect.poll(async () => (await saved())[column]).toBe(second);
+        await focusBackOn(column);
+        // Escape drops what was typed.
+        await press('Enter');
+        await editor.waitFor();
+        expect(await editor.inputValue()).toBe(second);
+        await press('Control+A');
+        await s.page.keyboard.type(first);
+        await press('Escape');
+        await editor.waitFor({ state: 'detached' });
+        await focusBackOn(column);
+        expect((await saved())[column]).toBe(second);
+      });
+    });
+  }
+
+  it('file: Enter opens the dialog, Tab reaches the file chooser, Download and Remove (and wraps within it), Remove then Save writes the cell, Escape cancels', async () => {
+    const files = async () => (((await saved()).Attachments as Array<{ name: string }> | null) ?? []).map((f) => f.name);
+    await step(s.page, 'keyboard-file', async () => {
+      await selectCell('Attachments');
+      await press('Enter');
+      const dialog = s.page.getByRole('dialog', { name: 'Files of Attachments' });
+      await dialog.waitFor();
+      const list = dialog.getByRole('list', { name: 'Files in Attachments' });
+      await expect.poll(() => list.getByRole('listitem').count()).toBe(2);
+      const chooser = dialog.getByLabel('Add files');
+      const button = (name: string) => dialog.getByRole('button', { name });
+      // The file chooser has the focus; Tab goes to Save and Cancel, then wraps to the first file's controls.
+      await expect.poll(() => hasFocus(chooser)).toBe(true);
+      expect(await invisibleFocus(s.page, 0, { here: true })).toEqual([]);
+      for (const name of ['Save', 'Cancel', 'Download notes.txt', 'Remove notes.txt', 'Download old.csv', 'Remove old.csv']) {
+        await press('Tab');
+        expect(await hasFocus(button(name)), name).toBe(true);
+      }
+      await press('Tab');
+      expect(await hasFocus(chooser)).toBe(true);
+      // Shift+Tab goes back, and wraps from the first control to the last.
+      await press('Shift+Tab');
+      expect(await hasFocus(button('Remove old.csv'))).toBe(true);
+      // The focus stays in the dialog and shows on each of its controls.
+      expect(await invisibleFocus(s.page, 8, { here: true })).toEqual([]);
+      expect(await dialog.evaluate((d) => d.contains(document.activeElement))).toBe(true);
+      expect(await seriousAxeViolations(s.page)).toEqual([]);
+      // Remove old.csv with Enter: the focus stays in the dialog; Shift+Tab, Shift+Tab reach Save.
+      await dialog.getByRole('button', { name: 'Remove old.csv' }).focus();
+      await press('Enter');
+      await expect.poll(() => list.getByRole('listitem').count()).toBe(1);
+      expect(await dialog.evaluate((d) => d.contains(document.activeElement))).toBe(true);
+      await press('Shift+Tab', 'Shift+Tab');
+      expect(await hasFocus(button('Save'))).toBe(true);
+      await press('Enter');
+      await dialog.waitFor({ state: 'detached' });
+      await expect.poll(files).toEqual(['notes.txt']);
+      await focusBackOn('Attachments');
+      await expect.poll(() => cell('Attachments').innerText()).toBe('notes.txt');
+      // Escape: a file chosen with the keyboard (Space on the chooser) and one removed are both dropped.
+      await press('Enter');
+      await dialog.waitFor();
+      await expect.poll(() => hasFocus(chooser)).toBe(true);
+      const [fileChooser] = await Promise.all([s.page.waitForEvent('filechooser', { timeout: 20_000 }), press('Space')]);
+      await fileChooser.setFiles({ name: 'more.txt', mimeType: 'text/plain', buffer: Buffer.from('more') });
+      await expect.poll(() => list.getByRole('listitem').count(), { timeout: 20_000 }).toBe(2);
+      await press('Shift+Tab');
+      expect(await hasFocus(button('Remove more.txt'))).toBe(true);
+      await press('Shift+Tab', 'Shift+Tab');
+      expect(await hasFocus(button('Remove notes.txt'))).toBe(true);
+      await press('Enter');
+      await expect.poll(() => list.getByRole('listitem').count()).toBe(1);
+      await press('Escape');
+      await dialog.waitFor({ state: 'detached' });
+      await focusBackOn('Attachments');
+      expect(await files()).toEqual(['notes.txt']);
     });
   });
 });
