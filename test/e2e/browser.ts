@@ -144,6 +144,9 @@ export function gatewayCaller(call: ApiCall, base: () => { name: string; workspa
   };
 }
 
+/** A row as the gateway answers it with `convert_keys`. */
+export type ApiRow = Record<string, unknown> & { _id: string };
+
 /**
  * What a console suite shares between its tests: the server, the browser and its page, the first admin's
  * Account-Token and one base named `baseName`. A suite makes one, calls `start` (and `createBase`,
@@ -174,6 +177,21 @@ export class ConsoleSuite {
   /** Creates the suite's base for the admin. */
   async createBase(): Promise<void> {
     ({ workspaceId: this.workspaceId, baseUuid: this.baseUuid } = await createBase(this.call, this.baseName));
+  }
+
+  /** A table's rows through the gateway, keyed by column name. */
+  async rowsOf(table: string): Promise<ApiRow[]> {
+    return (await this.gw<{ rows: ApiRow[] }>(`rows/?table_name=${encodeURIComponent(table)}&convert_keys=true`)).data.rows;
+  }
+
+  /** The base's Table1 with a number column `Qty` beside `Name`, holding exactly `rows` (its blank starting rows deleted). */
+  async seedQtyTable(rows: Array<{ Name: string; Qty: number }>): Promise<void> {
+    const added = await this.gw('columns/', { method: 'POST', body: { table_name: 'Table1', column_name: 'Qty', column_type: 'number' } });
+    if (added.status !== 200) throw new Error(`adding the Qty column: ${added.status}`);
+    const blank = await this.rowsOf('Table1');
+    await this.gw('rows/', { method: 'DELETE', body: { table_name: 'Table1', row_ids: blank.map((r) => r._id) } });
+    const appended = await this.gw('rows/', { method: 'POST', body: { table_name: 'Table1', rows } });
+    if (appended.status !== 200) throw new Error(`appending the rows: ${appended.status}`);
   }
 
   /** Opens the suite's page (newConsolePage) and, unless told not to, signs the admin in on it. */

@@ -4,7 +4,6 @@ import { ConsoleSuite, signIn, step } from './browser.js';
 import { seriousAxeViolations, unnamedControls } from './accessibility.js';
 
 const BASE = 'Transfer';
-type ApiRow = Record<string, unknown> & { _id: string };
 
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
 
@@ -19,7 +18,7 @@ const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR
 describe('console: files, import and export (headless Chromium)', () => {
   const s = new ConsoleSuite(BASE);
   const { call, gw } = s;
-  const rowsOf = async (table: string) => (await gw<{ rows: ApiRow[] }>(`rows/?table_name=${encodeURIComponent(table)}&convert_keys=true`)).data.rows;
+  const rowsOf = (table: string) => s.rowsOf(table);
   const panel = () => s.page.getByRole('region', { name: 'Import and export' });
   const openBase = async () => {
     await s.page.goto(s.baseUrl);
@@ -35,10 +34,7 @@ describe('console: files, import and export (headless Chromium)', () => {
   beforeAll(async () => {
     await s.start();
     await s.createBase();
-    expect((await gw('columns/', { method: 'POST', body: { table_name: 'Table1', column_name: 'Qty', column_type: 'number' } })).status).toBe(200);
-    const blank = await rowsOf('Table1');
-    await gw('rows/', { method: 'DELETE', body: { table_name: 'Table1', row_ids: blank.map((r) => r._id) } });
-    expect((await gw('rows/', { method: 'POST', body: { table_name: 'Table1', rows: [{ Name: 'Alpha', Qty: 1 }, { Name: 'Beta', Qty: 2 }] } })).status).toBe(200);
+    await s.seedQtyTable([{ Name: 'Alpha', Qty: 1 }, { Name: 'Beta', Qty: 2 }]);
     await s.openPage({ viewport: { width: 1280, height: 800 }, acceptDownloads: true });
   }, 90_000);
 

@@ -3,7 +3,6 @@ import { ConsoleSuite, ADMIN, signIn, step } from './browser.js';
 import { seriousAxeViolations, unnamedControls } from './accessibility.js';
 
 const BASE = 'Grid views';
-type ApiRow = Record<string, unknown> & { _id: string };
 type Meta = { metadata: { tables: Array<{ columns: Array<{ name: string; key: string; width?: number }>; views: Array<{ name: string; groupbys?: Array<{ column_key: string }>; column_widths?: Record<string, number>; column_order?: string[] }> }> } };
 
 /**
@@ -15,7 +14,7 @@ type Meta = { metadata: { tables: Array<{ columns: Array<{ name: string; key: st
 describe('console: range selection, grouping, column layout (headless Chromium)', () => {
   const s = new ConsoleSuite(BASE);
   const { gw } = s;
-  const rowsNow = async () => (await gw<{ rows: ApiRow[] }>('rows/?table_name=Table1&convert_keys=true')).data.rows;
+  const rowsNow = () => s.rowsOf('Table1');
   const byName = async (name: string) => (await rowsNow()).find((r) => r.Name === name);
   const columnsNow = async () => (await gw<Meta>('metadata/')).data.metadata.tables[0]!.columns;
   const grid = () => s.page.getByRole('grid', { name: 'Rows of Table1' });

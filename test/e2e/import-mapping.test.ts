@@ -4,7 +4,6 @@ import { ConsoleSuite, step } from './browser.js';
 import { seriousAxeViolations, unnamedControls } from './accessibility.js';
 
 const BASE = 'Import mapping';
-type ApiRow = Record<string, unknown> & { _id: string };
 type Meta = { metadata: { tables: Array<{ name: string; columns: Array<{ name: string; type: string }> }> } };
 
 async function xlsx(sheets: Record<string, unknown[][]>): Promise<Buffer> {
@@ -22,7 +21,7 @@ async function xlsx(sheets: Record<string, unknown[][]>): Promise<Buffer> {
 describe('console: import with a column mapping, XLSX and CSV (headless Chromium)', () => {
   const s = new ConsoleSuite(BASE);
   const { gw } = s;
-  const rowsOf = async (table: string) => (await gw<{ rows: ApiRow[] }>(`rows/?table_name=${encodeURIComponent(table)}&convert_keys=true`)).data.rows;
+  const rowsOf = (table: string) => s.rowsOf(table);
   const columnsOf = async (table: string) => (await gw<Meta>('metadata/')).data.metadata.tables.find((tb) => tb.name === table)?.columns.map((c) => `${c.name}:${c.type}`);
   const panel = () => s.page.getByRole('region', { name: 'Import and export' });
   const sampleOf = (sheet: string) => panel().getByRole('table', { name: `First rows of ${sheet}` });
@@ -37,10 +36,7 @@ describe('console: import with a column mapping, XLSX and CSV (headless Chromium
   beforeAll(async () => {
     await s.start();
     await s.createBase();
-    expect((await gw('columns/', { method: 'POST', body: { table_name: 'Table1', column_name: 'Qty', column_type: 'number' } })).status).toBe(200);
-    const blank = await rowsOf('Table1');
-    await gw('rows/', { method: 'DELETE', body: { table_name: 'Table1', row_ids: blank.map((r) => r._id) } });
-    expect((await gw('rows/', { method: 'POST', body: { table_name: 'Table1', rows: [{ Name: 'Alpha', Qty: 1 }] } })).status).toBe(200);
+    await s.seedQtyTable([{ Name: 'Alpha', Qty: 1 }]);
     await s.openPage({ viewport: { width: 1280, height: 800 } });
   }, 90_000);
 

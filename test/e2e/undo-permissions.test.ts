@@ -4,7 +4,6 @@ import { ConsoleSuite, newConsolePage, signIn, step } from './browser.js';
 
 const BASE = 'Undo rights';
 const BOB = { email: 'bob@undo.test', password: 'bob-password-1', name: 'Bob Writer' };
-type ApiRow = Record<string, unknown> & { _id: string };
 
 /**
  * Undo in the grid (issue #29 item 2) beyond the owner: a read-write user, whom the server does not let
@@ -16,7 +15,7 @@ type ApiRow = Record<string, unknown> & { _id: string };
 describe('console: undo for a read-write user, and a step refused halfway (headless Chromium)', () => {
   const s = new ConsoleSuite(BASE);
   const { call, gw } = s;
-  const rowsNow = async () => (await gw<{ rows: ApiRow[] }>('rows/?table_name=Table1&convert_keys=true')).data.rows;
+  const rowsNow = () => s.rowsOf('Table1');
   const grid = (p: Page) => p.getByRole('grid', { name: 'Rows of Table1' });
   const rowOf = (p: Page, name: string) => p.locator('.grid [role=row]').filter({ hasText: name });
   /** Column 1 is the row selection, 2 Name, 3 Qty. */
@@ -39,15 +38,11 @@ describe('console: undo for a read-write user, and a step refused halfway (headl
     expect((await call('/api/v2.1/admin/users/', { method: 'POST', body: BOB })).status).toBeLessThan(300);
     await s.createBase();
     expect((await call(`/api/v2.1/workspace/${s.workspaceId}/dtable/${encodeURIComponent(BASE)}/share/`, { method: 'POST', body: { email: BOB.email, permission: 'rw' } })).status).toBeLessThan(300);
-    expect((await gw('columns/', { method: 'POST', body: { table_name: 'Table1', column_name: 'Qty', column_type: 'number' } })).status).toBe(200);
-    const blank = await rowsNow();
-    await gw('rows/', { method: 'DELETE', body: { table_name: 'Table1', row_ids: blank.map((r) => r._id) } });
-    const rows = [
+    await s.seedQtyTable([
       { Name: 'Alpha', Qty: 1 },
       { Name: 'Beta', Qty: 2 },
       { Name: 'Gamma', Qty: 3 },
-    ];
-    expect((await gw('rows/', { method: 'POST', body: { table_name: 'Table1', rows } })).status).toBe(200);
+    ]);
   }, 90_000);
 
   afterAll(() => s.close());

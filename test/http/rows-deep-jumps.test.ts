@@ -30,7 +30,8 @@ async function tiedTableWithArchived(dialect: (typeof DIALECTS)[number], listed:
     expect(res.statusCode, res.body).toBe(200);
   }
   const meta = (await g.call('GET', 'metadata/')).json<{ metadata: { tables: SeededTable[] } }>();
-  return { t, g, table: meta.metadata.tables.find((x) => x.name === 'T')! };
+  const table = meta.metadata.tables.find((x) => x.name === 'T')!;
+  return { t, g, tableId: table._id, keys: Object.fromEntries(table.columns.map((c) => [c.name, c.key])) };
 }
 
 /**
@@ -47,9 +48,7 @@ describe.each(DIALECTS)('cold deep jumps into sorted listings (%s)', (dialect) =
   const LISTED = 150;
 
   beforeAll(async () => {
-    let table: SeededTable;
-    ({ t, g, table } = await tiedTableWithArchived(dialect, LISTED, 3));
-    tableId = table._id;
+    ({ t, g, tableId } = await tiedTableWithArchived(dialect, LISTED, 3));
   }, 120_000);
   afterAll(() => t.close());
 
@@ -169,10 +168,7 @@ describe.each(DIALECTS)('cold deep jumps into filtered listings (%s)', (dialect)
   const LISTED = 150;
 
   beforeAll(async () => {
-    let table: SeededTable;
-    ({ t, g, table } = await tiedTableWithArchived(dialect, LISTED, 4));
-    tableId = table._id;
-    keys = Object.fromEntries(table.columns.map((c) => [c.name, c.key]));
+    ({ t, g, tableId, keys } = await tiedTableWithArchived(dialect, LISTED, 4));
   }, 120_000);
   afterAll(() => t.close());
 
@@ -285,10 +281,7 @@ describe.each(DIALECTS.filter((d) => d === 'postgres'))('jump sets follow writes
   const LISTED = 120;
 
   beforeAll(async () => {
-    let table: SeededTable;
-    ({ t, g, table } = await tiedTableWithArchived(dialect, LISTED, 2));
-    tableId = table._id;
-    keys = Object.fromEntries(table.columns.map((c) => [c.name, c.key]));
+    ({ t, g, tableId, keys } = await tiedTableWithArchived(dialect, LISTED, 2));
     indexes().options.minRows = 100;
     indexes().options.recountMs = 0;
     indexes().options.positionSkip = 5;
