@@ -400,13 +400,13 @@ describe('console: link, long text, multiple select, duration, rate, URL, e-mail
       expect(await invisibleFocus(s.page, 0, { here: true })).toEqual([]);
       for (const name of ['Save', 'Cancel', 'Download notes.txt', 'Remove notes.txt', 'Download old.csv', 'Remove old.csv']) {
         await press('Tab');
-        expect(await hasFocus(button(name)), name).toBe(true);
+        await expect.poll(() => hasFocus(button(name)), { message: name, timeout: 5000 }).toBe(true);
       }
       await press('Tab');
-      expect(await hasFocus(chooser)).toBe(true);
+      await expect.poll(() => hasFocus(chooser), { timeout: 5000 }).toBe(true);
       // Shift+Tab goes back, and wraps from the first control to the last.
       await press('Shift+Tab');
-      expect(await hasFocus(button('Remove old.csv'))).toBe(true);
+      await expect.poll(() => hasFocus(button('Remove old.csv')), { timeout: 5000 }).toBe(true);
       // The focus stays in the dialog and shows on each of its controls.
       expect(await invisibleFocus(s.page, 8, { here: true })).toEqual([]);
       expect(await dialog.evaluate((d) => d.contains(document.activeElement))).toBe(true);
