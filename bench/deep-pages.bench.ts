@@ -11,7 +11,11 @@
  *   npx tsx bench/deep-pages.bench.ts
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/<db> npx tsx bench/deep-pages.bench.ts
  *
- * Knobs: BENCH_ROWS (100000), BENCH_ROUNDS (7), BENCH_LIMIT (100 rows a page).
+ * Listings filtered on several columns (AND, OR, 2–3 columns) or sorted on several (views of 2–3 sorts) are
+ * measured beside the same listing with their jump structure unused (`no jump idx`).
+ *
+ * Knobs: BENCH_ROWS (100000), BENCH_ROUNDS (7), BENCH_LIMIT (100 rows a page), BENCH_ONLY (a regular
+ * expression: only the listings whose name matches, e.g. `several|sorts|filters`).
  */
 import { loadavg } from 'node:os';
 import { startBasegate, type RunningBasegate } from './lib/servers.js';
@@ -78,7 +82,51 @@ async function main() {
     console.log(`${b.container.dialect}: ${ROWS} rows seeded in ${((Date.now() - seedStart) / 1000).toFixed(1)} s; ${ROUNDS} rounds, ${LIMIT} rows a page`);
 
     const alpha = { filters: [{ column_name: 'Kind', filter_predicate: 'is', filter_term: 'alpha' }] };
-    const listings: Listing[] = [
+    // Listings on several columns: views (their sorts) and filtered-rows/ bodies; sizes counted from the generator's values.
+    const quarter = Math.ceil(ROWS / 4);
+    const amount = (n: number) => (n * 7_919) % quarter;
+    const count = (match: (n: number) => boolean) => {
+      let c = 0;
+      for (let n = 0; n < ROWS; n++) if (match(n)) c++;
+      return c;
+    };
+    const views: Record<string, object> = {
+      'Two sorts': { sorts: [{ column_key: 'Kind', sort_type: 'down' }, { column_key: 'Amount', sort_type: 'up' }] },
+      'Three sorts': { sorts: [{ column_key: 'Kind', sort_type: 'up' }, { column_key: 'Amount', sort_type: 'down' }, { column_key: 'Title', sort_type: 'up' }] },
+      'Three filters': {
+        filters: [
+          { column_name: 'Kind', filter_predicate: 'is_not', filter_term: 'gamma' },
+          { column_name: 'Amount', filter_predicate: 'greater_or_equal', filter_term: Math.floor(quarter / 10) },
+          { column_name: 'Title', filter_predicate: 'contains', filter_term: '7' },
+        ],
+        sorts: [{ column_key: 'Kind', sort_type: 'up' }, { column_key: 'Amount', sort_type: 'down' }],
+      },
+    };
+    for (const [name, body] of Object.entries(views)) {
+      const headers = { authorization: `Token ${b.seeded.baseToken}` };
+      const url = `/api-gateway/api/v2/dtables/${b.seeded.base.uuid}/views/`;
+      await b.app.inject({ method: 'POST', url: `${url}?table_name=Big`, headers, payload: { name } });
+      const res = await b.app.inject({ method: 'PUT', url: `${url}${encodeURIComponent(name)}/?table_name=Big`, headers, payload: body });
+      if (res.statusCode !== 200) throw new Error(`view ${name}: ${res.body}`);
+    }
+    const twoAnd = { filters: [{ column_name: 'Kind', filter_predicate: 'is', filter_term: 'alpha' }, { column_name: 'Amount', filter_predicate: 'less', filter_term: Math.floor(quarter / 2) }] };
+    const twoOr = {
+      filters: [{ column_name: 'Kind', filter_predicate: 'is', filter_term: 'beta' }, { column_name: 'Amount', filter_predicate: 'less', filter_term: Math.floor(quarter / 10) }],
+      filter_conjunction: 'Or',
+    };
+    const many: Listing[] = [
+      { name: '2 filters AND, unsorted', size: count((n) => n % 5 === 0 && amount(n) < Math.floor(quarter / 2)), path: 'filtered-rows/?table_name=Big', body: twoAnd },
+      { name: '2 filters OR, sorted desc', size: count((n) => n % 5 === 1 || amount(n) < Math.floor(quarter / 10)), path: 'filtered-rows/?table_name=Big&order_by=Amount&direction=desc', body: twoOr },
+      {
+        name: '3 filters, 2 sorts (view)',
+        size: count((n) => n % 5 !== 2 && amount(n) >= Math.floor(quarter / 10) && String(n).includes('7')),
+        path: 'rows/?table_name=Big&view_name=Three%20filters',
+      },
+      { name: '2 sorts (view)', size: ROWS, path: 'rows/?table_name=Big&view_name=Two%20sorts' },
+      { name: '3 sorts (view)', size: ROWS, path: 'rows/?table_name=Big&view_name=Three%20sorts' },
+    ];
+    const all: Listing[] = [
+      ...many.flatMap((l) => [l, { ...l, name: `${l.name.replace(/ \(view\)$/, '')}, no jump idx`, jumps: false as const }]),
       { name: 'sorted (Amount)', size: ROWS, path: 'rows/?table_name=Big&order_by=Amount' },
       { name: 'sorted (Amount), A/A', size: ROWS, path: 'rows/?table_name=Big&order_by=Amount' },
       { name: 'sorted, no jump set', size: ROWS, path: 'rows/?table_name=Big&order_by=Amount', jumps: false },
@@ -90,6 +138,7 @@ async function main() {
       { name: 'filt. unsorted, no jump idx', size: ROWS / 5, path: 'filtered-rows/?table_name=Big', body: alpha, jumps: false },
       { name: 'unsorted', size: ROWS, path: 'rows/?table_name=Big' },
     ];
+    const listings = all.filter((l) => !process.env.BENCH_ONLY || new RegExp(process.env.BENCH_ONLY).test(l.name));
     // The row indexes these listings cause (as in production: a big table filtered or sorted on a column).
     data.indexes.options.recountMs = 0;
     for (const l of listings) await call(b, l, 'start=0');

@@ -34,6 +34,23 @@ import { indexedValue } from '../filters/index.js';
 export interface JumpSetUse {
   filter?: { key: string; valueType: 'number' | 'text' };
   sort?: { key: string; valueType: 'number' | 'text'; desc: boolean };
+  /**
+   * A listing filtered on several columns or sorted on several (migration 0047), instead of `filter` and
+   * `sort`: the set's rows keep every column's cell in `data`, and its covering index orders by the sort
+   * expressions of cell-sql.ts on that `data` (read index-only: the index includes `data`).
+   */
+  many?: JumpManyUse;
+}
+
+/** The columns of a jump set of several (see JumpSetUse `many`): up to 3 filtered, up to 3 sorted on. */
+export interface JumpManyUse {
+  filters: Array<{ key: string; valueType: 'number' | 'text' }>;
+  sorts: Array<{ key: string; valueType: 'number' | 'text'; desc: boolean }>;
+}
+
+/** The cells a set of several keeps (each column once). */
+function manyCells(many: JumpManyUse): string[] {
+  return [...new Set([...many.filters.map((f) => f.key), ...many.sorts.map((s) => s.key)])];
 }
 
 export interface JumpSet {
@@ -48,6 +65,10 @@ export interface JumpSet {
 
 /** The name of the set of a use (short: a digest of what it serves). */
 export function jumpSetName(baseId: number, tableId: string, use: JumpSetUse): string {
+  if (use.many) {
+    const signature = JSON.stringify([tableId, 'many', use.many.filters.map((f) => [f.key, f.valueType]), use.many.sorts.map((s) => [s.key, s.valueType, s.desc])]);
+    return `brj_${Number(baseId)}_${createHash('sha256').update(signature).digest('hex').slice(0, 24)}`;
+  }
   const parts: unknown[] = [tableId, use.filter?.key ?? null, use.filter?.valueType ?? null, use.sort?.key ?? null, use.sort?.valueType ?? null, use.sort?.desc ?? false];
   // Filtered sets have a keyed index too (`keyedIndexName`): another name than those built before it.
   if (use.filter) parts.push('keyed');
@@ -65,10 +86,12 @@ interface DefRow {
   sort_key: string | null;
   sort_type: string | null;
   descending: boolean;
+  spec: JumpManyUse | string | null;
 }
 
 function fromRow(r: DefRow): JumpSet {
   const use: JumpSetUse = {};
+  if (r.spec) use.many = typeof r.spec === 'string' ? (JSON.parse(r.spec) as JumpManyUse) : r.spec;
   if (r.filter_key) use.filter = { key: r.filter_key, valueType: r.filter_type as 'number' | 'text' };
   if (r.sort_key) use.sort = { key: r.sort_key, valueType: r.sort_type as 'number' | 'text', desc: r.descending };
   return { id: Number(r.id), name: r.name, baseId: Number(r.base_id), tableId: r.table_id, use };
@@ -76,7 +99,7 @@ function fromRow(r: DefRow): JumpSet {
 
 /** Every set whose definition is listed. */
 export async function loadJumpSets(db: Db): Promise<JumpSet[]> {
-  const { rows } = await sql<DefRow>`select id, name, base_id, table_id, filter_key, filter_type, sort_key, sort_type, descending from row_jump_defs`.execute(db);
+  const { rows } = await sql<DefRow>`select id, name, base_id, table_id, filter_key, filter_type, sort_key, sort_type, descending, spec from row_jump_defs`.execute(db);
   return rows.map(fromRow);
 }
 
@@ -108,10 +131,12 @@ export async function buildJumpSet(db: Db, name: string, baseId: number, tableId
   return db.connection().execute(async (conn) => {
     await sql`select pg_advisory_lock(${BUILD_LOCK}, hashtext(${name}))`.execute(conn);
     try {
-      const { rows } = await sql<DefRow>`insert into row_jump_defs (name, base_id, table_id, filter_key, filter_type, sort_key, sort_type, descending)
-        values (${name}, ${baseId}, ${tableId}, ${use.filter?.key ?? null}, ${use.filter?.valueType ?? null}, ${use.sort?.key ?? null}, ${use.sort?.valueType ?? null}, ${use.sort?.desc ?? false})
+      const cells = use.many ? manyCells(use.many) : null;
+      const spec = use.many ? JSON.stringify(use.many) : null;
+      const { rows } = await sql<DefRow>`insert into row_jump_defs (name, base_id, table_id, filter_key, filter_type, sort_key, sort_type, descending, cells, spec)
+        values (${name}, ${baseId}, ${tableId}, ${use.filter?.key ?? null}, ${use.filter?.valueType ?? null}, ${use.sort?.key ?? null}, ${use.sort?.valueType ?? null}, ${use.sort?.desc ?? false}, ${cells}::text[], ${spec}::jsonb)
         on conflict (name) do update set name = excluded.name
-        returning id, name, base_id, table_id, filter_key, filter_type, sort_key, sort_type, descending`.execute(conn);
+        returning id, name, base_id, table_id, filter_key, filter_type, sort_key, sort_type, descending, spec`.execute(conn);
       const set = fromRow(rows[0]!);
       try {
         await fillJumpSet(db, conn, set, listed, options);
@@ -133,7 +158,8 @@ async function fillJumpSet(db: Db, conn: Db, set: JumpSet, listed: string, optio
   await copyRows(db, set, listed, options);
   await sql`set statement_timeout = '600s'`.execute(conn);
   try {
-    await sql.raw(`create index concurrently if not exists "${set.name}" on row_jump_keys (${orderText(set.use)}) include (data) where jump_id = ${set.id}`).execute(conn);
+    const order = set.use.many ? compiledText(db, manyOrder(set.use.many, sql`data`)) : orderText(set.use);
+    await sql.raw(`create index concurrently if not exists "${set.name}" on row_jump_keys (${order}) include (data) where jump_id = ${set.id}`).execute(conn);
     const keyed = keyedIndexText(db, set);
     if (keyed) await sql.raw(keyed).execute(conn);
     await sql`vacuum (analyze) row_jump_keys`.execute(conn);
@@ -165,6 +191,13 @@ async function copyRows(db: Db, set: JumpSet, listed: string, options: JumpSetBu
     await options.afterBatch?.(batch);
     if (Number(done.n) < batchRows) return;
   }
+}
+
+/** SQL text of a fragment with no parameters (index definitions). */
+function compiledText(db: Db, fragment: RawBuilder<unknown>): string {
+  const compiled = fragment.compile(db);
+  if (compiled.parameters.length > 0) throw new Error('a jump set\'s index must have no parameters');
+  return compiled.sql;
 }
 
 /** The name of a filtered set's keyed index (see the module's comment). */
@@ -223,10 +256,13 @@ export async function recoverJumpSets(db: Db): Promise<string[]> {
  * rows only), read index-only; undefined when the listing has no row there. `keyTerm`: a term on the
  * filter column's indexed value implied by `filter` (a range of the keyed index), if the filter has one.
  */
-export async function jumpAnchor(db: Executor, set: JumpSet, filter: Expression<SqlBool> | undefined, position: number, keyTerm?: Expression<SqlBool>): Promise<{ id: number; value: unknown } | undefined> {
+export async function jumpAnchor(db: Executor, set: JumpSet, filter: Expression<SqlBool> | undefined, position: number, keyTerm?: Expression<SqlBool>): Promise<{ id: number; values: unknown[] } | undefined> {
   const { rows } = await anchorQuery(set, filter, position, '', keyTerm).execute(db);
-  const row = rows[0];
-  return row ? { id: Number(row.id), value: row.v } : undefined;
+  const row = rows[0] as (Record<string, unknown> & { id: string }) | undefined;
+  if (!row) return undefined;
+  // The row's sort values, as the listing's keyset takes them (none: unsorted).
+  const values = set.use.many ? set.use.many.sorts.map((_, i) => row[`v${i}`]) : set.use.sort ? [row.v] : [];
+  return { id: Number(row.id), values };
 }
 
 /** The plan of `jumpAnchor`'s query (tests: an index-only scan of the set's index). */
@@ -236,12 +272,33 @@ export async function explainJumpAnchor(db: Executor, set: JumpSet, filter: Expr
 }
 
 function anchorQuery(set: JumpSet, filter: Expression<SqlBool> | undefined, position: number, prefix: string, keyTerm: Expression<SqlBool> | undefined) {
+  if (set.use.many) return manyAnchorQuery(set, set.use.many, filter, position, prefix);
   const column = sortColumn(set.use);
   const value = column ? sql.raw(`base_rows.${column}`) : sql`null`;
   // The table named `base_rows`: the filter's SQL reads `base_rows.data`, here the filter cell alone.
   return sql<{ id: string; v: unknown }>`${sql.raw(prefix)}select base_rows.id, ${value} as v from row_jump_keys as base_rows
     where base_rows.jump_id = ${sql.lit(set.id)}${keyTerm && set.use.filter ? sql` and ${keyTerm}` : sql``}${filter ? sql` and ${filter}` : sql``}
     order by ${sql.raw(orderText(set.use, 'base_rows.'))} offset ${position} limit 1`;
+}
+
+/**
+ * A set of several's anchor: its rows read index-only in the listing's order (the inner query, kept whole
+ * by `offset 0`: the planner otherwise takes the filter for a handful of rows and sorts them all), the
+ * filter checked on each entry's cells, the sort values computed for the one row answered.
+ */
+function manyAnchorQuery(set: JumpSet, many: JumpManyUse, filter: Expression<SqlBool> | undefined, position: number, prefix: string) {
+  const data = sql.ref('base_rows.data');
+  const values = many.sorts.length === 0 ? sql`null` : sql.join(many.sorts.map((s, i) => sql`${indexedValue('postgres', data, s.key, s.valueType)} as ${sql.raw(`v${i}`)}`));
+  const order = manyOrder(many, sql`data`);
+  return sql<Record<string, unknown> & { id: string }>`${sql.raw(prefix)}select base_rows.id, ${values} from (
+      select id, data from row_jump_keys where jump_id = ${sql.lit(set.id)} order by ${order} offset 0
+    ) as base_rows${filter ? sql` where ${filter}` : sql``} offset ${position} limit 1`;
+}
+
+/** A set of several's order: its sort expressions (cell-sql.ts, as sort-sql.ts orders them: empty last), then the id. */
+function manyOrder(many: JumpManyUse, data: RawBuilder<unknown>): RawBuilder<unknown> {
+  const terms = many.sorts.map((s) => sql`${indexedValue('postgres', data, s.key, s.valueType)} ${sql.raw(s.desc ? 'desc' : 'asc')} nulls last`);
+  return sql.join([...terms, sql.raw('id')]);
 }
 
 function sortColumn(use: JumpSetUse): 'num' | 'txt' | undefined {
@@ -261,7 +318,10 @@ function keyValues(set: JumpSet, data: RawBuilder<unknown>) {
   const num =
     set.use.sort?.valueType === 'number' ? sql`case when jsonb_typeof(${data} -> ${sortKey}::text) = 'number' then (${data} ->> ${sortKey}::text)::float8 end` : sql`null::float8`;
   const txt = set.use.sort?.valueType === 'text' ? sql`${data} ->> ${sortKey}::text` : sql`null::text`;
-  const cell = filterKey
+  const cells = set.use.many ? manyCells(set.use.many) : undefined;
+  const cell = cells
+    ? sql`(select coalesce(jsonb_object_agg(k.key, ${data} -> k.key), '{}'::jsonb) from unnest(${cells}::text[]) as k(key) where ${data} ? k.key)`
+    : filterKey
     ? sql`case when ${data} ? ${filterKey}::text then jsonb_build_object(${filterKey}::text, ${data} -> ${filterKey}::text) else '{}'::jsonb end`
     : sql`'{}'::jsonb`;
   return { num, txt, data: cell };

@@ -1,5 +1,6 @@
 import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
 import type { DialectName, Db, Executor } from '../../db/index.js';
+import { createHash } from 'node:crypto';
 import { indexableKey, indexedValue, sqliteType, type ParsedCondition } from '../filters/index.js';
 import type { BaseMetadata } from './metadata.js';
 import { countThroughIndex, onRowIndexGone, ORDERED_SCAN, scopableTableId } from './rows.repository.js';
@@ -59,6 +60,41 @@ export interface JumpUse {
 export interface JumpSetListing {
   filter?: IndexedColumn;
   sort?: { column: IndexedColumn; desc: boolean };
+  /** A listing filtered on several columns or sorted on several (instead of `filter` and `sort`). */
+  many?: JumpManyListing;
+}
+
+/**
+ * A listing filtered on up to 3 columns and sorted on up to 3, with more than one of either (both
+ * dialects): what a jump index of several (SQLite, `noteJumpMany`) or a jump set of several (PostgreSQL,
+ * jump-sets.ts `many`) serves. Filter columns are listed once each.
+ */
+export interface JumpManyListing {
+  filters: IndexedColumn[];
+  sorts: Array<{ column: IndexedColumn; desc: boolean }>;
+}
+
+/** Most filter columns and most sort columns a jump structure of several serves. */
+export const JUMP_MANY_MAX = 3;
+
+/** The `kind` prefix of a jump index of several (SQLite): `jumpm:` then its spec as JSON (`ManySpec`). */
+const JUMP_MANY = 'jumpm:';
+/** The `value_type` of the entries of jump structures of several. */
+const MANY = 'many';
+
+/** What a jump structure of several serves: filter columns `[key, value type]`, sorts `[key, value type, descending]`. */
+interface ManySpec {
+  f: Array<[string, ValueType]>;
+  s: Array<[string, ValueType, boolean]>;
+}
+
+function manySpec(kind: string): ManySpec | undefined {
+  if (!kind.startsWith(JUMP_MANY)) return undefined;
+  try {
+    return JSON.parse(kind.slice(JUMP_MANY.length)) as ManySpec;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The `kind` of a jump set's `row_indexes` entry (its name is the set's covering index). */
@@ -175,6 +211,45 @@ export class RowIndexes {
     return `bri_${baseId}_${hex(tableId)}_${hex(key)}_${k}${listed}_${valueType[0]}`;
   }
 
+  /** The name of a jump index of several (SQLite; see `noteJumpMany`): a digest of its spec. */
+  static jumpManyName(baseId: number, tableId: string, spec: ManySpec): string {
+    return `bri_${baseId}_${hex(tableId)}_jm${createHash('sha256').update(JSON.stringify(spec)).digest('hex').slice(0, 20)}`;
+  }
+
+  /**
+   * A cold jump deep into a listing filtered on several columns or sorted on several (SQLite, up to 3 of
+   * each) calls this: a **jump index of several** is built in the background — the listing's order (each
+   * sort value as sort-sql.ts `orderTerms` writes it, empty last), the id, then every filter column's cell
+   * and JSON type; partial on the table and the listings' "not archived" term. The listing reads it in its
+   * own order and checks its filter on each entry, so the rows before a deep `start` are skipped as index
+   * entries, none read.
+   */
+  noteJumpMany(baseId: number, table: IndexedTable, listing: JumpManyListing): void {
+    const entry = this.options.jumpReads ? this.jumpManyEntry(baseId, table._id, listing) : undefined;
+    if (!entry || this.entries?.has(entry.name) || this.queued.has(entry.name)) return;
+    const smallAt = this.small.get(`${baseId}/${table._id}`);
+    if (smallAt !== undefined && this.now() - smallAt < this.options.recountMs) return;
+    this.queued.add(entry.name);
+    this.queue.push({ name: entry.name, entry });
+    this.running ??= this.drain().finally(() => {
+      this.running = null;
+    });
+  }
+
+  /** The jump index of several of a listing, once built (see `noteJumpMany`). */
+  jumpManyIndex(baseId: number, tableId: string, listing: JumpManyListing): string | undefined {
+    const entry = this.options.jumpReads ? this.jumpManyEntry(baseId, tableId, listing) : undefined;
+    return entry && this.entries?.has(entry.name) ? entry.name : undefined;
+  }
+
+  private jumpManyEntry(baseId: number, tableId: string, listing: JumpManyListing): Entry | undefined {
+    if (this.dialect !== 'sqlite' || !scopableTableId(tableId)) return undefined;
+    const spec = manySpecOf(listing);
+    if (!spec) return undefined;
+    const name = RowIndexes.jumpManyName(baseId, tableId, spec);
+    return { name, base_id: baseId, table_id: tableId, column_key: spec.f[0]?.[0] ?? spec.s[0]![0], kind: JUMP_MANY + JSON.stringify(spec), value_type: MANY };
+  }
+
   /** The name of a jump index (SQLite; see `noteJump`). */
   static jumpName(baseId: number, tableId: string, key: string, valueType: ValueType, sort: { key: string; desc: boolean } | undefined): string {
     const order = sort ? `${sort.desc ? 'd' : 'a'}${hex(sort.key)}` : '';
@@ -216,7 +291,10 @@ export class RowIndexes {
     if (!found || this.entries?.has(found.name) || this.queued.has(found.name)) return;
     const smallAt = this.small.get(`${baseId}/${table._id}`);
     if (smallAt !== undefined && this.now() - smallAt < this.options.recountMs) return;
-    const entry: Entry = { name: found.name, base_id: baseId, table_id: table._id, column_key: found.use.filter?.key ?? '', kind: JUMP_SET, value_type: found.use.filter?.valueType ?? 'none' };
+    const many = found.use.many;
+    const entry: Entry = many
+      ? { name: found.name, base_id: baseId, table_id: table._id, column_key: many.filters[0]?.key ?? many.sorts[0]?.key ?? '', kind: JUMP_SET, value_type: MANY }
+      : { name: found.name, base_id: baseId, table_id: table._id, column_key: found.use.filter?.key ?? '', kind: JUMP_SET, value_type: found.use.filter?.valueType ?? 'none' };
     this.queued.add(found.name);
     this.queue.push({ name: found.name, entry, set: found.use });
     this.running ??= this.drain().finally(() => {
@@ -231,7 +309,14 @@ export class RowIndexes {
   }
 
   private jumpSetUse(baseId: number, tableId: string, listing: JumpSetListing): { name: string; use: JumpSetUse } | undefined {
-    if (this.dialect !== 'postgres' || !this.options.jumpReads || !scopableTableId(tableId) || !(listing.filter || listing.sort)) return undefined;
+    if (this.dialect !== 'postgres' || !this.options.jumpReads || !scopableTableId(tableId)) return undefined;
+    if (listing.many) {
+      const spec = manySpecOf(listing.many);
+      if (!spec) return undefined;
+      const use: JumpSetUse = { many: { filters: spec.f.map(([key, valueType]) => ({ key, valueType })), sorts: spec.s.map(([key, valueType, desc]) => ({ key, valueType, desc })) } };
+      return { name: jumpSetName(baseId, tableId, use), use };
+    }
+    if (!(listing.filter || listing.sort)) return undefined;
     const use: JumpSetUse = {};
     if (listing.filter) {
       const valueType = indexValueType(listing.filter);
@@ -393,7 +478,18 @@ export class RowIndexes {
           const column = part && table?.columns.find((c) => c.key === part.key);
           return !part || (column !== undefined && indexValueType(column) === part.valueType);
         };
-        if (!(table && use && same(use.filter) && same(use.sort))) await this.drop(entry);
+        const sameMany = !use?.many || [...use.many.filters, ...use.many.sorts].every((part) => same(part));
+        if (!(table && use && same(use.filter) && same(use.sort) && sameMany)) await this.drop(entry);
+        continue;
+      }
+      const spec = manySpec(entry.kind);
+      if (spec) {
+        // A jump index of several follows every column it carries (gone, or now of another value type).
+        const same = ([key, valueType]: [string, ValueType, ...unknown[]]) => {
+          const column = table?.columns.find((c) => c.key === key);
+          return column !== undefined && indexValueType(column) === valueType;
+        };
+        if (!(table && spec.f.every(same) && spec.s.every(same))) await this.drop(entry);
         continue;
       }
       const column = table?.columns.find((c) => c.key === entry.column_key);
@@ -576,6 +672,14 @@ export class RowIndexes {
       // Partial on the listings' own "not archived" term too, so a listing's count never reads a row.
       return `create index ${concurrently}if not exists "${entry.name}" on base_rows (id) where ${scopeText(entry.base_id, entry.table_id)} and ${this.listedText()}`;
     }
+    const spec = manySpec(entry.kind);
+    if (spec) {
+      // A jump index of several (SQLite): the listing's order, the id, then each filter cell and its JSON type; listed rows only.
+      const cell = (key: string) => compileText(this.db, indexedValue(this.dialect, sql.ref('data'), key, 'text'));
+      const order = spec.s.flatMap(([key, , desc]) => [`(${cell(key)} is null)`, desc ? `${cell(key)} desc` : cell(key)]);
+      const filters = spec.f.flatMap(([key]) => [cell(key), compileText(this.db, sqliteType(sql.ref('data'), key))]);
+      return `create index if not exists "${entry.name}" on base_rows (${[...order, 'id', ...filters].join(', ')}) where ${scopeText(entry.base_id, entry.table_id)} and ${this.listedText()}`;
+    }
     const value = compileText(this.db, indexedValue(this.dialect, sql.ref('data'), entry.column_key, entry.value_type as ValueType));
     const sort = jumpSort(entry.kind);
     if (sort !== null) {
@@ -675,9 +779,33 @@ function listedOnly(dialect: DialectName, kind: string): boolean {
 function current(entry: Entry, dialect: DialectName): boolean {
   if (entry.kind === POSITION) return true;
   if (entry.kind === JUMP_SET) return dialect === 'postgres';
+  const spec = manySpec(entry.kind);
+  if (spec) return dialect === 'sqlite' && entry.name === RowIndexes.jumpManyName(entry.base_id, entry.table_id, spec);
   const sort = jumpSort(entry.kind);
   if (sort !== null) return dialect === 'sqlite' && entry.name === RowIndexes.jumpName(entry.base_id, entry.table_id, entry.column_key, entry.value_type as ValueType, sort);
   return entry.name === RowIndexes.indexName(entry.base_id, entry.table_id, entry.column_key, entry.kind as IndexKind, entry.value_type as ValueType, dialect);
+}
+
+/** The spec of a listing a jump structure of several serves, or undefined when none can (a column no index orders, too many columns). */
+function manySpecOf(listing: JumpManyListing): ManySpec | undefined {
+  if (listing.filters.length > JUMP_MANY_MAX || listing.sorts.length > JUMP_MANY_MAX) return undefined;
+  if (listing.filters.length <= 1 && listing.sorts.length <= 1) return undefined;
+  const typed = (column: IndexedColumn): ValueType | undefined => {
+    const valueType = indexValueType(column);
+    return valueType && indexableKey(column.key) && column.key.length <= MAX_KEY ? valueType : undefined;
+  };
+  const spec: ManySpec = { f: [], s: [] };
+  for (const column of listing.filters) {
+    const valueType = typed(column);
+    if (!valueType) return undefined;
+    spec.f.push([column.key, valueType]);
+  }
+  for (const { column, desc } of listing.sorts) {
+    const valueType = typed(column);
+    if (!valueType) return undefined;
+    spec.s.push([column.key, valueType, desc]);
+  }
+  return spec;
 }
 
 function scopeText(baseId: number, tableId: string): string {

@@ -24,7 +24,7 @@ import { lockRowsIn, refuseLockedRows } from './row-locks.js';
 import { notArchived } from './archived-rows.js';
 import * as repo from './rows.repository.js';
 import { keysetRanges, orderTerms, sortKeys } from './sort-sql.js';
-import { indexUses, type JumpSetListing, type JumpUse, type RowIndexes } from './row-indexes.js';
+import { indexUses, JUMP_MANY_MAX, type JumpManyListing, type JumpSetListing, type JumpUse, type RowIndexes } from './row-indexes.js';
 import { explainJumpAnchor, jumpAnchor, type JumpSet } from './jump-sets.js';
 import { ListingPositions, type PageEnd } from './listing-positions.js';
 import { decodeCursor, encodeCursor, listingIdentity } from './listing-cursor.js';
@@ -340,8 +340,14 @@ export class RowsService {
    * A skip of `skip` rows into a listing filtered on one column (SQLite): through that filter's jump index
    * (row-indexes.ts `noteJump`), which a deep skip causes; none for short skips or other listings.
    */
-  private jumpIndex(baseId: number, q: { table: TableMeta; jump: JumpUse | undefined }, skip: number): string | undefined {
-    if (!this.indexes || !q.jump || skip < this.indexes.options.positionSkip) return undefined;
+  private jumpIndex(baseId: number, q: { table: TableMeta; jump: JumpUse | undefined; jumpMany: JumpManyListing | undefined }, skip: number): string | undefined {
+    if (!this.indexes || skip < this.indexes.options.positionSkip) return undefined;
+    if (!q.jump) {
+      // Filtered on several columns or sorted on several: that listing's jump index of several.
+      if (!q.jumpMany) return undefined;
+      this.indexes.noteJumpMany(baseId, q.table, q.jumpMany);
+      return this.indexes.jumpManyIndex(baseId, q.table._id, q.jumpMany);
+    }
     this.indexes.noteJump(baseId, q.table, q.jump);
     return this.indexes.jumpIndex(baseId, q.table._id, q.jump);
   }
@@ -359,7 +365,7 @@ export class RowsService {
     if (!set) return undefined;
     const anchor = await jumpAnchor(this.db, set, q.filterOnly, start - 1, (this.indexes.options.jumpKeyReads ? jumpKeyTerm(set, q.terms) : undefined));
     if (!anchor) return null;
-    return { position: start, afterId: anchor.id, ...(set.use.sort ? { values: [anchor.value] } : {}) };
+    return { position: start, afterId: anchor.id, ...(anchor.values.length > 0 ? { values: anchor.values } : {}) };
   }
 
   /** The plan of the jump-set read a deep `start` into a listing makes (tests: index-only), or undefined when it makes none. */
@@ -455,11 +461,19 @@ export class RowsService {
     const filterColumn = filterKeys.size === 1 ? table.columns.find((c) => filterKeys.has(c.key)) : undefined;
     const jump: JumpUse | undefined = filterColumn && sorts.length <= 1 ? { filter: filterColumn, ...(sorts[0] ? { sort: { column: sorts[0].column, desc: sorts[0].desc } } : {}) } : undefined;
     // PostgreSQL: a listing filtered on at most one column and sorted on at most one jumps through a jump set (jump-sets.ts).
+    // Filtered on several columns (up to 3) or sorted on several (up to 3): a jump index (SQLite) or a jump set (PostgreSQL) of several.
+    const filterColumns = [...filterKeys].map((key) => table.columns.find((c) => c.key === key));
+    const jumpMany: JumpManyListing | undefined =
+      (filterKeys.size > 1 || sorts.length > 1) && filterKeys.size <= JUMP_MANY_MAX && sorts.length <= JUMP_MANY_MAX && filterColumns.every((c) => c !== undefined)
+        ? { filters: filterColumns as TableMeta['columns'], sorts: sorts.map((s) => ({ column: s.column, desc: s.desc })) }
+        : undefined;
     const jumpSet: JumpSetListing | undefined =
       (!filtered || filterColumn) && sorts.length <= 1 && (filterColumn || sorts[0])
         ? { ...(filterColumn ? { filter: filterColumn } : {}), ...(sorts[0] ? { sort: { column: sorts[0].column, desc: sorts[0].desc } } : {}) }
-        : undefined;
-    return { meta, table, presenter: listingPresenter(withinScope(visibleColumns(table, view), beyond), byName), query, terms, firstSort, filtered, sortKeys: sortKeysOf, sortKey, sortIdentity, viewId, jump, jumpSet, filterOnly };
+        : jumpMany
+          ? { many: jumpMany }
+          : undefined;
+    return { meta, table, presenter: listingPresenter(withinScope(visibleColumns(table, view), beyond), byName), query, terms, firstSort, filtered, sortKeys: sortKeysOf, sortKey, sortIdentity, viewId, jump, jumpMany, jumpSet, filterOnly };
   }
 
   /**
