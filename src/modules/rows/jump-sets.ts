@@ -257,7 +257,7 @@ export async function recoverJumpSets(db: Db): Promise<string[]> {
  * filter column's indexed value implied by `filter` (a range of the keyed index), if the filter has one.
  */
 export async function jumpAnchor(db: Executor, set: JumpSet, filter: Expression<SqlBool> | undefined, position: number, keyTerm?: Expression<SqlBool>): Promise<{ id: number; values: unknown[] } | undefined> {
-  const { rows } = await anchorQuery(set, filter, position, '', keyTerm).execute(db);
+  const { rows } = await inOrderedScan(db, set, (e) => anchorQuery(set, filter, position, '', keyTerm).execute(e));
   const row = rows[0] as (Record<string, unknown> & { id: string }) | undefined;
   if (!row) return undefined;
   // The row's sort values, as the listing's keyset takes them (none: unsorted).
@@ -267,7 +267,7 @@ export async function jumpAnchor(db: Executor, set: JumpSet, filter: Expression<
 
 /** The plan of `jumpAnchor`'s query (tests: an index-only scan of the set's index). */
 export async function explainJumpAnchor(db: Executor, set: JumpSet, filter: Expression<SqlBool> | undefined, position: number, keyTerm?: Expression<SqlBool>): Promise<string> {
-  const { rows } = await anchorQuery(set, filter, position, 'explain ', keyTerm).execute(db);
+  const { rows } = await inOrderedScan(db, set, (e) => anchorQuery(set, filter, position, 'explain ', keyTerm).execute(e));
   return (rows as unknown as Array<Record<string, unknown>>).map((r) => String(r['QUERY PLAN'])).join('\n');
 }
 
@@ -282,17 +282,28 @@ function anchorQuery(set: JumpSet, filter: Expression<SqlBool> | undefined, posi
 }
 
 /**
- * A set of several's anchor: its rows read index-only in the listing's order (the inner query, kept whole
- * by `offset 0`: the planner otherwise takes the filter for a handful of rows and sorts them all), the
- * filter checked on each entry's cells, the sort values computed for the one row answered.
+ * A set of several's anchor: its entries read index-only in the listing's order, the filter checked on
+ * each entry's cells, and the sort values computed (from the kept cells) for the one row answered only.
+ * Run with sorts and parallel plans off (`inOrderedScan`): the planner otherwise takes the filter for a
+ * handful of rows and sorts them all.
  */
 function manyAnchorQuery(set: JumpSet, many: JumpManyUse, filter: Expression<SqlBool> | undefined, position: number, prefix: string) {
-  const data = sql.ref('base_rows.data');
+  const data = sql.ref('anchor.data') as unknown as RawBuilder<unknown>;
   const values = many.sorts.length === 0 ? sql`null` : sql.join(many.sorts.map((s, i) => sql`${indexedValue('postgres', data, s.key, s.valueType)} as ${sql.raw(`v${i}`)}`));
-  const order = manyOrder(many, sql`data`);
-  return sql<Record<string, unknown> & { id: string }>`${sql.raw(prefix)}select base_rows.id, ${values} from (
-      select id, data from row_jump_keys where jump_id = ${sql.lit(set.id)} order by ${order} offset 0
-    ) as base_rows${filter ? sql` where ${filter}` : sql``} offset ${position} limit 1`;
+  const order = manyOrder(many, sql`base_rows.data`);
+  return sql<Record<string, unknown> & { id: string }>`${sql.raw(prefix)}select anchor.id, ${values} from (
+      select base_rows.id, base_rows.data from row_jump_keys as base_rows where base_rows.jump_id = ${sql.lit(set.id)}${filter ? sql` and ${filter}` : sql``}
+      order by ${order} offset ${position} limit 1
+    ) as anchor`;
+}
+
+/** Runs a set of several's anchor query with sorts and parallel plans off, in a transaction of its own (see manyAnchorQuery). */
+async function inOrderedScan<T>(db: Executor, set: JumpSet, run: (e: Executor) => Promise<T>): Promise<T> {
+  if (!set.use.many || db.isTransaction) return run(db);
+  return db.transaction().execute(async (trx) => {
+    await sql`select set_config('enable_sort', 'off', true), set_config('max_parallel_workers_per_gather', '0', true)`.execute(trx);
+    return run(trx);
+  });
 }
 
 /** A set of several's order: its sort expressions (cell-sql.ts, as sort-sql.ts orders them: empty last), then the id. */
