@@ -16,13 +16,13 @@
  *   npx tsx bench/history.bench.ts
  *
  * Knobs: BENCH_ROUNDS (41), BENCH_UPDATES (0: appends only), BENCH_UPDATE_ROUNDS (1500),
- * BENCH_OPS (1000000), BENCH_UPDATE_OPS (0: operations seeded into the updates' bases first), BENCH_ONLY (overhead | update: the updates only | listing | large: the large writes' listing only), BENCH_DIALECTS (sqlite,postgres; PostgreSQL
+ * BENCH_OPS (1000000), BENCH_UPDATE_OPS (0: operations seeded into the updates' bases first; a comma list runs each), BENCH_ONLY (overhead | update: the updates only | listing | large: the large writes' listing only), BENCH_DIALECTS (sqlite,postgres; PostgreSQL
  * needs TEST_DATABASE_URL), BENCH_AA=1 (both apps with the log on: what the method reads as a
  * difference when there is none), BENCH_VERBOSE=1 (each round's CPU times).
  */
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { performance } from 'node:perf_hooks';
+import { performance, PerformanceObserver } from 'node:perf_hooks';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { sql } from 'kysely';
@@ -41,8 +41,11 @@ const UPDATES = Number(process.env.BENCH_UPDATES ?? 1);
 /** Rounds of the single-row updates: one update on each of the three apps per round (see updateOverhead). */
 const UPDATE_ROUNDS = Number(process.env.BENCH_UPDATE_ROUNDS ?? 1500);
 const UPDATE_WARMUP = 50;
-/** Operations already in each update app's base before its rounds (BENCH_UPDATE_OPS; 0: a new base): the log's index depth. */
-const UPDATE_OPS = Number(process.env.BENCH_UPDATE_OPS ?? 0);
+/**
+ * Operations already in each update app's base before its rounds (BENCH_UPDATE_OPS; 0: a new base): the log's index depth.
+ * A comma list (`0,1000000`) measures each case in turn in one run.
+ */
+const UPDATE_OPS_LIST = (process.env.BENCH_UPDATE_OPS ?? '0').split(',').map(Number);
 /** Rounds between two runs of the row index's batch step in the log-on apps (see updateOverhead). */
 const BATCH_EVERY = 100;
 /** Resamples of the rounds for the 95% intervals. */
@@ -239,7 +242,7 @@ async function overhead(dialect: DialectName) {
  * each with a 95% bootstrap interval over the rounds; the same two for on / on′, which differ in
  * nothing: what the method reads when there is no difference.
  */
-async function updateOverhead(dialect: DialectName) {
+async function updateOverhead(dialect: DialectName, UPDATE_OPS: number) {
   const names = ['on', 'on2', 'off'] as const;
   type Arm = (typeof names)[number];
   const apps = {
@@ -260,12 +263,23 @@ async function updateOverhead(dialect: DialectName) {
     }
   }
   const batches = { on: 0, on2: 0 };
+  // Garbage collection pauses (main thread) inside each arm's updates: where the rare costly ones come from.
+  let gcNow = 0;
+  const gcObserver = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) gcNow += e.duration;
+  });
+  gcObserver.observe({ entryTypes: ['gc'] });
+  const gcByArm = { on: 0, on2: 0, off: 0 } as Record<Arm, number>;
   for (let round = 0; round < UPDATE_WARMUP + UPDATE_ROUNDS; round++) {
     const order = [...names].sort(() => Math.random() - 0.5);
     for (const name of order) {
       const arm = arms[name];
+      const gcBefore = gcNow;
       const m = await measured(server, () => ok(arm.g.call('PUT', 'rows/', { table_name: 'Table1', updates: [{ row_id: arm.ids[round % arm.ids.length], row: { Name: `v${round}` } }] })));
-      if (round >= UPDATE_WARMUP) arm.cpu.push(m.cpu);
+      if (round >= UPDATE_WARMUP) {
+        arm.cpu.push(m.cpu);
+        gcByArm[name] += gcNow - gcBefore;
+      }
     }
     // SQLite writes a single-row change's row-index entry later, in a batch (row-index.ts; a tick
     // every 5 s in the app): run it here every 100 rounds and count it to the log-on apps.
@@ -297,6 +311,11 @@ async function updateOverhead(dialect: DialectName) {
     `${dialect} single-row update, the row index's batches: ${((batches.on / on.length) * 1000).toFixed(1)} µs per update; log on with them / off: medians ${ratio(withBatches(on, batches.on), off, median)}, means ${ratio(withBatches(on, batches.on), off, mean)}; A/A with them: means ${ratio(withBatches(on, batches.on), withBatches(on2, batches.on2), mean)}`,
   );
   console.log(`${dialect} single-row update, A/A on / on′:   medians ${ratio(on, on2, median)}, means ${ratio(on, on2, mean)}`);
+  gcObserver.disconnect();
+  const tail = (xs: readonly number[]) => `p90 ${(quantile(xs, 0.9) * 1000).toFixed(0)} µs, p99 ${(quantile(xs, 0.99) * 1000).toFixed(0)} µs`;
+  console.log(
+    `${dialect} single-row update, tails: on ${tail(on)}, on′ ${tail(on2)}, off ${tail(off)}; GC pauses per update: on ${((gcByArm.on / on.length) * 1000).toFixed(0)} µs, on′ ${((gcByArm.on2 / on2.length) * 1000).toFixed(0)} µs, off ${((gcByArm.off / off.length) * 1000).toFixed(0)} µs`,
+  );
   await server?.close();
   for (const name of names) await apps[name].close();
 }
@@ -430,7 +449,7 @@ for (const dialect of DIALECTS) {
     continue;
   }
   if (ONLY !== 'listing' && ONLY !== 'update') await overhead(dialect);
-  if ((ONLY === undefined || ONLY === 'overhead' || ONLY === 'update') && UPDATES > 0) await updateOverhead(dialect);
+  if ((ONLY === undefined || ONLY === 'overhead' || ONLY === 'update') && UPDATES > 0) for (const ops of UPDATE_OPS_LIST) await updateOverhead(dialect, ops);
   if (ONLY === 'update') continue;
   if (ONLY !== 'overhead') await listing(dialect);
 }

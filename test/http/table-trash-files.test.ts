@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { purgeTrashedTable } from '../../src/modules/history/table-trash.js';
+import { purgeTrashedTable, type BaseFiles } from '../../src/modules/history/table-trash.js';
 import { sql } from 'kysely';
 import { filesNamedByLog, LOG_FILE_SCAN_MAX, LOG_FILE_WINDOW } from '../../src/modules/history/logged-files.js';
+import { backfillFiles, filesNamedByRefs, filesRecordedFrom } from '../../src/modules/history/file-refs.js';
+import { pruneOperations } from '../../src/modules/history/history.repository.js';
 import { DIALECTS, type TestApp } from '../helpers/index.js';
 import { addTable, appendRows, appWithGateway, uploadAsset, type Gateway } from './rows.fixtures.js';
 
@@ -117,38 +119,90 @@ describe.each(DIALECTS)('files of a purged table (%s)', (dialect) => {
     expect(await exists(old)).toBe(true);
   });
 
-  it('a purge in a log longer than the request path reads still deletes every file: the walk is saved in steps and the tick finishes it', async () => {
-    const oldValue = await upload('old-value.txt', 'old value');
-    const onlyPurged = await upload('only-purged.txt', 'only purged');
-    const [k] = await withFiles('LongLogKeeps', [{ Name: 'k', Doc: fileCell(oldValue) }]);
-    // The old value is in the log only: a restore of that update puts it back.
-    expect((await g.call('PUT', 'rows/', { table_name: 'LongLogKeeps', updates: [{ row_id: k, row: { Doc: [] } }] })).statusCode).toBe(200);
-    await withFiles('LongLogPurged', [
-      { Name: 'p1', Doc: fileCell(oldValue) },
-      { Name: 'p2', Doc: fileCell(onlyPurged) },
-    ]);
-    // Then more operations than a purge reads on the request path (seeded by SQL; none names a file).
-    const db = t.container.db;
-    const count = LOG_FILE_SCAN_MAX + LOG_FILE_WINDOW + 7;
+  /** `count` operations of the base seeded by SQL (none names a file). */
+  const seedOperations = async (count: number) => {
     const series =
       dialect === 'postgres'
         ? sql`SELECT g AS n FROM generate_series(1, ${sql.lit(count)}) g`
         : sql`WITH RECURSIVE s(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s WHERE n < ${sql.lit(count)}) SELECT n FROM s`;
     await sql`INSERT INTO operation_log (base_id, write_id, op_type, table_id, op_user, op_app, op_time, row_count, changes, reverts)
       SELECT ${g.base.id}, 'seed', 'modify_row', '0000', 'seed@auth.local', NULL, ${t.clock.now()}, 1, '{"o":"modify_row","t":"0000","rows":[]}', NULL
-        FROM (${series}) AS q`.execute(db);
-    expect((await g.call('DELETE', 'tables/', { table_name: 'LongLogPurged' })).statusCode).toBe(200);
-    const entry = await entryOf('LongLogPurged');
-    const meta = async () => {
-      const row = await db.selectFrom('trashed_tables').select(['meta', 'deleted_at']).where('id', '=', entry.id).executeTakeFirst();
-      return row && { deletedAt: Number(row.deleted_at), ...(JSON.parse(row.meta) as { files?: string[]; logScan?: { top: number; below: number; named: string[]; done: boolean } }) };
-    };
+        FROM (${series}) AS q`.execute(t.container.db);
+  };
+  /** A log from before the file entries (migration 0045): none recorded, the mark after the newest operation. */
+  const forgetRecordedFiles = async () => {
+    await sql`DELETE FROM operation_log_files`.execute(t.container.db);
+    await sql`UPDATE operation_log_files_from SET from_id = (SELECT MAX(id) + 1 FROM operation_log) WHERE id = 1`.execute(t.container.db);
+  };
+  /** A file named by an old value only (a restore of the update puts it back) and one named by the purged table's rows only. */
+  const keptAndPurged = async (prefix: string) => {
+    const oldValue = await upload(`${prefix}-old-value.txt`, 'old value');
+    const onlyPurged = await upload(`${prefix}-only-purged.txt`, 'only purged');
+    const [k] = await withFiles(`${prefix}Keeps`, [{ Name: 'k', Doc: fileCell(oldValue) }]);
+    expect((await g.call('PUT', 'rows/', { table_name: `${prefix}Keeps`, updates: [{ row_id: k, row: { Doc: [] } }] })).statusCode).toBe(200);
+    await withFiles(`${prefix}Purged`, [
+      { Name: 'p1', Doc: fileCell(oldValue) },
+      { Name: 'p2', Doc: fileCell(onlyPurged) },
+    ]);
+    return { oldValue, onlyPurged, purged: `${prefix}Purged` };
+  };
+  const metaOf = async (id: number) => {
+    const row = await t.container.db.selectFrom('trashed_tables').select(['meta', 'deleted_at']).where('id', '=', id).executeTakeFirst();
+    return row && { deletedAt: Number(row.deleted_at), ...(JSON.parse(row.meta) as { files?: string[]; logScan?: { top: number; below: number; named: string[]; done: boolean } }) };
+  };
 
-    // The request path: rows gone, the log read as far as its budget; the entry stays claimed (hidden,
-    // not restorable) with the walk's progress, and both files stay until the walk is done.
+  it('a purge in a log longer than a walk may read ends on the request path: it asks the files recorded at write time, not the log', async () => {
+    const { oldValue, onlyPurged, purged } = await keptAndPurged('Rec');
+    await seedOperations(LOG_FILE_SCAN_MAX + LOG_FILE_WINDOW + 7);
+    expect((await g.call('DELETE', 'tables/', { table_name: purged })).statusCode).toBe(200);
+    const entry = await entryOf(purged);
+    expect((await g.call('DELETE', `trash/tables/${entry.id}/`)).json()).toEqual({ success: true });
+    // Done at once: no walk left for the tick, the old value's file kept, the other gone.
+    expect(await metaOf(entry.id)).toBeUndefined();
+    expect(await exists(oldValue)).toBe(true);
+    expect(await exists(onlyPurged)).toBe(false);
+    expect(await filesNamedByRefs(t.container.db, g.base.id, 'none', [oldValue, 'files/none/nowhere.txt'])).toEqual(new Set([oldValue]));
+  }, 120_000);
+
+  it('a purge that stops at any step after the rows (the walk saved, the entries unreadable, the storage down) is finished by the next run: no file lost or left', async () => {
+    const { oldValue, onlyPurged, purged } = await keptAndPurged('Crash');
+    expect((await g.call('DELETE', 'tables/', { table_name: purged })).statusCode).toBe(200);
+    const entry = await entryOf(purged);
+    const db = t.container.db;
+    // 1. The process stops while asking the entries (after the rows went and the walk was saved).
+    await sql`ALTER TABLE operation_log_files RENAME TO operation_log_files_away`.execute(db);
+    try {
+      await expect(purgeTrashedTable(db, entry.id, (t.container.history.service as unknown as { files: BaseFiles }).files)).rejects.toThrow();
+    } finally {
+      await sql`ALTER TABLE operation_log_files_away RENAME TO operation_log_files`.execute(db);
+    }
+    const stopped = await metaOf(entry.id);
+    expect(stopped?.deletedAt).toBe(0);
+    expect(stopped?.files?.sort()).toEqual([oldValue, onlyPurged].sort());
+    expect(await exists(oldValue)).toBe(true);
+    expect(await exists(onlyPurged)).toBe(true);
+    // 2. The next run stops at the files (the storage fails).
+    await expect(purgeTrashedTable(db, entry.id, { remove: () => Promise.reject(new Error('storage down')) })).rejects.toThrow('storage down');
+    expect(await exists(onlyPurged)).toBe(true);
+    // 3. The tick finishes it.
+    expect(await t.container.history.service.purgeExpiredTrash(t.clock.now())).toEqual({ purged: 1 });
+    expect(await metaOf(entry.id)).toBeUndefined();
+    expect(await exists(oldValue)).toBe(true);
+    expect(await exists(onlyPurged)).toBe(false);
+  });
+
+  it('an older log (operations without file entries) is walked, saved in steps; the tick finishes a walk the request path left', async () => {
+    const { oldValue, onlyPurged, purged } = await keptAndPurged('Old');
+    await seedOperations(LOG_FILE_SCAN_MAX + LOG_FILE_WINDOW + 7);
+    await forgetRecordedFiles();
+    expect((await g.call('DELETE', 'tables/', { table_name: purged })).statusCode).toBe(200);
+    const entry = await entryOf(purged);
+
+    // The request path: rows gone, the old log read as far as its budget; the entry stays claimed
+    // (hidden, not restorable) with the walk's progress, and both files stay until the walk is done.
     expect((await g.call('DELETE', `trash/tables/${entry.id}/`)).json()).toEqual({ success: true });
     expect((await g.call('GET', 'trash/tables/')).json().tables.map((x: { id: number }) => x.id)).not.toContain(entry.id);
-    const pending = await meta();
+    const pending = await metaOf(entry.id);
     expect(pending?.deletedAt).toBe(0);
     expect(pending?.logScan?.done).toBe(false);
     expect(pending!.logScan!.below).toBeLessThan(pending!.logScan!.top);
@@ -157,9 +211,36 @@ describe.each(DIALECTS)('files of a purged table (%s)', (dialect) => {
 
     // The tick resumes the walk where it stopped and ends it: the file the old value names stays, the other goes.
     expect(await t.container.history.service.purgeExpiredTrash(t.clock.now())).toEqual({ purged: 1 });
-    expect(await meta()).toBeUndefined();
+    expect(await metaOf(entry.id)).toBeUndefined();
     expect(await exists(oldValue)).toBe(true);
     expect(await exists(onlyPurged)).toBe(false);
-    expect(await filesNamedByLog(db, g.base.id, 'none', [oldValue, 'files/none/nowhere.txt'])).toEqual(new Set([oldValue]));
+    expect(await filesNamedByLog(t.container.db, g.base.id, 'none', [oldValue, 'files/none/nowhere.txt'])).toEqual(new Set([oldValue]));
   }, 120_000);
+
+  it('the backfill records the files of an older log in steps; then a purge in it ends on the request path; pruning takes the entries with the operations', async () => {
+    const { oldValue, onlyPurged, purged } = await keptAndPurged('Back');
+    await seedOperations(LOG_FILE_SCAN_MAX + LOG_FILE_WINDOW + 7);
+    await forgetRecordedFiles();
+    const db = t.container.db;
+    // Steps of 1 operation that may name a file: the mark moves down step by step, then reaches 1.
+    const marks: number[] = [];
+    for (let mark = 0; mark !== 1; ) marks.push((mark = await backfillFiles(db, 1)));
+    expect(marks.length).toBeGreaterThanOrEqual(2);
+    expect(marks).toEqual([...marks].sort((a, b) => b - a));
+    expect(await filesRecordedFrom(db)).toBe(1);
+    expect(await backfillFiles(db)).toBe(1);
+
+    expect((await g.call('DELETE', 'tables/', { table_name: purged })).statusCode).toBe(200);
+    const entry = await entryOf(purged);
+    expect((await g.call('DELETE', `trash/tables/${entry.id}/`)).json()).toEqual({ success: true });
+    expect(await metaOf(entry.id)).toBeUndefined();
+    expect(await exists(oldValue)).toBe(true);
+    expect(await exists(onlyPurged)).toBe(false);
+
+    // Pruned operations lose their entries (a year later everything is past the retention).
+    const entries = async () => Number((await sql<{ n: number }>`SELECT COUNT(*) AS n FROM operation_log_files WHERE base_id = ${g.base.id}`.execute(db)).rows[0]!.n);
+    expect(await entries()).toBeGreaterThan(0);
+    while ((await pruneOperations(db, t.clock.now() + 366 * 86_400_000, 1000)) > 0);
+    expect(await entries()).toBe(0);
+  }, 180_000);
 });

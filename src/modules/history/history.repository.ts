@@ -5,6 +5,7 @@ import type { Cells, LoggedChanges, Operation, OperationFilter } from './history
 import { packChanges, parseChanges } from './changes-codec.js';
 import { rowKey } from '../../shared/row-key.js';
 import { indexPendingRows, onPostgres } from './row-index.js';
+import { forgetFiles } from './file-refs.js';
 
 export function toOperation(r: Selectable<OperationLogTable>): Operation {
   return {
@@ -176,6 +177,8 @@ export async function pruneOperations(db: Executor, cutoff: number, batch: numbe
           .execute();
       }
     }
+    // Their file entries (file-refs.ts), by key: the paths are in their changes.
+    await forgetFiles(trx, old.map((op) => ({ id: Number(op.id), base_id: Number(op.base_id), changes: op.changes })));
     await trx.deleteFrom('operation_log').where('id', 'in', ids).execute();
   });
   return ids.length;

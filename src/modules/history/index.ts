@@ -7,6 +7,7 @@ import { HistoryService } from './history.service.js';
 import { recordWrite } from './operation-log.js';
 import { keepDeletedTable, type BaseFiles } from './table-trash.js';
 import { indexPendingRows } from './row-index.js';
+import { backfillFiles } from './file-refs.js';
 import { Snapshots, type SnapshotArchives } from './snapshots.js';
 import { snapshotRoutes } from './snapshots.routes.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
@@ -59,8 +60,17 @@ export function createHistory(deps: {
       // Every 5 s (SQLite): the row-index entries of single-row changes, in one batch (row-index.ts);
       // readers of the row index write any still missing first, so this only keeps their share small.
       { name: 'operation-log-row-index', pattern: '*/5 * * * * *', leaseMs: 60_000, run: () => indexPendingRows(deps.db) },
+      // Every minute until done: the file entries of a log from before them (file-refs.ts), 20 steps of 1,000.
+      { name: 'operation-log-files-backfill', pattern: '0 * * * * *', leaseMs: 10 * 60_000, run: () => backfillFilesRun(deps.db) },
       { name: 'operation-log-prune', pattern: '0 41 3 * * *', leaseMs: 30 * 60_000, run: (now) => service.prune(now) },
       { name: 'table-trash-purge', pattern: '0 27 * * * *', leaseMs: 30 * 60_000, run: (now) => service.purgeExpiredTrash(now) },
     ],
   };
+}
+
+/** Up to 20 backfill steps (each its own short transaction); nothing once the mark is at 1. */
+async function backfillFilesRun(db: Db): Promise<number> {
+  let mark = 0;
+  for (let i = 0; i < 20 && mark !== 1; i++) mark = await backfillFiles(db);
+  return mark;
 }

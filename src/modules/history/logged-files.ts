@@ -1,6 +1,5 @@
 import type { Executor } from '../../db/index.js';
-import { parseChanges } from './changes-codec.js';
-import { collectAssetPaths } from './snapshot-files.js';
+import { namedIn } from './file-refs.js';
 
 /** Operations read per statement. */
 const BATCH = 500;
@@ -26,9 +25,12 @@ export interface LogScan {
   done: boolean;
 }
 
-/** A walk for `wanted` from the base's newest operation. */
-export async function startLogScan(db: Executor, baseId: number, wanted: readonly string[]): Promise<LogScan> {
-  const newest = await db.selectFrom('operation_log').select('id').where('base_id', '=', baseId).orderBy('id', 'desc').limit(1).executeTakeFirst();
+/**
+ * A walk for `wanted` from the base's newest operation below `ceiling` (those from there on have their
+ * files recorded, file-refs.ts: only an older log is walked).
+ */
+export async function startLogScan(db: Executor, baseId: number, wanted: readonly string[], ceiling = Number.MAX_SAFE_INTEGER): Promise<LogScan> {
+  const newest = await db.selectFrom('operation_log').select('id').where('base_id', '=', baseId).where('id', '<', ceiling).orderBy('id', 'desc').limit(1).executeTakeFirst();
   const top = newest === undefined ? 0 : Number(newest.id);
   return { wanted: [...wanted], top, below: top + 1, named: [], done: newest === undefined || wanted.length === 0 };
 }
@@ -71,10 +73,10 @@ export async function continueLogScan(
   return state;
 }
 
-/** Which of `paths` the base's operations newer than `after` name (the end of a walk: those written during it). */
-export async function namedSince(db: Executor, baseId: number, purgedTableId: string, paths: readonly string[], after: number): Promise<Set<string>> {
+/** Which of `paths` the base's operations newer than `after` (and below `below`) name (the end of a walk: those written during it). */
+export async function namedSince(db: Executor, baseId: number, purgedTableId: string, paths: readonly string[], after: number, below = Number.MAX_SAFE_INTEGER): Promise<Set<string>> {
   const named = new Set<string>();
-  if (paths.length > 0) await collectNamed(db, baseId, purgedTableId, new Set(paths), named, after + 1, Number.MAX_SAFE_INTEGER);
+  if (paths.length > 0 && after + 1 < below) await collectNamed(db, baseId, purgedTableId, new Set(paths), named, after + 1, below);
   return named;
 }
 
@@ -99,14 +101,7 @@ async function collectNamed(db: Executor, baseId: number, purgedTableId: string,
       .orderBy('id', 'desc')
       .limit(BATCH)
       .execute();
-    for (const op of page) {
-      for (const change of parseChanges(op.changes).rows) {
-        if (change.x || change.t === purgedTableId || !change.b) continue;
-        const found = new Set<string>();
-        collectAssetPaths(JSON.stringify(change.b), found);
-        for (const path of found) if (wanted.has(path)) named.add(path);
-      }
-    }
+    for (const op of page) namedIn(op.changes, purgedTableId, wanted, named);
     if (page.length < BATCH) return;
     beforeId = Number(page[page.length - 1]!.id);
   }

@@ -5,6 +5,7 @@ import { FORMULA_REFRESH_ACTOR, isoMillis, type WriteRecord } from '../rows/inde
 import type { Cells, LoggedChange } from './history.types.js';
 import { storedChanges } from './changes-codec.js';
 import { rowKey } from '../../shared/row-key.js';
+import { filesOfChanges, recordFilesSqlite } from './file-refs.js';
 
 const SQLITE_OPERATION_INSERT =
   'INSERT INTO operation_log (base_id, write_id, op_type, table_id, op_user, op_app, op_time, row_count, changes, reverts, row_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
@@ -78,6 +79,28 @@ const LOGGED_WRITES = new RecordSet(
 );
 
 /**
+ * The same for writes whose kept values name files (file-refs.ts): also each file's entry. A set of
+ * its own (its own part names), so the many writes that name none carry no part for it.
+ */
+const LOGGED_WRITES_WITH_FILES = new RecordSet(
+  (gate, records) => sql`logged_fwrites AS (
+      SELECT nextval('operation_log_id_seq') AS id, o.* FROM ${gate},
+             ROWS FROM (json_to_recordset(${records}) AS (base_id bigint, write_id text, op_type text, table_id text, op_user text, op_app text,
+               op_time bigint, row_count integer, changes json, reverts bigint, keys json, files json))
+               WITH ORDINALITY AS o(base_id, write_id, op_type, table_id, op_user, op_app, op_time, row_count, changes, reverts, keys, files, n)
+       ORDER BY o.n),
+    logged_foperations AS (
+      INSERT INTO operation_log (id, base_id, write_id, op_type, table_id, op_user, op_app, op_time, row_count, changes, reverts)
+      SELECT id, base_id, write_id, op_type, table_id, op_user, op_app, op_time, row_count, CAST(changes AS text), reverts FROM logged_fwrites ORDER BY id),
+    logged_frows AS (
+      INSERT INTO operation_log_rows (base_id, row_key, op_id)
+      SELECT w.base_id, CAST(k AS bigint), w.id FROM logged_fwrites AS w, json_array_elements_text(w.keys) AS k),
+    logged_ffiles AS (
+      INSERT INTO operation_log_files (base_id, path, op_id)
+      SELECT DISTINCT w.base_id, p, w.id FROM logged_fwrites AS w, json_array_elements_text(w.files) AS p)`,
+);
+
+/**
  * Appends one write to the operation log, inside the write's transaction (so the log is exactly the
  * committed writes; `statement`: the write's one statement on PostgreSQL, see BaseWriter). Formula refreshes of the scheduler are not a person's change and are left out.
  */
@@ -122,7 +145,9 @@ export async function recordWrite(trx: Transaction<Database>, dialect: DialectNa
     // record as JSON, not as an escaped string, and is stored as written.
     const own = statement ?? new WriteStatement();
     const { changes, ...rest } = op;
-    own.addRecord(LOGGED_WRITES, `${JSON.stringify({ ...rest, keys: rowKeys }).slice(0, -1)},"changes":${changes}}`);
+    const files = filesOfChanges(rows, changes);
+    if (files.length === 0) own.addRecord(LOGGED_WRITES, `${JSON.stringify({ ...rest, keys: rowKeys }).slice(0, -1)},"changes":${changes}}`);
+    else own.addRecord(LOGGED_WRITES_WITH_FILES, `${JSON.stringify({ ...rest, keys: rowKeys, files }).slice(0, -1)},"changes":${changes}}`);
     if (!statement) await own.execute(trx);
   } else {
     // SQL text written once (SQLite reuses the prepared statement): building and compiling a Kysely
@@ -133,5 +158,7 @@ export async function recordWrite(trx: Transaction<Database>, dialect: DialectNa
     const params = [op.base_id, op.write_id, op.op_type, op.table_id, op.op_user, op.op_app, op.op_time, op.row_count, op.changes, op.reverts, single];
     const opId = Number((await trx.executeQuery(CompiledQuery.raw(SQLITE_OPERATION_INSERT, params))).insertId);
     if (single === null && rowKeys.length > 0) await trx.executeQuery(CompiledQuery.raw(SQLITE_ROWS_INSERT, [op.base_id, opId, JSON.stringify(rowKeys)]));
+    // The files its kept values name (nearly always none: one look at the stored text), for a table purge (file-refs.ts).
+    await recordFilesSqlite(trx, op.base_id, opId, filesOfChanges(rows, op.changes));
   }
 }

@@ -5,6 +5,7 @@ import { keptRowCount, linkIdOf, loadMetadata, purgeKeptTable, storedIdsOf, visi
 import * as repo from './table-trash.repository.js';
 import { collectAssetPaths } from './snapshot-files.js';
 import { continueLogScan, LOG_FILE_SCAN_MAX, namedSince, startLogScan, type LogScan } from './logged-files.js';
+import { filesNamedByRefs, filesRecordedFrom } from './file-refs.js';
 
 /** What `trashed_tables.meta` holds. */
 interface KeptTable {
@@ -150,27 +151,31 @@ export async function purgeTrashedTable(db: Executor, trashId: number, files?: B
  * Deletes those of the noted files that no row stored in the base names any more, nor a row of
  * another trash entry of the older layout (`trashed_table_rows`: a restore of that entry brings it
  * back), nor a value the operation log can still put back (a row deleted earlier, in the row trash, or
- * a cell's old value; not those of the purged table's own rows). The log is walked for the files no
- * stored row named when the walk began, in steps saved in the entry; once it is done, the stored rows
- * are read again and the operations written meanwhile, then the files go. False: the walk is not done
- * (`logBudget` spent; the tick continues it).
+ * a cell's old value; not those of the purged table's own rows). The log's operations with recorded
+ * files (file-refs.ts: nearly all, all once the backfill is done) are asked by path: work in
+ * proportion to the files, whatever the log's length. Only older ones are walked, in steps saved in
+ * the entry. Once that walk is done, the stored rows are read again, then the recorded entries, then
+ * the files go. False: the walk is not done (`logBudget` spent; the tick continues it).
  */
 async function removeUnnamedFiles(db: Executor, baseId: number, purged: repo.TrashedTableRow, kept: KeptTable, files: BaseFiles, logBudget: number): Promise<boolean> {
   const save = async (scan: LogScan) => {
     kept.logScan = scan;
     await repo.updateTrashedMeta(db, purged.id, JSON.stringify(kept));
   };
+  const recordedFrom = await filesRecordedFrom(db);
   if (!kept.logScan) {
     const stored = await storedNames(db, baseId, purged);
-    await save(await startLogScan(db, baseId, kept.files!.filter((p) => !stored.has(p))));
+    await save(await startLogScan(db, baseId, kept.files!.filter((p) => !stored.has(p)), recordedFrom));
   }
   const scan = await continueLogScan(db, baseId, purged.table_id, kept.logScan!, save, logBudget);
   if (!scan.done) return false;
-  // The walk may have taken a while (or resumed after a stop): what is stored now and what was logged since.
+  // The walk may have taken a while (or resumed after a stop): what is stored now, what was logged
+  // without entries after the walk's top (a walk saved before the entries began), and the entries.
   const stored = await storedNames(db, baseId, purged);
   const loose = scan.wanted.filter((p) => !stored.has(p) && !scan.named.includes(p));
-  const since = await namedSince(db, baseId, purged.table_id, loose, scan.top);
-  const unnamed = loose.filter((p) => !since.has(p));
+  const since = await namedSince(db, baseId, purged.table_id, loose, scan.top, recordedFrom);
+  const recorded = await filesNamedByRefs(db, baseId, purged.table_id, loose.filter((p) => !since.has(p)));
+  const unnamed = loose.filter((p) => !since.has(p) && !recorded.has(p));
   if (unnamed.length > 0) await files.remove(baseId, unnamed);
   return true;
 }
