@@ -50,6 +50,8 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 60);
 const OPS = Number(process.env.BENCH_OPS ?? 100);
 /** Calls of one case in a row (the first untimed, after the case's untimed switch-in call); 1: call by call, none untimed. */
 const BLOCK = Number(process.env.BENCH_BLOCK ?? 10);
+/** Untimed calls at the start of each block (with BLOCK > 1): the switch from the other app instance. */
+const WARM = Number(process.env.BENCH_WARM ?? 3);
 const READ_ROWS = 100;
 const BOOTSTRAP = 2000;
 /**
@@ -145,9 +147,12 @@ async function main(): Promise<void> {
     /** `run` is timed; `check` (untimed) looks at its answer. */
     type Case = { name: string; run: () => Promise<Answer>; check?: (answer: Answer) => void; after?: () => Promise<unknown> };
     const asServed = (call: (app: FastifyInstance, token: string) => Promise<Answer>, check: (answer: Answer) => void): Case[] => [
+      // Alternating apps: in the rotation each of these four follows a case of the other app, so the
+      // switch between the two instances weighs on all four alike (it fell on `served, scoped` alone
+      // when it followed `off B`: +10-20% on a read).
       { name: 'off A', run: () => call(off, seeded.baseToken), check },
-      { name: 'off B (control)', run: () => call(off, seeded.baseToken), check },
       { name: 'served, scoped', run: () => call(served, scopedToken), check },
+      { name: 'off B (control)', run: () => call(off, seeded.baseToken), check },
       { name: 'served, unscoped', run: () => call(served, seeded.baseToken), check },
     ];
     // BENCH_ABLATION=1: the read group also runs the served app with tokens scoped in one dimension each
@@ -187,16 +192,16 @@ async function main(): Promise<void> {
         for (const c of cases) c.check?.(await c.run());
         collect();
         // Interleaved block by block, the order rotating with every block: each case takes each position
-        // equally often, and all see the same moments of the machine's load. A block's first call is
-        // untimed: the cases run on two app instances, and the first call after a switch pays for
-        // the other instance's code and data leaving the CPU's caches (with BLOCK=1, call by call, that
-        // cost fell on whichever cases follow a case of the other app: +10-15% on a read).
+        // equally often, and all see the same moments of the machine's load. A block starts with WARM
+        // untimed calls: the cases run on two app instances, and the calls after a switch pay for the
+        // other instance's code and data leaving the CPU's caches (with BLOCK=1, call by call, that
+        // cost fell on whichever cases follow a case of the other app: +10-20% on a read).
         const calls = cases.map(() => ({ cpu: [] as number[], wall: 0, heap: [] as number[] }));
         for (let block = 0; block * BLOCK < OPS; block += 1) {
           for (let k = 0; k < cases.length; k += 1) {
             const index = (k + block + round) % cases.length;
             const c = cases[index]!;
-            if (BLOCK > 1) c.check?.(await c.run());
+            if (BLOCK > 1) for (let w = 0; w < WARM; w += 1) c.check?.(await c.run());
             for (let i = block * BLOCK; i < Math.min(OPS, (block + 1) * BLOCK); i += 1) {
               const heap = getHeapStatistics().used_heap_size;
               const cpu = process.cpuUsage();
@@ -234,7 +239,7 @@ async function main(): Promise<void> {
     }
     const verified = await container.audit.verify();
     console.log(
-      `${container.dialect}, ${ROUNDS} rounds x ${OPS} calls per case in blocks of ${BLOCK}, base limit ${BASE_LIMIT === '0' ? 'off' : `${BASE_LIMIT}/min`}, Node ${process.version}, load ${loadAtStart} at start, ${load()} at end; audit chain ${verified.ok ? 'intact' : 'BROKEN'}: ${verified.rows} rows`,
+      `${container.dialect}, ${ROUNDS} rounds x ${OPS} calls per case in blocks of ${BLOCK} (+${WARM} untimed), base limit ${BASE_LIMIT === '0' ? 'off' : `${BASE_LIMIT}/min`}, Node ${process.version}, load ${loadAtStart} at start, ${load()} at end; audit chain ${verified.ok ? 'intact' : 'BROKEN'}: ${verified.rows} rows`,
     );
     console.log('CPU µs per call (this process): median over rounds of each round\'s mean and median; % of the first case, within each round:');
     console.log('  mean-of-calls ratio: median [quartiles] of rounds, mean of rounds, all rounds pooled (95% bootstrap interval);');
