@@ -36,6 +36,7 @@
  *
  *   BENCH_ROUNDS=60 BENCH_OPS=100 npx tsx bench/security-write.bench.ts     # the defaults
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/<db> npx tsx bench/security-write.bench.ts
+ *   BENCH_ABLATION=1 npx tsx bench/security-write.bench.ts   # + reads with tokens scoped in one dimension each
  */
 import { loadavg } from 'node:os';
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
@@ -43,10 +44,14 @@ import { runInNewContext } from 'node:vm';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.js';
 import { CommitScope, withCommitScope } from '../src/db/index.js';
-import { scopedBaseToken, startBasegate } from './lib/servers.js';
+import { EVERY_DIMENSION, scopedBaseToken, startBasegate } from './lib/servers.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 60);
 const OPS = Number(process.env.BENCH_OPS ?? 100);
+/** Calls of one case in a row (the first untimed, after the case's untimed switch-in call); 1: call by call, none untimed. */
+const BLOCK = Number(process.env.BENCH_BLOCK ?? 10);
+/** Untimed calls at the start of each block (with BLOCK > 1): the switch from the other app instance. */
+const WARM = Number(process.env.BENCH_WARM ?? 3);
 const READ_ROWS = 100;
 const BOOTSTRAP = 2000;
 /**
@@ -142,14 +147,26 @@ async function main(): Promise<void> {
     /** `run` is timed; `check` (untimed) looks at its answer. */
     type Case = { name: string; run: () => Promise<Answer>; check?: (answer: Answer) => void; after?: () => Promise<unknown> };
     const asServed = (call: (app: FastifyInstance, token: string) => Promise<Answer>, check: (answer: Answer) => void): Case[] => [
+      // Alternating apps: in the rotation each of these four follows a case of the other app, so the
+      // switch between the two instances weighs on all four alike (it fell on `served, scoped` alone
+      // when it followed `off B`: +10-20% on a read).
       { name: 'off A', run: () => call(off, seeded.baseToken), check },
-      { name: 'off B (control)', run: () => call(off, seeded.baseToken), check },
       { name: 'served, scoped', run: () => call(served, scopedToken), check },
+      { name: 'off B (control)', run: () => call(off, seeded.baseToken), check },
       { name: 'served, unscoped', run: () => call(served, seeded.baseToken), check },
     ];
+    // BENCH_ABLATION=1: the read group also runs the served app with tokens scoped in one dimension each
+    // (each dimension's share of the every-dimension cost, in the same run).
+    const ablation: Case[] = [];
+    if (process.env.BENCH_ABLATION === '1') {
+      for (const [dimension, value] of Object.entries(EVERY_DIMENSION)) {
+        const token = await scopedBaseToken(basegate, { [dimension]: value }, `only ${dimension}`);
+        ablation.push({ name: `only ${dimension}`, run: () => read(served, token), check: readAll });
+      }
+    }
     const groups: Array<[string, Case[]]> = [
       ['single-row insert', asServed(insert, inserted)],
-      [`${READ_ROWS}-row read`, asServed(read, readAll)],
+      [`${READ_ROWS}-row read`, [...asServed(read, readAll), ...ablation]],
       [
         'an audited change: one-row transaction (no HTTP), informational',
         [
@@ -174,25 +191,31 @@ async function main(): Promise<void> {
         // Untimed: one call of each (the caches the other group's writes invalidated), then a full collection.
         for (const c of cases) c.check?.(await c.run());
         collect();
-        // Interleaved call by call, the order rotating with every call: each case takes each position
-        // equally often, and all see the same moments of the machine's load.
+        // Interleaved block by block, the order rotating with every block: each case takes each position
+        // equally often, and all see the same moments of the machine's load. A block starts with WARM
+        // untimed calls: the cases run on two app instances, and the calls after a switch pay for the
+        // other instance's code and data leaving the CPU's caches (with BLOCK=1, call by call, that
+        // cost fell on whichever cases follow a case of the other app: +10-20% on a read).
         const calls = cases.map(() => ({ cpu: [] as number[], wall: 0, heap: [] as number[] }));
-        for (let i = 0; i < OPS; i += 1) {
+        for (let block = 0; block * BLOCK < OPS; block += 1) {
           for (let k = 0; k < cases.length; k += 1) {
-            const index = (k + i + round) % cases.length;
+            const index = (k + block + round) % cases.length;
             const c = cases[index]!;
-            const heap = getHeapStatistics().used_heap_size;
-            const cpu = process.cpuUsage();
-            const start = process.hrtime.bigint();
-            const answer = await c.run();
-            const wall = Number(process.hrtime.bigint() - start) / 1000;
-            const used = process.cpuUsage(cpu);
-            const grown = getHeapStatistics().used_heap_size - heap;
-            c.check?.(answer);
-            const mine = calls[index]!;
-            mine.wall += wall;
-            mine.cpu.push(used.user + used.system);
-            if (grown > 0) mine.heap.push(grown);
+            if (BLOCK > 1) for (let w = 0; w < WARM; w += 1) c.check?.(await c.run());
+            for (let i = block * BLOCK; i < Math.min(OPS, (block + 1) * BLOCK); i += 1) {
+              const heap = getHeapStatistics().used_heap_size;
+              const cpu = process.cpuUsage();
+              const start = process.hrtime.bigint();
+              const answer = await c.run();
+              const wall = Number(process.hrtime.bigint() - start) / 1000;
+              const used = process.cpuUsage(cpu);
+              const grown = getHeapStatistics().used_heap_size - heap;
+              c.check?.(answer);
+              const mine = calls[index]!;
+              mine.wall += wall;
+              mine.cpu.push(used.user + used.system);
+              if (grown > 0) mine.heap.push(grown);
+            }
           }
         }
         // PostgreSQL seals after the commit, off the request: the round's seals are charged to the case that appended.
@@ -216,7 +239,7 @@ async function main(): Promise<void> {
     }
     const verified = await container.audit.verify();
     console.log(
-      `${container.dialect}, ${ROUNDS} rounds x ${OPS} calls per case, base limit ${BASE_LIMIT === '0' ? 'off' : `${BASE_LIMIT}/min`}, Node ${process.version}, load ${loadAtStart} at start, ${load()} at end; audit chain ${verified.ok ? 'intact' : 'BROKEN'}: ${verified.rows} rows`,
+      `${container.dialect}, ${ROUNDS} rounds x ${OPS} calls per case in blocks of ${BLOCK} (+${WARM} untimed), base limit ${BASE_LIMIT === '0' ? 'off' : `${BASE_LIMIT}/min`}, Node ${process.version}, load ${loadAtStart} at start, ${load()} at end; audit chain ${verified.ok ? 'intact' : 'BROKEN'}: ${verified.rows} rows`,
     );
     console.log('CPU µs per call (this process): median over rounds of each round\'s mean and median; % of the first case, within each round:');
     console.log('  mean-of-calls ratio: median [quartiles] of rounds, mean of rounds, all rounds pooled (95% bootstrap interval);');

@@ -4,6 +4,7 @@
  *
  *   npx tsx --cpu-prof --cpu-prof-dir=/tmp/prof bench/security-write.profile.ts [plain|scoped|scope|audited|read|scoped-read|off-insert|off-read] [count]
  *   PROFILE_OUT=/tmp/scoped-read.cpuprofile npx tsx bench/security-write.profile.ts scoped-read 3000   # the timed calls only
+ *   node bench/lib/profile-diff.mjs /tmp/off-read.cpuprofile /tmp/scoped-read.cpuprofile            # self time per function, compared
  *
  * `off-…`: the app built without the audit trail and the per-use work (the bench's baseline), unscoped token.
  */
@@ -17,7 +18,8 @@ import { scopedBaseToken, startBasegate } from './lib/servers.js';
 const which = process.argv[2] ?? 'audited';
 const count = Number(process.argv[3] ?? 3000);
 
-const basegate = await startBasegate({ RATE_LIMIT_ACCOUNT_PER_MINUTE: '0', RATE_LIMIT_BASE_PER_MINUTE: '0' });
+// PROFILE_BASE_LIMIT: the per-base limit (the bench's default keeps it on but never reached, as served).
+const basegate = await startBasegate({ RATE_LIMIT_ACCOUNT_PER_MINUTE: '0', RATE_LIMIT_BASE_PER_MINUTE: process.env.PROFILE_BASE_LIMIT ?? '10000000' });
 const { app, container, seeded } = basegate;
 const off = await buildApp(container, { logger: false, withoutAudit: true });
 await off.ready();

@@ -103,12 +103,15 @@ async function seed(app: FastifyInstance, container: Container): Promise<Seeded>
  * A Base-Token from an API-Token of the seeded base scoped in every dimension (table, operations,
  * networks, its own rate budget): what the security benches time against the unscoped token.
  */
-export async function scopedBaseToken({ app, seeded }: Pick<RunningBasegate, 'app' | 'seeded'>): Promise<string> {
+export const EVERY_DIMENSION = { tables: ['Table1'], operations: ['read_rows', 'write_rows'], allowed_networks: ['127.0.0.0/8'], rate_limit: 1_000_000 };
+
+/** `scope`: the token's scope fields (default: every dimension); the ablation passes one dimension at a time. */
+export async function scopedBaseToken({ app, seeded }: Pick<RunningBasegate, 'app' | 'seeded'>, scope: Record<string, unknown> = EVERY_DIMENSION, name = 'scoped'): Promise<string> {
   const created = await app.inject({
     method: 'POST',
     url: `/api/v2.1/workspace/${seeded.base.workspace_id}/dtable/bench/api-tokens/`,
     headers: { authorization: `Token ${seeded.accountToken}` },
-    payload: { app_name: 'scoped', permission: 'rw', tables: ['Table1'], operations: ['read_rows', 'write_rows'], allowed_networks: ['127.0.0.0/8'], rate_limit: 1_000_000 },
+    payload: { app_name: name, permission: 'rw', ...scope },
   });
   if (created.statusCode >= 300) throw new Error(`scoped token: ${created.statusCode} ${created.body}`);
   const exchanged = await app.inject({ method: 'GET', url: '/api/v2.1/dtable/app-access-token/', headers: { authorization: `Token ${created.json<{ api_token: string }>().api_token}` } });

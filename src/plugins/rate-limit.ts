@@ -36,14 +36,15 @@ export const rateLimitPlugin = fp<{ limits: Limits; accounts: AccountsService; v
 
     // A callback hook: requests with nothing to count pass without a promise. That is every
     // class configured unlimited (only base operations have per-base overrides), and a base
-    // operation whose verified Base-Token names a base without a limit (all known in memory) — also
-    // when the token spends a budget of its own counted in this process's memory (no Redis).
+    // operation whose Base-Token was verified before (kept in memory) when its base's limit is known
+    // in memory and the counters are in this process's memory (no Redis): the base's count and the
+    // token's own budget are then decided here, without a promise.
     app.addHook('onRequest', (request, reply, done) => {
       const cls = classOf(request);
       if (cls === null) return done();
       if (cls !== 'base' && limits.service.defaults[cls] === 0) return done();
       if (cls === 'base') {
-        const admitted = unlimitedBaseCall(request, reply, limits, verifier);
+        const admitted = baseCallNow(request, reply, limits, verifier);
         if (admitted === true) return done();
         if (admitted === false) return; // refused: the 429 is sent
       }
@@ -56,20 +57,29 @@ export const rateLimitPlugin = fp<{ limits: Limits; accounts: AccountsService; v
 );
 
 /**
- * For a request whose Base-Token is verified (from memory) and whose base has no limit: true when it
- * may proceed, false when its token's own budget refused it (the 429 is sent). Undefined when that
- * cannot be told without waiting (an unknown token, a base limit, a budget counted in Redis).
+ * `limit` for a base operation, without a promise, when everything it needs is in memory: the
+ * verified Base-Token, its base's limit, the counters (no Redis). True when the request may proceed,
+ * false when refused (the 429 is sent); undefined when that cannot be told without waiting (an unknown
+ * token, overrides being re-read, counters in Redis): then `limit` decides, counting the same way.
  */
-function unlimitedBaseCall(request: FastifyRequest, reply: FastifyReply, limits: Limits, verifier: BaseTokenVerifier): boolean | undefined {
+function baseCallNow(request: FastifyRequest, reply: FastifyReply, limits: Limits, verifier: BaseTokenVerifier): boolean | undefined {
   const token = bearerToken(request);
   const verified = token === null ? undefined : verifier.verifyCached(token);
   if (!verified?.ok) return undefined;
   const claims = verified.claims;
-  if (limits.service.limitFor('base', { kind: 'base', uuid: claims.baseUuid }) !== 0) return undefined;
+  const key: RateKey = { kind: 'base', uuid: claims.baseUuid };
+  const baseLimit = limits.service.limitFor('base', key);
+  if (typeof baseLimit !== 'number') return undefined;
   const budget = tokenBudgetOf(claims);
+  if (baseLimit !== 0) {
+    const counted = limits.service.checkNow('base', key, baseLimit);
+    if (!counted) return undefined;
+    // Refused by the base's limit: the budget is not spent. Admitted with a budget: its headers answer.
+    if (!counted.decision.allowed || !budget) return answer(request, reply, 'base', counted);
+  }
   if (!budget) return true;
-  const counted = limits.service.checkBudgetNow(budget.key, budget.perMinute);
-  return counted && answer(request, reply, 'base', counted);
+  const spent = limits.service.checkBudgetNow(budget.key, budget.perMinute);
+  return spent && answer(request, reply, 'base', spent);
 }
 
 async function limit(

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { currentGateway } from '../access/index.js';
 import { baseOf, GATEWAY } from './gateway-request.js';
-import { metadataOfView } from './view-metadata.js';
+import { metadataForScope } from './scope-metadata.js';
 import { presentMetadata } from './structure.present.js';
 import { AnyObject, BaseUuidParams, GoneResponse, MetadataResponse } from './rows.schemas.js';
 import type { BaseSnapshot, BaseSnapshots } from './base-snapshots.js';
@@ -50,11 +50,9 @@ export function baseRoutes({ snapshots, writer }: { snapshots: BaseSnapshots; wr
       { config: readViewStructure, schema: { tags: ['base'], params: BaseUuidParams, response: { 200: MetadataResponse } } },
       async (request) => {
         const meta = await writer.read(baseOf(request));
-        const scope = currentGateway(request).claims.scope;
-        if (scope?.view) return { metadata: presentMetadata(metadataOfView(meta, scope.view)) };
-        // A table-scoped token sees its tables' structure only (not the names and columns of the others).
-        const inScope = (t: { _id: string; name: string }) => !scope?.tables || scope.tables.includes(t._id) || scope.tables.includes(t.name);
-        return { metadata: presentMetadata(scope?.tables ? { ...meta, tables: meta.tables.filter(inScope) } : meta) };
+        // A view share sees its view; a table-scoped token its tables' structure only (not the others'
+        // names and columns, nor the columns that reach them: scope-metadata.ts).
+        return { metadata: presentMetadata(metadataForScope(meta, currentGateway(request).claims.scope)) };
       },
     );
 

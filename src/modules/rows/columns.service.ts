@@ -1,3 +1,4 @@
+import type { TokenScope } from '../access/index.js';
 import { badRequest } from '../../shared/errors.js';
 import type { Actor, BaseRef, BaseWriter, WriteScope } from './base-writer.js';
 import { coerceCell } from './cell-coercion.js';
@@ -11,7 +12,7 @@ import { findColumn, findTable, lookupColumn, optionalView, visibleColumns, type
 import { nextAutoNumber } from './row-input.js';
 import { dropCells, scanTable, updateRows } from './rows.repository.js';
 import { presentColumn } from './structure.present.js';
-import { metadataOfView, type SharedViewRef } from './view-metadata.js';
+import { metadataForScope } from './scope-metadata.js';
 import { addLinkColumn, assertFirstColumnType, assertNameFree, buildColumn, linkIdOf, dropFiltersUnfitForType, placeColumn, removeColumnFromTable, removeLinkColumns } from './structure.js';
 
 type Body = Record<string, unknown>;
@@ -22,10 +23,9 @@ const MAX_BATCH_COLUMNS = 500;
 export class ColumnsService {
   constructor(private readonly writer: BaseWriter) {}
 
-  /** `shared`: a view share's token lists the columns its view shows, whatever view it names. */
-  async list(base: BaseRef, query: Body, shared?: SharedViewRef) {
-    const read = await this.writer.read(base);
-    const meta = shared ? metadataOfView(read, shared) : read;
+  /** `scope`: a view share's token lists the columns its view shows, whatever view it names; a table-scoped token, none beyond its scope (scope-metadata.ts). */
+  async list(base: BaseRef, query: Body, scope?: TokenScope | null) {
+    const meta = metadataForScope(await this.writer.read(base), scope);
     const table = findTable(meta, query);
     return { columns: visibleColumns(table, optionalView(table, query)).map(presentColumn) };
   }

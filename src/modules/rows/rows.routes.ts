@@ -56,8 +56,10 @@ export function rowRoutes({ rows, links, bodyLimit, snapshots }: RowRoutesDeps):
   };
   /** A table-scoped token reads no link to a table outside its scope (scope-columns.ts); its tables join the query (and the page cache's key). */
   const scoped = <Q extends ListInput>(request: Parameters<typeof currentGateway>[0], query: Q): Q => {
-    const tables = currentGateway(request).claims.scope?.tables;
-    return tables ? { ...query, scopeTables: tables } : query;
+    const scope = currentGateway(request).claims.scope;
+    const tables = scope?.tables;
+    if (!tables) return query;
+    return scope.view ? { ...query, scopeTables: tables, sharedView: true } : { ...query, scopeTables: tables };
   };
   /** A view-limited token's writes stay within its view's rows and visible columns (view-limit.ts). */
   const viewLimit = (request: FastifyRequest): ViewLimit | undefined => {

@@ -89,6 +89,8 @@ export interface ListInput {
   cursor?: string;
   /** A table-scoped token's tables: link columns to other tables (and formulas over them) are left out (scope-columns.ts). */
   scopeTables?: readonly string[];
+  /** A view share's token: its view's own filters and sorts apply even on columns beyond `scopeTables`. */
+  sharedView?: boolean;
 }
 
 export interface Viewer {
@@ -433,11 +435,14 @@ export class RowsService {
     const filterTerms = where.slice(1);
     const filterOnly = filterTerms.length === 0 ? undefined : filterTerms.length === 1 ? filterTerms[0] : andAll(filterTerms);
     const sorts = this.sorts(table, view, input);
-    // A table-scoped token reads no cell beyond its scope, and may not filter or sort by one.
+    // A table-scoped token reads no cell beyond its scope, and may not filter or sort by one: neither
+    // the request nor the view it lists (whose rows and order would show what the cells hide). A view
+    // share lists its view as the owner shared it (its own filters and sorts apply; docs/permissions.md).
     const beyond = columnsBeyond(input.scopeTables, meta.tables, table);
     if (beyond.size > 0) {
       const sortedBy = typeof input.order_by === 'string' ? lookupColumn(table, input.order_by)?.key : undefined;
-      refuseBeyondScope(beyond, [...(filters[1]?.columnKeys ?? []), ...(sortedBy === undefined ? [] : [sortedBy])]);
+      const viewTerms = input.sharedView || !view ? [] : [...(filters[0]?.columnKeys ?? []), ...(sortedBy === undefined ? sorts.map((s) => s.column.key) : [])];
+      refuseBeyondScope(beyond, [...(filters[1]?.columnKeys ?? []), ...(sortedBy === undefined ? [] : [sortedBy]), ...viewTerms]);
     }
     this.indexes?.note(base.id, table, indexUses(table, filters.map((f) => f?.root ?? null), sorts));
     const query = {

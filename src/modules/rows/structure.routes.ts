@@ -21,7 +21,8 @@ const readView = { ...read, viewOpen: true } as const;
 
 /** Tables, columns and views under `/api-gateway/api/v2/dtables/{base_uuid}/`. */
 export function structureRoutes({ tables, columns, views, bodyLimit }: StructureRoutesDeps): FastifyPluginAsyncTypebox {
-  const sharedView = (request: Parameters<typeof currentGateway>[0]) => currentGateway(request).claims.scope?.view;
+  /** A scoped token reads the structure its scope shows: a view share's one view, a table scope's tables and columns (scope-metadata.ts). */
+  const scopeOf = (request: Parameters<typeof currentGateway>[0]) => currentGateway(request).claims.scope;
   return async (app) => {
     const tableSchema = (response: object) => ({ tags: ['base tables'], params: BaseUuidParams, body: AnyBody, response: { 200: response } });
     app.post(`${GATEWAY}/tables/`, { config: write, bodyLimit, schema: tableSchema(AnyObject) }, async (request) =>
@@ -41,7 +42,7 @@ export function structureRoutes({ tables, columns, views, bodyLimit }: Structure
     app.get(
       `${GATEWAY}/columns/`,
       { config: readView, schema: { tags: columnTags, params: BaseUuidParams, querystring: TableQuery, response: { 200: ColumnsResponse } } },
-      async (request) => columns.list(baseOf(request), request.query, sharedView(request)),
+      async (request) => columns.list(baseOf(request), request.query, scopeOf(request)),
     );
     const columnSchema = (response: object) => ({ tags: columnTags, params: BaseUuidParams, body: AnyBody, response: { 200: response } });
     app.post(`${GATEWAY}/columns/`, { config: write, bodyLimit, schema: columnSchema(AnyObject) }, async (request) =>
@@ -61,7 +62,7 @@ export function structureRoutes({ tables, columns, views, bodyLimit }: Structure
     app.get(
       `${GATEWAY}/views/`,
       { config: readView, schema: { tags: viewTags, params: BaseUuidParams, querystring: TableQuery, response: { 200: ViewsResponse } } },
-      async (request) => views.list(baseOf(request), request.query, sharedView(request)),
+      async (request) => views.list(baseOf(request), request.query, scopeOf(request)),
     );
     app.post(
       `${GATEWAY}/views/`,
@@ -71,7 +72,7 @@ export function structureRoutes({ tables, columns, views, bodyLimit }: Structure
     app.get(
       `${GATEWAY}/views/:view_name/`,
       { config: readView, schema: { tags: viewTags, params: ViewParams, querystring: TableQuery, response: { 200: AnyObject } } },
-      async (request) => views.get(baseOf(request), request.params.view_name, request.query, sharedView(request)),
+      async (request) => views.get(baseOf(request), request.params.view_name, request.query, scopeOf(request)),
     );
     app.put(
       `${GATEWAY}/views/:view_name/`,

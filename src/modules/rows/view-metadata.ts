@@ -35,7 +35,7 @@ export function metadataOfView(meta: BaseMetadata, shared: SharedViewRef): BaseM
 }
 
 /** Whether a filter, sort or grouping (nested groups included) names one of the columns by key or name. */
-function mentionsColumn(item: unknown, keys: ReadonlySet<string>, names: ReadonlySet<string>): boolean {
+export function mentionsColumn(item: unknown, keys: ReadonlySet<string>, names: ReadonlySet<string>): boolean {
   if (keys.size === 0) return false;
   if (Array.isArray(item)) return item.some((i) => mentionsColumn(i, keys, names));
   if (typeof item !== 'object' || item === null) return false;

@@ -1,3 +1,4 @@
+import type { TokenScope } from '../access/index.js';
 import { badRequest } from '../../shared/errors.js';
 import type { Actor, BaseRef, BaseWriter } from './base-writer.js';
 import { newView } from './default-metadata.js';
@@ -5,7 +6,7 @@ import { compileFilter } from './filter-adapter.js';
 import { newShortId } from './ids.js';
 import { findTable, findView, lookupColumn, type TableMeta, type ViewMeta, type ViewSort } from './metadata.js';
 import { presentView } from './structure.present.js';
-import { metadataOfView, type SharedViewRef } from './view-metadata.js';
+import { metadataForScope } from './scope-metadata.js';
 import { filtersByKey } from './structure.js';
 import { checkViewFilters } from './column-data-schema.js';
 import { applyColumnLayout } from './view-columns.js';
@@ -31,20 +32,19 @@ function checkViewName(value: unknown): string {
 export class ViewsService {
   constructor(private readonly writer: BaseWriter) {}
 
-  /** `shared`: a view share's token sees its one view only (view-metadata.ts). */
-  async list(base: BaseRef, query: Body, shared?: SharedViewRef) {
-    const table = findTable(await this.read(base, shared), query);
+  /** `scope`: a view share's token sees its one view only, a table-scoped token nothing beyond its scope (scope-metadata.ts). */
+  async list(base: BaseRef, query: Body, scope?: TokenScope | null) {
+    const table = findTable(await this.read(base, scope), query);
     return { views: table.views.map(presentView) };
   }
 
-  async get(base: BaseRef, viewName: string, query: Body, shared?: SharedViewRef) {
-    const table = findTable(await this.read(base, shared), query);
+  async get(base: BaseRef, viewName: string, query: Body, scope?: TokenScope | null) {
+    const table = findTable(await this.read(base, scope), query);
     return presentView(findView(table, viewName));
   }
 
-  private async read(base: BaseRef, shared: SharedViewRef | undefined) {
-    const meta = await this.writer.read(base);
-    return shared ? metadataOfView(meta, shared) : meta;
+  private async read(base: BaseRef, scope: TokenScope | null | undefined) {
+    return metadataForScope(await this.writer.read(base), scope);
   }
 
   create(base: BaseRef, actor: Actor, query: Body, body: Body) {
