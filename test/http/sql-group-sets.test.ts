@@ -211,8 +211,9 @@ describe.each(DIALECTS)('SQL grouped statements from group sets (%s)', (dialect)
     }
   });
 
+  // SQLite builds a set in one write transaction: no write can come between.
+  if (dialect === 'postgres')
   it('counts a write made while a set is built (PostgreSQL: between its definition and its rows)', async () => {
-    if (dialect !== 'postgres') return;
     const statement = 'SELECT Done, COUNT(*), COUNT(Price) FROM G GROUP BY Done';
     sets().beforeFill = async () => {
       sets().beforeFill = undefined;
