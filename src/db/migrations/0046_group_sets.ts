@@ -9,7 +9,10 @@ import { isPostgres } from './helpers.js';
  * (sql/group-set-plans.ts). `row_group_defs` lists the sets; triggers on `base_rows` keep every set of a
  * written row's table exact in the writing statement (tables without a set pay one probe of
  * `row_group_defs` per written row). A write adds its new row's values (+1) and takes its old row's
- * values away (−1) with one upsert each.
+ * values away (−1): on SQLite one upsert each into the group's row; on PostgreSQL one inserted **delta
+ * row** each (no row is updated, so concurrent writers of one group never wait on each other, and a
+ * writer never waits on a row another writer holds), summed per group value when read and merged by
+ * compaction (`GroupSets.compact`).
  *
  * The group value is the SQL endpoint's GROUP BY value (sql/field-sql.ts): `group_kind` `text` — a JSON
  * string, '' read as none; `number` — a JSON number; `bool` — 1 for `true`, else 0. The value column's
@@ -19,8 +22,8 @@ import { isPostgres } from './helpers.js';
  * inexact.
  *
  * SQLite: the group value is `g` (no type affinity: numbers stay numbers, texts texts), '' standing for
- * none (no group value is ''), the primary key. PostgreSQL: `num` (number and bool kinds) or `txt`, unique
- * with NULL read as '' / NaN (neither a group value).
+ * none (no group value is ''), the primary key. PostgreSQL: `num` (number and bool kinds) or `txt`, any
+ * number of rows per value.
  *
  * `state`: `building` (PostgreSQL, while its rows are computed: the triggers already count into it, no
  * read uses it) or `ready`.
@@ -51,11 +54,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       vsum float8 NOT NULL,
       inexact bigint NOT NULL
     )`.execute(db);
-    await sql`CREATE UNIQUE INDEX row_group_rows_key ON row_group_rows (set_id, (coalesce(txt, '')), (coalesce(num, 'NaN'::float8)))`.execute(db);
+    await sql`CREATE INDEX row_group_rows_set ON row_group_rows (set_id)`.execute(db);
     await sql`CREATE FUNCTION base_rows_group_sets() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   IF TG_OP <> 'INSERT' AND EXISTS (SELECT 1 FROM row_group_defs d WHERE d.base_id = OLD.base_id AND d.table_id = OLD.table_id) THEN
-    INSERT INTO row_group_rows AS r (set_id, num, txt, cnt, vcnt, vsum, inexact)
+    INSERT INTO row_group_rows (set_id, num, txt, cnt, vcnt, vsum, inexact)
     SELECT x.id, x.num, x.txt, -1, -(CASE WHEN x.v IS NULL THEN 0 ELSE 1 END), -coalesce(x.v, 0),
            -(CASE WHEN x.v IS NULL THEN 0 WHEN abs(x.v) >= 268435456 OR x.v <> trunc(x.v) THEN 1 ELSE 0 END)
     FROM (SELECT d.id,
@@ -63,12 +66,10 @@ BEGIN
                  WHEN d.group_kind = 'bool' THEN (CASE WHEN (OLD.data -> d.group_key) = 'true'::jsonb THEN 1 ELSE 0 END) END AS num,
             CASE WHEN d.group_kind = 'text' THEN (CASE WHEN jsonb_typeof(OLD.data -> d.group_key) = 'string' THEN nullif(OLD.data ->> d.group_key, '') END) END AS txt,
             CASE WHEN d.value_key IS NOT NULL AND jsonb_typeof(OLD.data -> d.value_key) = 'number' THEN (OLD.data ->> d.value_key)::float8 END AS v
-          FROM row_group_defs d WHERE d.base_id = OLD.base_id AND d.table_id = OLD.table_id) x
-    ON CONFLICT (set_id, (coalesce(txt, '')), (coalesce(num, 'NaN'::float8))) DO UPDATE SET
-      cnt = r.cnt + EXCLUDED.cnt, vcnt = r.vcnt + EXCLUDED.vcnt, vsum = r.vsum + EXCLUDED.vsum, inexact = r.inexact + EXCLUDED.inexact;
+          FROM row_group_defs d WHERE d.base_id = OLD.base_id AND d.table_id = OLD.table_id) x;
   END IF;
   IF TG_OP <> 'DELETE' AND EXISTS (SELECT 1 FROM row_group_defs d WHERE d.base_id = NEW.base_id AND d.table_id = NEW.table_id) THEN
-    INSERT INTO row_group_rows AS r (set_id, num, txt, cnt, vcnt, vsum, inexact)
+    INSERT INTO row_group_rows (set_id, num, txt, cnt, vcnt, vsum, inexact)
     SELECT x.id, x.num, x.txt, 1, (CASE WHEN x.v IS NULL THEN 0 ELSE 1 END), coalesce(x.v, 0),
            (CASE WHEN x.v IS NULL THEN 0 WHEN abs(x.v) >= 268435456 OR x.v <> trunc(x.v) THEN 1 ELSE 0 END)
     FROM (SELECT d.id,
@@ -76,9 +77,7 @@ BEGIN
                  WHEN d.group_kind = 'bool' THEN (CASE WHEN (NEW.data -> d.group_key) = 'true'::jsonb THEN 1 ELSE 0 END) END AS num,
             CASE WHEN d.group_kind = 'text' THEN (CASE WHEN jsonb_typeof(NEW.data -> d.group_key) = 'string' THEN nullif(NEW.data ->> d.group_key, '') END) END AS txt,
             CASE WHEN d.value_key IS NOT NULL AND jsonb_typeof(NEW.data -> d.value_key) = 'number' THEN (NEW.data ->> d.value_key)::float8 END AS v
-          FROM row_group_defs d WHERE d.base_id = NEW.base_id AND d.table_id = NEW.table_id) x
-    ON CONFLICT (set_id, (coalesce(txt, '')), (coalesce(num, 'NaN'::float8))) DO UPDATE SET
-      cnt = r.cnt + EXCLUDED.cnt, vcnt = r.vcnt + EXCLUDED.vcnt, vsum = r.vsum + EXCLUDED.vsum, inexact = r.inexact + EXCLUDED.inexact;
+          FROM row_group_defs d WHERE d.base_id = NEW.base_id AND d.table_id = NEW.table_id) x;
   END IF;
   RETURN NULL;
 END $$`.execute(db);

@@ -145,7 +145,12 @@ export class GroupSets {
   readonly options: GroupSetOptions;
   /** Called after a PostgreSQL build's definition is committed, before its rows are counted (tests: a write meanwhile). */
   beforeFill?: () => Promise<void>;
+  /** Called in a build's transaction after its rows are counted (tests: a build that fails there). */
+  onFill?: () => Promise<void>;
   private recovered = false;
+  /** PostgreSQL: rows each set had after its last compaction or build, and the sets being compacted. */
+  private readonly compacted = new Map<number, number>();
+  private readonly compacting = new Map<number, Promise<void>>();
 
   constructor(
     private readonly db: Db,
@@ -198,20 +203,53 @@ export class GroupSets {
    * the statement sums, none of its values is inexact (see migration 0046).
    */
   async usable(set: GroupSet, sums: boolean, executor: Executor = this.db): Promise<boolean> {
-    const { rows } = await sql<{ present: number | string; inexact: number | string | null }>`select
-      (select count(*) from row_group_defs where id = ${set.id}) as present,
-      ${sums ? sql`(select count(*) from row_group_rows where set_id = ${set.id} and inexact <> 0)` : sql`0`} as inexact`.execute(executor);
+    const { rows } = await sql<{ present: number | string; inexact: number | string | null; stored: number | string | null }>`select
+      (select count(*) from row_group_defs where id = ${set.id} and state = 'ready') as present,
+      ${sums ? sql`(select sum(inexact) from row_group_rows where set_id = ${set.id})` : sql`0`} as inexact,
+      ${this.dialect === 'postgres' ? sql`(select count(*) from row_group_rows where set_id = ${set.id})` : sql`0`} as stored`.execute(executor);
     const row = rows[0];
     if (!row || Number(row.present) === 0) {
       this.sets?.delete(set.name);
       return false;
     }
+    // PostgreSQL's delta rows grown past twice what the last compaction left (and 1,000): merged in the background.
+    const stored = Number(row.stored ?? 0);
+    if (stored > 1000 && stored > 2 * (this.compacted.get(set.id) ?? 0)) this.compactSoon(set);
     return Number(row.inexact ?? 0) === 0;
+  }
+
+  /**
+   * Merges a PostgreSQL set's delta rows into one row per group value, in one statement (one snapshot: a
+   * delta committed meanwhile is not deleted and stays as it is). Writers insert only, so none waits.
+   */
+  async compact(set: GroupSet): Promise<void> {
+    if (this.dialect !== 'postgres') return;
+    const { rows } = await sql<{ n: number | string }>`with gone as (
+        delete from row_group_rows where set_id = ${set.id} returning num, txt, cnt, vcnt, vsum, inexact
+      ), merged as (
+        insert into row_group_rows (set_id, num, txt, cnt, vcnt, vsum, inexact)
+        select ${set.id}, num, txt, sum(cnt), sum(vcnt), sum(vsum), sum(inexact) from gone group by num, txt
+        having sum(cnt) <> 0 or sum(vcnt) <> 0 or sum(inexact) <> 0
+        returning 1
+      )
+      select count(*) as n from merged`.execute(this.db);
+    this.compacted.set(set.id, Number(rows[0]?.n ?? 0));
+  }
+
+  private compactSoon(set: GroupSet): void {
+    if (this.compacting.has(set.id)) return;
+    const done = this.compact(set)
+      .catch((error) => this.log?.(error, `group set ${set.name} compaction`))
+      .finally(() => this.compacting.delete(set.id));
+    this.compacting.set(set.id, done);
   }
 
   /** Resolves when no build is queued or running (tests, benches). */
   async idle(): Promise<void> {
-    while (this.running) await this.running;
+    while (this.running || this.compacting.size > 0) {
+      if (this.running) await this.running;
+      await Promise.all(this.compacting.values());
+    }
   }
 
   /** The sets of a table (tests, docs). */
@@ -303,12 +341,11 @@ export class GroupSets {
   /**
    * PostgreSQL: appends take the base's lock at the end of their transaction (base-writer.ts `lockLate`),
    * so the base's lock does not keep uncommitted rows out of a build. Instead: the definition is
-   * committed first (`building`; from then on the triggers count every write into it), then the build waits
-   * for the transactions that may have written without seeing it, then, holding `row_group_rows` in
-   * EXCLUSIVE mode (every write the triggers count holds ROW EXCLUSIVE on it to its commit: waiting for it
-   * waits for every uncommitted counted write, and writers of tables with sets wait for the build; reads
-   * go on), replaces what the triggers counted by the counts of the table's rows as committed, and marks
-   * the set `ready`. A write blocked meanwhile adds its row after the build, which did not see it. All of
+   * committed first (`building`; from then on the triggers add a delta row for every write into it), then
+   * the build waits for the transactions that may have written without seeing it (every write after that
+   * has its delta), then one statement — one snapshot — deletes the deltas it sees and counts the table's
+   * rows it sees: a write committed after that snapshot is neither counted nor has its delta deleted, so
+   * it adds itself once. No lock but the snapshot: writers go on. Then the set is marked `ready`. All of
    * it under a session advisory lock on the name: `recover` tells a dead build's definition from a live one.
    */
   private async buildPostgres(name: string, baseId: number, tableId: string, kind: GroupKind, use: GroupSetUse): Promise<GroupSet> {
@@ -321,8 +358,6 @@ export class GroupSets {
           await this.beforeFill?.();
           await this.db.transaction().execute(async (trx) => {
             await sql`set local statement_timeout = '600s'`.execute(trx);
-            await sql`lock table row_group_rows in exclusive mode`.execute(trx);
-            await sql`delete from row_group_rows where set_id = ${id}`.execute(trx);
             await this.fill(trx, id, baseId, tableId, kind, use);
             await sql`update row_group_defs set state = 'ready' where id = ${id}`.execute(trx);
           });
@@ -348,7 +383,10 @@ export class GroupSets {
   private async fill(executor: Executor, id: number, baseId: number, tableId: string, kind: GroupKind, use: GroupSetUse): Promise<void> {
     await this.buildSql(id, baseId, tableId, kind, use).execute(executor);
     const { rows: groups } = await sql<{ n: number | string }>`select count(*) as n from row_group_rows where set_id = ${id}`.execute(executor);
-    if (Number(groups[0]?.n ?? 0) > this.options.maxGroups) throw new TooManyGroups(`more than ${this.options.maxGroups} groups`);
+    const n = Number(groups[0]?.n ?? 0);
+    await this.onFill?.();
+    if (n > this.options.maxGroups) throw new TooManyGroups(`more than ${this.options.maxGroups} groups`);
+    this.compacted.set(id, n);
   }
 
   /**
@@ -389,7 +427,10 @@ export class GroupSets {
       const v = use.valueKey
         ? sql`(case when jsonb_typeof(data -> cast(${use.valueKey} as text)) = 'number' then (data ->> cast(${use.valueKey} as text))::float8 end)`
         : sql`null::float8`;
-      return sql`insert into row_group_rows (set_id, num, txt, cnt, vcnt, vsum, inexact)
+      // One statement, one snapshot: the deltas the triggers wrote for rows it counts go (a delta committed
+      // after its snapshot stays, with its row not counted here).
+      return sql`with gone as (delete from row_group_rows where set_id = ${id})
+        insert into row_group_rows (set_id, num, txt, cnt, vcnt, vsum, inexact)
         select ${id}, num, txt, count(*), count(v), coalesce(sum(v), 0), count(case when abs(v) >= 268435456 or v <> trunc(v) then 1 end)
         from (select ${num} as num, ${txt} as txt, ${v} as v from base_rows where ${scope}) as r
         group by num, txt`;

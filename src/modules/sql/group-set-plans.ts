@@ -36,6 +36,15 @@ function groupValue(dialect: DialectName, set: GroupSet): Fragment {
   return sql`nullif(g, '')`;
 }
 
+/**
+ * The set's rows, one per group value: its stored rows summed per value (PostgreSQL keeps a delta row per
+ * write until compaction; SQLite one row per value).
+ */
+export function groupSetSource(dialect: DialectName, set: GroupSet): Fragment {
+  const group = dialect === 'postgres' ? sql`num, txt` : sql`g`;
+  return sql`(select ${group}, sum(cnt) as cnt, sum(vcnt) as vcnt, sum(vsum) as vsum from row_group_rows where set_id = ${set.id} group by ${group}) as rg`;
+}
+
 /** How a plan over `set`'s rows reads (see the file's comment); `sums` is set when it reads SUM or AVG. */
 export function setReading(dialect: DialectName, set: GroupSet): SetReading & { sums: boolean } {
   const value = groupValue(dialect, set);
@@ -145,7 +154,7 @@ export async function answerFromGroupSet(
   const reading = setReading(ctx.dialect, set);
   let fromSet: SelectPlan;
   try {
-    fromSet = planSelect(ast, { ...ctx, noteColumn: undefined, cells: undefined, groupIndex: undefined, groupSet: { id: set.id, reading } });
+    fromSet = planSelect(ast, { ...ctx, noteColumn: undefined, cells: undefined, groupIndex: undefined, groupSet: { source: groupSetSource(ctx.dialect, set), reading } });
   } catch {
     // NotFromSet, or any refusal of the set's reading: the usual plan, which planned, answers.
     return undefined;

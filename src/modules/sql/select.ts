@@ -45,7 +45,7 @@ export interface SelectContext {
   /** A grouped statement reading only this column: answered from its row index (indexed-groups.ts; SQLite). */
   groupIndex?: GroupIndex;
   /** A grouped statement answered from a group set's rows (group-set-plans.ts). */
-  groupSet?: { id: number; reading: SetReading };
+  groupSet?: { source: Fragment; reading: SetReading };
 }
 
 /**
@@ -140,8 +140,8 @@ export function planSelect(ast: Node, ctx: SelectContext): SelectPlan {
       const setCtx: SelectContext = { ...ctx, cells: { groupSet: ctx.groupSet.reading }, noteColumn: undefined };
       const setWhere = pushed.map((node) => whereCondition(node, scope, setCtx));
       const parts = planGrouped(ast, setCtx, scope, items, groupNodes, distinct, page);
-      const rows = sql`set_id = ${ctx.groupSet.id} and cnt > 0${setWhere.length > 0 ? sql` and ${sql.join(setWhere, sql` and `)}` : sql``}`;
-      return { ...parts.plan, fromSet: true, query: parts.outer(parts.rows(sql`row_group_rows`, rows)) };
+      const rows = sql`cnt > 0${setWhere.length > 0 ? sql` and ${sql.join(setWhere, sql` and `)}` : sql``}`;
+      return { ...parts.plan, fromSet: true, query: parts.outer(parts.rows(ctx.groupSet.source, rows)) };
     }
     const exact = planGrouped(ast, ctx, scope, items, groupNodes, distinct, page);
     if (!ctx.groupIndex || ctx.dialect !== 'sqlite') return { ...exact.plan, query: exact.outer(exact.rows(sql`base_rows`, filter)), indexTerms };
