@@ -306,6 +306,8 @@ export class GroupSets {
         } else {
           this.stats.failed++;
           this.log?.(error, `group set ${next.name}`);
+          // Another process may have built it (its name is taken): the definitions are read again.
+          this.sets = null;
         }
       } finally {
         this.queued.delete(next.name);
