@@ -259,7 +259,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     tokens,
     dispatcher,
     baseData,
-    sql: new SqlService({ db, dialect: handle.dialect, writer: baseData.rows, limits: ROW_LIMITS, links: baseData.links, cost: sqlCost, threads: sqlThreads, timeZone: config.timeZone, clock, rowIndexes: baseData.indexes }),
+    sql: new SqlService({ db, dialect: handle.dialect, writer: baseData.rows, limits: ROW_LIMITS, links: baseData.links, cost: sqlCost, threads: sqlThreads, timeZone: config.timeZone, clock, rowIndexes: baseData.indexes, groupSets: baseData.groupSets }),
     importJobs,
     metrics,
     redis,

@@ -43,6 +43,7 @@ import * as m0042 from './0042_oplog_inserts.js';
 import * as m0043 from './0043_oplog_deferred_rows.js';
 import * as m0044 from './0044_jump_keys.js';
 import * as m0045 from './0045_oplog_files.js';
+import * as m0046 from './0046_group_sets.js';
 import * as m0047 from './0047_jump_many.js';
 
 /**
@@ -94,5 +95,6 @@ export const migrations: Record<string, Migration> = {
   '0043_oplog_deferred_rows': m0043,
   '0044_jump_keys': m0044,
   '0045_oplog_files': m0045,
+  '0046_group_sets': m0046,
   '0047_jump_many': m0047,
 };

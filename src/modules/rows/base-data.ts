@@ -12,6 +12,7 @@ import { RowLocksService } from './row-locks.js';
 import { ArchivedRowsService } from './archived-rows.js';
 import { FormulaPreviewService } from './formula-preview.js';
 import { RowIndexes, DEFAULT_ROW_INDEX_OPTIONS, type RowIndexOptions } from './row-indexes.js';
+import { GroupSets } from './group-sets.js';
 
 /** The services of the base data API, sharing one writer. */
 export interface BaseData {
@@ -30,6 +31,8 @@ export interface BaseData {
   snapshots: BaseSnapshots;
   /** Expression indexes for the columns big tables are filtered and sorted on. */
   indexes: RowIndexes;
+  /** Counts and sums per group value for the columns big tables are grouped by in SQL (group-sets.ts). */
+  groupSets: GroupSets;
 }
 
 /**
@@ -50,6 +53,9 @@ export function createBaseData(
   const rows = new RowsService(db, writer, undefined, indexes);
   // Indexes follow the structure: a deleted table or column, or a new value type, drops theirs.
   writer.onStructureChanged(async (base) => indexes.reconcile(base.id, await writer.read(base).catch(() => null)));
+  // Group sets follow it too: a deleted table or column, or a new type, drops theirs (and queues the new type's).
+  const groupSets = new GroupSets(db, dialect, () => clock.now());
+  writer.onStructureChanged(async (base) => groupSets.reconcile(base.id, await writer.read(base).catch(() => null)));
   const snapshots = new BaseSnapshots(db, (base) => rows.dtable(base), {
     ...(externalChanges ? { externalChanges } : {}),
     ...(revisionChanges ? { revisionChanges } : {}),
@@ -60,6 +66,7 @@ export function createBaseData(
     rows,
     snapshots,
     indexes,
+    groupSets,
     tables: new TablesService(writer, db),
     columns: new ColumnsService(writer),
     views: new ViewsService(writer),

@@ -29,6 +29,23 @@ export function registerRowsMetrics(registry: Registry, data: BaseData): void {
     },
   });
   new Gauge({
+    name: 'basegate_group_sets',
+    help: 'Group sets (per-group counts and sums kept with the rows for SQL grouped statements, rows/group-sets.ts) known to this process',
+    registers: [registry],
+    collect() {
+      this.set(data.groupSets.count());
+    },
+  });
+  new Gauge({
+    name: 'basegate_group_set_builds',
+    help: 'Group set builds by this process since it started, by outcome (refused: too many groups)',
+    labelNames: ['outcome'],
+    registers: [registry],
+    collect() {
+      for (const [outcome, n] of Object.entries(data.groupSets.stats)) this.set({ outcome }, n);
+    },
+  });
+  new Gauge({
     name: 'basegate_row_index_builds',
     help: 'Row index builds by this process since it started, by outcome',
     labelNames: ['outcome'],

@@ -73,13 +73,24 @@ export function aggregateOf(node: Node, scope: TableScope, dialect: DialectName,
 
   const star = arg.type === 'star' || (arg.type === 'column_ref' && columnName(arg, scope) === '*');
   const constantArg = arg.type === 'number' || arg.type === 'single_quote_string' || arg.type === 'double_quote_string' || arg.type === 'bool';
+  // A plan over a group set's rows (group-set-plans.ts): the set's counts and sums.
+  const fromSet = (field?: Field): Aggregate | undefined => {
+    const found = cells?.groupSet?.aggregate({ name, ...(field ? { field } : {}), distinct: isDistinct });
+    if (!found) return undefined;
+    const refs = found.inner.map((column) => innerColumn(inner, column.id, column.expr));
+    return { label, sql: found.outer(refs), valueType: 'number', columnType: 'number', columnData: null, decode: number };
+  };
   if (star || constantArg) {
     if (name !== 'COUNT') throw sqlError(`${name} needs a column.`);
     if (isDistinct) throw sqlError('COUNT(DISTINCT …) needs a column.');
+    const counted = fromSet();
+    if (counted) return counted;
     return { label, sql: sql`count(*)`, valueType: 'number', columnType: 'number', columnData: null, decode: number };
   }
   if (arg.type !== 'column_ref') throw sqlError(`${name} accepts a column; expressions and functions are not supported.`);
   const field = resolveColumnRef(arg, scope);
+  const setAggregate = fromSet(field);
+  if (setAggregate) return setAggregate;
   const fs = fieldSql(field, dialect, undefined, cells);
   if (fs.type === 'opaque') throw sqlError(`${field.label} cannot be aggregated.`);
   const column = field.column;

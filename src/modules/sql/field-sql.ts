@@ -64,11 +64,26 @@ export function intParam(dialect: DialectName, value: number): Fragment {
 export interface CellReading {
   read?: (field: Field) => void;
   fromIndex?: string;
+  /** Every field is read from a group set's row (group-set-plans.ts); its aggregates too. */
+  groupSet?: SetReading;
+}
+
+/** How a plan over a group set's rows reads fields and aggregates (group-set-plans.ts `setReading`). */
+export interface SetReading {
+  /** The field as the set's row holds it; throws (NotFromSet) for a field the set does not hold. */
+  field(field: Field): FieldSql;
+  /**
+   * An aggregate over the set's rows: the inner columns it reads and the aggregate over their refs;
+   * undefined when the usual aggregate over `field`'s reading is already exact (MIN, MAX, COUNT DISTINCT
+   * of the group column); throws (NotFromSet) when the set cannot answer it.
+   */
+  aggregate(call: { name: string; field?: Field; distinct: boolean }): { inner: Array<{ id: string; expr: Fragment }>; outer: (refs: Fragment[]) => Fragment } | undefined;
 }
 
 /** `alias`: the `base_rows` alias the field is read from (a join reads several); none reads `base_rows` itself. */
 export function fieldSql(field: Field, dialect: DialectName, alias?: string, reading?: CellReading): FieldSql {
   reading?.read?.(field);
+  if (reading?.groupSet) return reading.groupSet.field(field);
   if (field.kind === 'row') return rowFieldSql(field, dialect, alias);
   const key = field.column.key;
   const data = alias ? sql.ref(`${alias}.data`) : sql`data`;

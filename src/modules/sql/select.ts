@@ -9,7 +9,7 @@
  */
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { DialectName } from '../../db/index.js';
-import { C, fieldSql, optionRank, type CellReading, type FieldSql, type Fragment } from './field-sql.js';
+import { C, fieldSql, optionRank, type CellReading, type FieldSql, type Fragment, type SetReading } from './field-sql.js';
 import { indexedGroupSource, type GroupIndex, type InnerRows } from './indexed-groups.js';
 import { aggregateOf, labelOf, type Aggregate, type InnerColumns } from './aggregates.js';
 import { containsAggregate, decodeExpression, expressionMetadata, expressionOperand, expressionShape, isExpression } from './select-expressions.js';
@@ -44,6 +44,8 @@ export interface SelectContext {
   cells?: CellReading;
   /** A grouped statement reading only this column: answered from its row index (indexed-groups.ts; SQLite). */
   groupIndex?: GroupIndex;
+  /** A grouped statement answered from a group set's rows (group-set-plans.ts). */
+  groupSet?: { source: Fragment; reading: SetReading };
 }
 
 /**
@@ -89,6 +91,8 @@ export interface ComputedOutput {
 
 export interface GroupedPlan {
   kind: 'grouped';
+  /** True when the query reads a group set's rows (group-set-plans.ts). */
+  fromSet?: boolean;
   /** True when the query reads the grouped column's row index (indexed-groups.ts). */
   fromIndex?: boolean;
   table: SqlTable;
@@ -131,6 +135,14 @@ export function planSelect(ast: Node, ctx: SelectContext): SelectPlan {
     const formulaNode = [...residual, ...items.flatMap((i) => (i.kind === 'expression' && needsFormulaEngine(i.node, scope) ? [i.node] : []))][0];
     if (formulaNode) throw sqlError('Functions computed by the formula engine (see docs/sql.md) cannot be combined with GROUP BY, DISTINCT or aggregates.');
     const page = sql`limit ${window.limit} offset ${window.offset}`;
+    if (ctx.groupSet) {
+      // The same statement over the set's rows (one per group value), every field read from them.
+      const setCtx: SelectContext = { ...ctx, cells: { groupSet: ctx.groupSet.reading }, noteColumn: undefined };
+      const setWhere = pushed.map((node) => whereCondition(node, scope, setCtx));
+      const parts = planGrouped(ast, setCtx, scope, items, groupNodes, distinct, page);
+      const rows = sql`cnt > 0${setWhere.length > 0 ? sql` and ${sql.join(setWhere, sql` and `)}` : sql``}`;
+      return { ...parts.plan, fromSet: true, query: parts.outer(parts.rows(ctx.groupSet.source, rows)) };
+    }
     const exact = planGrouped(ast, ctx, scope, items, groupNodes, distinct, page);
     if (!ctx.groupIndex || ctx.dialect !== 'sqlite') return { ...exact.plan, query: exact.outer(exact.rows(sql`base_rows`, filter)), indexTerms };
     // The same statement with the column's cells read off its index; run where that reading is exact.

@@ -1,4 +1,5 @@
-import { ORDERED_SCAN, type RowIndexes } from '../rows/index.js';
+import { ORDERED_SCAN, type GroupSets, type RowIndexes } from '../rows/index.js';
+import { answerFromGroupSet } from './group-set-plans.js';
 import type { Field, SqlColumn, SqlTable } from './schema.js';
 import type { Db, DialectName, Executor } from '../../db/index.js';
 import { columnsBeyond, type Actor, type BaseRef } from '../rows/index.js';
@@ -99,6 +100,8 @@ export interface SqlServiceDeps {
   clock?: { now(): number };
   /** The row indexes: columns a WHERE compares get one on a big table (rows/row-indexes.ts). */
   rowIndexes?: RowIndexes;
+  /** Group sets: grouped statements over big tables answered from counts kept with the rows (rows/group-sets.ts). */
+  groupSets?: GroupSets;
 }
 
 /** The WHERE conditions the formula library evaluates, then the statement's LIMIT/OFFSET (see planSelect). */
@@ -208,6 +211,9 @@ export class SqlService {
     }
     // A view share's statement reads the view's rows (no row-index hint: they name `base_rows` itself).
     if (source) return { plan: { ...plan, query: source.wrap(plan.query) }, indexedBy: undefined };
+    // A grouped statement a big table's group set answers exactly reads the set's rows (group-set-plans.ts).
+    const fromSet = this.deps.groupSets ? await answerFromGroupSet(this.deps.groupSets, db, ast, ctx, plan, fields) : undefined;
+    if (fromSet) return { plan: fromSet, indexedBy: undefined };
     const groupIndexName = grouped && plan.kind === 'grouped' ? indexes?.filterIndex(caller.base.id, plan.table.id, grouped.column.key) : undefined;
     if (grouped && groupIndexName) {
       const groupIndex = { key: grouped.column.key, index: groupIndexName, valueType: grouped.valueType };
