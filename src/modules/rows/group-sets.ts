@@ -433,7 +433,8 @@ export class GroupSets {
       // after its snapshot stays, with its row not counted here).
       return sql`with gone as (delete from row_group_rows where set_id = ${id})
         insert into row_group_rows (set_id, num, txt, cnt, vcnt, vsum, inexact)
-        select ${id}, num, txt, count(*), count(v), coalesce(sum(v), 0), count(case when abs(v) >= 268435456 or v <> trunc(v) then 1 end)
+        select ${id}, num, txt, count(*), count(v), coalesce(sum(case when abs(v) >= 268435456 or v <> trunc(v) then 0 else v end), 0),
+          count(case when abs(v) >= 268435456 or v <> trunc(v) then 1 end)
         from (select ${num} as num, ${txt} as txt, ${v} as v from base_rows where ${scope}) as r
         group by num, txt`;
     }
@@ -449,7 +450,8 @@ export class GroupSets {
     const vPath = use.valueKey ? `$."${use.valueKey}"` : undefined;
     const v = vPath ? sql`(case when json_type(data, ${vPath}) in ('integer', 'real') then json_extract(data, ${vPath}) end)` : sql`null`;
     return sql`insert into row_group_rows (set_id, g, cnt, vcnt, vsum, inexact)
-      select ${id}, coalesce(g, ''), count(*), count(v), coalesce(sum(v), 0), count(case when abs(v) >= 268435456 or v <> round(v) then 1 end)
+      select ${id}, coalesce(g, ''), count(*), count(v), coalesce(sum(case when abs(v) >= 268435456 or v <> round(v) then 0 else v end), 0),
+        count(case when abs(v) >= 268435456 or v <> round(v) then 1 end)
       from (select ${g} as g, ${v} as v from base_rows where ${scope}) as r
       group by coalesce(g, '')`;
   }
