@@ -42,6 +42,7 @@ import * as m0041 from './0041_audit_indexes.js';
 import * as m0042 from './0042_oplog_inserts.js';
 import * as m0043 from './0043_oplog_deferred_rows.js';
 import * as m0044 from './0044_jump_keys.js';
+import * as m0048 from './0048_concurrent_appends.js';
 
 /**
  * Every migration, in order. Listed statically (not read from disk) so the same list works under
@@ -91,4 +92,5 @@ export const migrations: Record<string, Migration> = {
   '0042_oplog_inserts': m0042,
   '0043_oplog_deferred_rows': m0043,
   '0044_jump_keys': m0044,
+  '0048_concurrent_appends': m0048,
 };
