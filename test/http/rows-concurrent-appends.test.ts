@@ -103,37 +103,41 @@ describe.each(DIALECTS.filter((d) => d === 'postgres'))('concurrent appends of o
         if (e.message !== 'rolled back by the test') throw e;
       });
     const slow = appendRows(here, 'Table1', [{ Name: 'slow' }]);
-    const idLocked = async () =>
-      Number(
-        (await sql<{ n: string }>`SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 1 AND classid = ${0x7b << 24} AND objid = ${next}`.execute(db)).rows[0]!.n,
-      );
-    for (let i = 0; i < 400 && (await idLocked()) === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
-    expect(await idLocked()).toBe(1);
+    let fast: { id: number } | undefined;
+    let during: { id: number } | undefined;
+    try {
+      const idLocked = async () =>
+        Number(
+          (await sql<{ n: string }>`SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 1 AND classid = ${0x7b << 24} AND objid = ${next}`.execute(db)).rows[0]!.n,
+        );
+      for (let i = 0; i < 400 && (await idLocked()) === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(await idLocked()).toBe(1);
 
-    // A later append commits (through the other instance), and one rolls back after drawing its ids.
-    const [fastId] = await appendRows(there, 'Table1', [{ Name: 'fast' }]);
-    await expect(second.container.baseData.rows.append(here.base, { user: 'u@auth.local', app: null }, { table_name: 'Table1', rows: [{ Name: 'refused' }] })).rejects.toThrow(/refused by the test/);
-    const [fast] = await committed('fast');
-    expect(fast!.id).toBeGreaterThan(next);
+      // A later append commits (through the other instance), and one rolls back after drawing its ids.
+      const [fastId] = await appendRows(there, 'Table1', [{ Name: 'fast' }]);
+      await expect(second.container.baseData.rows.append(here.base, { user: 'u@auth.local', app: null }, { table_name: 'Table1', rows: [{ Name: 'refused' }] })).rejects.toThrow(/refused by the test/);
+      [fast] = await committed('fast');
+      expect(fast!.id).toBeGreaterThan(next);
 
-    // Read after write: the fast append's answer came; both instances list it.
-    for (const g of [here, there]) {
-      const page = await g.call('GET', 'rows/?table_name=Table1&limit=1000&convert_keys=true');
-      expect(page.json<{ rows: Array<{ _id: string }> }>().rows.map((r) => r._id)).toContain(fastId);
+      // Read after write: the fast append's answer came; both instances list it.
+      for (const g of [here, there]) {
+        const page = await g.call('GET', 'rows/?table_name=Table1&limit=1000&convert_keys=true');
+        expect(page.json<{ rows: Array<{ _id: string }> }>().rows.map((r) => r._id)).toContain(fastId);
+      }
+      // Consumers run while the slow append is in flight; a webhook made now starts below it.
+      await drain();
+      await readFeed();
+      const position = Number((await db.selectNoFrom(outboxPosition(db).as('p')).executeTakeFirstOrThrow()).p);
+      expect.soft(position, 'the outbox position').toBeLessThan(next);
+      during = await createWebhook(first, owner, here.base, { url: 'http://127.0.0.1:9/during' });
+      // The live channel acknowledges events of bases nobody watches without handing them over: its position stays below too.
+      expect.soft(await consumerPosition(db, 'realtime'), 'the live channel').toBeLessThan(next);
+      expect.soft(dispatched.map((e) => e.id), 'the dispatcher').not.toContain(fast!.id);
+    } finally {
+      release();
+      await holder;
+      await allow();
     }
-    // Consumers run while the slow append is in flight; a webhook made now starts below it.
-    await drain();
-    await readFeed();
-    const position = Number((await db.selectNoFrom(outboxPosition(db).as('p')).executeTakeFirstOrThrow()).p);
-    expect(position).toBeLessThan(next);
-    const during = await createWebhook(first, owner, here.base, { url: 'http://127.0.0.1:9/during' });
-    // The live channel acknowledges events of bases nobody watches without handing them over: its position stays below too.
-    expect(await consumerPosition(db, 'realtime')).toBeLessThan(next);
-    expect(dispatched.map((e) => e.id)).not.toContain(fast!.id);
-
-    release();
-    await holder;
-    await allow();
     const [slowId] = await slow;
     const [slowEvent] = await committed('slow');
     expect(slowEvent!.id).toBe(next);
@@ -143,16 +147,37 @@ describe.each(DIALECTS.filter((d) => d === 'postgres'))('concurrent appends of o
 
     expectSeenOnce([slowEvent!, fast!]);
     expect(await committed('refused')).toEqual([]);
-    for (const hook of [before, during]) {
+    for (const hook of [before, during!]) {
       const delivered = await deliveredTo(hook.id);
       expect(delivered.filter((id) => id === slowEvent!.id), `webhook ${hook.id} gets the slow append`).toHaveLength(1);
     }
     expect((await deliveredTo(before.id)).filter((id) => id === fast!.id)).toHaveLength(1);
   });
 
-  it('60 appends and 20 updates on two instances while the consumers run: every committed event once, in id order and per-row order; each writer reads its row at once on the other instance', async () => {
+  it('60 appends and 20 updates on two instances while the consumers run, some held in flight out of id order: every committed event once, in id order and per-row order; each writer reads its row at once on the other instance', async () => {
     const names = Array.from({ length: 60 }, (_, i) => `c${i}`);
+    const db = first.container.db;
     let writing = true;
+    // Out-of-order commits: a row taken (uncommitted) at the next id makes the append that draws that
+    // id wait 300 ms, while the appends after it commit.
+    let held = 0;
+    const holding = (async () => {
+      while (writing) {
+        const taken = await db
+          .transaction()
+          .execute(async (trx) => {
+            const inserted = await sql`INSERT INTO events (id, base_id, base_uuid, table_id, table_name, row_id, row_name, op_type, op_user, op_app, op_time, row_data, row, created_at, write_id)
+              SELECT last_value + 1, ${here.base.id}, ${here.base.uuid}, '0000', 'Table1', 'held', 'held', 'insert_row', 'test', NULL, 0, '{}', NULL, 0, NULL FROM events_id_seq
+              ON CONFLICT DO NOTHING`.execute(trx);
+            if (Number(inserted.numAffectedRows ?? 0) === 0) return false;
+            await new Promise((resolve) => setTimeout(resolve, 300));
+            throw new Error('rolled back by the test');
+          })
+          .catch((e: Error) => e.message === 'rolled back by the test');
+        if (taken) held++;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    })();
     const consuming = (async () => {
       while (writing) {
         await drain();
@@ -167,15 +192,21 @@ describe.each(DIALECTS.filter((d) => d === 'postgres'))('concurrent appends of o
         const read = await other.call('GET', `rows/${id}/?table_name=Table1&convert_keys=true`);
         expect(read.statusCode, read.body).toBe(200);
         expect(read.json().Name).toBe(name);
-        if (i % 3 === 0) {
-          const updated = await g.call('PUT', 'rows/', { table_name: 'Table1', updates: [{ row_id: id, row: { Name: `${name}u` } }] });
-          expect(updated.statusCode, updated.body).toBe(200);
-        }
         return id!;
+      }),
+    );
+    // Updates of a third of the rows (serialized writers), concurrently with each other and the consumers.
+    await Promise.all(
+      ids.map(async (id, i) => {
+        if (i % 3 !== 0) return;
+        const updated = await (i % 2 === 0 ? here : there).call('PUT', 'rows/', { table_name: 'Table1', updates: [{ row_id: id, row: { Name: `${names[i]}u` } }] });
+        expect(updated.statusCode, updated.body).toBe(200);
       }),
     );
     writing = false;
     await consuming;
+    await holding;
+    expect(held).toBeGreaterThan(0);
     await drain();
     await readFeed();
 
