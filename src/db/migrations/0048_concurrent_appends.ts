@@ -9,7 +9,7 @@ import { isPostgres, sql } from './helpers.js';
  *   `base_metadata.revision` (whose row lock and trigger notify would put every commit in series). A
  *   base's revision is `base_metadata.revision` plus the sum of its stripes.
  * - `basegate_event_draw(n)`: a block of `n` consecutive event ids, drawn under a short session
- *   advisory lock (4471100), which also takes a transaction lock named by the block's first id (key
+ *   advisory lock (4471100; let go on any error, a cancel included), which also takes a transaction lock named by the block's first id (key
  *   space 0x7B in the top byte) before letting the short lock go.
  * - `basegate_event_horizon()`: the highest id H such that every event with id <= H has committed or
  *   never will: min(L, M - 1), L the sequence's last value, M the lowest first id among the block locks
@@ -33,7 +33,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
         first := nextval('events_id_seq');
         IF n > 1 THEN PERFORM setval('events_id_seq', first + n - 1); END IF;
         PERFORM pg_advisory_xact_lock_shared((x'7B00000000000000'::bigint) | first);
-      EXCEPTION WHEN OTHERS THEN PERFORM pg_advisory_unlock(4471100); RAISE;
+      EXCEPTION
+        WHEN query_canceled THEN PERFORM pg_advisory_unlock(4471100); RAISE;
+        WHEN OTHERS THEN PERFORM pg_advisory_unlock(4471100); RAISE;
       END;
       PERFORM pg_advisory_unlock(4471100);
       RETURN first;
@@ -53,7 +55,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
           FROM pg_locks
          WHERE locktype = 'advisory' AND objsubid = 1
            AND database = (SELECT oid FROM pg_database WHERE datname = current_database());
-      EXCEPTION WHEN OTHERS THEN PERFORM pg_advisory_unlock(4471100); RAISE;
+      EXCEPTION
+        WHEN query_canceled THEN PERFORM pg_advisory_unlock(4471100); RAISE;
+        WHEN OTHERS THEN PERFORM pg_advisory_unlock(4471100); RAISE;
       END;
       PERFORM pg_advisory_unlock(4471100);
       IF serialized THEN RETURN committed; END IF;
