@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { consumerPosition, outboxPosition, type ChangeEvent } from '../../src/modules/events/index.js';
+import { consumerPosition, eventHorizon, outboxPosition, type ChangeEvent } from '../../src/modules/events/index.js';
 import { DIALECTS, SharedDatabase, createTestApp, type TestApp } from '../helpers/index.js';
 import { appendRows, gateway, refuseEventsNamed, through, type Gateway } from './rows.fixtures.js';
 import { createWebhook } from './webhooks-support.js';
@@ -236,5 +236,20 @@ describe.each(DIALECTS.filter((d) => d === 'postgres'))('concurrent appends of o
     expect(again.body).toContain(id!);
     const page = await there.call('GET', 'rows/?table_name=Table1&limit=1000&convert_keys=true');
     expect(page.json<{ rows: Array<{ _id: string }> }>().rows.map((r) => r._id)).toContain(id);
+  });
+});
+
+describe.each(DIALECTS.filter((d) => d === 'sqlite'))('PG_CONCURRENT_APPENDS on %s', (dialect) => {
+  it('is ignored: appends keep the one writer, and readers read up to the highest id', async () => {
+    const t = await createTestApp(dialect, { PG_CONCURRENT_APPENDS: 'true' });
+    try {
+      expect(t.container.baseData.writer.concurrentAppends).toBe(false);
+      const g = await gateway(t);
+      await appendRows(g, 'Table1', [{ Name: 'one' }, { Name: 'two' }]);
+      const last = Number((await t.container.db.selectFrom('events').select((eb) => eb.fn.max('id').as('id')).executeTakeFirstOrThrow()).id);
+      expect(await eventHorizon(t.container.db)).toBe(last);
+    } finally {
+      await t.close();
+    }
   });
 });
