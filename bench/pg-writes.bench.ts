@@ -9,6 +9,8 @@
  *    the second waiting for the base's lock inside PostgreSQL (AppendBatches; the default is one);
  *  - `basegate insert, each alone`: the same, every append its own statement (the path before the batches);
  *  - `basegate insert, transaction`: the same with every append in a transaction (the path before);
+ *  - `concurrent appends` (PG_CONCURRENT_APPENDS): the batched and each-alone appends with appends of one
+ *    base committing side by side (KEY SHARE gate, revision stripes, event-id blocks), and its pairs;
  *  - read-after-write pairs (`POST …/rows/` then `GET …/rows/?limit=100` on one connection, again and
  *    again) for basegate, and a plain pair (plain insert then a plain 100-row select).
  * Targets are measured round-robin (BENCH_ROUNDS), medians; ratios within each round to the plain insert.
@@ -66,10 +68,13 @@ const server = await startBasegate(
 const { container, seeded, origin } = server;
 baseId = Number((await container.db.selectFrom('bases').select('id').where('uuid', '=', seeded.base.uuid).executeTakeFirstOrThrow()).id);
 const writer = container.baseData.writer;
-const batched = (inFlight: number) => {
+const batched = (inFlight: number, concurrent = false) => {
+  writer.concurrentAppends = false;
   writer.oneStatementAppends = true;
   writer.batchAppends = true;
   writer.batches.limits.inFlight = inFlight;
+  // PG_CONCURRENT_APPENDS (sets its own statements in flight).
+  if (concurrent) writer.concurrentAppends = true;
 };
 const auth = { authorization: `Bearer ${seeded.baseToken}` };
 const rowsUrl = `${origin}/api-gateway/api/v2/dtables/${seeded.base.uuid}/rows/`;
@@ -129,8 +134,10 @@ const allTargets: Target[] = [
   },
   { name: 'basegate insert (one statement, batched)', setup: () => batched(APPEND_BATCH_LIMITS.inFlight), measure: insert },
   { name: 'basegate insert (batched, two in flight)', setup: () => batched(2), measure: insert },
-  { name: 'basegate insert (one statement, each alone)', setup: () => ((writer.oneStatementAppends = true), (writer.batchAppends = false)), measure: insert },
-  { name: 'basegate insert (transaction, before)', setup: () => (writer.oneStatementAppends = false), measure: insert },
+  { name: 'basegate insert (concurrent appends, batched)', setup: () => batched(APPEND_BATCH_LIMITS.inFlight, true), measure: insert },
+  { name: 'basegate insert (one statement, each alone)', setup: () => (batched(1), (writer.batchAppends = false)), measure: insert },
+  { name: 'basegate insert (concurrent appends, each alone)', setup: () => (batched(1, true), (writer.batchAppends = false)), measure: insert },
+  { name: 'basegate insert (transaction, before)', setup: () => (batched(1), (writer.oneStatementAppends = false)), measure: insert },
   {
     name: 'plain pairs (insert, then 100-row select)',
     measure: () => pairs({ path: '/plain-insert', headers: {}, body: '{"name":"bench row"}' }, { path: '/plain-page', headers: {} }),
@@ -138,6 +145,15 @@ const allTargets: Target[] = [
   {
     name: 'basegate pairs (insert, then 100-row page)',
     setup: () => batched(APPEND_BATCH_LIMITS.inFlight),
+    measure: () =>
+      pairs(
+        { path: new URL(rowsUrl).pathname, headers: auth, body: insertBody },
+        { path: `${new URL(rowsUrl).pathname}?table_name=Table1&limit=100`, headers: auth },
+      ),
+  },
+  {
+    name: 'basegate pairs, concurrent appends (insert, then 100-row page)',
+    setup: () => batched(APPEND_BATCH_LIMITS.inFlight, true),
     measure: () =>
       pairs(
         { path: new URL(rowsUrl).pathname, headers: auth, body: insertBody },

@@ -127,6 +127,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   const redis = config.redisUrl ? createRedis(config.redisUrl, { name: 'shared', clock }) : null;
   const baseData = createBaseData(db, handle.dialect, clock, () => dispatcher.wake(), handle.externalChanges, handle.revisionChannel);
   baseData.writer.timeZone = config.timeZone;
+  baseData.writer.concurrentAppends = config.pgConcurrentAppends;
   registerRowsMetrics(metrics.registry, baseData);
   baseData.writer.formulas = new FormulaThreads({ threads: config.security.formulaThreads, timeoutMs: config.security.formulaBatchTimeoutMs });
   configureTimeZone(config.timeZone);

@@ -88,6 +88,12 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** REQUEST_TIMEOUT_MS — a client must send its whole request (headers and body) within this; default 30000. */
   requestTimeoutMs: number;
+  /**
+   * PG_CONCURRENT_APPENDS — PostgreSQL: appends of new rows of one base commit side by side (revision
+   * stripes, event ids drawn in blocks, readers bounded by the event horizon; docs/architecture.md);
+   * off: they commit one statement after another, as updates do. Ignored on SQLite. Default off.
+   */
+  pgConcurrentAppends: boolean;
   /** WEBHOOK_LANES — deliveries of ONE webhook in flight at once, for different rows (a row's deliveries stay in order); 1 = strict order; default 32. */
   webhookLanes: number;
   /** WEBHOOK_WORKER_STALE_MS — PostgreSQL: a delivery worker silent this long is dead and its leases are taken over (it beats every third of it); default 3000. */
@@ -209,6 +215,7 @@ export function loadConfig(env: Env = process.env, options: { persistSecret?: bo
     webhookConcurrency: int(env, 'WEBHOOK_CONCURRENCY', 512, 1, 1024),
     ...faultLimits(env),
     webhookLanes: int(env, 'WEBHOOK_LANES', 32, 1, 64),
+    pgConcurrentAppends: bool(env, 'PG_CONCURRENT_APPENDS', false),
     realtimeMaxConnectionsPerUser: int(env, 'REALTIME_MAX_CONNECTIONS_PER_USER', 50, 1, 100_000),
     realtimeMaxConnectionsPerIp: int(env, 'REALTIME_MAX_CONNECTIONS_PER_IP', 200, 1, 1_000_000),
     realtimeRecoverySeconds: int(env, 'REALTIME_RECOVERY_SECONDS', 300, 0, 3600),

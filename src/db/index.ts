@@ -7,5 +7,6 @@ export { migrateToLatest } from './migrate.js';
 export type { Database, Db, Executor, DialectName } from './database.js';
 export { RevisionChannel, REVISION_CHANNEL } from './revision-channel.js';
 export { CommitScope, withCommitScope, outsideCommitScope, pendingCommitScope, type CommitAppendix, type AppendixTx } from './commit-appendix.js';
-export { RecordSet, WriteStatement } from './write-statement.js';
+export { RecordSet, WriteStatement, type SharedGate } from './write-statement.js';
+export { baseRevisionSql } from './base-revision.js';
 export { connectionKysely } from './connection-kysely.js';

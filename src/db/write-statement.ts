@@ -59,6 +59,12 @@ export class WriteStatement {
 
   private readonly shared: boolean;
 
+  /**
+   * A concurrent append's statement (PostgreSQL, PG_CONCURRENT_APPENDS): its events take the
+   * commit-order lock shared and draw their ids as one block (events.repository.ts).
+   */
+  concurrent = false;
+
   /** Adds `body` (a SELECT, or an INSERT/UPDATE/DELETE joining `gate`) as a CTE; returns its name to select from. */
   add(body: RawBuilder<unknown>): RawBuilder<unknown> {
     const name = `${this.prefix}${this.count++}`;
@@ -84,10 +90,21 @@ export class WriteStatement {
    * (e.g. one revision bump for several appends): all of them write, or none. Each record set's
    * records of all of them go in one part, in the order of `members`.
    */
-  static async together(db: Executor, gate: RawBuilder<unknown>, members: readonly WriteStatement[]): Promise<boolean> {
+  static async together(db: Executor, gate: RawBuilder<unknown> | SharedGate, members: readonly WriteStatement[]): Promise<boolean> {
     if (members.some((m) => !m.shared)) throw new Error('WriteStatement.together: every member must be made with a shared gate');
-    return passed(db, sql`${sql.raw(SHARED_GATE)} AS (${gate})`, sql.raw(SHARED_GATE), members);
+    const { before, body } = 'before' in gate ? gate : { before: undefined, body: gate };
+    const part = sql`${sql.raw(SHARED_GATE)} AS (${body})`;
+    return passed(db, before === undefined ? part : sql`${before}, ${part}`, sql.raw(SHARED_GATE), members);
   }
+}
+
+/**
+ * A shared gate that needs CTEs of its own before it (`before`: `name AS (…), …`, names not used by
+ * any record set): e.g. a lock, then a write, with the gate's body selecting the written row.
+ */
+export interface SharedGate {
+  before: RawBuilder<unknown>;
+  body: RawBuilder<unknown>;
 }
 
 async function passed(db: Executor, gatePart: RawBuilder<unknown>, gate: RawBuilder<unknown>, members: readonly WriteStatement[]): Promise<boolean> {

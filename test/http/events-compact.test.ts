@@ -37,7 +37,7 @@ describe.each(DIALECTS)('compactly stored insert events (%s)', (dialect) => {
   });
   afterAll(() => t.close());
 
-  const position = async () => Number((await t.container.db.selectNoFrom(outboxPosition().as('p')).executeTakeFirstOrThrow()).p);
+  const position = async () => Number((await t.container.db.selectNoFrom(outboxPosition(t.container.db).as('p')).executeTakeFirstOrThrow()).p);
   /** What the outbox returned before: each event's JSON stored and parsed back. */
   // `links` and `origin` are for the writer's in-transaction hooks only and are never stored.
   const asStoredInFull = (events: NewChangeEvent[]) => events.map(({ links: _l, origin: _o, ...e }) => JSON.parse(JSON.stringify(e)) as NewChangeEvent);

@@ -64,7 +64,7 @@ export class AutomationRulesService {
       last_trigger_time: null,
       invalid_reason: null,
       // Read in the INSERT itself: the rule sees exactly the changes committed after it.
-      start_event_id: outboxPosition(),
+      start_event_id: outboxPosition(this.db),
     });
     return automationRecord((await repo.findAutomation(this.db, id))!);
   }

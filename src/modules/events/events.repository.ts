@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { CompiledQuery, sql, type RawBuilder, type Selectable } from 'kysely';
+import { CompiledQuery, PostgresAdapter, sql, type RawBuilder, type Selectable } from 'kysely';
 import { RecordSet, WriteStatement, type DialectName, type Executor } from '../../db/index.js';
 import type { ChangeEvent, NewChangeEvent, OpType } from './events.types.js';
 import type { EventsTable } from './events.table.js';
@@ -109,26 +109,49 @@ export function appendEventsTo(statement: WriteStatement, events: NewChangeEvent
  * write's record holds what its events share (when they share it: one table, operation and author)
  * and its events, an event's own fields only where they are not shared.
  */
-const NEW_EVENTS = new RecordSet(
-  (gate, records) => sql`event_order AS (SELECT pg_advisory_xact_lock(${sql.lit(EVENTS_COMMIT_LOCK)}) AS locked FROM ${gate}),
-    event_writes AS (
-      SELECT w.* FROM event_order,
+const eventWritesFrom = (from: RawBuilder<unknown>, records: RawBuilder<unknown>) => sql`
+      SELECT w.* FROM ${from},
              ROWS FROM (json_to_recordset(${records}) AS (write_id text, created_at bigint, columns json, base_id bigint, base_uuid text,
                table_id text, table_name text, op_type text, op_user text, op_app text, op_time bigint, events json))
-               WITH ORDINALITY AS w(write_id, created_at, columns, base_id, base_uuid, table_id, table_name, op_type, op_user, op_app, op_time, events, n)),
+               WITH ORDINALITY AS w(write_id, created_at, columns, base_id, base_uuid, table_id, table_name, op_type, op_user, op_app, op_time, events, n)`;
+const EVENT_VALUES = sql`COALESCE(e.base_id, w.base_id), COALESCE(e.base_uuid, w.base_uuid), COALESCE(e.table_id, w.table_id), COALESCE(e.table_name, w.table_name),
+             e.row_id, e.row_name, COALESCE(e.op_type, w.op_type), COALESCE(e.op_user, w.op_user), COALESCE(e.op_app, w.op_app),
+             COALESCE(e.op_time, w.op_time), CAST(e.row_data AS text), CAST(e.row AS text), w.created_at, w.write_id`;
+const EVENTS_OF_WRITES = sql`LATERAL ROWS FROM (json_to_recordset(w.events) AS (base_id bigint, base_uuid text, table_id text, table_name text, row_id text,
+               row_name text, op_type text, op_user text, op_app text, op_time bigint, row_data json, row json))
+               WITH ORDINALITY AS e(base_id, base_uuid, table_id, table_name, row_id, row_name, op_type, op_user, op_app, op_time, row_data, row, n)`;
+
+const NEW_EVENTS = new RecordSet(
+  (gate, records) => sql`event_order AS (SELECT pg_advisory_xact_lock(${sql.lit(EVENTS_COMMIT_LOCK)}) AS locked FROM ${gate}),
+    event_writes AS (${eventWritesFrom(sql`event_order`, records)}),
     new_event_columns AS (
       INSERT INTO event_columns (write_id, table_id, columns, created_at)
       SELECT w.write_id, c.table_id, c.columns, w.created_at FROM event_writes AS w, json_to_recordset(w.columns) AS c(table_id text, columns text)),
     new_events AS (
       INSERT INTO events (base_id, base_uuid, table_id, table_name, row_id, row_name, op_type, op_user, op_app, op_time, row_data, row, created_at, write_id)
-      SELECT COALESCE(e.base_id, w.base_id), COALESCE(e.base_uuid, w.base_uuid), COALESCE(e.table_id, w.table_id), COALESCE(e.table_name, w.table_name),
-             e.row_id, e.row_name, COALESCE(e.op_type, w.op_type), COALESCE(e.op_user, w.op_user), COALESCE(e.op_app, w.op_app),
-             COALESCE(e.op_time, w.op_time), CAST(e.row_data AS text), CAST(e.row AS text), w.created_at, w.write_id
-        FROM event_writes AS w,
-             LATERAL ROWS FROM (json_to_recordset(w.events) AS (base_id bigint, base_uuid text, table_id text, table_name text, row_id text,
-               row_name text, op_type text, op_user text, op_app text, op_time bigint, row_data json, row json))
-               WITH ORDINALITY AS e(base_id, base_uuid, table_id, table_name, row_id, row_name, op_type, op_user, op_app, op_time, row_data, row, n)
+      SELECT ${EVENT_VALUES}
+        FROM event_writes AS w, ${EVENTS_OF_WRITES}
        ORDER BY w.n, e.n)`,
+);
+
+/**
+ * The events of concurrent appends (PostgreSQL, PG_CONCURRENT_APPENDS): the commit-order lock taken
+ * SHARED (appends of any base commit side by side; serialized writers still take it exclusively), and
+ * the statement's events numbered from ONE block of ids drawn by `basegate_event_draw` (migration
+ * 0048), which holds the block's id lock to the commit, so readers stop below it (`eventHorizon`)
+ * until it commits or rolls back. A write's events stay consecutive, in the order added.
+ */
+const NEW_CONCURRENT_EVENTS = new RecordSet(
+  (gate, records) => sql`cevent_order AS (SELECT pg_advisory_xact_lock_shared(${sql.lit(EVENTS_COMMIT_LOCK)}) AS locked FROM ${gate}),
+    cevent_writes AS (${eventWritesFrom(sql`cevent_order`, records)}),
+    cevent_block AS (SELECT basegate_event_draw((SELECT sum(json_array_length(w.events)) FROM cevent_writes AS w)::bigint) AS first FROM cevent_order),
+    cnew_event_columns AS (
+      INSERT INTO event_columns (write_id, table_id, columns, created_at)
+      SELECT w.write_id, c.table_id, c.columns, w.created_at FROM cevent_writes AS w, json_to_recordset(w.columns) AS c(table_id text, columns text)),
+    cnew_events AS (
+      INSERT INTO events (id, base_id, base_uuid, table_id, table_name, row_id, row_name, op_type, op_user, op_app, op_time, row_data, row, created_at, write_id)
+      SELECT b.first + row_number() OVER (ORDER BY w.n, e.n) - 1, ${EVENT_VALUES}
+        FROM cevent_block AS b, cevent_writes AS w, ${EVENTS_OF_WRITES})`,
 );
 
 function addEventParts(statement: WriteStatement, events: NewChangeEvent[], encoded: EncodedEvents, now: number, writeId: string): void {
@@ -143,7 +166,7 @@ function addEventParts(statement: WriteStatement, events: NewChangeEvent[], enco
   const records = shared
     ? events.map((e, i) => ({ row_id: e.rowId, row_name: e.rowName, row_data: rowData(e, i), row: row(e, i) }))
     : events.map((e, i) => ({ ...eventColumns(e), row_data: rowData(e, i), row: row(e, i) }));
-  statement.addRecord(NEW_EVENTS, JSON.stringify({ ...write, events: records }));
+  statement.addRecord(statement.concurrent ? NEW_CONCURRENT_EVENTS : NEW_EVENTS, JSON.stringify({ ...write, events: records }));
 }
 
 /** What the events of one write share, as a write's record of NEW_EVENTS holds it. */
@@ -165,12 +188,44 @@ function sameWrite(e: NewChangeEvent, first: NewChangeEvent): boolean {
 }
 
 /**
- * The outbox position: the highest committed event id (0 when empty), as an expression to use inside
- * an INSERT of a new subscription, so it is read in the same statement. Ids become visible in commit
- * order (see appendEvents), so every event committed later has a higher id.
+ * How readers bound their reads on PostgreSQL: `horizon` (always, outside tests) or `max`, the highest
+ * committed id, which is safe only while event ids are handed out in commit order (a test shows that it
+ * loses events of concurrent appends).
  */
-export function outboxPosition(): RawBuilder<number> {
-  return sql<number>`(select coalesce(max(id), 0) from events)`;
+export const eventReadBound: { mode: 'horizon' | 'max' } = { mode: 'horizon' };
+
+const isPostgres = (db: Executor) => db.getExecutor().adapter instanceof PostgresAdapter;
+
+/**
+ * The event horizon as a SQL expression: the highest id H such that every event with id <= H has
+ * committed or never will (0 when none). Consumers read `id > position AND id <= H` in a LATER
+ * statement (a new snapshot, which sees every commit up to H), so none is ever skipped.
+ *
+ * On PostgreSQL, appends that commit concurrently (PG_CONCURRENT_APPENDS) hand out ids out of commit
+ * order, and `max(id)` could pass an id still in flight: migration 0048's `basegate_event_horizon()`
+ * stops below the lowest block of ids still in flight (and is `max(id)` while a serialized writer holds
+ * the commit-order lock exclusively). It is used whatever the setting, so instances that differ in it
+ * still lose nothing. SQLite has one writer: the highest id.
+ */
+export function eventHorizonSql(db: Executor): RawBuilder<number> {
+  return isPostgres(db) && eventReadBound.mode === 'horizon'
+    ? sql<number>`(SELECT basegate_event_horizon())`
+    : sql<number>`(SELECT coalesce(max(id), 0) FROM events)`;
+}
+
+/** The event horizon (see eventHorizonSql): the highest id a reader may read up to now. */
+export async function eventHorizon(db: Executor): Promise<number> {
+  const { rows } = await sql<{ h: string | number }>`SELECT ${eventHorizonSql(db)} AS h`.execute(db);
+  return Number(rows[0]?.h ?? 0);
+}
+
+/**
+ * The outbox position: the event horizon (see eventHorizonSql), as an expression to use inside an
+ * INSERT of a new subscription, so it is read in the same statement: every event committed later has
+ * a higher id.
+ */
+export function outboxPosition(db: Executor): RawBuilder<number> {
+  return eventHorizonSql(db);
 }
 
 /**
@@ -197,7 +252,9 @@ export const outboxStats = { parsed: 0 };
 
 /** Ids and bases of the next events after `afterId` (no cells: nothing to parse). */
 export async function eventHeadsAfter(db: Executor, afterId: number, limit: number): Promise<Array<{ id: number; baseId: number }>> {
-  const rows = await db.selectFrom('events').select(['id', 'base_id']).where('id', '>', afterId).orderBy('id').limit(limit).execute();
+  const horizon = await eventHorizon(db);
+  if (horizon <= afterId) return [];
+  const rows = await db.selectFrom('events').select(['id', 'base_id']).where('id', '>', afterId).where('id', '<=', horizon).orderBy('id').limit(limit).execute();
   return rows.map((r) => ({ id: Number(r.id), baseId: Number(r.base_id) }));
 }
 
@@ -231,12 +288,17 @@ export async function eventsOfWrite(db: Executor, afterId: number, writeId: stri
 
 /** The next `limit` events of one base after `afterId`, in id (commit) order, parsed: the change feed's page. */
 export async function eventsOfBaseAfter(db: Executor, baseId: number, afterId: number, limit: number): Promise<ChangeEvent[]> {
-  const rows = await db.selectFrom('events').selectAll().where('base_id', '=', baseId).where('id', '>', afterId).orderBy('id').limit(limit).execute();
+  const horizon = await eventHorizon(db);
+  if (horizon <= afterId) return [];
+  const rows = await db.selectFrom('events').selectAll().where('base_id', '=', baseId).where('id', '>', afterId).where('id', '<=', horizon).orderBy('id').limit(limit).execute();
   return parseEvents(db, rows);
 }
 
+/** The next `limit` events after `afterId` up to the event horizon, in id order, parsed. */
 export async function eventsAfter(db: Executor, afterId: number, limit: number): Promise<ChangeEvent[]> {
-  const rows = await db.selectFrom('events').selectAll().where('id', '>', afterId).orderBy('id').limit(limit).execute();
+  const horizon = await eventHorizon(db);
+  if (horizon <= afterId) return [];
+  const rows = await db.selectFrom('events').selectAll().where('id', '>', afterId).where('id', '<=', horizon).orderBy('id').limit(limit).execute();
   return parseEvents(db, rows);
 }
 
@@ -312,13 +374,12 @@ export async function consumerPosition(db: Executor, name: string): Promise<numb
 
 /**
  * How far a consumer is behind: committed events after its position (the highest id minus the
- * position: ids are drawn in commit order, so only a rolled-back write leaves a gap and overcounts)
+ * position, up to the event horizon: only a rolled-back write leaves a gap and overcounts)
  * and when the oldest of them was committed (null when none is pending).
  */
 export async function consumerLag(db: Executor, name: string): Promise<{ events: number; oldestCreatedAt: number | null }> {
   const position = (await consumerPosition(db, name)) ?? 0;
-  const head = await db.selectFrom('events').select((eb) => eb.fn.max('id').as('id')).executeTakeFirst();
-  const last = head?.id === null || head?.id === undefined ? 0 : Number(head.id);
+  const last = await eventHorizon(db);
   if (last <= position) return { events: 0, oldestCreatedAt: null };
   const oldest = await db.selectFrom('events').select('created_at').where('id', '>', position).orderBy('id').limit(1).executeTakeFirst();
   return { events: last - position, oldestCreatedAt: oldest ? Number(oldest.created_at) : null };

@@ -19,7 +19,7 @@ export {
   outboxStats,
 } from './events.repository.js';
 export { cellsOfRow } from './event-cells.js';
-export { EVENTS_COMMIT_LOCK } from './events.repository.js';
+export { EVENTS_COMMIT_LOCK, eventHorizon, eventHorizonSql, eventReadBound } from './events.repository.js';
 export { appendStructureEvents, structureEventsAfter, structureEventsSince, pruneStructureEvents } from './structure-events.js';
 export type { NewStructureEvent, StructureEvent } from './structure-events.js';
 export { holdEvents, releaseHeldEvents, discardHeldEvents, heldInsertedRowIds, heldModifications } from './held-events.js';

@@ -1,5 +1,5 @@
 import { sql, type Selectable } from 'kysely';
-import type { Executor } from '../../db/index.js';
+import { baseRevisionSql, type Executor } from '../../db/index.js';
 import type { BaseSnapshotsTable } from './history.table.js';
 
 export type SnapshotInfo = Omit<Selectable<BaseSnapshotsTable>, 'archive'>;
@@ -29,7 +29,7 @@ export async function findSnapshotArchive(db: Executor, baseId: number, commitId
 
 /** The base's current revision (every committed write bumps it). */
 export async function currentRevision(db: Executor, baseId: number): Promise<number | undefined> {
-  const row = await db.selectFrom('base_metadata').select('revision').where('base_id', '=', baseId).executeTakeFirst();
+  const row = await db.selectFrom('base_metadata').select(baseRevisionSql(db).as('revision')).where('base_id', '=', baseId).executeTakeFirst();
   return row ? Number(row.revision) : undefined;
 }
 
@@ -41,7 +41,7 @@ export async function changedBases(db: Executor, after: number, limit: number): 
     .select('bases.id')
     .where('bases.deleted_at', 'is', null)
     .where('bases.id', '>', after)
-    .where(sql<boolean>`base_metadata.revision > coalesce((select max(s.revision) from base_snapshots s where s.base_id = bases.id), -1)`)
+    .where(sql<boolean>`${baseRevisionSql(db)} > coalesce((select max(s.revision) from base_snapshots s where s.base_id = bases.id), -1)`)
     .orderBy('bases.id')
     .limit(limit)
     .execute();

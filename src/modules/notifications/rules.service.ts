@@ -54,7 +54,7 @@ export class NotificationRulesService {
       invalid_reason: null,
     };
     // The outbox position is read in the INSERT itself: the rule sees exactly the changes committed after it.
-    const id = await repo.insertRule(this.db, { ...row, start_event_id: outboxPosition() });
+    const id = await repo.insertRule(this.db, { ...row, start_event_id: outboxPosition(this.db) });
     return ruleRecord((await repo.findRule(this.db, id))!);
   }
 

@@ -1,5 +1,5 @@
 import { WriteStatement, outsideCommitScope, type Db } from '../../db/index.js';
-import { revisionBump } from './metadata.repository.js';
+import { announceRevision, concurrentAppendGate, revisionBump } from './metadata.repository.js';
 import type { Slots } from './write-slots.js';
 
 /** What became of an append handed to the batches: committed, or to be redone in a transaction (nothing written). */
@@ -53,6 +53,15 @@ export class AppendBatches {
   /** Shared statements sent and the appends they carried (tests, the bench). */
   readonly stats = { statements: 0, appends: 0, largest: 0, failedShared: 0 };
 
+  /**
+   * Concurrent appends (PostgreSQL, PG_CONCURRENT_APPENDS; BaseWriter sets it): a statement gates on
+   * the metadata row `FOR KEY SHARE` and bumps a revision stripe (`concurrentAppendGate`), so
+   * statements of one base commit side by side: a further one is sent whenever appends wait (up to
+   * `limits.inFlight`); after each commit the revision is announced (`announceRevision`) before its
+   * appends are answered.
+   */
+  concurrent = false;
+
   constructor(
     private readonly db: Db,
     /** The writer's slots: a statement takes one while it is sent (the appends waiting hold none). */
@@ -93,7 +102,8 @@ export class AppendBatches {
       if (senders === 0) this.bases.delete(baseId);
       return;
     }
-    const another = senders > 0 && senders < this.limits.inFlight && inFlight.length === senders && waiting.length >= Math.max(...inFlight);
+    const another =
+      senders > 0 && senders < this.limits.inFlight && inFlight.length === senders && (this.concurrent || waiting.length >= Math.max(...inFlight));
     if (senders > 0 && !another) return;
     queue.senders++;
     // The batches are everyone's: their statements never carry the appendix (the audit row) of the
@@ -149,7 +159,11 @@ export class AppendBatches {
 
   private async send(baseId: number, batch: Pending[]): Promise<'written' | 'stale' | 'failed'> {
     try {
-      const passed = await WriteStatement.together(this.db, revisionBump(baseId, batch[0]!.version), batch.map((p) => p.statement));
+      const version = batch[0]!.version;
+      const gate = this.concurrent ? concurrentAppendGate(baseId, version) : revisionBump(baseId, version);
+      const passed = await WriteStatement.together(this.db, gate, batch.map((p) => p.statement));
+      // Committed: other instances hear of it before any of its appends is answered (read-after-write).
+      if (passed && this.concurrent) await announceRevision(this.db, baseId).catch(() => undefined);
       this.stats.statements++;
       this.stats.appends += batch.length;
       this.stats.largest = Math.max(this.stats.largest, batch.length);

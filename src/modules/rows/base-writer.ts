@@ -7,11 +7,14 @@ import { FormulaThreads } from '../formulas/index.js';
 import type { BaseMetadata, TableMeta } from './metadata.js';
 import { notFound } from '../../shared/errors.js';
 import { POSTGRES_WRITE_SLOTS, Slots } from './write-slots.js';
-import { loadMetadata, lockByRevision, lockMetadata, metadataAsRead, revisionBump, saveRevision, storeMetadata } from './metadata.repository.js';
+import { announceRevision, concurrentAppendGate, loadMetadata, lockByRevision, lockMetadata, metadataAsRead, revisionBump, saveRevision, storeMetadata } from './metadata.repository.js';
 import { KnownMetadata } from './known-metadata.js';
-import { AppendBatches } from './append-batches.js';
+import { AppendBatches, APPEND_BATCH_LIMITS } from './append-batches.js';
 import { NoDatabase } from './no-database.js';
 import { structureOps, type StructureOp } from './structure-ops.js';
+
+/** Statements of one base in flight at once with concurrent appends (the design's measurement used 4). */
+export const CONCURRENT_IN_FLIGHT = 4;
 
 /** The base a request addresses (from the Base-Token). */
 export interface BaseRef {
@@ -154,6 +157,23 @@ export class BaseWriter {
   batchAppends = true;
   /** The one-statement appends' group commit (its `stats`: statements sent, appends carried). */
   readonly batches: AppendBatches;
+
+  /**
+   * PG_CONCURRENT_APPENDS (PostgreSQL only; the container sets it): one-statement appends of new rows
+   * of one base commit side by side (docs/architecture.md, "Concurrent appends of one base"): they
+   * gate on the metadata row `FOR KEY SHARE`, add to a revision stripe, take the commit-order lock
+   * shared and draw their event ids as one block; up to `CONCURRENT_IN_FLIGHT` statements of a base in
+   * flight. Updates, deletes, links, structure and appends in a transaction keep the exclusive order.
+   */
+  get concurrentAppends(): boolean {
+    return this.batches.concurrent;
+  }
+
+  set concurrentAppends(on: boolean) {
+    const concurrent = on && this.dialect === 'postgres';
+    this.batches.concurrent = concurrent;
+    this.batches.limits.inFlight = concurrent ? CONCURRENT_IN_FLIGHT : APPEND_BATCH_LIMITS.inFlight;
+  }
   private readonly commitListeners: Array<(base: BaseRef) => void> = [];
   private readonly eventsHooks: EventsHook[] = [];
   private readonly logHooks: WriteLogHook[] = [];
@@ -340,6 +360,7 @@ export class BaseWriter {
     // Its parts go under a shared gate: the revision bump of `meta.version`, one for all the appends
     // of the base sent together (AppendBatches).
     const statement = new WriteStatement('shared');
+    statement.concurrent = this.concurrentAppends;
     const probe = new NoDatabase();
     let prepared: { value: T; emitted: number } | undefined;
     try {
@@ -373,7 +394,7 @@ export class BaseWriter {
       // Sent outside the request's commit scope: the statement carries the appendix as its own parts, not as a transaction's.
       sent = this.batchAppends
         ? await this.batches.submit(base.id, meta.version, statement, prepared.emitted, appendix !== undefined)
-        : (await outsideCommitScope(() => WriteStatement.together(this.db, revisionBump(base.id, meta.version), [statement])))
+        : (await outsideCommitScope(() => this.sendAlone(base.id, meta.version, statement)))
           ? 'written'
           : 'redo';
     } finally {
@@ -388,6 +409,14 @@ export class BaseWriter {
     if (appendix) audit!.markWritten();
     this.oneStatementStats.written++;
     return { value: prepared.value, emitted: prepared.emitted, structural: false };
+  }
+
+  /** An append's one statement sent alone (no group commit); with concurrent appends, announced after its commit. */
+  private async sendAlone(baseId: number, version: number, statement: WriteStatement): Promise<boolean> {
+    if (!this.concurrentAppends) return WriteStatement.together(this.db, revisionBump(baseId, version), [statement]);
+    const passed = await WriteStatement.together(this.db, concurrentAppendGate(baseId, version), [statement]);
+    if (passed) await announceRevision(this.db, baseId).catch(() => undefined);
+    return passed;
   }
 
   /**

@@ -1,5 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
-import type { DialectName, Executor } from '../../db/index.js';
+import { baseRevisionSql, type DialectName, type Executor, type SharedGate } from '../../db/index.js';
 import { notFound } from '../../shared/errors.js';
 import { parseMetadata, type BaseMetadata } from './metadata.js';
 import { checkedMetadataJson } from './size-limits.js';
@@ -98,6 +98,32 @@ export function revisionBump(baseId: number, version?: number): RawBuilder<unkno
   return sql`UPDATE base_metadata SET revision = revision + 1 WHERE base_id = ${baseId}${at} RETURNING version`;
 }
 
+/**
+ * The gate of a concurrent append's statement (PostgreSQL, PG_CONCURRENT_APPENDS): the metadata row
+ * `FOR KEY SHARE` at `version` (appends share it; a serialized writer's `FOR UPDATE` waits for them
+ * and they for it), then 1 added to one of the base's 16 revision stripes (by the backend's pid, so
+ * appends on different connections rarely meet on a stripe's row lock) instead of the revision bump,
+ * whose row lock and trigger notify would put every commit in series. One row when it passed.
+ */
+export function concurrentAppendGate(baseId: number, version: number): SharedGate {
+  return {
+    before: sql`append_gate AS (SELECT base_id FROM base_metadata WHERE base_id = ${baseId} AND version = ${version} FOR KEY SHARE),
+    append_stripe AS (INSERT INTO base_revision_stripes (base_id, stripe, n) SELECT base_id, pg_backend_pid() % 16, 1 FROM append_gate
+      ON CONFLICT (base_id, stripe) DO UPDATE SET n = base_revision_stripes.n + 1 RETURNING base_id)`,
+    body: sql`SELECT base_id FROM append_stripe`,
+  };
+}
+
+/**
+ * Tells other instances (their read caches, db/revision-channel.ts) that concurrent appends of the
+ * base committed: the notification migration 0016's trigger sends for serialized writers, sent after
+ * the commit in a transaction of its own that writes nothing (so it holds PostgreSQL's notify lock only
+ * for a moment), before the appends are answered.
+ */
+export async function announceRevision(db: Executor, baseId: number): Promise<void> {
+  await sql`SELECT pg_notify('basegate_revision', current_schema() || ':' || ${String(baseId)})`.execute(db);
+}
+
 /** Store a changed document under the next version (the row is already locked by this transaction). */
 export async function storeMetadata(trx: Executor, baseId: number, changed: BaseMetadata): Promise<void> {
   changed.version += 1;
@@ -109,7 +135,7 @@ export async function storeMetadata(trx: Executor, baseId: number, changed: Base
  * it runs on every whole-base read, and building it each time would cost more than running it.
  */
 export function revisionReader(db: Executor): (baseId: number) => Promise<number | undefined> {
-  const compiled = db.selectFrom('base_metadata').select('revision').where('base_id', '=', 0).compile();
+  const compiled = db.selectFrom('base_metadata').select(baseRevisionSql(db).as('revision')).where('base_id', '=', 0).compile();
   return async (baseId) => {
     const query: typeof compiled = { ...compiled, parameters: [baseId] };
     const [row] = (await db.executeQuery(query)).rows;

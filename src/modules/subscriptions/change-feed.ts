@@ -1,7 +1,7 @@
 import type { Db, Executor } from '../../db/index.js';
 import type { Clock } from '../../shared/clock.js';
 import { AppError, apiError, badRequest } from '../../shared/errors.js';
-import { eventsOfBaseAfter, pruneEvents, structureEventsAfter, type ChangeEvent, type StructureEvent } from '../events/index.js';
+import { eventHorizon, eventsOfBaseAfter, pruneEvents, structureEventsAfter, type ChangeEvent, type StructureEvent } from '../events/index.js';
 import { columnsBeyond, loadMetadata, refuseBeyondScope } from '../rows/index.js';
 import { changeData } from './change-data.js';
 import type { CommitSignal } from './commit-signal.js';
@@ -109,7 +109,8 @@ export class ChangeFeed {
     const before = now - this.deps.retentionDays * 86_400_000;
     const db = this.deps.db;
     const last = await db.selectFrom('events').select((eb) => eb.fn.max('id').as('id')).where('created_at', '<', before).executeTakeFirst();
-    const through = Number(last?.id ?? 0);
+    // Never past the event horizon: an older event may still be in flight (concurrent appends).
+    const through = Math.min(Number(last?.id ?? 0), await eventHorizon(db));
     if (through === 0) return 0;
     const deleted = await pruneEvents(db, this.deps.consumerNames(), Math.min(before, now));
     const kept = await db.selectFrom('events').select((eb) => eb.fn.min('id').as('id')).executeTakeFirst();
@@ -127,7 +128,7 @@ export class ChangeFeed {
    */
   private async page(baseId: number, filter: FeedFilter, from: Cursor, limit: number): Promise<FeedPage & { next: Cursor }> {
     const db = this.deps.db;
-    const head = Number((await db.selectFrom('events').select((eb) => eb.fn.max('id').as('id')).executeTakeFirst())?.id ?? 0);
+    const head = await eventHorizon(db);
     const rawStructure = filter.structure ? await structureEventsAfter(db, from.structure, limit, baseId) : [];
     const structure = rawStructure.filter((change) => change.afterEventId <= head);
     const structureCut = rawStructure.length === limit;
@@ -158,9 +159,9 @@ export class ChangeFeed {
     if (after === undefined || after === '') return this.positionAt(baseId, await prunedThrough(this.deps.db));
     if (after === 'now') {
       const db = this.deps.db;
-      const event = await db.selectFrom('events').select((eb) => eb.fn.max('id').as('id')).executeTakeFirst();
+      const event = await eventHorizon(db);
       const structure = await db.selectFrom('structure_events').select((eb) => eb.fn.max('id').as('id')).where('base_id', '=', baseId).executeTakeFirst();
-      return { event: Number(event?.id ?? 0), structure: Number(structure?.id ?? 0) };
+      return { event, structure: Number(structure?.id ?? 0) };
     }
     const cursor = parseCursor(after);
     if (!cursor) throw badRequest('after must be a cursor from this feed (or "now")');

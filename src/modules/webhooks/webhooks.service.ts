@@ -90,7 +90,7 @@ export class WebhooksService {
         max_rate: maxRate,
         paced_until: null,
         // Read in the INSERT itself: the webhook receives exactly the changes committed after it.
-        start_event_id: outboxPosition(),
+        start_event_id: outboxPosition(this.deps.db),
       }),
     );
     return webhookRecord(await this.mustFind(base, id), base.uuid);
