@@ -9,3 +9,4 @@ export { RevisionChannel, REVISION_CHANNEL } from './revision-channel.js';
 export { CommitScope, withCommitScope, outsideCommitScope, pendingCommitScope, type CommitAppendix, type AppendixTx } from './commit-appendix.js';
 export { RecordSet, WriteStatement } from './write-statement.js';
 export { connectionKysely } from './connection-kysely.js';
+export { LONG_STATEMENT_MS, longStatement, longStatementTimeout } from './long-statements.js';
