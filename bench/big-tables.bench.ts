@@ -14,6 +14,7 @@
  * without indexes: for 10,000,000 rows). The big table's rows after the first 1,000 are generated straight
  * into storage (lib/big-table-data.ts).
  */
+import { loadavg } from 'node:os';
 import { filterToSql, indexableTerms, parseFilters } from '../src/modules/filters/index.js';
 import { indexUses } from '../src/modules/rows/index.js';
 import { matchingRows } from '../src/modules/notifications/deadline.repository.js';
@@ -174,7 +175,11 @@ async function main() {
     const seedStart = Date.now();
     const small: Ctx = { b, baseId, table: 'Small', rows: SMALL, tableId: await seed(b, 'Small', SMALL) };
     const big: Ctx = { b, baseId, table: 'Big', rows: BIG, tableId: await seed(b, 'Big', BIG) };
-    console.log(`${b.container.dialect}: seeded ${SMALL} + ${BIG} rows in ${((Date.now() - seedStart) / 1000).toFixed(1)} s; ${REQUESTS} requests per case and mode, page cache evicted before each`);
+    console.log(`${b.container.dialect}: seeded ${SMALL} + ${BIG} rows in ${((Date.now() - seedStart) / 1000).toFixed(1)} s; ${REQUESTS} requests per case and mode, page cache evicted before each; load ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+    // The seeding (this bench's own generator, in this process) apart from the requests: the aim is about the server's reads and writes.
+    const seedPeakRss = peakRss;
+    peakRss = process.memoryUsage().rss;
+    console.log(`peak resident memory while seeding: ${(seedPeakRss / 1048576).toFixed(0)} MB; now ${(peakRss / 1048576).toFixed(0)} MB`);
 
     const cases = CASES.filter((k) => !ONLY || k.name.includes(ONLY));
     const results: Array<{ name: string; small: { p50: number; p99: number }; before: { p50: number; p99: number }; after: { p50: number; p99: number } }> = [];
@@ -187,7 +192,7 @@ async function main() {
     const buildStart = Date.now();
     for (const kase of cases) await kase.run(big, 0).catch(() => undefined);
     await indexes.idle();
-    console.log(`built ${indexes.count()} row indexes in ${((Date.now() - buildStart) / 1000).toFixed(1)} s: ${(await indexes.indexesOf(baseId, big.tableId)).map((e) => `${e.column_key}:${e.kind}`).join(', ')}`);
+    console.log(`built ${indexes.count()} row indexes in ${((Date.now() - buildStart) / 1000).toFixed(1)} s: ${(await indexes.indexesOf(baseId, big.tableId)).map((e) => `${e.column_key}:${e.kind}`).join(', ')}; peak RSS so far ${(peakRss / 1048576).toFixed(0)} MB`);
     for (const [i, kase] of cases.entries()) results[i]!.after = await measure(big, kase);
 
     const pad = (s: string, n: number) => s.padEnd(n);
@@ -196,7 +201,7 @@ async function main() {
     for (const r of results) {
       console.log(`${pad(r.name, 32)} ${f(r.small.p50)} ${f(r.small.p99)} | ${f(r.before.p50)} ${f(r.before.p99)}            | ${f(r.after.p50)} ${f(r.after.p99)}           | ${(r.after.p50 / r.small.p50).toFixed(2)}×`);
     }
-    console.log(`\npeak resident memory of this process (server and bench): ${(peakRss / 1048576).toFixed(0)} MB`);
+    console.log(`\npeak resident memory of this process (server and bench) after the seeding: ${(peakRss / 1048576).toFixed(0)} MB; load ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
   } finally {
     clearInterval(sampler);
     await b.close();

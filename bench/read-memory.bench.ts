@@ -5,7 +5,10 @@
  *   1. every row read in pages of `BENCH_PAGE` (1,000) with `GET …/rows/?start=…&limit=…`, `BENCH_PASSES` (2) times;
  *   2. the whole-base read `GET …/dtables/{uuid}/` (the body streamed to nowhere);
  *   3. the whole-base export `synchronous-export/export-dtable/` (a zip, streamed to nowhere);
- *   4. the table's CSV export.
+ *   4. the table's CSV export;
+ *   5. the table's XLSX export (kept in a temp file);
+ *   6. that XLSX file imported as a new base (`import-excel-csv-to-base`: upload, two passes, 1,000-row batches).
+ * BENCH_PASSES=0 skips the paged reads; BENCH_XLSX=0 skips 5 and 6.
  * The server's resident memory is sampled every 25 ms from /proc (VmRSS), per phase: before, peak, after;
  * and its peak over the whole run (VmHWM). At the end its /metrics read-cache sizes.
  * BENCH_HEAP_SNAPSHOT=N writes a heap snapshot after pass N (`end`: after the exports) and prints the heap after its full collection.
@@ -20,9 +23,11 @@
  * The aim (issue 34): resident memory under 300 MB throughout.
  */
 import { spawn } from 'node:child_process';
-import { createWriteStream, mkdtempSync, readFileSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, openAsBlob, readFileSync, statSync } from 'node:fs';
+import { once } from 'node:events';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
+import { Agent, setGlobalDispatcher } from 'undici';
 import { connect } from '../src/db/index.js';
 import { generateRows } from './lib/big-table-data.js';
 import { freePort } from './lib/ports.js';
@@ -32,6 +37,7 @@ const ROOT = path.resolve(import.meta.dirname, '..');
 const ROWS = Number(process.env.BENCH_ROWS ?? 100_000);
 const PAGE = Number(process.env.BENCH_PAGE ?? 1_000);
 const PASSES = Number(process.env.BENCH_PASSES ?? 2);
+const XLSX = process.env.BENCH_XLSX !== '0';
 const ADMIN = { email: 'memory@example.com', password: 'memory-password-1' };
 const KINDS = ['alpha', 'beta', 'gamma', 'delta', 'epsilon'];
 
@@ -143,6 +149,8 @@ async function waitForSnapshot(dir: string): Promise<void> {
 }
 
 async function main(): Promise<void> {
+  // An import or export of a million rows answers after minutes: no client-side time limit.
+  setGlobalDispatcher(new Agent({ headersTimeout: 0, bodyTimeout: 0 }));
   const dataDir = mkdtempSync(path.join(tmpdir(), 'basegate-memory-'));
   const { DATABASE_URL: _d, REDIS_URL: _r, ...rest } = process.env;
   let databaseUrl = `sqlite:${path.join(dataDir, 'basegate.sqlite3')}`;
@@ -258,6 +266,38 @@ async function main(): Promise<void> {
       const res = await fetch(`${url}/api/v2.1/workspace/${base.workspace_id}/synchronous-export/export-table-to-excel/?dtable_name=memory&table_name=Big&format=csv`, { headers: auth });
       return `${((await drain(res)) / 2 ** 20).toFixed(0)} MB CSV`;
     });
+    if (XLSX) {
+      const file = path.join(dataDir, 'export.xlsx');
+      await phase(pid, url, 'table XLSX export', async () => {
+        const res = await fetch(`${url}/api/v2.1/workspace/${base.workspace_id}/synchronous-export/export-table-to-excel/?dtable_name=memory&table_name=Big&format=xlsx`, { headers: auth });
+        if (!res.ok) throw new Error(`${res.status}: ${(await res.text()).slice(0, 300)}`);
+        const out = createWriteStream(file);
+        for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) if (!out.write(chunk)) await once(out, 'drain');
+        out.end();
+        await once(out, 'finish');
+        return `${(statSync(file).size / 2 ** 20).toFixed(0)} MB XLSX`;
+      });
+      await phase(pid, url, 'XLSX import as a new base', async () => {
+        const form = new FormData();
+        form.append('dtable', await openAsBlob(file), 'imported.xlsx');
+        const res = await fetch(`${url}/api/v2.1/workspace/${base.workspace_id}/synchronous-import/import-excel-csv-to-base/`, { method: 'POST', headers: { authorization: auth.authorization }, body: form });
+        const { dtable } = await json<{ dtable: { uuid: string } }>(res);
+        // The rows the new base holds, counted in the database (not from the answer).
+        const check = connect({ databaseUrl, dataDir });
+        try {
+          const counted = await check.db
+            .selectFrom('base_rows')
+            .innerJoin('bases', 'bases.id', 'base_rows.base_id')
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .where('bases.uuid', '=', dtable.uuid)
+            .executeTakeFirstOrThrow();
+          if (Number(counted.n) !== total) throw new Error(`the import wrote ${counted.n} rows of ${total}`);
+        } finally {
+          await check.db.destroy();
+        }
+        return `${(statSync(file).size / 2 ** 20).toFixed(0)} MB file, ${total} rows imported`;
+      });
+    }
     if (snapshotDir && snapshotAtEnd) {
       child.kill('SIGUSR2');
       await waitForSnapshot(snapshotDir);

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
-import type { Db, DialectName } from '../../src/db/index.js';
+import { longStatement, longStatementTimeout, type Db, type DialectName } from '../../src/db/index.js';
 
 /**
  * Bench data generator for big tables (issue 34): rows written straight into `base_rows` in the server's
@@ -40,7 +40,14 @@ export async function generateRows(
     });
     progress?.(end - target.from);
   }
-  if (dialect === 'postgres') await sql`vacuum analyze base_rows`.execute(db);
+  // Minutes at 10,000,000 rows: beyond the connections' 30-s statement timeout, so a long statement (db/long-statements.ts).
+  if (dialect === 'postgres') {
+    await db.connection().execute(async (conn) => {
+      await longStatementTimeout().execute(conn);
+      await longStatement('vacuum analyze base_rows').execute(conn);
+      await sql`reset statement_timeout`.execute(conn);
+    });
+  }
 }
 
 function rowId(): string {

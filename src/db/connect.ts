@@ -1,4 +1,5 @@
 import { preparedName } from './prepared.js';
+import { isLongStatement, LONG_STATEMENT_MS } from './long-statements.js';
 import { chmodSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
@@ -138,7 +139,14 @@ function connectPostgres(url: string, options: ConnectOptions, connectTimeoutMs:
     client.query = ((...args: unknown[]) => {
       // A marked text (prepared.ts) goes as a named statement: parsed and planned once per connection.
       const name = typeof args[0] === 'string' ? preparedName(args[0]) : undefined;
-      const result = name === undefined ? query(...args) : query({ name, text: args[0], values: args[1] }, ...args.slice(2));
+      // A text marked long (long-statements.ts: an index build, VACUUM) waits as long as its statement timeout allows.
+      const long = typeof args[0] === 'string' && isLongStatement(args[0]);
+      const result =
+        name !== undefined
+          ? query({ name, text: args[0], values: args[1] }, ...args.slice(2))
+          : long
+            ? query({ text: args[0], values: args[1], query_timeout: LONG_STATEMENT_MS + READ_TIMEOUT_MARGIN_MS }, ...args.slice(2))
+            : query(...args);
       if (result && typeof (result as Promise<unknown>).then === 'function') {
         (result as Promise<unknown>).then(undefined, (err: Error) => {
           if (err?.message === 'Query read timeout') (client as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();

@@ -10,3 +10,4 @@ export { CommitScope, withCommitScope, outsideCommitScope, pendingCommitScope, t
 export { RecordSet, WriteStatement, type SharedGate } from './write-statement.js';
 export { baseRevisionSql } from './base-revision.js';
 export { connectionKysely } from './connection-kysely.js';
+export { LONG_STATEMENT_MS, longStatement, longStatementTimeout } from './long-statements.js';

@@ -1,5 +1,5 @@
 import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
-import type { DialectName, Db, Executor } from '../../db/index.js';
+import { longStatement, longStatementTimeout, type DialectName, type Db, type Executor } from '../../db/index.js';
 import { createHash } from 'node:crypto';
 import { indexableKey, indexedValue, sqliteType, type ParsedCondition } from '../filters/index.js';
 import type { BaseMetadata } from './metadata.js';
@@ -569,15 +569,16 @@ export class RowIndexes {
       const ddl = this.createSql(entry);
       // CONCURRENTLY: writers of every base go on while it builds; bounded by a statement timeout.
       await this.db.connection().execute(async (conn) => {
-        await sql`set statement_timeout = '600s'`.execute(conn);
+        // Long statements: at 10,000,000 rows a build takes minutes, beyond the client's read timeout too.
+        await longStatementTimeout().execute(conn);
         try {
-          await sql.raw(ddl).execute(conn);
+          await longStatement(ddl).execute(conn);
           // Statistics of the indexed expression: PostgreSQL's planner reads none from a partial index and
           // takes a range on the cell for a third of the table (it then scanned 100,000 rows in id order
           // for the 49 a SQL `WHERE Amount > …` matched, 240 ms instead of 0.7 ms through the index).
           const statistics = this.statisticsSql(entry);
           if (statistics) await sql.raw(statistics).execute(conn);
-          await sql`analyze base_rows`.execute(conn);
+          await longStatement('analyze base_rows').execute(conn);
         } finally {
           await sql`reset statement_timeout`.execute(conn);
         }

@@ -413,7 +413,7 @@ export class RowsService {
         afterId = rows[rows.length - 1]!.id;
       }
     }
-    const ids = await repo.sortedRowIds(this.db, q.query);
+    const ids = await repo.sortedRowIds(this.db, this.writer.dialect, q.query);
     for (let i = 0; i < ids.length; i += page) {
       const texts = await repo.rowTextsByIds(this.db, this.writer.dialect, base.id, ids.subarray(i, i + page));
       yield parse(await this.pageJson(base, q, texts));
