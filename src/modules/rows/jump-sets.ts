@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
-import type { Db, Executor } from '../../db/index.js';
+import { longStatement, longStatementTimeout, type Db, type Executor } from '../../db/index.js';
 import { indexedValue } from '../filters/index.js';
 
 /**
@@ -156,13 +156,15 @@ export async function buildJumpSet(db: Db, name: string, baseId: number, tableId
 async function fillJumpSet(db: Db, conn: Db, set: JumpSet, listed: string, options: JumpSetBuildOptions): Promise<void> {
   await waitForOlderTransactions(db);
   await copyRows(db, set, listed, options);
-  await sql`set statement_timeout = '600s'`.execute(conn);
+  // Long statements (db/long-statements.ts): at 10,000,000 rows these take minutes, past the client's read
+  // timeout as well as the server's statement timeout (`set statement_timeout` alone lifts only the latter).
+  await longStatementTimeout().execute(conn);
   try {
     const order = set.use.many ? compiledText(db, manyOrder(set.use.many, sql`data`)) : orderText(set.use);
-    await sql.raw(`create index concurrently if not exists "${set.name}" on row_jump_keys (${order}) include (data) where jump_id = ${set.id}`).execute(conn);
+    await longStatement(`create index concurrently if not exists "${set.name}" on row_jump_keys (${order}) include (data) where jump_id = ${set.id}`).execute(conn);
     const keyed = keyedIndexText(db, set);
-    if (keyed) await sql.raw(keyed).execute(conn);
-    await sql`vacuum (analyze) row_jump_keys`.execute(conn);
+    if (keyed) await longStatement(keyed).execute(conn);
+    await longStatement('vacuum (analyze) row_jump_keys').execute(conn);
   } finally {
     await sql`reset statement_timeout`.execute(conn);
   }
