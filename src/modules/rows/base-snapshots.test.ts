@@ -8,6 +8,8 @@ import { BaseSnapshots } from './base-snapshots.js';
 function fakeDb(revisions: Map<number, number>, counter = { queries: 0 }) {
   const query = { select: () => query, where: () => query, compile: () => ({ sql: 'revision of', parameters: [0] }) };
   return {
+    // Not PostgreSQL's adapter: the revision is the metadata's counter alone (db/base-revision.ts).
+    getExecutor: () => ({ adapter: {} }),
     selectFrom: () => query,
     executeQuery: async ({ parameters: [id] }: { parameters: [number] }) => {
       counter.queries += 1;
