@@ -43,3 +43,15 @@ describe.each(DIALECTS.filter((d) => d === 'postgres'))('long statements (%s)', 
     expect(failed).toBe('Query read timeout');
   }, 20_000);
 });
+
+describe('long statements (sqlite)', () => {
+  let handle: DbHandle;
+  beforeAll(() => {
+    handle = connect({ databaseUrl: 'sqlite::memory:', dataDir: '/nonexistent', poolSize: 1 });
+  });
+  afterAll(() => handle?.close());
+
+  it('reads the mark as a comment: a statement marked long runs as written', async () => {
+    expect((await longStatement('select 41 + 1 as answer').execute(handle.db)).rows).toEqual([{ answer: 42 }]);
+  });
+});
