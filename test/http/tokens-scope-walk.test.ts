@@ -219,16 +219,6 @@ describe.each(DIALECTS)('route-walking scope matrix (%s)', (dialect) => {
     'GET /api-gateway/api/v2/dtables/:base_uuid/changes/': '?limit=1000',
     'GET /api-gateway/api/v2/dtables/:base_uuid/asset-download-link/': '?path=/x.txt',
   };
-  /**
-   * Known gaps, not fixed yet (issue 33, docs/tokens.md): the operation log of Table1 lists the structure
-   * operations that made its hidden columns and views (their names and keys, a view's filter term naming
-   * the other table's cells). The walk asserts exactly these findings, so a fix (or a new leak) fails it
-   * until this list is brought up to date.
-   */
-  const GAPS: Record<string, string[]> = {
-    'GET /api-gateway/api/v2/dtables/:base_uuid/operations/': ['markers', 'hidden column keys'],
-    'GET /api-gateway/api/v2/dtables/:base_uuid/db-operations/': ['markers', 'hidden column keys'],
-  };
   const positive = Object.entries(GATEWAY).filter(([route, [, tables]]) => route.startsWith('GET ') && tables === 'named' && POSITIVE_QUERY[route] !== null);
 
   describe.each(positive)('%s, allowed to a token scoped to Table1', (route) => {
@@ -244,7 +234,7 @@ describe.each(DIALECTS)('route-walking scope matrix (%s)', (dialect) => {
       const body = res.body;
       const named = { markers: MARKERS, 'the table id': [planted.table], 'its row ids': planted.rows, 'hidden column keys': planted.keys.flatMap((k) => [`"${k}"`, `\\"${k}\\"`]) }; // quoted, or inside a JSON text
       const found = Object.entries(named).flatMap(([what, strings]) => (strings.some((x) => body.includes(x)) ? [what] : []));
-      expect(found, body.slice(0, 2000)).toEqual(GAPS[route] ?? []);
+      expect(found, body.slice(0, 2000)).toEqual([]);
     });
   });
 

@@ -6,7 +6,8 @@ import { loadMetadata, type Actor, type BaseRef, type RowsService } from '../row
 import { findOperation, pruneOperations, replaceChanges } from './history.repository.js';
 import { fillAppendedCells } from './insert-cells.js';
 import { countAllRowOperations, listOperations } from './row-operations.js';
-import type { LoggedChange, OperationFilter } from './history.types.js';
+import type { LoggedChange, Operation, OperationFilter } from './history.types.js';
+import { operationScope, scopeOperation, type OperationScope } from './scoped-operations.js';
 import { presentActivity, presentDbOperation, presentOperation } from './present.js';
 import { assertStructureRevertible, conflictError, conflictsOf, revert, revertStructure } from './restore.js';
 import { presentTrashedTable, purgeTrashedTable, purgeTrashedTables, restoreTrashedTable, type BaseFiles } from './table-trash.js';
@@ -85,15 +86,27 @@ export class HistoryService {
   }
 
   async operations(base: BaseRef, filter: OperationFilter, paging: Paging) {
-    const ops = await listOperations(this.db, base.id, filter, paging.perPage, this.offset(paging));
-    await fillAppendedCells(this.db, base.id, ops);
+    const ops = await this.listed(base, filter, paging);
     return { operations: ops.map(presentOperation) };
   }
 
   async dbOperations(base: BaseRef, filter: OperationFilter, paging: Paging) {
+    const ops = await this.listed(base, filter, paging);
+    return { operations: ops.map((op) => presentDbOperation(op, base.uuid)) };
+  }
+
+  /** A page of operations with their appended cells, as a table-scoped listing (`filter.tableIds`) may read them. */
+  private async listed(base: BaseRef, filter: OperationFilter, paging: Paging): Promise<Operation[]> {
     const ops = await listOperations(this.db, base.id, filter, paging.perPage, this.offset(paging));
     await fillAppendedCells(this.db, base.id, ops);
-    return { operations: ops.map((op) => presentDbOperation(op, base.uuid)) };
+    return filter.tableIds === undefined ? ops : this.scoped(ops, operationScope(await loadMetadata(this.db, base.id), filter.tableIds));
+  }
+
+  private scoped(ops: Operation[], scope: OperationScope): Operation[] {
+    return ops.flatMap((op) => {
+      const seen = scopeOperation(op, scope);
+      return seen ? [seen] : [];
+    });
   }
 
   /**
@@ -104,8 +117,9 @@ export class HistoryService {
     const offset = this.offset(paging);
     const meta = await loadMetadata(this.db, base.id);
     const filter: OperationFilter = { ...(rowId === undefined ? {} : { rowId }), ...(tableIds === undefined ? {} : { tableIds }) };
-    const ops = await listOperations(this.db, base.id, filter, offset + paging.perPage);
-    await fillAppendedCells(this.db, base.id, ops, rowId);
+    const listed = await listOperations(this.db, base.id, filter, offset + paging.perPage);
+    await fillAppendedCells(this.db, base.id, listed, rowId);
+    const ops = tableIds === undefined ? listed : this.scoped(listed, operationScope(meta, tableIds));
     const entries = ops.flatMap((op) =>
       op.changes.rows.filter((c) => (rowId === undefined || c.r === rowId) && (tableIds === undefined || tableIds.includes(c.t))).map((c) => ({ time: op.opTime, id: op.id, body: presentActivity(op, c, meta, base.uuid) })),
     );
