@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS, basePath, baseToken, createBase, createTestApp, createUser, type TestApp, type TestBase } from '../helpers/index.js';
+import { scopeCalls } from './scope.fixtures.js';
 
 // Issue 33: what a token scoped to Table1 must not read of the table Secret beyond the row listings that
 // tokens-scopes-links.test.ts covers: archived rows (read through SQL) with links and lookups to Secret,
@@ -16,18 +17,7 @@ describe.each(DIALECTS)('columns hidden by a table scope, beyond the row listing
   /** A filter term only the view's settings hold: it says what the view looks for in Secret. */
   const TERM = 'needle-in-secret';
 
-  const gw = (token: string, method: 'GET' | 'POST', path: string, payload?: object) =>
-    t.app.inject({ method, url: `/api-gateway/api/v2/dtables/${base.uuid}/${path}`, headers: { authorization: `Bearer ${token}` }, ...(payload ? { payload } : {}) });
-  const ok = async (res: Promise<{ statusCode: number; body: string }>) => {
-    const answer = await res;
-    expect(answer.statusCode, answer.body).toBe(200);
-    return answer.body;
-  };
-  const refused = async (res: Promise<{ statusCode: number; body: string; json(): unknown }>) => {
-    const answer = await res;
-    expect(answer.statusCode, answer.body).toBe(403);
-    expect(answer.json()).toEqual({ error_msg: `The token's scope lacks the table ${ids.secret}.` });
-  };
+  const { gw, ok, refused } = scopeCalls(() => ({ t, base, secret: ids.secret }));
   const nothingOfSecret = (body: string) => {
     expect(body).not.toContain(CLASSIFIED);
     expect(body).not.toContain(TERM);

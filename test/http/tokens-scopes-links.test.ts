@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS, basePath, baseToken, createBase, createTestApp, createUser, type TestApp, type TestBase } from '../helpers/index.js';
+import { scopeCalls } from './scope.fixtures.js';
 
 // Issue 33: a token scoped to Table1 reads none of Secret's data through Table1's links: link cells to
 // Secret and the link formulas over them are left out of rows, filtered rows, a row and SQL; naming them
@@ -12,18 +13,7 @@ describe.each(DIALECTS)('links that leave a table scope (%s)', (dialect) => {
   const tokens: Record<string, string> = {};
   const CLASSIFIED = 'classified-value';
 
-  const gw = (token: string, method: 'GET' | 'POST', path: string, payload?: object) =>
-    t.app.inject({ method, url: `/api-gateway/api/v2/dtables/${base.uuid}/${path}`, headers: { authorization: `Bearer ${token}` }, ...(payload ? { payload } : {}) });
-  const ok = async (res: Promise<{ statusCode: number; body: string }>) => {
-    const answer = await res;
-    expect(answer.statusCode, answer.body).toBe(200);
-    return answer.body;
-  };
-  const refused = async (res: Promise<{ statusCode: number; body: string; json(): unknown }>) => {
-    const answer = await res;
-    expect(answer.statusCode, answer.body).toBe(403);
-    expect(answer.json()).toEqual({ error_msg: `The token's scope lacks the table ${ids.secret}.` });
-  };
+  const { gw, ok, refused } = scopeCalls(() => ({ t, base, secret: ids.secret }));
 
   beforeAll(async () => {
     t = await createTestApp(dialect);

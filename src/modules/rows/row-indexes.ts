@@ -225,7 +225,11 @@ export class RowIndexes {
    * entries, none read.
    */
   noteJumpMany(baseId: number, table: IndexedTable, listing: JumpManyListing): void {
-    const entry = this.options.jumpReads ? this.jumpManyEntry(baseId, table._id, listing) : undefined;
+    this.queueJump(baseId, table, this.options.jumpReads ? this.jumpManyEntry(baseId, table._id, listing) : undefined);
+  }
+
+  /** Queues a jump index's build, unless it exists, is queued, or its table was found small lately. */
+  private queueJump(baseId: number, table: IndexedTable, entry: Entry | undefined): void {
     if (!entry || this.entries?.has(entry.name) || this.queued.has(entry.name)) return;
     const smallAt = this.small.get(`${baseId}/${table._id}`);
     if (smallAt !== undefined && this.now() - smallAt < this.options.recountMs) return;
@@ -265,15 +269,7 @@ export class RowIndexes {
    * one range of it, already in the listing's order; other filters on the column are checked on its entries.
    */
   noteJump(baseId: number, table: IndexedTable, use: JumpUse): void {
-    const entry = this.options.jumpReads ? this.jumpEntry(baseId, table._id, use) : undefined;
-    if (!entry || this.entries?.has(entry.name) || this.queued.has(entry.name)) return;
-    const smallAt = this.small.get(`${baseId}/${table._id}`);
-    if (smallAt !== undefined && this.now() - smallAt < this.options.recountMs) return;
-    this.queued.add(entry.name);
-    this.queue.push({ name: entry.name, entry });
-    this.running ??= this.drain().finally(() => {
-      this.running = null;
-    });
+    this.queueJump(baseId, table, this.options.jumpReads ? this.jumpEntry(baseId, table._id, use) : undefined);
   }
 
   /** The jump index of a use, once built (see `noteJump`). */
