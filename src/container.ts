@@ -219,6 +219,8 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   for (const tick of history.ticks) scheduler.register(tick);
   // A purged base's bulk data goes 1,000 per short statement before its row (whose cascade would hold locks over all of it).
   bases.onBasePurge(async (baseId) => {
+    // Its group sets first: the rows' deletes then feed no set.
+    await baseData.groupSets.dropBase(baseId);
     await purgeBaseRows(db, baseId, 1000);
     while ((await deleteBaseComments(db, baseId, 1000)) === 1000);
     await purgeBaseHistory(db, baseId, 1000);

@@ -147,8 +147,15 @@ describe.each(DIALECTS)('base trash (%s)', (dialect) => {
     await addTable(g, 'Trashed', [{ column_name: 'Name', column_type: 'text' }]);
     await appendRows(g, 'Trashed', [{ Name: 'kept under the table id' }]);
     expect((await g.call('DELETE', 'tables/', { table_name: 'Trashed' })).statusCode).toBe(200);
+    // A group set of Table1 (a grouped SQL statement over a table that counts as big here).
+    const groupSets = t.container.baseData.groupSets;
+    groupSets.options.minRows = 1000;
+    expect((await g.call('POST', 'sql/', { sql: 'SELECT Name, COUNT(*) FROM Table1 GROUP BY Name' })).statusCode).toBe(200);
+    await groupSets.idle();
     const db = t.container.db;
     const baseId = base.id;
+    const groupDefs = async () => Number((await db.selectFrom('row_group_defs' as never).select((eb) => eb.fn.countAll().as('n')).where('base_id' as never, '=', baseId as never).executeTakeFirstOrThrow()).n);
+    expect(await groupDefs()).toBe(1);
     const left = async () => {
       const n = async (table: 'base_rows' | 'base_links' | 'row_comments' | 'operation_log' | 'operation_log_rows' | 'trashed_tables') =>
         Number((await db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).where('base_id', '=', baseId).executeTakeFirstOrThrow()).n);
@@ -172,6 +179,7 @@ describe.each(DIALECTS)('base trash (%s)', (dialect) => {
     });
     await expect(t.container.bases.trash.purge(null, id)).rejects.toThrow('stopped');
     expect(await left()).toEqual({ rows: 0, links: 0, comments: 0, ops: 0, opRows: 0, tables: 0 });
+    expect(await groupDefs()).toBe(0);
     expect((await trash()).trash_dtable_list.map((b) => b.uuid)).not.toContain(base.uuid);
     expect((await t.request({ method: 'PUT', url: `/api/v2.1/trash-dtables/${id}/`, token: owner.token })).statusCode).toBe(404);
     expect(await db.selectFrom('bases').select('id').where('id', '=', baseId).executeTakeFirst()).toBeDefined();

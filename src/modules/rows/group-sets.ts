@@ -456,6 +456,17 @@ export class GroupSets {
       group by coalesce(g, '')`;
   }
 
+  /** Drops every set of a base being purged (its definitions and rows would outlive it), built or building. */
+  async dropBase(baseId: number): Promise<void> {
+    await this.idle();
+    const { rows } = await sql<{ id: number | string; name: string }>`select id, name from row_group_defs where base_id = ${baseId}`.execute(this.db);
+    for (const row of rows) {
+      await this.dropId(this.db, Number(row.id));
+      this.sets?.delete(row.name);
+      this.stats.dropped++;
+    }
+  }
+
   private async drop(set: GroupSet): Promise<void> {
     await this.dropId(this.db, set.id);
     this.sets?.delete(set.name);
