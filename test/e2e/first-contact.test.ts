@@ -402,7 +402,7 @@ describe('console: first contact (headless Chromium)', () => {
       }
       await expect.poll(shown).toBe(3);
     });
-  });
+  }, 90_000);
 
   it('the expanded row shows every field (hidden ones too) with its editor, and saves with the keyboard', async () => {
     await step(s.page, 'row-form', async () => {

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { consumerPosition, eventHorizon, outboxPosition, type ChangeEvent } from '../../src/modules/events/index.js';
+import { EVENTS_COMMIT_LOCK, consumerPosition, eventHorizon, outboxPosition, type ChangeEvent } from '../../src/modules/events/index.js';
 import { DIALECTS, SharedDatabase, createTestApp, type TestApp } from '../helpers/index.js';
 import { appendRows, gateway, refuseEventsNamed, through, type Gateway } from './rows.fixtures.js';
 import { createWebhook } from './webhooks-support.js';
@@ -152,7 +152,7 @@ describe.each(DIALECTS.filter((d) => d === 'postgres'))('concurrent appends of o
       expect(delivered.filter((id) => id === slowEvent!.id), `webhook ${hook.id} gets the slow append`).toHaveLength(1);
     }
     expect((await deliveredTo(before.id)).filter((id) => id === fast!.id)).toHaveLength(1);
-  });
+  }, 90_000);
 
   it('60 appends and 20 updates on two instances while the consumers run, some held in flight out of id order: every committed event once, in id order and per-row order; each writer reads its row at once on the other instance', async () => {
     const names = Array.from({ length: 60 }, (_, i) => `c${i}`);
@@ -222,7 +222,7 @@ describe.each(DIALECTS.filter((d) => d === 'postgres'))('concurrent appends of o
       }
     }
     expect(first.container.baseData.writer.batches.stats.statements).toBeGreaterThan(statementsBefore);
-  });
+  }, 90_000);
 
   it('a cached read on the other instance moves with an append: its page lists the row and its ETag changes', async () => {
     const whole = await there.call('GET', '');
@@ -237,6 +237,45 @@ describe.each(DIALECTS.filter((d) => d === 'postgres'))('concurrent appends of o
     const page = await there.call('GET', 'rows/?table_name=Table1&limit=1000&convert_keys=true');
     expect(page.json<{ rows: Array<{ _id: string }> }>().rows.map((r) => r._id)).toContain(id);
   });
+
+  it('the horizon stays below a block in flight while a serialized writer, of this schema or another one in the database, holds the commit lock', async () => {
+    const db = first.container.db;
+    let endBlock!: () => void;
+    const blockDone = new Promise<void>((resolve) => (endBlock = resolve));
+    let drawn!: (id: number) => void;
+    const firstId = new Promise<number>((resolve) => (drawn = resolve));
+    // A block of ids drawn in a transaction still open: an append in flight.
+    const block = db.transaction().execute(async (trx) => {
+      const { rows } = await sql<{ id: string }>`select basegate_event_draw(2) as id`.execute(trx);
+      drawn(Number(rows[0]!.id));
+      await blockDone;
+    });
+    let endLock!: () => void;
+    const lockDone = new Promise<void>((resolve) => (endLock = resolve));
+    let lock: Promise<void> | undefined;
+    try {
+      const id = await firstId;
+      // An append that commits above it.
+      await appendRows(here, 'Table1', [{ Name: 'above the block' }]);
+      expect(Math.max(...(await committed('above the block')).map((e) => e.id))).toBeGreaterThan(id);
+      // The commit lock held exclusively, as a serialized writer holds it; the key is the same in every
+      // schema of the database, so another schema's writer holds it alike and keeps no append of this one out.
+      let locked!: () => void;
+      const isLocked = new Promise<void>((resolve) => (locked = resolve));
+      lock = db.transaction().execute(async (trx) => {
+        await sql`select pg_advisory_xact_lock(${EVENTS_COMMIT_LOCK})`.execute(trx);
+        locked();
+        await lockDone;
+      });
+      await isLocked;
+      expect(await eventHorizon(db)).toBeLessThan(id);
+    } finally {
+      endLock();
+      endBlock();
+      await lock;
+      await block;
+    }
+  }, 90_000);
 });
 
 describe.each(DIALECTS.filter((d) => d === 'sqlite'))('PG_CONCURRENT_APPENDS on %s', (dialect) => {

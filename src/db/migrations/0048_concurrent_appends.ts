@@ -14,7 +14,8 @@ import { isPostgres, sql } from './helpers.js';
  * - `basegate_event_horizon()`: the highest id H such that every event with id <= H has committed or
  *   never will: min(L, M - 1), L the sequence's last value, M the lowest first id among the block locks
  *   held in this database; while a serialized writer holds EVENTS_COMMIT_LOCK (4471002) exclusively
- *   (its ids come from the sequence without a block lock), the highest committed id read before.
+ *   (its ids come from the sequence without a block lock), the highest committed id read before, and
+ *   still below every block in flight (the lock's key is shared by every schema of the database).
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   if (!isPostgres(db)) return;
@@ -60,7 +61,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
         WHEN OTHERS THEN PERFORM pg_advisory_unlock(4471100); RAISE;
       END;
       PERFORM pg_advisory_unlock(4471100);
-      IF serialized THEN RETURN committed; END IF;
+      -- A serialized writer holds the commit lock: its ids (drawn without a block lock) are above every
+      -- committed one. The lock may be another schema's in the same database (the key is shared), whose
+      -- holding does not keep this schema's appends out: their in-flight blocks still bound the horizon.
+      IF serialized THEN RETURN least(committed, coalesce(m - 1, committed)); END IF;
       RETURN least(l, coalesce(m - 1, l));
     END $$`.execute(db);
 }
