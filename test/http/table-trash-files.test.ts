@@ -150,6 +150,12 @@ describe.each(DIALECTS)('files of a purged table (%s)', (dialect) => {
     const row = await t.container.db.selectFrom('trashed_tables').select(['meta', 'deleted_at']).where('id', '=', id).executeTakeFirst();
     return row && { deletedAt: Number(row.deleted_at), ...(JSON.parse(row.meta) as { files?: string[]; logScan?: { top: number; below: number; named: string[]; done: boolean } }) };
   };
+  /** The purge of trash entry `id` is over: nothing left to walk, the file an old value names kept, the other gone. */
+  const expectPurged = async (id: number, kept: string, gone: string) => {
+    expect(await metaOf(id)).toBeUndefined();
+    expect(await exists(kept)).toBe(true);
+    expect(await exists(gone)).toBe(false);
+  };
 
   it('a purge in a log longer than a walk may read ends on the request path: it asks the files recorded at write time, not the log', async () => {
     const { oldValue, onlyPurged, purged } = await keptAndPurged('Rec');
@@ -158,9 +164,7 @@ describe.each(DIALECTS)('files of a purged table (%s)', (dialect) => {
     const entry = await entryOf(purged);
     expect((await g.call('DELETE', `trash/tables/${entry.id}/`)).json()).toEqual({ success: true });
     // Done at once: no walk left for the tick, the old value's file kept, the other gone.
-    expect(await metaOf(entry.id)).toBeUndefined();
-    expect(await exists(oldValue)).toBe(true);
-    expect(await exists(onlyPurged)).toBe(false);
+    await expectPurged(entry.id, oldValue, onlyPurged);
     expect(await filesNamedByRefs(t.container.db, g.base.id, 'none', [oldValue, 'files/none/nowhere.txt'])).toEqual(new Set([oldValue]));
   }, 120_000);
 
@@ -186,9 +190,7 @@ describe.each(DIALECTS)('files of a purged table (%s)', (dialect) => {
     expect(await exists(onlyPurged)).toBe(true);
     // 3. The tick finishes it.
     expect(await t.container.history.service.purgeExpiredTrash(t.clock.now())).toEqual({ purged: 1 });
-    expect(await metaOf(entry.id)).toBeUndefined();
-    expect(await exists(oldValue)).toBe(true);
-    expect(await exists(onlyPurged)).toBe(false);
+    await expectPurged(entry.id, oldValue, onlyPurged);
   });
 
   it('an older log (operations without file entries) is walked, saved in steps; the tick finishes a walk the request path left', async () => {
@@ -211,9 +213,7 @@ describe.each(DIALECTS)('files of a purged table (%s)', (dialect) => {
 
     // The tick resumes the walk where it stopped and ends it: the file the old value names stays, the other goes.
     expect(await t.container.history.service.purgeExpiredTrash(t.clock.now())).toEqual({ purged: 1 });
-    expect(await metaOf(entry.id)).toBeUndefined();
-    expect(await exists(oldValue)).toBe(true);
-    expect(await exists(onlyPurged)).toBe(false);
+    await expectPurged(entry.id, oldValue, onlyPurged);
     expect(await filesNamedByLog(t.container.db, g.base.id, 'none', [oldValue, 'files/none/nowhere.txt'])).toEqual(new Set([oldValue]));
   }, 120_000);
 
@@ -233,9 +233,7 @@ describe.each(DIALECTS)('files of a purged table (%s)', (dialect) => {
     expect((await g.call('DELETE', 'tables/', { table_name: purged })).statusCode).toBe(200);
     const entry = await entryOf(purged);
     expect((await g.call('DELETE', `trash/tables/${entry.id}/`)).json()).toEqual({ success: true });
-    expect(await metaOf(entry.id)).toBeUndefined();
-    expect(await exists(oldValue)).toBe(true);
-    expect(await exists(onlyPurged)).toBe(false);
+    await expectPurged(entry.id, oldValue, onlyPurged);
 
     // Pruned operations lose their entries (a year later everything is past the retention).
     const entries = async () => Number((await sql<{ n: number }>`SELECT COUNT(*) AS n FROM operation_log_files WHERE base_id = ${g.base.id}`.execute(db)).rows[0]!.n);

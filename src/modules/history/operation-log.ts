@@ -63,42 +63,41 @@ export function operationType(rows: Array<Pick<LoggedChange, 'o'>>, structure: u
  * The operations of the writes a statement carries (WriteStatement, PostgreSQL), in one part: their
  * ids drawn in order, the operations, and each one's row index entries.
  */
-const LOGGED_WRITES = new RecordSet(
-  (gate, records) => sql`logged_writes AS (
-      SELECT nextval('operation_log_id_seq') AS id, o.* FROM ${gate},
-             ROWS FROM (json_to_recordset(${records}) AS (base_id bigint, write_id text, op_type text, table_id text, op_user text, op_app text,
-               op_time bigint, row_count integer, changes json, reverts bigint, keys json))
-               WITH ORDINALITY AS o(base_id, write_id, op_type, table_id, op_user, op_app, op_time, row_count, changes, reverts, keys, n)
-       ORDER BY o.n),
-    logged_operations AS (
-      INSERT INTO operation_log (id, base_id, write_id, op_type, table_id, op_user, op_app, op_time, row_count, changes, reverts)
-      SELECT id, base_id, write_id, op_type, table_id, op_user, op_app, op_time, row_count, CAST(changes AS text), reverts FROM logged_writes ORDER BY id),
-    logged_rows AS (
-      INSERT INTO operation_log_rows (base_id, row_key, op_id)
-      SELECT w.base_id, CAST(k AS bigint), w.id FROM logged_writes AS w, json_array_elements_text(w.keys) AS k)`,
-);
+const LOGGED_WRITES = loggedWrites('logged_', false);
 
 /**
  * The same for writes whose kept values name files (file-refs.ts): also each file's entry. A set of
  * its own (its own part names), so the many writes that name none carry no part for it.
  */
-const LOGGED_WRITES_WITH_FILES = new RecordSet(
-  (gate, records) => sql`logged_fwrites AS (
+const LOGGED_WRITES_WITH_FILES = loggedWrites('logged_f', true);
+
+/** The record set of logged writes, its parts named from `prefix`; `files`: records carry file entries too. */
+function loggedWrites(prefix: string, files: boolean): RecordSet {
+  const name = (part: string) => sql.raw(`${prefix}${part}`);
+  const fileColumn = sql.raw(files ? ', files json' : '');
+  const fileName = sql.raw(files ? ', files' : '');
+  return new RecordSet(
+    (gate, records) => sql`${name('writes')} AS (
       SELECT nextval('operation_log_id_seq') AS id, o.* FROM ${gate},
              ROWS FROM (json_to_recordset(${records}) AS (base_id bigint, write_id text, op_type text, table_id text, op_user text, op_app text,
-               op_time bigint, row_count integer, changes json, reverts bigint, keys json, files json))
-               WITH ORDINALITY AS o(base_id, write_id, op_type, table_id, op_user, op_app, op_time, row_count, changes, reverts, keys, files, n)
+               op_time bigint, row_count integer, changes json, reverts bigint, keys json${fileColumn}))
+               WITH ORDINALITY AS o(base_id, write_id, op_type, table_id, op_user, op_app, op_time, row_count, changes, reverts, keys${fileName}, n)
        ORDER BY o.n),
-    logged_foperations AS (
+    ${name('operations')} AS (
       INSERT INTO operation_log (id, base_id, write_id, op_type, table_id, op_user, op_app, op_time, row_count, changes, reverts)
-      SELECT id, base_id, write_id, op_type, table_id, op_user, op_app, op_time, row_count, CAST(changes AS text), reverts FROM logged_fwrites ORDER BY id),
-    logged_frows AS (
+      SELECT id, base_id, write_id, op_type, table_id, op_user, op_app, op_time, row_count, CAST(changes AS text), reverts FROM ${name('writes')} ORDER BY id),
+    ${name('rows')} AS (
       INSERT INTO operation_log_rows (base_id, row_key, op_id)
-      SELECT w.base_id, CAST(k AS bigint), w.id FROM logged_fwrites AS w, json_array_elements_text(w.keys) AS k),
-    logged_ffiles AS (
+      SELECT w.base_id, CAST(k AS bigint), w.id FROM ${name('writes')} AS w, json_array_elements_text(w.keys) AS k)${
+        files
+          ? sql`,
+    ${name('files')} AS (
       INSERT INTO operation_log_files (base_id, path, op_id)
-      SELECT DISTINCT w.base_id, p, w.id FROM logged_fwrites AS w, json_array_elements_text(w.files) AS p)`,
-);
+      SELECT DISTINCT w.base_id, p, w.id FROM ${name('writes')} AS w, json_array_elements_text(w.files) AS p)`
+          : sql``
+      }`,
+  );
+}
 
 /**
  * Appends one write to the operation log, inside the write's transaction (so the log is exactly the
