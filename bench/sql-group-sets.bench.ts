@@ -13,7 +13,7 @@
  */
 import { loadavg } from 'node:os';
 import { sql } from 'kysely';
-import { startBasegate, type RunningBasegate } from './lib/servers.js';
+import { startBasegate, type RunningBasegate, gatewayCall } from './lib/servers.js';
 import { BIG_TABLE_COLUMNS, bigTableRow, generateRows } from './lib/big-table-data.js';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 100_000);
@@ -28,16 +28,7 @@ const STATEMENTS = [
   'SELECT COUNT(*), SUM(Amount) FROM T WHERE Kind IS NULL',
 ];
 
-async function call(b: RunningBasegate, method: 'GET' | 'POST', suffix: string, payload?: object): Promise<unknown> {
-  const res = await b.app.inject({
-    method,
-    url: `/api-gateway/api/v2/dtables/${b.seeded.base.uuid}/${suffix}`,
-    headers: { authorization: `Token ${b.seeded.baseToken}` },
-    ...(payload ? { payload } : {}),
-  });
-  if (res.statusCode !== 200) throw new Error(`${method} ${suffix}: ${res.statusCode} ${res.body.slice(0, 300)}`);
-  return res.json();
-}
+const call = gatewayCall;
 
 async function seed(b: RunningBasegate, baseId: number, name: string, rows: number): Promise<string> {
   const created = (await call(b, 'POST', 'tables/', { table_name: name, columns: BIG_TABLE_COLUMNS })) as { _id: string };

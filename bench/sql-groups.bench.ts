@@ -12,7 +12,7 @@
  * ways are the scan (ratio ~1). Knobs: BENCH_ROWS (100000), BENCH_ROUNDS (7).
  */
 import { loadavg } from 'node:os';
-import { startBasegate, type RunningBasegate } from './lib/servers.js';
+import { startBasegate, type RunningBasegate, gatewayCall } from './lib/servers.js';
 import { BIG_TABLE_COLUMNS, bigTableRow, generateRows } from './lib/big-table-data.js';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 100_000);
@@ -27,16 +27,7 @@ const STATEMENTS = [
   `SELECT Kind, COUNT(*) FROM Big WHERE Kind <> 'alpha' GROUP BY Kind`,
 ];
 
-async function call(b: RunningBasegate, method: 'GET' | 'POST', suffix: string, payload?: object): Promise<unknown> {
-  const res = await b.app.inject({
-    method,
-    url: `/api-gateway/api/v2/dtables/${b.seeded.base.uuid}/${suffix}`,
-    headers: { authorization: `Token ${b.seeded.baseToken}` },
-    ...(payload ? { payload } : {}),
-  });
-  if (res.statusCode !== 200) throw new Error(`${method} ${suffix}: ${res.statusCode} ${res.body.slice(0, 300)}`);
-  return res.json();
-}
+const call = gatewayCall;
 
 /** Titles repeat (each twice), so a text GROUP BY has groups. */
 const row = (n: number) => bigTableRow(n, ROWS, `row ${n % (ROWS / 2)}`);

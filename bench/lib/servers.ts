@@ -118,3 +118,15 @@ export async function scopedBaseToken({ app, seeded }: Pick<RunningBasegate, 'ap
   if (exchanged.statusCode >= 300) throw new Error(`scoped Base-Token: ${exchanged.statusCode} ${exchanged.body}`);
   return exchanged.json<{ access_token: string }>().access_token;
 }
+
+/** A gateway call of the seeded base with its Base-Token, in process; its JSON answer, or an error naming the status. */
+export async function gatewayCall(b: RunningBasegate, method: 'GET' | 'POST', suffix: string, payload?: object): Promise<unknown> {
+  const res = await b.app.inject({
+    method,
+    url: `/api-gateway/api/v2/dtables/${b.seeded.base.uuid}/${suffix}`,
+    headers: { authorization: `Token ${b.seeded.baseToken}` },
+    ...(payload ? { payload } : {}),
+  });
+  if (res.statusCode !== 200) throw new Error(`${method} ${suffix}: ${res.statusCode} ${res.body.slice(0, 300)}`);
+  return res.json();
+}

@@ -4,6 +4,7 @@ import type { Db, DialectName, Executor } from '../../db/index.js';
 import { indexableKey } from '../filters/index.js';
 import type { BaseMetadata } from './metadata.js';
 import { scopableTableId } from './rows.repository.js';
+import { waitForOlderTransactions } from './older-transactions.js';
 
 /**
  * Group sets (issue 34; migration 0046; docs/architecture.md "Big tables", docs/sql.md "Grouped queries
@@ -120,17 +121,6 @@ class TooManyGroups extends Error {}
 /** The first key of the advisory locks builds hold (the second: `hashtext` of the set's name). */
 const BUILD_LOCK = 340_146;
 
-/** Waits until every transaction that had written when it was called has ended (PostgreSQL; as jump-sets.ts). */
-async function waitForOlderTransactions(db: Db): Promise<void> {
-  const running = sql<{ xid: string }>`select backend_xid::text as xid from pg_stat_activity where datname = current_database() and backend_xid is not null and pid <> pg_backend_pid()`;
-  const before = new Set((await running.execute(db)).rows.map((r) => r.xid));
-  for (let i = 0; before.size > 0; i++) {
-    if (i >= 6000) throw new Error('group set: older transactions did not end within 5 minutes');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    const still = new Set((await running.execute(db)).rows.map((r) => r.xid));
-    for (const xid of before) if (!still.has(xid)) before.delete(xid);
-  }
-}
 
 export class GroupSets {
   private sets: Map<string, GroupSet> | null = null;
@@ -356,7 +346,7 @@ export class GroupSets {
       try {
         const id = await this.define(conn, name, baseId, tableId, kind, use, 'building');
         try {
-          await waitForOlderTransactions(this.db);
+          await waitForOlderTransactions(this.db, 'group set');
           await this.beforeFill?.();
           await this.db.transaction().execute(async (trx) => {
             await sql`set local statement_timeout = '600s'`.execute(trx);

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
 import { longStatement, longStatementTimeout, type Db, type Executor } from '../../db/index.js';
 import { indexedValue } from '../filters/index.js';
+import { waitForOlderTransactions } from './older-transactions.js';
 
 /**
  * Jump sets (PostgreSQL; migration 0044): what makes a first jump deep into a big table's sorted or
@@ -154,7 +155,7 @@ export async function buildJumpSet(db: Db, name: string, baseId: number, tableId
 }
 
 async function fillJumpSet(db: Db, conn: Db, set: JumpSet, listed: string, options: JumpSetBuildOptions): Promise<void> {
-  await waitForOlderTransactions(db);
+  await waitForOlderTransactions(db, 'jump set');
   await copyRows(db, set, listed, options);
   // Long statements (db/long-statements.ts): at 10,000,000 rows these take minutes, past the client's read
   // timeout as well as the server's statement timeout (`set statement_timeout` alone lifts only the latter).
@@ -340,17 +341,3 @@ function keyValues(set: JumpSet, data: RawBuilder<unknown>) {
   return { num, txt, data: cell };
 }
 
-/**
- * Waits until every transaction of this database that has written (has an xid) now has ended: those
- * may have written rows before the new definition was visible to their trigger.
- */
-async function waitForOlderTransactions(db: Db): Promise<void> {
-  const running = sql<{ xid: string }>`select backend_xid::text as xid from pg_stat_activity where datname = current_database() and backend_xid is not null and pid <> pg_backend_pid()`;
-  const before = new Set((await running.execute(db)).rows.map((r) => r.xid));
-  for (let i = 0; before.size > 0; i++) {
-    if (i >= 6000) throw new Error('jump set: older transactions did not end within 5 minutes');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    const still = new Set((await running.execute(db)).rows.map((r) => r.xid));
-    for (const xid of before) if (!still.has(xid)) before.delete(xid);
-  }
-}
