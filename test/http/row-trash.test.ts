@@ -79,4 +79,16 @@ describe.each(DIALECTS)('row trash (%s)', (dialect) => {
     for (const q of ['?per_page=0', '?page=x']) expect((await g.call('GET', `trash/rows/${q}`)).statusCode).toBe(400);
     expect((await restore('x'.repeat(40))).statusCode).toBe(400);
   });
+
+  it("shows a trashed row's cells of its table's current columns only (a column deleted since is left out)", async () => {
+    const note = (await g.call('POST', 'columns/', { table_name: 'Authors', column_name: 'Note', column_type: 'text' })).json();
+    const [row] = await appendRows(g, 'Authors', [{ Name: 'Tolkien', Note: 'gone with its column' }]);
+    await g.call('DELETE', 'rows/', { table_name: 'Authors', row_ids: [row] });
+    const listed = () => trash().then((rows) => rows.find((r) => r._id === row)!.row_data);
+    expect(await listed()).toMatchObject({ [note.key]: 'gone with its column' });
+    expect((await g.call('DELETE', 'columns/', { table_name: 'Authors', column: 'Note' })).statusCode).toBe(200);
+    const data = await listed();
+    expect(data).not.toHaveProperty(note.key);
+    expect(Object.values(data)).toContain('Tolkien');
+  });
 });

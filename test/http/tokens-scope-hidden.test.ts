@@ -11,7 +11,7 @@ import { scopeCalls } from './scope.fixtures.js';
 describe.each(DIALECTS)('columns hidden by a table scope, beyond the row listings (%s)', (dialect) => {
   let t: TestApp;
   let base: TestBase;
-  const ids = { secret: '', secretRow: '', archived: '', secretLink: '', lookup: '' };
+  const ids = { secret: '', secretRow: '', archived: '', secretLink: '', lookup: '', live: '' };
   const tokens: Record<string, string> = {};
   const CLASSIFIED = 'classified-value';
   /** A filter term only the view's settings hold: it says what the view looks for in Secret. */
@@ -43,6 +43,7 @@ describe.each(DIALECTS)('columns hidden by a table scope, beyond the row listing
     ids.lookup = (await column({ column_name: 'Secret names', column_type: 'link-formula', column_data: { link_column_key: secretLink.key, formula: 'lookup', level1_linked_column_key: 'Name' } })).key;
     const append = async (table_name: string, Name: string) => JSON.parse(await ok(gw(own, 'POST', 'rows/', { table_name, rows: [{ Name }] }))).row_ids[0]._id as string;
     const live = await append('Table1', 'live-row');
+    ids.live = live;
     await append('Table1', 'other-row');
     ids.secretRow = await append('Secret', CLASSIFIED);
     // An archived row of Table1, linked to Secret's row like the live one.
@@ -90,6 +91,24 @@ describe.each(DIALECTS)('columns hidden by a table scope, beyond the row listing
     // The control: an unscoped token lists the views.
     expect(await ok(gw(tokens.unscoped!, 'GET', 'rows/?table_name=Table1&view_name=Spy'))).toContain('"rows"');
     expect(await ok(gw(tokens.unscoped!, 'GET', `rows/?table_name=Table1&view_name=${encodeURIComponent('Spy sort')}`))).toContain(CLASSIFIED);
+  });
+
+  it("counts in a row's activities/ only what the scope lets it read (total_count counts the operations it lists)", async () => {
+    type Activities = { activities: Array<{ op_type: string }>; total_count: number };
+    const read = async (token: string, row: string) => JSON.parse(await ok(gw(token, 'GET', `activities/?row_id=${row}`))) as Activities;
+    // The live row: its append is listed, its link to Secret's row (a change of the hidden link column only) is not.
+    const scoped = await read(tokens.table1!, ids.live);
+    expect(scoped.activities.map((a) => a.op_type)).toEqual(['insert_row']);
+    expect(scoped.total_count).toBe(1);
+    nothingOfSecret(JSON.stringify(scoped));
+    // Secret's row: nothing, and no count of what happened to it.
+    expect(await read(tokens.table1!, ids.secretRow)).toEqual({ activities: [], total_count: 0 });
+    // The control: an unscoped token sees and counts the link change, and Secret's row.
+    const control = await read(tokens.unscoped!, ids.live);
+    expect(control.total_count).toBe(2);
+    // (total_count counts operations: the link's holds two entries, the link and the lookup it refreshed.)
+    expect(control.activities.map((a) => a.op_type)).toEqual(['add_link', 'modify_row', 'insert_row']);
+    expect((await read(tokens.unscoped!, ids.secretRow)).total_count).toBeGreaterThan(0);
   });
 
   it('shows no column that reaches Secret, and no view setting naming one, in metadata/, columns/ and views/', async () => {

@@ -158,6 +158,11 @@ describe.each(DIALECTS)('route-walking scope matrix (%s)', (dialect) => {
     planted.rows = secretRows.map((r) => r._id);
     planted.row = (await gw('POST', 'rows/', { table_name: 'Table1', rows: [{ Name: 'in scope' }] })).row_ids[0]._id;
     await gw('POST', 'links/', { link_id: link.data.link_id, table_name: 'Table1', other_table_name: 'ZQSECRET table', other_rows_ids_map: { [planted.row]: planted.rows } });
+    // A Table1 row linked to the other table, then deleted: the row trash keeps its cells (the lookup's too).
+    const doomed = (await gw('POST', 'rows/', { table_name: 'Table1', rows: [{ Name: 'to the trash' }] })).row_ids[0]._id as string;
+    await gw('POST', 'links/', { link_id: link.data.link_id, table_name: 'Table1', other_table_name: 'ZQSECRET table', other_rows_ids_map: { [doomed]: [planted.rows[1]] } });
+    const gone = await t.app.inject({ method: 'DELETE', url: `/api-gateway/api/v2/dtables/${base.uuid}/rows/`, headers: { authorization: `Bearer ${own}` }, payload: { table_name: 'Table1', row_ids: [doomed] } });
+    expect(gone.statusCode, gone.body).toBe(200);
     await gw('POST', 'views/?table_name=Table1', { name: 'Lookup view', filters: [{ column_key: lookup.key, filter_predicate: 'has_any_of', filter_term: ['ZQSECRET term'] }], sorts: [{ column_key: lookup.key, sort_type: 'up' }] });
     await gw('POST', 'comments/', { table_id: planted.table, row_id: planted.rows[0], comment: 'ZQSECRET comment' });
     await gw('POST', 'comments/', { table_id: '0000', row_id: planted.row, comment: 'a comment in scope' });

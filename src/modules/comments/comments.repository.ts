@@ -27,13 +27,16 @@ export async function listComments(
   return query.orderBy('id', 'desc').offset(start).limit(limit).execute();
 }
 
-export async function countRowComments(db: Executor, baseId: number, rowId: string): Promise<number> {
-  const row = await db
+/** The row's comments; only those of `tableIds` when given (as `listComments`). */
+export async function countRowComments(db: Executor, baseId: number, rowId: string, tableIds?: readonly string[]): Promise<number> {
+  if (tableIds?.length === 0) return 0;
+  let query = db
     .selectFrom('row_comments')
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .where('base_id', '=', baseId)
-    .where('row_id', '=', rowId)
-    .executeTakeFirstOrThrow();
+    .where('row_id', '=', rowId);
+  if (tableIds) query = query.where('table_id', 'in', tableIds);
+  const row = await query.executeTakeFirstOrThrow();
   return Number(row.n);
 }
 

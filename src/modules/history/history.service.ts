@@ -6,7 +6,7 @@ import { loadMetadata, type Actor, type BaseRef, type RowsService } from '../row
 import { findOperation, pruneOperations, replaceChanges } from './history.repository.js';
 import { fillAppendedCells } from './insert-cells.js';
 import { countAllRowOperations, listOperations } from './row-operations.js';
-import type { LoggedChange, Operation, OperationFilter } from './history.types.js';
+import type { Cells, LoggedChange, Operation, OperationFilter } from './history.types.js';
 import { operationScope, scopeOperation, type OperationScope } from './scoped-operations.js';
 import { presentActivity, presentDbOperation, presentOperation } from './present.js';
 import { assertStructureRevertible, conflictError, conflictsOf, revert, revertStructure } from './restore.js';
@@ -20,6 +20,9 @@ const PRUNE_BATCH = 1000;
 export const MAX_PER_PAGE = 100;
 /** Offset paging stops here; deeper pages use the keyset (`before_op_id`). */
 export const MAX_OFFSET = 10_000;
+/** A table-scoped count of a row's operations reads them in batches of this many, at most SCOPED_COUNT_MAX (the deepest page and then some). */
+const SCOPED_COUNT_BATCH = 500;
+const SCOPED_COUNT_MAX = 2 * MAX_OFFSET;
 
 export interface Paging {
   page: number;
@@ -48,6 +51,9 @@ export class HistoryService {
     const meta = await loadMetadata(this.db, base.id);
     const listed = meta.tables.filter((t) => scopeTables === undefined || scopeTables.includes(t._id) || scopeTables.includes(t.name));
     const found = await trashedRows(this.db, base.id, this.trashSince(), new Set(listed.map((t) => t._id)), tableId, offset + paging.perPage);
+    // What a listed row shows of its cells: its table's current columns, less those beyond a table scope.
+    const hidden = scopeTables === undefined ? undefined : operationScope(meta, listed.map((t) => t._id)).hidden;
+    const shown = new Map(listed.map((t) => [t._id, new Set(t.columns.map((c) => c.key).filter((key) => !hidden?.get(t._id)?.has(key)))]));
     return {
       rows: found.slice(offset).map(({ op, change }) => ({
         _id: change.r,
@@ -57,7 +63,7 @@ export class HistoryService {
         deleted_by: op.opUser,
         deleted_at: new Date(op.opTime).toISOString(),
         op_id: op.id,
-        row_data: { _id: change.r, ...change.b },
+        row_data: { _id: change.r, ...cellsIn(change.b, shown.get(change.t)) },
       })),
     };
   }
@@ -119,7 +125,8 @@ export class HistoryService {
     const filter: OperationFilter = { ...(rowId === undefined ? {} : { rowId }), ...(tableIds === undefined ? {} : { tableIds }) };
     const listed = await listOperations(this.db, base.id, filter, offset + paging.perPage);
     await fillAppendedCells(this.db, base.id, listed, rowId);
-    const ops = tableIds === undefined ? listed : this.scoped(listed, operationScope(meta, tableIds));
+    const scope = tableIds === undefined ? undefined : operationScope(meta, tableIds);
+    const ops = scope === undefined ? listed : this.scoped(listed, scope);
     const entries = ops.flatMap((op) =>
       op.changes.rows.filter((c) => (rowId === undefined || c.r === rowId) && (tableIds === undefined || tableIds.includes(c.t))).map((c) => ({ time: op.opTime, id: op.id, body: presentActivity(op, c, meta, base.uuid) })),
     );
@@ -142,10 +149,27 @@ export class HistoryService {
           },
         });
       }
-      total = (await countAllRowOperations(this.db, base.id, rowId)) + (await countRowComments(this.db, base.id, rowId));
+      const operations = scope === undefined ? await countAllRowOperations(this.db, base.id, rowId) : await this.countScopedRowOperations(base.id, rowId, tableIds!, scope);
+      total = operations + (await countRowComments(this.db, base.id, rowId, tableIds));
     }
     entries.sort((a, b) => b.time - a.time || b.id - a.id);
     return { activities: entries.slice(offset, offset + paging.perPage).map((e) => e.body), total_count: total };
+  }
+
+  /**
+   * How many of the row's operations a table scope lets it read (those of its tables with a change of the
+   * row left once scoped), as its listing shows them; a row's first SCOPED_COUNT_MAX operations are read.
+   */
+  private async countScopedRowOperations(baseId: number, rowId: string, tableIds: readonly string[], scope: OperationScope): Promise<number> {
+    let counted = 0;
+    for (let read = 0, beforeId: number | undefined; read < SCOPED_COUNT_MAX; ) {
+      const ops = await listOperations(this.db, baseId, { rowId, tableIds, ...(beforeId === undefined ? {} : { beforeId }) }, SCOPED_COUNT_BATCH);
+      counted += ops.filter((op) => scopeOperation(op, scope)?.changes.rows.some((c) => c.r === rowId)).length;
+      read += ops.length;
+      if (ops.length < SCOPED_COUNT_BATCH) break;
+      beforeId = ops[ops.length - 1]!.id;
+    }
+    return counted;
   }
 
   /**
@@ -230,4 +254,9 @@ export class HistoryService {
       if (n < PRUNE_BATCH) return total;
     }
   }
+}
+
+/** The cells of `cells` whose columns are in `columns` (a deleted column's, or one a scope hides, are left out). */
+function cellsIn(cells: Cells | undefined, columns: ReadonlySet<string> | undefined): Cells {
+  return Object.fromEntries(Object.entries(cells ?? {}).filter(([key]) => columns?.has(key)));
 }
