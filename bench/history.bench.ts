@@ -10,8 +10,8 @@
  *    on each per round, BENCH_UPDATE_ROUNDS rounds (updateOverhead);
  *  - the last 100 operations of a base, one row's history and an author's last 100, in a base with
  *    BENCH_OPS operations (seeded by SQL) and in a base with 100, requests alternating;
- *  - the last 100 operations when they are 100 appends of 500 rows (cells read from the rows) against
- *    100 updates of 500 rows (cells in the log).
+ *  - the last 100 operations when they are 100 appends of 500 rows (cells read from the rows, by id
+ *    ranges and by id) against 100 updates of 500 rows (cells in the log).
  *
  *   npx tsx bench/history.bench.ts
  *
@@ -32,6 +32,7 @@ import { appendRows, gateway, type Gateway } from '../test/http/rows.fixtures.js
 import { median } from './lib/harness.js';
 import { rowKey } from '../src/shared/row-key.js';
 import { indexPendingRows } from '../src/modules/history/row-index.js';
+import { cellsReadCounts, setCellsRead } from '../src/modules/history/stored-cells.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 41);
 const WARMUP = 3;
@@ -408,33 +409,47 @@ async function listing(dialect: DialectName) {
 /**
  * The last 100 operations of a base whose last 100 writes were appends of 500 rows (logged without
  * their cells, filled in from the rows when read: insert-cells.ts) beside a base whose last 100 were
- * updates of 500 rows (cells in the log): 50,000 rows' cells either way. Medians of LARGE_LISTINGS requests, alternating.
+ * updates of 500 rows (cells in the log): 50,000 rows' cells either way. The appends are listed twice
+ * per round: their cells read by id ranges (stored-cells.ts; SQLite reads by id either way) and by id
+ * (`HISTORY_CELLS_READ=ids`, the earlier read), so before and after are measured in the same run.
+ * Medians of LARGE_LISTINGS requests per arm, the arms' order rotating.
  */
 async function largeWrites(t: TestApp, server: ServerCpu | undefined) {
-  const appends = await gateway(t);
+  const appendBase = await gateway(t);
   const updates = await gateway(t);
   const rows = Array.from({ length: 500 }, (_, i) => ({ Name: `row ${i}` }));
-  for (let i = 0; i < 100; i++) await appendRows(appends, 'Table1', rows);
+  for (let i = 0; i < 100; i++) await appendRows(appendBase, 'Table1', rows);
   const ids = await appendRows(updates, 'Table1', rows);
   for (let i = 0; i < 100; i++) await ok(updates.call('PUT', 'rows/', { table_name: 'Table1', updates: ids.map((id, j) => ({ row_id: id, row: { Name: `v${i}.${j}` } })) }));
-  const times = { appends: [] as Array<{ wall: number; cpu: number }>, updates: [] as Array<{ wall: number; cpu: number }> };
+  const arms = [
+    { name: 'appends', g: appendBase, read: 'ranges', opType: 'insert_rows' },
+    { name: 'appends by id', g: appendBase, read: 'ids', opType: 'insert_rows' },
+    { name: 'updates', g: updates, read: 'ranges', opType: 'modify_rows' },
+  ] as const;
+  const times = new Map<string, Array<{ wall: number; cpu: number }>>(arms.map((a) => [a.name, []]));
+  const counts = { ...cellsReadCounts };
   for (let i = 0; i < LARGE_LISTINGS + 1; i++) {
-    for (const [name, g] of i % 2 === 0 ? ([['appends', appends], ['updates', updates]] as const) : ([['updates', updates], ['appends', appends]] as const)) {
+    for (let k = 0; k < arms.length; k++) {
+      const arm = arms[(i + k) % arms.length]!;
+      setCellsRead(arm.read);
       const m = await measured(server, async () => {
-        const res = await g.call('GET', 'operations/?per_page=100');
+        const res = await arm.g.call('GET', 'operations/?per_page=100');
         if (res.statusCode !== 200) throw new Error(`${res.statusCode} ${res.body}`);
         const ops = res.json<{ operations: Array<{ op_type: string }> }>().operations;
-        if (ops.length !== 100 || ops.some((o) => o.op_type !== (name === 'appends' ? 'insert_rows' : 'modify_rows'))) throw new Error(`${name}: not 100 large ${name}`);
+        if (ops.length !== 100 || ops.some((o) => o.op_type !== arm.opType)) throw new Error(`${arm.name}: not 100 large ${arm.opType}`);
       });
-      if (i > 0) times[name].push(m);
+      if (i > 0) times.get(arm.name)!.push(m);
     }
   }
-  const part = (k: 'wall' | 'cpu') => {
-    const a = median(times.appends.map((x) => x[k]));
-    const b = median(times.updates.map((x) => x[k]));
-    return `${k} ${a.toFixed(1)} ms vs ${b.toFixed(1)} ms (ratio ${(a / b).toFixed(2)})`;
-  };
-  console.log(`${t.dialect} last 100 operations, 100 appends of 500 rows vs 100 updates of 500 rows, medians of ${LARGE_LISTINGS}, load ${loadavg()[0]!.toFixed(1)}: ${part('cpu')}; ${part('wall')}`);
+  setCellsRead('ranges');
+  const med = (name: string, k: 'wall' | 'cpu') => median(times.get(name)!.map((x) => x[k]));
+  const part = (name: string, k: 'wall' | 'cpu') => `${k} ${med(name, k).toFixed(1)} ms (ratio ${(med(name, k) / med('updates', k)).toFixed(2)})`;
+  const read = `rows read by range ${cellsReadCounts.rangeRows - counts.rangeRows}, by id ${cellsReadCounts.byIdRows - counts.byIdRows}`;
+  console.log(
+    `${t.dialect} last 100 operations, 100 appends of 500 rows vs 100 updates of 500 rows, medians of ${LARGE_LISTINGS}, load ${loadavg()[0]!.toFixed(1)}: ` +
+      `updates cpu ${med('updates', 'cpu').toFixed(1)} ms, wall ${med('updates', 'wall').toFixed(1)} ms; ` +
+      `appends ${part('appends', 'cpu')}, ${part('appends', 'wall')}; appends by id ${part('appends by id', 'cpu')}, ${part('appends by id', 'wall')} (${read})`,
+  );
 }
 
 const ONLY = process.env.BENCH_ONLY;

@@ -1,5 +1,6 @@
 import type { Executor } from '../../db/index.js';
-import { laterOperationIdsByKey, operationIdsAfter, operationsByIds, storedCellsOfRows } from './history.repository.js';
+import { laterOperationIdsByKey, operationIdsAfter, operationsByIds } from './history.repository.js';
+import { storedCellsOfAppends } from './stored-cells.js';
 import type { Cells, LoggedChange, Operation } from './history.types.js';
 import { rowKey } from '../../shared/row-key.js';
 
@@ -21,10 +22,22 @@ export async function fillAppendedCells(db: Executor, baseId: number, ops: reado
   const wanted = ops.flatMap((op) => op.changes.rows.filter((c) => c.f && !c.x && c.a === undefined && (rowId === undefined || c.r === rowId)).map((c) => ({ op, c })));
   if (wanted.length === 0) return;
   const rowIds = wanted.map((w) => w.c.r);
-  const stored = await storedCellsOfRows(db, baseId, rowIds);
+  const stored = await storedCellsOfAppends(db, baseId, appendsOf(wanted));
   const oldest = Math.min(...wanted.map((w) => w.op.id));
   const laterOf = (await laterFromLog(db, baseId, oldest, ops)) ?? (await laterFromRowIndex(db, baseId, rowIds, oldest));
   for (const { op, c } of wanted) c.a = undone(stored.get(c.r), c.r, laterOf(c.r).filter((o) => o.id > op.id));
+}
+
+/** The wanted rows' ids by append and table, in logged order (an append's rows have consecutive stored ids: stored-cells.ts). */
+function appendsOf(wanted: ReadonlyArray<{ op: Operation; c: LoggedChange }>): string[][] {
+  const byAppend = new Map<string, string[]>();
+  for (const { op, c } of wanted) {
+    const key = `${op.id}\u0000${c.t}`;
+    const ids = byAppend.get(key);
+    if (ids) ids.push(c.r);
+    else byAppend.set(key, [c.r]);
+  }
+  return [...byAppend.values()];
 }
 
 /** At most this many operations after a page's oldest append are read whole (see fillAppendedCells). */
