@@ -67,6 +67,8 @@ describe.each(DIALECTS)('first sort in a new direction, from the other index bac
   /** Only the index of `query`'s other direction is built; its own is held from being built (`maxIndexes`). */
   const onlyOther = async (query: string) => {
     const other = query.includes('desc') ? query.replace('&direction=desc', '') : `${query}&direction=desc`;
+    // Builds the listings before asked for (held) drain first: none of them is built when the hold is lifted.
+    await indexes().idle();
     indexes().options.maxIndexes = 2_000;
     await page(other, 'limit=1');
     await indexes().idle();
@@ -83,7 +85,8 @@ describe.each(DIALECTS)('first sort in a new direction, from the other index bac
     const seen: string[] = [];
     for (let start = 0; start < all.length; start += 9) seen.push(...names(await page(query, `start=${start}&limit=9`)));
     expect(seen).toEqual(all);
-    for (const start of [0, 1, 13, 100, 130, 155]) {
+    // Pages by start alone (no page end known), some across runs of ties, the last across the empty cells.
+    for (let start = 0; start < all.length; start += 5) {
       rows().positions.clear();
       expect(names(await page(query, `start=${start}&limit=7`)), `start=${start}`).toEqual(all.slice(start, start + 7));
     }
