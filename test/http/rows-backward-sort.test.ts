@@ -114,9 +114,9 @@ describe.each(DIALECTS)('first sort in a new direction, from the other index bac
       const all = `${plans!.backward}\n${plans!.ties}\n${plans!.empty}`;
       if (dialect === 'postgres') {
         expect(plans!.backward).toMatch(/Index Scan Backward using bri_/);
-        // The ranges in id order: on this small table the planner may read them through the primary key (in id order too).
+        // An equality range in id order: on this small table the planner may take the primary key (in id order too; at 1,000,000 rows the row index).
         expect(plans!.ties).toMatch(/Index Scan using/);
-        expect(plans!.empty).toMatch(/Index Scan using/);
+        expect(plans!.empty).toMatch(/Index Scan using bri_/);
         expect(all).not.toMatch(/Sort/);
       } else {
         for (const plan of [plans!.backward, plans!.ties, plans!.empty]) expect(plan).toMatch(/USING INDEX bri_/);

@@ -113,7 +113,10 @@ function statements(db: Executor, dialect: DialectName, q: BackwardSortRead) {
     for (const term of order) query = query.orderBy(term);
     return query.limit(limit).compile();
   };
-  const byId = [sql`base_rows.id`];
+  // Ranges in id order. PostgreSQL is given the index's own order (its value term is constant in the
+  // range): `order by id` alone after `v is null` let it walk the primary key and filter every row (926 ms
+  // at 1,000,000 rows without a NULL, against 0.03 ms through the index).
+  const byId = sqlite ? [sql`base_rows.id`] : [q.desc ? sql`${v} asc nulls last` : sql`${v} desc nulls last`, sql`base_rows.id`];
   return {
     /** The filled values beyond `after` (or all), from the other direction's index read backwards. */
     backward: (limit: number) => {
