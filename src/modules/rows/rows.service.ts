@@ -409,7 +409,7 @@ export class RowsService {
     return set ? explainJumpAnchor(this.db, set, q.filterOnly, Math.max(0, (input.start ?? 0) - 1), (this.indexes?.options.jumpKeyReads ? jumpKeyTerm(set, q.terms) : undefined)) : undefined;
   }
 
-  /** Pages read from the other direction's index backwards (backward-sort-read.ts; tests, /metrics). */
+  /** Pages read from the other direction's index backwards (backward-sort-read.ts; tests). */
   backwardPages = 0;
 
   /** Where pages of unsorted listings end, per revision (deep pages without reading the rows before them). */
