@@ -10,7 +10,8 @@
  *
  * Prints per case the median and p99 in ms for the small table, the big table without and with indexes,
  * and the ratio big (indexed) / small — the issue's aim is within 3×. Knobs: BENCH_ROWS (100000),
- * BENCH_REQUESTS (15 per case and mode), BENCH_ONLY (a part of the case names), BENCH_SKIP_UNINDEXED=1 (no pass
+ * BENCH_REQUESTS (15 per case and mode), BENCH_ONLY (a part of the case names; `first desc` for the first descending
+ * sort with only the ascending index, measured last with and without the backward read), BENCH_SKIP_UNINDEXED=1 (no pass
  * without indexes: for 10,000,000 rows). The big table's rows after the first 1,000 are generated straight
  * into storage (lib/big-table-data.ts).
  */
@@ -120,6 +121,46 @@ const CASES: Case[] = [
 
 const row = (n: number, rows: number) => bigTableRow(n, rows);
 
+const BACKWARD = 'first desc sort, asc index only';
+
+/**
+ * A first descending sort on Title (no other case sorts or filters on it) while only its ascending index
+ * exists (the descending one held from being built: `maxIndexes`): the pages 0…900 of 100 rows each,
+ * before (`reverseReads` off: the table read and sorted) and after (the ascending index read backwards,
+ * rows/backward-sort-read.ts), on both tables.
+ */
+async function backwardSort(small: Ctx, big: Ctx): Promise<void> {
+  const indexes = big.b.container.baseData.indexes;
+  const kase: Case = {
+    name: BACKWARD,
+    run: async (c, i) => {
+      // No page end known: each request a first read at its start (otherwise it continues by keyset from the one before).
+      c.b.container.baseData.rows.positions.clear();
+      await call(c, 'GET', `rows/?table_name=${c.table}&order_by=Title&direction=desc&limit=100&start=${(i % 10) * 100}`);
+    },
+  };
+  indexes.options.minRows = 0;
+  indexes.options.maxIndexes = 2_000;
+  const buildStart = Date.now();
+  for (const c of [small, big]) await call(c, 'GET', `rows/?table_name=${c.table}&order_by=Title&limit=1`);
+  await indexes.idle();
+  console.log(`\nTitle's ascending indexes built in ${((Date.now() - buildStart) / 1000).toFixed(1)} s; load ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  indexes.options.maxIndexes = indexes.count();
+  const result: Record<string, { p50: number; p99: number }> = {};
+  for (const reverse of [false, true]) {
+    indexes.options.reverseReads = reverse;
+    for (const c of [small, big]) result[`${reverse ? 'after' : 'before'} ${c.rows}`] = await measure(c, kase);
+  }
+  indexes.options.reverseReads = true;
+  const kinds = (await indexes.indexesOf(big.baseId, big.tableId)).map((e) => `${e.column_key}:${e.kind}`).join(', ');
+  console.log(`${BACKWARD} (indexes of the big table: ${kinds}); load ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  for (const mode of ['before', 'after']) {
+    const s = result[`${mode} ${small.rows}`]!;
+    const b = result[`${mode} ${big.rows}`]!;
+    console.log(`  ${mode.padEnd(6)} 1k p50 ${s.p50.toFixed(1)} p99 ${s.p99.toFixed(1)} | big p50 ${b.p50.toFixed(1)} p99 ${b.p99.toFixed(1)} | big/1k p50 ${(b.p50 / s.p50).toFixed(2)}×`);
+  }
+}
+
 async function seed(b: RunningBasegate, table: string, rows: number): Promise<string> {
   const created = (await call({ b } as Ctx, 'POST', 'tables/', {
     table_name: table,
@@ -201,6 +242,7 @@ async function main() {
     for (const r of results) {
       console.log(`${pad(r.name, 32)} ${f(r.small.p50)} ${f(r.small.p99)} | ${f(r.before.p50)} ${f(r.before.p99)}            | ${f(r.after.p50)} ${f(r.after.p99)}           | ${(r.after.p50 / r.small.p50).toFixed(2)}×`);
     }
+    if (!ONLY || BACKWARD.includes(ONLY)) await backwardSort(small, big);
     console.log(`\npeak resident memory of this process (server and bench) after the seeding: ${(peakRss / 1048576).toFixed(0)} MB; load ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
   } finally {
     clearInterval(sampler);

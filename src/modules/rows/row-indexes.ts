@@ -131,9 +131,13 @@ export interface RowIndexOptions {
   jumpKeyReads: boolean;
   /** Rows a jump set's build copies per transaction, under the base's write lock (PostgreSQL; jump-sets.ts). */
   jumpSetBatch: number;
+  /** A listing sorted on one column whose own index is missing reads the other direction's backwards (`reverseIndex`; off: A/B benches). */
+  reverseReads: boolean;
+  /** Rows skipped (from the start or a known page end) up to which that backward read is used; beyond, the listing reads as before. */
+  reverseSkip: number;
 }
 
-export const DEFAULT_ROW_INDEX_OPTIONS: RowIndexOptions = { minRows: 20_000, maxIndexes: 2_000, recountMs: 60_000, probeCap: 2_000, positionSkip: 1_000, groupReads: true, jumpReads: true, jumpKeyReads: true, jumpSetBatch: 5_000 };
+export const DEFAULT_ROW_INDEX_OPTIONS: RowIndexOptions = { minRows: 20_000, maxIndexes: 2_000, recountMs: 60_000, probeCap: 2_000, positionSkip: 1_000, groupReads: true, jumpReads: true, jumpKeyReads: true, jumpSetBatch: 5_000, reverseReads: true, reverseSkip: 1_000 };
 
 interface Entry {
   name: string;
@@ -428,6 +432,22 @@ export class RowIndexes {
     }
     if (this.dialect === 'postgres') return probed ? ORDERED_SCAN : undefined;
     return sort ? find(sort.key, sort.desc ? 'desc' : 'asc') : undefined;
+  }
+
+  /**
+   * The index of the other direction, to be read backwards (rows/backward-sort-read.ts), for a listing
+   * sorted on `column` while its own direction's index is missing (not built yet: the first sort that
+   * way builds it in the background). PostgreSQL's `asc` is also its filter index. Undefined when the
+   * own index exists, or neither does.
+   */
+  reverseIndex(baseId: number, tableId: string, column: IndexedColumn, desc: boolean): string | undefined {
+    if (!this.entries || !this.options.reverseReads) return undefined;
+    const valueType = indexValueType(column);
+    if (!valueType) return undefined;
+    const find = (kind: IndexKind) =>
+      [...this.entries!.values()].find((e) => e.base_id === baseId && e.table_id === tableId && e.column_key === column.key && e.kind === kind && e.value_type === valueType && current(e, this.dialect))?.name;
+    if (find(desc ? 'desc' : 'asc')) return undefined;
+    return find(desc ? 'asc' : 'desc');
   }
 
   /** The filter index of a table's column, once built, for SQL grouped statements to read (sql/indexed-groups.ts; off with `groupReads`). */

@@ -24,6 +24,7 @@ import { lockRowsIn, refuseLockedRows } from './row-locks.js';
 import { notArchived } from './archived-rows.js';
 import * as repo from './rows.repository.js';
 import { keysetRanges, orderTerms, sortKeys } from './sort-sql.js';
+import { explainSortedBackward, listSortedBackward, type BackwardSortRead } from './backward-sort-read.js';
 import { indexUses, JUMP_MANY_MAX, type JumpManyListing, type JumpSetListing, type JumpUse, type RowIndexes } from './row-indexes.js';
 import { explainJumpAnchor, jumpAnchor, type JumpSet } from './jump-sets.js';
 import { ListingPositions, type PageEnd } from './listing-positions.js';
@@ -284,7 +285,17 @@ export class RowsService {
       const keyed = after !== undefined || (from.position > 0 && from.values !== undefined);
       const index = this.jumpIndex(base.id, q, keyed ? start - from.position : start) ?? indexedBy;
       const sorted = { ...q.query, keys: q.sortKeys.map((k) => k.value), limit: read, ...(index ? { indexedBy: index } : {}) };
-      rows = keyed
+      const skip = keyed ? start - from.position : start;
+      const backward = index ? undefined : this.backwardRead(base.id, q, skip);
+      if (backward) this.backwardPages++;
+      rows = backward
+        ? await listSortedBackward(this.db, this.writer.dialect, {
+            ...backward,
+            ...(keyed ? { after: { value: from.values![0], id: from.afterId } } : {}),
+            skip,
+            limit: read,
+          })
+        : keyed
         ? await repo.listSortedRowTextsInRanges(this.db, this.writer.dialect, {
             ...sorted,
             ranges: keysetRanges(q.sortKeys, { values: from.values!, id: from.afterId }, this.writer.dialect),
@@ -316,6 +327,27 @@ export class RowsService {
     if (last && !after && revision !== undefined) this.positions.learn(key, base.id, revision, start + rows.length, last.id, last.values);
     const next = more && last ? encodeCursor(base.id, identity, { id: last.id, values: last.values ?? [] }) : undefined;
     return this.pageJson(base, q, rows.map((r) => r.r), next);
+  }
+
+  /**
+   * A page of an unfiltered listing sorted on one column whose own row index is missing but whose other
+   * direction's exists: read from that index backwards (backward-sort-read.ts) instead of sorting the
+   * table, for skips up to `reverseSkip` rows (each statement reads at most skip + page rows).
+   */
+  private backwardRead(baseId: number, q: Awaited<ReturnType<RowsService['listing']>>, skip: number): Omit<BackwardSortRead, 'skip' | 'limit' | 'after'> | undefined {
+    const sort = q.onlySort;
+    if (!this.indexes || !sort || q.filtered || skip > this.indexes.options.reverseSkip) return undefined;
+    const other = this.indexes.reverseIndex(baseId, q.table._id, sort.column, sort.desc);
+    if (!other) return undefined;
+    const indexedBy = this.writer.dialect === 'postgres' ? repo.ORDERED_SCAN : other;
+    return { baseId, tableId: q.table._id, where: q.query.where, value: q.sortKeys[0]!.value, desc: sort.desc, indexedBy };
+  }
+
+  /** The plans of the backward read of a listing's first page (tests), or undefined when its page is read otherwise. */
+  async explainBackward(base: BaseRef, input: ListInput, viewer: Viewer, boundary: unknown): Promise<{ backward: string; ties: string; empty: string } | undefined> {
+    const q = await this.listing(base, input, viewer);
+    const read = this.backwardRead(base.id, q, input.start ?? 0);
+    return read && explainSortedBackward(this.db, this.writer.dialect, { ...read, skip: input.start ?? 0, limit: (input.limit ?? ROW_LIMITS.list) + 1 }, boundary);
   }
 
   /** Where a listing's `cursor` resumes (listing-cursor.ts); a cursor carrying no values (a long text) takes its row's current ones. */
@@ -376,6 +408,9 @@ export class RowsService {
     const set = q.jumpSet && this.indexes?.jumpSet(base.id, q.table._id, q.jumpSet);
     return set ? explainJumpAnchor(this.db, set, q.filterOnly, Math.max(0, (input.start ?? 0) - 1), (this.indexes?.options.jumpKeyReads ? jumpKeyTerm(set, q.terms) : undefined)) : undefined;
   }
+
+  /** Pages read from the other direction's index backwards (backward-sort-read.ts; tests). */
+  backwardPages = 0;
 
   /** Where pages of unsorted listings end, per revision (deep pages without reading the rows before them). */
   readonly positions = new ListingPositions();
@@ -478,7 +513,9 @@ export class RowsService {
         : jumpMany
           ? { many: jumpMany }
           : undefined;
-    return { meta, table, presenter: listingPresenter(withinScope(visibleColumns(table, view), beyond), byName), query, terms, firstSort, filtered, sortKeys: sortKeysOf, sortKey, sortIdentity, viewId, jump, jumpMany, jumpSet, filterOnly };
+    // A listing sorted on one column only (an index of either direction orders it all).
+    const onlySort = sorts.length === 1 && sortKeysOf.length === 1 ? sorts[0] : undefined;
+    return { meta, table, presenter: listingPresenter(withinScope(visibleColumns(table, view), beyond), byName), query, terms, firstSort, filtered, sortKeys: sortKeysOf, sortKey, sortIdentity, viewId, jump, jumpMany, jumpSet, filterOnly, onlySort };
   }
 
   /**
