@@ -66,10 +66,15 @@ export function scopeRefusal(scope: TokenScope | null | undefined, need: ScopeNe
   if (scope.tables) {
     if (need.allTables) return "The token's scope is limited to some tables; this needs access to every table.";
     for (const table of need.tables ?? []) {
-      if (!scope.tables.includes(table)) return tableRefusal(table);
+      if (!listedInScope(scope.tables, table)) return tableRefusal(table);
     }
   }
   return null;
+}
+
+/** Whether a table, as a request spells it (name or id), is listed by a table scope as spelled: then it is in scope. */
+export function listedInScope(tables: readonly string[], table: string): boolean {
+  return tables.includes(table);
 }
 
 /** A table as a scope sees it: listed by id or by name. */
