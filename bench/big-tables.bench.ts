@@ -10,7 +10,7 @@
  *
  * Prints per case the median and p99 in ms for the small table, the big table without and with indexes,
  * and the ratio big (indexed) / small — the issue's aim is within 3×. Knobs: BENCH_ROWS (100000),
- * BENCH_REQUESTS (15 per case and mode), BENCH_ONLY (a part of the case names), BENCH_SKIP_UNINDEXED=1 (no pass
+ * BENCH_REQUESTS (15 per case and mode), BENCH_ONLY (a part of the case names; several separated by |), BENCH_SKIP_UNINDEXED=1 (no pass
  * without indexes: for 10,000,000 rows). The big table's rows after the first 1,000 are generated straight
  * into storage (lib/big-table-data.ts).
  */
@@ -181,7 +181,7 @@ async function main() {
     peakRss = process.memoryUsage().rss;
     console.log(`peak resident memory while seeding: ${(seedPeakRss / 1048576).toFixed(0)} MB; now ${(peakRss / 1048576).toFixed(0)} MB`);
 
-    const cases = CASES.filter((k) => !ONLY || k.name.includes(ONLY));
+    const cases = CASES.filter((k) => !ONLY || ONLY.split('|').some((o) => k.name.includes(o)));
     const results: Array<{ name: string; small: { p50: number; p99: number }; before: { p50: number; p99: number }; after: { p50: number; p99: number } }> = [];
     const none = { p50: NaN, p99: NaN };
     for (const kase of cases) results.push({ name: kase.name, small: await measure(small, kase), before: SKIP_UNINDEXED ? none : await measure(big, kase), after: none });
