@@ -37,10 +37,10 @@ describe.each(DIALECTS)('counted position blocks follow every write (%s)', (dial
   let rowIds: string[] = [];
 
   /** A page with nothing known before it (page cache and remembered page ends dropped), with deep skips from `skip` rows. */
-  const cold = async (start: number, limit: number, skip: number) => {
+  const cold = async (start: number, limit: number, skip: number, warm = false) => {
     indexes().options.positionSkip = skip;
     t.container.baseData.snapshots.evict(g.base.id);
-    t.container.baseData.rows.positions.clear();
+    if (!warm) t.container.baseData.rows.positions.clear();
     const res = await g.call('GET', `rows/?table_name=T&convert_keys=true&start=${start}&limit=${limit}`);
     expect(res.statusCode, res.body).toBe(200);
     return res.json<{ rows: Array<{ Name: string }> }>().rows.map((r) => r.Name);
@@ -63,6 +63,12 @@ describe.each(DIALECTS)('counted position blocks follow every write (%s)', (dial
     for (let start = 0; start <= total + 2; start += 7) {
       const limit = start % 3 === 0 ? 9 : 4;
       expect(await cold(start, limit, 5), `start ${start}`).toEqual(await cold(start, limit, Number.MAX_SAFE_INTEGER));
+    }
+    // From a known page end (a row id inside some block) onwards: the rest of its block counted, then whole blocks.
+    for (let start = 3; start <= total; start += 29) {
+      const reference = await cold(start + 23, 5, Number.MAX_SAFE_INTEGER);
+      await cold(start, 2, Number.MAX_SAFE_INTEGER);
+      expect(await cold(start + 23, 5, 5, true), `start ${start} + 23`).toEqual(reference);
     }
   };
 
