@@ -13,6 +13,8 @@ import { countListedBetween, tableScope, type PositionJump } from './rows.reposi
  */
 export const BLOCK_BITS = 12;
 const BLOCK = 2 ** BLOCK_BITS;
+/** A `building` definition younger than this is another instance's build under way. */
+const BUILDING_MS = 15 * 60_000;
 
 export interface PositionBlockOptions {
   /** Off: no blocks are read (tests and benches compare both paths). */
@@ -197,6 +199,16 @@ export class PositionBlocks {
   private async build(baseId: number, tableId: string, jump: PositionJump): Promise<void> {
     const ready = await this.load();
     if (ready.has(key(baseId, tableId))) return;
+    // Another instance on the same database may have built them, or be building them (a definition younger
+    // than BUILDING_MS): taken as they are. An older `building` one is a crashed build's.
+    const { rows: defs } = await sql<{ state: string; created_at: number | string }>`select state, created_at from row_position_defs
+      where base_id = ${baseId} and table_id = ${tableId}`.execute(this.db);
+    const def = defs[0];
+    if (def?.state === 'ready') {
+      ready.add(key(baseId, tableId));
+      return;
+    }
+    if (def && this.now() - Number(def.created_at) < BUILDING_MS) return;
     await this.db.transaction().execute(async (trx) => {
       // A crashed build's definition and counts are started over.
       await sql`delete from row_position_defs where base_id = ${baseId} and table_id = ${tableId}`.execute(trx);
