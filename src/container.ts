@@ -221,6 +221,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   bases.onBasePurge(async (baseId) => {
     // Its group sets first: the rows' deletes then feed no set.
     await baseData.groupSets.dropBase(baseId);
+    await baseData.indexes.blocks.dropBase(baseId);
     await purgeBaseRows(db, baseId, 1000);
     while ((await deleteBaseComments(db, baseId, 1000)) === 1000);
     await purgeBaseHistory(db, baseId, 1000);

@@ -6,6 +6,7 @@ import type { BaseMetadata } from './metadata.js';
 import { countThroughIndex, onRowIndexGone, ORDERED_SCAN, scopableTableId } from './rows.repository.js';
 import { notArchived } from './archived-rows.js';
 import { indexValueType } from './sort-sql.js';
+import { PositionBlocks } from './position-blocks.js';
 import { buildJumpSet, dropJumpSet, jumpSetName, loadJumpSets, recoverJumpSets, type JumpSet, type JumpSetUse } from './jump-sets.js';
 
 /**
@@ -195,8 +196,12 @@ export class RowIndexes {
     private readonly log?: (error: unknown, what: string) => void,
   ) {
     this.options = { ...options };
+    this.blocks = new PositionBlocks(db, dialect, now, undefined, log);
     onRowIndexGone(this);
   }
+
+  /** The counted blocks of the tables with a position index (position-blocks.ts), built right after it. */
+  readonly blocks: PositionBlocks;
 
   /** An index found missing by a read (dropped behind this registry's back): no longer handed out, built again on its next use. */
   forget(name: string): void {
@@ -392,6 +397,7 @@ export class RowIndexes {
   /** Resolves when no index build is queued or running (tests, benches). */
   async idle(): Promise<void> {
     while (this.running) await this.running;
+    await this.blocks.idle();
   }
 
   /** Names of the indexes of a table (tests, docs). */
@@ -609,6 +615,8 @@ export class RowIndexes {
     await this.register(entry);
     entries.set(entry.name, entry);
     this.stats.built++;
+    // A table's blocks are counted through its position index: queued once it exists.
+    if (entry.kind === POSITION) this.blocks.note(entry.base_id, entry.table_id, { index: entry.name, listed: notArchived(this.dialect) });
   }
 
   /** An index's `row_indexes` entry. */
@@ -626,6 +634,8 @@ export class RowIndexes {
       this.stats.dropped++;
       return;
     }
+    // A table's blocks go with its position index (they are read and built through it).
+    if (entry.kind === POSITION) await this.blocks.drop(entry.base_id, entry.table_id);
     await sql.raw(`drop index ${this.dialect === 'postgres' ? 'concurrently ' : ''}if exists "${entry.name}"`).execute(this.db);
     await this.db.deleteFrom('row_indexes').where('name', '=', entry.name).execute();
     this.entries?.delete(entry.name);

@@ -447,6 +447,14 @@ function firstIdAt(dialect: DialectName, baseId: number, tableId: string, jump: 
   return sql<number>`(select base_rows.id from base_rows${indexedBy} where ${tableScope(baseId, tableId)} and ${jump.listed} and base_rows.id > ${afterId} order by base_rows.id limit 1 offset ${offset})`;
 }
 
+/** Listed rows with `afterId` < id < `belowId`, counted through the position index (position-blocks.ts: inside one block). */
+export async function countListedBetween(db: Executor, dialect: DialectName, baseId: number, tableId: string, jump: PositionJump, afterId: number, belowId: number): Promise<number> {
+  const indexedBy = dialect === 'sqlite' ? sql` indexed by ${sql.id(jump.index)}` : sql``;
+  const { rows } = await sql<{ n: number | string }>`select count(*) as n from base_rows${indexedBy}
+    where ${tableScope(baseId, tableId)} and ${jump.listed} and base_rows.id > ${afterId} and base_rows.id < ${belowId}`.execute(db);
+  return Number(rows[0]?.n ?? 0);
+}
+
 /**
  * The ids of a sorted listing's rows, all of them in its order (8 bytes a row as a Float64Array), read
  * `chunk` rows at a time (issue 34: a result of every row of a 10,000,000-row table held as row objects is

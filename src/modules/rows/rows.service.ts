@@ -25,6 +25,7 @@ import { notArchived } from './archived-rows.js';
 import * as repo from './rows.repository.js';
 import { keysetRanges, orderTerms, sortKeys } from './sort-sql.js';
 import { explainSortedBackward, listSortedBackward, type BackwardSortRead } from './backward-sort-read.js';
+import type { BlockStart } from './position-blocks.js';
 import { indexUses, JUMP_MANY_MAX, type JumpManyListing, type JumpSetListing, type JumpUse, type RowIndexes } from './row-indexes.js';
 import { explainJumpAnchor, jumpAnchor, type JumpSet } from './jump-sets.js';
 import { ListingPositions, type PageEnd } from './listing-positions.js';
@@ -311,10 +312,13 @@ export class RowsService {
       const from = jumped ?? known;
       const positions = q.filtered ? undefined : this.positionJump(base.id, q.table._id, start - from.position);
       const index = this.jumpIndex(base.id, q, start - from.position) ?? indexedBy;
+      // Past whole counted blocks first (position-blocks.ts): only the rest is counted in the position index.
+      const blocked = positions ? await this.blockStart(base.id, q.table._id, positions, from.afterId, start - from.position) : undefined;
+      if (blocked === null) return this.pageJson(base, q, []);
       rows = await repo.listRowTextsAfter(this.db, this.writer.dialect, {
         ...q.query,
-        afterId: from.afterId,
-        offset: start - from.position,
+        afterId: blocked?.afterId ?? from.afterId,
+        offset: blocked?.offset ?? start - from.position,
         limit: read,
         ...(index ? { indexedBy: index } : {}),
         ...(positions ? { positions } : {}),
@@ -368,6 +372,20 @@ export class RowsService {
     this.indexes.notePositions(baseId, tableId);
     const index = this.indexes.positionIndex(baseId, tableId);
     return index ? { index, listed: notArchived(this.writer.dialect) } : undefined;
+  }
+
+  /**
+   * Where a position jump of `skip` listed rows after `afterId` resumes once the table's counted blocks
+   * are built (undefined before: the position index counts every entry; null: no row there).
+   */
+  private async blockStart(baseId: number, tableId: string, jump: repo.PositionJump, afterId: number, skip: number): Promise<BlockStart | null | undefined> {
+    const blocks = this.indexes?.blocks;
+    if (!blocks?.options.enabled) return undefined;
+    if (!blocks.has(baseId, tableId)) {
+      blocks.note(baseId, tableId, jump);
+      return undefined;
+    }
+    return blocks.locate(baseId, tableId, jump, afterId, skip);
   }
 
   /**
