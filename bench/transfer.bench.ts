@@ -12,7 +12,9 @@
  *
  * Knobs: BENCH_ROWS; BENCH_PLAIN_ROWS (the baseline's rows, default BENCH_ROWS: a smaller baseline
  * keeps a 1,000,000-row run short, its rate is per row either way); BENCH_SMALL=0 skips the tenth-size
- * import, BENCH_EXPORT=0 the exports. The baseline runs twice, half its rows before the import and half
+ * import, BENCH_EXPORT=0 the exports; BENCH_READS=1 reads the imported table after the import (a filtered
+ * read of 100 rows by a number range, repeated while its row index builds, and a page 100 rows from the
+ * end), to show a big imported table is usable. The baseline runs twice, half its rows before the import and half
  * after it, and the ratio is against the rate of both halves together: on a shared machine whose load
  * drifts during a long import, a baseline measured only before it would compare two different loads.
  *
@@ -30,6 +32,7 @@ const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const PLAIN_ROWS = Number(process.env.BENCH_PLAIN_ROWS ?? ROWS);
 const SMALL = process.env.BENCH_SMALL !== '0';
 const EXPORTS = process.env.BENCH_EXPORT !== '0';
+const READS = process.env.BENCH_READS === '1';
 const STATUS = ['open', 'closed', 'waiting'];
 const record = (i: number) => ({ Name: `task ${i}`, Points: i, Due: `2026-0${(i % 9) + 1}-1${i % 10}`, Done: i % 2 === 0, Status: STATUS[i % 3]!, Note: `note ${i}` });
 
@@ -120,6 +123,7 @@ async function main() {
   }
   const big = await importFile(ROWS, 'big');
   line(`import CSV ${ROWS} rows (${(big.size / 1e6).toFixed(0)} MB)`, ROWS, big);
+  if (READS) await readBack(server, ROWS);
   const plainAfter = await plainInsert(half, PLAIN_ROWS);
   if (PLAIN_ROWS > half) line(`plain insert, after ${PLAIN_ROWS - half}`, PLAIN_ROWS - half, plainAfter);
   const plainSeconds = plainBefore.seconds + plainAfter.seconds;
@@ -143,6 +147,35 @@ async function main() {
   console.log(`plain insert rate (both halves): ${rate(PLAIN_ROWS, plainSeconds)} rows/s`);
   console.log(`import rate / plain insert rate: ${(rate(ROWS, big.seconds) / rate(PLAIN_ROWS, plainSeconds)).toFixed(2)} (aim ≥ 0.50)`);
   await server.close();
+}
+
+/** Reads of the imported table `big` through the rows API: a filtered read (4 times, 5 s apart: the first may read the table while its row index builds) and a deep page. */
+async function readBack(server: Awaited<ReturnType<typeof startBasegate>>, rows: number): Promise<void> {
+  const call = async (label: string, method: 'GET' | 'POST', suffix: string, payload?: object) => {
+    const t0 = process.hrtime.bigint();
+    const res = await server.app.inject({
+      method,
+      url: `/api-gateway/api/v2/dtables/${server.seeded.base.uuid}/${suffix}`,
+      headers: { authorization: `Token ${server.seeded.baseToken}` },
+      ...(payload ? { payload } : {}),
+    });
+    const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+    const body = res.statusCode === 200 ? (res.json() as { rows: Array<Record<string, unknown>> }) : undefined;
+    const first = body?.rows[0];
+    console.log(`${label.padEnd(34)} ${res.statusCode} ${ms.toFixed(0).padStart(7)} ms  ${body ? `${body.rows.length} rows, first ${String(first?.Name ?? first?._id ?? '-')}` : res.body.slice(0, 200)}`);
+  };
+  const from = Math.floor(rows * 0.9);
+  for (let i = 0; i < 4; i++) {
+    if (i > 0) await new Promise((resolve) => setTimeout(resolve, 5000));
+    await call(`filtered read (try ${i + 1})`, 'POST', 'filtered-rows/?table_name=big&limit=100', {
+      filters: [
+        { column_name: 'Points', filter_predicate: 'greater_or_equal', filter_term: from },
+        { column_name: 'Points', filter_predicate: 'less', filter_term: from + 100 },
+      ],
+    });
+  }
+  await call('deep page (start = rows - 100)', 'GET', `rows/?table_name=big&limit=100&start=${rows - 100}`);
+  await call('deep page again', 'GET', `rows/?table_name=big&limit=100&start=${rows - 200}`);
 }
 
 main().catch((error) => {

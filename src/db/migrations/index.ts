@@ -47,6 +47,7 @@ import * as m0046 from './0046_group_sets.js';
 import * as m0047 from './0047_jump_many.js';
 import * as m0048 from './0048_concurrent_appends.js';
 import * as m0049 from './0049_position_blocks.js';
+import * as m0050 from './0050_jump_keys_per_statement.js';
 
 /**
  * Every migration, in order. Listed statically (not read from disk) so the same list works under
@@ -101,4 +102,5 @@ export const migrations: Record<string, Migration> = {
   '0047_jump_many': m0047,
   '0048_concurrent_appends': m0048,
   '0049_position_blocks': m0049,
+  '0050_jump_keys_per_statement': m0050,
 };

@@ -25,7 +25,9 @@ import { waitForOlderTransactions } from './older-transactions.js';
  * filter's indexable term on that value, implied by the filter: filters/to-sql.ts `indexableTerms`).
  *
  * The trigger `base_rows_jump_keys` keeps every set of a written row's table current in the writing
- * statement; a table without a set pays one probe of `row_jump_defs` per written row.
+ * statement (inserts: the statement trigger `base_rows_jump_keys_insert` over the statement's new rows,
+ * migration 0050; updates and deletes: the row trigger); an insert pays one probe of `row_jump_defs` per
+ * statement when no set exists, an update or delete one per row.
  *
  * A build holds a session advisory lock on its name from before its definition exists until it is
  * registered (`row_indexes`); a definition without a registration whose lock is free is what a crashed
