@@ -10,23 +10,14 @@
  * Knobs: BENCH_ROWS (25000), BENCH_ROUNDS (10), BENCH_INSERTS (100 per table and round).
  */
 import { loadavg } from 'node:os';
-import { startBasegate, type RunningBasegate } from './lib/servers.js';
+import { gatewayCall, startBasegate, type RunningBasegate } from './lib/servers.js';
 import { BIG_TABLE_COLUMNS, bigTableRow, generateRows } from './lib/big-table-data.js';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 25_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10);
 const INSERTS = Number(process.env.BENCH_INSERTS ?? 100);
 
-async function call(b: RunningBasegate, method: 'GET' | 'POST', suffix: string, payload?: object): Promise<unknown> {
-  const res = await b.app.inject({
-    method,
-    url: `/api-gateway/api/v2/dtables/${b.seeded.base.uuid}/${suffix}`,
-    headers: { authorization: `Token ${b.seeded.baseToken}` },
-    ...(payload ? { payload } : {}),
-  });
-  if (res.statusCode !== 200) throw new Error(`${method} ${suffix}: ${res.statusCode} ${res.body.slice(0, 300)}`);
-  return res.json();
-}
+const call = gatewayCall;
 
 async function seed(b: RunningBasegate, baseId: number, table: string): Promise<string> {
   const created = (await call(b, 'POST', 'tables/', { table_name: table, columns: BIG_TABLE_COLUMNS })) as { _id: string };
