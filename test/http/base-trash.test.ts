@@ -152,8 +152,29 @@ describe.each(DIALECTS)('base trash (%s)', (dialect) => {
     groupSets.options.minRows = 1000;
     expect((await g.call('POST', 'sql/', { sql: 'SELECT Name, COUNT(*) FROM Table1 GROUP BY Name' })).statusCode).toBe(200);
     await groupSets.idle();
+    // Counted position blocks of Table1 (a deep jump into a listing of a table that counts as big here).
+    const indexes = t.container.baseData.indexes;
+    const { minRows, positionSkip, recountMs } = indexes.options;
+    // (recountMs 0: the table may have been counted as small under the default minRows.)
+    Object.assign(indexes.options, { minRows: 1000, positionSkip: 5, recountMs: 0 });
+    for (const start of [1200, 1300]) {
+      // Read from the database (not a snapshot of the base, nor from a page end it knows).
+      t.container.baseData.snapshots.evict(base.id);
+      t.container.baseData.rows.positions.clear();
+      expect((await g.call('GET', `rows/?table_name=Table1&start=${start}&limit=1`)).statusCode).toBe(200);
+      await indexes.idle();
+    }
+    Object.assign(indexes.options, { minRows, positionSkip, recountMs });
     const db = t.container.db;
     const baseId = base.id;
+    const blockRows = async () => {
+      const n = async (table: 'row_position_defs' | 'row_position_blocks') =>
+        Number((await db.selectFrom(table as never).select((eb) => eb.fn.countAll().as('n')).where('base_id' as never, '=', baseId as never).executeTakeFirstOrThrow()).n);
+      return { defs: await n('row_position_defs'), blocks: await n('row_position_blocks') };
+    };
+    const built = await blockRows();
+    expect(built.defs).toBe(1);
+    expect(built.blocks).toBeGreaterThan(0);
     const groupDefs = async () => Number((await db.selectFrom('row_group_defs' as never).select((eb) => eb.fn.countAll().as('n')).where('base_id' as never, '=', baseId as never).executeTakeFirstOrThrow()).n);
     expect(await groupDefs()).toBe(1);
     const left = async () => {
@@ -180,6 +201,7 @@ describe.each(DIALECTS)('base trash (%s)', (dialect) => {
     await expect(t.container.bases.trash.purge(null, id)).rejects.toThrow('stopped');
     expect(await left()).toEqual({ rows: 0, links: 0, comments: 0, ops: 0, opRows: 0, tables: 0 });
     expect(await groupDefs()).toBe(0);
+    expect(await blockRows()).toEqual({ defs: 0, blocks: 0 });
     expect((await trash()).trash_dtable_list.map((b) => b.uuid)).not.toContain(base.uuid);
     expect((await t.request({ method: 'PUT', url: `/api/v2.1/trash-dtables/${id}/`, token: owner.token })).statusCode).toBe(404);
     expect(await db.selectFrom('bases').select('id').where('id', '=', baseId).executeTakeFirst()).toBeDefined();
