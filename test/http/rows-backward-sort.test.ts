@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS, type TestApp } from '../helpers/index.js';
-import { appendRows, appWithTable, tiedRows, type Gateway } from './rows.fixtures.js';
+import { appendRows, appWithTiedTable, tiedRows, type Gateway } from './rows.fixtures.js';
 
 /**
  * A listing sorted on one column whose own row index is not built yet, while the other direction's is,
@@ -31,10 +31,7 @@ describe.each(DIALECTS)('first sort in a new direction, from the other index bac
   const names = (p: Page) => p.rows.map((r) => r.Name);
 
   beforeAll(async () => {
-    ({ t, g } = await appWithTable(dialect, { RATE_LIMIT_BASE_PER_MINUTE: '0', RATE_LIMIT_ACCOUNT_PER_MINUTE: '0' }, [
-      { column_name: 'Name', column_type: 'text' },
-      { column_name: 'N', column_type: 'number' },
-      { column_name: 'Label', column_type: 'text' },
+    ({ t, g } = await appWithTiedTable(dialect, [
       { column_name: 'M', column_type: 'number' },
       { column_name: 'Tag', column_type: 'text' },
     ]));

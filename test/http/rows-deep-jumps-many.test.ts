@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS, type TestApp } from '../helpers/index.js';
-import { appendRows, appWithTable, tiedRows, type Gateway } from './rows.fixtures.js';
+import { appendRows, appWithTiedTable, tiedRows, type Gateway } from './rows.fixtures.js';
 
 /**
  * Cold jumps deep into listings filtered on several columns or sorted on several (issue 34): a jump index
@@ -19,12 +19,7 @@ describe.each(DIALECTS)('cold deep jumps into listings on several columns (%s)',
   const LISTED = 140;
 
   beforeAll(async () => {
-    ({ t, g } = await appWithTable(dialect, { RATE_LIMIT_BASE_PER_MINUTE: '0', RATE_LIMIT_ACCOUNT_PER_MINUTE: '0' }, [
-      { column_name: 'Name', column_type: 'text' },
-      { column_name: 'N', column_type: 'number' },
-      { column_name: 'Label', column_type: 'text' },
-      { column_name: 'M', column_type: 'number' },
-    ]));
+    ({ t, g } = await appWithTiedTable(dialect, [{ column_name: 'M', column_type: 'number' }]));
     const rows = tiedRows(LISTED).map((r, i) => ({ ...r, ...(i % 7 === 3 ? {} : { M: i % 4 }) }));
     for (let i = 0; i < LISTED; i += 10) {
       await appendRows(g, 'T', rows.slice(i, i + 10));

@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { RowIndexes } from '../../src/modules/rows/row-indexes.js';
 import { JUMP_SET_BUILD_LOCK, jumpSetName } from '../../src/modules/rows/jump-sets.js';
-import { DIALECTS, createTestApp, type TestApp } from '../helpers/index.js';
-import { addTable, appendRows, appWithTable, gateway, tiedRows, type Gateway } from './rows.fixtures.js';
+import { DIALECTS, type TestApp } from '../helpers/index.js';
+import { addTable, appendRows, appWithGateway, appWithTiedTable, tiedRows, type Gateway } from './rows.fixtures.js';
 
 interface SeededTable {
   _id: string;
@@ -17,11 +17,7 @@ interface SeededTable {
  * after every ten listed ones: their ids and sort values fall among the listed rows'.
  */
 async function tiedTableWithArchived(dialect: (typeof DIALECTS)[number], listed: number, archivedPerBatch: number) {
-  const { t, g } = await appWithTable(dialect, { RATE_LIMIT_BASE_PER_MINUTE: '0', RATE_LIMIT_ACCOUNT_PER_MINUTE: '0' }, [
-    { column_name: 'Name', column_type: 'text' },
-    { column_name: 'N', column_type: 'number' },
-    { column_name: 'Label', column_type: 'text' },
-  ]);
+  const { t, g } = await appWithTiedTable(dialect);
   const rows = tiedRows(listed);
   for (let i = 0; i < listed; i += 10) {
     await appendRows(g, 'T', rows.slice(i, i + 10));
@@ -513,8 +509,7 @@ describe.each(DIALECTS.filter((d) => d === 'postgres'))('jump set entries of ins
   let keys: Record<string, string>;
 
   beforeAll(async () => {
-    t = await createTestApp(dialect);
-    g = await gateway(t);
+    ({ t, g } = await appWithGateway(dialect));
     await addTable(g, 'Tasks', [
       { column_name: 'Name', column_type: 'text' },
       { column_name: 'Points', column_type: 'number' },

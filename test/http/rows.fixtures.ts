@@ -132,6 +132,19 @@ export async function uploadAsset(t: TestApp, g: Gateway, name: string, bytes: s
 }
 
 /**
+ * A test app with a table `T` of `tiedRows`' columns (Name, N, Label) and then `extra`, rate limits off
+ * (the listing-order suites read it many times).
+ */
+export function appWithTiedTable(dialect: DialectName, extra: NewColumn[] = []): Promise<{ t: TestApp; g: Gateway }> {
+  return appWithTable(dialect, { RATE_LIMIT_BASE_PER_MINUTE: '0', RATE_LIMIT_ACCOUNT_PER_MINUTE: '0' }, [
+    { column_name: 'Name', column_type: 'text' },
+    { column_name: 'N', column_type: 'number' },
+    { column_name: 'Label', column_type: 'text' },
+    ...extra,
+  ]);
+}
+
+/**
  * Rows for listing-order tests: Name `r0`…, N with many ties (6 values, one negative) and empty cells,
  * Label with case, accents, a space and empty cells.
  */

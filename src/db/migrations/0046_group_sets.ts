@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import { isPostgres } from './helpers.js';
+import { createDeltaTriggers, dropDeltaTriggers, isPostgres } from './helpers.js';
 
 /**
  * Issue 34: **group sets** (rows/group-sets.ts). A grouped SQL statement over a big table (`SELECT Kind,
@@ -78,24 +78,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     const insert = (parts: string) => `INSERT INTO row_group_rows (set_id, num, txt, cnt, vcnt, vsum, inexact)
         SELECT id, num, txt, sum(cnt), sum(vcnt), sum(vsum), sum(inexact) FROM (${parts}) s
         GROUP BY id, num, txt HAVING sum(cnt) <> 0 OR sum(vcnt) <> 0 OR sum(vsum) <> 0 OR sum(inexact) <> 0;`;
-    await sql.raw(`CREATE FUNCTION base_rows_group_sets() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  IF NOT EXISTS (SELECT 1 FROM row_group_defs) THEN RETURN NULL; END IF;
-  IF TG_OP = 'INSERT' THEN
-    ${insert(signed('group_new_rows', '1'))}
-  ELSIF TG_OP = 'DELETE' THEN
-    ${insert(signed('group_old_rows', '-1'))}
-  ELSE
-    ${insert(`${signed('group_old_rows', '-1')} UNION ALL ${signed('group_new_rows', '1')}`)}
-  END IF;
-  RETURN NULL;
-END $$`).execute(db);
-    await sql`CREATE TRIGGER base_rows_group_sets_insert AFTER INSERT ON base_rows
-      REFERENCING NEW TABLE AS group_new_rows FOR EACH STATEMENT EXECUTE FUNCTION base_rows_group_sets()`.execute(db);
-    await sql`CREATE TRIGGER base_rows_group_sets_update AFTER UPDATE ON base_rows
-      REFERENCING OLD TABLE AS group_old_rows NEW TABLE AS group_new_rows FOR EACH STATEMENT EXECUTE FUNCTION base_rows_group_sets()`.execute(db);
-    await sql`CREATE TRIGGER base_rows_group_sets_delete AFTER DELETE ON base_rows
-      REFERENCING OLD TABLE AS group_old_rows FOR EACH STATEMENT EXECUTE FUNCTION base_rows_group_sets()`.execute(db);
+    await createDeltaTriggers(db, { name: 'group_sets', prefix: 'group', definitions: 'row_group_defs', signed, insert });
     return;
   }
   await sql`CREATE TABLE row_group_rows (
@@ -139,12 +122,7 @@ function sqliteUpsert(row: string, sign: string): string {
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  if (isPostgres(db)) {
-    for (const op of ['insert', 'update', 'delete']) await sql.raw(`DROP TRIGGER IF EXISTS base_rows_group_sets_${op} ON base_rows`).execute(db);
-    await sql`DROP FUNCTION IF EXISTS base_rows_group_sets()`.execute(db);
-  } else {
-    for (const op of ['insert', 'update', 'delete']) await sql.raw(`DROP TRIGGER IF EXISTS base_rows_group_sets_${op}`).execute(db);
-  }
+  await dropDeltaTriggers(db, 'group_sets');
   await sql`DROP TABLE IF EXISTS row_group_rows`.execute(db);
   await sql`DROP TABLE IF EXISTS row_group_defs`.execute(db);
 }

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import { isPostgres } from './helpers.js';
+import { createDeltaTriggers, dropDeltaTriggers, isPostgres } from './helpers.js';
 
 /**
  * Issue 34: **counted position blocks** (rows/position-blocks.ts, docs/base-data.md "Big tables"). A jump to
@@ -45,24 +45,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
         JOIN row_position_defs d ON d.base_id = r.base_id AND d.table_id = r.table_id WHERE ${PG_LISTED('r')}`;
     const insert = (parts: string) => `INSERT INTO row_position_blocks (base_id, table_id, block, listed)
         SELECT base_id, table_id, block, sum(listed) FROM (${parts}) s GROUP BY base_id, table_id, block HAVING sum(listed) <> 0;`;
-    await sql.raw(`CREATE FUNCTION base_rows_position_blocks() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  IF NOT EXISTS (SELECT 1 FROM row_position_defs) THEN RETURN NULL; END IF;
-  IF TG_OP = 'INSERT' THEN
-    ${insert(signed('position_new_rows', '1'))}
-  ELSIF TG_OP = 'DELETE' THEN
-    ${insert(signed('position_old_rows', '-1'))}
-  ELSE
-    ${insert(`${signed('position_old_rows', '-1')} UNION ALL ${signed('position_new_rows', '1')}`)}
-  END IF;
-  RETURN NULL;
-END $$`).execute(db);
-    await sql`CREATE TRIGGER base_rows_position_blocks_insert AFTER INSERT ON base_rows
-      REFERENCING NEW TABLE AS position_new_rows FOR EACH STATEMENT EXECUTE FUNCTION base_rows_position_blocks()`.execute(db);
-    await sql`CREATE TRIGGER base_rows_position_blocks_update AFTER UPDATE ON base_rows
-      REFERENCING OLD TABLE AS position_old_rows NEW TABLE AS position_new_rows FOR EACH STATEMENT EXECUTE FUNCTION base_rows_position_blocks()`.execute(db);
-    await sql`CREATE TRIGGER base_rows_position_blocks_delete AFTER DELETE ON base_rows
-      REFERENCING OLD TABLE AS position_old_rows FOR EACH STATEMENT EXECUTE FUNCTION base_rows_position_blocks()`.execute(db);
+    await createDeltaTriggers(db, { name: 'position_blocks', prefix: 'position', definitions: 'row_position_defs', signed, insert });
     return;
   }
   await sql`CREATE TABLE row_position_blocks (
@@ -91,12 +74,7 @@ END`).execute(db);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  if (isPostgres(db)) {
-    for (const op of ['insert', 'update', 'delete']) await sql.raw(`DROP TRIGGER IF EXISTS base_rows_position_blocks_${op} ON base_rows`).execute(db);
-    await sql`DROP FUNCTION IF EXISTS base_rows_position_blocks()`.execute(db);
-  } else {
-    for (const op of ['insert', 'update', 'delete']) await sql.raw(`DROP TRIGGER IF EXISTS base_rows_position_blocks_${op}`).execute(db);
-  }
+  await dropDeltaTriggers(db, 'position_blocks');
   await sql`DROP TABLE IF EXISTS row_position_blocks`.execute(db);
   await sql`DROP TABLE IF EXISTS row_position_defs`.execute(db);
 }
