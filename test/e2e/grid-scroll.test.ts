@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROW_ORDER_SETTLE_MS } from '../../web/src/grid/row-window.js';
 import { ConsoleSuite, step } from './browser.js';
 
 const BASE = 'Grid scroll';
@@ -47,6 +48,25 @@ describe('console: the grid reuses row elements while scrolling (headless Chromi
         checked: (row.querySelector('input.row-select') as HTMLInputElement | null)?.checked ?? false,
       })),
     );
+
+  /**
+   * Fault injection: a request from the page to /__test/stall-frames?ms=N (answered here, never by the server)
+   * stops the browser's GPU process for N ms. That process paces the page's frames (it composites with
+   * --disable-gpu too): the page's main thread runs on and its timers fire, but no frame comes, as when a
+   * loaded machine leaves the compositor waiting.
+   */
+  const stallFramesOnRequest = async () => {
+    const cdp = await s.browser.newBrowserCDPSession();
+    const { processInfo } = (await cdp.send('SystemInfo.getProcessInfo')) as { processInfo: Array<{ type: string; id: number }> };
+    await cdp.detach();
+    const gpu = processInfo.find((p) => p.type === 'GPU')?.id;
+    if (gpu == null) throw new Error('the browser has no GPU process to stop');
+    await s.page.route((url) => url.pathname === '/__test/stall-frames', async (route) => {
+      process.kill(gpu, 'SIGSTOP');
+      setTimeout(() => process.kill(gpu, 'SIGCONT'), Number(new URL(route.request().url()).searchParams.get('ms')));
+      await route.fulfill({ status: 204 });
+    });
+  };
 
   beforeAll(async () => {
     await s.start();
@@ -332,13 +352,14 @@ describe('console: the grid reuses row elements while scrolling (headless Chromi
 
   it('fast flings in both directions never show a visible row without its content; a fling that starts faster than the rows rendered reach misses rows on its first frame only', async () => {
     await step(s.page, 'grid-scroll-fling', async () => {
+      await stallFramesOnRequest();
       await openGrid();
       // The page samples every frame: at points down the Name column of the visible rows, the element
       // there must be the row scrolled to that place, with its name. The sample is taken after the
       // frame's scroll position moved and before the grid could render for it: the grid renders at the
       // scroll event, which comes a frame later, as the browser's compositor scrolls a frame (or more)
       // ahead of the page. So the rows rendered must reach as far as the next frame can scroll.
-      const blanks = await s.page.evaluate(async () => {
+      const blanks = await s.page.evaluate(async (stall) => {
         const grid = document.querySelector('.grid') as HTMLElement;
         const header = grid.querySelector('.rdg-header-row')!.getBoundingClientRect().height;
         const nameHeader = grid.querySelector('.rdg-header-row [aria-colindex="2"]')!.getBoundingClientRect();
@@ -371,24 +392,45 @@ describe('console: the grid reuses row elements while scrolling (headless Chromi
           }
         };
         const frame = () => new Promise<void>((resolve) => requestAnimationFrame(() => resolve()));
-        /** A fling: the speed grows by half each frame from `start` up to `peak` px, holds, then decays as a fling does. */
-        const fling = async (direction: number, peak: number, start = 20) => {
+        /** The longest gap between two frames of a fling in the three after the frames were stopped (ms). */
+        let stalledFor = 0;
+        /**
+         * A fling: the speed grows by half each frame from `start` up to `peak` px, holds, then decays as a fling does.
+         * `stallAfter`: the step after which the page gets no frame for `stall` ms (as on a loaded machine).
+         */
+        const fling = async (direction: number, peak: number, start = 20, stallAfter = -1) => {
           let speed = start;
           const steps: number[] = [];
           while (speed < peak) steps.push(speed), (speed = Math.min(peak, speed * 1.5));
           for (let i = 0; i < 8; i++) steps.push(peak);
           for (let v = peak; v > 4; v *= 0.85) steps.push(v);
+          let last = 0;
           for (const [i, v] of steps.entries()) {
             await new Promise<void>((resolve) =>
               requestAnimationFrame(() => {
+                // The stop may let a frame already on its way through: the gap is one of the next three.
+                if (stallAfter >= 0 && i > stallAfter && i <= stallAfter + 3) stalledFor = Math.max(stalledFor, performance.now() - last);
+                last = performance.now();
                 grid.scrollTop += direction * Math.round(v);
                 sample(i === 0);
+                if (i === stallAfter) {
+                  // Answered once the frames have stopped (a synchronous request: no frame comes in between).
+                  const request = new XMLHttpRequest();
+                  request.open('POST', `/__test/stall-frames?ms=${stall}`, false);
+                  request.send();
+                }
                 resolve();
               }),
             );
           }
         };
         await fling(1, 300);
+        // The frames stop for longer than the settle while a fling speeds up (after its 5th, 6th or 7th step:
+        // 101, 152 or 228 px, each next one half as far again): the page runs on, and the timer that ends a
+        // scroll comes before the frame whose scroll event carries the fling on. The scroll has not ended:
+        // the frames after are covered (they were not: the rows rendered shrank and the speed was forgotten).
+        await fling(1, 300, 20, 4);
+        await fling(-1, 300);
         await fling(1, 200);
         // A pause: the scroll ends (the rows rendered shrink back), then flings the other way.
         await new Promise((resolve) => setTimeout(resolve, 400));
@@ -408,14 +450,16 @@ describe('console: the grid reuses row elements while scrolling (headless Chromi
         await fling(-1, 400, 400);
         for (let i = 0; i < 5; i++) await frame();
         sample();
-        return { frames, missed: missed.slice(0, 10), count: missed.length, firstFrameDown, firstFrameMissed };
-      });
+        return { frames, missed: missed.slice(0, 10), count: missed.length, firstFrameDown, firstFrameMissed, stalledFor };
+      }, ROW_ORDER_SETTLE_MS + 100);
       expect(blanks.frames).toBeGreaterThan(100);
       // The fast starts did outrun the rows rendered on their first frame, both ways (so the frames after it
       // were covered by the first move taken as the speed, not by a window that was big enough anyway).
       expect(blanks.firstFrameDown).toBeGreaterThan(0);
       expect(blanks.firstFrameMissed).toBeGreaterThan(blanks.firstFrameDown);
-      expect(blanks).toEqual({ frames: blanks.frames, missed: [], count: 0, firstFrameDown: blanks.firstFrameDown, firstFrameMissed: blanks.firstFrameMissed });
+      // The stall outlasted the settle (so the scroll could have been taken for ended).
+      expect(blanks.stalledFor).toBeGreaterThan(ROW_ORDER_SETTLE_MS);
+      expect(blanks).toEqual({ ...blanks, missed: [], count: 0 });
       await backToTop();
     });
   }, 90_000);

@@ -133,23 +133,35 @@ const EDITS: Edit[] = [
       `  const pendingRowSlots = useRef(null);\n` +
       // Where the last scroll event left the grid, its direction, its move and how far the next frame
       // may scroll (web/src/grid/row-window.ts, scrollReach), and the timer that ends the scroll.
-      `  const rowScrollRef = useRef({ top: 0, direction: 1, delta: 0, reach: 0, at: 0, timer: null });\n` +
+      `  const rowScrollRef = useRef({ top: 0, direction: 1, delta: 0, reach: 0, at: 0, timer: null, frame: null });\n` +
       `  const [rowOrderSettled, setRowOrderSettled] = useState(true);\n` +
       // Bumped when the focus leaves a row after the scroll has ended: that render puts the rows in order.
       `  const [, setRowFocusLeft] = useState(0);\n` +
-      `  useEffect(() => () => clearTimeout(rowScrollRef.current.timer), []);\n`,
+      `  useEffect(() => () => {\n    clearTimeout(rowScrollRef.current.timer);\n    cancelAnimationFrame(rowScrollRef.current.frame);\n  }, []);\n`,
   },
   {
     // A vertical scroll unsettles the rows' DOM order; ROW_ORDER_SETTLE_MS after the last one, a render
     // puts the elements in visual order. One timer a scroll, not one per event.
+    //
+    // The time alone does not end a scroll: when the page got no frame for that long (the process that
+    // paces frames stalled, as on a loaded machine), a scroll may be in flight whose event only the next
+    // frame delivers (the grid's scrollTop is not where the last event left it). Ending the scroll there
+    // shrank the rows rendered in the middle of a fling and forgot its speed: the frame after showed
+    // blank rows (seen in CI). Such a scroll is left to the next frame, whose scroll event comes before
+    // its animation frame callbacks.
     find: `  function handleScroll(event) {\n    const {\n      scrollTop,\n      scrollLeft\n    } = event.currentTarget;\n`,
     replace:
-      `  function settleRowOrder() {\n` +
+      `  function settleRowOrder(afterFrame) {\n` +
       `    const rowScroll = rowScrollRef.current;\n` +
       `    const wait = rowScroll.at + ROW_ORDER_SETTLE_MS - performance.now();\n` +
       `    rowScroll.timer = wait > 0 ? setTimeout(settleRowOrder, wait) : null;\n` +
+      `    if (wait > 0) return;\n` +
+      `    if (afterFrame !== true && gridRef.current != null && gridRef.current.scrollTop !== rowScroll.top) {\n` +
+      `      rowScroll.frame = requestAnimationFrame(() => {\n        rowScroll.frame = null;\n        settleRowOrder(true);\n      });\n` +
+      `      return;\n` +
+      `    }\n` +
       // The scroll has ended: the rows rendered shrink back to the smallest window.
-      `    if (wait <= 0) {\n      rowScroll.delta = 0;\n      rowScroll.reach = 0;\n      setRowOrderSettled(true);\n    }\n` +
+      `    rowScroll.delta = 0;\n    rowScroll.reach = 0;\n    setRowOrderSettled(true);\n` +
       `  }\n\n` +
       `  function handleScroll(event) {\n    const {\n      scrollTop,\n      scrollLeft\n    } = event.currentTarget;\n` +
       `    const rowScroll = rowScrollRef.current;\n` +
@@ -162,7 +174,7 @@ const EDITS: Edit[] = [
       `      rowScroll.top = scrollTop;\n` +
       `      rowScroll.at = performance.now();\n` +
       `      setRowOrderSettled(false);\n` +
-      `      if (rowScroll.timer == null) rowScroll.timer = setTimeout(settleRowOrder, ROW_ORDER_SETTLE_MS);\n` +
+      `      if (rowScroll.timer == null && rowScroll.frame == null) rowScroll.timer = setTimeout(settleRowOrder, ROW_ORDER_SETTLE_MS);\n` +
       `    }\n`,
   },
   {
@@ -175,7 +187,7 @@ const EDITS: Edit[] = [
     replace: `    ref: gridRef,\n    onScroll: handleScroll,\n    onBlur: handleRowFocusLeave,\n`,
   },
   {
-    find: `  function settleRowOrder() {\n`,
+    find: `  function settleRowOrder(afterFrame) {\n`,
     replace:
       `  function isInRow(element) {\n` +
       `    return element instanceof Element && element !== focusSinkRef.current && gridRef.current != null && gridRef.current.contains(element) && element.closest('[role="row"]:not([aria-rowindex="1"])') != null;\n` +
@@ -183,7 +195,7 @@ const EDITS: Edit[] = [
       `  function handleRowFocusLeave(event) {\n` +
       `    if (rowOrderSettled && isInRow(event.target) && !isInRow(event.relatedTarget)) setRowFocusLeft((n) => n + 1);\n` +
       `  }\n\n` +
-      `  function settleRowOrder() {\n`,
+      `  function settleRowOrder(afterFrame) {\n`,
   },
   {
     find: `  useImperativeHandle(ref, () => ({\n    element: gridRef.current,\n`,
