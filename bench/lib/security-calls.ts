@@ -1,0 +1,53 @@
+/**
+ * The two calls of issue 33's cost aim, per arm, for the benches that count them in a process of their own
+ * (`security-write.instructions.ts`, `security-write.allocations.ts`): a token-authenticated 100-row read
+ * and a single-row insert through the gateway with `app.inject` (the whole Fastify pipeline in process):
+ *   - off:      an app built on the same container with `withoutAudit` (no trail hooks, no per-use work
+ *               for API-Tokens), called with the Base-Token of an unscoped `rw` API-Token: scopes and audit off;
+ *   - scoped:   the app as served, with the Base-Token of an API-Token scoped in every dimension (one table,
+ *               two operations, an expiry, a network, its own rate budget): every scope check on every call;
+ *   - unscoped: the served app with the unscoped token (informational).
+ * The table holds READ_ROWS rows before the first read. The answer is not parsed unless asked (the client's work).
+ */
+import { buildApp } from '../../src/app.js';
+import { EVERY_DIMENSION, scopedBaseToken, startBasegate } from './servers.js';
+
+export const READ_ROWS = 100;
+
+export interface SecurityCalls {
+  read(parse?: boolean): Promise<void>;
+  insert(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function openSecurityArm(arm: string): Promise<SecurityCalls> {
+  const basegate = await startBasegate({ RATE_LIMIT_ACCOUNT_PER_MINUTE: '0', RATE_LIMIT_BASE_PER_MINUTE: '10000000' });
+  const { app: served, container, seeded } = basegate;
+  const off = await buildApp(container, { logger: false, withoutAudit: true });
+  await off.ready();
+  const close = async () => {
+    await off.close();
+    await basegate.close();
+  };
+  try {
+    const expires = new Date(Date.now() + 365 * 24 * 3600 * 1000).toISOString();
+    const scopedToken = await scopedBaseToken(basegate, { ...EVERY_DIMENSION, expires_at: expires });
+    const [app, token] = arm === 'off' ? [off, seeded.baseToken] : arm === 'scoped' ? [served, scopedToken] : arm === 'unscoped' ? [served, seeded.baseToken] : [];
+    if (!app || !token) throw new Error(`unknown arm ${arm}`);
+    const url = `/api-gateway/api/v2/dtables/${seeded.base.uuid}/rows/`;
+    const headers = { authorization: `Token ${token}` };
+    const insert = async () => {
+      const res = await app.inject({ method: 'POST', url, remoteAddress: '127.0.0.1', headers, payload: { table_name: 'Table1', rows: [{ Name: 'bench' }] } });
+      if (res.statusCode !== 200) throw new Error(`insert: ${res.statusCode} ${res.body}`);
+    };
+    const read = async (parse = false) => {
+      const res = await app.inject({ method: 'GET', url: `${url}?table_name=Table1&limit=${READ_ROWS}`, remoteAddress: '127.0.0.1', headers });
+      if (res.statusCode !== 200 || (parse && res.json<{ rows: unknown[] }>().rows.length !== READ_ROWS)) throw new Error(`read: ${res.statusCode} ${res.body.slice(0, 200)}`);
+    };
+    for (let i = 0; i < READ_ROWS; i += 1) await insert();
+    return { read, insert, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
