@@ -11,8 +11,12 @@
  * (`BENCH_CALLS` = N, 100). The mean of the segments counts the rare costly ones (a WAL checkpoint the log's
  * pages brought forward, a young collection of the log's garbage) in proportion; the median leaves them out.
  * Each arm runs `BENCH_REPEAT` times (2): the spread of the same arm's runs (A/A) is the method's own.
+ * `BENCH_UPDATE_OPS` (0: a new base) operations are seeded into each arm's base first, by SQL
+ * (`bench/lib/oplog-seed.ts`, as `history.bench.ts` does; the log-off arm too: the same database size),
+ * with the row index complete: a long log's deeper indexes.
  *
  *   npx tsx bench/history-update.instructions.ts
+ *   BENCH_UPDATE_OPS=1000000 npx tsx bench/history-update.instructions.ts   # in a base with a million operations
  *   BENCH_KEEP=/tmp/cg npx tsx bench/history-update.instructions.ts   # keep the callgrind files for callgrind_annotate
  */
 import { loadavg } from 'node:os';
@@ -25,6 +29,7 @@ const WARM = Number(process.env.BENCH_WARM ?? 2000);
 const REPEAT = Number(process.env.BENCH_REPEAT ?? 2);
 const ARMS = ['off', 'on'];
 const ROWS = 1000;
+const UPDATE_OPS = Number(process.env.BENCH_UPDATE_OPS ?? 0);
 
 const load = () => loadavg().map((l) => l.toFixed(1)).join(' ');
 
@@ -36,11 +41,16 @@ async function child(arm: string): Promise<void> {
   const { createTestApp } = await import('../test/helpers/index.js');
   const { appendRows, gateway } = await import('../test/http/rows.fixtures.js');
   const { indexPendingRows } = await import('../src/modules/history/row-index.js');
+  const { seedOperations } = await import('./lib/oplog-seed.js');
   if (!ARMS.includes(arm)) throw new Error(`unknown arm ${arm}`);
   const t = await createTestApp('sqlite', { RATE_LIMIT_BASE_PER_MINUTE: '0', RATE_LIMIT_ACCOUNT_PER_MINUTE: '0', ...(arm === 'off' ? { OPERATION_LOG_RETENTION_DAYS: '0' } : {}) });
   try {
     const g = await gateway(t);
     const ids = await appendRows(g, 'Table1', Array.from({ length: ROWS }, (_, i) => ({ Name: `row ${i}` })));
+    if (UPDATE_OPS > 0) {
+      await seedOperations(t, g.base.id, UPDATE_OPS, ROWS);
+      await indexPendingRows(t.container.db);
+    }
     let n = 0;
     const update = async () => {
       n += 1;
@@ -64,7 +74,7 @@ async function parent(): Promise<void> {
   const loadAtStart = load();
   const counts = await countArms(fileURLToPath(import.meta.url), ARMS, { repeat: REPEAT, countedSegments: SEGMENT_COUNT });
   console.log(
-    `sqlite, callgrind instructions of the whole node process (every thread; node ${NODE_FLAGS.join(' ')}), ${SEGMENT_COUNT} segments of N=${N} updates after ${WARM} uninstrumented, ${REPEAT} run(s) per arm, Node ${process.version}, load ${loadAtStart} at start, ${load()} at end`,
+    `sqlite, callgrind instructions of the whole node process (every thread; node ${NODE_FLAGS.join(' ')}), ${SEGMENT_COUNT} segments of N=${N} updates after ${WARM} uninstrumented, ${UPDATE_OPS} operations seeded before, ${REPEAT} run(s) per arm, Node ${process.version}, load ${loadAtStart} at start, ${load()} at end`,
   );
   printViews(counts, ['single-row update (log off = 100%)'], { segments: SEGMENT_COUNT, n: N });
 }

@@ -30,7 +30,7 @@ import type { DialectName } from '../src/db/index.js';
 import { createTestApp, type TestApp } from '../test/helpers/index.js';
 import { appendRows, gateway, type Gateway } from '../test/http/rows.fixtures.js';
 import { median } from './lib/harness.js';
-import { rowKey } from '../src/shared/row-key.js';
+import { seedOperations } from './lib/oplog-seed.js';
 import { indexPendingRows } from '../src/modules/history/row-index.js';
 import { cellsReadCounts, setCellsRead } from '../src/modules/history/stored-cells.js';
 
@@ -259,7 +259,7 @@ async function updateOverhead(dialect: DialectName, UPDATE_OPS: number) {
     arms[name] = { g, ids: await appendRows(g, 'Table1', Array.from({ length: 1000 }, (_, i) => ({ Name: `row ${i}` }))), cpu: [] };
     // A long log beforehand, in every app (the log-off one too: the same database size), its row index complete.
     if (UPDATE_OPS > 0) {
-      await seed(apps[name], g.base.id, UPDATE_OPS, 1000);
+      await seedOperations(apps[name], g.base.id, UPDATE_OPS, 1000);
       await indexPendingRows(apps[name].container.db);
     }
   }
@@ -322,42 +322,6 @@ async function updateOverhead(dialect: DialectName, UPDATE_OPS: number) {
 }
 
 /**
- * `count` modify operations of one row each, spread over `rows` rows (`row0`, `row1`, …) of a base,
- * written by SQL in steps of 200,000 (the HTTP path would take hours for 10 million): each step one
- * INSERT … SELECT over a number series for the operations, one for their row index entries.
- */
-async function seed(t: TestApp, baseId: number, count: number, rows: number): Promise<void> {
-  const db = t.container.db;
-  // The row index keys rows by rowKey (computed in JS): `row<n>`'s key, as a table to join.
-  await sql`CREATE TABLE IF NOT EXISTS bench_row_keys (n bigint PRIMARY KEY, k bigint NOT NULL)`.execute(db);
-  for (let n = 0; n < rows; n += 500) {
-    const keys = Array.from({ length: Math.min(500, rows - n) }, (_, i) => sql`(${n + i}, ${rowKey(`row${n + i}`)})`);
-    await sql`INSERT INTO bench_row_keys (n, k) VALUES ${sql.join(keys)} ON CONFLICT DO NOTHING`.execute(db);
-  }
-  const step = 200_000;
-  for (let from = 0; from < count; from += step) {
-    const to = Math.min(count, from + step) - 1;
-    const series =
-      t.dialect === 'postgres'
-        ? sql`SELECT g AS n FROM generate_series(${sql.lit(from)}::bigint, ${sql.lit(to)}::bigint) g`
-        : sql`WITH RECURSIVE s(n) AS (SELECT ${sql.lit(from)} UNION ALL SELECT n + 1 FROM s WHERE n < ${sql.lit(to)}) SELECT n FROM s`;
-    // (Literals: SQLite binds a JS number as a real, and `row' || n` would read `row0.0`.)
-    await db.transaction().execute(async (trx) => {
-      const { rows: last } = await sql<{ id: number | null }>`SELECT max(id) AS id FROM operation_log`.execute(trx);
-      const after = Number(last[0]?.id ?? 0);
-      // Each operation names the row its index entry points to (a row's history keeps only operations that name it).
-      await sql`INSERT INTO operation_log (base_id, write_id, op_type, table_id, op_user, op_app, op_time, row_count, changes, reverts)
-        SELECT ${baseId}, 'seed', 'modify_row', '0000', 'bench@auth.local', NULL, n, 1,
-               '{"o":"modify_row","t":"0000","rows":[{"r":"row' || (n % ${sql.lit(rows)}) || '","n":"x","a":{"0000":"new"},"b":{"0000":"old"}}]}', NULL
-          FROM (${series}) AS q`.execute(trx);
-      await sql`INSERT INTO operation_log_rows (base_id, row_key, op_id)
-        SELECT o.base_id, k.k, o.id FROM operation_log o JOIN bench_row_keys k ON k.n = o.op_time % ${sql.lit(rows)}
-         WHERE o.id > ${after} AND o.base_id = ${baseId}`.execute(trx);
-    });
-  }
-}
-
-/**
  * Listing speed in a base with BENCH_OPS operations beside one with 100: the last 100 operations, one
  * row's history (`row0`: BENCH_OPS / 1,000 operations in the big base, all 100 in the small one, so
  * both pages are full), an author's last 100. Requests alternate between the bases; medians of 41, wall and CPU.
@@ -366,8 +330,8 @@ async function listing(dialect: DialectName) {
   const t = await createTestApp(dialect, UNLIMITED);
   const big = await gateway(t);
   const small = await gateway(t);
-  const seeding = await timed(() => seed(t, big.base.id, OPS, 1000));
-  await seed(t, small.base.id, 100, 1);
+  const seeding = await timed(() => seedOperations(t, big.base.id, OPS, 1000));
+  await seedOperations(t, small.base.id, 100, 1);
   // PostgreSQL plans by statistics and reads index-only once the visibility map is set, as
   // autovacuum leaves a log that has been there a while; SQLite without statistics walks the
   // (base, id) index, as it does in service.

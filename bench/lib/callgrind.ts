@@ -12,9 +12,12 @@
  * collection landing in a counted segment made it 2–5 times the others. Young-generation collections stay
  * in the counted calls, in proportion to what a call allocates.
  *
- * V8 runs with `--single-threaded` unless `BENCH_NODE_FLAGS` says otherwise: no background compiler or
- * collector threads, so their work runs on the main thread's stack in the segment that asked for it,
- * where the views below can tell it apart.
+ * V8 runs with `--single-threaded --no-memory-reducer` unless `BENCH_NODE_FLAGS` says otherwise: no
+ * background compiler or collector threads, so their work runs on the main thread's stack in the segment
+ * that asked for it, where the views below can tell it apart; and no memory reducer, a collector started by
+ * a wall-clock timer when allocation looks slow, which under valgrind (50 times slower) it always does: it
+ * landed in one segment of a run and not in others (a read segment at 872k instructions a call against
+ * 547k, its marking and sweeping outside `Heap::CollectGarbage`).
  *
  * The parent (`countArms`, `printViews`) reads the dumps and prints, per case and arm, the median
  * segment's and the mean segment's count per call, as % of the first arm, and every run's median: the
@@ -38,9 +41,10 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { readSegment, type Segment } from './callgrind-annotate.js';
 
 /** Node's flags in the child (V8's background threads off: see the module's comment). */
-export const NODE_FLAGS = (process.env.BENCH_NODE_FLAGS ?? '--single-threaded').split(' ').filter(Boolean);
+export const NODE_FLAGS = (process.env.BENCH_NODE_FLAGS ?? '--single-threaded --no-memory-reducer').split(' ').filter(Boolean);
 /** More of valgrind's options (e.g. `--cache-sim=yes`: cache misses beside the instructions, for a cycle estimate). */
 const VALGRIND_FLAGS = (process.env.BENCH_VALGRIND_FLAGS ?? '').split(' ').filter(Boolean);
 
@@ -74,13 +78,6 @@ export async function countSegments(cases: readonly CountedCase[], { segments, n
       dump();
     }
   }
-}
-
-/** Callgrind's events of a counted segment: the whole process's, and V8's optimizing compiler's and collector's within it (inclusive). */
-export interface Segment {
-  total: Record<string, number>;
-  compiler: Record<string, number>;
-  collector: Record<string, number>;
 }
 
 /**
@@ -118,14 +115,7 @@ export async function countArms(script: string, arms: readonly string[], { repea
 /** A dump's events in all, and inclusive in V8's optimizing compiler (`Runtime_CompileOptimized`) and its collector (`Heap::CollectGarbage`). */
 async function annotate(file: string): Promise<Segment> {
   const { stdout } = await promisify(execFile)('callgrind_annotate', ['--inclusive=yes', '--threshold=100', file], { maxBuffer: 256 * 1024 * 1024 });
-  const lines = stdout.split('\n');
-  const events = lines.find((l) => l.startsWith('Events shown:'))!.slice('Events shown:'.length).trim().split(/\s+/);
-  const read = (pattern: RegExp): Record<string, number> => {
-    const line = lines.find((l) => pattern.test(l));
-    const values = line ? line.trim().split(/\s+/).slice(0, events.length).map((v) => Number(v.replaceAll(',', '')) || 0) : [];
-    return Object.fromEntries(events.map((e, i) => [e, values[i] ?? 0]));
-  };
-  return { total: read(/PROGRAM TOTALS/), compiler: read(/:v8::internal::Runtime_CompileOptimized\(/), collector: read(/:v8::internal::Heap::CollectGarbage\(/) };
+  return readSegment(stdout);
 }
 
 /** Runs `script child <arm>` under callgrind; the dumps go to `<out>.<k>`. */
