@@ -45,6 +45,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.js';
 import { CommitScope, withCommitScope } from '../src/db/index.js';
 import { EVERY_DIMENSION, scopedBaseToken, startBasegate } from './lib/servers.js';
+import { mean, pooled, quantile } from './lib/ratios.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 60);
 const OPS = Number(process.env.BENCH_OPS ?? 100);
@@ -53,7 +54,6 @@ const BLOCK = Number(process.env.BENCH_BLOCK ?? 10);
 /** Untimed calls at the start of each block (with BLOCK > 1): the switch from the other app instance. */
 const WARM = Number(process.env.BENCH_WARM ?? 3);
 const READ_ROWS = 100;
-const BOOTSTRAP = 2000;
 /**
  * The per-base limit of gateway calls. As served it is on (500 a minute by default), so every gateway
  * answer carries the `x-ratelimit-*` usage headers (contract §9) with scopes on or off; here it is on
@@ -67,40 +67,7 @@ setFlagsFromString('--expose-gc');
 /** A full collection, between rounds (untimed). */
 const collect = runInNewContext('gc') as () => void;
 
-const sorted = (values: number[]) => [...values].sort((a, b) => a - b);
-/** Nearest-rank quantile. */
-const quantile = (values: number[], q: number) => sorted(values)[Math.round(q * (values.length - 1))]!;
-const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
 const load = () => loadavg().map((l) => l.toFixed(1)).join(' ');
-
-/** A small deterministic generator for the bootstrap (the same intervals for the same samples). */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/** sum(mine) / sum(base) over all rounds, with a 95% interval from resampling rounds. */
-function pooled(mine: number[], base: number[]): { ratio: number; low: number; high: number } {
-  const next = random(33);
-  const ratios: number[] = [];
-  for (let b = 0; b < BOOTSTRAP; b += 1) {
-    let a = 0;
-    let c = 0;
-    for (let i = 0; i < mine.length; i += 1) {
-      const r = Math.floor(next() * mine.length);
-      a += mine[r]!;
-      c += base[r]!;
-    }
-    ratios.push((a / c) * 100);
-  }
-  return { ratio: (mean(mine) / mean(base)) * 100, low: quantile(ratios, 0.025), high: quantile(ratios, 0.975) };
-}
 
 type Answer = { statusCode: number; body: string; json<T>(): T } | void;
 
