@@ -6,7 +6,9 @@
  *               for API-Tokens), called with the Base-Token of an unscoped `rw` API-Token: scopes and audit off;
  *   - scoped:   the app as served, with the Base-Token of an API-Token scoped in every dimension (one table,
  *               two operations, an expiry, a network, its own rate budget): every scope check on every call;
- *   - unscoped: the served app with the unscoped token (informational).
+ *   - unscoped: the served app with the unscoped token (informational);
+ *   - only-<dimension> (`only-tables`, `only-operations`, `only-allowed_networks`, `only-rate_limit`): the served
+ *               app with a token scoped in that one dimension of EVERY_DIMENSION (an ablation).
  * The table holds READ_ROWS rows before the first read. The answer is not parsed unless asked (the client's work).
  */
 import { buildApp } from '../../src/app.js';
@@ -32,7 +34,10 @@ export async function openSecurityArm(arm: string): Promise<SecurityCalls> {
   try {
     const expires = new Date(Date.now() + 365 * 24 * 3600 * 1000).toISOString();
     const scopedToken = await scopedBaseToken(basegate, { ...EVERY_DIMENSION, expires_at: expires });
-    const [app, token] = arm === 'off' ? [off, seeded.baseToken] : arm === 'scoped' ? [served, scopedToken] : arm === 'unscoped' ? [served, seeded.baseToken] : [];
+    const dimension = arm.startsWith('only-') ? (arm.slice('only-'.length) as keyof typeof EVERY_DIMENSION) : undefined;
+    const onlyToken = dimension && dimension in EVERY_DIMENSION ? await scopedBaseToken(basegate, { [dimension]: EVERY_DIMENSION[dimension] }, arm) : undefined;
+    const [app, token] =
+      arm === 'off' ? [off, seeded.baseToken] : arm === 'scoped' ? [served, scopedToken] : arm === 'unscoped' ? [served, seeded.baseToken] : onlyToken ? [served, onlyToken] : [];
     if (!app || !token) throw new Error(`unknown arm ${arm}`);
     const url = `/api-gateway/api/v2/dtables/${seeded.base.uuid}/rows/`;
     const headers = { authorization: `Token ${token}` };
