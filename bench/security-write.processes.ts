@@ -16,6 +16,8 @@
  * the median over rounds of the block's median and mean CPU per call, and the median over rounds of the
  * ratio to off A within the round, with quartiles, all rounds' means pooled with a 95% bootstrap interval, and
  * the kernel's part (system CPU a call: what instruction counts under valgrind, user space only, leave out).
+ * An arm named several times runs in that many processes, and is also compared across its processes
+ * (`printAcrossProcesses`): the processes of one arm differ by more than 5%.
  *
  *   npx tsx bench/security-write.processes.ts
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/<db> npx tsx bench/security-write.processes.ts
@@ -151,5 +153,30 @@ function print(blocks: Record<CaseName, number[][][]>, system: Record<CaseName, 
         `  ${label.padEnd(12)} CPU per call: median ${median(medians[i]!).toFixed(0)} µs, mean ${median(means[i]!).toFixed(0)} µs | ÷ off A within a round (medians): median ${pct(median(ratios))} [${pct(quantile(ratios, 0.25))}–${pct(quantile(ratios, 0.75))}] | means pooled ${pooledText(means[i]!, means[0]!)} | system CPU ${(system[name][i]! / (ROUNDS * BLOCK)).toFixed(1)} µs a call`,
       );
     });
+    printAcrossProcesses(medians, means);
+  }
+}
+
+/**
+ * Arms named more than once (`BENCH_ARMS=off,scoped,off,scoped,…`): each process's own figure (the median
+ * over rounds of its block medians; the mean of its block means) taken as one sample, and the arms compared by
+ * the median of their processes' figures. A process's figure differs from another's of the same arm by more
+ * than the scope costs (three `off` processes: 96.5%, 100% and 136.7% by medians), as V8 settles each
+ * process's code differently: only several processes per arm average that out.
+ */
+function printAcrossProcesses(medians: number[][], means: number[][]): void {
+  const names = [...new Set(ARMS)].filter((arm) => ARMS.filter((a) => a === arm).length > 1);
+  if (names.length === 0) return;
+  const figures = (arm: string, of: number[][], stat: (values: number[]) => number) => ARMS.flatMap((a, i) => (a === arm ? [stat(of[i]!)] : []));
+  const base = ARMS[0]!;
+  const baseMedian = median(figures(base, medians, median));
+  const baseMean = median(figures(base, means, mean));
+  for (const arm of names) {
+    const byMedian = figures(arm, medians, median);
+    const byMean = figures(arm, means, mean);
+    const list = (values: number[]) => [...values].sort((a, b) => a - b).map((v) => v.toFixed(0)).join(' ');
+    console.log(
+      `  ${arm} over ${byMedian.length} processes: medians ${list(byMedian)} µs → ${((median(byMedian) / baseMedian) * 100).toFixed(1)}% of ${base}'s; means ${list(byMean)} µs → ${((median(byMean) / baseMean) * 100).toFixed(1)}%`,
+    );
   }
 }
