@@ -2,6 +2,7 @@
  * Statistics of the CPU-time benches that compare arms round by round (`security-write.bench.ts`,
  * `security-write.processes.ts`): quantiles, means and a pooled ratio with its bootstrap interval.
  */
+import { seededRandom } from '../../src/shared/seeded-random.js';
 
 const BOOTSTRAP = 2000;
 
@@ -9,21 +10,9 @@ const BOOTSTRAP = 2000;
 export const quantile = (values: readonly number[], q: number): number => [...values].sort((a, b) => a - b)[Math.round(q * (values.length - 1))]!;
 export const mean = (values: readonly number[]): number => values.reduce((a, b) => a + b, 0) / values.length;
 
-/** A small deterministic generator for the bootstrap (the same intervals for the same samples). */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** sum(mine) / sum(base) over all rounds in %, with a 95% interval from resampling rounds (a round's two values stay together). */
 export function pooled(mine: readonly number[], base: readonly number[]): { ratio: number; low: number; high: number } {
-  const next = random(33);
+  const next = seededRandom(33); // the same intervals for the same samples
   const ratios: number[] = [];
   for (let b = 0; b < BOOTSTRAP; b += 1) {
     let a = 0;

@@ -1,17 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seededRandom } from '../../src/shared/seeded-random.js';
 import { DIALECTS, baseToken, createBase, createTestApp, createUser, type TestApp, type TestBase, type TestUser } from '../helpers/index.js';
-
-/** A small seeded PRNG (mulberry32): the same seed sends the same requests. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const SEED = 17_2026;
 const REQUESTS_PER_DIALECT = 3000;
@@ -45,7 +34,7 @@ describe.each(DIALECTS)('fuzz over the OpenAPI routes (%s)', (dialect) => {
 
   it(`answers ${REQUESTS_PER_DIALECT} malformed requests without a 5xx`, async () => {
     expect(operations.length).toBeGreaterThan(40);
-    const random = rng(SEED);
+    const random = seededRandom(SEED);
     const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)]!;
     const value = (depth = 0): unknown => {
       const r = random();

@@ -5,6 +5,7 @@
  */
 import { familyOf, predicatesOf } from './predicates.js';
 import type { FilterColumn, FilterContext, StoredRow } from './types.js';
+import { seededRandom } from '../../shared/seeded-random.js';
 
 export const U1 = 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa@auth.local';
 export const U2 = 'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb@auth.local';
@@ -114,16 +115,8 @@ Object.assign(ROWS[7]!.data, { Fn00: 0, Fd00: '2024-02-29T00:00:00+00:00', Fb00:
 
 // ---- random filters built from the same vocabulary as the data (seeded, so failures reproduce) ----
 
-export function prng(seed: number) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The tests' seeded generator (`shared/seeded-random.ts`), under the name the filter tests use. */
+export const prng = seededRandom;
 
 const TERMS: unknown[] = [
   null, '', 'a', 'Alpha', 'BETA', 'gamma', 'ä', '😀', 'o001', 'Closed', 'red', 't002', 'green', U1, U2, 'my-app', [U1, U2], ['red', 'blue'],
