@@ -11,7 +11,8 @@
  * Prints per case the median and p99 in ms for the small table, the big table without and with indexes,
  * and the ratio big (indexed) / small — the issue's aim is within 3×. Knobs: BENCH_ROWS (100000),
  * BENCH_REQUESTS (15 per case and mode), BENCH_ONLY (a part of the case names; several separated by |; `first desc` for the
- * first descending sort with only the ascending index, measured last with and without the backward read), BENCH_SKIP_UNINDEXED=1 (no pass
+ * first descending sort with only the ascending index, measured last with and without the backward read; `walk first` for the
+ * filtered cases with and without the walk in id order before the probe), BENCH_SKIP_UNINDEXED=1 (no pass
  * without indexes: for 10,000,000 rows). The big table's rows after the first 1,000 are generated straight
  * into storage (lib/big-table-data.ts).
  */
@@ -161,6 +162,38 @@ async function backwardSort(small: Ctx, big: Ctx): Promise<void> {
   }
 }
 
+const WALK = 'walk first';
+/**
+ * The filtered cases on the big table with the walk first (rows/rows.service.ts walkFirst: an unsorted
+ * filtered page looked for in `walkWindow` rows in id order before the filter's index is probed) and
+ * without it (`walkWindow` 0: the probe first, as before), alternating per request. The walk's memory of
+ * which way found the last page of a filter on the same columns is forgotten before each request, so each
+ * is a first guess: the walk's worst case for a narrow filter (the 0.01% one), as well as its best.
+ */
+async function walkFirst(big: Ctx): Promise<void> {
+  const indexes = big.b.container.baseData.indexes;
+  const window = indexes.options.walkWindow;
+  const filtered = CASES.filter((k) => k.name.startsWith('filtered'));
+  console.log(`\n${WALK}: ${window} rows walked before the probe, against the probe first; load ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  for (const kase of filtered) {
+    const times: Record<'walk' | 'probe', number[]> = { walk: [], probe: [] };
+    await kase.run(big, 999);
+    for (let i = 0; i < REQUESTS * 2; i++) {
+      const mode = i % 2 === 0 ? 'walk' : 'probe';
+      indexes.options.walkWindow = mode === 'walk' ? window : 0;
+      indexes.forgetWalks();
+      big.b.container.baseData.snapshots.evict(big.baseId);
+      const start = process.hrtime.bigint();
+      await kase.run(big, Math.floor(i / 2));
+      times[mode].push(ms(process.hrtime.bigint() - start));
+    }
+    indexes.options.walkWindow = window;
+    const w = { p50: quantile(times.walk, 0.5), p99: quantile(times.walk, 0.99) };
+    const p = { p50: quantile(times.probe, 0.5), p99: quantile(times.probe, 0.99) };
+    console.log(`  ${kase.name.padEnd(26)} walk first p50 ${w.p50.toFixed(1)} p99 ${w.p99.toFixed(1)} | probe first p50 ${p.p50.toFixed(1)} p99 ${p.p99.toFixed(1)} | walk/probe p50 ${(w.p50 / p.p50).toFixed(2)}×`);
+  }
+}
+
 async function seed(b: RunningBasegate, table: string, rows: number): Promise<string> {
   const created = (await call({ b } as Ctx, 'POST', 'tables/', {
     table_name: table,
@@ -242,6 +275,7 @@ async function main() {
     for (const r of results) {
       console.log(`${pad(r.name, 32)} ${f(r.small.p50)} ${f(r.small.p99)} | ${f(r.before.p50)} ${f(r.before.p99)}            | ${f(r.after.p50)} ${f(r.after.p99)}           | ${(r.after.p50 / r.small.p50).toFixed(2)}×`);
     }
+    if (!ONLY || ONLY.split('|').some((o) => WALK.includes(o) || o.startsWith('filtered'))) await walkFirst(big);
     if (!ONLY || ONLY.split('|').some((o) => BACKWARD.includes(o))) await backwardSort(small, big);
     console.log(`\npeak resident memory of this process (server and bench) after the seeding: ${(peakRss / 1048576).toFixed(0)} MB; load ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
   } finally {

@@ -101,6 +101,8 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
       dataDir: config.dataDir,
       connectTimeoutMs: config.databaseConnectTimeoutMs,
       statementTimeoutMs: config.databaseStatementTimeoutMs,
+      pgParallelWorkers: config.pgParallelWorkers,
+      pgJit: config.pgJit,
     });
   const db = handle.db;
   const clock = options.clock ?? systemClock;

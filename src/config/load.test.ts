@@ -28,6 +28,13 @@ describe('loadConfig', () => {
     expect(Object.isFrozen(config)).toBe(true);
   });
 
+  it('turns PostgreSQL parallel workers and JIT off unless set (PG_PARALLEL_WORKERS, PG_JIT)', () => {
+    expect(loadConfig({ SECRET_KEY: KEY, DATA_DIR: '/tmp/x' })).toMatchObject({ pgParallelWorkers: 0, pgJit: false });
+    expect(loadConfig({ SECRET_KEY: KEY, DATA_DIR: '/tmp/x', PG_PARALLEL_WORKERS: '2', PG_JIT: 'true' })).toMatchObject({ pgParallelWorkers: 2, pgJit: true });
+    for (const bad of ['-1', '65', 'two']) expect(() => loadConfig({ SECRET_KEY: KEY, DATA_DIR: '/tmp/x', PG_PARALLEL_WORKERS: bad })).toThrow(/PG_PARALLEL_WORKERS/);
+    expect(() => loadConfig({ SECRET_KEY: KEY, DATA_DIR: '/tmp/x', PG_JIT: 'maybe' })).toThrow(/PG_JIT/);
+  });
+
   it('derives PUBLIC_URL from HOST and PORT and strips a trailing slash from an explicit one', () => {
     expect(loadConfig({ SECRET_KEY: KEY, HOST: '0.0.0.0', PORT: '9000' }).publicUrl).toBe('http://0.0.0.0:9000');
     expect(loadConfig({ SECRET_KEY: KEY, PUBLIC_URL: 'https://base.example.com/' }).publicUrl).toBe('https://base.example.com');

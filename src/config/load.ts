@@ -94,6 +94,15 @@ export interface Config {
    * off: they commit one statement after another, as updates do. Ignored on SQLite. Default off.
    */
   pgConcurrentAppends: boolean;
+  /**
+   * PG_PARALLEL_WORKERS — PostgreSQL: `max_parallel_workers_per_gather` on basegate's connections; default 0.
+   * A request's statement runs on one core: a parallel plan started two workers for a 100-row page the
+   * planner misjudged (780 ms instead of 0.5 ms at 1,000,000 rows), and one tenant's scan would take
+   * every core. Index builds are not affected (`max_parallel_maintenance_workers`).
+   */
+  pgParallelWorkers: number;
+  /** PG_JIT — PostgreSQL: `jit` on basegate's connections; default off (it compiled 40–50 ms into 100-row pages of big tables). */
+  pgJit: boolean;
   /** WEBHOOK_LANES — deliveries of ONE webhook in flight at once, for different rows (a row's deliveries stay in order); 1 = strict order; default 32. */
   webhookLanes: number;
   /** WEBHOOK_WORKER_STALE_MS — PostgreSQL: a delivery worker silent this long is dead and its leases are taken over (it beats every third of it); default 3000. */
@@ -216,6 +225,8 @@ export function loadConfig(env: Env = process.env, options: { persistSecret?: bo
     ...faultLimits(env),
     webhookLanes: int(env, 'WEBHOOK_LANES', 32, 1, 64),
     pgConcurrentAppends: bool(env, 'PG_CONCURRENT_APPENDS', false),
+    pgParallelWorkers: int(env, 'PG_PARALLEL_WORKERS', 0, 0, 64),
+    pgJit: bool(env, 'PG_JIT', false),
     realtimeMaxConnectionsPerUser: int(env, 'REALTIME_MAX_CONNECTIONS_PER_USER', 50, 1, 100_000),
     realtimeMaxConnectionsPerIp: int(env, 'REALTIME_MAX_CONNECTIONS_PER_IP', 200, 1, 1_000_000),
     realtimeRecoverySeconds: int(env, 'REALTIME_RECOVERY_SECONDS', 300, 0, 3600),

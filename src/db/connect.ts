@@ -49,6 +49,23 @@ export interface ConnectOptions {
   connectTimeoutMs?: number;
   /** Longest a statement may run (PostgreSQL `statement_timeout`, and a client-side read timeout); default 30000. */
   statementTimeoutMs?: number;
+  /** PostgreSQL `max_parallel_workers_per_gather` of every connection (PG_PARALLEL_WORKERS); default 0. */
+  pgParallelWorkers?: number;
+  /** PostgreSQL `jit` of every connection (PG_JIT); default off. */
+  pgJit?: boolean;
+}
+
+/**
+ * The settings every PostgreSQL connection of basegate starts with (the `options` startup parameter):
+ * the schema, and the planner's parallel workers and JIT, both off by default. A request's statement
+ * reads a page through an index; with either on, a misjudged estimate (the planner has no statistics
+ * for a new filter's expression) turned a 0.5-ms page into a parallel scan of every table's rows, and
+ * JIT compiled for 40–50 ms before the first row (docs/operations.md).
+ */
+export function postgresSessionOptions(options: Pick<ConnectOptions, 'pgSchema' | 'pgParallelWorkers' | 'pgJit'>): string {
+  const settings = [`max_parallel_workers_per_gather=${Math.max(0, Math.floor(options.pgParallelWorkers ?? 0))}`, `jit=${options.pgJit ? 'on' : 'off'}`];
+  if (options.pgSchema) settings.unshift(`search_path=${options.pgSchema}`);
+  return settings.map((s) => `-c ${s}`).join(' ');
 }
 
 /** After this long without an answer past the statement timeout the connection is presumed stalled. */
@@ -128,7 +145,7 @@ function connectPostgres(url: string, options: ConnectOptions, connectTimeoutMs:
     query_timeout: statementTimeoutMs + READ_TIMEOUT_MARGIN_MS,
     keepAlive: true,
     keepAliveInitialDelayMillis: 10_000,
-    ...(options.pgSchema ? { options: `-c search_path=${options.pgSchema}` } : {}),
+    options: postgresSessionOptions(options),
   });
   pool.on('error', (err) => log.warn({ err }, 'database connection lost (idle)'));
   pool.on('connect', (client) => {

@@ -1,4 +1,4 @@
-export { connect, isUniqueViolation, isForeignKeyViolation, isSerializationFailure, sqliteFile, SQLITE_TICK_FUNCTION } from './connect.js';
+export { connect, postgresSessionOptions, isUniqueViolation, isForeignKeyViolation, isSerializationFailure, sqliteFile, SQLITE_TICK_FUNCTION } from './connect.js';
 export { backupSqlite } from './backup.js';
 export type { DbHandle, ConnectOptions, ConnectionLog } from './connect.js';
 export { databaseFault, type DatabaseFault } from './faults.js';

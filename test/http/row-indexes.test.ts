@@ -129,6 +129,55 @@ describe.each(DIALECTS)('row indexes (%s)', (dialect) => {
     }
   });
 
+  it('looks for an unsorted filtered page in a walk of the next rows first (PostgreSQL), with the same answers, and probes first after a walk that fell short', async () => {
+    // Filters matching 80 rows of 300 ("Kind is Waiting"), about 25 ("Price > 900") and none; pages that end
+    // inside the walk, beyond it, and across its end (a skip), with windows of 1 to 300 rows.
+    const pages: Array<[unknown[], string]> = [
+      [[{ column_name: 'Kind', filter_predicate: 'is', filter_term: 'Waiting' }], '&limit=5'],
+      [[{ column_name: 'Kind', filter_predicate: 'is', filter_term: 'Waiting' }], '&limit=7&start=9'],
+      [[{ column_name: 'Price', filter_predicate: 'greater', filter_term: 900 }], '&limit=10'],
+      [[{ column_name: 'Price', filter_predicate: 'greater', filter_term: 900 }], '&limit=4&start=3'],
+      [[{ column_name: 'Price', filter_predicate: 'greater', filter_term: 5000 }], ''],
+      [[{ column_name: 'Price', filter_predicate: 'less_or_equal', filter_term: 50 }, { column_name: 'Kind', filter_predicate: 'is_not', filter_term: 'Open' }], '&limit=3&start=1'],
+    ];
+    const rows = t.container.baseData.rows;
+    const answer = () => Promise.all(pages.map(([filters, query]) => filtered(filters, query)));
+    indexes().options.walkWindow = 0;
+    const expected = await answer();
+    expect(expected.map((names) => names.length)).toEqual([5, 7, 10, 4, 0, 3]);
+    try {
+      for (const window of [1, 7, 40, 300]) {
+        indexes().options.walkWindow = window;
+        for (const [i, [filters, query]] of pages.entries()) {
+          indexes().forgetWalks();
+          const walked = rows.walkedPages;
+          expect(await filtered(filters, query), `window ${window}, page ${i}`).toEqual(expected[i]);
+          // SQLite counts its probe in the index alone: it probes first, and never walks.
+          expect(rows.walkedPages - walked).toBe(dialect === 'postgres' ? 1 : 0);
+        }
+      }
+      if (dialect === 'postgres') {
+        // "Kind is Waiting" fills a page of 5 within 40 rows: its next page walks again. "Price > 900" does
+        // not (about 3 in 40): the next listing filtered on Price probes first, and the probe finds it narrow.
+        indexes().options.walkWindow = 40;
+        indexes().forgetWalks();
+        const walkedAfter = async (filters: unknown[], query: string) => {
+          const walked = rows.walkedPages;
+          await filtered(filters, query);
+          return rows.walkedPages - walked;
+        };
+        expect(await walkedAfter(...pages[0]!)).toBe(1);
+        expect(await walkedAfter(...pages[0]!)).toBe(1);
+        expect(await walkedAfter(...pages[2]!)).toBe(1);
+        expect(await walkedAfter(...pages[2]!)).toBe(0);
+        expect(await walkedAfter(...pages[3]!)).toBe(0);
+      }
+    } finally {
+      indexes().options.walkWindow = 20_000;
+      indexes().forgetWalks();
+    }
+  });
+
   it('walks every match of a range wider than any probe cap through its index, resuming by (value, id) over ties', async () => {
     // The deadline scans' read (notifications/deadline.repository.ts): pages of 7 over ranges matching
     // about a hundred rows each, with the probe cap at 10 — the id walk is the answer to compare with.

@@ -432,6 +432,23 @@ function listRowTextsAfterQuery(db: Executor, dialect: DialectName, q: Omit<List
 }
 
 /**
+ * The first `limit` rows matching `where` among the next `window` rows of a table after the row `afterId`
+ * in id order, each as its row text with its id: a walk that reads at most `window` rows whatever the
+ * filter matches (the inner `LIMIT` bounds it; a filter's index is not read). A listing filtered on a
+ * term matching many rows finds its page here with no probe of the term's index (RowIndexes.walkWindow).
+ */
+export async function listRowTextsInWindow(
+  db: Executor,
+  dialect: DialectName,
+  q: { baseId: number; tableId: string; afterId: number; where: Expression<SqlBool>; limit: number; window: number },
+): Promise<Array<{ id: number; r: string }>> {
+  // The inner query's rows are named base_rows, so the filter's and the row text's references are to them.
+  const walked = sql`(select * from base_rows where ${tableScope(q.baseId, q.tableId)} and base_rows.id > ${q.afterId} order by base_rows.id limit ${q.window})`;
+  const { rows } = await sql<{ id: number | string; r: string }>`select base_rows.id, ${rowTextSql(dialect)} as r from ${walked} as base_rows where ${q.where} order by base_rows.id limit ${q.limit}`.execute(db);
+  return rows.map((row) => ({ id: Number(row.id), r: row.r }));
+}
+
+/**
  * A table's position index (RowIndexes.positionIndex) and the listings' "not archived" term it is partial
  * on: usable for a listing whose only condition is that term (no filter).
  */
