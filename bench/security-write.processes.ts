@@ -17,7 +17,8 @@
  * ratio to off A within the round, with quartiles, all rounds' means pooled with a 95% bootstrap interval, and
  * the kernel's part (system CPU a call: what instruction counts under valgrind, user space only, leave out).
  * An arm named several times runs in that many processes, and is also compared across its processes
- * (`printAcrossProcesses`): the processes of one arm differ by more than 5%.
+ * (`printAcrossProcesses`, with a 95% interval from resampling the processes): the processes of one arm
+ * differ by more than 5%. BENCH_V8_SEED fixes the children's V8 seeds.
  *
  *   npx tsx bench/security-write.processes.ts
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/<db> npx tsx bench/security-write.processes.ts
@@ -25,13 +26,18 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { mean, pooled, quantile } from './lib/ratios.js';
+import { mean, medianRatio, pooled, quantile } from './lib/ratios.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 40);
 const BLOCK = Number(process.env.BENCH_BLOCK ?? 100);
 const WARM = Number(process.env.BENCH_WARM ?? 3);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 1000);
 const ARMS = (process.env.BENCH_ARMS ?? 'off,off,scoped').split(',');
+/**
+ * BENCH_V8_SEED=<n>: every child's V8 hash and random seeds fixed to n (`--hash-seed`, `--random-seed`), so
+ * processes differ by address layout and timing only, not by how their hash tables happened to be seeded.
+ */
+const V8_SEED = process.env.BENCH_V8_SEED;
 const CASES = ['read', 'insert'] as const;
 type CaseName = (typeof CASES)[number];
 
@@ -102,7 +108,8 @@ function ask(worker: ChildProcess, command: Command | undefined): Promise<Answer
 async function parent(): Promise<void> {
   const loadAtStart = load();
   const script = fileURLToPath(import.meta.url);
-  const workers = ARMS.map((arm) => fork(script, ['child', arm], { execArgv: ['--expose-gc', '--import', 'tsx'], env: process.env }));
+  const seeds = V8_SEED ? [`--hash-seed=${Number(V8_SEED)}`, `--random-seed=${Number(V8_SEED)}`] : [];
+  const workers = ARMS.map((arm) => fork(script, ['child', arm], { execArgv: ['--expose-gc', ...seeds, '--import', 'tsx'], env: process.env }));
   try {
     await Promise.all(workers.map((w) => ask(w, undefined)));
     // Warm-ups one after the other: each arm's JIT sees its calls alone, as a served process would.
@@ -140,7 +147,7 @@ function pooledText(mine: readonly number[], base: readonly number[]): string {
 
 function print(blocks: Record<CaseName, number[][][]>, system: Record<CaseName, number[]>, loadAtStart: string): void {
   const dialect = process.env.BENCH_DATABASE_URL ? "postgres (the server's CPU not counted)" : 'sqlite';
-  console.log(`${dialect}, one process per arm (${ARMS.join(', ')}), ${ROUNDS} rounds of blocks of ${BLOCK} timed calls after ${WARM} untimed, ${WARMUP} warm-up calls of each; Node ${process.version}; load ${loadAtStart} at start, ${load()} at end`);
+  console.log(`${dialect}, one process per arm (${ARMS.join(', ')})${V8_SEED ? `, V8 seeds ${V8_SEED}` : ''}, ${ROUNDS} rounds of blocks of ${BLOCK} timed calls after ${WARM} untimed, ${WARMUP} warm-up calls of each; Node ${process.version}; load ${loadAtStart} at start, ${load()} at end`);
   const pct = (v: number) => `${(v * 100).toFixed(1)}%`;
   for (const name of CASES) {
     console.log(name === 'read' ? '100-row read' : 'single-row insert');
@@ -175,8 +182,9 @@ function printAcrossProcesses(medians: number[][], means: number[][]): void {
     const byMedian = figures(arm, medians, median);
     const byMean = figures(arm, means, mean);
     const list = (values: number[]) => [...values].sort((a, b) => a - b).map((v) => v.toFixed(0)).join(' ');
+    const interval = ({ low, high }: { low: number; high: number }) => `(95% ${low.toFixed(1)}–${high.toFixed(1)}%)`;
     console.log(
-      `  ${arm} over ${byMedian.length} processes: medians ${list(byMedian)} µs → ${((median(byMedian) / baseMedian) * 100).toFixed(1)}% of ${base}'s; means ${list(byMean)} µs → ${((median(byMean) / baseMean) * 100).toFixed(1)}%`,
+      `  ${arm} over ${byMedian.length} processes: medians ${list(byMedian)} µs → ${((median(byMedian) / baseMedian) * 100).toFixed(1)}% of ${base}'s ${arm === base ? '' : interval(medianRatio(byMedian, figures(base, medians, median)))}; means ${list(byMean)} µs → ${((median(byMean) / baseMean) * 100).toFixed(1)}% ${arm === base ? '' : interval(medianRatio(byMean, figures(base, means, mean)))}`,
     );
   }
 }

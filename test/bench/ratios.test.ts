@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { medianRatio, pooled, quantile } from '../../bench/lib/ratios.js';
+
+/** The CPU-time benches' statistics (bench/lib/ratios.ts): what their printed ratios and intervals mean. */
+describe('bench ratios', () => {
+  it('quantile is the nearest rank', () => {
+    expect(quantile([5, 1, 3], 0.5)).toBe(3);
+    expect(quantile([4, 1, 3, 2], 0.5)).toBe(3);
+    expect(quantile([1, 2, 3, 4, 5], 0)).toBe(1);
+  });
+
+  it('medianRatio compares the arms by their samples’ medians, with an interval around it that narrows with more samples', () => {
+    const base = [100, 98, 102, 130, 99, 101, 97];
+    const mine = base.map((v) => v * 1.1);
+    const few = medianRatio(mine, base);
+    expect(few.ratio).toBeCloseTo(110, 6);
+    expect(few.low).toBeLessThanOrEqual(110);
+    expect(few.high).toBeGreaterThanOrEqual(110);
+    // Resampled on their own, the arms' medians can fall on different samples: the interval has width.
+    expect(few.high - few.low).toBeGreaterThan(0);
+    const many = medianRatio([...mine, ...mine, ...mine, ...mine], [...base, ...base, ...base, ...base]);
+    expect(many.high - many.low).toBeLessThan(few.high - few.low);
+  });
+
+  it('pooled compares sums round by round', () => {
+    const { ratio, low, high } = pooled([2, 4, 6], [1, 2, 3]);
+    expect(ratio).toBeCloseTo(200, 6);
+    // Every round's ratio is 2: every resample's too.
+    expect([low, high]).toEqual([200, 200]);
+  });
+});
