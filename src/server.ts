@@ -27,6 +27,8 @@ export async function startServer(config: Config, roles: readonly Role[]): Promi
   // Imports a crash interrupted are undone before anything reads the bases (ImportJobs).
   const undone = await container.importJobs.recover();
   if (undone > 0) app.log.warn({ undone }, 'undid imports interrupted by a stop of their process');
+  // The row indexes and group sets reads of big tables look up, loaded before the first request.
+  await container.baseData.warm().catch((err: unknown) => app.log.warn({ err }, 'row indexes and group sets not loaded: the first reads of big tables go without them'));
   await ensureAdmin(container, (line) => process.stdout.write(line + '\n'));
   await app.ready();
   container.dispatcher.useLogger(app.log);

@@ -152,6 +152,11 @@ export class GroupSets {
     this.options = { ...options };
   }
 
+  /** Loads the built sets from the database now (after dropping crashed builds), not on first use (BaseData.warm). */
+  async warm(): Promise<void> {
+    await this.load();
+  }
+
   /** A grouped statement that the set of `use` could answer ran on this table: build it in the background. */
   note(baseId: number, tableId: string, use: GroupSetUse): void {
     if (!this.options.enabled || !validUse(tableId, use)) return;

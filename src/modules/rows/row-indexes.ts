@@ -458,6 +458,11 @@ export class RowIndexes {
     if (this.walks.size > WALKS_KEPT) this.walks.delete(this.walks.keys().next().value!);
   }
 
+  /** Loads the indexes (and PostgreSQL's jump sets) from the database now, not on first use (BaseData.warm). */
+  async warm(): Promise<void> {
+    await this.load();
+  }
+
   /** Forgets every listing filter's last way to a page (benches: each request a first guess). */
   forgetWalks(): void {
     this.walks.clear();
