@@ -18,7 +18,8 @@
  * the kernel's part (system CPU a call: what instruction counts under valgrind, user space only, leave out).
  * An arm named several times runs in that many processes, and is also compared across its processes
  * (`printAcrossProcesses`, with a 95% interval from resampling the processes): the processes of one arm
- * differ by more than 5%. BENCH_V8_SEED fixes the children's V8 seeds.
+ * differ by more than 5% (also with V8's hash and random seeds fixed: six `off` processes spread 1.24× with
+ * `--hash-seed=42 --random-seed=42`, 1.22× without).
  *
  *   npx tsx bench/security-write.processes.ts
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/<db> npx tsx bench/security-write.processes.ts
@@ -34,10 +35,11 @@ const WARM = Number(process.env.BENCH_WARM ?? 3);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 1000);
 const ARMS = (process.env.BENCH_ARMS ?? 'off,off,scoped').split(',');
 /**
- * BENCH_V8_SEED=<n>: every child's V8 hash and random seeds fixed to n (`--hash-seed`, `--random-seed`), so
- * processes differ by address layout and timing only, not by how their hash tables happened to be seeded.
+ * BENCH_NODE_FLAGS: more flags for every child, e.g. `--no-memory-reducer`: with many processes taking turns,
+ * each is idle for seconds between its blocks, and V8's memory reducer gives its heap back meanwhile (a read's
+ * system CPU went from 4–8 µs with 3 processes to 200–300 µs with 40).
  */
-const V8_SEED = process.env.BENCH_V8_SEED;
+const NODE_FLAGS = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter((f) => f !== '');
 const CASES = ['read', 'insert'] as const;
 type CaseName = (typeof CASES)[number];
 
@@ -108,8 +110,7 @@ function ask(worker: ChildProcess, command: Command | undefined): Promise<Answer
 async function parent(): Promise<void> {
   const loadAtStart = load();
   const script = fileURLToPath(import.meta.url);
-  const seeds = V8_SEED ? [`--hash-seed=${Number(V8_SEED)}`, `--random-seed=${Number(V8_SEED)}`] : [];
-  const workers = ARMS.map((arm) => fork(script, ['child', arm], { execArgv: ['--expose-gc', ...seeds, '--import', 'tsx'], env: process.env }));
+  const workers = ARMS.map((arm) => fork(script, ['child', arm], { execArgv: ['--expose-gc', ...NODE_FLAGS, '--import', 'tsx'], env: process.env }));
   try {
     await Promise.all(workers.map((w) => ask(w, undefined)));
     // Warm-ups one after the other: each arm's JIT sees its calls alone, as a served process would.
@@ -147,7 +148,7 @@ function pooledText(mine: readonly number[], base: readonly number[]): string {
 
 function print(blocks: Record<CaseName, number[][][]>, system: Record<CaseName, number[]>, loadAtStart: string): void {
   const dialect = process.env.BENCH_DATABASE_URL ? "postgres (the server's CPU not counted)" : 'sqlite';
-  console.log(`${dialect}, one process per arm (${ARMS.join(', ')})${V8_SEED ? `, V8 seeds ${V8_SEED}` : ''}, ${ROUNDS} rounds of blocks of ${BLOCK} timed calls after ${WARM} untimed, ${WARMUP} warm-up calls of each; Node ${process.version}; load ${loadAtStart} at start, ${load()} at end`);
+  console.log(`${dialect}, one process per arm (${ARMS.join(', ')})${NODE_FLAGS.length > 0 ? `, node ${NODE_FLAGS.join(' ')}` : ''}, ${ROUNDS} rounds of blocks of ${BLOCK} timed calls after ${WARM} untimed, ${WARMUP} warm-up calls of each; Node ${process.version}; load ${loadAtStart} at start, ${load()} at end`);
   const pct = (v: number) => `${(v * 100).toFixed(1)}%`;
   for (const name of CASES) {
     console.log(name === 'read' ? '100-row read' : 'single-row insert');
