@@ -58,9 +58,9 @@ export interface ConnectOptions {
 /**
  * The settings every PostgreSQL connection of basegate starts with (the `options` startup parameter):
  * the schema, and the planner's parallel workers and JIT, both off by default. A request's statement
- * reads a page through an index; with either on, a misjudged estimate (the planner has no statistics
- * for a new filter's expression) turned a 0.5-ms page into a parallel scan of every table's rows, and
- * JIT compiled for 40–50 ms before the first row (docs/operations.md).
+ * reads a page through an index; with either on, a misjudged estimate for a filter on cells turned a
+ * 0.5-ms page into a parallel scan of every table's rows, and JIT compiled for 40–50 ms before the first
+ * row (docs/operations.md).
  */
 export function postgresSessionOptions(options: Pick<ConnectOptions, 'pgSchema' | 'pgParallelWorkers' | 'pgJit'>): string {
   const settings = [`max_parallel_workers_per_gather=${Math.max(0, Math.floor(options.pgParallelWorkers ?? 0))}`, `jit=${options.pgJit ? 'on' : 'off'}`];

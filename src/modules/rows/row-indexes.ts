@@ -420,18 +420,6 @@ export class RowIndexes {
   }
 
   /**
-   * How a listing should read the table, decided by counting through the row indexes of its filter
-   * terms (each count stops at `probeCap` rows):
-   * - SQLite: the row index to read (`INDEXED BY`, see executeIndexed in rows.repository.ts): a filter
-   *   term's index when it narrows the table to fewer than `probeCap` rows, else the index of the first
-   *   sort column in its direction, else none (a scan in id order finds a page of a filter matching many
-   *   rows soonest).
-   * - PostgreSQL: `ORDERED_SCAN` when every indexed term matches at least `probeCap` rows (read in the
-   *   listing's order, no sort), else none (its planner picks the index). Its planner ignores a partial
-   *   index's statistics and takes any such filter for a handful of rows: without this it read an option
-   *   matching 20% of 100,000 rows through the index and sorted them all for a 100-row page.
-   */
-  /**
    * Whether an unsorted filtered listing should walk `walkWindow` rows in id order before `hint` probes its
    * terms' indexes: when it would probe (a term's column has its filter index), unless the last page of a
    * listing filtered on the same columns was found through an index (the walk did not fill it, or the
@@ -442,10 +430,9 @@ export class RowIndexes {
     // SQLite counts a probe in the filter index alone (a covering read, 2.6 ms for 1,000 matches of 1,000,000
     // rows, where a walk that found none took 19 ms); PostgreSQL reads each counted row at random (15–35 ms).
     if (this.dialect !== 'postgres' || this.options.walkWindow <= 0 || !this.entries || terms.length === 0) return false;
-    const kind: IndexKind = this.dialect === 'postgres' ? 'asc' : 'filter';
     const keys = new Set(terms.map((t) => t.key));
     let probes = false;
-    for (const e of this.entries.values()) if (e.base_id === baseId && e.table_id === tableId && e.kind === kind && keys.has(e.column_key) && current(e, this.dialect)) probes = true;
+    for (const e of this.entries.values()) if (e.base_id === baseId && e.table_id === tableId && e.kind === 'asc' && keys.has(e.column_key) && current(e, this.dialect)) probes = true;
     return probes && this.walks.get(walkKey(baseId, tableId, terms)) !== false;
   }
 
@@ -471,6 +458,19 @@ export class RowIndexes {
   /** The last answer per listing filter (table and columns) of `noteWalk`. */
   private readonly walks = new Map<string, boolean>();
 
+  /**
+   * How a listing should read the table, decided by counting through the row indexes of its filter
+   * terms (each count stops at `probeCap` rows):
+   * - SQLite: the row index to read (`INDEXED BY`, see executeIndexed in rows.repository.ts): a filter
+   *   term's index when it narrows the table to fewer than `probeCap` rows, else the index of the first
+   *   sort column in its direction, else none (a scan in id order finds a page of a filter matching many
+   *   rows soonest).
+   * - PostgreSQL: `ORDERED_SCAN` when every indexed term matches at least `probeCap` rows (read in the
+   *   listing's order, no sort), else none (its planner picks the index). Its planner ignores a partial
+   *   index's statistics and takes any such filter for a handful of rows: without this it read an option
+   *   matching 20% of 100,000 rows through the index and sorted them all for a 100-row page.
+   * What the probe found is noted (`noteWalk`): narrow, the next such listing probes first; wide, it walks.
+   */
   async hint(
     baseId: number,
     tableId: string,
