@@ -11,7 +11,7 @@ afterEach(async () => {
 });
 
 const ROWS = 20_000;
-const csv = (prefix: string) => ['Name', ...Array.from({ length: ROWS }, (_, i) => `${prefix} ${i}`)].join('\n');
+const csv = (prefix: string, rows = ROWS) => ['Name', ...Array.from({ length: rows }, (_, i) => `${prefix} ${i}`)].join('\n');
 
 /** Counts read straight from the server's database (its SQLite file, or its PostgreSQL schema). */
 async function databaseReader(dialect: 'sqlite' | 'postgres', dataDir: string, env: NodeJS.ProcessEnv) {
@@ -78,20 +78,25 @@ describe.each(DIALECTS)('an import killed mid-way (%s)', (dialect) => {
     const rowsBefore = (await json<{ rows: unknown[] }>(await fetch(`${gateway}/rows/?table_name=Table1`, { headers: { authorization: `Token ${base.baseToken}` } }))).rows.length;
     const count = await databaseReader(dialect, dataDir, env);
 
-    const imports = [
-      startImport(first, base, 'append-excel-csv-to-table', { table_name: 'Table1' }, 'more.csv', csv('appended')),
-      startImport(first, base, 'import-excel-csv-to-table', {}, 'fresh.csv', csv('fresh')),
-    ];
+    // One import after the other has written a batch, the first five times as long: started together, the
+    // append once wrote all its 20 batches before the new table's first (its upload and first pass were
+    // slower on a loaded machine), and the kill came after one import had ended.
+    const imports: Array<ReturnType<typeof startImport>> = [];
+    const holds = (n: number, what: string) =>
+      waitUntil(
+        async () => {
+          const answered = imports.find((i) => i.answered !== null);
+          if (answered) throw new Error(`an import ended before both had written a batch: ${answered.answered}`);
+          return (await count('select count(distinct hold_id) as n from held_event_batches')) === n;
+        },
+        what,
+        90_000,
+      );
+    imports.push(startImport(first, base, 'import-excel-csv-to-table', {}, 'fresh.csv', csv('fresh', ROWS * 5)));
+    await holds(1, 'the new table’s import to have written a batch');
+    imports.push(startImport(first, base, 'append-excel-csv-to-table', { table_name: 'Table1' }, 'more.csv', csv('appended')));
     // Both imports have written batches: two job records, held event batches of two holds.
-    await waitUntil(
-      async () => {
-        const answered = imports.find((i) => i.answered !== null);
-        if (answered) throw new Error(`an import ended before both had written a batch: ${answered.answered}`);
-        return (await count('select count(distinct hold_id) as n from held_event_batches')) === 2;
-      },
-      'both imports to have written a batch',
-      90_000,
-    );
+    await holds(2, 'both imports to have written a batch');
     await killHard(first);
 
     expect(await count('select count(*) as n from import_jobs')).toBe(2);
