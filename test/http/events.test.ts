@@ -58,6 +58,26 @@ describe.each(DIALECTS)('change events (%s)', (dialect) => {
     return seen;
   };
 
+  /**
+   * Run the consumers until every registered one has acknowledged the event named `rowName`. On
+   * PostgreSQL one run may stop short of it: the event horizon also stays below appends in flight in
+   * other schemas of the test database (the block locks' keys are database-wide).
+   */
+  const drainPast = async (rowName: string) => {
+    const { id } = await t.container.db.selectFrom('events').select('id').where('row_name', '=', rowName).executeTakeFirstOrThrow();
+    const names = t.container.dispatcher.consumerNames();
+    await vi.waitFor(
+      async () => {
+        await t.container.dispatcher.runOnce();
+        const positions = await t.container.db.selectFrom('event_consumers').select('last_event_id').where('name', 'in', names).execute();
+        expect(positions).toHaveLength(names.length);
+        for (const p of positions) expect(Number(p.last_event_id)).toBeGreaterThanOrEqual(Number(id));
+      },
+      { timeout: 10_000, interval: 50 },
+    );
+    recorder.seen = [];
+  };
+
   it('writes one insert_row event per appended row with its cells and the full row', async () => {
     const [a, b] = await appendRows(g, 'Tasks', [{ Title: 'write docs', Size: 3 }, { Title: 'ship' }]);
     const events = await drain();
@@ -155,7 +175,7 @@ describe.each(DIALECTS)('change events (%s)', (dialect) => {
 
   it('prunes only acknowledged events older than the retention', async () => {
     await appendRows(g, 'Tasks', [{ Title: 'old' }]);
-    await drain();
+    await drainPast('old');
     t.clock.advance(2 * 24 * 3600_000);
     await appendRows(g, 'Tasks', [{ Title: 'pending' }]);
     const pruned = await t.container.dispatcher.prune(24 * 3600_000);

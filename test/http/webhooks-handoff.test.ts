@@ -192,7 +192,11 @@ describe.each(DIALECTS)('webhook hand-off (%s)', (dialect) => {
 
   it('keeps strict order with WEBHOOK_LANES=1', async () => {
     receiver.received.length = 0;
-    receiver.reply = () => ({ status: 200, delayMs: Math.floor(Math.random() * 5) });
+    // The first answer waits until `more` is queued, so the queue cannot empty before that.
+    let release!: () => void;
+    const queued = new Promise<void>((resolve) => (release = resolve));
+    let answered = 0;
+    receiver.reply = () => ({ status: 200, delayMs: Math.floor(Math.random() * 5), ...(answered++ === 0 ? { after: queued } : {}) });
     const { t } = await app({ WEBHOOK_LANES: '1' });
     try {
       const user = await createUser(t);
@@ -204,6 +208,7 @@ describe.each(DIALECTS)('webhook hand-off (%s)', (dialect) => {
       expect(watched.handed).toHaveLength(1); // only the oldest of an empty queue
       const more = [changeEvent(base), changeEvent(base)];
       await emit(t, more); // the queue is not empty: these wait for the claim
+      release();
       expect(watched.handed).toHaveLength(1);
       await until(() => receiver.received.length === events.length + more.length, 'every delivery');
       expect(receiver.bodies().map((b) => b.data.row_name)).toEqual([...events, ...more].map((e) => e.rowName));
@@ -214,6 +219,7 @@ describe.each(DIALECTS)('webhook hand-off (%s)', (dialect) => {
       await emit(t, [changeEvent(base)]);
       expect(watched.handed).toHaveLength(2);
     } finally {
+      release();
       await t.close();
     }
   });

@@ -21,6 +21,8 @@ export interface Reply {
   hang?: boolean;
   /** Answer after this many (real) milliseconds. */
   delayMs?: number;
+  /** Answer only once this settles (then after `delayMs`, if any). */
+  after?: Promise<unknown>;
 }
 
 /**
@@ -59,8 +61,9 @@ export class Receiver {
           res.writeHead(answer.status ?? 200, { 'content-type': 'text/plain', ...answer.headers });
           res.end(answer.body ?? '');
         };
-        if (answer.delayMs) setTimeout(send, answer.delayMs);
-        else send();
+        const delayed = () => (answer.delayMs ? setTimeout(send, answer.delayMs) : send());
+        if (answer.after) void answer.after.then(delayed, delayed);
+        else delayed();
       });
     });
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
