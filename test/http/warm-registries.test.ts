@@ -6,7 +6,7 @@ import { through } from './rows.fixtures.js';
 /**
  * Issue 34, first reads after a start: the row indexes and group sets another process built are loaded
  * before the first request (BaseData.warm, called by startServer), so the first grouped statement reads
- * its set and the first filtered listing its index. Without it the first reads went without them (after
+ * its set, the first filtered listing its index and the first deep jump the table's position blocks. Without it the first reads went without them (after
  * a restart, a `GROUP BY` over 10,000,000 rows met the 10-s SQL limit). "Big" is lowered to 100 rows.
  */
 describe.each(DIALECTS)('row indexes and group sets loaded before the first request (%s)', (dialect) => {
@@ -30,6 +30,11 @@ describe.each(DIALECTS)('row indexes and group sets loaded before the first requ
     const grouped = 'SELECT Kind, COUNT(*) FROM Big GROUP BY Kind';
     const filters = [{ column_name: 'Price', filter_predicate: 'greater', filter_term: 900 }];
     expect((await g.call('POST', 'filtered-rows/?table_name=Big', { filters })).statusCode).toBe(200);
+    // A deep jump: the table's position index, then its counted position blocks.
+    first.container.baseData.indexes.options.positionSkip = 50;
+    expect((await g.call('GET', 'rows/?table_name=Big&start=200&limit=5')).statusCode).toBe(200);
+    await first.container.baseData.indexes.idle();
+    expect(first.container.baseData.indexes.blocks.has(g.base.id, tableId)).toBe(true);
     const answer = await sqlCalls(() => ({ t: first, g })).run(grouped);
     await first.container.baseData.indexes.idle();
     await first.container.baseData.groupSets.idle();
@@ -43,6 +48,8 @@ describe.each(DIALECTS)('row indexes and group sets loaded before the first requ
     expect([indexes.count(), groupSets.count()]).toEqual([0, 0]);
     await second.container.baseData.warm();
     expect(groupSets.count()).toBe(1);
+    // Without the blocks loaded, the first deep jump counted every entry of the position index (2 s at 10,000,000 rows).
+    expect(indexes.blocks.has(g.base.id, tableId)).toBe(true);
     expect((await indexes.indexesOf(g.base.id, tableId)).map((e) => e.name).sort()).toEqual(built);
 
     // The second process's first grouped statement reads the set, and answers as the first did.

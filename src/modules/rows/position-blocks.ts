@@ -64,6 +64,11 @@ export class PositionBlocks {
     return this.ready.has(key(baseId, tableId));
   }
 
+  /** Loads which tables have their blocks now, not on first use (BaseData.warm). */
+  async warm(): Promise<void> {
+    if (this.options.enabled) await this.load();
+  }
+
   /** A table with a position index (`jump`) and no blocks yet: they are built in the background. */
   note(baseId: number, tableId: string, jump: PositionJump): void {
     const k = key(baseId, tableId);

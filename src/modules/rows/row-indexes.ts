@@ -445,9 +445,9 @@ export class RowIndexes {
     if (this.walks.size > WALKS_KEPT) this.walks.delete(this.walks.keys().next().value!);
   }
 
-  /** Loads the indexes (and PostgreSQL's jump sets) from the database now, not on first use (BaseData.warm). */
+  /** Loads the indexes (and PostgreSQL's jump sets) and the tables' position blocks from the database now, not on first use (BaseData.warm). */
   async warm(): Promise<void> {
-    await this.load();
+    await Promise.all([this.load(), this.blocks.warm()]);
   }
 
   /** Forgets every listing filter's last way to a page (benches: each request a first guess). */
