@@ -179,6 +179,7 @@ export class ImportService {
       const { tableIds, hold, write } = await prepare();
       result = await write(hold);
       await this.baseData.rows.publishHold(base, actor, hold, tableIds, (trx) => job.close(trx));
+      this.baseData.indexes.noteBulkWrite(base.id, [...tableIds, ...(hold.newTables ?? []).map((t) => t._id)]);
     } catch (error) {
       // The caller gets the failure's own answer; an undo that fails too is finished at the next start-up.
       await job.undo().catch(() => undefined);
