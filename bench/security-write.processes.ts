@@ -25,6 +25,7 @@
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/<db> npx tsx bench/security-write.processes.ts
  */
 import { fork, type ChildProcess } from 'node:child_process';
+import { ask as askChild } from './lib/child-messages.js';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { mean, medianRatio, pooled, quantile } from './lib/ratios.js';
@@ -46,6 +47,7 @@ type CaseName = (typeof CASES)[number];
 /** Parent → child: run a block of a case; child → parent: the block's CPU per timed call, in µs. */
 type Command = { case: CaseName } | { warmup: number } | { close: true };
 type Answer = { ready: true } | { cpu: number[]; system: number[] } | { warm: true } | { error: string };
+const ask = (worker: ChildProcess, command: Command | undefined) => askChild<Answer>(worker, command);
 
 const load = () => loadavg().map((l) => l.toFixed(1)).join(' ');
 
@@ -91,20 +93,6 @@ async function child(arm: string): Promise<void> {
     })();
   });
   send({ ready: true });
-}
-
-/** A child's answers, one at a time. */
-function ask(worker: ChildProcess, command: Command | undefined): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const onExit = (code: number | null) => reject(new Error(`child exited (${code})`));
-    worker.once('exit', onExit);
-    worker.once('message', (answer: Answer) => {
-      worker.off('exit', onExit);
-      if ('error' in answer) reject(new Error(answer.error));
-      else resolve(answer);
-    });
-    if (command) worker.send(command);
-  });
 }
 
 async function parent(): Promise<void> {

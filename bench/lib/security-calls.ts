@@ -11,6 +11,7 @@
  *               app with a token scoped in that one dimension of EVERY_DIMENSION (an ablation).
  * The table holds READ_ROWS rows before the first read. The answer is not parsed unless asked (the client's work).
  */
+import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { EVERY_DIMENSION, scopedBaseToken, startBasegate } from './servers.js';
 
@@ -22,7 +23,16 @@ export interface SecurityCalls {
   close(): Promise<void>;
 }
 
-export async function openSecurityArm(arm: string): Promise<SecurityCalls> {
+/** An arm's app (not listening), the Base-Token it is called with and the rows URL; the table seeded with READ_ROWS rows. */
+export interface SecurityTarget {
+  app: FastifyInstance;
+  token: string;
+  /** The gateway's rows URL of the seeded base (a path). */
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function openSecurityTarget(arm: string): Promise<SecurityTarget> {
   const basegate = await startBasegate({ RATE_LIMIT_ACCOUNT_PER_MINUTE: '0', RATE_LIMIT_BASE_PER_MINUTE: '10000000' });
   const { app: served, container, seeded } = basegate;
   const off = await buildApp(container, { logger: false, withoutAudit: true });
@@ -40,19 +50,31 @@ export async function openSecurityArm(arm: string): Promise<SecurityCalls> {
       arm === 'off' ? [off, seeded.baseToken] : arm === 'scoped' ? [served, scopedToken] : arm === 'unscoped' ? [served, seeded.baseToken] : onlyToken ? [served, onlyToken] : [];
     if (!app || !token) throw new Error(`unknown arm ${arm}`);
     const url = `/api-gateway/api/v2/dtables/${seeded.base.uuid}/rows/`;
-    const headers = { authorization: `Token ${token}` };
-    const insert = async () => {
-      const res = await app.inject({ method: 'POST', url, remoteAddress: '127.0.0.1', headers, payload: { table_name: 'Table1', rows: [{ Name: 'bench' }] } });
+    for (let i = 0; i < READ_ROWS; i += 1) {
+      const res = await app.inject({ method: 'POST', url, remoteAddress: '127.0.0.1', headers: { authorization: `Token ${token}` }, payload: INSERT_BODY });
       if (res.statusCode !== 200) throw new Error(`insert: ${res.statusCode} ${res.body}`);
-    };
-    const read = async (parse = false) => {
-      const res = await app.inject({ method: 'GET', url: `${url}?table_name=Table1&limit=${READ_ROWS}`, remoteAddress: '127.0.0.1', headers });
-      if (res.statusCode !== 200 || (parse && res.json<{ rows: unknown[] }>().rows.length !== READ_ROWS)) throw new Error(`read: ${res.statusCode} ${res.body.slice(0, 200)}`);
-    };
-    for (let i = 0; i < READ_ROWS; i += 1) await insert();
-    return { read, insert, close };
+    }
+    return { app, token, url, close };
   } catch (error) {
     await close();
     throw error;
   }
+}
+
+/** The insert's body and the read's query, the same for every bench of these calls. */
+export const INSERT_BODY = { table_name: 'Table1', rows: [{ Name: 'bench' }] };
+export const READ_QUERY = `?table_name=Table1&limit=${READ_ROWS}`;
+
+export async function openSecurityArm(arm: string): Promise<SecurityCalls> {
+  const { app, token, url, close } = await openSecurityTarget(arm);
+  const headers = { authorization: `Token ${token}` };
+  const insert = async () => {
+    const res = await app.inject({ method: 'POST', url, remoteAddress: '127.0.0.1', headers, payload: INSERT_BODY });
+    if (res.statusCode !== 200) throw new Error(`insert: ${res.statusCode} ${res.body}`);
+  };
+  const read = async (parse = false) => {
+    const res = await app.inject({ method: 'GET', url: `${url}${READ_QUERY}`, remoteAddress: '127.0.0.1', headers });
+    if (res.statusCode !== 200 || (parse && res.json<{ rows: unknown[] }>().rows.length !== READ_ROWS)) throw new Error(`read: ${res.statusCode} ${res.body.slice(0, 200)}`);
+  };
+  return { read, insert, close };
 }

@@ -74,6 +74,24 @@ describe.each(DIALECTS)('links that leave a table scope (%s)', (dialect) => {
     expect(await ok(gw(tokens.unscoped!, 'POST', 'sql/', { sql: 'SELECT * FROM Table1', convert_keys: true }))).toContain(CLASSIFIED);
   });
 
+  it("keeps a table-scoped token's cached pages apart from an unscoped token's, whichever lists first", async () => {
+    const listings: Array<[method: 'GET' | 'POST', path: string, body?: object]> = [
+      ['GET', 'rows/?table_name=Table1&convert_keys=true'],
+      ['POST', 'filtered-rows/?table_name=Table1&convert_keys=true', { filters: [] }],
+    ];
+    for (const order of [['unscoped', 'by_name'], ['by_name', 'unscoped']]) {
+      t.container.baseData.snapshots.evict(base.id);
+      for (const who of order) {
+        for (const [method, path, body] of listings) {
+          const text = await ok(gw(tokens[who]!, method, path, body));
+          expect(text).toContain('visible');
+          if (who === 'unscoped') expect(text, `${who} after ${order[0]}`).toContain(CLASSIFIED);
+          else expect(text, `${who} after ${order[0]}`).not.toContain(CLASSIFIED);
+        }
+      }
+    }
+  });
+
   it('refuses query-links, filters and sorts on them, naming the table outside the scope', async () => {
     await refused(gw(tokens.by_name!, 'POST', 'query-links/', { table_name: 'Table1', link_column_key: ids.secretLink, rows: [{ row_id: ids.row }] }));
     await refused(gw(tokens.by_name!, 'POST', 'filtered-rows/?table_name=Table1', { filters: [{ column_name: 'Secret names', filter_predicate: 'is_not_empty' }] }));

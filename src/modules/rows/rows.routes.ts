@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { apiError } from '../../shared/errors.js';
-import { currentGateway, imposeView } from '../access/index.js';
+import { currentGateway, imposeView, type TokenScope } from '../access/index.js';
 import { actorOf, baseOf, GATEWAY, readGetBody, viewerOf } from './gateway-request.js';
 import type { LinksService } from './links.service.js';
 import {
@@ -18,9 +18,8 @@ import {
   RowsResponse,
   Success,
 } from './rows.schemas.js';
-import type { ListInput, RowsService, Viewer } from './rows.service.js';
+import type { ListInput, RowsService } from './rows.service.js';
 import type { BaseSnapshots } from './base-snapshots.js';
-import type { BaseRef } from './base-writer.js';
 import type { ViewLimit } from './view-limit.js';
 
 export interface RowRoutesDeps {
@@ -41,22 +40,26 @@ const tags = ['base rows'];
 /** Rows, filtered rows and links under `/api-gateway/api/v2/dtables/{base_uuid}/`. */
 export function rowRoutes({ rows, links, bodyLimit, snapshots }: RowRoutesDeps): FastifyPluginAsyncTypebox {
   /** The rows of a listing as the JSON body; from the page cache when there is one. */
-  const listing = async (base: BaseRef, query: ListInput, viewer: Viewer, filter?: Record<string, unknown>): Promise<Buffer> => {
-    const build = (revision?: number) => rows.listJson(base, query, viewer, filter, revision);
+  const listing = async (request: FastifyRequest, query: ListInput, filter?: Record<string, unknown>): Promise<Buffer> => {
+    const base = baseOf(request);
+    const viewer = viewerOf(request);
+    const scope = currentGateway(request).claims.scope;
+    const build = (revision?: number) => rows.listJson(base, scoped(scope, query), viewer, filter, revision);
     if (!snapshots) return Buffer.from(await build());
-    // Everything the page depends on besides the base's content: the request, who asks (`include_me`), and today (relative dates).
-    const key = JSON.stringify([query, filter ?? null, viewer.currentUser ?? null, rows.today()]);
+    // Everything the page depends on besides the base's content: the request, a table-scoped token's tables
+    // (and whether it is a view share's), who asks (`include_me`), and today (relative dates). The tables are
+    // an element of their own: keying a copy of the query that carries them cost a cached read 11% more CPU.
+    const key = JSON.stringify([query, filter ?? null, viewer.currentUser ?? null, rows.today(), scope?.tables ?? null, scope?.tables !== undefined && scope.view !== undefined]);
     return snapshots.page(base, key, build);
   };
   /** A view-limited token (a view share) lists its view's rows only, whatever view the request names. */
   const limited = <Q extends ListInput>(request: Parameters<typeof currentGateway>[0], query: Q): Q => {
     const scope = currentGateway(request).claims.scope;
     if (scope?.view && query.view_id !== undefined && query.view_id !== scope.view.view) throw apiError(403, 'The token is limited to one view.');
-    return scoped(request, imposeView(scope, query) ?? query);
+    return imposeView(scope, query) ?? query;
   };
-  /** A table-scoped token reads no link to a table outside its scope (scope-columns.ts); its tables join the query (and the page cache's key). */
-  const scoped = <Q extends ListInput>(request: Parameters<typeof currentGateway>[0], query: Q): Q => {
-    const scope = currentGateway(request).claims.scope;
+  /** A table-scoped token reads no link to a table outside its scope (scope-columns.ts): its tables join the query. */
+  const scoped = <Q extends ListInput>(scope: TokenScope | undefined, query: Q): Q => {
     const tables = scope?.tables;
     if (!tables) return query;
     return scope.view ? { ...query, scopeTables: tables, sharedView: true } : { ...query, scopeTables: tables };
@@ -72,12 +75,12 @@ export function rowRoutes({ rows, links, bodyLimit, snapshots }: RowRoutesDeps):
     app.get(
       `${GATEWAY}/rows/`,
       { config: viewRead, schema: { tags, params: BaseUuidParams, querystring: ListRowsQuery, response: { 200: RowsResponse } } },
-      async (request, reply) => sendJson(reply, await listing(baseOf(request), limited(request, request.query), viewerOf(request))),
+      async (request, reply) => sendJson(reply, await listing(request, limited(request, request.query))),
     );
     app.get(
       `${GATEWAY}/rows/:row_id/`,
       { config: read, schema: { tags, params: RowParams, querystring: GetRowQuery, response: { 200: AnyObject } } },
-      async (request) => rows.get(baseOf(request), request.params.row_id, scoped(request, request.query)),
+      async (request) => rows.get(baseOf(request), request.params.row_id, scoped(currentGateway(request).claims.scope, request.query)),
     );
     app.post(
       `${GATEWAY}/rows/`,
@@ -101,13 +104,13 @@ export function rowRoutes({ rows, links, bodyLimit, snapshots }: RowRoutesDeps):
       { config: viewRead, schema: { tags, params: BaseUuidParams, querystring: ListRowsQuery, response: { 200: RowsResponse } } },
       async (request, reply) => {
         const body = await readGetBody(request, bodyLimit);
-        return sendJson(reply, await listing(baseOf(request), limited(request, request.query), viewerOf(request), filterSpec(body)));
+        return sendJson(reply, await listing(request, limited(request, request.query), filterSpec(body)));
       },
     );
     app.post(
       `${GATEWAY}/filtered-rows/`,
       { config: viewRead, bodyLimit, schema: { tags, params: BaseUuidParams, querystring: ListRowsQuery, body: AnyBody, response: { 200: RowsResponse } } },
-      async (request, reply) => sendJson(reply, await listing(baseOf(request), limited(request, request.query), viewerOf(request), filterSpec(request.body))),
+      async (request, reply) => sendJson(reply, await listing(request, limited(request, request.query), filterSpec(request.body))),
     );
 
     app.post(
