@@ -115,9 +115,17 @@ describe('console: undo for a read-write user, and a step refused halfway (headl
       const before = await rowsNow();
       const last = before.at(-1)!;
       await cellOf(page, last.Name as string, 2).click();
+      // Each part's write is followed by a look-up of its logged operation (what undo restores); the other
+      // change must come after both, or a late look-up finds that change's operation instead (it did, once,
+      // on a loaded CI run: the undo then reverted the other change and was not refused).
+      let lookups = 0;
+      page.on('response', (r) => {
+        if (/\/operations\/\?/.test(r.url())) lookups += 1;
+      });
       // The last row's Name and one new row: one step of two parts.
       await paste(page, 'Pasted\nNew row');
       await expect.poll(names).toEqual([...before.slice(0, -1).map((r) => r.Name), 'Pasted', 'New row']);
+      await expect.poll(() => lookups).toBeGreaterThanOrEqual(2);
       // Someone else changes the pasted cell since.
       expect((await gw('rows/', { method: 'PUT', body: { table_name: 'Table1', updates: [{ row_id: last._id, row: { Name: 'Changed by someone' } }] } })).status).toBe(200);
       await expect.poll(() => grid(page).innerText()).toContain('Changed by someone');
