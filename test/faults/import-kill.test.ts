@@ -78,9 +78,11 @@ describe.each(DIALECTS)('an import killed mid-way (%s)', (dialect) => {
     const rowsBefore = (await json<{ rows: unknown[] }>(await fetch(`${gateway}/rows/?table_name=Table1`, { headers: { authorization: `Token ${base.baseToken}` } }))).rows.length;
     const count = await databaseReader(dialect, dataDir, env);
 
-    // One import after the other has written a batch, the first five times as long: started together, the
+    // One import after the other has written a batch, the first 25 times as long: started together, the
     // append once wrote all its 20 batches before the new table's first (its upload and first pass were
-    // slower on a loaded machine), and the kill came after one import had ended.
+    // slower on a loaded machine), and the kill came after one import had ended; at five times as long,
+    // the new table's 100,000 rows once all went in before the append's first batch. The kill comes as
+    // soon as both have written a batch, so the length costs nothing.
     const imports: Array<ReturnType<typeof startImport>> = [];
     const holds = (n: number, what: string) =>
       waitUntil(
@@ -92,7 +94,7 @@ describe.each(DIALECTS)('an import killed mid-way (%s)', (dialect) => {
         what,
         90_000,
       );
-    imports.push(startImport(first, base, 'import-excel-csv-to-table', {}, 'fresh.csv', csv('fresh', ROWS * 5)));
+    imports.push(startImport(first, base, 'import-excel-csv-to-table', {}, 'fresh.csv', csv('fresh', ROWS * 25)));
     await holds(1, 'the new table’s import to have written a batch');
     imports.push(startImport(first, base, 'append-excel-csv-to-table', { table_name: 'Table1' }, 'more.csv', csv('appended')));
     // Both imports have written batches: two job records, held event batches of two holds.
