@@ -14,7 +14,8 @@
  * and the requests answered, read at both ends of the measured part. Printed per case: each process's
  * figure (the median over rounds of its CPU per request, µs), the arms compared by the median of their
  * processes' figures with a 95% interval from resampling processes, and the same ratio taken within each
- * round (the median over processes of that round, so a round's machine load is shared by both arms).
+ * round (the median over processes of that round, so a round's machine load is shared by both arms), with
+ * the rounds pooled and a 95% interval from resampling rounds.
  *
  *   npx tsx bench/security-write.throughput.ts
  *   BENCH_ROUNDS=12 BENCH_PROCESSES=6 npx tsx bench/security-write.throughput.ts
@@ -25,7 +26,7 @@ import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
-import { medianRatio, quantile } from './lib/ratios.js';
+import { medianRatio, pooled, quantile } from './lib/ratios.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 8);
 /** Untimed rounds first: every process's code is optimized for both calls before any window counts. */
@@ -164,9 +165,13 @@ function print(servers: Server[], figures: Record<CaseName, number[][]>, rates: 
         of(arm).map((i) => perProcess[i]!),
         of(base!).map((i) => perProcess[i]!),
       );
-      const withinRounds = Array.from({ length: ROUNDS }, (_, r) => median(of(arm).map((i) => figures[name][i]![r]!)) / median(of(base!).map((i) => figures[name][i]![r]!)));
+      const roundFigure = (who: string) => Array.from({ length: ROUNDS }, (_, r) => median(of(who).map((i) => figures[name][i]![r]!)));
+      const [mine, theirs] = [roundFigure(arm), roundFigure(base!)];
+      const withinRounds = mine.map((m, r) => m / theirs[r]!);
+      // The rounds resampled (these processes kept): how much the answer moves with the machine's moments.
+      const byRounds = pooled(mine, theirs);
       console.log(
-        `  ${arm} ÷ ${base}: ${across.ratio.toFixed(1)}% across processes (95% ${across.low.toFixed(1)}–${across.high.toFixed(1)}%); within rounds median ${(median(withinRounds) * 100).toFixed(1)}% [${(quantile(withinRounds, 0.25) * 100).toFixed(1)}–${(quantile(withinRounds, 0.75) * 100).toFixed(1)}%]`,
+        `  ${arm} ÷ ${base}: ${across.ratio.toFixed(1)}% across processes (95% ${across.low.toFixed(1)}–${across.high.toFixed(1)}%); within rounds median ${(median(withinRounds) * 100).toFixed(1)}% [${(quantile(withinRounds, 0.25) * 100).toFixed(1)}–${(quantile(withinRounds, 0.75) * 100).toFixed(1)}%], pooled ${byRounds.ratio.toFixed(1)}% (95% over rounds ${byRounds.low.toFixed(1)}–${byRounds.high.toFixed(1)}%)`,
       );
     }
   }
