@@ -8,8 +8,8 @@
  *
  * Arms (`bench/lib/security-calls.ts`): `off` (scopes and audit off, an unscoped token) and `scoped` (the
  * served app, a token scoped in every dimension); `BENCH_PROCESSES` (4) processes of each. A round runs
- * every process once per case (read: the 100-row read; insert: the single-row insert), in an order rotating
- * every round (after `BENCH_WARMUP_ROUNDS` (1) untimed rounds); a window is `BENCH_CONNECTIONS` (4) closed-loop HTTP clients in this process for
+ * every process once per case (read: the 100-row read; insert: the single-row insert), one process of each arm
+ * after the other (started in that order too), the sets and the arms within a set in an order rotating every round (after `BENCH_WARMUP_ROUNDS` (1) untimed rounds); a window is `BENCH_CONNECTIONS` (4) closed-loop HTTP clients in this process for
  * `BENCH_SETTLE_MS` (500) and then `BENCH_WINDOW_MS` (2000) measured: the child's `process.cpuUsage()`
  * and the requests answered, read at both ends of the measured part. Printed per case: each process's
  * figure (the median over rounds of its CPU per request, µs), the arms compared by the median of their
@@ -111,7 +111,9 @@ async function window(server: Server, name: CaseName): Promise<{ cpuPerRequest: 
 async function parent(): Promise<void> {
   const loadAtStart = load();
   const script = fileURLToPath(import.meta.url);
-  const arms = ARM_NAMES.flatMap((arm) => Array.from({ length: PROCESSES }, () => arm));
+  // Interleaved (off, scoped, off, scoped, …): started and measured side by side, a set of one process per arm
+  // at a time, so whatever drifts along the list (start order, the machine during a round) falls on every arm alike.
+  const arms = Array.from({ length: PROCESSES }, () => ARM_NAMES).flat();
   const servers: Server[] = [];
   try {
     // One at a time: each child's start (migrations, seeding) has the machine to itself.
@@ -127,7 +129,10 @@ async function parent(): Promise<void> {
     for (let round = -WARMUP_ROUNDS; round < ROUNDS; round += 1) {
       for (const name of CASES) {
         for (let k = 0; k < servers.length; k += 1) {
-          const i = (k + Math.max(round, 0)) % servers.length;
+          // Sets in an order rotating every round; within a set, the arms' order rotating too.
+          const shift = Math.max(round, 0);
+          const set = (Math.floor(k / ARM_NAMES.length) + shift) % PROCESSES;
+          const i = set * ARM_NAMES.length + ((k + shift) % ARM_NAMES.length);
           const { cpuPerRequest, perSecond } = await window(servers[i]!, name);
           if (round < 0) continue;
           figures[name][i]!.push(cpuPerRequest);
