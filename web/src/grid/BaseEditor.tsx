@@ -12,7 +12,8 @@ import { useRelatedUsers } from './people';
 import { canEditBase } from './permission';
 import { HideColumnsPanel } from './HideColumnsPanel';
 import { useSearch } from './search';
-import { useUndo, type Change, type OperationRestore, type Part, type RowWrites } from './undo';
+import { useUndo, type Change, type Part, type RowWrites } from './undo';
+import { operationRestore } from './operation-restore';
 import { ApiError } from '../api';
 import { RowForm } from './RowForm';
 import { copyText, parseBlock, pastedValue } from './clipboard';
@@ -693,34 +694,6 @@ function directRowWrites(access: BaseAccess, table: Table, refresh: () => Promis
       } finally {
         await refresh();
       }
-    },
-  };
-}
-
-type LoggedOperation = { op_id: number; operation: string; reverts: number | null };
-
-/** Undo through the operation log: the newest operation of exactly these rows, and `restore-operations/`. */
-function operationRestore(access: BaseAccess, refresh: () => Promise<unknown>): OperationRestore {
-  const recent = () => gateway<{ operations: LoggedOperation[] }>(access, `operations/?${q({ per_page: 20 })}`).then((r) => r.operations);
-  return {
-    latestOf: async (rowIds) => {
-      const wanted = new Set(rowIds);
-      // A write that failed before its rows were known (an append) has no operation.
-      if (wanted.size === 0) return undefined;
-      for (const op of await recent()) {
-        const o = JSON.parse(op.operation) as { row_id?: string; row_ids?: string[] };
-        const ids = o.row_ids ?? (o.row_id ? [o.row_id] : []);
-        if (ids.length === wanted.size && ids.every((id) => wanted.has(id))) return op.op_id;
-      }
-      return undefined;
-    },
-    restore: async (opId) => {
-      try {
-        await gateway(access, `restore-operations/${opId}/`, { method: 'PUT', body: {} });
-      } finally {
-        await refresh();
-      }
-      return (await recent()).find((op) => op.reverts === opId)?.op_id;
     },
   };
 }
