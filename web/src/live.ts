@@ -28,6 +28,8 @@ export interface LiveHandlers {
 
 const RETRY_MS = 3000;
 const RETRY_MAX_MS = 60_000;
+/** A join the server has not answered in this time is given up: the socket reconnects and joins again. */
+const JOIN_TIMEOUT_MS = 15_000;
 
 function parse<T>(data: unknown): T | null {
   try {
@@ -39,10 +41,11 @@ function parse<T>(data: unknown): T | null {
 
 /**
  * Joins the base's room (and, with a user's Base-Token, the user's room) and calls the handlers.
- * A server-side disconnect (expired or revoked token) retries with a fresh token from `renew`.
+ * A server-side disconnect (expired or revoked token), or a join left unanswered for `joinTimeoutMs`,
+ * retries after `retryMs` (doubling up to a minute) with a fresh token from `renew`.
  * Returns the function that closes the connection.
  */
-export function openLive(access: BaseAccess, handlers: LiveHandlers, renew: () => Promise<BaseAccess>): () => void {
+export function openLive(access: BaseAccess, handlers: LiveHandlers, renew: () => Promise<BaseAccess>, { joinTimeoutMs = JOIN_TIMEOUT_MS, retryMs = RETRY_MS } = {}): () => void {
   let closed = false;
   let close = () => {
     closed = true;
@@ -64,12 +67,33 @@ export function openLive(access: BaseAccess, handlers: LiveHandlers, renew: () =
       clearTimeout(retry);
       socket.close();
     };
+    /** Connects again after a backoff, with a fresh token from `renew`. */
+    const retryLater = () => {
+      failures += 1;
+      clearTimeout(retry);
+      retry = setTimeout(async () => {
+        try {
+          current = await renew();
+        } catch {
+          // keep the old token: the next refusal retries again
+        }
+        if (!closed) socket.connect();
+      }, Math.min(retryMs * 2 ** (failures - 1), RETRY_MAX_MS));
+    };
     socket.on('connect', () => {
       if (socket.recovered) {
         handlers.onStatus?.('live');
         return;
       }
-      socket.emit('join-room', current.dtable_uuid, current.access_token, (ack: { status?: boolean } | undefined) => {
+      socket.timeout(joinTimeoutMs).emit('join-room', current.dtable_uuid, current.access_token, (timedOut: Error | null, ack: { status?: boolean } | undefined) => {
+        if (closed) return;
+        if (timedOut) {
+          // Unanswered (a server too busy, a packet lost in a reconnect): without this the channel stayed
+          // "connecting" for good. The client's own disconnect is not retried by the handler below.
+          socket.disconnect();
+          retryLater();
+          return;
+        }
         if (!ack?.status) return; // the server disconnects; the retry below renews the token
         failures = 0;
         handlers.onStatus?.('live');
@@ -89,15 +113,7 @@ export function openLive(access: BaseAccess, handlers: LiveHandlers, renew: () =
       handlers.onStatus?.('offline');
       // socket.io reconnects by itself after network trouble, not after the server ended the socket.
       if (reason !== 'io server disconnect' || closed) return;
-      failures += 1;
-      retry = setTimeout(async () => {
-        try {
-          current = await renew();
-        } catch {
-          // keep the old token: the next refusal retries again
-        }
-        if (!closed) socket.connect();
-      }, Math.min(RETRY_MS * 2 ** (failures - 1), RETRY_MAX_MS));
+      retryLater();
     });
   });
   return () => close();
