@@ -58,6 +58,41 @@ describe.each(DIALECTS)('an import builds its big tables’ position indexes (%s
     expect(await names('start=250&limit=10')).toEqual(reference);
   });
 
+  it('a new big table also gets the filter indexes of its first number and date columns (PostgreSQL): a first filter reads them, with the same answer', async () => {
+    const { indexes } = t.container.baseData;
+    indexes.options.bulkFilterColumns = 2;
+    const head = 'Name,Label,N,Due,M,Extra';
+    const lines = Array.from({ length: 300 }, (_, i) => `row ${i},l${i % 7},${i},2026-0${(i % 9) + 1}-1${i % 10},${300 - i},${i * 2}`);
+    await importCsv('import-excel-csv-to-table', [{ name: 'file', value: [head, ...lines].join('\n'), filename: 'Typed.csv' }]);
+    await indexes.idle();
+    const meta = (await g.call('GET', 'metadata/')).json<{ metadata: { tables: Array<{ _id: string; name: string; columns: Array<{ key: string; name: string; type: string }> }> } }>();
+    const table = meta.metadata.tables.find((x) => x.name === 'Typed')!;
+    const column = (name: string) => table.columns.find((c) => c.name === name)!;
+    expect([column('Label').type, column('N').type, column('Due').type, column('M').type]).toEqual(['single-select', 'number', 'date', 'number']);
+    const indexed = (await indexes.indexesOf(g.base.id, table._id)).filter((e) => e.column_key !== '').map((e) => e.column_key).sort();
+    // The first two of its number and date columns (N, Due), not M (over the limit) nor the text and single-select columns.
+    expect(indexed).toEqual(dialect === 'postgres' ? [column('N').key, column('Due').key].sort() : []);
+    const filtered = async () => {
+      const res = await g.call('POST', 'filtered-rows/?table_name=Typed&limit=10', {
+        filters: [
+          { column_name: 'N', filter_predicate: 'greater_or_equal', filter_term: 250 },
+          { column_name: 'N', filter_predicate: 'less', filter_term: 255 },
+        ],
+      });
+      expect(res.statusCode, res.body).toBe(200);
+      return res.json<{ rows: Array<{ Name: string }> }>().rows.map((r) => r.Name);
+    };
+    expect(await filtered()).toEqual(['row 250', 'row 251', 'row 252', 'row 253', 'row 254']);
+    // A table too small for indexes gets none of them either.
+    await importCsv('import-excel-csv-to-table', [{ name: 'file', value: [head, ...lines.slice(0, 40)].join('\n'), filename: 'TypedSmall.csv' }]);
+    await indexes.idle();
+    expect((await indexes.indexesOf(g.base.id, await tableId('TypedSmall'))).length).toBe(0);
+    indexes.options.bulkFilterColumns = 0;
+    await importCsv('import-excel-csv-to-table', [{ name: 'file', value: [head, ...lines].join('\n'), filename: 'TypedOff.csv' }]);
+    await indexes.idle();
+    expect((await indexes.indexesOf(g.base.id, await tableId('TypedOff'))).filter((e) => e.column_key !== '')).toEqual([]);
+  });
+
   it('an import appended to an existing table makes it big: its position index follows', async () => {
     const { indexes } = t.container.baseData;
     await importCsv('import-excel-csv-to-table', [{ name: 'file', value: csv(0, 60), filename: 'Grown.csv' }]);

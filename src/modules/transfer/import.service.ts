@@ -179,7 +179,9 @@ export class ImportService {
       const { tableIds, hold, write } = await prepare();
       result = await write(hold);
       await this.baseData.rows.publishHold(base, actor, hold, tableIds, (trx) => job.close(trx));
-      this.baseData.indexes.noteBulkWrite(base.id, [...tableIds, ...(hold.newTables ?? []).map((t) => t._id)]);
+      const written = new Set([...tableIds, ...(hold.newTables ?? []).map((t) => t._id)]);
+      const meta = await this.baseData.writer.read(base).catch(() => null);
+      this.baseData.indexes.noteBulkWrite(base.id, meta?.tables.filter((t) => written.has(t._id)) ?? []);
     } catch (error) {
       // The caller gets the failure's own answer; an undo that fails too is finished at the next start-up.
       await job.undo().catch(() => undefined);
