@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -74,21 +74,82 @@ async function e2eDatabase(): Promise<{ url: string; drop: () => Promise<void> }
   return createPostgresDatabase();
 }
 
-/** Runs a browser step; on failure saves a full-page screenshot under test-results/e2e before rethrowing. */
+/**
+ * What a page did lately, for a failed step's message: its console errors and warnings, uncaught errors,
+ * failed requests, answers of 400 or more and socket frames' opening and closing, each with the time since
+ * the page was opened. A flake on a loaded CI run leaves only that log behind, so it must say what the page saw.
+ */
+const journals = new WeakMap<Page, string[]>();
+const JOURNAL_LINES = 60;
+
+function keepJournal(page: Page): string[] {
+  const existing = journals.get(page);
+  if (existing) return existing;
+  const lines: string[] = [];
+  journals.set(page, lines);
+  const opened = Date.now();
+  const note = (text: string) => {
+    lines.push(`+${((Date.now() - opened) / 1000).toFixed(1)}s ${text.slice(0, 300)}`);
+    if (lines.length > JOURNAL_LINES) lines.shift();
+  };
+  const short = (url: string) => url.replace(/^https?:\/\/[^/]+/, '');
+  page.on('console', (m) => {
+    if (m.type() === 'error' || m.type() === 'warning') note(`console.${m.type()}: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => note(`pageerror: ${e.message}`));
+  page.on('requestfailed', (r) => note(`failed ${r.method()} ${short(r.url())}: ${r.failure()?.errorText ?? ''}`));
+  page.on('response', (r) => {
+    if (r.status() >= 400) note(`${r.status()} ${r.request().method()} ${short(r.url())}`);
+  });
+  page.on('websocket', (ws) => {
+    note(`socket open ${short(ws.url())}`);
+    ws.on('close', () => note(`socket closed ${short(ws.url())}`));
+    ws.on('socketerror', (e) => note(`socket error ${short(ws.url())}: ${e}`));
+  });
+  // Listening from the page's start also turns Chromium's file chooser interception on before any key
+  // press: enabled only by a `waitForEvent('filechooser')` beside the press, it raced the press (a CI run's
+  // Space on the chooser opened a real, invisible dialog and no event came).
+  page.on('filechooser', () => note('file chooser opened'));
+  return lines;
+}
+
+/** Where the focus is and what the page's journal holds, appended to a failed step's error. */
+async function pageState(page: Page): Promise<string> {
+  const focus = await page
+    .evaluate(() => {
+      const e = document.activeElement;
+      if (!e || e === document.body) return 'body';
+      const label = e.getAttribute('aria-label') ?? e.getAttribute('name') ?? (e.textContent ?? '').trim().slice(0, 40);
+      return `${e.tagName.toLowerCase()}${e.id ? `#${e.id}` : ''}${e.className && typeof e.className === 'string' ? `.${e.className.split(/\s+/).join('.')}` : ''} "${label}"`;
+    })
+    .catch((error: unknown) => `unknown (${String(error).slice(0, 100)})`);
+  const journal = journals.get(page) ?? [];
+  return [`page: ${page.url()}`, `focus: ${focus}`, `journal (${journal.length} entries):`, ...journal.map((l) => `  ${l}`)].join('\n');
+}
+
+/**
+ * Runs a browser step; on failure saves a full-page screenshot under test-results/e2e and adds the page's
+ * focus and journal (keepJournal) to the error before rethrowing.
+ */
 export async function step<T>(page: Page, name: string, fn: () => Promise<T>): Promise<T> {
+  keepJournal(page);
   try {
     return await fn();
   } catch (error) {
     mkdirSync(FAILURES_DIR, { recursive: true });
     await page.screenshot({ path: path.join(FAILURES_DIR, `${name.replace(/\W+/g, '-')}.png`), fullPage: true }).catch(() => undefined);
+    const state = await pageState(page);
+    writeFileSync(path.join(FAILURES_DIR, `${name.replace(/\W+/g, '-')}.txt`), `${String(error)}\n${state}\n`);
+    if (error instanceof Error) error.message = `${error.message}\n[step ${name}] ${state}`;
     throw error;
   }
 }
 
-/** A new page for a console test: 10 s for each wait instead of playwright's 30 s. */
+/** A new page for a console test: 10 s for each wait instead of playwright's 30 s, its journal kept from the start. */
 export async function newConsolePage(browser: Browser, options: BrowserContextOptions): Promise<Page> {
   const page = await browser.newPage(options);
   page.setDefaultTimeout(10_000);
+  keepJournal(page);
   return page;
 }
 

@@ -391,7 +391,7 @@ describe('web console (headless Chromium)', () => {
     // A row added by a script (an API-Token, not the admin) triggers "New rows" for the admin; the
     // bell hears of it over the real-time channel (its polling fallback is a minute when live).
     // The bell's channel connects in the background; on a loaded machine that has taken over 10 s.
-    await page.locator('a.bell[data-live="yes"]').waitFor({ timeout: 45_000 });
+    await step(page, 'bell-live', () => page.locator('a.bell[data-live="yes"]').waitFor({ timeout: 45_000 }));
     await script.appendRow('Table1', { Name: 'Notify me', Number: 9 });
     await step(page, 'bell', async () => {
       await page.getByTestId('unread-count').waitFor({ timeout: 20_000 });
