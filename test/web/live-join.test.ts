@@ -10,8 +10,11 @@ type Access = { access_token: string; dtable_uuid: string };
 type Status = 'connecting' | 'live' | 'offline';
 let openLive: (access: Access, handlers: { onStatus?(s: Status): void }, renew: () => Promise<Access>, options?: { joinTimeoutMs?: number; retryMs?: number }) => () => void;
 
-/** The live channel's server side as the console meets it: socket.io at /api-gateway/socket.io, `join-room` answered as `answer` says. */
-async function liveServer(answer: (join: number, token: string) => 'ignore' | { status: boolean }) {
+/**
+ * The live channel's server side as the console meets it: socket.io at /api-gateway/socket.io, `join-room`
+ * answered as `answer` says ('drop': the connection is cut instead, as a network failure would).
+ */
+async function liveServer(answer: (join: number, token: string) => 'ignore' | 'drop' | { status: boolean }) {
   const http: HttpServer = createServer();
   const io = new Server(http, { path: '/api-gateway/socket.io' });
   const joins: string[] = [];
@@ -20,6 +23,7 @@ async function liveServer(answer: (join: number, token: string) => 'ignore' | { 
       joins.push(token);
       const a = answer(joins.length, token);
       if (a === 'ignore') return;
+      if (a === 'drop') return void socket.conn.close();
       ack(a);
       if (!a.status) socket.disconnect(true);
     });
@@ -68,6 +72,15 @@ describe('the console live channel joins again when a join goes unanswered (web/
     await new Promise((resolve) => setTimeout(resolve, 600));
     expect(server.joins).toEqual(['first']);
     expect(statuses).toEqual(['connecting', 'live']);
+  });
+
+  it('a join cut by a lost connection is left to socket.io: it reconnects by itself and joins again, no token renewed', async () => {
+    server = await liveServer((join) => (join === 1 ? 'drop' : { status: true }));
+    let renewed = 0;
+    const statuses = open(server.origin, async () => ({ access_token: `renewed-${++renewed}`, dtable_uuid: 'b0e5a8a4-0000-4000-8000-000000000001' }));
+    await vi.waitFor(() => expect(statuses.at(-1)).toBe('live'), { timeout: 8000, interval: 20 });
+    expect(server.joins).toEqual(['first', 'first']);
+    expect(renewed).toBe(0);
   });
 
   it('a refused join (the server disconnects) is retried with a renewed token', async () => {

@@ -88,10 +88,14 @@ export function openLive(access: BaseAccess, handlers: LiveHandlers, renew: () =
       socket.timeout(joinTimeoutMs).emit('join-room', current.dtable_uuid, current.access_token, (timedOut: Error | null, ack: { status?: boolean } | undefined) => {
         if (closed) return;
         if (timedOut) {
-          // Unanswered (a server too busy, a packet lost in a reconnect): without this the channel stayed
-          // "connecting" for good. The client's own disconnect is not retried by the handler below.
-          socket.disconnect();
-          retryLater();
+          // Unanswered on a socket still connected (a server too busy, a lost answer): without this the
+          // channel stayed "connecting" for good. The client's own disconnect is not retried by the handler
+          // below. (A socket that lost its connection meanwhile errs here too: socket.io reconnects it by
+          // itself, recovering its session, and it joins again on connect.)
+          if (socket.connected) {
+            socket.disconnect();
+            retryLater();
+          }
           return;
         }
         if (!ack?.status) return; // the server disconnects; the retry below renews the token
