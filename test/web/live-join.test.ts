@@ -46,47 +46,46 @@ describe('the console live channel joins again when a join goes unanswered (web/
   });
   afterAll(() => vi.unstubAllGlobals());
 
-  const open = (origin: string, renew: () => Promise<Access>) => {
-    vi.stubGlobal('window', { location: { origin } });
+  const UUID = 'b0e5a8a4-0000-4000-8000-000000000001';
+  /** The channel opened against a server answering joins as `answer`; the n-th renewal gives the token `renewed-n`. */
+  const open = async (answer: Parameters<typeof liveServer>[0]) => {
+    server = await liveServer(answer);
+    vi.stubGlobal('window', { location: { origin: server.origin } });
     const statuses: Status[] = [];
-    close = openLive({ access_token: 'first', dtable_uuid: 'b0e5a8a4-0000-4000-8000-000000000001' }, { onStatus: (s) => statuses.push(s) }, renew, { joinTimeoutMs: 300, retryMs: 100 });
-    return statuses;
+    let renewed = 0;
+    const renew = async () => ({ access_token: `renewed-${++renewed}`, dtable_uuid: UUID });
+    close = openLive({ access_token: 'first', dtable_uuid: UUID }, { onStatus: (s) => statuses.push(s) }, renew, { joinTimeoutMs: 300, retryMs: 100 });
+    const live = () => vi.waitFor(() => expect(statuses.at(-1)).toBe('live'), { timeout: 8000, interval: 20 });
+    return { statuses, joins: server.joins, renewals: () => renewed, live };
   };
 
   it('an unanswered join is given up after its timeout; the socket connects again with a renewed token and goes live', async () => {
-    server = await liveServer((join) => (join === 1 ? 'ignore' : { status: true }));
-    let renewed = 0;
-    const statuses = open(server.origin, async () => ({ access_token: `renewed-${++renewed}`, dtable_uuid: 'b0e5a8a4-0000-4000-8000-000000000001' }));
-    await vi.waitFor(() => expect(statuses.at(-1)).toBe('live'), { timeout: 5000, interval: 20 });
-    expect(server.joins).toEqual(['first', 'renewed-1']);
-    expect(statuses).toEqual(['connecting', 'offline', 'live']);
+    const channel = await open((join) => (join === 1 ? 'ignore' : { status: true }));
+    await channel.live();
+    expect(channel.joins).toEqual(['first', 'renewed-1']);
+    expect(channel.statuses).toEqual(['connecting', 'offline', 'live']);
   });
 
   it('a join answered in time goes live at once and is not sent again', async () => {
-    server = await liveServer(() => ({ status: true }));
-    const statuses = open(server.origin, async () => {
-      throw new Error('not renewed');
-    });
-    await vi.waitFor(() => expect(statuses.at(-1)).toBe('live'), { timeout: 5000, interval: 20 });
+    const channel = await open(() => ({ status: true }));
+    await channel.live();
     // Longer than the join timeout: nothing gives the answered join up.
     await new Promise((resolve) => setTimeout(resolve, 600));
-    expect(server.joins).toEqual(['first']);
-    expect(statuses).toEqual(['connecting', 'live']);
+    expect(channel.joins).toEqual(['first']);
+    expect(channel.statuses).toEqual(['connecting', 'live']);
+    expect(channel.renewals()).toBe(0);
   });
 
   it('a join cut by a lost connection is left to socket.io: it reconnects by itself and joins again, no token renewed', async () => {
-    server = await liveServer((join) => (join === 1 ? 'drop' : { status: true }));
-    let renewed = 0;
-    const statuses = open(server.origin, async () => ({ access_token: `renewed-${++renewed}`, dtable_uuid: 'b0e5a8a4-0000-4000-8000-000000000001' }));
-    await vi.waitFor(() => expect(statuses.at(-1)).toBe('live'), { timeout: 8000, interval: 20 });
-    expect(server.joins).toEqual(['first', 'first']);
-    expect(renewed).toBe(0);
+    const channel = await open((join) => (join === 1 ? 'drop' : { status: true }));
+    await channel.live();
+    expect(channel.joins).toEqual(['first', 'first']);
+    expect(channel.renewals()).toBe(0);
   });
 
   it('a refused join (the server disconnects) is retried with a renewed token', async () => {
-    server = await liveServer((join) => ({ status: join > 1 }));
-    const statuses = open(server.origin, async () => ({ access_token: 'fresh', dtable_uuid: 'b0e5a8a4-0000-4000-8000-000000000001' }));
-    await vi.waitFor(() => expect(statuses.at(-1)).toBe('live'), { timeout: 5000, interval: 20 });
-    expect(server.joins).toEqual(['first', 'fresh']);
+    const channel = await open((join) => ({ status: join > 1 }));
+    await channel.live();
+    expect(channel.joins).toEqual(['first', 'renewed-1']);
   });
 });
