@@ -5,10 +5,11 @@
  *   1. every row read in pages of `BENCH_PAGE` (1,000) with `GET …/rows/?start=…&limit=…`, `BENCH_PASSES` (2) times;
  *   2. the whole-base read `GET …/dtables/{uuid}/` (the body streamed to nowhere);
  *   3. the whole-base export `synchronous-export/export-dtable/` (a zip, streamed to nowhere);
- *   4. the table's CSV export;
- *   5. the table's XLSX export (kept in a temp file);
- *   6. that XLSX file imported as a new base (`import-excel-csv-to-base`: upload, two passes, 1,000-row batches).
- * BENCH_PASSES=0 skips the paged reads; BENCH_XLSX=0 skips 5 and 6.
+ *   4. the table's CSV export (kept in a temp file);
+ *   5. the CSV file of 4 imported as a table of the base (`import-excel-csv-to-table`: streamed upload, two passes, 1,000-row batches);
+ *   6. the table's XLSX export (kept in a temp file);
+ *   7. that XLSX file imported as a new base (`import-excel-csv-to-base`).
+ * BENCH_PASSES=0 skips the paged reads; BENCH_CSV_IMPORT=0 skips 5; BENCH_XLSX=0 skips 6 and 7.
  * The server's resident memory is sampled every 25 ms from /proc (VmRSS), per phase: before, peak, after;
  * and its peak over the whole run (VmHWM). At the end its /metrics read-cache sizes.
  * BENCH_HEAP_SNAPSHOT=N writes a heap snapshot after pass N (`end`: after the exports) and prints the heap after its full collection.
@@ -38,6 +39,7 @@ const ROWS = Number(process.env.BENCH_ROWS ?? 100_000);
 const PAGE = Number(process.env.BENCH_PAGE ?? 1_000);
 const PASSES = Number(process.env.BENCH_PASSES ?? 2);
 const XLSX = process.env.BENCH_XLSX !== '0';
+const CSV_IMPORT = process.env.BENCH_CSV_IMPORT !== '0';
 const ADMIN = { email: 'memory@example.com', password: 'memory-password-1' };
 const KINDS = ['alpha', 'beta', 'gamma', 'delta', 'epsilon'];
 
@@ -52,6 +54,15 @@ async function drain(res: Response): Promise<number> {
   let bytes = 0;
   for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) bytes += chunk.length;
   return bytes;
+}
+
+/** Streams a response body into `file`. */
+async function saveTo(res: Response, file: string): Promise<void> {
+  if (!res.ok) throw new Error(`${res.status}: ${(await res.text()).slice(0, 300)}`);
+  const out = createWriteStream(file);
+  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) if (!out.write(chunk)) await once(out, 'drain');
+  out.end();
+  await once(out, 'finish');
 }
 
 function status(pid: number, field: 'VmRSS' | 'VmHWM'): number {
@@ -159,6 +170,8 @@ async function main(): Promise<void> {
   const env: NodeJS.ProcessEnv = {
     // As `npm start` runs the server (package.json), unless the environment sets it.
     MALLOC_ARENA_MAX: '2',
+    // Uploads of a million rows' CSV or XLSX pass the default 100 MB file limit.
+    ASSET_MAX_BYTES: String(4 * 1024 ** 3),
     ...rest,
     DATA_DIR: dataDir,
     DATABASE_URL: databaseUrl,
@@ -262,19 +275,49 @@ async function main(): Promise<void> {
       const res = await fetch(`${url}/api/v2.1/workspace/${base.workspace_id}/synchronous-export/export-dtable/?dtable_name=memory&ignore_asset=true`, { headers: auth });
       return `${((await drain(res)) / 2 ** 20).toFixed(0)} MB zip`;
     });
+    const csvFile = path.join(dataDir, 'imported.csv');
     await phase(pid, url, 'table CSV export', async () => {
       const res = await fetch(`${url}/api/v2.1/workspace/${base.workspace_id}/synchronous-export/export-table-to-excel/?dtable_name=memory&table_name=Big&format=csv`, { headers: auth });
-      return `${((await drain(res)) / 2 ** 20).toFixed(0)} MB CSV`;
+      await saveTo(res, csvFile);
+      return `${(statSync(csvFile).size / 2 ** 20).toFixed(0)} MB CSV`;
     });
+    /** The rows of the base `uuid` in the database, or of its table `tableName` (counted there, not taken from an answer). */
+    const countRows = async (uuid: string, tableName?: string) => {
+      const check = connect({ databaseUrl, dataDir });
+      try {
+        let query = check.db
+          .selectFrom('base_rows')
+          .innerJoin('bases', 'bases.id', 'base_rows.base_id')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('bases.uuid', '=', uuid);
+        if (tableName) {
+          const { metadata } = await json<{ metadata: { tables: Array<{ _id: string; name: string }> } }>(await fetch(`${gw}/metadata/`, { headers: baseAuth }));
+          const table = metadata.tables.find((t) => t.name === tableName);
+          if (!table) throw new Error(`no table ${tableName}`);
+          query = query.where('base_rows.table_id', '=', table._id);
+        }
+        return Number((await query.executeTakeFirstOrThrow()).n);
+      } finally {
+        await check.db.destroy();
+      }
+    };
+    if (CSV_IMPORT) {
+      await phase(pid, url, 'CSV import as a table', async () => {
+        const form = new FormData();
+        form.append('dtable_uuid', base.uuid);
+        form.append('file', await openAsBlob(csvFile), 'imported.csv');
+        const res = await fetch(`${url}/api/v2.1/workspace/${base.workspace_id}/synchronous-import/import-excel-csv-to-table/`, { method: 'POST', headers: { authorization: auth.authorization }, body: form });
+        await json(res);
+        const counted = await countRows(base.uuid, 'imported');
+        if (counted !== total) throw new Error(`the import wrote ${counted} rows of ${total}`);
+        return `${(statSync(csvFile).size / 2 ** 20).toFixed(0)} MB file, ${total} rows imported`;
+      });
+    }
     if (XLSX) {
       const file = path.join(dataDir, 'export.xlsx');
       await phase(pid, url, 'table XLSX export', async () => {
         const res = await fetch(`${url}/api/v2.1/workspace/${base.workspace_id}/synchronous-export/export-table-to-excel/?dtable_name=memory&table_name=Big&format=xlsx`, { headers: auth });
-        if (!res.ok) throw new Error(`${res.status}: ${(await res.text()).slice(0, 300)}`);
-        const out = createWriteStream(file);
-        for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) if (!out.write(chunk)) await once(out, 'drain');
-        out.end();
-        await once(out, 'finish');
+        await saveTo(res, file);
         return `${(statSync(file).size / 2 ** 20).toFixed(0)} MB XLSX`;
       });
       await phase(pid, url, 'XLSX import as a new base', async () => {
@@ -282,19 +325,8 @@ async function main(): Promise<void> {
         form.append('dtable', await openAsBlob(file), 'imported.xlsx');
         const res = await fetch(`${url}/api/v2.1/workspace/${base.workspace_id}/synchronous-import/import-excel-csv-to-base/`, { method: 'POST', headers: { authorization: auth.authorization }, body: form });
         const { dtable } = await json<{ dtable: { uuid: string } }>(res);
-        // The rows the new base holds, counted in the database (not from the answer).
-        const check = connect({ databaseUrl, dataDir });
-        try {
-          const counted = await check.db
-            .selectFrom('base_rows')
-            .innerJoin('bases', 'bases.id', 'base_rows.base_id')
-            .select((eb) => eb.fn.countAll<number>().as('n'))
-            .where('bases.uuid', '=', dtable.uuid)
-            .executeTakeFirstOrThrow();
-          if (Number(counted.n) !== total) throw new Error(`the import wrote ${counted.n} rows of ${total}`);
-        } finally {
-          await check.db.destroy();
-        }
+        const counted = await countRows(dtable.uuid);
+        if (counted !== total) throw new Error(`the import wrote ${counted} rows of ${total}`);
         return `${(statSync(file).size / 2 ** 20).toFixed(0)} MB file, ${total} rows imported`;
       });
     }
