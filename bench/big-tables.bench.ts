@@ -23,6 +23,7 @@ import { loadavg } from 'node:os';
 import { filterToSql, indexableTerms, parseFilters } from '../src/modules/filters/index.js';
 import { indexUses } from '../src/modules/rows/index.js';
 import { matchingRows } from '../src/modules/notifications/deadline.repository.js';
+import { setHeapGrowth } from '../src/platform/heap-growth.js';
 import { startBasegate, type RunningBasegate } from './lib/servers.js';
 import { BIG_TABLE_COLUMNS, BIG_TABLE_KINDS, bigTableRow, generateRows } from './lib/big-table-data.js';
 
@@ -297,9 +298,17 @@ async function measurePair(small: Ctx, big: Ctx, kase: Case): Promise<{ small: {
 }
 
 async function main() {
+  // V8's old generation bounded as `basegate serve` bounds it (HEAP_GROWING_PERCENT, default 50), so this
+  // process's resident memory is the server's as `npm start` runs it, plus the bench (run it with MALLOC_ARENA_MAX=2 as npm start does).
+  setHeapGrowth(Number(process.env.HEAP_GROWING_PERCENT ?? 50));
   const b = await startBasegate({ LOG_LEVEL: 'silent', RATE_LIMIT_BASE_PER_MINUTE: '0', RATE_LIMIT_ACCOUNT_PER_MINUTE: '0' });
   let peakRss = process.memoryUsage().rss;
-  const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 200);
+  let casePeakRss = peakRss; // reset before each measured case
+  const sampler = setInterval(() => {
+    const rss = process.memoryUsage().rss;
+    peakRss = Math.max(peakRss, rss);
+    casePeakRss = Math.max(casePeakRss, rss);
+  }, 100);
   try {
     const baseId = await baseIdOf(b);
     const indexes = b.container.baseData.indexes;
@@ -315,7 +324,7 @@ async function main() {
     console.log(`peak resident memory while seeding: ${(seedPeakRss / 1048576).toFixed(0)} MB; now ${(peakRss / 1048576).toFixed(0)} MB`);
 
     const cases = CASES.filter((k) => !ONLY || ONLY.split('|').some((o) => k.name.includes(o)));
-    const results: Array<{ name: string; small: { p50: number; p99: number }; before: { p50: number; p99: number }; after: { p50: number; p99: number } }> = [];
+    const results: Array<{ name: string; small: { p50: number; p99: number }; before: { p50: number; p99: number }; after: { p50: number; p99: number }; rssMb?: number }> = [];
     const none = { p50: NaN, p99: NaN };
     if (!SKIP_UNINDEXED) for (const kase of cases) results.push({ name: kase.name, small: await measure(small, kase), before: await measure(big, kase), after: none });
 
@@ -329,16 +338,17 @@ async function main() {
     if (SKIP_UNINDEXED) {
       // The two tables request by request in turn: a load that drifts falls on both alike.
       for (const kase of cases) {
+        casePeakRss = process.memoryUsage().rss;
         const pair = await measurePair(small, big, kase);
-        results.push({ name: kase.name, small: pair.small, before: none, after: pair.big });
+        results.push({ name: kase.name, small: pair.small, before: none, after: pair.big, rssMb: Math.max(casePeakRss, process.memoryUsage().rss) / 1048576 });
       }
     } else for (const [i, kase] of cases.entries()) results[i]!.after = await measure(big, kase);
 
     const pad = (s: string, n: number) => s.padEnd(n);
     const f = (x: number) => x.toFixed(1).padStart(8);
-    console.log(`\n${pad('case', 32)} ${'1k p50'.padStart(8)} ${'1k p99'.padStart(8)} | ${'big p50'.padStart(8)} ${'big p99'.padStart(8)} (no index) | ${'big p50'.padStart(8)} ${'big p99'.padStart(8)} (indexed) | indexed/1k p50`);
+    console.log(`\n${pad('case', 32)} ${'1k p50'.padStart(8)} ${'1k p99'.padStart(8)} | ${'big p50'.padStart(8)} ${'big p99'.padStart(8)} (no index) | ${'big p50'.padStart(8)} ${'big p99'.padStart(8)} (indexed) | indexed/1k p50 | peak RSS (MB, this process)`);
     for (const r of results) {
-      console.log(`${pad(r.name, 32)} ${f(r.small.p50)} ${f(r.small.p99)} | ${f(r.before.p50)} ${f(r.before.p99)}            | ${f(r.after.p50)} ${f(r.after.p99)}           | ${(r.after.p50 / r.small.p50).toFixed(2)}×`);
+      console.log(`${pad(r.name, 32)} ${f(r.small.p50)} ${f(r.small.p99)} | ${f(r.before.p50)} ${f(r.before.p99)}            | ${f(r.after.p50)} ${f(r.after.p99)}           | ${`${(r.after.p50 / r.small.p50).toFixed(2)}×`.padEnd(14)} | ${r.rssMb === undefined ? '-' : r.rssMb.toFixed(0)}`);
     }
     if (!ONLY || ONLY.split('|').some((o) => WALK.includes(o) || o.startsWith('filtered'))) await walkFirst(big);
     if (!ONLY || ONLY.split('|').some((o) => BACKWARD.includes(o))) await backwardSort(small, big);
