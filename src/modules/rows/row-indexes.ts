@@ -511,7 +511,22 @@ export class RowIndexes {
     sort: { key: string; desc: boolean } | undefined,
     executor: Executor = this.db,
   ): Promise<string | undefined> {
-    if (!this.entries) return undefined;
+    return (await this.hintTerm(baseId, tableId, terms, sort, executor)).index;
+  }
+
+  /**
+   * `hint`, and with it (SQLite) the filter term whose index it picked because that term narrows the table
+   * below `probeCap` rows: a page can then take the ids that term matches from its index alone, sort
+   * them, and open only the rows it needs (`listRowTextsAfter`'s `narrowing`).
+   */
+  async hintTerm(
+    baseId: number,
+    tableId: string,
+    terms: Array<{ key: string; where: Expression<SqlBool> }>,
+    sort: { key: string; desc: boolean } | undefined,
+    executor: Executor = this.db,
+  ): Promise<{ index?: string; narrowing?: Expression<SqlBool> }> {
+    if (!this.entries) return {};
     const cap = this.options.probeCap;
     const find = (key: string, kind: IndexKind) =>
       [...this.entries!.values()].find((e) => e.base_id === baseId && e.table_id === tableId && e.column_key === key && e.kind === kind && current(e, this.dialect))?.name;
@@ -523,12 +538,13 @@ export class RowIndexes {
       probed = true;
       if ((await countThroughIndex(executor, baseId, tableId, name, term.where, cap)) < cap) {
         this.noteWalk(baseId, tableId, terms, false);
-        return this.dialect === 'sqlite' ? name : undefined;
+        return this.dialect === 'sqlite' ? { index: name, narrowing: term.where } : {};
       }
     }
     if (probed) this.noteWalk(baseId, tableId, terms, true);
-    if (this.dialect === 'postgres') return probed ? ORDERED_SCAN : undefined;
-    return sort ? find(sort.key, sort.desc ? 'desc' : 'asc') : undefined;
+    if (this.dialect === 'postgres') return probed ? { index: ORDERED_SCAN } : {};
+    const sortIndex = sort ? find(sort.key, sort.desc ? 'desc' : 'asc') : undefined;
+    return sortIndex ? { index: sortIndex } : {};
   }
 
   /**

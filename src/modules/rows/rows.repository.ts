@@ -394,7 +394,7 @@ export async function sortValuesOf(db: Executor, baseId: number, tableId: string
 }
 
 /** The planner's plan of a `listRowTexts` query, as text (SQLite: EXPLAIN QUERY PLAN; PostgreSQL: EXPLAIN). */
-export async function explainListRowTexts(db: Executor, dialect: DialectName, q: ListQuery & { indexedBy?: string; positions?: PositionJump }): Promise<string> {
+export async function explainListRowTexts(db: Executor, dialect: DialectName, q: ListQuery & { indexedBy?: string; positions?: PositionJump; narrowing?: Expression<SqlBool> }): Promise<string> {
   // An unsorted listing is read as listRowTextsAfter reads it (from the start of the table).
   const compiled = (q.orderBy.length === 0 ? listRowTextsAfterQuery(db, dialect, { ...q, afterId: 0 }) : listRowTextsQuery(db, dialect, q)).compile();
   const prefix = dialect === 'postgres' ? 'explain ' : 'explain query plan ';
@@ -407,17 +407,46 @@ export async function explainListRowTexts(db: Executor, dialect: DialectName, q:
  * order `listRowTexts` has without sort terms), each as its row text with its id. Costs the same at
  * any depth, where an offset reads and skips every row before the page.
  */
+/**
+ * `narrowing` (SQLite, with `indexedBy` the index of that filter term, which matches fewer than `probeCap`
+ * rows: RowIndexes.hintTerm): the ids the term matches are taken from its index alone (a covering read of
+ * value and id), and the rows are opened in id order from them only until the page is full, the whole
+ * filter checked on each. Read `INDEXED BY` with the filter in the outer query, SQLite opened every
+ * matching row to check the rest of the filter (the "not archived" term needs the row) and sorted them
+ * all by id: 1,000 matches of 10,000,000 rows, 14–38 ms against 3–10 ms.
+ */
 export async function listRowTextsAfter(
   db: Executor,
   dialect: DialectName,
-  q: Omit<ListQuery, 'orderBy' | 'offset'> & { afterId: number; offset?: number; indexedBy?: string; positions?: PositionJump },
+  q: Omit<ListQuery, 'orderBy' | 'offset'> & { afterId: number; offset?: number; indexedBy?: string; positions?: PositionJump; narrowing?: Expression<SqlBool> },
 ): Promise<Array<{ id: number; r: string }>> {
   const rows = await executeIndexed(db, listRowTextsAfterQuery(db, dialect, q).compile(), q.indexedBy);
   return rows.map((r) => ({ id: Number(r.id), r: r.r }));
 }
 
-function listRowTextsAfterQuery(db: Executor, dialect: DialectName, q: Omit<ListQuery, 'orderBy' | 'offset'> & { afterId: number; offset?: number; positions?: PositionJump }) {
+function listRowTextsAfterQuery(
+  db: Executor,
+  dialect: DialectName,
+  q: Omit<ListQuery, 'orderBy' | 'offset'> & { afterId: number; offset?: number; positions?: PositionJump; indexedBy?: string; narrowing?: Expression<SqlBool> },
+) {
   const offset = q.offset ?? 0;
+  if (q.narrowing && q.indexedBy && dialect === 'sqlite' && !(q.positions && offset > 0)) {
+    // The narrowing term's ids first: its `from "base_rows"` is the statement's first, so `executeIndexed`
+    // names its index there; the rows are then looked up by id in the list's (ascending) order. The rest of
+    // the conditions sit behind a unary `+`, which keeps SQLite from reading the rows through any other
+    // index (a jump index covers the same filter) instead of by id from the list.
+    const narrowing = q.narrowing;
+    const checked = [tableScope(q.baseId, q.tableId), sql<SqlBool>`base_rows.id > ${q.afterId}`, ...(q.where ? [q.where] : [])];
+    return db
+      .with('narrowed', (w) => w.selectFrom('base_rows').select('base_rows.id').where(tableScope(q.baseId, q.tableId)).where('base_rows.id', '>', q.afterId).where(narrowing))
+      .selectFrom('base_rows')
+      .select(['base_rows.id', rowTextSql(dialect).as('r')])
+      .where('base_rows.id', 'in', (eb) => eb.selectFrom('narrowed').select('narrowed.id'))
+      .where(sql<SqlBool>`+(${sql.join(checked, sql` and `)})`)
+      .orderBy('base_rows.id')
+      .limit(q.limit)
+      .offset(offset);
+  }
   let query = db.selectFrom('base_rows').select(['base_rows.id', rowTextSql(dialect).as('r')]).where(tableScope(q.baseId, q.tableId));
   const jump = q.positions && offset > 0;
   if (jump) {

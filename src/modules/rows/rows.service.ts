@@ -317,7 +317,9 @@ export class RowsService {
       const walked = await this.walkFirst(base.id, q, from.afterId, skip, read);
       if (walked && walked.length >= skip + read) rows = walked.slice(skip);
       else {
-        const index = this.jumpIndex(base.id, q, skip) ?? (await hint());
+        const jumpIndex = this.jumpIndex(base.id, q, skip);
+        const hinted = jumpIndex ? { index: jumpIndex } : ((await this.indexes?.hintTerm(base.id, q.table._id, q.terms, q.firstSort)) ?? {});
+        const index = hinted.index;
         // Past whole counted blocks first (position-blocks.ts): only the rest is counted in the position index.
         const blocked = positions ? await this.blockStart(base.id, q.table._id, positions, from.afterId, skip) : undefined;
         if (blocked === null) return this.pageJson(base, q, []);
@@ -329,6 +331,7 @@ export class RowsService {
           offset: blocked?.offset ?? Math.max(0, skip - found),
           limit: read - Math.max(0, found - skip),
           ...(index ? { indexedBy: index } : {}),
+          ...(hinted.narrowing ? { narrowing: hinted.narrowing } : {}),
           ...(positions ? { positions } : {}),
         });
         rows = walked ? [...walked.slice(skip), ...rest] : rest;
@@ -468,15 +471,17 @@ export class RowsService {
   /** The database's plan for a `listJson` page (tests and operations: which index answers it). */
   async explainList(base: BaseRef, input: ListInput, viewer: Viewer, extraFilter?: Body): Promise<string> {
     const q = await this.listing(base, input, viewer, extraFilter);
-    const indexedBy = await this.indexes?.hint(base.id, q.table._id, q.terms, q.firstSort);
+    const hinted = (await this.indexes?.hintTerm(base.id, q.table._id, q.terms, q.firstSort)) ?? {};
     const start = input.start ?? 0;
     const positions = q.filtered || q.query.orderBy.length > 0 ? undefined : this.positionJump(base.id, q.table._id, start);
-    const index = this.jumpIndex(base.id, q, start) ?? indexedBy;
+    const jumpIndex = this.jumpIndex(base.id, q, start);
+    const index = jumpIndex ?? hinted.index;
     return repo.explainListRowTexts(this.db, this.writer.dialect, {
       ...q.query,
       offset: start,
       limit: input.limit ?? ROW_LIMITS.list,
       ...(index ? { indexedBy: index } : {}),
+      ...(!jumpIndex && hinted.narrowing ? { narrowing: hinted.narrowing } : {}),
       ...(positions ? { positions } : {}),
     });
   }
