@@ -89,6 +89,16 @@ const CASES: Case[] = [
       });
     },
   },
+  // A search: `contains` on a text column has no row index (a substring would need trigrams), so it reads rows in id
+  // order until its page is full — a common term soon, a term only the last rows hold the whole table.
+  {
+    name: 'search (contains), common term',
+    run: async (c, i) => void (await call(c, 'POST', `filtered-rows/?table_name=${c.table}&limit=100`, { filters: [{ column_name: 'Title', filter_predicate: 'contains', filter_term: `row ${42 + (i % 50)}` }] })),
+  },
+  {
+    name: 'search (contains), rare term',
+    run: async (c, i) => void (await call(c, 'POST', `filtered-rows/?table_name=${c.table}&limit=100`, { filters: [{ column_name: 'Title', filter_predicate: 'contains', filter_term: `row ${c.rows - 1 - (i % 50)}` }] })),
+  },
   { name: 'sort on a non-key column', run: async (c, i) => void (await call(c, 'GET', `rows/?table_name=${c.table}&order_by=Amount&limit=100&start=${i}${i % 2 ? '&direction=desc' : ''}`)) },
   // A jump deep into the table (an offset: nothing known before it), and the next pages after one.
   { name: 'deep page, jump (unsorted)', run: async (c, i) => void (await call(c, 'GET', `rows/?table_name=${c.table}&limit=100&start=${c.rows - 100 - (i % 50)}`)) },
