@@ -504,14 +504,8 @@ export class RowIndexes {
    *   matching 20% of 100,000 rows through the index and sorted them all for a 100-row page.
    * What the probe found is noted (`noteWalk`): narrow, the next such listing probes first; wide, it walks.
    */
-  async hint(
-    baseId: number,
-    tableId: string,
-    terms: Array<{ key: string; where: Expression<SqlBool> }>,
-    sort: { key: string; desc: boolean } | undefined,
-    executor: Executor = this.db,
-  ): Promise<string | undefined> {
-    return (await this.hintTerm(baseId, tableId, terms, sort, executor)).index;
+  async hint(...args: Parameters<RowIndexes['hintTerm']>): Promise<string | undefined> {
+    return (await this.hintTerm(...args)).index;
   }
 
   /**
