@@ -406,8 +406,7 @@ export async function explainListRowTexts(db: Executor, dialect: DialectName, q:
  * A page of an unsorted listing in keyset order: the rows after the row with id `afterId`, by id (the
  * order `listRowTexts` has without sort terms), each as its row text with its id. Costs the same at
  * any depth, where an offset reads and skips every row before the page.
- */
-/**
+ *
  * `narrowing` (SQLite, with `indexedBy` the index of that filter term, which matches fewer than `probeCap`
  * rows: RowIndexes.hintTerm): the ids the term matches are taken from its index alone (a covering read of
  * value and id), and the rows are opened in id order from them only until the page is full, the whole
