@@ -45,6 +45,8 @@ function classify(e: { code?: unknown; message?: unknown }): DatabaseFault | nul
     if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED') || code === 'SQLITE_PROTOCOL' || code === 'SQLITE_SCHEMA') {
       return { status: 503, message: BUSY, cause, retryAfter: 1 };
     }
+    // INTERRUPT: a read stopped at its time limit (a listing on a reader thread, rows/thread-reads.ts).
+    if (code === 'SQLITE_INTERRUPT') return { status: 503, message: SLOW, cause, retryAfter: 5 };
     if (code === 'SQLITE_NOMEM') return { status: 503, message: AWAY, cause, retryAfter: 5 };
     if (code.startsWith('SQLITE_IOERR') || code === 'SQLITE_CANTOPEN') return { status: 503, message: AWAY, cause, retryAfter: 5 };
     return null;

@@ -7,6 +7,7 @@ import { countThroughIndex, onRowIndexGone, ORDERED_SCAN, scopableTableId } from
 import { notArchived } from './archived-rows.js';
 import { indexValueType } from './sort-sql.js';
 import { PositionBlocks } from './position-blocks.js';
+import { hasRows } from './table-sizes.js';
 import { buildJumpSet, dropJumpSet, jumpSetName, loadJumpSets, recoverJumpSets, type JumpSet, type JumpSetUse } from './jump-sets.js';
 
 /**
@@ -772,18 +773,8 @@ export class RowIndexes {
   }
 
   /** At least `minRows` rows in the table (reads at most that many index entries). */
-  private async bigEnough(baseId: number, tableId: string): Promise<boolean> {
-    if (this.options.minRows <= 0) return true;
-    const row = await this.db
-      .selectFrom('base_rows')
-      .select('id')
-      .where('base_id', '=', baseId)
-      .where('table_id', '=', tableId)
-      .orderBy('id')
-      .limit(1)
-      .offset(this.options.minRows - 1)
-      .executeTakeFirst();
-    return row !== undefined;
+  private bigEnough(baseId: number, tableId: string): Promise<boolean> {
+    return hasRows(this.db, baseId, tableId, this.options.minRows);
   }
 
   /** PostgreSQL: `CREATE STATISTICS` on a cell index's expression (one per table column), as SQL text. */

@@ -54,4 +54,12 @@ export function registerRowsMetrics(registry: Registry, data: BaseData): void {
       for (const [outcome, n] of Object.entries(data.indexes.stats)) this.set({ outcome }, n);
     },
   });
+  new Gauge({
+    name: 'basegate_listing_thread_reads',
+    help: 'Listing statements of big SQLite tables this process ran on a reader thread instead of the event loop (rows/thread-reads.ts)',
+    registers: [registry],
+    collect() {
+      this.set(data.rows.threadReadCount);
+    },
+  });
 }

@@ -35,6 +35,8 @@ import { wallClockAt } from '../../shared/dates/index.js';
 import { discardHeldUpdates, heldUpdatePages, holdUpdates, undoHeldWrites } from './held-writes.js';
 import { publishStaged, stagingTableId } from './staging.js';
 import { limitedView, refuseHiddenColumns, refuseRowsOutsideView, type ViewLimit } from './view-limit.js';
+import { threadReader, type ThreadReadOptions } from './thread-reads.js';
+import { TableSizes } from './table-sizes.js';
 
 /** One batch of a multi-batch write: its events held under `id`, its new rows staged under `stage` (staging.ts). */
 export interface StagedHold {
@@ -219,6 +221,27 @@ export class RowsService {
     readonly indexes?: RowIndexes,
   ) {
     this.readMeta = new ReadMetadata(db, (base) => writer.read(base));
+    this.sizes = new TableSizes(db, () => writer.now());
+  }
+
+  /** SQLite: listing reads of big tables that may scan run on reader threads (thread-reads.ts); unset: all here. */
+  threadReads?: ThreadReadOptions;
+
+  /** Listing statements run on a reader thread (thread-reads.ts; tests, /metrics). */
+  threadReadCount = 0;
+
+  private readonly sizes: TableSizes;
+
+  /**
+   * Where a listing's page is read: on a reader thread when the read `mayScan` (no index bounds the rows it
+   * looks at), the database is a SQLite file, and the table has at least `threadReads.minRows` rows;
+   * else here, where a short read costs less than the hop to a thread.
+   */
+  private async readerFor(baseId: number, tableId: string, mayScan: boolean): Promise<Executor> {
+    const options = this.threadReads;
+    if (!mayScan || !options || this.writer.dialect !== 'sqlite') return this.db;
+    if (!(await options.threads.readsFile()) || !(await this.sizes.atLeast(baseId, tableId, options.minRows))) return this.db;
+    return threadReader(options, baseId, () => this.threadReadCount++);
   }
 
   /** The metadata as reads see it (parsed once per version, frozen). */
@@ -267,7 +290,7 @@ export class RowsService {
     const identity = listingIdentity({ tableId: q.table._id, viewId: q.viewId, filter: extraFilter ?? null, sort: q.sortIdentity });
     const after = input.cursor === undefined ? undefined : await this.cursorPosition(base, q, identity, input.cursor);
     // How to read the table (a probe of the filter's indexes), asked only when a page is not found without it.
-    const hint = () => this.indexes?.hint(base.id, q.table._id, q.terms, q.firstSort);
+    const hint = async () => (await this.indexes?.hintTerm(base.id, q.table._id, q.terms, q.firstSort)) ?? {};
     const key = JSON.stringify([q.table._id, input.view_id ?? input.view_name ?? null, extraFilter ?? null, viewer.currentUser ?? null, this.today(), q.sortKey]);
     // One row more than the page: whether a next page exists (its cursor is answered only then).
     const read = limit + 1;
@@ -285,11 +308,15 @@ export class RowsService {
       if (jumped === null) return this.pageJson(base, q, []);
       const from = jumped ?? known;
       const keyed = after !== undefined || (from.position > 0 && from.values !== undefined);
-      const index = this.jumpIndex(base.id, q, keyed ? start - from.position : start) ?? (await hint());
+      const jumpIndex = this.jumpIndex(base.id, q, keyed ? start - from.position : start);
+      const hinted = jumpIndex ? { index: jumpIndex } : await hint();
+      const index = hinted.index;
       const sorted = { ...q.query, keys: q.sortKeys.map((k) => k.value), limit: read, ...(index ? { indexedBy: index } : {}) };
       const skip = keyed ? start - from.position : start;
       const backward = index ? undefined : this.backwardRead(base.id, q, skip);
       if (backward) this.backwardPages++;
+      // Bounded: a filter narrowed by its index, or an unfiltered page read off the sort's index (forwards or backwards).
+      const reader = await this.readerFor(base.id, q.table._id, !hinted.narrowing && !backward && (q.filtered || !index));
       rows = backward
         ? await listSortedBackward(this.db, this.writer.dialect, {
             ...backward,
@@ -298,12 +325,12 @@ export class RowsService {
             limit: read,
           })
         : keyed
-        ? await repo.listSortedRowTextsInRanges(this.db, this.writer.dialect, {
+        ? await repo.listSortedRowTextsInRanges(reader, this.writer.dialect, {
             ...sorted,
             ranges: keysetRanges(q.sortKeys, { values: from.values!, id: from.afterId }, this.writer.dialect),
             offset: start - from.position,
           })
-        : await repo.listSortedRowTexts(this.db, this.writer.dialect, { ...sorted, offset: start });
+        : await repo.listSortedRowTexts(reader, this.writer.dialect, { ...sorted, offset: start });
     } else {
       // Unsorted (id order): after the cursor's row, or from the nearest page end known at this revision
       // (listing-positions.ts), the rows between counted through the table's position index when it has one.
@@ -325,7 +352,9 @@ export class RowsService {
         if (blocked === null) return this.pageJson(base, q, []);
         // After a walk that did not fill the page: the rest from its last match on (the rows it passed match no more through an index).
         const found = walked?.length ?? 0;
-        const rest = await repo.listRowTextsAfter(this.db, this.writer.dialect, {
+        // Bounded: a filter narrowed by its index, a short skip into an unfiltered listing, or a deep one past counted blocks.
+        const reader = await this.readerFor(base.id, q.table._id, !hinted.narrowing && (q.filtered || (skip >= (this.indexes?.options.positionSkip ?? 0) && !blocked)));
+        const rest = await repo.listRowTextsAfter(reader, this.writer.dialect, {
           ...q.query,
           afterId: blocked?.afterId ?? walked?.[found - 1]?.id ?? from.afterId,
           offset: blocked?.offset ?? Math.max(0, skip - found),
@@ -496,8 +525,10 @@ export class RowsService {
     const q = await this.listing(base, input, viewer);
     const parse = (json: string) => (JSON.parse(json) as { rows: Record<string, unknown>[] }).rows;
     if (q.query.orderBy.length === 0) {
+      // A filtered page may read far into a big table to fill: on a reader thread then.
+      const reader = await this.readerFor(base.id, q.table._id, q.filtered);
       for (let afterId = 0; ; ) {
-        const rows = await repo.listRowTextsAfter(this.db, this.writer.dialect, { ...q.query, afterId, limit: page });
+        const rows = await repo.listRowTextsAfter(reader, this.writer.dialect, { ...q.query, afterId, limit: page });
         if (rows.length > 0) yield parse(await this.pageJson(base, q, rows.map((r) => r.r)));
         if (rows.length < page) return;
         afterId = rows[rows.length - 1]!.id;

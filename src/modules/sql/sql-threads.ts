@@ -70,11 +70,19 @@ export class SqlThreads {
     return this.run({ kind: 'parse', text, options, ...limits }, owner) as Promise<ThreadParse>;
   }
 
-  async query(sql: string, parameters: readonly unknown[], owner?: ThreadOwner): Promise<Array<Record<string, unknown>>> {
+  /** Whether compiled SELECTs can run off the main thread on the database file (not on copies of a database in memory). */
+  async readsFile(): Promise<boolean> {
+    if (!this.enabled) return false;
+    this.file ??= this.options.sqliteFile();
+    return (await this.file) !== null;
+  }
+
+  /** A compiled SELECT on a thread, within `timeoutMs` (default: the SQL time limit). */
+  async query(sql: string, parameters: readonly unknown[], owner?: ThreadOwner, timeoutMs = this.options.timeoutMs): Promise<Array<Record<string, unknown>>> {
     this.file ??= this.options.sqliteFile();
     // Taken now, so the query sees every write committed before it was asked for.
     const snapshot = (await this.file) === null ? this.options.sqliteSnapshot?.() : undefined;
-    return this.run({ kind: 'query', sql, parameters, snapshot }, owner) as Promise<Array<Record<string, unknown>>>;
+    return this.pool.run({ kind: 'query', sql, parameters, snapshot }, timeoutMs, owner) as Promise<Array<Record<string, unknown>>>;
   }
 
   close(): Promise<void> {
