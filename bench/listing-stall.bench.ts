@@ -13,7 +13,7 @@
  * BENCH_SEARCHES (searches per round and mode, 6), BENCH_ROUNDS.
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { startBasegate, type RunningBasegate } from './lib/servers.js';
+import { gatewayCall, startBasegate, type RunningBasegate } from './lib/servers.js';
 import { BIG_TABLE_COLUMNS, bigTableRow, generateRows } from './lib/big-table-data.js';
 import { DEFAULT_THREAD_READ_MIN_ROWS } from '../src/modules/rows/index.js';
 
@@ -22,16 +22,7 @@ const SEARCHES = Number(process.env.BENCH_SEARCHES ?? 6);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const SMALL_EVERY_MS = 5;
 
-async function call(b: RunningBasegate, method: 'GET' | 'POST', suffix: string, payload?: object): Promise<unknown> {
-  const res = await b.app.inject({
-    method,
-    url: `/api-gateway/api/v2/dtables/${b.seeded.base.uuid}/${suffix}`,
-    headers: { authorization: `Token ${b.seeded.baseToken}` },
-    ...(payload ? { payload } : {}),
-  });
-  if (res.statusCode !== 200) throw new Error(`${method} ${suffix}: ${res.statusCode} ${res.body.slice(0, 300)}`);
-  return res.json();
-}
+const call = gatewayCall;
 
 async function baseId(b: RunningBasegate): Promise<number> {
   const row = await b.container.db.selectFrom('bases').select('id').where('uuid', '=', b.seeded.base.uuid).executeTakeFirstOrThrow();
