@@ -3,7 +3,7 @@
  * only the last rows of a `BENCH_ROWS`-row table hold (default 500,000) reads the whole table; while such
  * searches run one after another, small reads of a 1,000-row table are sent every 5 ms, and the event
  * loop's delay is sampled. Two modes, interleaved over `BENCH_ROUNDS` rounds (default 2) in one process:
- * - **here**: every listing read on the event loop (the way before; every table counted "small");
+ * - **here**: every listing read on the event loop (the way before: thread reads unset);
  * - **thread**: reads that may scan a big table on the reader threads (the default).
  *
  *   npx tsx bench/listing-stall.bench.ts
@@ -13,9 +13,10 @@
  * BENCH_SEARCHES (searches per round and mode, 6), BENCH_ROUNDS.
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { CompiledQuery } from 'kysely';
 import { gatewayCall, startBasegate, type RunningBasegate } from './lib/servers.js';
 import { BIG_TABLE_COLUMNS, bigTableRow, generateRows } from './lib/big-table-data.js';
-import { DEFAULT_THREAD_READ_MIN_ROWS } from '../src/modules/rows/index.js';
+import type { ThreadReadOptions } from '../src/modules/rows/index.js';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 500_000);
 const SEARCHES = Number(process.env.BENCH_SEARCHES ?? 6);
@@ -50,10 +51,13 @@ interface Result {
   loopMax: number[];
 }
 
+/** The server's thread reads, as the container set them up (a mode "here" unsets them). */
+let threadReads: ThreadReadOptions | undefined;
+
 async function round(b: RunningBasegate, mode: 'here' | 'thread', into: Result, offset: number): Promise<void> {
   const rows = b.container.baseData.rows;
   const id = await baseId(b);
-  rows.threadReads!.minRows = mode === 'here' ? Number.MAX_SAFE_INTEGER : DEFAULT_THREAD_READ_MIN_ROWS;
+  rows.threadReads = mode === 'here' ? undefined : threadReads;
   const loop = monitorEventLoopDelay({ resolution: 1 });
   loop.enable();
   let searching = true;
@@ -89,7 +93,7 @@ async function hopCost(b: RunningBasegate): Promise<void> {
   const times = { here: [] as number[], thread: [] as number[] };
   for (let i = 0; i < 400; i++) {
     const mode = i % 2 === 0 ? 'here' : 'thread';
-    rows.threadReads!.minRows = mode === 'here' ? Number.MAX_SAFE_INTEGER : DEFAULT_THREAD_READ_MIN_ROWS;
+    rows.threadReads = mode === 'here' ? undefined : threadReads;
     b.container.baseData.snapshots.evict(id);
     const started = performance.now();
     await call(b, 'POST', 'filtered-rows/?table_name=Big&limit=100', { filters: [{ column_name: 'Kind', filter_predicate: 'is', filter_term: i % 3 === 0 ? 'alpha' : 'beta' }] });
@@ -100,10 +104,37 @@ async function hopCost(b: RunningBasegate): Promise<void> {
   console.log(`\na short filtered page (a fifth of the rows match), 180 requests per mode: p50 here ${here.toFixed(2)} ms, thread ${thread.toFixed(2)} ms (hop ${(thread - here).toFixed(2)} ms, ${(thread / here).toFixed(2)}×)`);
 }
 
+/**
+ * The rare-term search's statement as the filter engine writes it (filters/to-sql.ts: the term looked for in
+ * the row's whole text first) beside the same statement with only the exact cell test, interleaved, 5 each.
+ */
+async function rawTextFirst(b: RunningBasegate): Promise<void> {
+  const id = await baseId(b);
+  const meta = await b.container.baseData.writer.read({ id, uuid: b.seeded.base.uuid });
+  const table = meta.tables.find((t) => t.name === 'Big')!;
+  const key = table.columns.find((c) => c.name === 'Title')!.key;
+  const exact = `json_type(data, '$."${key}"') = 'text' and instr(lower(json_extract(data, '$."${key}"')), ?) > 0`;
+  const statement = (where: string) => `select id from base_rows where base_id = ? and table_id = ? and ${where} order by id limit 101`;
+  const times = { exact: [] as number[], first: [] as number[] };
+  for (let i = 0; i < 10; i++) {
+    const term = `row ${ROWS - 1 - (i % 50)}`;
+    const first = i % 2 === 1;
+    const text = first ? statement(`instr(lower(data), ?) > 0 and ${exact}`) : statement(exact);
+    const parameters = first ? [id, table._id, term, term] : [id, table._id, term];
+    const started = performance.now();
+    await b.container.db.executeQuery(CompiledQuery.raw(text, parameters));
+    times[first ? 'first' : 'exact'].push(performance.now() - started);
+  }
+  const exactP50 = quantile(times.exact, 0.5);
+  const firstP50 = quantile(times.first, 0.5);
+  console.log(`the rare-term search's statement alone, p50: the cell's exact test ${exactP50.toFixed(0)} ms, the row's text first ${firstP50.toFixed(0)} ms (${(exactP50 / firstP50).toFixed(2)}× faster)`);
+}
+
 async function main(): Promise<void> {
-  const b = await startBasegate();
+  const b = await startBasegate({ LOG_LEVEL: 'silent', RATE_LIMIT_BASE_PER_MINUTE: '0', RATE_LIMIT_ACCOUNT_PER_MINUTE: '0' });
   try {
     if (b.container.dialect !== 'sqlite') throw new Error('a SQLite bench: PostgreSQL reads in its own processes');
+    threadReads = b.container.baseData.rows.threadReads;
     console.log(`seeding ${ROWS.toLocaleString('en')} rows …`);
     await seed(b, 'Big', ROWS);
     await seed(b, 'Small', 1000);
@@ -128,6 +159,7 @@ async function main(): Promise<void> {
     );
     console.log(`  listing statements run on a reader thread: ${b.container.baseData.rows.threadReadCount}`);
     await hopCost(b);
+    await rawTextFirst(b);
   } finally {
     await b.close();
   }

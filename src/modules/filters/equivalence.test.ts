@@ -62,6 +62,10 @@ const CASES: Case[] = [
   { name: 'text blank term is ignored', filters: [f('Name', 'contains', '')], expect: ALL },
   { name: 'text is_current_user_ID', filters: [f('Name', 'is_current_user_ID')], expect: [] },
   { name: 'email contains', filters: [f('Mail', 'contains', 'example.COM')], expect: ids(28) },
+  // SQLite looks for an ASCII term in the row's whole text first (to-sql.ts rawInJson): found in another cell or a key is not a match.
+  { name: 'url contains a term only another cell holds', filters: [f('Link', 'contains', 'BOB@')], expect: [] },
+  { name: 'text contains a term only a column key holds', filters: [f('Name', 'contains', 'em00')], expect: [] },
+  { name: 'url does not contain a term only another cell holds', filters: [f('Link', 'does_not_contain', 'bob@')], expect: ALL },
   { name: 'url is', filters: [f('Link', 'is', 'https://example.com/A')], expect: ids(28) },
   { name: 'auto-number is', filters: [f('No', 'is', '0002')], expect: ids(29) },
   { name: 'odd column key', filters: [f('Odd key', 'is', 'odd')], expect: ids(28) },

@@ -132,8 +132,10 @@ function checkRow(r: repo.ArchivedRow): repo.ArchivedRow {
     typeof r.table_id === 'string' && typeof r.row_id === 'string' && typeof r.data === 'string' && typeof r.ctime === 'number' &&
     typeof r.mtime === 'number' && typeof r.creator === 'string' && typeof r.last_modifier === 'string';
   if (!ok) throw badRequest('The archive has a row that is not valid.');
-  JSON.parse(r.data);
-  return { table_id: r.table_id, row_id: r.row_id, data: r.data, ctime: r.ctime, mtime: r.mtime, creator: r.creator, last_modifier: r.last_modifier };
+  // Written again as JSON.stringify writes it, as every other row's text is: a text search looks for a term in
+  // the row's whole text first (filters/to-sql.ts `rawInJson`), which an escape such as `\u0041` would hide.
+  const data = JSON.stringify(JSON.parse(r.data));
+  return { table_id: r.table_id, row_id: r.row_id, data, ctime: r.ctime, mtime: r.mtime, creator: r.creator, last_modifier: r.last_modifier };
 }
 
 function checkLink(l: repo.ArchivedLink): repo.ArchivedLink {
