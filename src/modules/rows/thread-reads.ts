@@ -9,6 +9,7 @@ import {
   type QueryResult,
 } from 'kysely';
 import type { Database, Db } from '../../db/index.js';
+import { badRequest } from '../../shared/errors.js';
 import { ThreadTimeoutError, type ThreadOwner } from '../../shared/thread-pool.js';
 
 /**
@@ -58,6 +59,8 @@ export function threadReader(options: ThreadReadOptions, owner: ThreadOwner, onR
   });
 }
 
+export const PAGE_TOO_LARGE = 'The rows of this page are too large to read at once; ask for fewer rows (limit).';
+
 /** A statement of a listing read that ran past its time limit on a reader thread. */
 export class ThreadReadTimeout extends Error {
   readonly code = 'SQLITE_INTERRUPT';
@@ -81,6 +84,8 @@ class ThreadConnection implements DatabaseConnection {
       return { rows: rows as R[] };
     } catch (error) {
       if (error instanceof ThreadTimeoutError) throw new ThreadReadTimeout(error.limitMs, { cause: error });
+      // The page's rows did not fit the thread's heap (sql-threads.ts THREAD_HEAP_MB): only that thread is lost.
+      if ((error as { code?: unknown } | null)?.code === 'ERR_WORKER_OUT_OF_MEMORY') throw badRequest(PAGE_TOO_LARGE);
       throw error;
     }
   }
