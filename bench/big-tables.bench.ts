@@ -312,6 +312,8 @@ async function main() {
   // process's resident memory is the server's as `npm start` runs it, plus the bench (run it with MALLOC_ARENA_MAX=2 as npm start does).
   setHeapGrowth(Number(process.env.HEAP_GROWING_PERCENT ?? 50));
   const b = await startBasegate({ LOG_LEVEL: 'silent', RATE_LIMIT_BASE_PER_MINUTE: '0', RATE_LIMIT_ACCOUNT_PER_MINUTE: '0' });
+  // BENCH_THREAD_READS=0: every listing read on the event loop, as before rows/thread-reads.ts (SQLite; an A/B knob).
+  if (process.env.BENCH_THREAD_READS === '0') b.container.baseData.rows.threadReads = undefined;
   let peakRss = process.memoryUsage().rss;
   let casePeakRss = peakRss; // reset before each measured case
   const sampler = setInterval(() => {

@@ -9,7 +9,7 @@ import { ImportJobs } from './modules/transfer/index.js';
 import { BaseAccess } from './modules/access/index.js';
 import { createTokensModule, type AccessTokenService, type BaseTokenVerifier, type TokensModule } from './modules/tokens/index.js';
 import { Dispatcher } from './modules/outbox/index.js';
-import { actorOfClaims, applyLiveOperation, configureSizeLimits, createBaseData, DEFAULT_THREAD_READ_MIN_ROWS, purgeBaseRows, registerRowsMetrics, ROW_LIMITS, volatileFormulaTick, type BaseData } from './modules/rows/index.js';
+import { actorOfClaims, applyLiveOperation, configureSizeLimits, createBaseData, DEFAULT_NEAR_IDS, DEFAULT_THREAD_READ_MIN_ROWS, purgeBaseRows, registerRowsMetrics, ROW_LIMITS, volatileFormulaTick, type BaseData } from './modules/rows/index.js';
 import { SqlService, SqlThreads, sqliteFileOf } from './modules/sql/index.js';
 import { FormulaThreads } from './modules/formulas/index.js';
 import { createLimits, type Limits } from './modules/limits/index.js';
@@ -188,7 +188,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     sqliteSnapshot: handle.snapshot,
   });
   // Listing reads of big SQLite tables that may scan run on the same threads, under each base's share (rows/thread-reads.ts).
-  baseData.rows.threadReads = { threads: sqlThreads, timeoutMs: config.databaseStatementTimeoutMs, minRows: DEFAULT_THREAD_READ_MIN_ROWS };
+  baseData.rows.threadReads = { threads: sqlThreads, timeoutMs: config.databaseStatementTimeoutMs, minRows: DEFAULT_THREAD_READ_MIN_ROWS, nearIds: DEFAULT_NEAR_IDS };
   const sqlCost = { maxStatementBytes: sec.sqlMaxStatementBytes, maxPredicateTerms: sec.sqlMaxPredicateTerms, maxInValues: sec.sqlMaxInValues, timeoutMs: sec.sqlTimeoutMs };
   for (const tick of notifications.ticks) scheduler.register(tick);
   for (const tick of webhooks.ticks) scheduler.register(tick);

@@ -47,6 +47,9 @@ describe('listing reads of big SQLite tables on reader threads', () => {
     ({ g } = await bigTable(t, { due: true }));
     ({ g: other } = await bigTable(t));
     expect(options().minRows).toBeGreaterThan(1_000);
+    expect(options().nearIds).toBeGreaterThan(1_000);
+    // The first 50 ids of an unsorted listing are read here before a thread (RowsService nearFirst): the table has 300.
+    options().nearIds = 50;
   });
   afterAll(async () => {
     await t.close();
@@ -58,6 +61,8 @@ describe('listing reads of big SQLite tables on reader threads', () => {
     ['a rare text filter, a later page', '&start=3&limit=4', [{ column_name: 'Name', filter_predicate: 'contains', filter_term: '29' }]],
     ['a number range', '&limit=50', [{ column_name: 'Price', filter_predicate: 'greater', filter_term: 500 }]],
     ['a date filter and an option', '', [{ column_name: 'Due', filter_predicate: 'is_on_or_after', filter_term: '2026-06-15', filter_term_modifier: 'exact_date' }, { column_name: 'Kind', filter_predicate: 'is_not', filter_term: 'Open' }]],
+    ['a page begun in the ids read here first and ended on a thread', '&start=5&limit=20', [{ column_name: 'Name', filter_predicate: 'contains', filter_term: '1' }]],
+    ['a page that skips past the ids read here first', '&start=20&limit=5', [{ column_name: 'Name', filter_predicate: 'contains', filter_term: '1' }]],
     ['a filter nothing matches', '', [{ column_name: 'Name', filter_predicate: 'contains', filter_term: 'nowhere' }]],
     ['a sort', '&order_by=Price&direction=desc&limit=20', undefined],
     ['a filter and a sort, deep', '&order_by=Price&start=40&limit=25', [{ column_name: 'Kind', filter_predicate: 'is', filter_term: 'Open' }]],
@@ -92,6 +97,18 @@ describe('listing reads of big SQLite tables on reader threads', () => {
     const names = await page(g, '&limit=1000', [{ column_name: 'Name', filter_predicate: 'contains', filter_term: '29' }]);
     expect(names).toEqual(['item 029', 'item 129', 'item 229', 'item 290', 'item 291', 'item 292', 'item 293', 'item 294', 'item 295', 'item 296', 'item 297', 'item 298', 'item 299']);
     expect(threadReads()).toBeGreaterThan(before);
+  });
+
+  it('reads a page the first ids fill on the event loop, a later one on a thread', async () => {
+    options().minRows = 100;
+    const before = threadReads();
+    const filters = [{ column_name: 'Name', filter_predicate: 'contains', filter_term: 'item' }];
+    expect(await page(g, '&limit=10', filters)).toEqual(Array.from({ length: 10 }, (_, i) => `item 00${i}`));
+    expect(await page(g, '&start=30&limit=5', filters)).toEqual(['item 030', 'item 031', 'item 032', 'item 033', 'item 034']);
+    expect(threadReads()).toBe(before);
+    // Another filter (the one above knows where its page 35 ended): 48 + 5 rows are more than 50 ids hold.
+    expect(await page(g, '&start=48&limit=4', [{ column_name: 'Name', filter_predicate: 'contains', filter_term: 'item 0' }])).toEqual(['item 048', 'item 049', 'item 050', 'item 051']);
+    expect(threadReads()).toBe(before + 1);
   });
 
   it('reads an unfiltered first page, and a small table, on the event loop', async () => {

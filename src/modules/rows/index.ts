@@ -36,5 +36,5 @@ export { STAGE_CODE, notStaged } from './staging.js';
 export { viewRowsWhere, VIEW_REFUSALS } from './view-limit.js';
 export { keptRowCount, purgeBaseRows, purgeKeptTable, storedIdsOf, visitStoredCells } from './kept-tables.js';
 export { columnsBeyond, refuseBeyondScope } from './scope-columns.js';
-export { DEFAULT_THREAD_READ_MIN_ROWS } from './thread-reads.js';
+export { DEFAULT_NEAR_IDS, DEFAULT_THREAD_READ_MIN_ROWS } from './thread-reads.js';
 export type { ReaderThreads, ThreadReadOptions } from './thread-reads.js';

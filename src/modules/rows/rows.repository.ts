@@ -459,6 +459,12 @@ function listRowTextsAfterQuery(
   return query.orderBy('base_rows.id').limit(q.limit).offset(jump ? 0 : offset);
 }
 
+/** The id of a table's first row after `afterId` (listed or not), or undefined when there is none. */
+export async function nextRowId(db: Executor, baseId: number, tableId: string, afterId: number): Promise<number | undefined> {
+  const row = await db.selectFrom('base_rows').select('base_rows.id').where(tableScope(baseId, tableId)).where('base_rows.id', '>', afterId).orderBy('base_rows.id').limit(1).executeTakeFirst();
+  return row ? Number(row.id) : undefined;
+}
+
 /**
  * The first `limit` rows matching `where` among the next `window` rows of a table after the row `afterId`
  * in id order, each as its row text with its id: a walk that reads at most `window` rows whatever the

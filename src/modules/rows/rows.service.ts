@@ -350,20 +350,26 @@ export class RowsService {
         // Past whole counted blocks first (position-blocks.ts): only the rest is counted in the position index.
         const blocked = positions ? await this.blockStart(base.id, q.table._id, positions, from.afterId, skip) : undefined;
         if (blocked === null) return this.pageJson(base, q, []);
-        // After a walk that did not fill the page: the rest from its last match on (the rows it passed match no more through an index).
-        const found = walked?.length ?? 0;
         // Bounded: a filter narrowed by its index, a short skip into an unfiltered listing, or a deep one past counted blocks.
         const reader = await this.readerFor(base.id, q.table._id, !hinted.narrowing && (q.filtered || (skip >= (this.indexes?.options.positionSkip ?? 0) && !blocked)));
-        const rest = await repo.listRowTextsAfter(reader, this.writer.dialect, {
-          ...q.query,
-          afterId: blocked?.afterId ?? walked?.[found - 1]?.id ?? from.afterId,
-          offset: blocked?.offset ?? Math.max(0, skip - found),
-          limit: read - Math.max(0, found - skip),
-          ...(index ? { indexedBy: index } : {}),
-          ...(hinted.narrowing ? { narrowing: hinted.narrowing } : {}),
-          ...(positions ? { positions } : {}),
-        });
-        rows = walked ? [...walked.slice(skip), ...rest] : rest;
+        // Bound for a thread: its next ids are read here first, where a filter matching many rows fills its page without the hop.
+        const near = reader !== this.db && !walked && !index && !positions ? await this.nearFirst(q.query, from.afterId, skip + read) : undefined;
+        if (near && near.rows.length >= skip + read) rows = near.rows.slice(skip);
+        else {
+          // After a walk or a near read that did not fill the page: the rest from its end (the rows it passed match no more through an index).
+          const before = near?.rows ?? walked;
+          const found = before?.length ?? 0;
+          const rest = await repo.listRowTextsAfter(reader, this.writer.dialect, {
+            ...q.query,
+            afterId: near?.end ?? blocked?.afterId ?? walked?.[found - 1]?.id ?? from.afterId,
+            offset: blocked?.offset ?? Math.max(0, skip - found),
+            limit: read - Math.max(0, found - skip),
+            ...(index ? { indexedBy: index } : {}),
+            ...(hinted.narrowing ? { narrowing: hinted.narrowing } : {}),
+            ...(positions ? { positions } : {}),
+          });
+          rows = before ? [...before.slice(skip), ...rest] : rest;
+        }
       }
     }
     const more = rows.length > limit;
@@ -392,6 +398,21 @@ export class RowsService {
     // A walk that did not fill the page: the next listing filtered so probes first (the probe notes what it finds).
     if (rows.length < skip + read) indexes.noteWalk(baseId, q.table._id, q.terms, false);
     return rows;
+  }
+
+  /**
+   * The first `limit` rows of an unsorted listing after `afterId` among the next `threadReads.nearIds` ids,
+   * read here, and the last id that covers (SQLite; before a read on a thread): the page of a filter matching
+   * many rows is found within them (1% of 10,000,000 rows: about 10,000), a rare one costs this bounded look
+   * and then the thread.
+   */
+  private async nearFirst(query: Omit<repo.ListQuery, 'orderBy' | 'offset' | 'limit'>, afterId: number, limit: number): Promise<{ rows: Array<{ id: number; r: string }>; end: number }> {
+    // Counted from the table's next row: ids are the database's, and other tables' rows may come before it.
+    const next = await repo.nextRowId(this.db, query.baseId, query.tableId, afterId);
+    const end = (next ?? afterId) - 1 + (this.threadReads?.nearIds ?? 0);
+    const within = sql<SqlBool>`base_rows.id <= ${end}`;
+    const rows = await repo.listRowTextsAfter(this.db, this.writer.dialect, { baseId: query.baseId, tableId: query.tableId, where: query.where ? sql<SqlBool>`(${query.where}) and ${within}` : within, afterId, limit });
+    return { rows, end };
   }
 
   /** Unsorted filtered pages that walked a window first (walkFirst; tests). */

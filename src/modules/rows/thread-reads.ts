@@ -36,7 +36,12 @@ export interface ThreadReadOptions {
   timeoutMs: number;
   /** Tables with fewer rows are read here (a scan of them is short). */
   minRows: number;
+  /** Ids of an unsorted listing read here before its read goes to a thread (RowsService `nearFirst`). */
+  nearIds: number;
 }
+
+/** The ids `nearIds` covers by default: a filter matching 1% of a bulk-written table fills a page of 100 within them. */
+export const DEFAULT_NEAR_IDS = 20_000;
 
 /** Tables this big are read on a thread when a read may scan them: the row indexes' "big" too (a scan of fewer takes under about 20 ms). */
 export const DEFAULT_THREAD_READ_MIN_ROWS = 20_000;
