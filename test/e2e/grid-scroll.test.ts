@@ -314,29 +314,44 @@ describe('console: the grid reuses row elements while scrolling (headless Chromi
       await openGrid();
       const saved = async () => (await gw<{ rows: Array<Record<string, unknown>> }>('rows/?table_name=Table1&convert_keys=true&start=3&limit=1')).data.rows[0]!;
       const editor = (column: number) => rowAt(3).locator(`[aria-colindex="${column}"]`).locator('input, select');
+      /** Waits until the cell is selected and has the keyboard: on a loaded machine both come a little after the key or click. */
+      const selected = async (column: number) => {
+        await expect.poll(() => rowAt(3).locator(`[aria-colindex="${column}"]`).getAttribute('aria-selected'), { timeout: 10_000 }).toBe('true');
+        // The grid's focus target, or the cell's own control (the checkbox), has the keyboard.
+        await expect
+          .poll(() => s.page.evaluate(() => !!document.activeElement && (document.activeElement.classList.contains('rdg-focus-sink') || !!document.activeElement.closest('[role=gridcell][aria-selected=true]'))), { timeout: 10_000 })
+          .toBe(true);
+      };
       await rowAt(3).locator('[aria-colindex="2"]').click();
+      await selected(2);
       // The checkbox: Space ticks it.
       await s.page.keyboard.press('ArrowRight');
+      await selected(3);
       await s.page.keyboard.press('Space');
-      await expect.poll(async () => (await saved()).Done).toBe(true);
+      await expect.poll(async () => (await saved()).Done, { timeout: 10_000 }).toBe(true);
       // The single select: Enter opens it, the arrow picks the first option, Enter saves.
       await s.page.keyboard.press('ArrowRight');
+      await selected(4);
       await s.page.keyboard.press('Enter');
       await editor(4).waitFor();
       await s.page.keyboard.press('ArrowDown');
       await s.page.keyboard.press('Enter');
-      await expect.poll(async () => (await saved()).Status).toBe('Todo');
+      await expect.poll(async () => (await saved()).Status, { timeout: 10_000 }).toBe('Todo');
       await editor(4).waitFor({ state: 'detached' });
       // The date: Enter opens it, the date typed (month, day, year in this browser's locale), Enter saves.
+      await selected(4);
       await s.page.keyboard.press('ArrowRight');
+      await selected(5);
       await s.page.keyboard.press('Enter');
       await editor(5).waitFor();
       await s.page.keyboard.type('03042027');
       await s.page.keyboard.press('Enter');
-      await expect.poll(async () => (await saved()).Due).toMatch(/^2027-03-04/);
+      await expect.poll(async () => (await saved()).Due, { timeout: 10_000 }).toMatch(/^2027-03-04/);
       await editor(5).waitFor({ state: 'detached' });
+      await selected(5);
       // The collaborator: Enter opens the picker, typing filters, Enter ticks, Ctrl+Enter saves.
       await s.page.keyboard.press('ArrowRight');
+      await selected(6);
       await s.page.keyboard.press('Enter');
       const picker = s.page.getByRole('dialog', { name: 'Choose Owner' });
       await picker.waitFor();

@@ -108,15 +108,22 @@ describe.each(['postgres' as const].filter(() => !!process.env.TEST_DATABASE_URL
       viaProxy.host = `127.0.0.1:${proxy.port}`;
       const schema = `t_${randomBytes(6).toString('hex')}`;
       await admin((c) => c.query(`CREATE SCHEMA ${schema}`));
+      // Migrate straight to the database with the usual waits: the migrator's advisory lock is one for the
+      // whole database, and other test files migrating their schemas may hold it past the 1-s limit below.
+      const direct = connect({ databaseUrl: url(), dataDir: '/nonexistent', pgSchema: schema, poolSize: 1 });
+      try {
+        await migrateToLatest(direct.db);
+      } finally {
+        await direct.close();
+      }
       const database = await schemaHandle(schema, viaProxy.toString(), { connectTimeoutMs: 500, statementTimeoutMs: 1000 });
-      await migrateToLatest(database.db);
       t = await createTestApp(dialect, { DATABASE_CONNECT_TIMEOUT_MS: '500', DATABASE_STATEMENT_TIMEOUT_MS: '1000' }, { database });
       await t.container.accounts.createUser({ email, password: 'password-123' });
     });
     afterAll(async () => {
-      proxy.resume();
-      await t.close();
-      await proxy.close();
+      proxy?.resume();
+      await t?.close();
+      await proxy?.close();
     });
 
     it('bounds the wait on pooled and new connections with a 503, readiness fails, and service resumes after the stall', async () => {
