@@ -154,6 +154,23 @@ export function indexableTerms(filter: CompiledFilter, ctx: FilterContext, diale
   return [...ranges].map(([key, parts]) => ({ key, where: sql<SqlBool>`(${sql.join(parts, sql` and `)})` }));
 }
 
+/** Shortest term a trigram index narrows by (a shorter one holds no trigram). */
+export const SEARCH_MIN_TERM = 3;
+
+/**
+ * The `contains` terms among the filter's top-level AND terms that a trigram index of the rows' whole
+ * text can narrow by (rows/search-index.ts), folded as the exact test folds them: at least
+ * `SEARCH_MIN_TERM` characters JSON writes as is (`rawInJson`), so every row whose cell contains the term
+ * holds it, in some case, in its text. Every row the filter accepts contains each of them.
+ */
+export function searchTerms(filter: CompiledFilter, ctx: FilterContext): string[] {
+  const condition = resolveCondition(filter.root, ctx);
+  if (condition === null) return [];
+  const top = condition.op === 'and' ? condition.items : [condition];
+  const terms = top.flatMap((c) => (c.op === 'textContains' && c.folded.length >= SEARCH_MIN_TERM && rawInJson(c.folded) ? [c.folded] : []));
+  return [...new Set(terms)];
+}
+
 /** Compiles an already resolved condition (exported for tests); a WHERE condition, as `filterToSql`. */
 export function conditionToSql(condition: Condition, dialect: Dialect, alias?: string): Expression<SqlBool> {
   const column = (name: string) => sql.ref(alias ? `${alias}.${name}` : name);

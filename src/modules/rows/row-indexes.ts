@@ -8,6 +8,7 @@ import { notArchived } from './archived-rows.js';
 import { indexValueType } from './sort-sql.js';
 import { PositionBlocks } from './position-blocks.js';
 import { hasRows } from './table-sizes.js';
+import { dropSqliteSearch, fillSqliteSearch, POSTGRES_SEARCH_TEXT, postgresSearchIndexSql, SEARCH_STATISTICS, sqliteSearchDdl, trigramSchema } from './search-index.js';
 import { buildJumpSet, dropJumpSet, jumpSetName, loadJumpSets, recoverJumpSets, type JumpSet, type JumpSetUse } from './jump-sets.js';
 
 /**
@@ -45,6 +46,8 @@ export interface RangeRead {
 
 /** The `kind` and `value_type` of a table's position index (its `column_key` is empty). */
 const POSITION = 'position';
+/** The `kind` and `value_type` of a table's trigram index of its row texts (search-index.ts; `column_key` empty). */
+const SEARCH = 'search';
 
 /**
  * A filtered listing on one column, sorted on at most one other (SQLite): what a jump index serves (see
@@ -153,9 +156,13 @@ export interface RowIndexOptions {
   reverseSkip: number;
   /** PostgreSQL: number and date columns per table whose filter indexes an import builds right after it (`noteBulkWrite`); 0: none. */
   bulkFilterColumns: number;
+  /** Listings filtered by `contains` read through the table's trigram index (search-index.ts; built on their first use; off: A/B benches). */
+  searchReads: boolean;
+  /** Rows a SQLite trigram index's build copies per statement (each a short stop of the one writer). */
+  searchBatch: number;
 }
 
-export const DEFAULT_ROW_INDEX_OPTIONS: RowIndexOptions = { minRows: 20_000, maxIndexes: 2_000, recountMs: 60_000, probeCap: 2_000, walkWindow: 20_000, positionSkip: 1_000, groupReads: true, jumpReads: true, jumpKeyReads: true, jumpSetBatch: 5_000, reverseReads: true, reverseSkip: 1_000, bulkFilterColumns: 3 };
+export const DEFAULT_ROW_INDEX_OPTIONS: RowIndexOptions = { minRows: 20_000, maxIndexes: 2_000, recountMs: 60_000, probeCap: 2_000, walkWindow: 20_000, positionSkip: 1_000, groupReads: true, jumpReads: true, jumpKeyReads: true, jumpSetBatch: 5_000, reverseReads: true, reverseSkip: 1_000, bulkFilterColumns: 3, searchReads: true, searchBatch: 2_000 };
 
 interface Entry {
   name: string;
@@ -262,13 +269,13 @@ export class RowIndexes {
    * entries, none read.
    */
   noteJumpMany(baseId: number, table: IndexedTable, listing: JumpManyListing): void {
-    this.queueJump(baseId, table, this.options.jumpReads ? this.jumpManyEntry(baseId, table._id, listing) : undefined);
+    this.queueEntry(baseId, table._id, this.options.jumpReads ? this.jumpManyEntry(baseId, table._id, listing) : undefined);
   }
 
-  /** Queues a jump index's build, unless it exists, is queued, or its table was found small lately. */
-  private queueJump(baseId: number, table: IndexedTable, entry: Entry | undefined): void {
+  /** Queues an index's build, unless it exists, is queued, or its table was found small lately. */
+  private queueEntry(baseId: number, tableId: string, entry: Entry | undefined): void {
     if (!entry || this.entries?.has(entry.name) || this.queued.has(entry.name)) return;
-    const smallAt = this.small.get(`${baseId}/${table._id}`);
+    const smallAt = this.small.get(`${baseId}/${tableId}`);
     if (smallAt !== undefined && this.now() - smallAt < this.options.recountMs) return;
     this.queued.add(entry.name);
     this.queue.push({ name: entry.name, entry });
@@ -306,7 +313,7 @@ export class RowIndexes {
    * one range of it, already in the listing's order; other filters on the column are checked on its entries.
    */
   noteJump(baseId: number, table: IndexedTable, use: JumpUse): void {
-    this.queueJump(baseId, table, this.options.jumpReads ? this.jumpEntry(baseId, table._id, use) : undefined);
+    this.queueEntry(baseId, table._id, this.options.jumpReads ? this.jumpEntry(baseId, table._id, use) : undefined);
   }
 
   /** The jump index of a use, once built (see `noteJump`). */
@@ -406,15 +413,30 @@ export class RowIndexes {
   notePositions(baseId: number, tableId: string): void {
     if (!scopableTableId(tableId)) return;
     const name = `bri_${baseId}_${hex(tableId)}_pos`;
-    if (this.entries?.has(name) || this.queued.has(name)) return;
-    const smallAt = this.small.get(`${baseId}/${tableId}`);
-    if (smallAt !== undefined && this.now() - smallAt < this.options.recountMs) return;
-    this.queued.add(name);
-    this.queue.push({ name, entry: { name, base_id: baseId, table_id: tableId, column_key: '', kind: POSITION, value_type: POSITION } });
-    this.running ??= this.drain().finally(() => {
-      this.running = null;
-    });
+    this.queueEntry(baseId, tableId, { name, base_id: baseId, table_id: tableId, column_key: '', kind: POSITION, value_type: POSITION });
   }
+
+  /** Name of a table's trigram index (search-index.ts). */
+  static searchName(baseId: number, tableId: string): string {
+    return `bri_${baseId}_${hex(tableId)}_search`;
+  }
+
+  /** Listings of a big table filtered by a `contains` term call this: its trigram index is built in the background. */
+  noteSearch(baseId: number, tableId: string): void {
+    if (!this.options.searchReads || !scopableTableId(tableId) || this.noTrigrams) return;
+    const name = RowIndexes.searchName(baseId, tableId);
+    this.queueEntry(baseId, tableId, { name, base_id: baseId, table_id: tableId, column_key: '', kind: SEARCH, value_type: SEARCH });
+  }
+
+  /** A table's trigram index, once built and filled (see `noteSearch`). */
+  searchIndex(baseId: number, tableId: string): string | undefined {
+    if (!this.options.searchReads) return undefined;
+    const name = RowIndexes.searchName(baseId, tableId);
+    return this.entries?.has(name) ? name : undefined;
+  }
+
+  /** PostgreSQL without `pg_trgm` (not installed, and not allowed to create it): no trigram indexes. */
+  private noTrigrams = false;
 
   /**
    * A bulk write (an import) filled these tables: on PostgreSQL their position indexes (then their counted
@@ -594,7 +616,7 @@ export class RowIndexes {
     const entries = [...(await this.load()).values()].filter((e) => e.base_id === baseId);
     for (const entry of entries) {
       const table = meta?.tables.find((t) => t._id === entry.table_id);
-      if (table && entry.kind === POSITION) continue;
+      if (table && (entry.kind === POSITION || entry.kind === SEARCH)) continue;
       if (entry.kind === JUMP_SET) {
         // A jump set follows its filter and sort columns (gone, or now of another value type).
         const use = this.jumpSets.get(entry.name)?.use;
@@ -677,7 +699,9 @@ export class RowIndexes {
       return;
     }
     this.small.delete(tableKey);
-    if (entry.kind === JUMP_SET) {
+    if (entry.kind === SEARCH) {
+      if (!(await this.buildSearch(entry))) return;
+    } else if (entry.kind === JUMP_SET) {
       if (!set) return;
       // Registered (below) before the build's lock is released: a set without its entry is a crashed build's.
       const built = await buildJumpSet(this.db, entry.name, entry.base_id, entry.table_id, set, this.listedText(), {
@@ -721,6 +745,45 @@ export class RowIndexes {
     if (entry.kind === POSITION) this.blocks.note(entry.base_id, entry.table_id, { index: entry.name, listed: notArchived(this.dialect) });
   }
 
+  /**
+   * A table's trigram index (search-index.ts); false when none can be built (PostgreSQL without pg_trgm).
+   * SQLite: the FTS5 table and its triggers in one transaction, then the rows before them copied in
+   * batches of `searchBatch`, each a statement of its own so writers and reads go on between them; the
+   * entry is registered once it is full, so no read takes a half-filled index.
+   */
+  private async buildSearch(entry: Entry): Promise<boolean> {
+    if (this.dialect === 'sqlite') {
+      await this.db.transaction().execute(async (trx) => {
+        for (const ddl of sqliteSearchDdl(entry.name, entry.base_id, entry.table_id)) await sql.raw(ddl).execute(trx);
+      });
+      for (let after: number | undefined = 0; after !== undefined; ) {
+        after = await fillSqliteSearch(this.db, entry.name, entry.base_id, entry.table_id, after, this.options.searchBatch);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      return true;
+    }
+    const schema = await trigramSchema(this.db);
+    if (!schema) {
+      this.noTrigrams = true;
+      this.log?.(new Error('pg_trgm is not installed and cannot be created here: contains filters read without a trigram index'), 'search index');
+      return false;
+    }
+    await this.db.connection().execute(async (conn) => {
+      await longStatementTimeout().execute(conn);
+      try {
+        await longStatement(postgresSearchIndexSql(entry.name, scopeText(entry.base_id, entry.table_id), schema)).execute(conn);
+        // Statistics of the lowered text (one object for every table's): with them a LIKE of a rare term is
+        // estimated rare and read through the index, a common one read in id order; without, every term is
+        // taken for 0.5% of the rows.
+        await sql.raw(`create statistics if not exists "${SEARCH_STATISTICS}" on (${POSTGRES_SEARCH_TEXT}) from base_rows`).execute(conn);
+        await longStatement('analyze base_rows').execute(conn);
+      } finally {
+        await sql`reset statement_timeout`.execute(conn);
+      }
+    });
+    return true;
+  }
+
   /** An index's `row_indexes` entry. */
   private async register(entry: Entry): Promise<void> {
     const record = { ...entry, created_at: this.now() };
@@ -733,6 +796,16 @@ export class RowIndexes {
       await this.db.deleteFrom('row_indexes').where('name', '=', entry.name).execute();
       this.entries?.delete(entry.name);
       this.jumpSets.delete(entry.name);
+      this.stats.dropped++;
+      return;
+    }
+    if (entry.kind === SEARCH) {
+      if (this.dialect === 'sqlite') await dropSqliteSearch(this.db, entry.name);
+      else await sql.raw(`drop index concurrently if exists "${entry.name}"`).execute(this.db);
+      await this.db.deleteFrom('row_indexes').where('name', '=', entry.name).execute();
+      this.entries?.delete(entry.name);
+      const more = [...(this.entries?.values() ?? [])].some((e) => e.kind === SEARCH);
+      if (this.dialect === 'postgres' && !more) await sql.raw(`drop statistics if exists "${SEARCH_STATISTICS}"`).execute(this.db);
       this.stats.dropped++;
       return;
     }
@@ -897,6 +970,7 @@ function listedOnly(dialect: DialectName, kind: string): boolean {
 /** Whether an index listed in `row_indexes` has the definition this code builds for its use (its name says so). */
 function current(entry: Entry, dialect: DialectName): boolean {
   if (entry.kind === POSITION) return true;
+  if (entry.kind === SEARCH) return entry.name === RowIndexes.searchName(entry.base_id, entry.table_id);
   if (entry.kind === JUMP_SET) return dialect === 'postgres';
   const spec = manySpec(entry.kind);
   if (spec) return dialect === 'sqlite' && entry.name === RowIndexes.jumpManyName(entry.base_id, entry.table_id, spec);

@@ -1,6 +1,7 @@
 import { CompiledQuery, PostgresAdapter, sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
 import { RecordSet, type DialectName, type Executor, type WriteStatement } from '../../db/index.js';
 import type { StoredRow } from './present.js';
+import { postgresSearchCondition, sqliteSearchIds } from './search-index.js';
 
 const CHUNK = 500;
 /** Rows per INSERT (8 parameters each, under both engines' limits): a 1,000-row append is one statement. */
@@ -417,7 +418,7 @@ export async function explainListRowTexts(db: Executor, dialect: DialectName, q:
 export async function listRowTextsAfter(
   db: Executor,
   dialect: DialectName,
-  q: Omit<ListQuery, 'orderBy' | 'offset'> & { afterId: number; offset?: number; indexedBy?: string; positions?: PositionJump; narrowing?: Expression<SqlBool> },
+  q: Omit<ListQuery, 'orderBy' | 'offset'> & { afterId: number; offset?: number; indexedBy?: string; positions?: PositionJump; narrowing?: Expression<SqlBool>; search?: SearchRead },
 ): Promise<Array<{ id: number; r: string }>> {
   const rows = await executeIndexed(db, listRowTextsAfterQuery(db, dialect, q).compile(), q.indexedBy);
   return rows.map((r) => ({ id: Number(r.id), r: r.r }));
@@ -426,9 +427,18 @@ export async function listRowTextsAfter(
 function listRowTextsAfterQuery(
   db: Executor,
   dialect: DialectName,
-  q: Omit<ListQuery, 'orderBy' | 'offset'> & { afterId: number; offset?: number; positions?: PositionJump; indexedBy?: string; narrowing?: Expression<SqlBool> },
+  q: Omit<ListQuery, 'orderBy' | 'offset'> & { afterId: number; offset?: number; positions?: PositionJump; indexedBy?: string; narrowing?: Expression<SqlBool>; search?: SearchRead },
 ) {
   const offset = q.offset ?? 0;
+  if (q.search && !q.narrowing && !(q.positions && offset > 0)) {
+    const checked = [tableScope(q.baseId, q.tableId), sql<SqlBool>`base_rows.id > ${q.afterId}`, ...(q.where ? [q.where] : [])];
+    // SQLite: the ids the trigram index gives, in order, each row opened by id; the rest of the conditions
+    // behind a unary `+`, so no other index is read instead. PostgreSQL: the LIKE its planner weighs.
+    const narrowed = dialect === 'sqlite' ? [sqliteSearchIds(q.search.index, q.search.terms, q.afterId), sql<SqlBool>`+(${sql.join(checked, sql` and `)})`] : [...checked, postgresSearchCondition(q.search.terms)];
+    let query = db.selectFrom('base_rows').select(['base_rows.id', rowTextSql(dialect).as('r')]);
+    for (const condition of narrowed) query = query.where(condition);
+    return query.orderBy('base_rows.id').limit(q.limit).offset(offset);
+  }
   if (q.narrowing && q.indexedBy && dialect === 'sqlite' && !(q.positions && offset > 0)) {
     // The narrowing term's ids first: its `from "base_rows"` is the statement's first, so `executeIndexed`
     // names its index there; the rows are then looked up by id in the list's (ascending) order. The rest of
@@ -457,6 +467,17 @@ function listRowTextsAfterQuery(
   }
   if (q.where) query = query.where(q.where);
   return query.orderBy('base_rows.id').limit(q.limit).offset(jump ? 0 : offset);
+}
+
+/** A read narrowed by a table's trigram index (search-index.ts): its name and the folded `contains` terms. */
+export interface SearchRead {
+  index: string;
+  terms: readonly string[];
+}
+
+/** The condition a read narrowed by a trigram index adds (in any order of the rows; `listRowTextsAfter` writes its own). */
+export function searchCondition(dialect: DialectName, search: SearchRead): Expression<SqlBool> {
+  return dialect === 'sqlite' ? sqliteSearchIds(search.index, search.terms, 0) : postgresSearchCondition(search.terms);
 }
 
 /** The id of a table's first row after `afterId` (listed or not), or undefined when there is none. */

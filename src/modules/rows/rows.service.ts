@@ -3,7 +3,7 @@ import type { Db, Executor } from '../../db/index.js';
 import { badRequest, notFound } from '../../shared/errors.js';
 import type { Actor, BaseRef, BaseWriter, WriteScope } from './base-writer.js';
 import { compileFilter, filterWhere } from './filter-adapter.js';
-import { indexableTerms, type FilterContext } from '../filters/index.js';
+import { indexableTerms, searchTerms, type FilterContext } from '../filters/index.js';
 import { newRowId } from './ids.js';
 import { computeFormulas } from './formula-columns.js';
 import { loadLinkCells, loadLinkJson } from './link-cells.js';
@@ -311,7 +311,12 @@ export class RowsService {
       const jumpIndex = this.jumpIndex(base.id, q, keyed ? start - from.position : start);
       const hinted = jumpIndex ? { index: jumpIndex } : await hint();
       const index = hinted.index;
-      const sorted = { ...q.query, keys: q.sortKeys.map((k) => k.value), limit: read, ...(index ? { indexedBy: index } : {}) };
+      // A sort read with no index reads every match: through the trigram index, only the rows holding the terms
+      // (a listing with a search term is filtered, so it is never read backwards).
+      const search = !index && q.search;
+      if (search) this.searchedPages++;
+      const where = search ? andAll([...(q.query.where ? [q.query.where] : []), repo.searchCondition(this.writer.dialect, search)]) : q.query.where;
+      const sorted = { ...q.query, where, keys: q.sortKeys.map((k) => k.value), limit: read, ...(index ? { indexedBy: index } : {}) };
       const skip = keyed ? start - from.position : start;
       const backward = index ? undefined : this.backwardRead(base.id, q, skip);
       if (backward) this.backwardPages++;
@@ -358,6 +363,9 @@ export class RowsService {
         else {
           // After a walk or a near read that did not fill the page: the rest from its end (the rows it passed match no more through an index).
           const before = near?.rows ?? walked;
+          // No filter index narrows the rest: the trigram index of a `contains` term does.
+          const searched = !index && q.search;
+          if (searched) this.searchedPages++;
           const found = before?.length ?? 0;
           const rest = await repo.listRowTextsAfter(reader, this.writer.dialect, {
             ...q.query,
@@ -367,6 +375,7 @@ export class RowsService {
             ...(index ? { indexedBy: index } : {}),
             ...(hinted.narrowing ? { narrowing: hinted.narrowing } : {}),
             ...(positions ? { positions } : {}),
+            ...(searched ? { search: searched } : {}),
           });
           rows = before ? [...before.slice(skip), ...rest] : rest;
         }
@@ -533,6 +542,7 @@ export class RowsService {
       ...(index ? { indexedBy: index } : {}),
       ...(!jumpIndex && hinted.narrowing ? { narrowing: hinted.narrowing } : {}),
       ...(positions ? { positions } : {}),
+      ...(!index && q.search ? { search: q.search } : {}),
     });
   }
 
@@ -544,18 +554,19 @@ export class RowsService {
    */
   async *scan(base: BaseRef, input: Omit<ListInput, 'start' | 'limit'>, viewer: Viewer, page: number = ROW_LIMITS.list): AsyncGenerator<Record<string, unknown>[]> {
     const q = await this.listing(base, input, viewer);
+    if (q.search) this.searchedPages++;
     const parse = (json: string) => (JSON.parse(json) as { rows: Record<string, unknown>[] }).rows;
     if (q.query.orderBy.length === 0) {
       // A filtered page may read far into a big table to fill: on a reader thread then.
       const reader = await this.readerFor(base.id, q.table._id, q.filtered);
       for (let afterId = 0; ; ) {
-        const rows = await repo.listRowTextsAfter(reader, this.writer.dialect, { ...q.query, afterId, limit: page });
+        const rows = await repo.listRowTextsAfter(reader, this.writer.dialect, { ...q.query, afterId, limit: page, ...(q.search ? { search: q.search } : {}) });
         if (rows.length > 0) yield parse(await this.pageJson(base, q, rows.map((r) => r.r)));
         if (rows.length < page) return;
         afterId = rows[rows.length - 1]!.id;
       }
     }
-    const ids = await repo.sortedRowIds(this.db, this.writer.dialect, q.query);
+    const ids = await repo.sortedRowIds(this.db, this.writer.dialect, q.search ? { ...q.query, where: andAll([...(q.query.where ? [q.query.where] : []), repo.searchCondition(this.writer.dialect, q.search)]) } : q.query);
     for (let i = 0; i < ids.length; i += page) {
       const texts = await repo.rowTextsByIds(this.db, this.writer.dialect, base.id, ids.subarray(i, i + page));
       yield parse(await this.pageJson(base, q, texts));
@@ -595,6 +606,7 @@ export class RowsService {
     };
     // What a row index can answer (rows/row-indexes.ts): the filters' top-level terms and the first sort.
     const terms = filters.flatMap((f) => (f ? indexableTerms(f, ctx, this.writer.dialect) : []));
+    const search = this.searchRead(base.id, table._id, filters.flatMap((f) => (f ? searchTerms(f, ctx) : [])));
     const firstSort = sorts[0] ? { key: sorts[0].column.key, desc: sorts[0].desc } : undefined;
     const filtered = filters.some((f) => f !== null);
     const sortKeysOf = sortKeys(sorts, this.writer.dialect);
@@ -622,8 +634,22 @@ export class RowsService {
           : undefined;
     // A listing sorted on one column only (an index of either direction orders it all).
     const onlySort = sorts.length === 1 && sortKeysOf.length === 1 ? sorts[0] : undefined;
-    return { meta, table, presenter: listingPresenter(withinScope(visibleColumns(table, view), beyond), byName), query, terms, firstSort, filtered, sortKeys: sortKeysOf, sortKey, sortIdentity, viewId, jump, jumpMany, jumpSet, filterOnly, onlySort };
+    return { meta, table, presenter: listingPresenter(withinScope(visibleColumns(table, view), beyond), byName), query, terms, firstSort, filtered, sortKeys: sortKeysOf, sortKey, sortIdentity, viewId, jump, jumpMany, jumpSet, filterOnly, onlySort, search };
   }
+
+  /**
+   * The table's trigram index and the listing's `contains` terms it narrows by (search-index.ts), once
+   * the index is built; the first such listing of a big table has it built in the background.
+   */
+  private searchRead(baseId: number, tableId: string, terms: string[]): repo.SearchRead | undefined {
+    if (terms.length === 0 || !this.indexes) return undefined;
+    this.indexes.noteSearch(baseId, tableId);
+    const index = this.indexes.searchIndex(baseId, tableId);
+    return index ? { index, terms: [...new Set(terms)] } : undefined;
+  }
+
+  /** Pages read through a trigram index (search-index.ts; tests). */
+  searchedPages = 0;
 
   /**
    * A page of row texts as the `rows/` answer's JSON text: presented from the fragments kept under
