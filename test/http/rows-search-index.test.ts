@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS, createTestApp, type TestApp } from '../helpers/index.js';
 import { RowIndexes } from '../../src/modules/rows/index.js';
 import { addTable, appendRows, gateway, type Gateway } from './rows.fixtures.js';
+import { sqlCalls } from './row-index.fixtures.js';
 
 /**
  * Trigram indexes for `contains` filters (rows/search-index.ts): built for a big table once a listing
@@ -104,6 +105,55 @@ describe.each(DIALECTS)('search indexes for contains filters (%s)', (dialect) =>
     expect(withIndex).toEqual(without);
     expect(without.length).toBeGreaterThan(0);
     expect(pages).toBe(0);
+  });
+
+  it('reads a term the index gives searchCap rows or more for in id order (SQLite), with the same answer', async () => {
+    indexes().options.searchCap = 50;
+    try {
+      // "zebra": 99 titles and 26 bodies hold it; "needle-rare": 4 titles and 26 bodies.
+      const common = await bothWays([contains('Title', 'zebra')], '&limit=200');
+      expect(common.withIndex).toEqual(common.without);
+      expect(common.without.length).toBe(99);
+      expect(common.searched).toBe(dialect === 'sqlite' ? 0 : 1);
+      const rare = await bothWays([contains('Title', 'needle-rare')]);
+      expect(rare.withIndex).toEqual(rare.without);
+      expect(rare.searched).toBe(1);
+    } finally {
+      indexes().options.searchCap = 20_000;
+    }
+  });
+
+  const { run, explain } = sqlCalls(() => ({ t, g }));
+  /** A plan reading the trigram index (SQLite) or testing the row's lowered text, which the index answers (PostgreSQL). */
+  const THROUGH_INDEX = dialect === 'sqlite' ? /VIRTUAL TABLE/ : /lower\(\(\(data\)::text\)::text\) ~~/;
+  const SQL_CASES: Array<[string, string, boolean]> = [
+    ['LIKE, case kept', "SELECT Title FROM Notes WHERE Title LIKE '%Zebra St%' ORDER BY Title", true],
+    ['LIKE with no match in that case', "SELECT Title FROM Notes WHERE Title LIKE '%zebra st%'", false],
+    ['ILIKE', "SELECT Title, Size FROM Notes WHERE Title ILIKE '%zebra%' AND Size > 100 LIMIT 40", true],
+    ['wildcards and an escape', "SELECT Title FROM Notes WHERE Title LIKE '%50\\%_off%'", true],
+    ['an underscore as any character', "SELECT Title FROM Notes WHERE Title LIKE '%Zebra_Str%' LIMIT 500", true],
+    ['a term only the other cell holds', "SELECT Title FROM Notes WHERE Title LIKE '%only the body%'", false],
+    ['a count', "SELECT COUNT(*) AS n FROM Notes WHERE Title LIKE '%needle-rare%'", true],
+    ['a group', "SELECT Size, COUNT(*) AS n FROM Notes WHERE Title ILIKE '%ZEBRA%' GROUP BY Size ORDER BY Size LIMIT 500", true],
+  ];
+  it.each(SQL_CASES)('SQL %s: the same results through the index as without it', async (_name, statement, some) => {
+    indexes().options.searchReads = false;
+    const without = await run(statement);
+    indexes().options.searchReads = true;
+    const withIndex = await run(statement);
+    expect(withIndex).toEqual(without);
+    expect(without.length > 0 && JSON.stringify(without) !== '[{"n":0}]').toBe(some);
+    expect(await explain(statement)).toMatch(THROUGH_INDEX);
+  });
+
+  it('SQL: a LIKE with no run of 3 characters, or on a column of another type, reads as before', async () => {
+    for (const statement of ["SELECT Title FROM Notes WHERE Title LIKE '%ze%'", "SELECT Title FROM Notes WHERE Size LIKE '%123%'", "SELECT Title FROM Notes WHERE Title NOT LIKE '%zebra%'"]) {
+      indexes().options.searchReads = false;
+      const without = await run(statement).catch((error: Error) => error.message);
+      indexes().options.searchReads = true;
+      expect(await run(statement).catch((error: Error) => error.message)).toEqual(without);
+      if (typeof without !== 'string') expect(await explain(statement)).not.toMatch(THROUGH_INDEX);
+    }
   });
 
   it('sees rows added, changed and deleted after the build', async () => {

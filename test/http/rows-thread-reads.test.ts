@@ -99,6 +99,34 @@ describe('listing reads of big SQLite tables on reader threads', () => {
     expect(threadReads()).toBeGreaterThan(before);
   });
 
+  it("reads a search through the table's trigram index on a thread (its probe too), as here", async () => {
+    const indexes = t.container.baseData.indexes;
+    const rows = t.container.baseData.rows;
+    indexes.options.minRows = 100;
+    // Searched before while "small" (under 20,000 rows): counted again now.
+    indexes.options.recountMs = 0;
+    try {
+      const search = [{ column_name: 'Name', filter_predicate: 'contains', filter_term: 'item 29' }];
+      const { here } = await bothWays(g, '&limit=1000', search);
+      await indexes.idle();
+      expect(indexes.searchIndex(g.base.id, (await g.call('GET', 'metadata/')).json<{ metadata: { tables: Array<{ _id: string; name: string }> } }>().metadata.tables.find((x) => x.name === 'Big')!._id)).toBeDefined();
+      const pages = rows.searchedPages;
+      const { there, statements } = await bothWays(g, '&limit=1000', search);
+      expect(there).toEqual(here);
+      expect(here).toEqual(['item 290', 'item 291', 'item 292', 'item 293', 'item 294', 'item 295', 'item 296', 'item 297', 'item 298', 'item 299']);
+      expect(rows.searchedPages).toBeGreaterThan(pages);
+      // The probe and the read, both on the thread.
+      expect(statements).toBeGreaterThanOrEqual(2);
+      const sorted = await bothWays(g, '&order_by=Price&limit=1000', search);
+      expect(sorted.there).toEqual(sorted.here);
+    } finally {
+      indexes.options.minRows = 20_000;
+      indexes.options.recountMs = 60_000;
+      // The later tests count the statements of searches read without it.
+      indexes.options.searchReads = false;
+    }
+  });
+
   it('reads a page the first ids fill on the event loop, a later one on a thread', async () => {
     options().minRows = 100;
     const before = threadReads();

@@ -5,7 +5,7 @@
  */
 export { parseFilters, usedColumnKeys, usesCurrentUser, MAX_DEPTH, MAX_ITEMS } from './parse.js';
 export { matchesRow } from './evaluate.js';
-export { filterToSql, indexableTerms, searchTerms, SEARCH_MIN_TERM } from './to-sql.js';
+export { filterToSql, indexableTerms, rawInJson, searchTerms, SEARCH_MIN_TERM } from './to-sql.js';
 export { isValidTimeZone } from './dates.js';
 export type { CompiledFilter, FilterColumn, FilterContext, FilterSpec, ParseResult, StoredRow } from './types.js';
 export { dayUpperBound, indexableKey, indexedValue, postgresJson, postgresNumber, postgresText, postgresTextC, sqliteType, sqliteValue } from './cell-sql.js';

@@ -50,7 +50,7 @@ const SQLITE_MINUTE_GLOB = `${SQLITE_DAY_GLOB} [0-9][0-9]:[0-9][0-9]`;
  * escape. A string cell containing such a term has it in its row's text, so looking for it there first
  * only passes over rows the exact test would refuse.
  */
-function rawInJson(term: string): boolean {
+export function rawInJson(term: string): boolean {
   return /^[\x20\x21\x23-\x5b\x5d-\x7e]+$/.test(term);
 }
 

@@ -25,7 +25,7 @@ export { linkIdOf } from './structure.js';
 export type { StructureOp } from './structure-ops.js';
 export type { RowsService } from './rows.service.js';
 export type { LinksService } from './links.service.js';
-export { executeIndexed, ORDERED_SCAN, tableScope } from './rows.repository.js';
+export { executeIndexed, ORDERED_SCAN, searchCondition, tableScope } from './rows.repository.js';
 export { RowIndexes, DEFAULT_ROW_INDEX_OPTIONS, indexUses } from './row-indexes.js';
 export { GroupSets, DEFAULT_GROUP_SET_OPTIONS, groupKindOf, summableType } from './group-sets.js';
 export type { GroupSet, GroupSetUse, GroupSetOptions } from './group-sets.js';

@@ -8,7 +8,7 @@ import { notArchived } from './archived-rows.js';
 import { indexValueType } from './sort-sql.js';
 import { PositionBlocks } from './position-blocks.js';
 import { hasRows } from './table-sizes.js';
-import { dropSqliteSearch, fillSqliteSearch, POSTGRES_SEARCH_TEXT, postgresSearchIndexSql, SEARCH_STATISTICS, sqliteSearchDdl, trigramSchema } from './search-index.js';
+import { countSearchMatches, dropSqliteSearch, fillSqliteSearch, POSTGRES_SEARCH_TEXT, postgresSearchIndexSql, SEARCH_STATISTICS, sqliteSearchDdl, trigramSchema } from './search-index.js';
 import { buildJumpSet, dropJumpSet, jumpSetName, loadJumpSets, recoverJumpSets, type JumpSet, type JumpSetUse } from './jump-sets.js';
 
 /**
@@ -160,9 +160,11 @@ export interface RowIndexOptions {
   searchReads: boolean;
   /** Rows a SQLite trigram index's build copies per statement (each a short stop of the one writer). */
   searchBatch: number;
+  /** SQLite: terms the trigram index gives this many rows for or more are read in id order instead (`searchNarrowing`). */
+  searchCap: number;
 }
 
-export const DEFAULT_ROW_INDEX_OPTIONS: RowIndexOptions = { minRows: 20_000, maxIndexes: 2_000, recountMs: 60_000, probeCap: 2_000, walkWindow: 20_000, positionSkip: 1_000, groupReads: true, jumpReads: true, jumpKeyReads: true, jumpSetBatch: 5_000, reverseReads: true, reverseSkip: 1_000, bulkFilterColumns: 3, searchReads: true, searchBatch: 2_000 };
+export const DEFAULT_ROW_INDEX_OPTIONS: RowIndexOptions = { minRows: 20_000, maxIndexes: 2_000, recountMs: 60_000, probeCap: 2_000, walkWindow: 20_000, positionSkip: 1_000, groupReads: true, jumpReads: true, jumpKeyReads: true, jumpSetBatch: 5_000, reverseReads: true, reverseSkip: 1_000, bulkFilterColumns: 3, searchReads: true, searchBatch: 2_000, searchCap: 20_000 };
 
 interface Entry {
   name: string;
@@ -433,6 +435,20 @@ export class RowIndexes {
     if (!this.options.searchReads) return undefined;
     const name = RowIndexes.searchName(baseId, tableId);
     return this.entries?.has(name) ? name : undefined;
+  }
+
+  /**
+   * The trigram index a read of `contains` terms should narrow by, or undefined: none built yet, or
+   * (SQLite) the terms are held by `searchCap` rows or more — a read in id order fills its page among the
+   * first of them, where a list of all would cost what they are. PostgreSQL's planner weighs that itself
+   * (statistics of the indexed text).
+   */
+  async searchNarrowing(baseId: number, tableId: string, terms: readonly string[], executor: Executor = this.db): Promise<{ index: string; terms: readonly string[] } | undefined> {
+    const index = terms.length > 0 ? this.searchIndex(baseId, tableId) : undefined;
+    if (!index) return undefined;
+    if (this.dialect === 'postgres') return { index, terms };
+    const cap = this.options.searchCap;
+    return (await countSearchMatches(executor, index, terms, cap)) < cap ? { index, terms } : undefined;
   }
 
   /** PostgreSQL without `pg_trgm` (not installed, and not allowed to create it): no trigram indexes. */

@@ -476,7 +476,7 @@ export interface SearchRead {
 }
 
 /** The condition a read narrowed by a trigram index adds (in any order of the rows; `listRowTextsAfter` writes its own). */
-export function searchCondition(dialect: DialectName, search: SearchRead): Expression<SqlBool> {
+export function searchCondition(dialect: DialectName, search: SearchRead): RawBuilder<SqlBool> {
   return dialect === 'sqlite' ? sqliteSearchIds(search.index, search.terms, 0) : postgresSearchCondition(search.terms);
 }
 

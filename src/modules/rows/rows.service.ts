@@ -311,17 +311,16 @@ export class RowsService {
       const jumpIndex = this.jumpIndex(base.id, q, keyed ? start - from.position : start);
       const hinted = jumpIndex ? { index: jumpIndex } : await hint();
       const index = hinted.index;
-      // A sort read with no index reads every match: through the trigram index, only the rows holding the terms
-      // (a listing with a search term is filtered, so it is never read backwards).
-      const search = !index && q.search;
-      if (search) this.searchedPages++;
-      const where = search ? andAll([...(q.query.where ? [q.query.where] : []), repo.searchCondition(this.writer.dialect, search)]) : q.query.where;
-      const sorted = { ...q.query, where, keys: q.sortKeys.map((k) => k.value), limit: read, ...(index ? { indexedBy: index } : {}) };
       const skip = keyed ? start - from.position : start;
       const backward = index ? undefined : this.backwardRead(base.id, q, skip);
       if (backward) this.backwardPages++;
       // Bounded: a filter narrowed by its index, or an unfiltered page read off the sort's index (forwards or backwards).
       const reader = await this.readerFor(base.id, q.table._id, !hinted.narrowing && !backward && (q.filtered || !index));
+      // A sort read with no index reads every match: through the trigram index, only the rows holding the terms
+      // (a listing with a search term is filtered, so it is never read backwards).
+      const search = index ? undefined : await this.searchRead(base.id, q, reader);
+      const where = search ? andAll([...(q.query.where ? [q.query.where] : []), repo.searchCondition(this.writer.dialect, search)]) : q.query.where;
+      const sorted = { ...q.query, where, keys: q.sortKeys.map((k) => k.value), limit: read, ...(index ? { indexedBy: index } : {}) };
       rows = backward
         ? await listSortedBackward(this.db, this.writer.dialect, {
             ...backward,
@@ -364,8 +363,7 @@ export class RowsService {
           // After a walk or a near read that did not fill the page: the rest from its end (the rows it passed match no more through an index).
           const before = near?.rows ?? walked;
           // No filter index narrows the rest: the trigram index of a `contains` term does.
-          const searched = !index && q.search;
-          if (searched) this.searchedPages++;
+          const searched = index ? undefined : await this.searchRead(base.id, q, reader);
           const found = before?.length ?? 0;
           const rest = await repo.listRowTextsAfter(reader, this.writer.dialect, {
             ...q.query,
@@ -535,6 +533,7 @@ export class RowsService {
     const positions = q.filtered || q.query.orderBy.length > 0 ? undefined : this.positionJump(base.id, q.table._id, start);
     const jumpIndex = this.jumpIndex(base.id, q, start);
     const index = jumpIndex ?? hinted.index;
+    const search = index ? undefined : await this.searchRead(base.id, q);
     return repo.explainListRowTexts(this.db, this.writer.dialect, {
       ...q.query,
       offset: start,
@@ -542,7 +541,7 @@ export class RowsService {
       ...(index ? { indexedBy: index } : {}),
       ...(!jumpIndex && hinted.narrowing ? { narrowing: hinted.narrowing } : {}),
       ...(positions ? { positions } : {}),
-      ...(!index && q.search ? { search: q.search } : {}),
+      ...(search ? { search } : {}),
     });
   }
 
@@ -554,19 +553,20 @@ export class RowsService {
    */
   async *scan(base: BaseRef, input: Omit<ListInput, 'start' | 'limit'>, viewer: Viewer, page: number = ROW_LIMITS.list): AsyncGenerator<Record<string, unknown>[]> {
     const q = await this.listing(base, input, viewer);
-    if (q.search) this.searchedPages++;
     const parse = (json: string) => (JSON.parse(json) as { rows: Record<string, unknown>[] }).rows;
     if (q.query.orderBy.length === 0) {
       // A filtered page may read far into a big table to fill: on a reader thread then.
       const reader = await this.readerFor(base.id, q.table._id, q.filtered);
+      const search = await this.searchRead(base.id, q, reader);
       for (let afterId = 0; ; ) {
-        const rows = await repo.listRowTextsAfter(reader, this.writer.dialect, { ...q.query, afterId, limit: page, ...(q.search ? { search: q.search } : {}) });
+        const rows = await repo.listRowTextsAfter(reader, this.writer.dialect, { ...q.query, afterId, limit: page, ...(search ? { search } : {}) });
         if (rows.length > 0) yield parse(await this.pageJson(base, q, rows.map((r) => r.r)));
         if (rows.length < page) return;
         afterId = rows[rows.length - 1]!.id;
       }
     }
-    const ids = await repo.sortedRowIds(this.db, this.writer.dialect, q.search ? { ...q.query, where: andAll([...(q.query.where ? [q.query.where] : []), repo.searchCondition(this.writer.dialect, q.search)]) } : q.query);
+    const search = await this.searchRead(base.id, q, await this.readerFor(base.id, q.table._id, true));
+    const ids = await repo.sortedRowIds(this.db, this.writer.dialect, search ? { ...q.query, where: andAll([...(q.query.where ? [q.query.where] : []), repo.searchCondition(this.writer.dialect, search)]) } : q.query);
     for (let i = 0; i < ids.length; i += page) {
       const texts = await repo.rowTextsByIds(this.db, this.writer.dialect, base.id, ids.subarray(i, i + page));
       yield parse(await this.pageJson(base, q, texts));
@@ -606,7 +606,9 @@ export class RowsService {
     };
     // What a row index can answer (rows/row-indexes.ts): the filters' top-level terms and the first sort.
     const terms = filters.flatMap((f) => (f ? indexableTerms(f, ctx, this.writer.dialect) : []));
-    const search = this.searchRead(base.id, table._id, filters.flatMap((f) => (f ? searchTerms(f, ctx) : [])));
+    // `contains` terms a trigram index may narrow by (the first such listing of a big table has it built).
+    const search = [...new Set(filters.flatMap((f) => (f ? searchTerms(f, ctx) : [])))];
+    if (search.length > 0) this.indexes?.noteSearch(base.id, table._id);
     const firstSort = sorts[0] ? { key: sorts[0].column.key, desc: sorts[0].desc } : undefined;
     const filtered = filters.some((f) => f !== null);
     const sortKeysOf = sortKeys(sorts, this.writer.dialect);
@@ -638,14 +640,14 @@ export class RowsService {
   }
 
   /**
-   * The table's trigram index and the listing's `contains` terms it narrows by (search-index.ts), once
-   * the index is built; the first such listing of a big table has it built in the background.
+   * The trigram index a listing's read narrows by, with its `contains` terms (RowIndexes.searchNarrowing), or
+   * undefined; its probe (reading up to `searchCap` ids) runs where the read runs (a reader thread for a big SQLite table).
    */
-  private searchRead(baseId: number, tableId: string, terms: string[]): repo.SearchRead | undefined {
-    if (terms.length === 0 || !this.indexes) return undefined;
-    this.indexes.noteSearch(baseId, tableId);
-    const index = this.indexes.searchIndex(baseId, tableId);
-    return index ? { index, terms: [...new Set(terms)] } : undefined;
+  private async searchRead(baseId: number, q: { table: TableMeta; search: string[] }, reader: Executor = this.db): Promise<repo.SearchRead | undefined> {
+    if (q.search.length === 0 || !this.indexes) return undefined;
+    const read = await this.indexes.searchNarrowing(baseId, q.table._id, q.search, reader);
+    if (read) this.searchedPages++;
+    return read;
   }
 
   /** Pages read through a trigram index (search-index.ts; tests). */

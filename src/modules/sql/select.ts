@@ -23,7 +23,7 @@ import { columnName, identifier, resolveColumnRef, singleTable, type TableScope 
 import { sameField, selectOptions, type Field, type SqlColumn, type SqlTable } from './schema.js';
 import { tableScope } from '../rows/index.js';
 import { sqlError } from './sql-error.js';
-import type { Bindings } from './values.js';
+import { constantOf, likeSearchRuns, type Bindings } from './values.js';
 import { formulaCondition, formulaItem, formulaItemColumnType, needsFormulaEngine, type FormulaItem } from './formula-items.js';
 
 export interface SelectContext {
@@ -46,6 +46,8 @@ export interface SelectContext {
   groupIndex?: GroupIndex;
   /** A grouped statement answered from a group set's rows (group-set-plans.ts). */
   groupSet?: { source: Fragment; reading: SetReading };
+  /** A condition on `base_rows` implied by the WHERE's LIKE terms (`searchTerms`), through the table's trigram index: added to it. */
+  search?: Fragment;
 }
 
 /**
@@ -66,6 +68,8 @@ export interface RowsPlan {
   query: Fragment;
   /** The WHERE's terms a row index can answer (the SQL service probes and names the index; SQLite). */
   indexTerms?: IndexTerm[];
+  /** Texts every row the WHERE accepts holds (its LIKE terms' literal runs, folded): a trigram index narrows by them. */
+  searchTerms?: string[];
   /** null: `SELECT *` (every column plus the row fields). */
   outputs: Array<{ key: string; field: Field } | ComputedOutput | FormulaOutput> | null;
   metadata: Record<string, unknown>[];
@@ -98,6 +102,7 @@ export interface GroupedPlan {
   table: SqlTable;
   query: Fragment;
   indexTerms?: IndexTerm[];
+  searchTerms?: string[];
   outputs: Array<{ key: string; column: string; decode: (raw: unknown) => unknown }>;
   metadata: Record<string, unknown>[];
 }
@@ -117,12 +122,13 @@ export function planSelect(ast: Node, ctx: SelectContext): SelectPlan {
   if (isJoin(ast)) return planJoin(ast, ctx);
   const scope = singleTable(ast.from, ctx.tables);
   const { pushed, residual } = splitWhere(ast.where, scope);
-  const conditions = pushed.map((node) => whereCondition(node, scope, ctx));
+  const conditions = [...pushed.map((node) => whereCondition(node, scope, ctx)), ...(ctx.search ? [ctx.search] : [])];
   const where = conditions.length > 0 ? sql.join(conditions, sql` and `) : sql`(1 = 1)`;
   const indexTerms = pushed.flatMap((node, i): IndexTerm[] => {
     const key = indexedComparison(node, scope, ctx.dialect);
     return key === undefined ? [] : [{ key, where: conditions[i]! as RawBuilder<SqlBool> }];
   });
+  const searchTerms = [...new Set(pushed.flatMap((node) => likeSearchTerms(node, scope, ctx.bindings)))];
   const items = selectItems(ast.columns, scope, ctx.text);
   const groupNodes = groupByNodes(ast.groupby);
   const distinct = typeof ast.distinct === 'string' && ast.distinct.toUpperCase() === 'DISTINCT';
@@ -144,7 +150,7 @@ export function planSelect(ast: Node, ctx: SelectContext): SelectPlan {
       return { ...parts.plan, fromSet: true, query: parts.outer(parts.rows(ctx.groupSet.source, rows)) };
     }
     const exact = planGrouped(ast, ctx, scope, items, groupNodes, distinct, page);
-    if (!ctx.groupIndex || ctx.dialect !== 'sqlite') return { ...exact.plan, query: exact.outer(exact.rows(sql`base_rows`, filter)), indexTerms };
+    if (!ctx.groupIndex || ctx.dialect !== 'sqlite') return { ...exact.plan, query: exact.outer(exact.rows(sql`base_rows`, filter)), indexTerms, searchTerms };
     // The same statement with the column's cells read off its index; run where that reading is exact.
     const indexCtx: SelectContext = { ...ctx, cells: { fromIndex: ctx.groupIndex.key }, noteColumn: undefined };
     const indexWhere = pushed.map((node) => whereCondition(node, scope, indexCtx));
@@ -156,10 +162,23 @@ export function planSelect(ast: Node, ctx: SelectContext): SelectPlan {
     );
     return { ...exact.plan, fromIndex: true, query: exact.outer(source) };
   }
-  if (residual.length === 0) return { ...planRows(ast, ctx, scope, items, filter, sql`limit ${window.limit} offset ${window.offset}`), indexTerms };
+  if (residual.length === 0) return { ...planRows(ast, ctx, scope, items, filter, sql`limit ${window.limit} offset ${window.offset}`), indexTerms, searchTerms };
   const formulaConditions = residual.map((node) => formulaCondition(node, scope, ctx.bindings, ctx.timeZone ?? 'UTC', ctx.now ?? Date.now));
   const plan = planRows(ast, ctx, scope, items, filter, sql`limit ${FORMULA_SCAN_LIMIT + 1}`);
-  return { ...plan, indexTerms, residual: { conditions: formulaConditions, window } };
+  return { ...plan, indexTerms, searchTerms, residual: { conditions: formulaConditions, window } };
+}
+
+/** Column types whose cell is stored as the very text a LIKE reads (so the pattern's literal runs are in the row's text). */
+const SEARCHABLE_TYPES = new Set(['text', 'long-text', 'email', 'url']);
+
+/** The literal runs of a top-level `column LIKE|ILIKE constant` on such a column (values.ts `likeSearchRuns`). */
+function likeSearchTerms(node: Node, scope: TableScope, bindings: Bindings): string[] {
+  const op = String(node.operator).toUpperCase();
+  if (node.type !== 'binary_expr' || (op !== 'LIKE' && op !== 'ILIKE') || !isNode(node.left) || !isNode(node.right) || node.left.type !== 'column_ref') return [];
+  const field = resolveColumnRef(node.left, scope);
+  if (field.kind !== 'cell' || !SEARCHABLE_TYPES.has(field.column.type)) return [];
+  const pattern = constantOf(node.right, bindings);
+  return typeof pattern === 'string' ? likeSearchRuns(pattern) : [];
 }
 
 const INDEXED_COMPARISONS = new Set(['=', '<', '<=', '>', '>=']);

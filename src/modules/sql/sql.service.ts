@@ -1,4 +1,4 @@
-import { ORDERED_SCAN, type GroupSets, type RowIndexes } from '../rows/index.js';
+import { ORDERED_SCAN, searchCondition, type GroupSets, type RowIndexes } from '../rows/index.js';
 import { answerFromGroupSet } from './group-set-plans.js';
 import type { Field, SqlColumn, SqlTable } from './schema.js';
 import type { Db, DialectName, Executor } from '../../db/index.js';
@@ -219,14 +219,21 @@ export class SqlService {
       const groupIndex = { key: grouped.column.key, index: groupIndexName, valueType: grouped.valueType };
       return { plan: planSelect(ast, { ...ctx, noteColumn: undefined, cells: undefined, groupIndex }), indexedBy: undefined, scan: plan };
     }
-    let indexedBy: string | undefined;
-    if (indexes && plan.kind !== 'join' && plan.indexTerms && plan.indexTerms.length > 0) {
-      // A probe the index cannot answer (SQLite refuses such an INDEXED BY) means no hint.
-      indexedBy = await indexes.hint(caller.base.id, plan.table.id, plan.indexTerms, undefined).catch(() => undefined);
-      // Sorts off only for row listings (a grouped query's plan is the planner's own).
-      if (indexedBy === ORDERED_SCAN && plan.kind !== 'rows') indexedBy = undefined;
+    // LIKE terms of a big table: read through its trigram index (built on the first such statement) when it narrows them.
+    let read = plan;
+    if (indexes && plan.kind !== 'join' && plan.searchTerms && plan.searchTerms.length > 0) {
+      indexes.noteSearch(caller.base.id, plan.table.id);
+      const narrowing = await indexes.searchNarrowing(caller.base.id, plan.table.id, plan.searchTerms).catch(() => undefined);
+      if (narrowing) read = planSelect(ast, { ...ctx, noteColumn: undefined, cells: undefined, search: searchCondition(dialect, narrowing) });
     }
-    return { plan, indexedBy };
+    let indexedBy: string | undefined;
+    if (indexes && read.kind !== 'join' && read.indexTerms && read.indexTerms.length > 0) {
+      // A probe the index cannot answer (SQLite refuses such an INDEXED BY) means no hint.
+      indexedBy = await indexes.hint(caller.base.id, read.table.id, read.indexTerms, undefined).catch(() => undefined);
+      // Sorts off only for row listings (a grouped query's plan is the planner's own).
+      if (indexedBy === ORDERED_SCAN && read.kind !== 'rows') indexedBy = undefined;
+    }
+    return { plan: read, indexedBy };
   }
 
   /** Join rows → results keyed `<table>.<column>`, link cells loaded per joined table. */

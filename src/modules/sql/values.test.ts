@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SqlError } from './sql-error.js';
 import {
+  likeSearchRuns,
   bindParameters,
   canonicalDate,
   constantOf,
@@ -174,5 +175,17 @@ describe('LIKE patterns', () => {
     expect(likeForPostgres('a\\')).toBe('a\\\\');
     expect(likeForPostgres('a\\\\')).toBe('a\\\\');
     expect(likeForPostgres('a%')).toBe('a%');
+  });
+});
+
+describe('likeSearchRuns', () => {
+  it('answers the literal runs of 3 characters or more, folded, split at wildcards and at what JSON may escape', () => {
+    expect(likeSearchRuns('%Zebra Stripe%')).toEqual(['zebra stripe']);
+    expect(likeSearchRuns('%50\\%_off%')).toEqual(['50%', 'off']);
+    expect(likeSearchRuns('%a_b%')).toEqual([]);
+    expect(likeSearchRuns('abc%de%FGH')).toEqual(['abc', 'fgh']);
+    expect(likeSearchRuns('say "hello"')).toEqual(['say ', 'hello']);
+    expect(likeSearchRuns('back\\\\slash')).toEqual(['back', 'slash']);
+    expect(likeSearchRuns('café crème')).toEqual(['caf', ' cr']);
   });
 });

@@ -1,5 +1,6 @@
 import { isNode, type Node } from './parser.js';
 import { sqlError } from './sql-error.js';
+import { rawInJson, SEARCH_MIN_TERM } from '../filters/index.js';
 import { instantOf, presentDate, timeZone, wallClockAt } from '../../shared/dates/index.js';
 
 /** A constant of the statement: a literal or a bound `?` parameter. */
@@ -202,6 +203,33 @@ export function likeToGlob(pattern: string): string {
 
 function globLiteral(ch: string): string {
   return ch === '*' || ch === '?' || ch === '[' ? `[${ch}]` : ch;
+}
+
+/**
+ * The literal runs of a LIKE pattern a trigram index of the rows' texts can narrow by (rows/search-index.ts),
+ * folded A–Z as that index folds: runs between wildcards, split also at characters JSON may escape
+ * (`rawInJson`), of at least `SEARCH_MIN_TERM` characters. A text cell the pattern matches holds each run
+ * (in some case for ILIKE), so its row's text does.
+ */
+export function likeSearchRuns(pattern: string): string[] {
+  const runs: string[] = [];
+  let run = '';
+  const end = () => {
+    if (run.length >= SEARCH_MIN_TERM) runs.push(run.replace(/[A-Z]/g, (c) => c.toLowerCase()));
+    run = '';
+  };
+  for (let i = 0; i < pattern.length; i++) {
+    let ch = pattern[i]!;
+    if (ch === '\\' && i + 1 < pattern.length) ch = pattern[++i]!;
+    else if (ch === '%' || ch === '_') {
+      end();
+      continue;
+    }
+    if (rawInJson(ch)) run += ch;
+    else end();
+  }
+  end();
+  return [...new Set(runs)];
 }
 
 /** A LIKE pattern for PostgreSQL's `LIKE … ESCAPE '\'`: a trailing lone backslash would be an error there, so it matches itself. */
