@@ -14,7 +14,8 @@
  * first descending sort with only the ascending index, measured last with and without the backward read; `walk first` for the
  * filtered cases with and without the walk in id order before the probe), BENCH_SKIP_UNINDEXED=1 (no pass
  * without indexes: for 10,000,000 rows; the small and the big table are then measured request by request
- * in turn, once the big table's indexes are built), BENCH_REUSE=1 (the Small and Big tables an earlier run
+ * in turn, once the big table's indexes are built), BENCH_SEARCH_READS=0 (searches and SQL LIKE read without the
+ * trigram index: the way before rows/search-index.ts), BENCH_REUSE=1 (the Small and Big tables an earlier run
  * left in BENCH_DATABASE_URL, BENCH_ROWS rows, measured again without seeding: 8 minutes saved at
  * 10,000,000 rows; implies BENCH_SKIP_UNINDEXED). The big table's rows after the first 1,000 are generated
  * straight into storage (lib/big-table-data.ts).
@@ -110,6 +111,9 @@ const CASES: Case[] = [
     name: 'SQL predicate LIMIT 100',
     run: async (c, i) => void (await call(c, 'POST', 'sql/', { sql: `SELECT * FROM ${c.table} WHERE Amount > ${c.rows - 50 - i} LIMIT 100`, convert_keys: true })),
   },
+  // LIKE through the SQL endpoint: a trigram index of the big table narrows both by the pattern's literal runs (rows/search-index.ts).
+  { name: 'SQL LIKE, common term', run: async (c, i) => void (await call(c, 'POST', 'sql/', { sql: `SELECT * FROM ${c.table} WHERE Title LIKE '%row ${42 + (i % 50)}%' LIMIT 100`, convert_keys: true })) },
+  { name: 'SQL LIKE, rare term', run: async (c, i) => void (await call(c, 'POST', 'sql/', { sql: `SELECT * FROM ${c.table} WHERE Title LIKE '%row ${c.rows - 1 - (i % 50)}%' LIMIT 100`, convert_keys: true })) },
   { name: 'SQL aggregate GROUP BY', run: async (c) => void (await call(c, 'POST', 'sql/', { sql: `SELECT Kind, COUNT(*) FROM ${c.table} GROUP BY Kind`, convert_keys: true })) },
   {
     name: 'deadline scan (due in 3 days)',
@@ -314,6 +318,8 @@ async function main() {
   const b = await startBasegate({ LOG_LEVEL: 'silent', RATE_LIMIT_BASE_PER_MINUTE: '0', RATE_LIMIT_ACCOUNT_PER_MINUTE: '0' });
   // BENCH_THREAD_READS=0: every listing read on the event loop, as before rows/thread-reads.ts (SQLite; an A/B knob).
   if (process.env.BENCH_THREAD_READS === '0') b.container.baseData.rows.threadReads = undefined;
+  // BENCH_SEARCH_READS=0: no trigram index read (none built), as before rows/search-index.ts (an A/B knob).
+  if (process.env.BENCH_SEARCH_READS === '0') b.container.baseData.indexes.options.searchReads = false;
   let peakRss = process.memoryUsage().rss;
   let casePeakRss = peakRss; // reset before each measured case
   const sampler = setInterval(() => {

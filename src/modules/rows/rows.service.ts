@@ -318,7 +318,7 @@ export class RowsService {
       const reader = await this.readerFor(base.id, q.table._id, !hinted.narrowing && !backward && (q.filtered || !index));
       // A sort read with no index reads every match: through the trigram index, only the rows holding the terms
       // (a listing with a search term is filtered, so it is never read backwards).
-      const search = index ? undefined : await this.searchRead(base.id, q, reader);
+      const search = index ? undefined : await this.searchRead(base.id, q, 'all', reader);
       const where = search ? andAll([...(q.query.where ? [q.query.where] : []), repo.searchCondition(this.writer.dialect, search)]) : q.query.where;
       const sorted = { ...q.query, where, keys: q.sortKeys.map((k) => k.value), limit: read, ...(index ? { indexedBy: index } : {}) };
       rows = backward
@@ -363,7 +363,7 @@ export class RowsService {
           // After a walk or a near read that did not fill the page: the rest from its end (the rows it passed match no more through an index).
           const before = near?.rows ?? walked;
           // No filter index narrows the rest: the trigram index of a `contains` term does.
-          const searched = index ? undefined : await this.searchRead(base.id, q, reader);
+          const searched = index ? undefined : await this.searchRead(base.id, q, 'page', reader);
           const found = before?.length ?? 0;
           const rest = await repo.listRowTextsAfter(reader, this.writer.dialect, {
             ...q.query,
@@ -533,7 +533,7 @@ export class RowsService {
     const positions = q.filtered || q.query.orderBy.length > 0 ? undefined : this.positionJump(base.id, q.table._id, start);
     const jumpIndex = this.jumpIndex(base.id, q, start);
     const index = jumpIndex ?? hinted.index;
-    const search = index ? undefined : await this.searchRead(base.id, q);
+    const search = index ? undefined : await this.searchRead(base.id, q, 'page');
     return repo.explainListRowTexts(this.db, this.writer.dialect, {
       ...q.query,
       offset: start,
@@ -557,7 +557,8 @@ export class RowsService {
     if (q.query.orderBy.length === 0) {
       // A filtered page may read far into a big table to fill: on a reader thread then.
       const reader = await this.readerFor(base.id, q.table._id, q.filtered);
-      const search = await this.searchRead(base.id, q, reader);
+      // Page by page: a term many rows hold is read in id order (the index would list the rest at each page).
+      const search = await this.searchRead(base.id, q, 'page', reader);
       for (let afterId = 0; ; ) {
         const rows = await repo.listRowTextsAfter(reader, this.writer.dialect, { ...q.query, afterId, limit: page, ...(search ? { search } : {}) });
         if (rows.length > 0) yield parse(await this.pageJson(base, q, rows.map((r) => r.r)));
@@ -565,7 +566,7 @@ export class RowsService {
         afterId = rows[rows.length - 1]!.id;
       }
     }
-    const search = await this.searchRead(base.id, q, await this.readerFor(base.id, q.table._id, true));
+    const search = await this.searchRead(base.id, q, 'all', await this.readerFor(base.id, q.table._id, true));
     const ids = await repo.sortedRowIds(this.db, this.writer.dialect, search ? { ...q.query, where: andAll([...(q.query.where ? [q.query.where] : []), repo.searchCondition(this.writer.dialect, search)]) } : q.query);
     for (let i = 0; i < ids.length; i += page) {
       const texts = await repo.rowTextsByIds(this.db, this.writer.dialect, base.id, ids.subarray(i, i + page));
@@ -643,9 +644,9 @@ export class RowsService {
    * The trigram index a listing's read narrows by, with its `contains` terms (RowIndexes.searchNarrowing), or
    * undefined; its probe (reading up to `searchCap` ids) runs where the read runs (a reader thread for a big SQLite table).
    */
-  private async searchRead(baseId: number, q: { table: TableMeta; search: string[] }, reader: Executor = this.db): Promise<repo.SearchRead | undefined> {
+  private async searchRead(baseId: number, q: { table: TableMeta; search: string[] }, reads: 'page' | 'all', reader: Executor = this.db): Promise<repo.SearchRead | undefined> {
     if (q.search.length === 0 || !this.indexes) return undefined;
-    const read = await this.indexes.searchNarrowing(baseId, q.table._id, q.search, reader);
+    const read = await this.indexes.searchNarrowing(baseId, q.table._id, q.search, reads, reader);
     if (read) this.searchedPages++;
     return read;
   }

@@ -44,6 +44,18 @@ export async function countSearchMatches(db: Executor, name: string, terms: read
   return Number(rows[0]?.n ?? 0);
 }
 
+/**
+ * PostgreSQL: the planner's estimates, from the statistics of the indexed text, of the rows of a table
+ * holding the terms and of the table's rows (two EXPLAINs, nothing read).
+ */
+export async function postgresSearchEstimate(db: Executor, scope: string, terms: readonly string[]): Promise<{ matches: number; rows: number }> {
+  const planRows = async (where: RawBuilder<SqlBool>) => {
+    const { rows } = await sql<{ 'QUERY PLAN': Array<{ Plan: { 'Plan Rows': number } }> }>`explain (format json) select 1 from base_rows where ${sql.raw(scope)} and ${where}`.execute(db);
+    return Number(rows[0]?.['QUERY PLAN'][0]?.Plan['Plan Rows'] ?? 0);
+  };
+  return { matches: await planRows(postgresSearchCondition(terms)), rows: await planRows(sql<SqlBool>`true`) };
+}
+
 /** The indexed text on PostgreSQL: the row's JSON lowered as the exact test lowers (A–Z only). */
 export const POSTGRES_SEARCH_TEXT = `lower((data)::text collate "C")`;
 

@@ -223,7 +223,8 @@ export class SqlService {
     let read = plan;
     if (indexes && plan.kind !== 'join' && plan.searchTerms && plan.searchTerms.length > 0) {
       indexes.noteSearch(caller.base.id, plan.table.id);
-      const narrowing = await indexes.searchNarrowing(caller.base.id, plan.table.id, plan.searchTerms).catch(() => undefined);
+      // A grouped statement reads every match; a row listing may stop at its LIMIT.
+      const narrowing = await indexes.searchNarrowing(caller.base.id, plan.table.id, plan.searchTerms, plan.kind === 'grouped' ? 'all' : 'page').catch(() => undefined);
       if (narrowing) read = planSelect(ast, { ...ctx, noteColumn: undefined, cells: undefined, search: searchCondition(dialect, narrowing) });
     }
     let indexedBy: string | undefined;
