@@ -196,6 +196,21 @@ describe.each(DIALECTS)('search indexes for contains filters (%s)', (dialect) =>
     expect(await scan()).toEqual(without);
     expect(without.length).toBeGreaterThan(90);
     expect(searched()).toBeGreaterThan(before);
+    // Sorted: every match's id read once, through the index.
+    const sortedView = await g.call('POST', 'views/?table_name=Notes', { name: 'Zebras by size', filters: [contains('Title', 'zebra')], sorts: [{ column_key: 'Size', sort_type: 'down' }] });
+    expect(sortedView.statusCode, sortedView.body).toBe(200);
+    const sortedScan = async () => {
+      const names: string[] = [];
+      for await (const page of rows().scan({ id: g.base.id, uuid: g.base.uuid }, { table_name: 'Notes', view_name: 'Zebras by size' }, {}, 7)) names.push(...page.map((r) => r.Title as string));
+      return names;
+    };
+    indexes().options.searchReads = false;
+    const sortedWithout = await sortedScan();
+    indexes().options.searchReads = true;
+    const sortedBefore = searched();
+    expect(await sortedScan()).toEqual(sortedWithout);
+    expect(sortedWithout.length).toBe(without.length);
+    expect(searched()).toBeGreaterThan(sortedBefore);
   });
 
   it("is read by the plan of a searched listing (SQLite: the FTS5 table; PostgreSQL: the index answers the listing's LIKE)", async () => {

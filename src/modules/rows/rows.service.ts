@@ -566,7 +566,8 @@ export class RowsService {
         afterId = rows[rows.length - 1]!.id;
       }
     }
-    const search = await this.searchRead(base.id, q, 'all', await this.readerFor(base.id, q.table._id, true));
+    // Every match is read: through the trigram index whatever their number (no probe).
+    const search = await this.searchRead(base.id, q, 'all');
     const ids = await repo.sortedRowIds(this.db, this.writer.dialect, search ? { ...q.query, where: andAll([...(q.query.where ? [q.query.where] : []), repo.searchCondition(this.writer.dialect, search)]) } : q.query);
     for (let i = 0; i < ids.length; i += page) {
       const texts = await repo.rowTextsByIds(this.db, this.writer.dialect, base.id, ids.subarray(i, i + page));
