@@ -13,8 +13,9 @@ import type { Executor } from '../../db/index.js';
  *   by three triggers on `base_rows` whose WHEN names the table, and filled in batches of rows by id after
  *   the triggers exist (one writer: no change falls between the two). A term is looked up as the AND of
  *   its trigrams (without positions FTS5 has no phrases).
- * - PostgreSQL: a GIN index of `pg_trgm` on the lowered text, partial on the table; the planner takes it
- *   for a LIKE of the term, or does not when the term is common.
+ * - PostgreSQL: a GIN index of `pg_trgm` on the lowered text, partial on the table, answering a LIKE of
+ *   the term on that text.
+ * Which reads take it (a page read only for terms few rows hold): RowIndexes.searchNarrowing.
  */
 
 /** The FTS5 query of rows holding every trigram of every term (the terms have at least 3 characters and no `"`). */
