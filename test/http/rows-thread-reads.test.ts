@@ -79,7 +79,7 @@ describe('listing reads of big SQLite tables on reader threads', () => {
     expect(view.statusCode, view.body).toBe(200);
     const scan = async () => {
       const names: string[] = [];
-      for await (const rows of t.container.baseData.rows.scan({ id: g.base.id, uuid: g.base.uuid }, { table_name: 'Big', view_name: 'Nines' }, {}, 7)) names.push(...rows.map((r) => r.Name as string));
+      for await (const rows of t.container.baseData.rows.scan({ id: g.base.id, uuid: g.base.uuid }, { table_name: 'Big', view_name: 'Nines', convert_keys: true }, {}, 7)) names.push(...rows.map((r) => r.Name as string));
       return names;
     };
     options().minRows = 1_000_000_000;
@@ -88,6 +88,7 @@ describe('listing reads of big SQLite tables on reader threads', () => {
     const before = threadReads();
     expect(await scan()).toEqual(here);
     expect(here).toHaveLength(57);
+    expect(here.every((name) => name.includes('9'))).toBe(true);
     expect(threadReads() - before).toBe(Math.ceil(57 / 7));
   });
 
