@@ -38,3 +38,11 @@ export function medianRatio(mine: readonly number[], base: readonly number[]): {
   for (let b = 0; b < BOOTSTRAP; b += 1) ratios.push((quantile(resample(mine), 0.5) / quantile(resample(base), 0.5)) * 100);
   return { ratio: (quantile(mine, 0.5) / quantile(base, 0.5)) * 100, low: quantile(ratios, 0.025), high: quantile(ratios, 0.975) };
 }
+
+/** The median of `values` (independent samples, e.g. per-process ratios) with a 95% interval from resampling them. */
+export function medianOf(values: readonly number[]): { value: number; low: number; high: number } {
+  const next = seededRandom(35);
+  const medians: number[] = [];
+  for (let b = 0; b < BOOTSTRAP; b += 1) medians.push(quantile(Array.from(values, () => values[Math.floor(next() * values.length)]!), 0.5));
+  return { value: quantile(values, 0.5), low: quantile(medians, 0.025), high: quantile(medians, 0.975) };
+}

@@ -4,6 +4,7 @@
  * and a single-row insert through the gateway with `app.inject` (the whole Fastify pipeline in process):
  *   - off:      an app built on the same container with `withoutAudit` (no trail hooks, no per-use work
  *               for API-Tokens), called with the Base-Token of an unscoped `rw` API-Token: scopes and audit off;
+ *   - off-b:    `off` again under another name, the control of a bench that compares arms within one process;
  *   - scoped:   the app as served, with the Base-Token of an API-Token scoped in every dimension (one table,
  *               two operations, an expiry, a network, its own rate budget): every scope check on every call;
  *   - unscoped: the served app with the unscoped token (informational);
@@ -32,7 +33,20 @@ export interface SecurityTarget {
   close(): Promise<void>;
 }
 
+/** One process's arms on one container and base: `targets[i]` is `arms[i]`'s app and token (arms may share an app). */
+export interface SecurityTargets {
+  targets: { arm: string; app: FastifyInstance; token: string }[];
+  url: string;
+  close(): Promise<void>;
+}
+
 export async function openSecurityTarget(arm: string): Promise<SecurityTarget> {
+  const { targets, url, close } = await openSecurityTargets([arm]);
+  return { app: targets[0]!.app, token: targets[0]!.token, url, close };
+}
+
+/** `arms` in one process: the served app and the `off` app share the container, the base and its table. */
+export async function openSecurityTargets(arms: readonly string[]): Promise<SecurityTargets> {
   const basegate = await startBasegate({ RATE_LIMIT_ACCOUNT_PER_MINUTE: '0', RATE_LIMIT_BASE_PER_MINUTE: '10000000' });
   const { app: served, container, seeded } = basegate;
   const off = await buildApp(container, { logger: false, withoutAudit: true });
@@ -43,18 +57,29 @@ export async function openSecurityTarget(arm: string): Promise<SecurityTarget> {
   };
   try {
     const expires = new Date(Date.now() + 365 * 24 * 3600 * 1000).toISOString();
-    const scopedToken = await scopedBaseToken(basegate, { ...EVERY_DIMENSION, expires_at: expires });
-    const dimension = arm.startsWith('only-') ? (arm.slice('only-'.length) as keyof typeof EVERY_DIMENSION) : undefined;
-    const onlyToken = dimension && dimension in EVERY_DIMENSION ? await scopedBaseToken(basegate, { [dimension]: EVERY_DIMENSION[dimension] }, arm) : undefined;
-    const [app, token] =
-      arm === 'off' ? [off, seeded.baseToken] : arm === 'scoped' ? [served, scopedToken] : arm === 'unscoped' ? [served, seeded.baseToken] : onlyToken ? [served, onlyToken] : [];
-    if (!app || !token) throw new Error(`unknown arm ${arm}`);
+    const targets: SecurityTargets['targets'] = [];
+    for (const arm of arms) {
+      const dimension = arm.startsWith('only-') ? (arm.slice('only-'.length) as keyof typeof EVERY_DIMENSION) : undefined;
+      const [app, token] =
+        arm === 'off' || arm === 'off-b'
+          ? [off, seeded.baseToken]
+          : arm === 'scoped'
+            ? [served, await scopedBaseToken(basegate, { ...EVERY_DIMENSION, expires_at: expires })]
+            : arm === 'unscoped'
+              ? [served, seeded.baseToken]
+              : dimension && dimension in EVERY_DIMENSION
+                ? [served, await scopedBaseToken(basegate, { [dimension]: EVERY_DIMENSION[dimension] }, arm)]
+                : [];
+      if (!app || !token) throw new Error(`unknown arm ${arm}`);
+      targets.push({ arm, app, token });
+    }
     const url = `/api-gateway/api/v2/dtables/${seeded.base.uuid}/rows/`;
+    const first = targets[0]!;
     for (let i = 0; i < READ_ROWS; i += 1) {
-      const res = await app.inject({ method: 'POST', url, remoteAddress: '127.0.0.1', headers: { authorization: `Token ${token}` }, payload: INSERT_BODY });
+      const res = await first.app.inject({ method: 'POST', url, remoteAddress: '127.0.0.1', headers: { authorization: `Token ${first.token}` }, payload: INSERT_BODY });
       if (res.statusCode !== 200) throw new Error(`insert: ${res.statusCode} ${res.body}`);
     }
-    return { app, token, url, close };
+    return { targets, url, close };
   } catch (error) {
     await close();
     throw error;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { medianRatio, pooled, quantile } from '../../bench/lib/ratios.js';
+import { medianOf, medianRatio, pooled, quantile } from '../../bench/lib/ratios.js';
 
 /** The CPU-time benches' statistics (bench/lib/ratios.ts): what their printed ratios and intervals mean. */
 describe('bench ratios', () => {
@@ -20,6 +20,19 @@ describe('bench ratios', () => {
     expect(few.high - few.low).toBeGreaterThan(0);
     const many = medianRatio([...mine, ...mine, ...mine, ...mine], [...base, ...base, ...base, ...base]);
     expect(many.high - many.low).toBeLessThan(few.high - few.low);
+  });
+
+  it('medianOf gives the median of paired ratios, its interval inside the samples and narrowing with more of them', () => {
+    const ratios = [1.01, 0.99, 1.03, 1.02, 0.98, 1.2, 1.0];
+    const few = medianOf(ratios);
+    expect(few.value).toBe(1.01);
+    expect(few.low).toBeGreaterThanOrEqual(0.98);
+    expect(few.high).toBeLessThanOrEqual(1.2);
+    expect(few.low).toBeLessThanOrEqual(1.01);
+    expect(few.high).toBeGreaterThanOrEqual(1.01);
+    const many = medianOf([...ratios, ...ratios, ...ratios, ...ratios]);
+    expect(many.high - many.low).toBeLessThan(few.high - few.low);
+    expect(medianOf([1.05, 1.05, 1.05])).toEqual({ value: 1.05, low: 1.05, high: 1.05 });
   });
 
   it('pooled compares sums round by round', () => {
