@@ -52,6 +52,8 @@ export interface BuildAppOptions {
    * The server never sets it.
    */
   withoutAudit?: boolean;
+  /** Told of every error answered with a bare 500 (logged too): tests print them, as their app logs nothing. */
+  onServerError?: (error: unknown) => void;
   /** Told of every route as it is added (tests: the route-walking scope matrix, test/http/tokens-scope-walk.test.ts). */
   onRoute?: (route: RouteOptions) => void;
 }
@@ -83,7 +85,7 @@ export async function buildApp(c: Container, options: BuildAppOptions = {}): Pro
     reply.header('x-request-id', request.id);
     done();
   });
-  await app.register(errorHandlerPlugin);
+  await app.register(errorHandlerPlugin, options.onServerError ? { onServerError: options.onServerError } : {});
   await app.register(shutdownPlugin);
   await app.register(unreadBodyPlugin);
   // Text no database can store is refused before any database work.

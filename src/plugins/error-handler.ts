@@ -9,8 +9,8 @@ import { STORABLE_TEXT_MESSAGE } from './text-guard.js';
  * errors (validation, parsing, size) become `{"error_msg": …}` 4xx; anything else is a logged,
  * generic 500 that never leaks a stack or message.
  */
-export const errorHandlerPlugin = fp(
-  async (app) => {
+export const errorHandlerPlugin = fp<{ onServerError?: (error: unknown) => void }>(
+  async (app, { onServerError }) => {
     app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
       if (error instanceof AppError) {
         reply.headers(error.headers).code(error.statusCode);
@@ -33,6 +33,7 @@ export const errorHandlerPlugin = fp(
           .send({ error_msg: fault.message });
       }
       request.log.error({ err: error }, 'unhandled error');
+      onServerError?.(error);
       return reply.code(500).type('application/json').send({ error_msg: 'Internal Server Error' });
     });
 

@@ -49,7 +49,8 @@ export async function createTestApp(dialect: DialectName, env: Record<string, st
   const clock = options.clock ?? new ManualClock();
   const container = createContainer(config, { clock, database });
   await migrateToLatest(container.db);
-  const app = await buildApp(container, { logger: false, ...(options.onRoute ? { onRoute: options.onRoute } : {}) });
+  // The app logs nothing here: a 500 (a bug, whatever the load) prints its error, so a failed run says what threw.
+  const app = await buildApp(container, { logger: false, onServerError: (error) => console.error('test app answered 500:', error), ...(options.onRoute ? { onRoute: options.onRoute } : {}) });
   await app.ready();
   return {
     app,

@@ -3,6 +3,7 @@ import yazl from 'yazl';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS, createTestApp, type TestApp } from '../helpers/index.js';
 import { multipart } from '../helpers/asset-fixtures.js';
+import { reorderedZip, WORKSHEETS_BEFORE_WORKBOOK, zipParts } from '../helpers/zip-fixtures.js';
 import { addTable, gateway, listRows, type Gateway } from './rows.fixtures.js';
 
 const CSV = [
@@ -169,6 +170,26 @@ describe.each(DIALECTS)('CSV and XLSX import (%s)', (dialect) => {
       ['Alpha', 100],
       ['Beta', 250.5],
     ]);
+  });
+
+  it('imports an XLSX whose worksheets are stored before its workbook part (exceljs writes that now and then)', async () => {
+    // The streaming reader failed on it with a TypeError (a 500) once it had the shared strings: the file is put in order first.
+    const file = await reorderedZip(await xlsx({ Tasks: [['Task', 'Hours'], ['Plan', 3]], Notes: [['Note'], ['first']] }), WORKSHEETS_BEFORE_WORKBOOK);
+    const stored = (await zipParts(file)).map((p) => p.name);
+    expect(stored.indexOf('xl/workbook.xml')).toBeGreaterThan(stored.indexOf('xl/worksheets/sheet2.xml'));
+    const preview = await send('preview', { name: 'late.xlsx', content: file });
+    expect(preview.statusCode, preview.body).toBe(200);
+    expect(preview.json().tables.map((x: { name: string; rows: number }) => [x.name, x.rows])).toEqual([
+      ['Tasks', 1],
+      ['Notes', 1],
+    ]);
+    const body = multipart([{ name: 'dtable', value: file, filename: 'Late.xlsx' }]);
+    const res = await t.request({ method: 'POST', url: url('import-excel-csv-to-base'), token: g.owner.token, ...body });
+    expect(res.statusCode, res.body).toBe(200);
+    const { workspace_id } = res.json().dtable as { workspace_id: number };
+    const token = (await t.request({ method: 'GET', url: `/api/v2.1/workspace/${workspace_id}/dtable/Late/access-token/`, token: g.owner.token })).json();
+    const rows = await t.request({ method: 'GET', url: `/api-gateway/api/v2/dtables/${token.dtable_uuid}/rows/?table_name=Tasks&convert_keys=true`, headers: { authorization: `Token ${token.access_token}` } });
+    expect(rows.json().rows.map((r: Record<string, unknown>) => [r.Task, r.Hours])).toEqual([['Plan', 3]]);
   });
 
   describe('bad files get a 400 naming the row, and write nothing', () => {

@@ -7,6 +7,7 @@ import { badRequest } from '../../shared/errors.js';
 import { ColumnStats, convertCell, headerNames, looksLikeFormula, type ColumnPlan } from './infer.js';
 import { openSheets, type RawCell, type SourceKind } from './import-source.js';
 import { checkZip, type ZipLimits } from './zip-guard.js';
+import { putWorkbookFirst } from './xlsx-order.js';
 import type { ImportJob, ImportJobs } from './import-jobs.js';
 import { mapNewColumns, mapToTable, type ColumnMapping } from './column-mapping.js';
 
@@ -49,7 +50,10 @@ export class ImportService {
 
   /** Pass one: the sheets as they would be imported (also the preview endpoint's answer). */
   async analyze(file: ImportFile): Promise<SheetPlan[]> {
-    if (file.kind === 'xlsx') await checkZip(file.path, this.zipLimits);
+    if (file.kind === 'xlsx') {
+      await checkZip(file.path, this.zipLimits);
+      await putWorkbookFirst(file.path);
+    }
     const plans: SheetPlan[] = [];
     for await (const sheet of openSheets(file.path, file.kind, file.stem)) {
       const names = headerNames(sheet.header);
