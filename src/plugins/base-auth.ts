@@ -3,7 +3,7 @@ import type { FastifyContextConfig, FastifyRequest } from 'fastify';
 import { apiError, detailError, type AppError } from '../shared/errors.js';
 import { normalizeUuid } from '../shared/ids.js';
 import { parseAuthorization } from '../shared/authorization.js';
-import { decide, listedInScope, namedOutsideScope, scopeRefusal, tableRefusal, type BaseTokenClaims, type ScopeTable, type TokenOperation } from '../modules/access/index.js';
+import { decide, listedInScope, namedOutsideScope, scopeRefusal, tableRefusal, type ScopeTable, type TokenOperation, type TokenScope } from '../modules/access/index.js';
 import type { BaseTokenVerifier, GatewayCheck } from '../modules/tokens/index.js';
 
 declare module 'fastify' {
@@ -90,8 +90,13 @@ export const baseAuthPlugin = fp<{
     }
 
     function admitted(request: FastifyRequest, config: RouteConfig, mode: 'read' | 'write', result: GatewayCheck, refusal: () => AppError): AppError | undefined {
-      const error = admit(request, config, mode, result, refusal);
-      if (!error && result.ok && result.claims.source === 'api-token') onApiTokenUse?.(result.claims.sourceId, request.ip);
+      if (!result.ok) return admit(request, config, mode, result, refusal, undefined);
+      const claims = result.claims;
+      const counted = onApiTokenUse !== undefined && claims.source === 'api-token';
+      // The client address, read once (`request.ip` is a getter): for a token limited to networks, and for an API-Token's use.
+      const ip = counted || claims.scope?.networks ? request.ip : undefined;
+      const error = admit(request, config, mode, result, refusal, ip);
+      if (!error && counted) onApiTokenUse(claims.sourceId, ip!);
       return error;
     }
   },
@@ -102,7 +107,7 @@ export const baseAuthPlugin = fp<{
 const invalidToken = () => detailError(401, 'Invalid token');
 
 /** Sets `request.gateway` for a passing check; else the error to answer with (`refusal` for a bad token). */
-function admit(request: FastifyRequest, config: RouteConfig, mode: 'read' | 'write', result: GatewayCheck, refusal: () => AppError): AppError | undefined {
+function admit(request: FastifyRequest, config: RouteConfig, mode: 'read' | 'write', result: GatewayCheck, refusal: () => AppError, ip: string | undefined): AppError | undefined {
   if (!result.ok) {
     if (result.reason === 'expired') return apiError(403, 'Token expired.');
     if (result.reason === 'base-gone') return apiError(404, 'dtable not found.');
@@ -111,18 +116,17 @@ function admit(request: FastifyRequest, config: RouteConfig, mode: 'read' | 'wri
   if (mode === 'write' && !decide({ kind: 'base-token', permission: result.claims.permission }).canWrite) {
     return apiError(403, "You don't have permission to perform this operation on this base.");
   }
-  const scopeError = result.claims.scope && operationRefusal(request, config, mode, result.claims);
+  const scopeError = result.claims.scope && operationRefusal(config, mode, result.claims.scope, ip);
   if (scopeError) return apiError(403, scopeError);
   request.gateway = { claims: result.claims, base: result.base };
   return undefined;
 }
 
-/** A scoped token's operations and networks, judged by the access policy. */
-function operationRefusal(request: FastifyRequest, config: RouteConfig, mode: 'read' | 'write', claims: BaseTokenClaims): string | null {
+/** A scoped token's operations and networks, judged by the access policy (`ip`: the client's, read when the scope names networks). */
+function operationRefusal(config: RouteConfig, mode: 'read' | 'write', scope: TokenScope, ip: string | undefined): string | null {
   const declared = config.scope;
   const operations = declared === 'any' ? undefined : (declared ?? (mode === 'read' ? READ_ROWS : WRITE_ROWS));
-  // The client address only for a token limited to networks (`request.ip` is a getter).
-  return scopeRefusal(claims.scope, { operations, ip: claims.scope?.networks ? request.ip : undefined, allTables: config.scopeAllTables === true, viewOpen: config.viewOpen === true });
+  return scopeRefusal(scope, { operations, ip, allTables: config.scopeAllTables === true, viewOpen: config.viewOpen === true });
 }
 
 /** Every table the query string or body names (single values only; anything else names none). */
@@ -136,11 +140,13 @@ function namedTables(query: unknown, body: unknown): string[] {
 /** Whether every table `source` names (as `addNamed` reads it) is listed by the scope as spelled. */
 function allListed(tables: readonly string[], source: unknown): boolean {
   if (typeof source !== 'object' || source === null || Array.isArray(source)) return true;
-  for (const field of TABLE_FIELDS) {
-    const value = (source as Record<string, unknown>)[field];
-    if (value !== undefined && value !== null && !listedInScope(tables, String(value))) return false;
-  }
-  return true;
+  // The fields by name, not by a loop over TABLE_FIELDS: a named read of many objects' shapes is cheaper than a keyed one (every scoped call).
+  const s = source as Partial<Record<(typeof TABLE_FIELDS)[number], unknown>>;
+  return listed(tables, s.table_name) && listed(tables, s.table_id) && listed(tables, s.other_table_name) && listed(tables, s.other_table_id);
+}
+
+function listed(tables: readonly string[], value: unknown): boolean {
+  return value === undefined || value === null || listedInScope(tables, String(value));
 }
 
 function addNamed(names: string[], source: unknown): void {

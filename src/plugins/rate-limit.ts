@@ -70,15 +70,15 @@ function baseCallNow(request: FastifyRequest, reply: FastifyReply, limits: Limit
   const key: RateKey = { kind: 'base', uuid: claims.baseUuid };
   const baseLimit = limits.service.limitFor('base', key);
   if (typeof baseLimit !== 'number') return undefined;
-  const budget = tokenBudgetOf(claims);
+  const budget = budgetOf(claims);
   if (baseLimit !== 0) {
     const counted = limits.service.checkNow('base', key, baseLimit);
     if (!counted) return undefined;
     // Refused by the base's limit: the budget is not spent. Admitted with a budget: its headers answer.
-    if (!counted.decision.allowed || !budget) return answer(request, reply, 'base', counted);
+    if (!counted.decision.allowed || budget === 0) return answer(request, reply, 'base', counted);
   }
-  if (!budget) return true;
-  const spent = limits.service.checkBudgetNow(budget.key, budget.perMinute);
+  if (budget === 0) return true;
+  const spent = limits.service.checkBudgetNow(claims.sourceId, budget);
   return spent && answer(request, reply, 'base', spent);
 }
 
@@ -93,8 +93,9 @@ async function limit(
   const result = await limits.service.check(cls, key);
   if (result.kind !== 'unlimited' && !answer(request, reply, cls, result)) return;
   // A scoped API-Token's own budget (issue 33), spent by every Base-Token issued from it.
-  const budget = cls === 'base' ? await tokenBudget(request, deps.verifier) : null;
-  if (budget) answer(request, reply, cls, await limits.service.checkBudget(budget.key, budget.perMinute));
+  const claims = cls === 'base' ? await verifiedClaims(request, deps.verifier) : null;
+  const budget = claims ? budgetOf(claims) : 0;
+  if (budget !== 0) answer(request, reply, cls, await limits.service.checkBudget(claims!.sourceId, budget));
 }
 
 /** Applies one counted decision: headers on base operations, 429 when over. False when refused. */
@@ -108,30 +109,16 @@ function answer(request: FastifyRequest, reply: FastifyReply, cls: LimitClass, r
   return decision.allowed;
 }
 
-async function tokenBudget(request: FastifyRequest, verifier: BaseTokenVerifier): Promise<TokenBudget | null> {
+async function verifiedClaims(request: FastifyRequest, verifier: BaseTokenVerifier): Promise<BaseTokenClaims | null> {
   const token = bearerToken(request);
   if (token === null) return null;
   const verified = await verifier.verify(token);
-  return verified.ok ? tokenBudgetOf(verified.claims) : null;
+  return verified.ok ? verified.claims : null;
 }
 
-interface TokenBudget {
-  key: string;
-  perMinute: number;
-}
-
-/** Budgets by the verified claims (kept in memory by the verifier): the key is built once per token, not per call. */
-const budgets = new WeakMap<BaseTokenClaims, TokenBudget>();
-
-/** The budget a Base-Token spends: its API-Token's `rate_limit`, if it has one. */
-function tokenBudgetOf(claims: BaseTokenClaims): TokenBudget | null {
-  if (claims.source !== 'api-token' || !claims.ratePerMinute) return null;
-  let budget = budgets.get(claims);
-  if (!budget) {
-    budget = { key: `api-token:${claims.sourceId}`, perMinute: claims.ratePerMinute };
-    budgets.set(claims, budget);
-  }
-  return budget;
+/** The requests per minute of the budget a Base-Token spends (its API-Token's `rate_limit`, counted by the token's id); 0 = none. */
+function budgetOf(claims: BaseTokenClaims): number {
+  return claims.source === 'api-token' && claims.ratePerMinute ? claims.ratePerMinute : 0;
 }
 
 /**

@@ -60,16 +60,24 @@ export function scopeRefusal(scope: TokenScope | null | undefined, need: ScopeNe
   // (The live channel asks for every table and names no route: `viewOpen` undefined.)
   if (scope.view && need.allTables && need.viewOpen === undefined) return "The token is limited to one view: the live channel (every table's changes) is not open to it.";
   if (scope.view && need.viewOpen === false) return 'The token is limited to one view: only its rows can be listed (and written).';
-  if (scope.operations && need.operations && !need.operations.some((op) => scope.operations!.includes(op))) {
+  if (scope.operations && need.operations && !anyAllowed(scope.operations, need.operations)) {
     return `The token's scope lacks the operation ${need.operations.join(' or ')}.`;
   }
   if (scope.tables) {
     if (need.allTables) return "The token's scope is limited to some tables; this needs access to every table.";
-    for (const table of need.tables ?? []) {
-      if (!listedInScope(scope.tables, table)) return tableRefusal(table);
+    if (need.tables) {
+      for (const table of need.tables) {
+        if (!listedInScope(scope.tables, table)) return tableRefusal(table);
+      }
     }
   }
   return null;
+}
+
+/** Whether the scope allows one of the operations asked (plain loops: this runs on every scoped call). */
+function anyAllowed(allowed: readonly TokenOperation[], asked: readonly TokenOperation[]): boolean {
+  for (const op of asked) if (allowed.includes(op)) return true;
+  return false;
 }
 
 /** Whether a table, as a request spells it (name or id), is listed by a table scope as spelled: then it is in scope. */
@@ -197,6 +205,9 @@ export function parseNetwork(value: string): { address: string; prefix: number; 
 interface NetworkList {
   list: BlockList;
   answers: Map<string, boolean>;
+  /** The last address asked and its answer: a token's calls mostly come from one client. */
+  lastIp: string | undefined;
+  lastAnswer: boolean;
 }
 
 const lists = new Map<string, NetworkList>();
@@ -212,12 +223,15 @@ export function inNetworks(networks: readonly string[], ip: string): boolean {
     entry = networkList(networks);
     byArray.set(networks, entry);
   }
+  if (entry.lastIp === ip) return entry.lastAnswer;
   let answer = entry.answers.get(ip);
   if (answer === undefined) {
     answer = check(entry.list, ip);
     if (entry.answers.size >= MAX_ANSWERS) entry.answers.clear();
     entry.answers.set(ip, answer);
   }
+  entry.lastIp = ip;
+  entry.lastAnswer = answer;
   return answer;
 }
 
@@ -232,7 +246,7 @@ function networkList(networks: readonly string[]): NetworkList {
       if (parsed) list.addSubnet(parsed.address, parsed.prefix, parsed.family);
     }
     if (lists.size >= 1000) lists.clear(); // bounded: one entry per distinct network list
-    entry = { list, answers: new Map() };
+    entry = { list, answers: new Map(), lastIp: undefined, lastAnswer: false };
     lists.set(key, entry);
   }
   return entry;

@@ -2,10 +2,10 @@
  * Fixed windows counted synchronously in this process's memory: what rate-limiter-flexible's memory
  * store counts, without a promise per call (a scoped API-Token's budget is spent on every gateway
  * call it makes). A window starts at a key's first hit and lasts `windowMs`; ended windows are swept
- * when the map is full, so it stays bounded.
+ * when the map is full, so it stays bounded. Keys are strings, or numbers (an API-Token's id: no key built per call).
  */
-export class LocalWindows {
-  private readonly windows = new Map<string, { count: number; endsAt: number }>();
+export class LocalWindows<K extends string | number = string> {
+  private readonly windows = new Map<K, { count: number; endsAt: number }>();
 
   constructor(
     private readonly windowMs: number,
@@ -13,7 +13,7 @@ export class LocalWindows {
   ) {}
 
   /** Counts one hit of `key` at `now` (ms): the count in its window so far, and the ms left of the window. */
-  hit(key: string, now: number): { count: number; msLeft: number } {
+  hit(key: K, now: number): { count: number; msLeft: number } {
     let window = this.windows.get(key);
     if (!window || window.endsAt <= now) {
       if (!window && this.windows.size >= this.maxKeys) this.sweep(now);

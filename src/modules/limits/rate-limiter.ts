@@ -59,8 +59,8 @@ export class RateLimitService {
   private readonly rejected: Counter<'class'>;
   /** Without Redis: the classes' counters (by `<class>:<key>`), counted without a promise (`checkNow`). */
   private readonly windows: LocalWindows | null;
-  /** Without Redis: the budgets' counters, counted without a promise (`checkBudgetNow`). */
-  private readonly budgets: LocalWindows | null;
+  /** Without Redis: the budgets' counters by API-Token id, counted without a promise (`checkBudgetNow`). */
+  private readonly budgets: LocalWindows<number> | null;
   private lastWarning = -Infinity;
   private suppressedWarnings = 0;
 
@@ -77,7 +77,7 @@ export class RateLimitService {
     const memory = (cls: LimitClass): RateLimiterAbstract => new RateLimiterMemory({ points: NEVER_REFUSE, duration: WINDOW_SECONDS, keyPrefix: `${prefix}:${cls}` });
     this.local = options.redis ? (Object.fromEntries(LIMIT_CLASSES.map((cls) => [cls, memory(cls)])) as Record<LimitClass, RateLimiterAbstract>) : null;
     this.windows = options.redis ? null : new LocalWindows(WINDOW_SECONDS * 1000);
-    this.budgets = options.redis ? null : new LocalWindows(WINDOW_SECONDS * 1000);
+    this.budgets = options.redis ? null : new LocalWindows<number>(WINDOW_SECONDS * 1000);
     this.storeErrors = new Counter({
       name: 'basegate_rate_limit_store_errors_total',
       help: 'Requests counted in this instance memory because the shared rate-limit store (Redis) failed',
@@ -133,13 +133,13 @@ export class RateLimitService {
   }
 
   /**
-   * Counts one request against a budget of its own (a scoped API-Token's `rate_limit`), kept beside
-   * the base operations' counters under `key`; same windows, store and fallback as `check`.
+   * Counts one request against a budget of its own (a scoped API-Token's `rate_limit`, by the token's
+   * id), kept beside the base operations' counters; same windows, store and fallback as `check`.
    */
-  async checkBudget(key: string, limit: number): Promise<Exclude<CheckResult, { kind: 'unlimited' }>> {
-    const counted = this.checkBudgetNow(key, limit);
+  async checkBudget(tokenId: number, limit: number): Promise<Exclude<CheckResult, { kind: 'unlimited' }>> {
+    const counted = this.checkBudgetNow(tokenId, limit);
     if (counted) return counted;
-    const storeKey = `budget:${key}`;
+    const storeKey = `budget:api-token:${tokenId}`;
     try {
       return { kind: 'counted', decision: this.decide('base', limit, await consumed(this.limiters.base, storeKey)) };
     } catch (error) {
@@ -153,10 +153,10 @@ export class RateLimitService {
    * scoped token's gateway call then counts its budget in the rate limiter's callback hook. Undefined
    * with Redis (the count is shared: ask `checkBudget`).
    */
-  checkBudgetNow(key: string, limit: number): { kind: 'counted'; decision: RateDecision } | undefined {
+  checkBudgetNow(tokenId: number, limit: number): { kind: 'counted'; decision: RateDecision } | undefined {
     if (!this.budgets) return undefined;
     const now = this.options.clock.now();
-    const { count, msLeft } = this.budgets.hit(key, now);
+    const { count, msLeft } = this.budgets.hit(tokenId, now);
     return { kind: 'counted', decision: this.decided('base', decide(limit, count, msLeft, now)) };
   }
 

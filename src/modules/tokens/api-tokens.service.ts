@@ -178,13 +178,13 @@ export class ApiTokensService {
 
   /** Counts one request made with the token (exchange or gateway call), written in batches. */
   countUse(tokenId: number, ip: string | undefined): void {
-    this.usage.record(tokenId, ip);
-    if (ip !== undefined) for (const listener of this.useListeners) listener(tokenId, ip);
+    // The listeners hear an address only when it is not the token's last one (they heard that one already).
+    if (this.usage.record(tokenId, ip) && ip !== undefined) for (const listener of this.useListeners) listener(tokenId, ip);
   }
 
   private readonly useListeners: Array<(tokenId: number, ip: string) => void> = [];
 
-  /** Called on every use of an API-Token with the client address (the audit log's new-network check, wired in the container). */
+  /** Called on a use of an API-Token from another address than its last (the audit log's new-network check, wired in the container). */
   onUse(listener: (tokenId: number, ip: string) => void): void {
     this.useListeners.push(listener);
   }

@@ -12,6 +12,14 @@ export type GatewayCheck =
   | { ok: false; reason: 'expired' | 'invalid' | 'base-mismatch' | 'base-gone' | 'revoked' };
 
 /**
+ * The key a verified token is kept under: its last 43 characters (an HS256 signature's length). A token
+ * of 500–700 characters, new on every request, took V8 about 1 µs to hash as a map key, twice per gateway
+ * call; its signature's characters are as unlike other tokens' and take a tenth of that. The whole text is
+ * still compared before a cached answer is used.
+ */
+const cacheKey = (token: string): string => token.slice(-43);
+
+/**
  * Verifies a presented Base-Token for the gateway: signature (HS256 only) and expiry, the base it
  * names, and whether its credential was revoked. Everything a repeat caller needs is cached in
  * memory, so a gateway request with a known token costs no database query and no HMAC:
@@ -19,7 +27,8 @@ export type GatewayCheck =
  * a base is renamed or deleted) and credential versions (evicted when revoked).
  */
 export class BaseTokenVerifier {
-  private readonly verified: TtlCache<string, VerifyResult>;
+  /** Verified tokens by their last characters (`cacheKey`), each with its whole text, compared on every use. */
+  private readonly verified: TtlCache<string, { token: string; result: VerifyResult }>;
   private readonly bases: TtlCache<string, BaseListing | undefined>;
 
   constructor(
@@ -34,13 +43,21 @@ export class BaseTokenVerifier {
 
   /** Signature and expiry only. */
   async verify(token: string): Promise<VerifyResult> {
-    return this.verifyCached(token) ?? this.expiry(await this.verified.get(token, () => this.signer.verify(token), (r) => r.ok));
+    const cached = this.verifyCached(token);
+    if (cached) return cached;
+    const key = cacheKey(token);
+    const entry = await this.verified.get(key, async () => ({ token, result: await this.signer.verify(token) }), (e) => e.result.ok);
+    if (entry.token === token) return this.expiry(entry.result);
+    // Another token ends alike: this one is verified on its own, and kept in that one's place when valid.
+    const result = await this.signer.verify(token);
+    if (result.ok) this.verified.set(key, { token, result });
+    return this.expiry(result);
   }
 
   /** `verify` for a token verified before, from memory; undefined when it was not. */
   verifyCached(token: string): VerifyResult | undefined {
-    const result = this.verified.peek(token);
-    return result && this.expiry(result);
+    const entry = this.verified.peek(cacheKey(token));
+    return entry !== undefined && entry.token === token ? this.expiry(entry.result) : undefined;
   }
 
   /** The whole gateway check for a token presented on `/dtables/{baseUuid}/…`. */

@@ -30,7 +30,8 @@ export class TokenUsage {
   private day = '';
   private dayEnds = 0;
 
-  record(tokenId: number, ip: string | undefined): void {
+  /** Counts one use; true when `ip` differs from the token's last address noted here (a client address new since the last write). */
+  record(tokenId: number, ip: string | undefined): boolean {
     const now = this.clock.now();
     if (now >= this.dayEnds || now < this.dayEnds - 86_400_000) {
       this.day = utcDay(now);
@@ -47,8 +48,10 @@ export class TokenUsage {
       else this.counts.set(key, (entry = { tokenId, day, requests: 1 }));
       this.today.set(tokenId, entry);
     }
-    if (ip && this.ips.get(tokenId) !== ip) this.ips.set(tokenId, ip);
+    const moved = ip !== undefined && ip !== '' && this.ips.get(tokenId) !== ip;
+    if (moved) this.ips.set(tokenId, ip);
     if (this.counts.size >= MAX_PENDING) void this.flush().catch(() => undefined);
+    return moved;
   }
 
   /** The last client address seen here and not yet written. */
