@@ -98,7 +98,7 @@ export async function buildApp(c: Container, options: BuildAppOptions = {}): Pro
   await app.register(openApiPlugin, { version: VERSION, publicUrl: c.config.publicUrl });
   await app.register(authPlugin, { accounts: c.accounts });
   const audited = options.withoutAudit !== true;
-  await app.register(baseAuthPlugin, { verifier: c.baseTokens, tablesOf: async (baseId) => (await loadMetadata(c.db, baseId)).tables, ...(audited ? { onApiTokenUse: (id: number, ip: string) => c.tokens.apiTokens.countUse(id, ip) } : {}) });
+  await app.register(baseAuthPlugin, { verifier: c.baseTokens, trustProxy: c.config.trustProxy, tablesOf: async (baseId) => (await loadMetadata(c.db, baseId)).tables, ...(audited ? { onApiTokenUse: (id: number, ip: string) => c.tokens.apiTokens.countUse(id, ip) } : {}) });
   // Before the routes: it marks the audited ones as they are added (plugins/audit-trail.ts).
   if (audited) await app.register(auditTrailPlugin, { audit: c.audit });
   const { loginFailuresBeforeDelay, loginMaxDelaySeconds } = c.config.security;

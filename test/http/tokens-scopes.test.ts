@@ -1,3 +1,4 @@
+import { Pool } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS, basePath, baseToken, createBase, createTestApp, createUser, type TestApp, type TestBase, type TestUser } from '../helpers/index.js';
 
@@ -295,5 +296,46 @@ describe.each(DIALECTS)('allowed networks behind TRUST_PROXY (%s)', (dialect) =>
     const outside = await rows('198.51.100.1');
     expect(outside.statusCode).toBe(403);
     expect(outside.json().error_msg).toMatch(/198\.51\.100\.1/);
+  });
+});
+
+describe.each(DIALECTS)('allowed networks without a proxy: the connection address (%s)', (dialect) => {
+  let t: TestApp;
+  afterAll(() => t?.close());
+
+  it("judges each connection's own address on every gateway call (kept per connection, never shared)", async () => {
+    t = await createTestApp(dialect);
+    const owner = await createUser(t);
+    const base = await createBase(t, owner, 'Lab base');
+    const token = async (networks: string, from: string) => {
+      const created = await t.request({ method: 'POST', url: basePath(base, 'api-tokens/'), token: owner.token, payload: { app_name: `lab ${networks}`, permission: 'r', allowed_networks: networks } });
+      const issued = await t.request({ method: 'GET', url: '/api/v2.1/dtable/app-access-token/', token: created.json().api_token, remoteAddress: from });
+      expect(issued.statusCode, issued.body).toBe(200);
+      return issued.json().access_token as string;
+    };
+    const tenNet = await token('10.0.0.0/8', '10.1.2.3');
+    const rowsPath = `/api-gateway/api/v2/dtables/${base.uuid}/rows/?table_name=Table1`;
+    // Each injected request is a connection of its own, with its own address.
+    const rows = (remoteAddress: string) => t.app.inject({ method: 'GET', url: rowsPath, remoteAddress, headers: { authorization: `Token ${tenNet}` } });
+    expect((await rows('10.9.9.9')).statusCode).toBe(200);
+    const outside = await rows('198.51.100.1');
+    expect(outside.statusCode).toBe(403);
+    expect(outside.json().error_msg).toMatch(/198\.51\.100\.1/);
+    expect((await rows('10.9.9.9')).statusCode).toBe(200);
+    // Over real connections from 127.0.0.1: two requests on one kept-alive connection each, for a token that allows it and one that does not.
+    const loopback = await token('127.0.0.0/8', '127.0.0.1');
+    const origin = await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const pool = new Pool(origin, { connections: 1 });
+    try {
+      const statuses: number[] = [];
+      for (const access of [loopback, loopback, tenNet, tenNet, loopback]) {
+        const res = await pool.request({ method: 'GET', path: rowsPath, headers: { authorization: `Token ${access}` } });
+        await res.body.dump();
+        statuses.push(res.statusCode);
+      }
+      expect(statuses).toEqual([200, 200, 403, 403, 200]);
+    } finally {
+      await pool.close();
+    }
   });
 });
