@@ -1,11 +1,12 @@
 /**
  * Where issue 33's cost goes, per function: the arms of `security-write.throughput.ts` (`BENCH_ARMS`, default
- * `off,scoped`) served by this one process over HTTP, taking turns every `BENCH_SLICE_MS` (100) as the paired
- * bench does, under V8's sampling profiler (`inspector`). Each sample falls in one arm's slice by its time, so
- * the host's slow drift falls on both arms as in the paired bench. Prints, per arm, the profile's µs per request
- * and, for the functions whose time differs most, the µs per request of each arm (self time; `BENCH_INCLUSIVE=1`:
- * with what they call). The clients run in this process too (undici), the same for both arms except for the
- * token's length. A guide to what to cut, not the verdict: that is the paired bench's.
+ * `off,scoped`) served by this one process over HTTP, taking turns every `BENCH_SLICE_MS` (100) in the paired
+ * bench's order (`lib/turn-order.ts`), under V8's sampling profiler (`inspector`). Each sample falls in one
+ * arm's slice by its time, so the host's slow drift falls on both arms as in the paired bench. Prints, per arm,
+ * the profile's µs per request and, for the functions whose time differs most, the µs per request of each arm
+ * (self time; `BENCH_INCLUSIVE=1`: with what they call). The clients run in this process too (undici), the same
+ * for both arms except for the token's length. A guide to what to cut, not the verdict: that is the paired
+ * bench's.
  *
  *   npx tsx bench/security-write.arm-profile.ts
  *   BENCH_CASE=insert BENCH_SLICES=100 BENCH_INCLUSIVE=1 npx tsx bench/security-write.arm-profile.ts
@@ -14,6 +15,7 @@ import { Session, type Profiler } from 'node:inspector/promises';
 import type { AddressInfo } from 'node:net';
 import { Pool } from 'undici';
 import { INSERT_BODY, openSecurityTargets, READ_QUERY } from './lib/security-calls.js';
+import { turnOrder } from './lib/turn-order.js';
 
 const ARMS = (process.env.BENCH_ARMS ?? 'off,scoped').split(',');
 const CASE = process.env.BENCH_CASE === 'insert' ? 'insert' : 'read';
@@ -72,14 +74,13 @@ try {
   await session.post('Profiler.setSamplingInterval', { interval: 50 });
   await session.post('Profiler.start');
   const turns: Turn[] = [];
-  for (let i = 0; i < SLICES; i++) {
-    // The order rotates every turn, as in the paired bench.
-    for (let k = 0; k < served.length; k++) {
-      const s = served[(i + k) % served.length]!;
-      const start = nowMicros();
-      const answered = await drive(s, SLICE_MS);
-      turns.push({ arm: s.arm, start, end: nowMicros(), answered });
-    }
+  // In the paired bench's order: every arm follows every other arm alike.
+  const order = turnOrder(served.length);
+  for (let t = 0; t < SLICES * served.length; t++) {
+    const s = served[order[t % order.length]!]!;
+    const start = nowMicros();
+    const answered = await drive(s, SLICE_MS);
+    turns.push({ arm: s.arm, start, end: nowMicros(), answered });
   }
   const { profile } = await session.post('Profiler.stop');
   session.disconnect();

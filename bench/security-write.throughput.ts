@@ -17,16 +17,17 @@
  * round (the median over processes of that round, so a round's machine load is shared by both arms), with
  * the rounds pooled and a 95% interval from resampling rounds.
  *
- * `BENCH_PAIRED=1`: every process serves every arm (the `off` app beside the served one, on one container),
- * and the arms are compared within each process, in slices: during a window the arms take turns every
- * `BENCH_SLICE_MS` (100), their order rotating every turn, and each arm's CPU and requests are summed over its
- * slices. On this machine kind the CPU time of a fixed piece of work drifts by up to 1.6× over seconds (the
- * host, not the process: a loop of `JSON.stringify` shows it); whole windows of one arm after the other took
- * that drift as a difference between arms (an A/A of 84–124% per process), slices of 100 ms cancel it (the
- * same loop's A/A: 100.7%, quartiles 97.8–101.5%). A process's arms share its compiled code, so the 3–30% by
- * which processes differ falls on both. Printed: each process's ratio (the median over rounds of its
- * per-round ratio), their median with a 95% interval from resampling processes, and every window pooled
- * (95% interval from resampling processes). `off-b` names `off` again: the control.
+ * `BENCH_PAIRED=1`: every process serves every arm (the `off` app beside the served one, on one container), and
+ * the arms are compared within each process, in slices: during a window the arms take turns every
+ * `BENCH_SLICE_MS` (100), in an order in which every arm follows every other arm alike (`lib/turn-order.ts`; a
+ * rotation by one per turn let the control follow its own app more often than the other arms did), and each
+ * arm's CPU and requests are summed over its slices. On this machine kind the CPU time of a fixed piece of work
+ * drifts by up to 1.6× over seconds (the host, not the process: a loop of `JSON.stringify` shows it); whole
+ * windows of one arm after the other took that drift as a difference between arms (an A/A of 84–124% per
+ * process), slices of 100 ms cancel it (the same loop's A/A: 100.7%, quartiles 97.8–101.5%). A process's arms
+ * share its compiled code, so the 3–30% by which processes differ falls on both. Printed: each process's ratio
+ * (the median over rounds of its per-round ratio), their median with a 95% interval from resampling processes,
+ * and every window pooled (95% interval from resampling processes). `off-b` names `off` again: the control.
  *
  *   npx tsx bench/security-write.throughput.ts
  *   BENCH_PAIRED=1 BENCH_ARMS=off,off-b,scoped BENCH_ROUNDS=8 BENCH_PROCESSES=6 npx tsx bench/security-write.throughput.ts
@@ -40,6 +41,7 @@ import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import { mean, medianOf, medianRatio, pooled, quantile } from './lib/ratios.js';
+import { turnOrder } from './lib/turn-order.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 8);
 /** Untimed rounds first: every process's code is optimized for both calls before any window counts. */
@@ -155,31 +157,31 @@ async function window(server: Server, name: CaseName): Promise<Figure> {
 }
 
 /**
- * Drive the arms of one process (`group`) in turns of SLICE_MS, the order rotating every turn, for
- * SETTLE_MS unmeasured and WINDOW_MS measured: per arm, its CPU per request summed over its measured slices.
- * A slice ends when its requests are answered, so the CPU read after it is that arm's alone.
+ * Drive the arms of one process (`group`) in turns of SLICE_MS, in the order of `turnOrder` (every arm
+ * follows every other arm alike) starting `shift` turns into it, for SETTLE_MS unmeasured and WINDOW_MS
+ * measured (rounded to whole cycles of the order): per arm, its CPU per request summed over its measured
+ * turns. A turn ends when its requests are answered, so the CPU read after it is that arm's alone.
  */
-async function slicedWindow(group: Server[], name: CaseName): Promise<Figure[]> {
+async function slicedWindow(group: Server[], name: CaseName, shift: number): Promise<Figure[]> {
   const worker = group[0]!.worker;
   const totals = group.map(() => ({ cpu: 0, requests: 0, ms: 0 }));
-  const turn = SLICE_MS * group.length;
-  const [settleTurns, measuredTurns] = [Math.ceil(SETTLE_MS / turn), Math.max(1, Math.round(WINDOW_MS / turn))];
+  const order = turnOrder(group.length);
+  const settleTurns = Math.ceil(SETTLE_MS / SLICE_MS);
+  const measuredTurns = Math.max(1, Math.round(WINDOW_MS / SLICE_MS / order.length)) * order.length;
   let before = await childCpu(worker);
   for (let t = 0; t < settleTurns + measuredTurns; t += 1) {
-    for (let k = 0; k < group.length; k += 1) {
-      const j = (k + t) % group.length;
-      const started = performance.now();
-      const clients = drive(group[j]!, name);
-      await sleep(SLICE_MS);
-      await clients.stop();
-      const after = await childCpu(worker);
-      if (t >= settleTurns) {
-        totals[j]!.cpu += after.cpu - before.cpu;
-        totals[j]!.requests += clients.answered();
-        totals[j]!.ms += performance.now() - started;
-      }
-      before = after;
+    const j = order[(t + shift) % order.length]!;
+    const started = performance.now();
+    const clients = drive(group[j]!, name);
+    await sleep(SLICE_MS);
+    await clients.stop();
+    const after = await childCpu(worker);
+    if (t >= settleTurns) {
+      totals[j]!.cpu += after.cpu - before.cpu;
+      totals[j]!.requests += clients.answered();
+      totals[j]!.ms += performance.now() - started;
     }
+    before = after;
   }
   return totals.map(({ cpu, requests, ms }) => ({ cpuPerRequest: cpu / requests, perSecond: (requests * 1000) / ms }));
 }
@@ -227,7 +229,7 @@ async function parent(): Promise<void> {
           for (let k = 0; k < PROCESSES; k += 1) {
             const first = ((k + shift) % PROCESSES) * ARM_NAMES.length;
             const group = servers.slice(first, first + ARM_NAMES.length);
-            const measured = SLICE_MS > 0 ? await slicedWindow(group, name) : await serial(group, name, shift);
+            const measured = SLICE_MS > 0 ? await slicedWindow(group, name, shift) : await serial(group, name, shift);
             measured.forEach((figure, j) => record(round, name, first + j, figure));
           }
           continue;

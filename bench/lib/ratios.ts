@@ -1,6 +1,7 @@
 /**
  * Statistics of the CPU-time benches that compare arms round by round (`security-write.bench.ts`,
- * `security-write.processes.ts`): quantiles, means and a pooled ratio with its bootstrap interval.
+ * `security-write.processes.ts`), and the runs of the paired one pooled (`security-write.verdict.ts`): quantiles,
+ * means and pooled ratios with their bootstrap intervals.
  */
 import { seededRandom } from '../../src/shared/seeded-random.js';
 
@@ -45,4 +46,32 @@ export function medianOf(values: readonly number[]): { value: number; low: numbe
   const medians: number[] = [];
   for (let b = 0; b < BOOTSTRAP; b += 1) medians.push(quantile(Array.from(values, () => values[Math.floor(next() * values.length)]!), 0.5));
   return { value: quantile(values, 0.5), low: quantile(medians, 0.025), high: quantile(medians, 0.975) };
+}
+
+/**
+ * The pooled ratio of several runs of a paired bench, in %: `runs[r][p]` is run r's process p as
+ * `{ mine, base }`, each that process's mean CPU per request over its rounds in one arm. The ratio is
+ * sum(mine) / sum(base) over every process of every run; its 95% interval resamples the runs and then,
+ * within each run drawn, its processes, so that what differs from run to run (the host's state, a run's
+ * processes) widens the interval as much as what differs between processes.
+ */
+export function pooledOverRuns(runs: ReadonlyArray<ReadonlyArray<{ mine: number; base: number }>>): { ratio: number; low: number; high: number } {
+  const next = seededRandom(36);
+  const sums = (pairs: ReadonlyArray<{ mine: number; base: number }>) => pairs.reduce((s, p) => ({ mine: s.mine + p.mine, base: s.base + p.base }), { mine: 0, base: 0 });
+  const all = sums(runs.flat());
+  const ratios: number[] = [];
+  for (let b = 0; b < BOOTSTRAP; b += 1) {
+    let mine = 0;
+    let base = 0;
+    for (let r = 0; r < runs.length; r += 1) {
+      const run = runs[Math.floor(next() * runs.length)]!;
+      for (let p = 0; p < run.length; p += 1) {
+        const pair = run[Math.floor(next() * run.length)]!;
+        mine += pair.mine;
+        base += pair.base;
+      }
+    }
+    ratios.push((mine / base) * 100);
+  }
+  return { ratio: (all.mine / all.base) * 100, low: quantile(ratios, 0.025), high: quantile(ratios, 0.975) };
 }

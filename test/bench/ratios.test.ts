@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { medianOf, medianRatio, pooled, quantile } from '../../bench/lib/ratios.js';
+import { medianOf, medianRatio, pooled, pooledOverRuns, quantile } from '../../bench/lib/ratios.js';
 
 /** The CPU-time benches' statistics (bench/lib/ratios.ts): what their printed ratios and intervals mean. */
 describe('bench ratios', () => {
@@ -40,5 +40,28 @@ describe('bench ratios', () => {
     expect(ratio).toBeCloseTo(200, 6);
     // Every round's ratio is 2: every resample's too.
     expect([low, high]).toEqual([200, 200]);
+  });
+});
+
+describe('pooledOverRuns', () => {
+  it('pools every process of every run, its interval widened by what differs between runs', () => {
+    const run = (ratio: number) => [100, 96, 104, 99, 101, 100].map((base, p) => ({ base, mine: base * ratio * (1 + (p % 2 ? 0.005 : -0.005)) }));
+    const alike = pooledOverRuns([run(1.03), run(1.03), run(1.03)]);
+    expect(alike.ratio).toBeCloseTo(103, 0);
+    expect(alike.low).toBeLessThanOrEqual(alike.ratio);
+    expect(alike.high).toBeGreaterThanOrEqual(alike.ratio);
+    // The same mean from runs that disagree: the interval is wider, and reaches toward the runs' own figures.
+    const apart = pooledOverRuns([run(1.0), run(1.03), run(1.06)]);
+    expect(apart.ratio).toBeCloseTo(103, 0);
+    expect(apart.high - apart.low).toBeGreaterThan(3 * (alike.high - alike.low));
+    expect(apart.high).toBeLessThanOrEqual(106.5);
+    expect(apart.low).toBeGreaterThanOrEqual(99.5);
+  });
+
+  it('weighs processes by their CPU, as the single run’s pooled figure does', () => {
+    const { ratio, low, high } = pooledOverRuns([[{ mine: 2, base: 1 }], [{ mine: 30, base: 10 }]]);
+    expect(ratio).toBeCloseTo((32 / 11) * 100, 6);
+    expect(low).toBeCloseTo(200, 6);
+    expect(high).toBeCloseTo(300, 6);
   });
 });
