@@ -2,10 +2,10 @@
  * The order in which the paired benches' arms take turns (`security-write.throughput.ts`,
  * `security-write.arm-profile.ts`): a cycle of arm indexes in which every arm follows every other arm
  * exactly once, and never itself (an Eulerian circuit of the complete directed graph on `n` arms,
- * n·(n−1) turns). A turn pays for what the turn before it left behind (answers still in flight, the
- * collector, the other app's objects in the caches); a rotation by one per turn let an `off` control
- * follow its own app in two turns of three while the scoped arm never did, and the control came out
- * 1–4% off `off` (docs/security.md, round 10). In this cycle each arm has every predecessor alike.
+ * n·(n−1) turns). A turn seems to pay in part for what the turn before it left behind (the other app's
+ * objects in the caches, the collector's debt); a rotation by one per turn let an `off` control follow its
+ * own app in two turns of three while the scoped arm never did, and the control came out 1–3% off `off`
+ * in every run (docs/security.md, round 10). In this cycle each arm has every predecessor alike.
  */
 export function turnOrder(n: number): number[] {
   if (n <= 1) return n === 1 ? [0] : [];
